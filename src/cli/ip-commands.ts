@@ -1,0 +1,58 @@
+import type { Command } from 'commander';
+
+import { validation } from '../errors.js';
+
+import { printJson, withContext, type CliIo } from './run.js';
+
+const view = (b: {
+  cidr: string;
+  reason: string | null;
+  createdAt: number;
+  expiresAt: number | null;
+  createdBy: string;
+}) => ({
+  cidr: b.cidr,
+  reason: b.reason,
+  createdAt: new Date(b.createdAt).toISOString(),
+  expiresAt: b.expiresAt === null ? null : new Date(b.expiresAt).toISOString(),
+  createdBy: b.createdBy,
+});
+
+export function registerIpCommands(program: Command, io: CliIo): void {
+  const ip = program.command('ip').description('the IP address deny list');
+  ip.command('list')
+    .description('list blocked addresses and ranges, newest first')
+    .action(async () => {
+      await withContext(io, async (ctx) =>
+        printJson(io, (await ctx.services.ipBlocks.list()).map(view)),
+      );
+    });
+  ip.command('block <cidr>')
+    .description('block an address or CIDR range on every route but /healthz')
+    .option('--reason <reason>', 'why, for the audit log')
+    .option('--expires-in-days <n>', 'lift the block after this many days')
+    .action(async (cidr: string, opts: { reason?: string; expiresInDays?: string }) => {
+      let days: number | null = null;
+      if (opts.expiresInDays !== undefined) {
+        if (!/^\d+$/.test(opts.expiresInDays))
+          throw validation('--expires-in-days must be a whole number of days');
+        days = Number(opts.expiresInDays);
+      }
+      await withContext(io, async (ctx) => {
+        const block = await ctx.services.ipBlocks.block({
+          cidr,
+          reason: opts.reason ?? null,
+          expiresInDays: days,
+          actor: 'cli',
+        });
+        printJson(io, view(block));
+      });
+    });
+  ip.command('unblock <cidr>')
+    .description('lift the block of an address or range')
+    .action(async (cidr: string) => {
+      await withContext(io, async (ctx) =>
+        printJson(io, view(await ctx.services.ipBlocks.unblock(cidr))),
+      );
+    });
+}

@@ -1,0 +1,119 @@
+import { Command, CommanderError } from 'commander';
+
+import { ConfigError, loadConfig, type Config } from '../config/index.js';
+import { createAppContext, type AppContext } from '../context.js';
+import { AppError } from '../errors.js';
+import { createLogger } from '../logger.js';
+import { startServer } from '../main.js';
+import { readVersion } from '../version.js';
+
+import { registerAccountCommands } from './account-commands.js';
+import { registerIpCommands } from './ip-commands.js';
+import { registerOperatorCommands } from './operator-commands.js';
+
+/** Where the CLI writes; tests pass their own. */
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+  readStdin(): Promise<string>;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Exit codes: 0 done, 1 refused or failed, 2 bad usage or configuration. */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+/** Opens the server's database with the same SVC_* settings, runs `fn`, closes. */
+export async function withContext<T>(io: CliIo, fn: (ctx: AppContext) => Promise<T>): Promise<T> {
+  const config = loadConfig(io.env);
+  const ctx = await createAppContext(config, {
+    passive: true,
+    log: createLogger('warn', { write: (s: string) => io.err(s) } as never),
+  });
+  try {
+    return await fn(ctx);
+  } finally {
+    await ctx.close();
+  }
+}
+
+export function printJson(io: CliIo, value: unknown): void {
+  io.out(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Runs the CLI with `argv` (without node and script); resolves to the exit code. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const program = new Command();
+  let exitCode: number = EXIT.ok;
+  program
+    .name('svc')
+    .description(
+      'svc messaging server: run it and operate it. Reads the same SVC_* environment as the server.',
+    )
+    .version(readVersion())
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
+
+  program
+    .command('serve')
+    .description('run the server (API, WebSocket, jobs) until SIGTERM or SIGINT')
+    .action(async () => {
+      const config = loadConfig(io.env);
+      const server = await startServer(config);
+      await new Promise<void>((resolve) => {
+        const onSignal = (signal: string) => {
+          server.ctx.log.info({ signal }, 'signal received');
+          server.stop().then(resolve, (err) => {
+            server.ctx.log.error({ err }, 'shutdown failed');
+            exitCode = EXIT.failed;
+            resolve();
+          });
+        };
+        process.once('SIGTERM', () => onSignal('SIGTERM'));
+        process.once('SIGINT', () => onSignal('SIGINT'));
+      });
+    });
+
+  program
+    .command('migrate')
+    .description('apply pending database migrations and exit (the server also does this at boot)')
+    .action(async () => {
+      await withContext(io, async () => {
+        io.out('migrations are up to date\n');
+      });
+    });
+
+  registerAccountCommands(program, io);
+  registerOperatorCommands(program, io);
+  registerIpCommands(program, io);
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    return handleError(err, io);
+  }
+  return exitCode;
+}
+
+function handleError(err: unknown, io: CliIo): number {
+  if (err instanceof CommanderError) {
+    if (
+      err.code === 'commander.helpDisplayed' ||
+      err.code === 'commander.version' ||
+      err.code === 'commander.help'
+    )
+      return EXIT.ok;
+    return EXIT.usage;
+  }
+  if (err instanceof ConfigError) {
+    io.err(`svc: ${err.message}\n`);
+    return EXIT.usage;
+  }
+  if (err instanceof AppError) {
+    io.err(`svc: ${err.message} (${err.code})\n`);
+    return EXIT.failed;
+  }
+  io.err(`svc: ${(err as Error).message ?? String(err)}\n`);
+  return EXIT.failed;
+}
+
+export type { Config };

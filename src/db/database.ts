@@ -1,0 +1,88 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+import Sqlite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
+import pg from 'pg';
+
+import type { Database } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/** The database handle every service receives: Kysely plus which dialect runs underneath. */
+export interface Db {
+  kysely: Kysely<Database>;
+  dialect: Dialect;
+  /** The SQLite file, or null on PostgreSQL. */
+  file: string | null;
+  /** Statistics for the metrics listener. */
+  poolStats(): { total: number; idle: number; waiting: number };
+  close(): Promise<void>;
+}
+
+export type Executor = Kysely<Database> | Transaction<Database>;
+
+export interface OpenOptions {
+  /** PostgreSQL connection URL; SQLite when null. */
+  url: string | null;
+  dataDir: string;
+  poolSize?: number;
+  /** PostgreSQL schema to use instead of `public` (tests give each file its own). */
+  schema?: string;
+  /** SQLite file name inside dataDir. */
+  sqliteFile?: string;
+}
+
+// int8 (bigint) columns hold millisecond timestamps and counters well inside 2^53: read them as
+// numbers rather than pg's default strings.
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (oid === 20) return (v: string) => Number(v);
+    return pg.types.getTypeParser(oid, format as 'text');
+  }) as typeof pg.types.getTypeParser,
+};
+
+export function openDatabase(opts: OpenOptions): Db {
+  if (opts.url) return openPostgres(opts.url, opts.poolSize ?? 10, opts.schema);
+  return openSqlite(path.join(opts.dataDir, opts.sqliteFile ?? 'svc.sqlite'));
+}
+
+function openSqlite(file: string): Db {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const sqlite = new Sqlite(file);
+  // WAL lets the CLI read and write while the server runs; FULL keeps every acknowledged commit
+  // through a power loss (docs/durability.md). busy_timeout makes a second process wait for the
+  // write lock instead of failing at once.
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return {
+    kysely,
+    dialect: 'sqlite',
+    file,
+    poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+    close: () => kysely.destroy(),
+  };
+}
+
+function openPostgres(url: string, max: number, schema: string | undefined): Db {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    types: pgTypes,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  // An idle client that loses its connection emits 'error' on the pool; without a listener the
+  // process would crash. The next checkout opens a fresh connection.
+  pool.on('error', () => {});
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    kysely,
+    dialect: 'postgres',
+    file: null,
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    close: () => kysely.destroy(),
+  };
+}

@@ -1,0 +1,118 @@
+import {
+  execute,
+  getOperationAST,
+  GraphQLError,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+  type OperationTypeNode,
+} from 'graphql';
+
+import { Lru } from '../lib/lru.js';
+
+import type { GraphqlContext } from './context.js';
+import { checkDocumentLimits, countMutationFields, parseBounded } from './document-limits.js';
+import { formatError, plainError } from './format-error.js';
+
+export interface GraphqlRequest {
+  query: string;
+  variables?: Record<string, unknown> | null;
+  operationName?: string | null;
+}
+
+export interface FormattedResult {
+  data?: Record<string, unknown> | null;
+  errors?: GraphQLFormattedError[];
+}
+
+/** A document that parsed and validated, with what the transports need to know about it. */
+export interface PreparedDocument {
+  document: DocumentNode;
+}
+
+type Prepared = { ok: true; doc: PreparedDocument } | { ok: false; errors: string[] };
+
+// Documents above this size are not cached: real clients send short, repeated queries.
+const CACHE_MAX_SOURCE = 20_000;
+
+/**
+ * Parses, bounds and validates GraphQL documents, caching the outcome by source text so a
+ * repeated query costs a map lookup; runs them against the schema.
+ */
+export class GraphqlExecutor {
+  private readonly cache = new Lru<string, Prepared>(1000);
+
+  constructor(readonly schema: GraphQLSchema) {}
+
+  prepare(source: string): Prepared {
+    const cached = this.cache.get(source);
+    if (cached) return cached;
+    const prepared = this.prepareUncached(source);
+    if (source.length <= CACHE_MAX_SOURCE) this.cache.set(source, prepared);
+    return prepared;
+  }
+
+  private prepareUncached(source: string): Prepared {
+    const parsed = parseBounded(source);
+    if ('error' in parsed) return { ok: false, errors: [parsed.error] };
+    const limit = checkDocumentLimits(parsed.document);
+    if (limit) return { ok: false, errors: [limit] };
+    const errors = validate(this.schema, parsed.document, specifiedRules, { maxErrors: 20 });
+    if (errors.length > 0) return { ok: false, errors: errors.map((e) => e.message) };
+    return { ok: true, doc: { document: parsed.document } };
+  }
+
+  /** Which kind of operation a request selects, or null when it cannot be selected. */
+  operationType(doc: PreparedDocument, operationName?: string | null): OperationTypeNode | null {
+    return getOperationAST(doc.document, operationName ?? undefined)?.operation ?? null;
+  }
+
+  mutationFieldCount(doc: PreparedDocument, operationName?: string | null): number {
+    return countMutationFields(doc.document, operationName ?? null) ?? 0;
+  }
+
+  /** Runs one prepared request and formats its errors for the client. */
+  async run(
+    doc: PreparedDocument,
+    request: GraphqlRequest,
+    context: GraphqlContext,
+  ): Promise<FormattedResult> {
+    let result: ExecutionResult;
+    try {
+      result = await execute({
+        schema: this.schema,
+        document: doc.document,
+        variableValues: request.variables ?? undefined,
+        operationName: request.operationName ?? undefined,
+        contextValue: context,
+      });
+    } catch (err) {
+      result = {
+        errors: [
+          err instanceof GraphQLError
+            ? err
+            : new GraphQLError('execution failed', { originalError: err as Error }),
+        ],
+      };
+    }
+    return this.format(result, context);
+  }
+
+  format(result: ExecutionResult, context: GraphqlContext): FormattedResult {
+    const out: FormattedResult = {};
+    if (result.errors?.length) {
+      out.errors = result.errors.map((e) => formatError(e, context.requestId, context.log));
+    }
+    if ('data' in result)
+      out.data = (result.data as Record<string, unknown> | null | undefined) ?? null;
+    return out;
+  }
+
+  /** Errors of a document that did not prepare: GraphQL's own, so without a code. */
+  static preparationErrors(errors: string[], requestId: string): FormattedResult {
+    return { errors: errors.map((m) => plainError(m, requestId)) };
+  }
+}

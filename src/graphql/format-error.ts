@@ -1,0 +1,56 @@
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import type { Logger } from 'pino';
+
+import { AppError } from '../errors.js';
+
+/**
+ * Maps an error to what the client sees. A resolver's AppError carries its code and extra
+ * fields; GraphQL's own errors (syntax, validation, variable coercion) carry no code; anything
+ * else is a fault: masked as INTERNAL and logged with its stack.
+ */
+export function formatError(
+  err: GraphQLError,
+  requestId: string,
+  log: Logger,
+): GraphQLFormattedError {
+  const original = err.originalError;
+  const base: {
+    message: string;
+    locations?: GraphQLFormattedError['locations'];
+    path?: GraphQLFormattedError['path'];
+  } = {
+    message: err.message,
+  };
+  if (err.locations) base.locations = err.locations;
+  if (err.path) base.path = err.path;
+
+  if (original instanceof AppError) {
+    return {
+      ...base,
+      message: original.message,
+      extensions: { code: original.code, ...original.extensions, request_id: requestId },
+    };
+  }
+  if (original && !(original instanceof GraphQLError)) {
+    log.error({ err: original, path: err.path }, 'resolver failed');
+    return {
+      ...base,
+      message: 'internal error; the server log has the details under this request_id',
+      extensions: { code: 'INTERNAL', request_id: requestId },
+    };
+  }
+  return { ...base, extensions: { ...(err.extensions ?? {}), request_id: requestId } };
+}
+
+/** An error GraphQL itself reports (no code), with the request id. */
+export function plainError(message: string, requestId: string): GraphQLFormattedError {
+  return { message, extensions: { request_id: requestId } };
+}
+
+/** A contract error raised before execution (rate limit, ...), with its code. */
+export function codedError(err: AppError, requestId: string): GraphQLFormattedError {
+  return {
+    message: err.message,
+    extensions: { code: err.code, ...err.extensions, request_id: requestId },
+  };
+}

@@ -1,0 +1,54 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+
+import { AppError, HTTP_STATUS_BY_CODE } from '../errors.js';
+
+/**
+ * The one place where errors become HTTP bodies for plain routes: `{"error":"<message>"}` plus
+ * the contract's extra fields. Faults are masked and logged with their stack.
+ */
+export function sendError(reply: FastifyReply, err: unknown): FastifyReply {
+  if (err instanceof AppError) {
+    const status = HTTP_STATUS_BY_CODE[err.code];
+    if (err.code === 'RATE_LIMITED' && typeof err.extensions.retryAfterSeconds === 'number') {
+      reply.header('retry-after', String(err.extensions.retryAfterSeconds));
+    }
+    const body: Record<string, unknown> = { error: err.message, ...err.extensions };
+    if (err.code === 'FEATURE_DISABLED') body.code = err.code;
+    return reply.code(status).send(body);
+  }
+  reply.request.log.error({ err }, 'request failed');
+  return reply.code(500).send({ error: 'internal error', request_id: reply.request.id });
+}
+
+/** Fastify's own errors (bad JSON, body too large, wrong content type) as clear 4xx bodies. */
+export function fastifyErrorHandler(
+  err: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  if (err instanceof AppError) return sendError(reply, err);
+  const status = err.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    const code = err.code;
+    let message = err.message;
+    let httpStatus = status;
+    if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      message = `content type ${request.headers['content-type'] ?? '(none)'} is not accepted here; send application/json`;
+      if (
+        request.url.startsWith('/api') &&
+        !request.url.startsWith('/api/files') &&
+        !request.url.startsWith('/api/plugin-bundles')
+      )
+        httpStatus = 400;
+    } else if (code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.name === 'SyntaxError') {
+      message = `the body is not valid JSON: ${err.message}`;
+    } else if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      message = 'the body is larger than this route accepts';
+    } else if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
+      message = 'the body is empty; send a JSON object';
+    }
+    return reply.code(httpStatus).send({ error: message });
+  }
+  request.log.error({ err }, 'request failed');
+  return reply.code(500).send({ error: 'internal error', request_id: request.id });
+}

@@ -1,0 +1,165 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+import { batchNeedsCsrf } from '../../auth/csrf.js';
+import type { AppContext } from '../../context.js';
+import { rateLimited } from '../../errors.js';
+import type { GraphqlContext } from '../../graphql/context.js';
+import {
+  GraphqlExecutor,
+  type FormattedResult,
+  type GraphqlRequest,
+} from '../../graphql/executor.js';
+import { codedError, plainError } from '../../graphql/format-error.js';
+import { httpCookieJar } from '../cookies.js';
+import { CSRF_COOKIE, CSRF_HEADER } from '../request-state.js';
+
+import { firstHeader } from '../plugins/request-context.js';
+
+/** Largest accepted body on POST /api. */
+export const API_BODY_LIMIT = 1024 * 1024;
+
+type Item = { ok: true; request: GraphqlRequest } | { ok: false; error: string };
+
+/** POST /api: one GraphQL request or a batch, with every pre-execution rule of the contract. */
+export function registerGraphqlRoute(app: FastifyInstance, ctx: AppContext): void {
+  app.post('/api', { bodyLimit: API_BODY_LIMIT }, async (request, reply) => {
+    const body = request.body;
+    const isBatch = Array.isArray(body);
+    const raw: unknown[] = isBatch ? body : [body];
+    if (isBatch && raw.length > ctx.config.rates.apiMaxBatch) {
+      return reply.code(400).send({ error: 'batch_too_large' });
+    }
+    if (isBatch && raw.length === 0) {
+      return reply.code(400).send({ error: 'bad_request', message: 'the batch is empty' });
+    }
+    if (raw.some((r) => r === null || typeof r !== 'object' || Array.isArray(r))) {
+      return reply.code(400).send({
+        error: 'bad_request',
+        message: isBatch
+          ? 'every item of a batch must be a JSON object with a "query" string'
+          : 'the body must be a JSON object with a "query" string, or an array of them',
+      });
+    }
+    const items = raw.map((r) => readRequest(r as Record<string, unknown>));
+    const requestId = request.id;
+    const answer = (results: FormattedResult[]) => reply.send(isBatch ? results : results[0]);
+
+    // CSRF: checked once for the whole batch, before anything runs.
+    if (
+      batchNeedsCsrf(
+        raw as { query: unknown; operationName?: unknown }[],
+        request.svc.sessionToken !== null,
+      )
+    ) {
+      if (!csrfAccepted(ctx, request)) {
+        return answer(
+          items.map(() => ({ errors: [plainError('csrf validation failed', requestId)] })),
+        );
+      }
+    }
+
+    const prepared = items.map((item) =>
+      item.ok ? { item, prep: ctx.graphql.prepare(item.request.query) } : { item, prep: null },
+    );
+
+    // Mutation rate limit: every field, alias and fragment expansion of the batch, before anything runs.
+    const limiter = ctx.limiters.mutations;
+    if (limiter) {
+      let cost = 0;
+      for (const { item, prep } of prepared) {
+        if (item.ok && prep?.ok)
+          cost += ctx.graphql.mutationFieldCount(prep.doc, item.request.operationName);
+      }
+      if (cost > 0) {
+        const key = request.svc.session
+          ? `s:${request.svc.session.sessionId}`
+          : `a:${request.svc.clientAddress}`;
+        const taken = limiter.take(key, cost);
+        if (!taken.ok) {
+          const err = rateLimited(taken.retryAfterSeconds, 'too many mutations');
+          return answer(items.map(() => ({ errors: [codedError(err, requestId)] })));
+        }
+      }
+    }
+
+    const results: FormattedResult[] = [];
+    for (const { item, prep } of prepared) {
+      if (!item.ok) {
+        results.push({ errors: [plainError(item.error, requestId)] });
+        continue;
+      }
+      if (!prep || !prep.ok) {
+        results.push(GraphqlExecutor.preparationErrors(prep ? prep.errors : [], requestId));
+        continue;
+      }
+      const kind = ctx.graphql.operationType(prep.doc, item.request.operationName);
+      if (kind === 'subscription') {
+        results.push({
+          errors: [plainError('subscriptions run over the WebSocket at /api/ws', requestId)],
+        });
+        continue;
+      }
+      const context = graphqlContext(ctx, request, reply);
+      const result = await ctx.graphql.run(prep.doc, item.request, context);
+      ctx.metrics.graphqlOperation(
+        item.request.operationName ?? null,
+        result.errors ? 'error' : 'ok',
+      );
+      results.push(result);
+    }
+    return answer(results);
+  });
+}
+
+function readRequest(r: Record<string, unknown>): Item {
+  if (typeof r.query !== 'string') return { ok: false, error: 'request has no "query" string' };
+  if (
+    r.variables !== undefined &&
+    r.variables !== null &&
+    (typeof r.variables !== 'object' || Array.isArray(r.variables))
+  ) {
+    return { ok: false, error: '"variables" must be a JSON object' };
+  }
+  if (
+    r.operationName !== undefined &&
+    r.operationName !== null &&
+    typeof r.operationName !== 'string'
+  ) {
+    return { ok: false, error: '"operationName" must be a string' };
+  }
+  return {
+    ok: true,
+    request: {
+      query: r.query,
+      variables: (r.variables as Record<string, unknown> | null | undefined) ?? null,
+      operationName: (r.operationName as string | null | undefined) ?? null,
+    },
+  };
+}
+
+/** The header must equal the cookie, and the token must be bound to the session cookie. */
+export function csrfAccepted(ctx: AppContext, request: FastifyRequest): boolean {
+  const header = firstHeader(request.headers[CSRF_HEADER]);
+  const cookie = request.cookies[CSRF_COOKIE];
+  const token = request.svc.sessionToken;
+  if (!header || !cookie || !token || header !== cookie) return false;
+  return ctx.services.sessions.csrfMatches(token, header);
+}
+
+export function graphqlContext(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): GraphqlContext {
+  return {
+    app: ctx,
+    requestId: request.id,
+    session: request.svc.session,
+    sessionToken: request.svc.sessionToken,
+    ip: request.svc.clientAddress,
+    userAgent: firstHeader(request.headers['user-agent']) ?? null,
+    log: request.log as unknown as GraphqlContext['log'],
+    cookies: httpCookieJar(ctx.config, request, reply),
+    transport: 'http',
+  };
+}

@@ -1,0 +1,64 @@
+import type { FastifyInstance } from 'fastify';
+
+import type { AppContext } from '../../context.js';
+import { pendingMigrations } from '../../db/migrate.js';
+import { checkServerKeys, type KeyCheck } from '../../services/instance/server-keys.js';
+
+type Check = KeyCheck;
+interface Readiness {
+  status: 'ok' | 'fail';
+  version: string;
+  checks: { database: Check; migrations: Check; serverKey: Check; frankingKey: Check };
+}
+
+const REUSE_MS = 1000;
+
+/** /healthz and /readyz; both unauthenticated, outside the origin check, never cached. */
+export function registerProbes(app: FastifyInstance, ctx: AppContext): void {
+  let last: { at: number; result: Promise<Readiness> } | null = null;
+
+  app.get('/healthz', async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+    return { status: 'ok', version: ctx.version };
+  });
+
+  app.get('/readyz', async (_request, reply) => {
+    const now = Date.now();
+    if (!last || now - last.at >= REUSE_MS) last = { at: now, result: readiness(ctx) };
+    const result = await last.result;
+    reply.header('cache-control', 'no-store');
+    return reply.code(result.status === 'ok' ? 200 : 503).send(result);
+  });
+}
+
+async function readiness(ctx: AppContext): Promise<Readiness> {
+  const fail = (reason: string): Check => ({ status: 'fail', reason });
+  let database: Check = { status: 'ok' };
+  let migrations: Check = { status: 'ok' };
+  let serverKey: Check = fail('not checked: the database is not reachable');
+  let frankingKey: Check = fail('not checked: the database is not reachable');
+  try {
+    await ctx.db.kysely.selectFrom('instance').select('id').limit(1).execute();
+  } catch (err) {
+    database = fail(`database query failed: ${(err as Error).message}`);
+  }
+  if (database.status === 'ok') {
+    try {
+      const pending = await pendingMigrations(ctx.db);
+      if (pending.length > 0) migrations = fail(`pending migrations: ${pending.join(', ')}`);
+    } catch (err) {
+      migrations = fail(`cannot read the migration table: ${(err as Error).message}`);
+    }
+    try {
+      ({ serverKey, frankingKey } = await checkServerKeys(ctx.db));
+    } catch (err) {
+      serverKey = fail(`cannot read the keys: ${(err as Error).message}`);
+      frankingKey = serverKey;
+    }
+  } else {
+    migrations = fail('not checked: the database is not reachable');
+  }
+  const checks = { database, migrations, serverKey, frankingKey };
+  const ok = Object.values(checks).every((c) => c.status === 'ok');
+  return { status: ok ? 'ok' : 'fail', version: ctx.version, checks };
+}

@@ -1,0 +1,71 @@
+import type http from 'node:http';
+
+import type { FastifyInstance } from 'fastify';
+
+import type { Config } from './config/index.js';
+import { createAppContext, type AppContext, type ContextOverrides } from './context.js';
+import { buildHttpApp } from './http/app.js';
+import { startMetricsListener } from './http/metrics-listener.js';
+
+export interface RunningServer {
+  ctx: AppContext;
+  app: FastifyInstance;
+  /** The API's address once listening (port 0 picks a free one). */
+  address: { host: string; port: number };
+  metricsAddress: { host: string; port: number } | null;
+  /** Stops accepting, finishes in-flight requests, closes sockets, then the database. */
+  stop(): Promise<void>;
+}
+
+/** Logs the boot line the contract fixes for feature states. */
+export function logFeatureStates(ctx: AppContext): void {
+  ctx.log.info(
+    {
+      disabled: ctx.config.features.filter((f) => f.state === 'disabled').map((f) => f.key),
+      unavailable: ctx.config.features
+        .filter((f) => f.state === 'unavailable')
+        .map((f) => `${f.key} (${f.reason})`),
+    },
+    'instance features (SVC_FEATURES_DISABLED)',
+  );
+}
+
+/** config -> AppContext -> listeners. No logic of its own. */
+export async function startServer(
+  config: Config,
+  overrides: ContextOverrides = {},
+): Promise<RunningServer> {
+  const ctx = await createAppContext(config, overrides);
+  logFeatureStates(ctx);
+  let app: FastifyInstance;
+  let metricsServer: http.Server | null = null;
+  try {
+    app = await buildHttpApp(ctx);
+    await app.listen({ host: config.server.host, port: config.server.port });
+    if (config.metricsAddr)
+      metricsServer = await startMetricsListener(ctx.metrics, config.metricsAddr);
+  } catch (err) {
+    await ctx.close();
+    throw err;
+  }
+  const addr = app.server.address();
+  const address =
+    addr && typeof addr === 'object'
+      ? { host: addr.address, port: addr.port }
+      : { host: config.server.host, port: config.server.port };
+  const maddr = metricsServer?.address();
+  const metricsAddress =
+    maddr && typeof maddr === 'object' ? { host: maddr.address, port: maddr.port } : null;
+  ctx.log.info({ address, metrics: metricsAddress, database: ctx.db.dialect }, 'listening');
+
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
+      ctx.log.info('shutting down');
+      await app.close();
+      if (metricsServer)
+        await new Promise<void>((resolve) => metricsServer!.close(() => resolve()));
+      await ctx.close();
+    })());
+  return { ctx, app, address, metricsAddress, stop };
+}

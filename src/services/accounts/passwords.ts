@@ -1,0 +1,26 @@
+import { hash, verify } from '@node-rs/argon2';
+
+// argon2id with OWASP's first recommended parameters (19 MiB, 2 passes, 1 lane).
+const OPTIONS = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
+
+export function hashPassword(password: string): Promise<string> {
+  return hash(password, OPTIONS);
+}
+
+export async function verifyPassword(hashed: string, password: string): Promise<boolean> {
+  try {
+    return await verify(hashed, password);
+  } catch {
+    return false;
+  }
+}
+
+let dummy: Promise<string> | null = null;
+/**
+ * Runs a verification against a fixed hash, so an unknown username costs the same time as a
+ * wrong password.
+ */
+export async function burnPasswordCheck(password: string): Promise<void> {
+  dummy ??= hashPassword('not-a-real-password-only-for-timing');
+  await verifyPassword(await dummy, password);
+}

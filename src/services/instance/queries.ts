@@ -1,0 +1,20 @@
+import type { Executor } from '../../db/database.js';
+
+export async function getInstance(db: Executor) {
+  return db.selectFrom('instance').selectAll().where('id', '=', 1).executeTakeFirst();
+}
+
+export async function insertInstance(db: Executor, createdAt: number) {
+  await db.insertInto('instance').values({ id: 1, createdAt }).execute();
+}
+
+export async function getServerKey(db: Executor, kind: string) {
+  return db.selectFrom('server_key').selectAll().where('kind', '=', kind).executeTakeFirst();
+}
+
+export async function insertServerKey(
+  db: Executor,
+  row: { kind: string; privateKey: string; publicKey: string; createdAt: number },
+) {
+  await db.insertInto('server_key').values(row).execute();
+}

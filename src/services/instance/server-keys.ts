@@ -1,0 +1,140 @@
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  randomBytes,
+  sign,
+  verify,
+  type KeyObject,
+} from 'node:crypto';
+
+import type { Db } from '../../db/database.js';
+import { transaction } from '../../db/transaction.js';
+import type { Clock } from '../../lib/clock.js';
+
+import { getInstance, getServerKey, insertInstance, insertServerKey } from './queries.js';
+
+export type KeyKind = 'signing' | 'franking' | 'cookie';
+
+/** What /readyz reports about one key. */
+export type KeyCheck = { status: 'ok' } | { status: 'fail'; reason: string };
+
+export interface ServerKeys {
+  /** Ed25519 private key that signs the discovery document and server-to-server calls. */
+  signing: KeyObject;
+  signingPublic: KeyObject;
+  /** Raw 32-byte public key, base64url, as published in the key log. */
+  signingPublicRaw: string;
+  /** Secret for message franking (reports of encrypted messages). */
+  franking: Buffer;
+  /** Secret for cookie-bound values such as the CSRF token. */
+  cookie: Buffer;
+}
+
+/**
+ * Creates the server keys on the first boot of a database and loads them afterwards. Keys are
+ * never silently re-created on a database that has booted before: a lost key changes the
+ * server's identity, so it is reported by /readyz instead (restore it from a backup).
+ */
+export async function loadOrCreateServerKeys(db: Db, clock: Clock): Promise<ServerKeys | null> {
+  await transaction(db.kysely, async (tx) => {
+    const instance = await getInstance(tx.db);
+    if (instance) return;
+    const now = clock.now().getTime();
+    await insertInstance(tx.db, now);
+    const pair = generateKeyPairSync('ed25519');
+    await insertServerKey(tx.db, {
+      kind: 'signing',
+      privateKey: pair.privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
+      publicKey: pair.publicKey.export({ format: 'der', type: 'spki' }).toString('base64'),
+      createdAt: now,
+    });
+    for (const kind of ['franking', 'cookie'] as const) {
+      await insertServerKey(tx.db, {
+        kind,
+        privateKey: randomBytes(32).toString('base64'),
+        publicKey: '',
+        createdAt: now,
+      });
+    }
+  });
+  const checks = await checkServerKeys(db);
+  if (checks.serverKey.status !== 'ok' || checks.frankingKey.status !== 'ok') return null;
+  const signingRow = await getServerKey(db.kysely, 'signing');
+  const frankingRow = await getServerKey(db.kysely, 'franking');
+  const cookieRow = await getServerKey(db.kysely, 'cookie');
+  if (!signingRow || !frankingRow) return null;
+  const signing = createPrivateKey({
+    key: Buffer.from(signingRow.privateKey, 'base64'),
+    format: 'der',
+    type: 'pkcs8',
+  });
+  const signingPublic = createPublicKey(signing);
+  return {
+    signing,
+    signingPublic,
+    signingPublicRaw: rawEd25519Public(signingPublic),
+    franking: Buffer.from(frankingRow.privateKey, 'base64'),
+    // The cookie secret is not a readiness check; a database restored without it gets a fresh
+    // one in memory, which only signs everybody out.
+    cookie: cookieRow ? Buffer.from(cookieRow.privateKey, 'base64') : randomBytes(32),
+  };
+}
+
+/** Checks both keys /readyz reports, reading the database each time. */
+export async function checkServerKeys(
+  db: Db,
+): Promise<{ serverKey: KeyCheck; frankingKey: KeyCheck }> {
+  const signing = await getServerKey(db.kysely, 'signing');
+  const franking = await getServerKey(db.kysely, 'franking');
+  let serverKey: KeyCheck = { status: 'ok' };
+  if (!signing) {
+    serverKey = {
+      status: 'fail',
+      reason: 'the server signing key is missing from the database; restore it from a backup',
+    };
+  } else {
+    try {
+      const key = createPrivateKey({
+        key: Buffer.from(signing.privateKey, 'base64'),
+        format: 'der',
+        type: 'pkcs8',
+      });
+      if (key.asymmetricKeyType !== 'ed25519') throw new Error('not ed25519');
+    } catch {
+      serverKey = { status: 'fail', reason: 'the server signing key is not a valid Ed25519 key' };
+    }
+  }
+  let frankingKey: KeyCheck = { status: 'ok' };
+  if (!franking) {
+    frankingKey = {
+      status: 'fail',
+      reason: 'the franking key is missing from the database; restore it from a backup',
+    };
+  } else if (Buffer.from(franking.privateKey, 'base64').length !== 32) {
+    frankingKey = { status: 'fail', reason: 'the franking key is not 32 bytes' };
+  }
+  return { serverKey, frankingKey };
+}
+
+export function rawEd25519Public(key: KeyObject): string {
+  const jwk = key.export({ format: 'jwk' });
+  return jwk.x as string;
+}
+
+export function signBytes(keys: ServerKeys, data: Buffer): string {
+  return sign(null, data, keys.signing).toString('base64url');
+}
+
+/** Verifies an Ed25519 signature made with a raw (base64url) public key. */
+export function verifyWithRawPublic(rawPublic: string, data: Buffer, signature: string): boolean {
+  try {
+    const key = createPublicKey({
+      key: { kty: 'OKP', crv: 'Ed25519', x: rawPublic },
+      format: 'jwk',
+    });
+    return verify(null, data, key, Buffer.from(signature, 'base64url'));
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,80 @@
+import type { Executor } from '../../db/database.js';
+
+export async function insertSession(
+  db: Executor,
+  row: {
+    id: string;
+    tokenHash: string;
+    accountId: string;
+    deviceId: string | null;
+    createdAt: number;
+    expiresAt: number;
+    ip: string | null;
+    userAgent: string | null;
+  },
+) {
+  await db
+    .insertInto('session')
+    .values({ ...row, endedAt: null, endReason: null })
+    .execute();
+}
+
+/** The live session for a token hash, with its account, or undefined. */
+export async function findLiveSessionByTokenHash(db: Executor, tokenHash: string, now: number) {
+  return db
+    .selectFrom('session')
+    .innerJoin('account', 'account.id', 'session.accountId')
+    .select([
+      'session.id as sessionId',
+      'session.accountId',
+      'session.deviceId',
+      'session.createdAt',
+      'session.expiresAt',
+      'account.username',
+      'account.homeServer',
+      'account.isOperator',
+    ])
+    .where('session.tokenHash', '=', tokenHash)
+    .where('session.endedAt', 'is', null)
+    .where('session.expiresAt', '>', now)
+    .where('account.deletedAt', 'is', null)
+    .executeTakeFirst();
+}
+
+export async function endSessions(
+  db: Executor,
+  filter: { sessionId?: string; accountId?: string; exceptSessionId?: string; deviceId?: string },
+  now: number,
+  reason: string,
+): Promise<string[]> {
+  let q = db.selectFrom('session').select('id').where('endedAt', 'is', null);
+  if (filter.sessionId) q = q.where('id', '=', filter.sessionId);
+  if (filter.accountId) q = q.where('accountId', '=', filter.accountId);
+  if (filter.deviceId) q = q.where('deviceId', '=', filter.deviceId);
+  if (filter.exceptSessionId) q = q.where('id', '!=', filter.exceptSessionId);
+  const ids = (await q.execute()).map((r) => r.id);
+  if (ids.length === 0) return [];
+  await db
+    .updateTable('session')
+    .set({ endedAt: now, endReason: reason })
+    .where('id', 'in', ids)
+    .where('endedAt', 'is', null)
+    .execute();
+  return ids;
+}
+
+/** Of the given session ids, those that are no longer live (ended, expired, account gone). */
+export async function findDeadSessionIds(db: Executor, ids: string[], now: number) {
+  if (ids.length === 0) return [];
+  const live = await db
+    .selectFrom('session')
+    .innerJoin('account', 'account.id', 'session.accountId')
+    .select('session.id')
+    .where('session.id', 'in', ids)
+    .where('session.endedAt', 'is', null)
+    .where('session.expiresAt', '>', now)
+    .where('account.deletedAt', 'is', null)
+    .execute();
+  const liveSet = new Set(live.map((r) => r.id));
+  return ids.filter((id) => !liveSet.has(id));
+}

@@ -1,0 +1,157 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+
+import type { Db, Executor } from '../../db/database.js';
+import type { Tx } from '../../db/transaction.js';
+import { DAY_MS, type Clock } from '../../lib/clock.js';
+import { newId, randomToken } from '../../lib/ids.js';
+
+import {
+  endSessions,
+  findDeadSessionIds,
+  findLiveSessionByTokenHash,
+  insertSession,
+} from './queries.js';
+
+/** A signed-in request's session, as the edges see it. */
+export interface SessionInfo {
+  sessionId: string;
+  accountId: string;
+  username: string;
+  deviceId: string | null;
+  expiresAt: number;
+  /** Home server of a person from another server; null for a local account. */
+  homeServer: string | null;
+  isOperator: boolean;
+}
+
+export interface IssuedSession {
+  sessionId: string;
+  token: string;
+  csrfToken: string;
+  expiresAt: number;
+  maxAgeSeconds: number;
+}
+
+export type SessionEndReason =
+  | 'logout'
+  | 'logout_other_sessions'
+  | 'identity_key_enrolled'
+  | 'password_reset'
+  | 'account_deletion_requested'
+  | 'device_revoked'
+  | 'identity_recovery'
+  | 'account_purged'
+  | 'principal_blocked';
+
+export const hashSessionToken = (token: string): string =>
+  createHash('sha256').update(token).digest('base64url');
+
+/**
+ * Starts, reads and ends sessions. Emits `ended` with the ended session ids after commit, so this
+ * process can close their WebSocket connections at once.
+ */
+export class SessionService {
+  readonly events = new EventEmitter();
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly ttlDays: number,
+    private readonly cookieSecret: Buffer,
+  ) {}
+
+  /** The CSRF token bound to a session token (contract: HMAC over the session token). */
+  csrfTokenFor(sessionToken: string): string {
+    return createHmac('sha256', this.cookieSecret)
+      .update(`csrf:${sessionToken}`)
+      .digest('base64url');
+  }
+
+  /** Whether `header` is the CSRF token of `sessionToken`, compared in constant time. */
+  csrfMatches(sessionToken: string, header: string): boolean {
+    const expected = Buffer.from(this.csrfTokenFor(sessionToken));
+    const given = Buffer.from(header);
+    return expected.length === given.length && timingSafeEqual(expected, given);
+  }
+
+  async start(
+    executor: Executor,
+    input: {
+      accountId: string;
+      deviceId?: string | null;
+      ip?: string | null;
+      userAgent?: string | null;
+    },
+  ): Promise<IssuedSession> {
+    const now = this.clock.now().getTime();
+    const token = randomToken(32);
+    const sessionId = newId();
+    const expiresAt = now + this.ttlDays * DAY_MS;
+    await insertSession(executor, {
+      id: sessionId,
+      tokenHash: hashSessionToken(token),
+      accountId: input.accountId,
+      deviceId: input.deviceId ?? null,
+      createdAt: now,
+      expiresAt,
+      ip: input.ip ?? null,
+      userAgent: input.userAgent?.slice(0, 512) ?? null,
+    });
+    return {
+      sessionId,
+      token,
+      csrfToken: this.csrfTokenFor(token),
+      expiresAt,
+      maxAgeSeconds: this.ttlDays * 86400,
+    };
+  }
+
+  /** The live session of a cookie token, or null (missing, unknown, ended or expired). */
+  async resolve(token: string | undefined): Promise<SessionInfo | null> {
+    if (!token || token.length > 200) return null;
+    const row = await findLiveSessionByTokenHash(
+      this.db.kysely,
+      hashSessionToken(token),
+      this.clock.now().getTime(),
+    );
+    if (!row) return null;
+    return {
+      sessionId: row.sessionId,
+      accountId: row.accountId,
+      username: row.username,
+      deviceId: row.deviceId,
+      expiresAt: row.expiresAt,
+      homeServer: row.homeServer,
+      isOperator: row.isOperator === 1,
+    };
+  }
+
+  /**
+   * Ends sessions inside the caller's transaction; the `ended` event fires after commit.
+   */
+  async end(
+    tx: Tx,
+    filter: { sessionId?: string; accountId?: string; exceptSessionId?: string; deviceId?: string },
+    reason: SessionEndReason,
+  ): Promise<string[]> {
+    const ids = await endSessions(tx.db, filter, this.clock.now().getTime(), reason);
+    if (ids.length > 0) tx.onCommit(() => this.announceEnded(ids, reason));
+    return ids;
+  }
+
+  /** Tells this process's listeners (the WebSocket layer) that sessions ended. */
+  announceEnded(sessionIds: string[], reason: SessionEndReason | string): void {
+    this.events.emit('ended', sessionIds, reason);
+  }
+
+  onEnded(listener: (sessionIds: string[], reason: string) => void): () => void {
+    this.events.on('ended', listener);
+    return () => this.events.off('ended', listener);
+  }
+
+  /** Of these session ids, the ones no longer live; for the WebSocket recheck. */
+  async deadAmong(ids: string[]): Promise<string[]> {
+    return findDeadSessionIds(this.db.kysely, ids, this.clock.now().getTime());
+  }
+}

@@ -1,0 +1,195 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
+import pino from 'pino';
+
+import { loadConfig, type Config } from '../../src/config/index.js';
+import { createAppContext, type AppContext } from '../../src/context.js';
+import { buildHttpApp } from '../../src/http/app.js';
+import type { Clock } from '../../src/lib/clock.js';
+import { startServer, type RunningServer } from '../../src/main.js';
+
+/** Which database this test run uses: `sqlite` (default) or `postgres` (SVC_TEST_DATABASE_URL). */
+export const TEST_DB = (process.env.SVC_TEST_DB ?? 'sqlite') as 'sqlite' | 'postgres';
+export const PG_URL =
+  process.env.SVC_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** Captured log lines of a test app, parsed. */
+export class LogCapture {
+  readonly lines: Record<string, unknown>[] = [];
+  write(chunk: string): void {
+    for (const line of chunk.split('\n')) {
+      if (line.trim()) this.lines.push(JSON.parse(line) as Record<string, unknown>);
+    }
+  }
+  find(msg: string): Record<string, unknown> | undefined {
+    return this.lines.find((l) => l.msg === msg);
+  }
+}
+
+/** A fresh database for one test app: a temp SQLite directory or a PostgreSQL schema. */
+export interface TestDatabase {
+  env: Record<string, string>;
+  pgSchema?: string;
+  dataDir: string;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
+  if (TEST_DB !== 'postgres') {
+    return {
+      env: { SVC_DATA_DIR: dataDir },
+      dataDir,
+      drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
+    };
+  }
+  const schema = `t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  await client.query(`create schema ${schema}`);
+  await client.end();
+  const url = new URL(PG_URL);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    env: { SVC_DATA_DIR: dataDir, SVC_DATABASE_URL: url.toString() },
+    pgSchema: schema,
+    dataDir,
+    drop: async () => {
+      const c = new pg.Client({ connectionString: PG_URL });
+      await c.connect();
+      await c.query(`drop schema if exists ${schema} cascade`);
+      await c.end();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  clock?: Clock;
+  /** Reuse a database (e.g. to restart on the same data). */
+  database?: TestDatabase;
+}
+
+/** A real app on a real database, driven through inject(). */
+export interface TestApp {
+  ctx: AppContext;
+  app: FastifyInstance;
+  config: Config;
+  database: TestDatabase;
+  logs: LogCapture;
+  inject: FastifyInstance['inject'];
+  /** POSTs one GraphQL request, with an agent's cookies and CSRF header when given. */
+  gql(
+    query: string,
+    variables?: Record<string, unknown>,
+    agent?: Agent | null,
+    headers?: Record<string, string>,
+  ): Promise<GqlResponse>;
+  close(): Promise<void>;
+}
+
+export interface GqlResponse {
+  status: number;
+  body: {
+    data?: Record<string, any> | null;
+    errors?: Array<{ message: string; extensions?: Record<string, any> }>;
+  };
+  response: LightMyRequestResponse;
+}
+
+/** A signed-in client: its cookies and CSRF token. */
+export interface Agent {
+  id: string;
+  username: string;
+  cookies: Record<string, string>;
+  csrfToken: string;
+}
+
+export function configFor(database: TestDatabase, env: Record<string, string> = {}): Config {
+  return loadConfig({ SVC_LOG_LEVEL: 'info', ...database.env, ...env });
+}
+
+export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
+  const database = opts.database ?? (await createTestDatabase());
+  const config = configFor(database, opts.env);
+  const logs = new LogCapture();
+  const log = pino(
+    { level: 'debug', base: { service: 'svc' } },
+    { write: (s: string) => logs.write(s) },
+  );
+  const ctx = await createAppContext(config, {
+    clock: opts.clock,
+    log,
+    pgSchema: database.pgSchema,
+  });
+  const app = await buildHttpApp(ctx);
+  await app.ready();
+  const t: TestApp = {
+    ctx,
+    app,
+    config,
+    database,
+    logs,
+    inject: app.inject.bind(app),
+    async gql(query, variables, agent, headers = {}) {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/api',
+        headers: { 'content-type': 'application/json', ...agentHeaders(agent), ...headers },
+        payload: JSON.stringify({ query, variables }),
+      });
+      return { status: response.statusCode, body: response.json(), response };
+    },
+    async close() {
+      await app.close();
+      await ctx.close();
+      if (!opts.database) await database.drop();
+    },
+  };
+  return t;
+}
+
+/** Cookie and CSRF headers for an agent. */
+export function agentHeaders(agent?: Agent | null): Record<string, string> {
+  if (!agent) return {};
+  const cookie = Object.entries(agent.cookies)
+    .map(([k, v]) => `${k}=${v}`)
+    .join('; ');
+  return { cookie, 'x-csrf-token': agent.csrfToken };
+}
+
+/** Reads the cookies a response set. */
+export function setCookies(
+  response: LightMyRequestResponse,
+): Record<string, { value: string; [k: string]: unknown }> {
+  const out: Record<string, { value: string }> = {};
+  for (const c of response.cookies as Array<{ name: string; value: string }>) out[c.name] = c;
+  return out;
+}
+
+/** A real listening server (for WebSocket and multi-process tests). */
+export async function startTestServer(
+  opts: TestAppOptions = {},
+): Promise<RunningServer & { database: TestDatabase; url: string; logs: LogCapture }> {
+  const database = opts.database ?? (await createTestDatabase());
+  const config = configFor(database, { SVC_SERVER_PORT: '0', ...opts.env });
+  const logs = new LogCapture();
+  const log = pino({ level: 'debug' }, { write: (s: string) => logs.write(s) });
+  const server = await startServer(config, { clock: opts.clock, log, pgSchema: database.pgSchema });
+  const stop = server.stop;
+  return {
+    ...server,
+    database,
+    logs,
+    url: `http://127.0.0.1:${server.address.port}`,
+    stop: async () => {
+      await stop();
+      if (!opts.database) await database.drop();
+    },
+  };
+}

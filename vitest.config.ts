@@ -1,0 +1,25 @@
+import { defineConfig } from 'vitest/config';
+
+// `npm test` runs every test on SQLite; with SVC_TEST_DATABASE_URL set to a PostgreSQL URL it
+// runs them on PostgreSQL as well, each file in a schema of its own.
+const pgUrl = process.env.SVC_TEST_DATABASE_URL;
+
+const shared = {
+  include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+};
+
+export default defineConfig({
+  test: {
+    pool: 'forks',
+    maxWorkers: 2,
+    reporters: ['default'],
+    projects: [
+      { test: { ...shared, name: 'sqlite', env: { SVC_TEST_DB: 'sqlite' } } },
+      ...(pgUrl
+        ? [{ test: { ...shared, name: 'postgres', env: { SVC_TEST_DB: 'postgres' } } }]
+        : []),
+    ],
+  },
+});

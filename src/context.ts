@@ -6,6 +6,8 @@ import { migrateToLatest } from './db/migrate.js';
 import type { EventBus } from './events/bus.js';
 import { MemoryBus } from './events/memory-bus.js';
 import { GraphqlExecutor } from './graphql/executor.js';
+import { allJobs } from './jobs/index.js';
+import { Scheduler } from './jobs/scheduler.js';
 import { buildExecutableSchema, readSdl } from './graphql/load-schema.js';
 import { allResolvers } from './graphql/resolvers/index.js';
 import { systemClock, type Clock } from './lib/clock.js';
@@ -37,6 +39,8 @@ export interface AppContext {
   metrics: Metrics;
   graphql: GraphqlExecutor;
   services: Services;
+  /** Periodic jobs; started by the server, idle in the CLI (which runs jobs on demand). */
+  scheduler: Scheduler;
   limiters: {
     addresses: TokenBucketLimiter | null;
     mutations: TokenBucketLimiter | null;
@@ -52,6 +56,8 @@ export interface ContextOverrides {
   pgSchema?: string;
   /** Skip starting timers (deny-list refresh, jobs); for the CLI. */
   passive?: boolean;
+  /** Do not start the periodic jobs (tests run them with scheduler.runOnce). */
+  noJobs?: boolean;
 }
 
 /** Opens the database, runs migrations, loads keys and builds every service. */
@@ -125,9 +131,13 @@ export async function createAppContext(
         mutations:
           perMin === null ? null : new TokenBucketLimiter({ perMinute: perMin, burst: perMin }),
       },
+      scheduler: undefined as unknown as Scheduler,
       featureEnabled: (name) => featureEnabled(config, name),
       close,
     };
+    ctx.scheduler = new Scheduler(db, log.child({ subsystem: 'jobs' }), allJobs(ctx));
+    closers.push(() => ctx.scheduler.stop());
+    if (!overrides.passive && !overrides.noJobs) ctx.scheduler.start();
     return ctx;
   } catch (err) {
     await close();

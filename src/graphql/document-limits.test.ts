@@ -1,4 +1,4 @@
-import { buildSchema, getIntrospectionQuery, parse, validate, type DocumentNode } from 'graphql';
+import { buildSchema, getIntrospectionQuery, validate, type DocumentNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
 
 import {
@@ -184,8 +184,8 @@ describe('checkDocumentLimits', () => {
     expect(message).toBe('query too complex: more than 5000 fields with fragments expanded');
   });
 
-  it('refuses a fragment bomb 1,000 levels high, in linear time', () => {
-    const document = parsed(fragmentBomb('query', 1_000, 'n'));
+  it('refuses a fragment bomb 900 levels high, in linear time', () => {
+    const document = parsed(fragmentBomb('query', 900, 'n'));
     expect(elapsed(() => expect(checkDocumentLimits(document)).not.toBeNull())).toBeLessThan(500);
   });
 

@@ -73,6 +73,8 @@ export interface TestAppOptions {
   clock?: Clock;
   /** Reuse a database (e.g. to restart on the same data). */
   database?: TestDatabase;
+  /** Start the periodic jobs (off by default: tests run them with ctx.scheduler.runOnce). */
+  jobs?: boolean;
 }
 
 /** A real app on a real database, driven through inject(). */
@@ -180,7 +182,12 @@ export async function startTestServer(
   const config = configFor(database, { SVC_SERVER_PORT: '0', ...opts.env });
   const logs = new LogCapture();
   const log = pino({ level: 'debug' }, { write: (s: string) => logs.write(s) });
-  const server = await startServer(config, { clock: opts.clock, log, pgSchema: database.pgSchema });
+  const server = await startServer(config, {
+    clock: opts.clock,
+    log,
+    pgSchema: database.pgSchema,
+    noJobs: !opts.jobs,
+  });
   const stop = server.stop;
   return {
     ...server,

@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 
 import * as m0001 from './0001-foundation.js';
+import * as m0002 from './0002-collaboration.js';
 
 /**
  * Every migration, in order. Append-only: a shipped migration is never edited; a change is a new
@@ -8,4 +9,5 @@ import * as m0001 from './0001-foundation.js';
  */
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
+  '0002-collaboration': m0002,
 };

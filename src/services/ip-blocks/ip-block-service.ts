@@ -3,7 +3,13 @@ import { notFound, validation } from '../../errors.js';
 import { CidrSet, normalizeCidr } from '../../lib/address.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
 
-import { deleteIpBlock, findIpBlock, listIpBlocks, upsertIpBlock } from './queries.js';
+import {
+  deleteExpiredIpBlocks,
+  deleteIpBlock,
+  findIpBlock,
+  listIpBlocks,
+  upsertIpBlock,
+} from './queries.js';
 
 export const IP_BLOCK_REASON_MAX = 500;
 
@@ -100,6 +106,11 @@ export class IpBlockService {
     await upsertIpBlock(this.db.kysely, row);
     await this.refresh();
     return row;
+  }
+
+  /** Deletes blocks whose expiry has passed (they stopped applying already). */
+  async pruneExpired(): Promise<number> {
+    return deleteExpiredIpBlocks(this.db.kysely, this.clock.now().getTime());
   }
 
   async unblock(cidr: string): Promise<IpBlockView> {

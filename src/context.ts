@@ -3,8 +3,9 @@ import type { Logger } from 'pino';
 import { featureEnabled, type Config } from './config/index.js';
 import { openDatabase, type Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
-import type { EventBus } from './events/bus.js';
+import type { BusEvent, EventBus } from './events/bus.js';
 import { MemoryBus } from './events/memory-bus.js';
+import { RedisBus } from './events/redis-bus.js';
 import { GraphqlExecutor } from './graphql/executor.js';
 import { allJobs } from './jobs/index.js';
 import { Scheduler } from './jobs/scheduler.js';
@@ -17,13 +18,59 @@ import { Metrics } from './metrics.js';
 import { AccountService } from './services/accounts/account-service.js';
 import { loadOrCreateServerKeys, type ServerKeys } from './services/instance/server-keys.js';
 import { IpBlockService } from './services/ip-blocks/ip-block-service.js';
+import { AuditLog } from './services/moderation/audit-log.js';
+import { ModerationService } from './services/moderation/moderation-service.js';
 import { SessionService } from './services/sessions/session-service.js';
+import { AccountDeletionService } from './services/account-deletion/account-deletion-service.js';
+import { DeviceService } from './services/devices/device-service.js';
+import { KeyAuthService } from './services/devices/key-auth-service.js';
+import { KeyChallenges } from './services/devices/key-challenges.js';
+import { createMailer, type Mailer } from './mail/mailer.js';
+import { PasswordResetService } from './services/accounts/password-reset.js';
+import { RegistrationService } from './services/registration/registration-service.js';
+import { SignupPolicy, type WorkspaceSignupPort } from './services/registration/signup-policy.js';
+import { ChannelService } from './services/channels/channel-service.js';
+import { InviteService } from './services/workspaces/invite-service.js';
+import { WorkspaceService } from './services/workspaces/workspace-service.js';
+import { ConversationService } from './services/conversations/conversation-service.js';
+import { DmService } from './services/dm/dm-service.js';
+import { MessageService } from './services/messages/message-service.js';
+import {
+  PresenceService,
+  type PresenceTimings,
+} from './services/presence/presence-service.js';
+import { TypingService } from './services/presence/typing-service.js';
 import { readVersion } from './version.js';
+import type { RealtimeOptions } from './ws/server.js';
 
 export interface Services {
   accounts: AccountService;
   sessions: SessionService;
   ipBlocks: IpBlockService;
+  /** Abuse reports, principal blocks, the audit log (docs/moderation.md). */
+  moderation: ModerationService;
+  /** The rules both signups share (registration, terms, invites, default workspace). */
+  signup: SignupPolicy;
+  registration: RegistrationService;
+  passwordResets: PasswordResetService;
+  workspaces: WorkspaceService;
+  invites: InviteService;
+  channels: ChannelService;
+  /** Devices, device links, key packages (hasEncryptionDevice). */
+  devices: DeviceService;
+  /** Key login and signup, identity enrolment and rotation. */
+  keyAuth: KeyAuthService;
+  accountDeletion: AccountDeletionService;
+  /** Direct and group conversations, invitations, the inbox (docs/direct-messages.md). */
+  conversations: ConversationService;
+  /** Messages, reactions, pins, read markers, the message rate (docs/messages.md). */
+  messages: MessageService;
+  /** DM settings, requests and blocks. */
+  dm: DmService;
+  /** Online, away, offline across processes (docs/realtime.md). */
+  presence: PresenceService;
+  /** Typing indicators for direct conversations. */
+  typing: TypingService;
 }
 
 /** Everything long-lived, created in one place and closed in reverse order. */
@@ -38,6 +85,7 @@ export interface AppContext {
   keyCreatedAt: number;
   metrics: Metrics;
   graphql: GraphqlExecutor;
+  mailer: Mailer;
   services: Services;
   /** Periodic jobs; started by the server, idle in the CLI (which runs jobs on demand). */
   scheduler: Scheduler;
@@ -58,6 +106,14 @@ export interface ContextOverrides {
   passive?: boolean;
   /** Do not start the periodic jobs (tests run them with scheduler.runOnce). */
   noJobs?: boolean;
+  /** Mail transport (tests capture mail); default from SVC_SMTP_*. */
+  mailer?: Mailer;
+  /** How often the IP deny list is reread from the database (default 3 s; tests shorten it). */
+  ipBlockRefreshMs?: number;
+  /** Presence timings (tests shorten them); defaults in presence-service.ts. */
+  presence?: Partial<PresenceTimings>;
+  /** WebSocket keep-alive, buffers and recheck (tests shorten them); used by startServer. */
+  realtime?: RealtimeOptions;
 }
 
 /** Opens the database, runs migrations, loads keys and builds every service. */
@@ -94,16 +150,125 @@ export async function createAppContext(
       .where('kind', '=', 'signing')
       .executeTakeFirstOrThrow();
 
-    const bus: EventBus = new MemoryBus((err, event) =>
-      log.error({ err, topic: event.topic, type: event.type }, 'event handler failed'),
-    );
+    const onHandlerError = (err: unknown, event: BusEvent) =>
+      log.error({ err, topic: event.topic, type: event.type }, 'event handler failed');
+    // With SVC_REDIS_URL events reach every process (the CLI's too) through Redis pub/sub.
+    const bus: EventBus = config.redisUrl
+      ? await RedisBus.connect({
+          url: config.redisUrl,
+          prefix: config.redisPrefix,
+          log: log.child({ subsystem: 'bus' }),
+          onHandlerError,
+        })
+      : new MemoryBus(onHandlerError);
     closers.push(() => bus.close());
     const metrics = new Metrics(db);
     closers.push(() => metrics.close());
 
     const sessions = new SessionService(db, clock, config.sessionTtlDays, keys.cookie);
-    const accounts = new AccountService(db, config, clock, sessions);
-    const ipBlocks = new IpBlockService(db, clock);
+    const audit = new AuditLog(db, clock, log);
+    const accounts = new AccountService(db, config, clock, sessions, audit);
+    const mailer = overrides.mailer ?? createMailer(config, log.child({ subsystem: 'mail' }));
+    closers.push(() => mailer.close());
+    const signup = new SignupPolicy(
+      config,
+      clock,
+      log.child({ subsystem: 'registration' }),
+      keys.cookie,
+      () => (ctx.services as Partial<Record<'workspaces', WorkspaceSignupPort>>).workspaces,
+    );
+    const registration = new RegistrationService(
+      db,
+      config,
+      clock,
+      accounts,
+      sessions,
+      signup,
+      mailer,
+      log.child({ subsystem: 'registration' }),
+    );
+    const passwordResets = new PasswordResetService(
+      db,
+      config,
+      clock,
+      sessions,
+      mailer,
+      log.child({ subsystem: 'password-reset' }),
+    );
+    const workspaces = new WorkspaceService({
+      db,
+      bus,
+      config,
+      clock,
+      log: log.child({ subsystem: 'workspaces' }),
+      accounts,
+    });
+    const invites = new InviteService({
+      db,
+      config,
+      clock,
+      log: log.child({ subsystem: 'invites' }),
+      mailer,
+      featureState: (name) => config.features.find((f) => f.key === name)?.state ?? 'enabled',
+      workspaces,
+    });
+    const channels = new ChannelService({
+      db,
+      bus,
+      config,
+      clock,
+      log: log.child({ subsystem: 'channels' }),
+      workspaces,
+    });
+    const keyChallenges = new KeyChallenges(db, clock, keys.signingPublicRaw);
+    const devices = new DeviceService(db, config, clock, sessions, keyChallenges);
+    const keyAuth = new KeyAuthService(db, config, clock, sessions, accounts, keyChallenges, signup);
+    const accountDeletion = new AccountDeletionService(
+      db,
+      config,
+      clock,
+      sessions,
+      bus,
+      log.child({ subsystem: 'account-deletion' }),
+    );
+    const moderation = new ModerationService({ db, clock, config, bus, sessions, audit });
+    const dm = new DmService({
+      db,
+      bus,
+      config,
+      clock,
+      log: log.child({ subsystem: 'dm' }),
+      accounts,
+      devices: () => devices,
+    });
+    const conversations = new ConversationService({
+      db,
+      bus,
+      config,
+      clock,
+      log: log.child({ subsystem: 'conversations' }),
+      dm,
+    });
+    const messages = new MessageService({
+      db,
+      bus,
+      config,
+      clock,
+      log: log.child({ subsystem: 'messages' }),
+      accounts,
+    });
+    const presence = new PresenceService({
+      db,
+      bus,
+      clock,
+      log: log.child({ subsystem: 'presence' }),
+      redis: bus instanceof RedisBus ? bus.commands : null,
+      redisPrefix: config.redisPrefix,
+      timings: overrides.presence,
+    });
+    closers.push(() => presence.stop());
+    const typing = new TypingService(db, bus, clock, presence);
+    const ipBlocks = new IpBlockService(db, clock, overrides.ipBlockRefreshMs, audit);
     if (!overrides.passive) {
       await ipBlocks.start();
       closers.push(() => ipBlocks.stop());
@@ -125,7 +290,27 @@ export async function createAppContext(
       keyCreatedAt: keyRow.createdAt,
       metrics,
       graphql,
-      services: { accounts, sessions, ipBlocks },
+      mailer,
+      services: {
+        accounts,
+        sessions,
+        ipBlocks,
+        moderation,
+        signup,
+        registration,
+        passwordResets,
+        workspaces,
+        invites,
+        channels,
+        devices,
+        keyAuth,
+        accountDeletion,
+        conversations,
+        messages,
+        dm,
+        presence,
+        typing,
+      },
       limiters: {
         addresses: null,
         mutations:

@@ -6,6 +6,7 @@ import type { Config } from './config/index.js';
 import { createAppContext, type AppContext, type ContextOverrides } from './context.js';
 import { buildHttpApp } from './http/app.js';
 import { startMetricsListener } from './http/metrics-listener.js';
+import { attachRealtime, type RealtimeServer } from './ws/server.js';
 
 export interface RunningServer {
   ctx: AppContext;
@@ -13,6 +14,8 @@ export interface RunningServer {
   /** The API's address once listening (port 0 picks a free one). */
   address: { host: string; port: number };
   metricsAddress: { host: string; port: number } | null;
+  /** GET /api/ws: the WebSocket connections of this process. */
+  realtime: RealtimeServer;
   /** Stops accepting, finishes in-flight requests, closes sockets, then the database. */
   stop(): Promise<void>;
 }
@@ -39,9 +42,11 @@ export async function startServer(
   logFeatureStates(ctx);
   let app: FastifyInstance;
   let metricsServer: http.Server | null = null;
+  let realtime: RealtimeServer;
   try {
     app = await buildHttpApp(ctx);
     await app.listen({ host: config.server.host, port: config.server.port });
+    realtime = attachRealtime(ctx, app.server, overrides.realtime);
     if (config.metricsAddr)
       metricsServer = await startMetricsListener(ctx.metrics, config.metricsAddr);
   } catch (err) {
@@ -62,10 +67,12 @@ export async function startServer(
   const stop = () =>
     (stopping ??= (async () => {
       ctx.log.info('shutting down');
+      // WebSocket clients first (1001 going away): their sockets would hold app.close() open.
+      await realtime.close();
       await app.close();
       if (metricsServer)
         await new Promise<void>((resolve) => metricsServer!.close(() => resolve()));
       await ctx.close();
     })());
-  return { ctx, app, address, metricsAddress, stop };
+  return { ctx, app, address, metricsAddress, realtime, stop };
 }

@@ -25,7 +25,7 @@ export class Metrics {
   });
   readonly graphqlOperations = new Counter({
     name: 'svc_graphql_operations_total',
-    help: 'GraphQL operations by operation name and outcome',
+    help: 'GraphQL operations by operation name and outcome (ok, error, invalid: refused before running)',
     labelNames: ['operation', 'outcome'] as const,
     registers: [this.registry],
   });
@@ -42,7 +42,7 @@ export class Metrics {
   private readonly loopDelay = monitorEventLoopDelay({ resolution: 20 });
 
   constructor(db: Db) {
-    collectDefaultMetrics({ register: this.registry, prefix: 'svc_process_' });
+    collectDefaultMetrics({ register: this.registry, prefix: 'svc_' });
     const delay = this.loopDelay;
     delay.enable();
     new Gauge({
@@ -71,7 +71,7 @@ export class Metrics {
   }
 
   /** Operation names are client-chosen: keep the label set bounded. */
-  graphqlOperation(name: string | null, outcome: 'ok' | 'error'): void {
+  graphqlOperation(name: string | null, outcome: 'ok' | 'error' | 'invalid'): void {
     const label = name && /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(name) ? name : 'anonymous';
     this.graphqlOperations.inc({ operation: label, outcome });
   }

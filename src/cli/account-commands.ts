@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
 
+import { registerAccountPurgeCommand } from './account-purge-commands.js';
 import { printJson, withContext, type CliIo } from './run.js';
 
 export function registerAccountCommands(program: Command, io: CliIo): void {
   const account = program.command('account').description('manage accounts');
+  registerAccountPurgeCommand(account, io);
   account
     .command('create <username>')
     .description('create a password account; the password is read from standard input')

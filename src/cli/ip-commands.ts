@@ -1,6 +1,4 @@
-import type { Command } from 'commander';
-
-import { validation } from '../errors.js';
+import { InvalidArgumentError, type Command } from 'commander';
 
 import { printJson, withContext, type CliIo } from './run.js';
 
@@ -18,6 +16,14 @@ const view = (b: {
   createdBy: b.createdBy,
 });
 
+/** Parses --expires-in-days; a bad value is a usage error (exit 2), as commander reports it. */
+function days(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 36500) {
+    throw new InvalidArgumentError('expected a whole number of days from 1 to 36500');
+  }
+  return Number(value);
+}
+
 export function registerIpCommands(program: Command, io: CliIo): void {
   const ip = program.command('ip').description('the IP address deny list');
   ip.command('list')
@@ -30,19 +36,13 @@ export function registerIpCommands(program: Command, io: CliIo): void {
   ip.command('block <cidr>')
     .description('block an address or CIDR range on every route but /healthz')
     .option('--reason <reason>', 'why, for the audit log')
-    .option('--expires-in-days <n>', 'lift the block after this many days')
-    .action(async (cidr: string, opts: { reason?: string; expiresInDays?: string }) => {
-      let days: number | null = null;
-      if (opts.expiresInDays !== undefined) {
-        if (!/^\d+$/.test(opts.expiresInDays))
-          throw validation('--expires-in-days must be a whole number of days');
-        days = Number(opts.expiresInDays);
-      }
+    .option('--expires-in-days <n>', 'lift the block after this many days (1 to 36500)', days)
+    .action(async (cidr: string, opts: { reason?: string; expiresInDays?: number }) => {
       await withContext(io, async (ctx) => {
         const block = await ctx.services.ipBlocks.block({
           cidr,
           reason: opts.reason ?? null,
-          expiresInDays: days,
+          expiresInDays: opts.expiresInDays ?? null,
           actor: 'cli',
         });
         printJson(io, view(block));
@@ -52,7 +52,7 @@ export function registerIpCommands(program: Command, io: CliIo): void {
     .description('lift the block of an address or range')
     .action(async (cidr: string) => {
       await withContext(io, async (ctx) =>
-        printJson(io, view(await ctx.services.ipBlocks.unblock(cidr))),
+        printJson(io, view(await ctx.services.ipBlocks.unblock(cidr, 'cli'))),
       );
     });
 }

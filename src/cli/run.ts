@@ -7,9 +7,13 @@ import { createLogger } from '../logger.js';
 import { startServer } from '../main.js';
 import { readVersion } from '../version.js';
 
+import { registerAbuseReportCommands } from './abuse-report-commands.js';
 import { registerAccountCommands } from './account-commands.js';
+import { registerAuditCommands } from './audit-commands.js';
+import { registerInviteCommands } from './invite-commands.js';
 import { registerIpCommands } from './ip-commands.js';
 import { registerOperatorCommands } from './operator-commands.js';
+import { registerPrincipalCommands } from './principal-commands.js';
 
 /** Where the CLI writes; tests pass their own. */
 export interface CliIo {
@@ -58,9 +62,18 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .description('run the server (API, WebSocket, jobs) until SIGTERM or SIGINT')
     .action(async () => {
       const config = loadConfig(io.env);
+      // Listen for signals before booting, so one that arrives during boot is not lost (nor
+      // kills the process half-way); it stops the server as soon as it is up. `once`: a second
+      // signal while stopping gets the default action and ends the process at once.
+      let received: string | null = null;
+      let onSignal = (signal: string) => {
+        received = signal;
+      };
+      process.once('SIGTERM', () => onSignal('SIGTERM'));
+      process.once('SIGINT', () => onSignal('SIGINT'));
       const server = await startServer(config);
       await new Promise<void>((resolve) => {
-        const onSignal = (signal: string) => {
+        onSignal = (signal: string) => {
           server.ctx.log.info({ signal }, 'signal received');
           server.stop().then(resolve, (err) => {
             server.ctx.log.error({ err }, 'shutdown failed');
@@ -68,8 +81,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
             resolve();
           });
         };
-        process.once('SIGTERM', () => onSignal('SIGTERM'));
-        process.once('SIGINT', () => onSignal('SIGINT'));
+        if (received !== null) onSignal(received);
       });
     });
 
@@ -85,6 +97,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerAccountCommands(program, io);
   registerOperatorCommands(program, io);
   registerIpCommands(program, io);
+  registerPrincipalCommands(program, io);
+  registerAbuseReportCommands(program, io);
+  registerAuditCommands(program, io);
+  registerInviteCommands(program, io);
 
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -96,13 +112,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
 function handleError(err: unknown, io: CliIo): number {
   if (err instanceof CommanderError) {
-    if (
-      err.code === 'commander.helpDisplayed' ||
-      err.code === 'commander.version' ||
-      err.code === 'commander.help'
-    )
-      return EXIT.ok;
-    return EXIT.usage;
+    // Commander has printed the help or the error already. Help asked for (`--help`, `help`,
+    // `--version`) exits 0; help shown because a command is missing (`svc`, `svc ip`) is bad usage.
+    return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
   }
   if (err instanceof ConfigError) {
     io.err(`svc: ${err.message}\n`);

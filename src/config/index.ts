@@ -50,6 +50,8 @@ export interface Config {
   dataDir: string;
   database: { url: string | null; poolSize: number };
   redisUrl: string | null;
+  /** Prefix of every Redis channel and key (SVC_REDIS_PREFIX). */
+  redisPrefix: string;
   metricsAddr: { host: string; port: number } | null;
   logLevel: ParsedEnv['SVC_LOG_LEVEL'];
   http: {
@@ -138,6 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(e.SVC_DATA_DIR),
     database: { url: e.SVC_DATABASE_URL, poolSize: e.SVC_DATABASE_POOL_SIZE },
     redisUrl: e.SVC_REDIS_URL,
+    redisPrefix: e.SVC_REDIS_PREFIX,
     metricsAddr: e.SVC_METRICS_ADDR,
     logLevel: e.SVC_LOG_LEVEL,
     http: {

@@ -37,6 +37,7 @@ export const variables = {
   ),
   SVC_DATABASE_POOL_SIZE: intWithDefault(10, { min: 1, max: 1000 }),
   SVC_REDIS_URL: optionalUrlOfScheme(['redis:', 'rediss:'], 'a redis:// or rediss:// URL'),
+  SVC_REDIS_PREFIX: stringWithDefault('svc:'),
   SVC_METRICS_ADDR: optionalListenAddr(),
   SVC_LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   SVC_ROLE: oneOf(['relay', 'host', 'both'], 'both'),

@@ -19,7 +19,20 @@ import type {
   WorkspaceMemberTable,
   WorkspaceTable,
 } from './tables/collaboration.js';
-
+import type {
+  InstanceInviteTable,
+  PasswordResetTable,
+  RegistrationPowUseTable,
+} from './tables/accounts.js';
+import type {
+  DeviceLinkOfferTable,
+  DeviceTable,
+  KeyChallengeTable,
+  KeyIdentityTable,
+} from './tables/devices.js';
+import type { DirectPairTable } from './tables/messages.js';
+import type { AbuseReportTable, AuditLogTable, PrincipalBlockTable } from './tables/moderation.js';
+import type { PresenceSettingTable } from './tables/presence.js';
 /** Every table, by name. Each area adds its tables in `tables/<area>.ts` and lists them here. */
 export interface Database {
   instance: InstanceTable;
@@ -39,4 +52,16 @@ export interface Database {
   dm_settings: DmSettingsTable;
   dm_request: DmRequestTable;
   user_block: UserBlockTable;
+  instance_invite: InstanceInviteTable;
+  registration_pow_use: RegistrationPowUseTable;
+  password_reset: PasswordResetTable;
+  key_identity: KeyIdentityTable;
+  device: DeviceTable;
+  key_challenge: KeyChallengeTable;
+  device_link_offer: DeviceLinkOfferTable;
+  direct_pair: DirectPairTable;
+  abuse_report: AbuseReportTable;
+  principal_block: PrincipalBlockTable;
+  audit_log: AuditLogTable;
+  presence_setting: PresenceSettingTable;
 }

@@ -70,6 +70,11 @@ export class GraphqlExecutor {
     return getOperationAST(doc.document, operationName ?? undefined)?.operation ?? null;
   }
 
+  /** The name of the operation a request selects (for metrics and logs), or null. */
+  operationName(doc: PreparedDocument, operationName?: string | null): string | null {
+    return getOperationAST(doc.document, operationName ?? undefined)?.name?.value ?? null;
+  }
+
   mutationFieldCount(doc: PreparedDocument, operationName?: string | null): number {
     return countMutationFields(doc.document, operationName ?? null) ?? 0;
   }

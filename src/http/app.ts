@@ -11,6 +11,7 @@ import { registerOriginCheck } from './plugins/origin.js';
 import { registerRequestContext } from './plugins/request-context.js';
 import { registerSessionReader } from './plugins/session.js';
 import { registerDiscovery } from './routes/discovery.js';
+import { registerGraphiql } from './routes/graphiql.js';
 import { registerGraphqlRoute } from './routes/graphql.js';
 import { registerProbes } from './routes/probes.js';
 import { registerSdl } from './routes/sdl.js';
@@ -68,5 +69,12 @@ export async function buildHttpApp(ctx: AppContext): Promise<FastifyInstance> {
   registerDiscovery(app, ctx);
   registerSdl(app, ctx);
   registerGraphqlRoute(app, ctx);
+  registerGraphiql(app, ctx);
+  app.setNotFoundHandler(async (request, reply) =>
+    reply.code(404).send({
+      error: 'not_found',
+      message: `no route ${request.method} ${(request.url.split('?')[0] ?? '').slice(0, 200)}`,
+    }),
+  );
   return app;
 }

@@ -7,10 +7,42 @@ import type { Job } from './scheduler.js';
 export function allJobs(ctx: AppContext): Job[] {
   return [
     {
+      // Spent or expired password reset tokens and proof-of-work records.
+      name: 'registration-prune',
+      intervalMs: 60 * MINUTE_MS,
+      run: async () => {
+        await ctx.services.passwordResets.pruneExpired();
+        await ctx.services.registration.pruneExpired();
+      },
+    },
+    {
       name: 'ip-block-expiry',
       intervalMs: 10 * MINUTE_MS,
       run: async () => {
         await ctx.services.ipBlocks.pruneExpired();
+      },
+    },
+    {
+      name: 'account-purge',
+      intervalMs: 60 * MINUTE_MS,
+      run: async () => {
+        await ctx.services.accountDeletion.purgeDue(ctx.clock.now().getTime());
+      },
+    },
+    {
+      // Command audit rows older than SVC_AUDIT_RETENTION_DAYS; moderation rows are kept.
+      name: 'audit-retention',
+      intervalMs: 24 * 60 * MINUTE_MS,
+      run: async () => {
+        await ctx.services.moderation.pruneAudit();
+      },
+    },
+    {
+      // Invitations to encrypted conversations lapse after 30 days; reads ignore them already.
+      name: 'conversation-invite-expiry',
+      intervalMs: 60 * MINUTE_MS,
+      run: async () => {
+        await ctx.services.conversations.purgeExpiredInvites();
       },
     },
   ];

@@ -7,7 +7,7 @@ import pg from 'pg';
 import pino from 'pino';
 
 import { loadConfig, type Config } from '../../src/config/index.js';
-import { createAppContext, type AppContext } from '../../src/context.js';
+import { createAppContext, type AppContext, type ContextOverrides } from '../../src/context.js';
 import { buildHttpApp } from '../../src/http/app.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { startServer, type RunningServer } from '../../src/main.js';
@@ -75,6 +75,8 @@ export interface TestAppOptions {
   database?: TestDatabase;
   /** Start the periodic jobs (off by default: tests run them with ctx.scheduler.runOnce). */
   jobs?: boolean;
+  /** Further context overrides (e.g. a short deny-list refresh). */
+  overrides?: Partial<ContextOverrides>;
 }
 
 /** A real app on a real database, driven through inject(). */
@@ -125,6 +127,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     { write: (s: string) => logs.write(s) },
   );
   const ctx = await createAppContext(config, {
+    ...opts.overrides,
     clock: opts.clock,
     log,
     pgSchema: database.pgSchema,
@@ -183,6 +186,7 @@ export async function startTestServer(
   const logs = new LogCapture();
   const log = pino({ level: 'debug' }, { write: (s: string) => logs.write(s) });
   const server = await startServer(config, {
+    ...opts.overrides,
     clock: opts.clock,
     log,
     pgSchema: database.pgSchema,

@@ -2,6 +2,12 @@ import type { Migration } from 'kysely';
 
 import * as m0001 from './0001-foundation.js';
 import * as m0002 from './0002-collaboration.js';
+import * as m0003 from './0003-accounts.js';
+import * as m0004 from './0004-devices.js';
+import * as m0005 from './0005-workspaces.js';
+import * as m0006 from './0006-messages.js';
+import * as m0007 from './0007-moderation.js';
+import * as m0008 from './0008-presence.js';
 
 /**
  * Every migration, in order. Append-only: a shipped migration is never edited; a change is a new
@@ -10,4 +16,10 @@ import * as m0002 from './0002-collaboration.js';
 export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
   '0002-collaboration': m0002,
+  '0003-accounts': m0003,
+  '0004-devices': m0004,
+  '0005-workspaces': m0005,
+  '0006-messages': m0006,
+  '0007-moderation': m0007,
+  '0008-presence': m0008,
 };

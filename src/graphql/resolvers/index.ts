@@ -1,9 +1,30 @@
 import { mergeResolvers, type Resolvers } from '../resolver-types.js';
 
+import { accountDeletionResolvers } from './account-deletion/index.js';
 import { accountResolvers } from './accounts/index.js';
+import { channelResolvers } from './channels/index.js';
+import { conversationResolvers } from './conversations/index.js';
+import { deviceResolvers } from './devices/index.js';
+import { dmResolvers } from './dm/index.js';
 import { foundationResolvers } from './foundation/index.js';
+import { messageResolvers } from './messages/index.js';
+import { workspaceResolvers } from './workspaces/index.js';
+import { moderationResolvers } from './moderation/index.js';
+import { realtimeResolvers } from './realtime/index.js';
 
 /** Every area's resolvers. An area adds one line here. */
 export function allResolvers(): Resolvers {
-  return mergeResolvers(foundationResolvers, accountResolvers);
+  return mergeResolvers(
+    foundationResolvers,
+    accountResolvers,
+    deviceResolvers,
+    accountDeletionResolvers,
+    workspaceResolvers,
+    channelResolvers,
+    moderationResolvers,
+    conversationResolvers,
+    messageResolvers,
+    dmResolvers,
+    realtimeResolvers,
+  );
 }

@@ -23,6 +23,13 @@ type Item = { ok: true; request: GraphqlRequest } | { ok: false; error: string }
 /** POST /api: one GraphQL request or a batch, with every pre-execution rule of the contract. */
 export function registerGraphqlRoute(app: FastifyInstance, ctx: AppContext): void {
   app.post('/api', { bodyLimit: API_BODY_LIMIT }, async (request, reply) => {
+    // Fastify also parses text/plain; POST /api takes JSON only.
+    const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+    if (type !== 'application/json') {
+      return reply.code(400).send({
+        error: `content type ${request.headers['content-type'] ?? '(none)'} is not accepted here; send application/json`,
+      });
+    }
     const body = request.body;
     const isBatch = Array.isArray(body);
     const raw: unknown[] = isBatch ? body : [body];
@@ -52,8 +59,16 @@ export function registerGraphqlRoute(app: FastifyInstance, ctx: AppContext): voi
       )
     ) {
       if (!csrfAccepted(ctx, request)) {
+        // Nothing runs. A request that could not have run anyway also says why, so a broken
+        // or refused document is not reported as a CSRF problem alone.
         return answer(
-          items.map(() => ({ errors: [plainError('csrf validation failed', requestId)] })),
+          items.map((item) => {
+            const errors = [plainError('csrf validation failed', requestId)];
+            const own = item.ok ? ctx.graphql.prepare(item.request.query) : null;
+            const reasons = !item.ok ? [item.error] : own && !own.ok ? own.errors : [];
+            for (const reason of reasons) errors.push(plainError(reason, requestId));
+            return { errors };
+          }),
         );
       }
     }
@@ -89,6 +104,7 @@ export function registerGraphqlRoute(app: FastifyInstance, ctx: AppContext): voi
         continue;
       }
       if (!prep || !prep.ok) {
+        ctx.metrics.graphqlOperation(null, 'invalid');
         results.push(GraphqlExecutor.preparationErrors(prep ? prep.errors : [], requestId));
         continue;
       }
@@ -102,7 +118,7 @@ export function registerGraphqlRoute(app: FastifyInstance, ctx: AppContext): voi
       const context = graphqlContext(ctx, request, reply);
       const result = await ctx.graphql.run(prep.doc, item.request, context);
       ctx.metrics.graphqlOperation(
-        item.request.operationName ?? null,
+        ctx.graphql.operationName(prep.doc, item.request.operationName),
         result.errors ? 'error' : 'ok',
       );
       results.push(result);

@@ -1,20 +1,36 @@
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
-import { transaction } from '../../db/transaction.js';
-import { AppError, conflict, notFound, validation } from '../../errors.js';
+import { transaction, type Tx } from '../../db/transaction.js';
+import { AppError, conflict, notFound, rateLimited, validation } from '../../errors.js';
 import { HOUR_MS, type Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import type { IssuedSession, SessionService } from '../sessions/session-service.js';
+import { rateLimitKey } from '../../lib/address.js';
+import type { IssuedSession, SessionInfo, SessionService } from '../sessions/session-service.js';
+import type { AuditLog } from '../moderation/audit-log.js';
+import { isAccountBlocked } from '../moderation/blocked.js';
 
+import { isUniqueViolation } from './db-errors.js';
+import { assertLocalAccount } from './local-account.js';
+import { ACCOUNT_LOGIN_RULE, ADDRESS_LOGIN_RULE, FailureThrottle } from './login-throttle.js';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './passwords.js';
+import { normalizeDisplayName } from './profile.js';
 import {
   findAccountByEmailKey,
   findAccountById,
   findAccountByUsernameKey,
   insertAccount,
+  setDisplayName,
   setOperator,
+  setPasswordHash,
 } from './queries.js';
-import { checkPassword, normalizeEmail, normalizeUsername } from './username.js';
+import {
+  checkPassword,
+  lookupKey,
+  normalizeEmail,
+  normalizeUsername,
+  PASSWORD_MAX_BYTES,
+  USERNAME_INPUT_MAX,
+} from './username.js';
 
 export interface AccountView {
   id: string;
@@ -27,16 +43,75 @@ export interface AccountView {
   homeServer: string | null;
 }
 
-/** Accounts: creation, password sign-in, the operator flag. */
+/** The fields a new account row takes; the rest start empty. */
+export interface NewAccount {
+  /** Already normalized (normalizeUsername). */
+  username: string;
+  usernameKey: string;
+  passwordHash: string | null;
+  keyIdentityId?: string | null;
+  displayName?: string | null;
+  email?: { email: string; key: string } | null;
+}
+
+/** Accounts: creation, password sign-in and change, the profile, the operator flag. */
 export class AccountService {
+  /** Failed sign-ins per account (by username key, so unknown names are counted alike). */
+  private readonly accountFailures: FailureThrottle;
+  /** Failed sign-ins per client address. */
+  private readonly addressFailures: FailureThrottle;
+
   constructor(
     private readonly db: Db,
     private readonly config: Config,
     private readonly clock: Clock,
     private readonly sessions: SessionService,
-  ) {}
+    private readonly audit: AuditLog,
+  ) {
+    this.accountFailures = new FailureThrottle(ACCOUNT_LOGIN_RULE, clock);
+    this.addressFailures = new FailureThrottle(ADDRESS_LOGIN_RULE, clock);
+  }
 
-  /** Creates a password account (the CLI's `account create`, and signups). */
+  /**
+   * Inserts an account row in the caller's transaction; CONFLICT when the username is taken,
+   * EMAIL_TAKEN when the address is. Signups of both kinds and the CLI go through here.
+   */
+  async insertAccount(tx: Tx, input: NewAccount): Promise<string> {
+    const id = newId();
+    if (await findAccountByUsernameKey(tx.db, input.usernameKey, { includeDeleted: true })) {
+      throw usernameTaken(input.username);
+    }
+    if (input.email && (await findAccountByEmailKey(tx.db, input.email.key))) throw emailTaken();
+    try {
+      await insertAccount(tx.db, {
+        id,
+        username: input.username,
+        usernameKey: input.usernameKey,
+        displayName: input.displayName ?? null,
+        email: input.email?.email ?? null,
+        emailKey: input.email?.key ?? null,
+        passwordHash: input.passwordHash,
+        keyIdentityId: input.keyIdentityId ?? null,
+        homeServer: null,
+        isOperator: 0,
+        avatarPath: null,
+        acceptedTermsUrl: null,
+        acceptedTermsAt: null,
+        createdAt: this.clock.now().getTime(),
+        deletionRequestedAt: null,
+        deletionScheduledFor: null,
+        deletedAt: null,
+      });
+    } catch (err) {
+      // Two signups racing for one name or address: the loser gets the same answer as if it
+      // had come second.
+      if (isUniqueViolation(err)) throw usernameTaken(input.username);
+      throw err;
+    }
+    return id;
+  }
+
+  /** Creates a password account (the CLI's `account create`). */
   async createPasswordAccount(input: {
     username: unknown;
     password: unknown;
@@ -46,35 +121,11 @@ export class AccountService {
     const { username, key } = normalizeUsername(input.username);
     const password = checkPassword(input.password);
     const email = normalizeEmail(input.email);
+    const displayName = normalizeDisplayName(input.displayName);
     const passwordHash = await hashPassword(password);
-    const id = newId();
-    const now = this.clock.now().getTime();
-    await transaction(this.db.kysely, async (tx) => {
-      if (await findAccountByUsernameKey(tx.db, key))
-        throw conflict(`the username "${username}" is taken`);
-      if (email && (await findAccountByEmailKey(tx.db, email.key))) {
-        throw new AppError('EMAIL_TAKEN', 'another account already uses this email address');
-      }
-      await insertAccount(tx.db, {
-        id,
-        username,
-        usernameKey: key,
-        displayName: input.displayName ?? null,
-        email: email?.email ?? null,
-        emailKey: email?.key ?? null,
-        passwordHash,
-        keyIdentityId: null,
-        homeServer: null,
-        isOperator: 0,
-        avatarPath: null,
-        acceptedTermsUrl: null,
-        acceptedTermsAt: null,
-        createdAt: now,
-        deletionRequestedAt: null,
-        deletionScheduledFor: null,
-        deletedAt: null,
-      });
-    });
+    const id = await transaction(this.db.kysely, (tx) =>
+      this.insertAccount(tx, { username, usernameKey: key, passwordHash, email, displayName }),
+    );
     return this.get(id);
   }
 
@@ -94,8 +145,7 @@ export class AccountService {
   }
 
   async findByUsername(username: string): Promise<AccountView | null> {
-    const key = username.normalize('NFKC').trim().toLowerCase();
-    const row = await findAccountByUsernameKey(this.db.kysely, key);
+    const row = await findAccountByUsernameKey(this.db.kysely, lookupKey(username));
     return row ? this.get(row.id) : null;
   }
 
@@ -108,7 +158,10 @@ export class AccountService {
   }
 
   /**
-   * Password sign-in. Unknown user and wrong password give the same answer after the same work.
+   * Password sign-in. Unknown user, wrong password and an account without a password give the
+   * same answer after the same work. Failures are throttled per account and per address
+   * (RATE_LIMITED with retryAfterSeconds, checked before the password so a locked account
+   * reveals nothing either).
    */
   async login(input: {
     username: unknown;
@@ -118,14 +171,34 @@ export class AccountService {
   }): Promise<{ account: AccountView; session: IssuedSession }> {
     const failed = new AppError('UNAUTHENTICATED', 'wrong username or password');
     if (typeof input.username !== 'string' || typeof input.password !== 'string') throw failed;
-    if (input.username.length > 256 || Buffer.byteLength(input.password) > 1024) throw failed;
-    const key = input.username.normalize('NFKC').trim().toLowerCase();
-    const row = await findAccountByUsernameKey(this.db.kysely, key);
-    if (!row || row.passwordHash === null) {
-      await burnPasswordCheck(input.password);
+    if (
+      input.username.length > USERNAME_INPUT_MAX ||
+      Buffer.byteLength(input.password) > PASSWORD_MAX_BYTES
+    ) {
       throw failed;
     }
-    if (!(await verifyPassword(row.passwordHash, input.password))) throw failed;
+    const key = lookupKey(input.username);
+    const accountKey = `u:${key}`;
+    const addressKey = input.ip === null ? null : `a:${rateLimitKey(input.ip)}`;
+    const wait = Math.max(
+      this.accountFailures.retryAfterSeconds(accountKey),
+      addressKey === null ? 0 : this.addressFailures.retryAfterSeconds(addressKey),
+    );
+    if (wait > 0) throw rateLimited(wait, 'too many failed sign-in attempts');
+
+    const row = await findAccountByUsernameKey(this.db.kysely, key);
+    let ok = false;
+    if (!row || row.passwordHash === null) {
+      await burnPasswordCheck(input.password);
+    } else {
+      ok = await verifyPassword(row.passwordHash, input.password);
+    }
+    if (!row || !ok) {
+      this.accountFailures.recordFailure(accountKey);
+      if (addressKey !== null) this.addressFailures.recordFailure(addressKey);
+      throw failed;
+    }
+    this.accountFailures.reset(accountKey);
     const session = await this.sessions.start(this.db.kysely, {
       accountId: row.id,
       ip: input.ip,
@@ -134,13 +207,91 @@ export class AccountService {
     return { account: await this.get(row.id), session };
   }
 
-  async setOperatorByUsername(username: string, grant: boolean): Promise<AccountView> {
+  /**
+   * Changes the caller's password after checking the current one (VALIDATION when wrong, counted
+   * like a failed sign-in), and ends every other session of the account.
+   */
+  async changePassword(
+    session: SessionInfo,
+    input: { currentPassword: unknown; newPassword: unknown },
+  ): Promise<number> {
+    assertLocalAccount(session);
+    const password = checkPassword(input.newPassword);
+    const row = await findAccountById(this.db.kysely, session.accountId);
+    if (!row || row.deletedAt !== null) throw notFound('account');
+    if (row.passwordHash === null) {
+      throw validation('this account signs in with a device key and has no password');
+    }
+    const accountKey = `u:${row.usernameKey}`;
+    const wait = this.accountFailures.retryAfterSeconds(accountKey);
+    if (wait > 0) throw rateLimited(wait, 'too many failed password checks');
+    const current = typeof input.currentPassword === 'string' ? input.currentPassword : '';
+    if (
+      Buffer.byteLength(current) > PASSWORD_MAX_BYTES ||
+      !(await verifyPassword(row.passwordHash, current))
+    ) {
+      this.accountFailures.recordFailure(accountKey);
+      throw validation('the current password is wrong');
+    }
+    const passwordHash = await hashPassword(password);
+    const ended = await transaction(this.db.kysely, async (tx) => {
+      await setPasswordHash(tx.db, row.id, passwordHash);
+      return this.sessions.end(
+        tx,
+        { accountId: row.id, exceptSessionId: session.sessionId },
+        'password_changed',
+      );
+    });
+    return ended.length;
+  }
+
+  /** Sets the caller's display name (null or empty clears it). */
+  async updateProfile(
+    session: SessionInfo,
+    input: { displayName?: unknown },
+  ): Promise<AccountView> {
+    assertLocalAccount(session);
+    if (input.displayName !== undefined) {
+      await setDisplayName(
+        this.db.kysely,
+        session.accountId,
+        normalizeDisplayName(input.displayName),
+      );
+    }
+    return this.get(session.accountId);
+  }
+
+  /**
+   * Grants or revokes the instance operator role (`svc operator grant|revoke`; `actor` is `cli`).
+   * A grant is refused (VALIDATION) for an account scheduled for deletion or under a principal
+   * block. A change writes an audit row and line; one that changes nothing writes none.
+   */
+  async setOperatorByUsername(
+    username: string,
+    grant: boolean,
+    actor = 'cli',
+  ): Promise<AccountView> {
     const account = await this.findByUsername(username);
     if (!account) throw notFound(`account "${username}"`);
     if (grant && account.deletionScheduledFor !== null) {
       throw validation('an account scheduled for deletion cannot be made an operator');
     }
-    await setOperator(this.db.kysely, account.id, grant);
+    await transaction(this.db.kysely, async (tx) => {
+      if (grant && (await isAccountBlocked(tx.db, account.id))) {
+        throw validation('a blocked account cannot be made an operator; unblock it first');
+      }
+      if (account.isOperator === grant) return;
+      await setOperator(tx.db, account.id, grant);
+      await this.audit.record(tx, {
+        action: grant ? 'operator.grant' : 'operator.revoke',
+        actorId: actor,
+        target: `user:${account.id}`,
+      });
+    });
     return this.get(account.id);
   }
 }
+
+const usernameTaken = (username: string) => conflict(`the username "${username}" is taken`);
+const emailTaken = () =>
+  new AppError('EMAIL_TAKEN', 'another account already uses this email address');

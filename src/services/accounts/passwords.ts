@@ -3,13 +3,17 @@ import { hash, verify } from '@node-rs/argon2';
 // argon2id with OWASP's first recommended parameters (19 MiB, 2 passes, 1 lane).
 const OPTIONS = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 
+// Passwords are hashed in NFKC (NIST SP 800-63B 5.1.1.2), so "é" typed as one code point on one
+// keyboard and as e + accent on another is the same password.
+const fold = (password: string) => password.normalize('NFKC');
+
 export function hashPassword(password: string): Promise<string> {
-  return hash(password, OPTIONS);
+  return hash(fold(password), OPTIONS);
 }
 
 export async function verifyPassword(hashed: string, password: string): Promise<boolean> {
   try {
-    return await verify(hashed, password);
+    return await verify(hashed, fold(password));
   } catch {
     return false;
   }

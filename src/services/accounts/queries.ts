@@ -9,13 +9,15 @@ export async function findAccountById(db: Executor, id: string) {
   return db.selectFrom('account').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function findAccountByUsernameKey(db: Executor, usernameKey: string) {
-  return db
-    .selectFrom('account')
-    .selectAll()
-    .where('usernameKey', '=', usernameKey)
-    .where('deletedAt', 'is', null)
-    .executeTakeFirst();
+/** The live account holding a username key; with `includeDeleted`, a tombstone too. */
+export async function findAccountByUsernameKey(
+  db: Executor,
+  usernameKey: string,
+  opts: { includeDeleted?: boolean } = {},
+) {
+  let q = db.selectFrom('account').selectAll().where('usernameKey', '=', usernameKey);
+  if (!opts.includeDeleted) q = q.where('deletedAt', 'is', null);
+  return q.executeTakeFirst();
 }
 
 export async function findAccountByEmailKey(db: Executor, emailKey: string) {
@@ -28,4 +30,22 @@ export async function setOperator(db: Executor, id: string, isOperator: boolean)
     .set({ isOperator: isOperator ? 1 : 0 })
     .where('id', '=', id)
     .execute();
+}
+
+export async function setPasswordHash(db: Executor, id: string, passwordHash: string) {
+  await db.updateTable('account').set({ passwordHash }).where('id', '=', id).execute();
+}
+
+export async function setDisplayName(db: Executor, id: string, displayName: string | null) {
+  await db.updateTable('account').set({ displayName }).where('id', '=', id).execute();
+}
+
+/** The live account with an email key (for password reset), or undefined. */
+export async function findLiveAccountByEmailKey(db: Executor, emailKey: string) {
+  return db
+    .selectFrom('account')
+    .selectAll()
+    .where('emailKey', '=', emailKey)
+    .where('deletedAt', 'is', null)
+    .executeTakeFirst();
 }

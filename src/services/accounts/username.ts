@@ -2,6 +2,16 @@ import { validation } from '../../errors.js';
 
 export const USERNAME_MIN = 2;
 export const USERNAME_MAX = 32;
+/**
+ * Longest raw input looked at. NFKC can grow a string many times over (one ligature becomes
+ * several letters), so input is bounded before it is normalized.
+ */
+export const USERNAME_INPUT_MAX = 256;
+
+/** The case-folded key a username is looked up by (sign-in, `findByUsername`). */
+export function lookupKey(input: string): string {
+  return input.slice(0, USERNAME_INPUT_MAX).normalize('NFKC').trim().toLowerCase();
+}
 
 /**
  * Names nobody may take: the tombstone prefix, words that read as staff, and the mention
@@ -32,6 +42,9 @@ const RESERVED = new Set([
  */
 export function normalizeUsername(input: unknown): { username: string; key: string } {
   if (typeof input !== 'string') throw validation('username must be a string');
+  if (input.length > USERNAME_INPUT_MAX) {
+    throw validation(`username must be ${USERNAME_MIN} to ${USERNAME_MAX} characters long`);
+  }
   const username = input.normalize('NFKC').trim();
   if (username.length < USERNAME_MIN || username.length > USERNAME_MAX) {
     throw validation(`username must be ${USERNAME_MIN} to ${USERNAME_MAX} characters long`);

@@ -34,7 +34,8 @@ export interface ServerKeys {
 /**
  * Creates the server keys on the first boot of a database and loads them afterwards. Keys are
  * never silently re-created on a database that has booted before: a lost key changes the
- * server's identity, so it is reported by /readyz instead (restore it from a backup).
+ * server's identity, so a running server reports it on /readyz and a booting one stops with
+ * the same reason (restore the key from a backup).
  */
 export async function loadOrCreateServerKeys(db: Db, clock: Clock): Promise<ServerKeys | null> {
   await transaction(db.kysely, async (tx) => {
@@ -59,7 +60,10 @@ export async function loadOrCreateServerKeys(db: Db, clock: Clock): Promise<Serv
     }
   });
   const checks = await checkServerKeys(db);
-  if (checks.serverKey.status !== 'ok' || checks.frankingKey.status !== 'ok') return null;
+  // A lost key is never re-created (see above): boot stops with the reason /readyz would give.
+  for (const check of [checks.serverKey, checks.frankingKey]) {
+    if (check.status !== 'ok') throw new Error(check.reason);
+  }
   const signingRow = await getServerKey(db.kysely, 'signing');
   const frankingRow = await getServerKey(db.kysely, 'franking');
   const cookieRow = await getServerKey(db.kysely, 'cookie');

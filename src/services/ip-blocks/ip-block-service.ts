@@ -1,7 +1,9 @@
 import type { Db } from '../../db/database.js';
+import { transaction } from '../../db/transaction.js';
 import { notFound, validation } from '../../errors.js';
-import { CidrSet, normalizeCidr } from '../../lib/address.js';
+import { cidrContains, CidrSet, normalizeCidr } from '../../lib/address.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
+import type { AuditLog } from '../moderation/audit-log.js';
 
 import {
   deleteExpiredIpBlocks,
@@ -27,6 +29,7 @@ export interface IpBlockView {
  * change it made itself.
  */
 export class IpBlockService {
+  private rows: Array<{ cidr: string; expiresAt: number | null }> = [];
   private set = new CidrSet([]);
   private nextExpiry: number | null = null;
   private timer: NodeJS.Timeout | null = null;
@@ -35,6 +38,8 @@ export class IpBlockService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly refreshMs = 3000,
+    /** Every block and unblock writes an audit row and line (CLI and GraphQL alike). */
+    private readonly audit: AuditLog,
   ) {}
 
   async start(): Promise<void> {
@@ -51,19 +56,25 @@ export class IpBlockService {
   }
 
   async refresh(): Promise<void> {
-    const rows = await listIpBlocks(this.db.kysely, this.clock.now().getTime());
-    this.set = new CidrSet(rows.map((r) => r.cidr));
-    const expiries = rows.map((r) => r.expiresAt).filter((e): e is number => e !== null);
+    const now = this.clock.now().getTime();
+    this.rows = await listIpBlocks(this.db.kysely, now);
+    this.compile(now);
+  }
+
+  /** Builds the set from the rows read last, leaving out entries expired by `now`. */
+  private compile(now: number): void {
+    const live = this.rows.filter((r) => r.expiresAt === null || r.expiresAt > now);
+    this.rows = live;
+    this.set = new CidrSet(live.map((r) => r.cidr));
+    const expiries = live.map((r) => r.expiresAt).filter((e): e is number => e !== null);
     this.nextExpiry = expiries.length ? Math.min(...expiries) : null;
   }
 
   /** Whether an address is on the deny list now (expiry honoured between refreshes too). */
   isBlocked(address: string): boolean {
-    if (this.nextExpiry !== null && this.nextExpiry <= this.clock.now().getTime()) {
-      // An entry expired since the last read: reread before answering from a stale set.
-      this.nextExpiry = null;
-      this.refresh().catch(() => {});
-    }
+    const now = this.clock.now().getTime();
+    // An entry expired since the last read: drop it at once rather than wait for the reread.
+    if (this.nextExpiry !== null && this.nextExpiry <= now) this.compile(now);
     return this.set.has(address);
   }
 
@@ -73,13 +84,16 @@ export class IpBlockService {
 
   /**
    * Blocks an address or range. Host bits are cleared (`10.1.2.3/8` is stored as `10.0.0.0/8`);
-   * blocking a range again replaces its reason and expiry.
+   * blocking a range again replaces its reason and expiry. `actor` is the operator's account id
+   * or `cli`; `callerAddress`, when given, may not fall inside the range (an operator locking
+   * themself out through GraphQL is refused with VALIDATION).
    */
   async block(input: {
     cidr: string;
     reason?: string | null;
     expiresInDays?: number | null;
     actor: string;
+    callerAddress?: string | null;
   }): Promise<IpBlockView> {
     const normalized = normalizeCidr(input.cidr);
     if (!normalized) {
@@ -95,6 +109,9 @@ export class IpBlockService {
     if (days !== null && (!Number.isInteger(days) || days < 1 || days > 36500)) {
       throw validation('expiresInDays must be a whole number from 1 to 36500');
     }
+    if (input.callerAddress && cidrContains(normalized.cidr, input.callerAddress)) {
+      throw validation(`${normalized.cidr} contains your own address; you would lock yourself out`);
+    }
     const now = this.clock.now().getTime();
     const row = {
       cidr: normalized.cidr,
@@ -103,7 +120,18 @@ export class IpBlockService {
       expiresAt: days === null ? null : now + days * DAY_MS,
       createdBy: input.actor,
     };
-    await upsertIpBlock(this.db.kysely, row);
+    await transaction(this.db.kysely, async (tx) => {
+      await upsertIpBlock(tx.db, row);
+      await this.audit.record(tx, {
+        action: 'ip.block',
+        actorId: input.actor,
+        target: row.cidr,
+        reason,
+        details: {
+          expiresAt: row.expiresAt === null ? null : new Date(row.expiresAt).toISOString(),
+        },
+      });
+    });
     await this.refresh();
     return row;
   }
@@ -113,13 +141,18 @@ export class IpBlockService {
     return deleteExpiredIpBlocks(this.db.kysely, this.clock.now().getTime());
   }
 
-  async unblock(cidr: string): Promise<IpBlockView> {
+  /** Lifts a block (NOT_FOUND when none); `actor` is the operator's account id or `cli`. */
+  async unblock(cidr: string, actor = 'cli'): Promise<IpBlockView> {
     const normalized = normalizeCidr(cidr);
     if (!normalized) throw validation(`"${cidr}" is not an IP address or CIDR range`);
-    const existing = await findIpBlock(this.db.kysely, normalized.cidr);
-    if (!existing || !(await deleteIpBlock(this.db.kysely, normalized.cidr))) {
-      throw notFound(`address block ${normalized.cidr}`);
-    }
+    const existing = await transaction(this.db.kysely, async (tx) => {
+      const row = await findIpBlock(tx.db, normalized.cidr);
+      if (!row || !(await deleteIpBlock(tx.db, normalized.cidr))) {
+        throw notFound(`address block ${normalized.cidr}`);
+      }
+      await this.audit.record(tx, { action: 'ip.unblock', actorId: actor, target: row.cidr });
+      return row;
+    });
     await this.refresh();
     return existing;
   }

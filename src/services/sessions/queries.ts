@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.js';
+import { accountNotBlocked } from '../moderation/blocked.js';
 
 export async function insertSession(
   db: Executor,
@@ -38,6 +39,7 @@ export async function findLiveSessionByTokenHash(db: Executor, tokenHash: string
     .where('session.endedAt', 'is', null)
     .where('session.expiresAt', '>', now)
     .where('account.deletedAt', 'is', null)
+    .where(accountNotBlocked())
     .executeTakeFirst();
 }
 
@@ -74,7 +76,22 @@ export async function findDeadSessionIds(db: Executor, ids: string[], now: numbe
     .where('session.endedAt', 'is', null)
     .where('session.expiresAt', '>', now)
     .where('account.deletedAt', 'is', null)
+    .where(accountNotBlocked())
     .execute();
   const liveSet = new Set(live.map((r) => r.id));
   return ids.filter((id) => !liveSet.has(id));
+}
+
+/** Live sessions of an account, newest first. */
+export async function listLiveSessions(db: Executor, accountId: string, now: number) {
+  return db
+    .selectFrom('session')
+    .select(['id', 'deviceId', 'createdAt', 'expiresAt', 'ip', 'userAgent'])
+    .where('accountId', '=', accountId)
+    .where('endedAt', 'is', null)
+    .where('expiresAt', '>', now)
+    .orderBy('createdAt', 'desc')
+    .orderBy('id', 'desc')
+    .limit(500)
+    .execute();
 }

@@ -5,12 +5,17 @@ import type { Db, Executor } from '../../db/database.js';
 import type { Tx } from '../../db/transaction.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
 import { newId, randomToken } from '../../lib/ids.js';
+import { assertAccountNotBlocked } from '../moderation/blocked.js';
+
+import { transaction } from '../../db/transaction.js';
+import { notFound } from '../../errors.js';
 
 import {
   endSessions,
   findDeadSessionIds,
   findLiveSessionByTokenHash,
   insertSession,
+  listLiveSessions,
 } from './queries.js';
 
 /** A signed-in request's session, as the edges see it. */
@@ -22,7 +27,23 @@ export interface SessionInfo {
   expiresAt: number;
   /** Home server of a person from another server; null for a local account. */
   homeServer: string | null;
+  /**
+   * The account is an instance operator and this is the person's own sign-in session. Instance
+   * moderation trusts this flag alone (services/moderation/actor.ts): a session that acts for a
+   * person (an app or bot) must set it false.
+   */
   isOperator: boolean;
+}
+
+/** A live session as its owner sees it in `mySessions`. */
+export interface SessionView {
+  id: string;
+  deviceId: string | null;
+  createdAt: number;
+  expiresAt: number;
+  ip: string | null;
+  userAgent: string | null;
+  current: boolean;
 }
 
 export interface IssuedSession {
@@ -38,6 +59,8 @@ export type SessionEndReason =
   | 'logout_other_sessions'
   | 'identity_key_enrolled'
   | 'password_reset'
+  | 'password_changed'
+  | 'session_revoked'
   | 'account_deletion_requested'
   | 'device_revoked'
   | 'identity_recovery'
@@ -84,6 +107,8 @@ export class SessionService {
       userAgent?: string | null;
     },
   ): Promise<IssuedSession> {
+    // Every way of signing in ends here: a principal block refuses them all (FORBIDDEN).
+    await assertAccountNotBlocked(executor, input.accountId);
     const now = this.clock.now().getTime();
     const token = randomToken(32);
     const sessionId = newId();
@@ -148,6 +173,36 @@ export class SessionService {
   onEnded(listener: (sessionIds: string[], reason: string) => void): () => void {
     this.events.on('ended', listener);
     return () => this.events.off('ended', listener);
+  }
+
+  /** The live sessions of the caller's account, newest first. */
+  async listMine(session: SessionInfo): Promise<SessionView[]> {
+    const rows = await listLiveSessions(
+      this.db.kysely,
+      session.accountId,
+      this.clock.now().getTime(),
+    );
+    return rows.map((r) => ({ ...r, current: r.id === session.sessionId }));
+  }
+
+  /** Ends every session of the caller's account but the calling one; answers how many. */
+  async endOthers(session: SessionInfo): Promise<number> {
+    const ended = await transaction(this.db.kysely, (tx) =>
+      this.end(
+        tx,
+        { accountId: session.accountId, exceptSessionId: session.sessionId },
+        'logout_other_sessions',
+      ),
+    );
+    return ended.length;
+  }
+
+  /** Ends one live session of the caller's account; NOT_FOUND for any other id. */
+  async revokeMine(session: SessionInfo, sessionId: string): Promise<void> {
+    const ended = await transaction(this.db.kysely, (tx) =>
+      this.end(tx, { accountId: session.accountId, sessionId }, 'session_revoked'),
+    );
+    if (ended.length === 0) throw notFound('session');
   }
 
   /** Of these session ids, the ones no longer live; for the WebSocket recheck. */

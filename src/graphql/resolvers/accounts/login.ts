@@ -13,7 +13,7 @@ export const login: Resolver<unknown, { input: { username: string; password: str
   });
   ctx.cookies.startSession(session);
   return {
-    user: account,
+    user: { ...account, viewerIsSelf: true },
     csrfToken: session.csrfToken,
     expiresAt: session.expiresAt,
     serverId: null,

@@ -1,19 +1,25 @@
 import type { AccountView } from '../../../services/accounts/account-service.js';
 import type { Resolver } from '../../resolver-types.js';
 
+/**
+ * A User as resolvers hand it over. `viewerIsSelf` marks the user of a SessionPayload: the
+ * caller who just signed in, before the request carries their session.
+ */
+export type UserParent = AccountView & { viewerIsSelf?: boolean };
+
 /** Fields of User that depend on who is asking. */
-const isSelf = (parent: AccountView, ctx: Parameters<Resolver>[2]) =>
-  ctx.session?.accountId === parent.id;
+const isSelf = (parent: UserParent, ctx: Parameters<Resolver>[2]) =>
+  parent.viewerIsSelf === true || ctx.session?.accountId === parent.id;
 
 export const User = {
   email: ((parent, _args, ctx) =>
-    isSelf(parent, ctx) ? parent.email : null) as Resolver<AccountView>,
+    isSelf(parent, ctx) ? parent.email : null) as Resolver<UserParent>,
   deletionScheduledFor: ((parent, _args, ctx) =>
-    isSelf(parent, ctx) ? parent.deletionScheduledFor : null) as Resolver<AccountView>,
+    isSelf(parent, ctx) ? parent.deletionScheduledFor : null) as Resolver<UserParent>,
   probationEndsAt: ((parent, _args, ctx) =>
     isSelf(parent, ctx)
       ? ctx.app.services.accounts.probationEndsAt(parent.createdAt)
-      : null) as Resolver<AccountView>,
+      : null) as Resolver<UserParent>,
   instanceOperator: ((parent, _args, ctx) =>
-    isSelf(parent, ctx) && parent.isOperator) as Resolver<AccountView>,
+    isSelf(parent, ctx) && parent.isOperator) as Resolver<UserParent>,
 };

@@ -1,0 +1,95 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+
+const CLK_TCK = 100;
+
+/** User + system CPU seconds a process has used so far (from /proc). */
+export function cpuSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields after the command name start at field 3 (state); utime is field 14, stime 15.
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  return (utime + stime) / CLK_TCK;
+}
+
+/** Resident set size of a process in bytes. */
+export function rssBytes(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const m = /VmRSS:\s+(\d+) kB/.exec(status);
+  return m ? Number(m[1]) * 1024 : 0;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Proc {
+  child: ChildProcess;
+  pid: number;
+  output: () => string;
+  stop(): Promise<void>;
+}
+
+/** Starts a child process and waits until `ready()` resolves true (polled), or fails. */
+export async function startProcess(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: () => Promise<boolean>,
+  timeoutMs = 60_000,
+): Promise<Proc> {
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const keep = (b: Buffer) => {
+    out += b.toString();
+    if (out.length > 200_000) out = out.slice(-100_000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (exited) throw new Error(`${command} ${args.join(' ')} exited early:\n${out.slice(-4000)}`);
+    if (await ready().catch(() => false)) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${command} did not become ready:\n${out.slice(-4000)}`);
+    }
+    await sleep(100);
+  }
+  return {
+    child,
+    pid: child.pid as number,
+    output: () => out,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (exited) return resolve();
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Percentile of a sorted-or-not list of numbers (nearest rank). */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank] as number;
+}

@@ -1,0 +1,86 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import pg from 'pg';
+
+import { freePort, startProcess, type Proc } from './proc.js';
+
+export const PG_URL = process.env.SVC_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const REDIS_URL = process.env.SVC_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export interface Backend {
+  kind: 'sqlite' | 'postgres';
+  env: Record<string, string>;
+  dataDir: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh database for one benchmark: a temp SQLite directory, or a PostgreSQL schema. */
+export async function createBackend(usePg: boolean): Promise<Backend> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
+  if (!usePg) {
+    return {
+      kind: 'sqlite',
+      env: { SVC_DATA_DIR: dataDir },
+      dataDir,
+      drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
+    };
+  }
+  const schema = `bench_${Date.now().toString(36)}`;
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  await client.query(`create schema ${schema}`);
+  await client.end();
+  const url = new URL(PG_URL);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    kind: 'postgres',
+    env: {
+      SVC_DATA_DIR: dataDir,
+      SVC_DATABASE_URL: url.toString(),
+      SVC_REDIS_URL: REDIS_URL,
+      SVC_REDIS_PREFIX: `${schema}:`,
+    },
+    dataDir,
+    drop: async () => {
+      const c = new pg.Client({ connectionString: PG_URL });
+      await c.connect();
+      await c.query(`drop schema if exists ${schema} cascade`);
+      await c.end();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface SvcServer {
+  proc: Proc;
+  url: string;
+  port: number;
+}
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+
+/** Starts `svc serve` from the built dist/ on a free loopback port, with every limit off. */
+export async function startSvc(backend: Backend, extraEnv: Record<string, string> = {}): Promise<SvcServer> {
+  const port = await freePort();
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    SVC_SERVER_HOST: '127.0.0.1',
+    SVC_SERVER_PORT: String(port),
+    SVC_LOG_LEVEL: 'warn',
+    SVC_SIGNUP_REQUIRE_KEYS: 'false',
+    SVC_OPEN_REGISTRATION: 'true',
+    ...backend.env,
+    ...extraEnv,
+  };
+  const url = `http://127.0.0.1:${port}`;
+  const proc = await startProcess(
+    process.execPath,
+    ['--max-old-space-size=4096', '--expose-gc', path.join(root, 'dist/cli/index.js'), 'serve'],
+    env,
+    async () => (await fetch(`${url}/healthz`)).ok,
+  );
+  return { proc, url, port };
+}

@@ -1,0 +1,5 @@
+import { requireSession } from '../../context.js';
+import type { Resolver } from '../../resolver-types.js';
+
+export const cancelAccountDeletion: Resolver = (_parent, _args, ctx) =>
+  ctx.app.services.accountDeletion.cancel(requireSession(ctx));

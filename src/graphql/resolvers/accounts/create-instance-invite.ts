@@ -1,0 +1,11 @@
+import { requireSession } from '../../context.js';
+import type { Resolver } from '../../resolver-types.js';
+
+export const createInstanceInvite: Resolver<
+  unknown,
+  { email?: string | null; expiresInDays?: number | null; maxUses?: number | null }
+> = (_parent, args, ctx) =>
+  ctx.app.services.registration.createInstanceInvite(
+    { kind: 'session', session: requireSession(ctx) },
+    args,
+  );

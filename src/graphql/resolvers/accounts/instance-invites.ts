@@ -1,0 +1,8 @@
+import { requireSession } from '../../context.js';
+import type { Resolver } from '../../resolver-types.js';
+
+export const instanceInvites: Resolver = (_parent, _args, ctx) =>
+  ctx.app.services.registration.listInstanceInvites({
+    kind: 'session',
+    session: requireSession(ctx),
+  });

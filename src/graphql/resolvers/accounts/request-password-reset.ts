@@ -1,0 +1,9 @@
+import type { Resolver } from '../../resolver-types.js';
+
+export const requestPasswordReset: Resolver<
+  unknown,
+  { input: { emailOrUsername: string } }
+> = async (_parent, { input }, ctx) => {
+  await ctx.app.services.passwordResets.request(input);
+  return true;
+};

@@ -1,0 +1,8 @@
+import { requireSession } from '../../context.js';
+import type { Resolver } from '../../resolver-types.js';
+
+export const revokeInstanceInvite: Resolver<unknown, { id: string }> = (_parent, { id }, ctx) =>
+  ctx.app.services.registration.revokeInstanceInvite(
+    { kind: 'session', session: requireSession(ctx) },
+    id,
+  );

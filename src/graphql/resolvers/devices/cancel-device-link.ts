@@ -1,0 +1,7 @@
+import type { Resolver } from '../../resolver-types.js';
+
+export const cancelDeviceLink: Resolver<
+  unknown,
+  { offerId: string; offerSecret?: string | null }
+> = (_parent, { offerId, offerSecret }, ctx) =>
+  ctx.app.services.devices.cancelLink(ctx.session, offerId, offerSecret);

@@ -1,0 +1,7 @@
+import type { Resolver } from '../../resolver-types.js';
+
+export const deviceLinkOfferStatus: Resolver<unknown, { offerId: string; offerSecret: string }> = (
+  _parent,
+  { offerId, offerSecret },
+  ctx,
+) => ctx.app.services.devices.linkOfferStatus(offerId, offerSecret);

@@ -1,0 +1,13 @@
+import { requireSession } from '../../context.js';
+import type { Resolver } from '../../resolver-types.js';
+
+export const revokeDevice: Resolver<unknown, { deviceId: string }> = async (
+  _parent,
+  { deviceId },
+  ctx,
+) => {
+  const { endedOwnSession } = await ctx.app.services.devices.revoke(requireSession(ctx), deviceId);
+  // Revoking the calling device signs it out here too.
+  if (endedOwnSession) ctx.cookies.clearSession();
+  return true;
+};

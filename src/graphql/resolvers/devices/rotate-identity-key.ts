@@ -1,0 +1,15 @@
+import type { Resolver } from '../../resolver-types.js';
+
+export const rotateIdentityKey: Resolver<
+  unknown,
+  {
+    input: {
+      identityPublicKey: string;
+      newIdentityPublicKey: string;
+      challengeId: string;
+      issuedAt: string;
+      signature: string;
+      newSignature: string;
+    };
+  }
+> = (_parent, { input }, ctx) => ctx.app.services.keyAuth.rotate(ctx.session, input);

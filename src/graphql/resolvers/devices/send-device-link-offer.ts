@@ -1,0 +1,15 @@
+import type { Resolver } from '../../resolver-types.js';
+
+export const sendDeviceLinkOffer: Resolver<
+  unknown,
+  {
+    input: {
+      username: string;
+      devicePublicKey: string;
+      deviceName?: string | null;
+      challengeId: string;
+      issuedAt: string;
+      signature: string;
+    };
+  }
+> = (_parent, { input }, ctx) => ctx.app.services.devices.sendLinkOffer(input);

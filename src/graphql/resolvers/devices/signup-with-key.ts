@@ -1,0 +1,40 @@
+import type { Resolver } from '../../resolver-types.js';
+
+interface SignupWithKeyInput {
+  username: string;
+  displayName?: string | null;
+  identityPublicKey: string;
+  devicePublicKey: string;
+  deviceName?: string | null;
+  challengeId: string;
+  issuedAt: string;
+  identitySignature: string;
+  deviceSignature: string;
+  inviteToken?: string | null;
+  acceptedTermsUrl?: string | null;
+  pow?: { challengeId: string; nonce: string } | null;
+}
+
+export const signupWithKey: Resolver<unknown, { input: SignupWithKeyInput }> = async (
+  _parent,
+  { input },
+  ctx,
+) => {
+  const { account, session, serverId } = await ctx.app.services.keyAuth.signupWithKey({
+    ...input,
+    request: {
+      inviteToken: input.inviteToken ?? null,
+      acceptedTermsUrl: input.acceptedTermsUrl ?? null,
+      pow: input.pow ?? null,
+    },
+    ip: ctx.ip,
+    userAgent: ctx.userAgent,
+  });
+  ctx.cookies.startSession(session);
+  return {
+    user: { ...account, viewerIsSelf: true },
+    csrfToken: session.csrfToken,
+    expiresAt: session.expiresAt,
+    serverId,
+  };
+};

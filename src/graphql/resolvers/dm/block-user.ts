@@ -1,0 +1,5 @@
+import { requireSession } from '../../context.js';
+import type { Resolver } from '../../resolver-types.js';
+
+export const blockUser: Resolver<unknown, { userId: string }> = (_parent, args, ctx) =>
+  ctx.app.services.dm.block(requireSession(ctx).accountId, args.userId);

@@ -1,0 +1,14 @@
+import type { DmSettingsView } from '../../../services/dm/dm-service.js';
+import { requireSession } from '../../context.js';
+import type { Resolver } from '../../resolver-types.js';
+
+/** The settings with the enum values the SDL uses (DmReach, DmPartners). */
+export const settingsView = (s: DmSettingsView) => ({
+  inbound: s.inbound.toUpperCase(),
+  outbound: s.outbound.toUpperCase(),
+  partners: s.partners.toUpperCase(),
+  outsideFloorFrom: s.outsideFloorFrom,
+});
+
+export const myDmSettings: Resolver = async (_parent, _args, ctx) =>
+  settingsView(await ctx.app.services.dm.settings(requireSession(ctx).accountId));

@@ -1,0 +1,46 @@
+import type { MessageEditTable, MessageTable } from '../../../db/tables/collaboration.js';
+import { MessageService } from '../../../services/messages/message-service.js';
+import { readMentions } from '../../../services/messages/text.js';
+import type { Resolver } from '../../resolver-types.js';
+
+import { loadEdits, loadMessage, loadPinned, loadReactions, loadRole, loadUser } from './loaders.js';
+
+// Message fields; the parent is a message row. Lookups are batched per page (loaders.ts).
+
+type R = Resolver<MessageTable>;
+
+export const Message = {
+  serverId: ((m) => m.workspaceId) as R,
+  author: ((m, _a, ctx, info) => loadUser(ctx, info, m.authorId).then((u) => u ?? null)) as R,
+  text: ((m) => (m.deletedAt === null ? m.text : null)) as R,
+  isDeleted: ((m) => m.deletedAt !== null) as R,
+  forwardedFrom: (async (m, _a, ctx, info) => {
+    if (m.forwardedFromId === null) return null;
+    const original = await loadMessage(ctx, info, m.forwardedFromId);
+    return { messageId: m.forwardedFromId, original: original ?? null, createdAt: original?.createdAt ?? m.createdAt };
+  }) as R,
+  reactions: (async (m, _a, ctx, info) => (await loadReactions(ctx, info, m.id)) ?? []) as R,
+  mentions: ((m) => {
+    const s = readMentions(m.deletedAt === null ? m.mentions : null);
+    return { userIds: s.users, channelIds: s.channels, here: s.here };
+  }) as R,
+  pinned: (async (m, _a, ctx, info) => (await loadPinned(ctx, info, m.id)) ?? false) as R,
+  // Filled by the link-preview capability; always empty while `link_previews` is off.
+  linkPreviews: (() => []) as R,
+  editHistory: (async (m, _a, ctx, info) => {
+    const role = await loadRole(ctx, info, m.workspaceId);
+    if (!MessageService.mayViewEditHistory(role)) return null;
+    return (await loadEdits(ctx, info, m.id)) ?? [];
+  }) as R,
+};
+
+type Forward = { messageId: string; original: MessageTable | null; createdAt: number };
+
+export const ForwardedFrom = {
+  author: ((f, _a, ctx, info) =>
+    f.original ? loadUser(ctx, info, f.original.authorId).then((u) => u ?? null) : null) as Resolver<Forward>,
+};
+
+export const MessageEdit = {
+  editor: ((e, _a, ctx, info) => loadUser(ctx, info, e.editorId).then((u) => u ?? null)) as Resolver<MessageEditTable>,
+};

@@ -1,0 +1,5 @@
+import { requireSession } from '../../context.js';
+import type { Resolver } from '../../resolver-types.js';
+
+export const pinMessage: Resolver<unknown, { messageId: string }> = (_parent, args, ctx) =>
+  ctx.app.services.messages.pin(requireSession(ctx).accountId, args.messageId);

@@ -1,0 +1,13 @@
+import type { Resolver } from '../../resolver-types.js';
+
+import { assertOperator } from './assert-operator.js';
+
+export const instanceBlockPrincipal: Resolver<
+  unknown,
+  { principalId: string; reason?: string | null; cascade?: boolean | null }
+> = (_parent, args, ctx) =>
+  ctx.app.services.moderation.blocks.block(assertOperator(ctx), {
+    principalId: args.principalId,
+    reason: args.reason,
+    cascade: args.cascade,
+  });

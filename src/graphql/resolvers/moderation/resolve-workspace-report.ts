@@ -1,0 +1,5 @@
+import { requireSession } from '../../context.js';
+import type { Resolver } from '../../resolver-types.js';
+
+export const resolveWorkspaceReport: Resolver<unknown, { id: string }> = (_parent, args, ctx) =>
+  ctx.app.services.moderation.reports.resolveWorkspace(requireSession(ctx), args.id);

@@ -1,0 +1,8 @@
+import { requireSession } from '../../context.js';
+import type { Resolver } from '../../resolver-types.js';
+
+export const createWorkspace: Resolver<
+  unknown,
+  { input: { name: string; description?: string | null } }
+> = (_parent, { input }, ctx) =>
+  ctx.app.services.workspaces.create(requireSession(ctx).accountId, input);

@@ -1,0 +1,13 @@
+import { requireSession } from '../../context.js';
+import type { Resolver } from '../../resolver-types.js';
+
+export const deleteWorkspace: Resolver<
+  unknown,
+  { input: { serverId: string; confirmName: string } }
+> = async (_parent, { input }, ctx) => ({
+  deleted: await ctx.app.services.workspaces.delete(
+    requireSession(ctx).accountId,
+    input.serverId,
+    input.confirmName,
+  ),
+});

@@ -1,0 +1,8 @@
+import { requireSession } from '../../context.js';
+import type { Resolver } from '../../resolver-types.js';
+
+export const leaveWorkspace: Resolver<unknown, { serverId: string }> = (
+  _parent,
+  { serverId },
+  ctx,
+) => ctx.app.services.workspaces.leave(requireSession(ctx).accountId, serverId);

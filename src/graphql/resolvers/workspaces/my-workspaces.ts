@@ -1,0 +1,5 @@
+import { requireSession } from '../../context.js';
+import type { Resolver } from '../../resolver-types.js';
+
+export const myWorkspaces: Resolver = (_parent, _args, ctx) =>
+  ctx.app.services.workspaces.listMine(requireSession(ctx).accountId);

@@ -1,0 +1,14 @@
+import type { Role } from '../../../auth/policy.js';
+import { requireSession } from '../../context.js';
+import type { Resolver } from '../../resolver-types.js';
+
+export const setMemberRole: Resolver<
+  unknown,
+  { input: { serverId: string; userId: string; role: Role } }
+> = (_parent, { input }, ctx) =>
+  ctx.app.services.workspaces.setMemberRole(
+    requireSession(ctx).accountId,
+    input.serverId,
+    input.userId,
+    input.role,
+  );

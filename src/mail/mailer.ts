@@ -1,0 +1,83 @@
+import nodemailer from 'nodemailer';
+import type { Logger } from 'pino';
+
+import type { Config } from '../config/index.js';
+
+/** One plain-text message. */
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+/**
+ * Sends mail. `send` resolves once the message is handed to the SMTP server (or logged); it
+ * rejects when the server refuses it, and callers decide whether that matters.
+ */
+export interface Mailer {
+  /** `smtp` when mail leaves the server, `log` when it is only written to the log. */
+  readonly kind: 'smtp' | 'log';
+  send(message: MailMessage): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Writes mail to the log instead of sending it: used while the `email` feature is unavailable
+ * (SVC_SMTP_HOST or SVC_SMTP_FROM unset). The contract asks for recipient and subject; the text
+ * is logged too, so a development setup can read a password reset link from the log.
+ */
+export class LogMailer implements Mailer {
+  readonly kind = 'log' as const;
+  constructor(private readonly log: Logger) {}
+
+  async send(message: MailMessage): Promise<void> {
+    this.log.info(
+      { mail: { to: message.to, subject: message.subject, text: message.text } },
+      'mail not sent (SMTP is not configured); logged instead',
+    );
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** Sends mail through the SMTP server of SVC_SMTP_*. */
+export class SmtpMailer implements Mailer {
+  readonly kind = 'smtp' as const;
+  private readonly transport: nodemailer.Transporter;
+
+  constructor(
+    private readonly smtp: Config['smtp'] & { host: string; from: string },
+    private readonly log: Logger,
+  ) {
+    this.transport = nodemailer.createTransport({
+      host: smtp.host,
+      port: smtp.port,
+      secure: smtp.secure,
+      ...(smtp.user ? { auth: { user: smtp.user, pass: smtp.password ?? '' } } : {}),
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 30_000,
+    });
+  }
+
+  async send(message: MailMessage): Promise<void> {
+    await this.transport.sendMail({
+      from: this.smtp.from,
+      to: message.to,
+      subject: message.subject,
+      text: message.text,
+    });
+    this.log.info({ to: message.to, subject: message.subject }, 'mail sent');
+  }
+
+  async close(): Promise<void> {
+    this.transport.close();
+  }
+}
+
+/** The mailer the configuration asks for: SMTP when host and sender are set, else the log. */
+export function createMailer(config: Config, log: Logger): Mailer {
+  const { host, from } = config.smtp;
+  if (host && from) return new SmtpMailer({ ...config.smtp, host, from }, log);
+  return new LogMailer(log);
+}

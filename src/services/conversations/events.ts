@@ -1,0 +1,77 @@
+import type { ConversationTable } from '../../db/tables/collaboration.js';
+import type { Tx } from '../../db/transaction.js';
+import type { EventBus } from '../../events/bus.js';
+import {
+  userTopic,
+  workspaceTopic,
+  type Audience,
+  type EventType,
+} from '../../events/catalog.js';
+import { publishOnCommit } from '../../events/publish.js';
+
+// Where conversation and message events go (docs/events.md, "Conversations and messages"):
+// - a channel's events go to its workspace topic, with audience `channel` (public) or
+//   `conversation` (private);
+// - a direct or group conversation's events go to the user topic of each person concerned
+//   (`recipients`: its members, and invitees where the event is about them), audience
+//   `conversation`.
+
+type Conv = Pick<ConversationTable, 'id' | 'workspaceId' | 'kind' | 'isPrivate'>;
+
+/** Publishes one event about a conversation after the transaction commits. */
+export function emitConversationEvent(
+  tx: Tx,
+  bus: EventBus,
+  conv: Conv,
+  recipients: readonly string[],
+  type: EventType,
+  at: number,
+  fields: Record<string, unknown>,
+): void {
+  const payload = { ...fields, serverId: conv.workspaceId, conversationId: conv.id };
+  if (conv.kind === 'channel') {
+    const audience: Audience =
+      conv.isPrivate === 1
+        ? { kind: 'conversation', conversationId: conv.id }
+        : { kind: 'channel', conversationId: conv.id };
+    publishOnCommit(tx, bus, {
+      topic: workspaceTopic(conv.workspaceId),
+      type,
+      at,
+      payload: { ...payload, audience },
+    });
+    return;
+  }
+  const audience: Audience = { kind: 'conversation', conversationId: conv.id };
+  for (const id of new Set(recipients)) {
+    publishOnCommit(tx, bus, { topic: userTopic(id), type, at, payload: { ...payload, audience } });
+  }
+}
+
+/**
+ * Publishes an event only the listed people may see (read markers, an invitation to the
+ * invitee): their user topics for the direct space, the workspace topic with audience `users`
+ * for a channel.
+ */
+export function emitToUsers(
+  tx: Tx,
+  bus: EventBus,
+  conv: Pick<ConversationTable, 'id' | 'workspaceId' | 'kind'>,
+  userIds: readonly string[],
+  type: EventType,
+  at: number,
+  fields: Record<string, unknown>,
+): void {
+  const audience: Audience = { kind: 'users', userIds: [...userIds] };
+  const payload = { ...fields, serverId: conv.workspaceId, conversationId: conv.id, audience };
+  if (conv.kind === 'channel') {
+    publishOnCommit(tx, bus, { topic: workspaceTopic(conv.workspaceId), type, at, payload });
+    return;
+  }
+  for (const id of new Set(userIds)) {
+    publishOnCommit(tx, bus, { topic: userTopic(id), type, at, payload });
+  }
+}
+
+export const iso = (ms: number | null): string | null =>
+  ms === null ? null : new Date(ms).toISOString();

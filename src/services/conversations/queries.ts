@@ -1,0 +1,364 @@
+import type { Executor } from '../../db/database.js';
+import type {
+  ConversationMemberTable,
+  ConversationTable,
+} from '../../db/tables/collaboration.js';
+import { DAY_MS } from '../../lib/clock.js';
+
+/** An invitation to an encrypted conversation lapses after 30 days (contract constant). */
+export const INVITE_TTL_MS = 30 * DAY_MS;
+
+/**
+ * A conversation as one caller sees it: the row, the caller's membership in it (state, read
+ * marker) and in its workspace (role, timeout), and whether a block stands between the caller
+ * and the other person of a DIRECT conversation. One query: every write and read starts here.
+ */
+export async function findConversationAccess(
+  db: Executor,
+  conversationId: string,
+  accountId: string,
+) {
+  return db
+    .selectFrom('conversation as c')
+    .leftJoin('conversation_member as cm', (j) =>
+      j.onRef('cm.conversationId', '=', 'c.id').on('cm.accountId', '=', accountId),
+    )
+    .leftJoin('workspace_member as wm', (j) =>
+      j.onRef('wm.workspaceId', '=', 'c.workspaceId').on('wm.accountId', '=', accountId),
+    )
+    .selectAll('c')
+    .select([
+      'cm.state as memberState',
+      'cm.joinedAt as memberJoinedAt',
+      'cm.lastReadAt',
+      'cm.lastReadMessageId',
+      'wm.role',
+      'wm.timedOutUntil',
+    ])
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom('conversation_member as o')
+            .innerJoin('user_block as b', (j) =>
+              j.on((x) =>
+                x.or([
+                  x.and([
+                    x('b.blockerId', '=', accountId),
+                    x('b.blockedId', '=', x.ref('o.accountId')),
+                  ]),
+                  x.and([
+                    x('b.blockedId', '=', accountId),
+                    x('b.blockerId', '=', x.ref('o.accountId')),
+                  ]),
+                ]),
+              ),
+            )
+            .select('o.accountId')
+            .whereRef('o.conversationId', '=', 'c.id')
+            .where('o.accountId', '<>', accountId)
+            .where('c.kind', '=', 'direct'),
+        )
+        .as('blocked'),
+    )
+    .where('c.id', '=', conversationId)
+    .executeTakeFirst();
+}
+
+export type ConversationAccessRow = NonNullable<Awaited<ReturnType<typeof findConversationAccess>>>;
+
+export async function findConversation(db: Executor, id: string) {
+  return db.selectFrom('conversation').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function findConversationsByIds(db: Executor, ids: readonly string[]) {
+  if (ids.length === 0) return [];
+  return db.selectFrom('conversation').selectAll().where('id', 'in', ids).execute();
+}
+
+export async function insertConversation(db: Executor, row: ConversationTable) {
+  await db.insertInto('conversation').values(row).execute();
+}
+
+export async function insertMembers(db: Executor, rows: ConversationMemberTable[]) {
+  if (rows.length === 0) return;
+  await db.insertInto('conversation_member').values(rows).execute();
+}
+
+/** Claims the pair key of a DIRECT conversation; false when the two already have one. */
+export async function claimDirectPair(db: Executor, pairKey: string, conversationId: string) {
+  const res = await db
+    .insertInto('direct_pair')
+    .values({ pairKey, conversationId })
+    .onConflict((oc) => oc.column('pairKey').doNothing())
+    .executeTakeFirst();
+  return Number(res.numInsertedOrUpdatedRows ?? 0n) === 1;
+}
+
+export async function findDirectPair(db: Executor, pairKey: string) {
+  return db
+    .selectFrom('direct_pair')
+    .select('conversationId')
+    .where('pairKey', '=', pairKey)
+    .executeTakeFirst();
+}
+
+/** Membership rows (members and live invitations) of some conversations. */
+export async function membersOf(db: Executor, conversationIds: readonly string[], now: number) {
+  if (conversationIds.length === 0) return [];
+  return db
+    .selectFrom('conversation_member')
+    .select(['conversationId', 'accountId', 'state', 'joinedAt'])
+    .where('conversationId', 'in', conversationIds)
+    .where((eb) =>
+      eb.or([eb('state', '=', 'member'), eb('joinedAt', '>', now - INVITE_TTL_MS)]),
+    )
+    .orderBy('joinedAt')
+    .orderBy('accountId')
+    .execute();
+}
+
+/** How many live invitations each account holds (for SVC_LIMIT_PENDING_INVITES_PER_USER). */
+export async function countPendingInvites(
+  db: Executor,
+  accountIds: readonly string[],
+  now: number,
+) {
+  if (accountIds.length === 0) return new Map<string, number>();
+  const rows = await db
+    .selectFrom('conversation_member')
+    .select(['accountId', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('accountId', 'in', accountIds)
+    .where('state', '=', 'pending')
+    .where('joinedAt', '>', now - INVITE_TTL_MS)
+    .groupBy('accountId')
+    .execute();
+  return new Map(rows.map((r) => [r.accountId, Number(r.n)]));
+}
+
+export async function setMemberState(
+  db: Executor,
+  conversationId: string,
+  accountId: string,
+  state: 'member' | 'pending',
+  joinedAt: number,
+) {
+  const res = await db
+    .updateTable('conversation_member')
+    .set({ state, joinedAt, lastReadAt: null, lastReadMessageId: null })
+    .where('conversationId', '=', conversationId)
+    .where('accountId', '=', accountId)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+export async function deleteMember(db: Executor, conversationId: string, accountId: string) {
+  const res = await db
+    .deleteFrom('conversation_member')
+    .where('conversationId', '=', conversationId)
+    .where('accountId', '=', accountId)
+    .executeTakeFirst();
+  return Number(res.numDeletedRows) === 1;
+}
+
+/** Drops invitations older than 30 days (the periodic clean-up; reads ignore them already). */
+export async function deleteExpiredInvites(db: Executor, now: number) {
+  const res = await db
+    .deleteFrom('conversation_member')
+    .where('state', '=', 'pending')
+    .where('joinedAt', '<=', now - INVITE_TTL_MS)
+    .executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
+
+export async function touchConversation(db: Executor, id: string, at: number) {
+  await db
+    .updateTable('conversation')
+    .set({ lastActivityAt: at })
+    .where('id', '=', id)
+    .where('lastActivityAt', '<', at)
+    .execute();
+}
+
+/**
+ * One page of the caller's inbox: conversations they are a member of or hold a live invitation
+ * to, newest activity first. A DIRECT conversation with someone either of them blocked is left
+ * out. `before`/`after` are keyset positions over (lastActivityAt, id) in that order.
+ */
+export async function inboxPage(
+  db: Executor,
+  accountId: string,
+  opts: {
+    now: number;
+    limit: number;
+    after?: { at: number; id: string };
+    before?: { at: number; id: string };
+  },
+) {
+  let q = db
+    .selectFrom('conversation_member as cm')
+    .innerJoin('conversation as c', 'c.id', 'cm.conversationId')
+    .selectAll('c')
+    .where('cm.accountId', '=', accountId)
+    .where((eb) =>
+      eb.or([eb('cm.state', '=', 'member'), eb('cm.joinedAt', '>', opts.now - INVITE_TTL_MS)]),
+    )
+    .where((eb) =>
+      eb.not(
+        eb.and([
+          eb('c.kind', '=', 'direct'),
+          eb.exists(
+            eb
+              .selectFrom('conversation_member as o')
+              .innerJoin('user_block as b', (j) =>
+                j.on((x) =>
+                  x.or([
+                    x.and([
+                      x('b.blockerId', '=', accountId),
+                      x('b.blockedId', '=', x.ref('o.accountId')),
+                    ]),
+                    x.and([
+                      x('b.blockedId', '=', accountId),
+                      x('b.blockerId', '=', x.ref('o.accountId')),
+                    ]),
+                  ]),
+                ),
+              )
+              .select('o.accountId')
+              .whereRef('o.conversationId', '=', 'c.id')
+              .where('o.accountId', '<>', accountId),
+          ),
+        ]),
+      ),
+    );
+  const { after, before } = opts;
+  if (after) {
+    // Further down the list: older activity.
+    q = q.where((eb) =>
+      eb.or([
+        eb('c.lastActivityAt', '<', after.at),
+        eb.and([eb('c.lastActivityAt', '=', after.at), eb('c.id', '<', after.id)]),
+      ]),
+    );
+  }
+  if (before) {
+    q = q.where((eb) =>
+      eb.or([
+        eb('c.lastActivityAt', '>', before.at),
+        eb.and([eb('c.lastActivityAt', '=', before.at), eb('c.id', '>', before.id)]),
+      ]),
+    );
+    const rows = await q
+      .orderBy('c.lastActivityAt', 'asc')
+      .orderBy('c.id', 'asc')
+      .limit(opts.limit + 1)
+      .execute();
+    return { rows: rows.slice(0, opts.limit).reverse(), more: rows.length > opts.limit };
+  }
+  const rows = await q
+    .orderBy('c.lastActivityAt', 'desc')
+    .orderBy('c.id', 'desc')
+    .limit(opts.limit + 1)
+    .execute();
+  return { rows: rows.slice(0, opts.limit), more: rows.length > opts.limit };
+}
+
+/**
+ * Unread counts of the caller in some conversations: messages (not thread replies, not deleted)
+ * by others after the read marker, or after joining when there is none. One grouped query.
+ */
+export async function unreadCounts(
+  db: Executor,
+  accountId: string,
+  conversationIds: readonly string[],
+) {
+  if (conversationIds.length === 0) return new Map<string, number>();
+  const rows = await db
+    .selectFrom('message as m')
+    .innerJoin('conversation_member as cm', (j) =>
+      j.onRef('cm.conversationId', '=', 'm.conversationId').on('cm.accountId', '=', accountId),
+    )
+    .select(['m.conversationId', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('m.conversationId', 'in', conversationIds)
+    .where('cm.state', '=', 'member')
+    .where('m.threadRootId', 'is', null)
+    .where('m.deletedAt', 'is', null)
+    .where('m.authorId', '<>', accountId)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('cm.lastReadAt', 'is', null), eb('m.createdAt', '>=', eb.ref('cm.joinedAt'))]),
+        eb('m.createdAt', '>', eb.ref('cm.lastReadAt')),
+        eb.and([
+          eb('m.createdAt', '=', eb.ref('cm.lastReadAt')),
+          eb('m.id', '>', eb.ref('cm.lastReadMessageId')),
+        ]),
+      ]),
+    )
+    .groupBy('m.conversationId')
+    .execute();
+  return new Map(rows.map((r) => [r.conversationId, Number(r.n)]));
+}
+
+/** The newest message (not a thread reply) of each conversation. One query. */
+export async function lastMessages(db: Executor, conversationIds: readonly string[]) {
+  if (conversationIds.length === 0) return [];
+  return db
+    .selectFrom('message as m')
+    .selectAll('m')
+    .where('m.conversationId', 'in', conversationIds)
+    .where((eb) =>
+      eb(
+        'm.id',
+        '=',
+        eb
+          .selectFrom('message as l')
+          .select('l.id')
+          .whereRef('l.conversationId', '=', 'm.conversationId')
+          .where('l.threadRootId', 'is', null)
+          .orderBy('l.createdAt', 'desc')
+          .orderBy('l.id', 'desc')
+          .limit(1),
+      ),
+    )
+    .execute();
+}
+
+/** Moves a read marker forward to (at, id); never back. True when it moved. */
+export async function advanceReadMarker(
+  db: Executor,
+  conversationId: string,
+  accountId: string,
+  at: number,
+  messageId: string,
+) {
+  const res = await db
+    .updateTable('conversation_member')
+    .set({ lastReadAt: at, lastReadMessageId: messageId })
+    .where('conversationId', '=', conversationId)
+    .where('accountId', '=', accountId)
+    .where('state', '=', 'member')
+    .where((eb) =>
+      eb.or([
+        eb('lastReadAt', 'is', null),
+        eb('lastReadAt', '<', at),
+        eb.and([eb('lastReadAt', '=', at), eb('lastReadMessageId', '<', messageId)]),
+      ]),
+    )
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/** Accounts (not deleted) by id, for checking the people named in a create or add. */
+export async function findAccounts(db: Executor, ids: readonly string[]) {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('account')
+    .select(['id', 'username', 'homeServer', 'createdAt'])
+    .where('id', 'in', ids)
+    .where('deletedAt', 'is', null)
+    .execute();
+}
+
+/** For a dialect-neutral boolean read back from `exists(...)`. */
+export const truthy = (v: unknown) => v === true || v === 1 || v === '1' || v === 't';
+

@@ -1,0 +1,57 @@
+import type { DeviceTable } from '../../db/tables/devices.js';
+import { capExceeded, validation } from '../../errors.js';
+import { assertLocalAccount } from '../accounts/local-account.js';
+import type { SessionInfo } from '../sessions/session-service.js';
+
+export const DEVICE_NAME_MAX = 64;
+export const DEFAULT_DEVICE_NAME = 'Unnamed device';
+
+/** A device as the API shows it. */
+export interface DeviceView {
+  id: string;
+  accountId: string;
+  name: string;
+  publicKey: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+  encryptionReady: boolean;
+}
+
+export const deviceView = (row: DeviceTable): DeviceView => ({
+  id: row.id,
+  accountId: row.accountId,
+  name: row.name,
+  publicKey: row.publicKey,
+  createdAt: row.createdAt,
+  lastUsedAt: row.lastUsedAt,
+  encryptionReady: row.keyPackage !== null,
+});
+
+/** A device name: trimmed, 1 to 64 characters, no control characters; a default when absent. */
+export function checkDeviceName(value: unknown): string {
+  if (value === undefined || value === null) return DEFAULT_DEVICE_NAME;
+  if (typeof value !== 'string') throw validation('deviceName must be a string');
+  const name = value.normalize('NFC').trim();
+  if (name.length === 0) return DEFAULT_DEVICE_NAME;
+  if ([...name].length > DEVICE_NAME_MAX) {
+    throw validation(`deviceName must be at most ${DEVICE_NAME_MAX} characters long`);
+  }
+  if (/[\p{Cc}\p{Cf}\u2028\u2029]/u.test(name)) {
+    throw validation('deviceName may not contain control or formatting characters');
+  }
+  return name;
+}
+
+/** A person from another server manages their keys and devices at their relay. */
+export const assertLocal = (session: SessionInfo): void => assertLocalAccount(session);
+
+/** VALIDATION naming the cap: the stricter of the instance cap and the relay quota. */
+export function assertDeviceRoom(count: number, cap: number): void {
+  if (count >= cap) {
+    throw capExceeded(
+      'devices per user',
+      'SVC_LIMIT_DEVICES_PER_USER, or the relay quota SVC_RELAY_DEVICES_PER_USER',
+      cap,
+    );
+  }
+}

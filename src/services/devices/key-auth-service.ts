@@ -1,0 +1,449 @@
+import { keyIdentityId, parsePublicKey } from '../../auth/device-keys.js';
+import type { Config } from '../../config/index.js';
+import type { Db, Executor } from '../../db/database.js';
+import { transaction } from '../../db/transaction.js';
+import { AppError, conflict, validation } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { isId, newId } from '../../lib/ids.js';
+import type { AccountService, AccountView } from '../accounts/account-service.js';
+import { isUniqueViolation } from '../accounts/db-errors.js';
+import { findAccountById, findAccountByUsernameKey, insertAccount } from '../accounts/queries.js';
+import { normalizeDisplayName } from '../accounts/profile.js';
+import { normalizeUsername } from '../accounts/username.js';
+import type { SignupPolicy, SignupRequest } from '../registration/signup-policy.js';
+import type { IssuedSession, SessionInfo, SessionService } from '../sessions/session-service.js';
+
+import {
+  assertDeviceRoom,
+  assertLocal,
+  checkDeviceName,
+  deviceView,
+  type DeviceView,
+} from './device-rules.js';
+import type { KeyChallenges } from './key-challenges.js';
+import {
+  bindSessionToDevice,
+  countActiveDevices,
+  deviceKeyRegistered,
+  findCurrentKeyIdentity,
+  findDeviceById,
+  findDeviceByKey,
+  findKeyIdentity,
+  insertDevice,
+  insertKeyIdentity,
+  lockAccount,
+  retireKeyIdentity,
+  setAccountKeyIdentity,
+  touchDevice,
+} from './queries.js';
+
+export interface KeyIdentityView {
+  id: string;
+  publicKey: string;
+  createdAt: number;
+}
+
+export interface SignedIn {
+  account: AccountView;
+  session: IssuedSession;
+  serverId: string | null;
+}
+
+const unauthenticated = (message: string) => new AppError('UNAUTHENTICATED', message);
+
+/**
+ * Sign-in and account changes proven with keys (docs/keys.md): key login, key signup, adopting
+ * an identity key (enrolment) and replacing it (rotation).
+ */
+export class KeyAuthService {
+  constructor(
+    private readonly db: Db,
+    private readonly config: Config,
+    private readonly clock: Clock,
+    private readonly sessions: SessionService,
+    private readonly accounts: AccountService,
+    /** Issues the challenges every key statement signs (keyLoginChallenge). */
+    readonly challenges: KeyChallenges,
+    private readonly signup: SignupPolicy,
+  ) {}
+
+  /** Signs a device in with the `login` statement; the session is bound to the device. */
+  async login(input: {
+    proof: {
+      challengeId: unknown;
+      deviceId?: unknown;
+      devicePublicKey?: unknown;
+      issuedAt: unknown;
+      signature: unknown;
+    };
+    ip: string | null;
+    userAgent: string | null;
+  }): Promise<SignedIn> {
+    const { proof } = input;
+    const byKey =
+      proof.devicePublicKey === undefined || proof.devicePublicKey === null
+        ? null
+        : parsePublicKey(proof.devicePublicKey, 'devicePublicKey');
+    const byId = proof.deviceId === undefined || proof.deviceId === null ? null : proof.deviceId;
+    if (byKey === null && byId === null) {
+      throw validation('name the device by deviceId or devicePublicKey');
+    }
+    if (byId !== null && (typeof byId !== 'string' || !isId(byId))) {
+      throw validation('deviceId must be a device id');
+    }
+    const device = byKey
+      ? await findDeviceByKey(this.db.kysely, byKey)
+      : await findDeviceById(this.db.kysely, byId as string);
+    // The statement is checked (and the challenge spent) whatever the lookup found, so an
+    // unknown device and a wrong signature cost the same and answer alike.
+    const publicKey = device?.publicKey ?? byKey;
+    const known =
+      device !== undefined &&
+      device.revokedAt === null &&
+      (byId === null || device.id === byId) &&
+      (byKey === null || device.publicKey === byKey);
+    try {
+      await this.challenges.verify({
+        audience: 'login',
+        challengeId: proof.challengeId,
+        issuedAt: proof.issuedAt,
+        extra: [['device', publicKey ?? '']],
+        signers: [
+          {
+            publicKey: publicKey ?? 'A'.repeat(43),
+            field: 'signature',
+            signature: proof.signature,
+          },
+        ],
+      });
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'UNAUTHENTICATED' && !known) {
+        throw unauthenticated('unknown or revoked device, or a wrong signature');
+      }
+      throw err;
+    }
+    if (!known) throw unauthenticated('unknown or revoked device, or a wrong signature');
+    const account = await findAccountById(this.db.kysely, device.accountId);
+    if (!account || account.deletedAt !== null) {
+      throw unauthenticated('unknown or revoked device, or a wrong signature');
+    }
+    const now = this.clock.now().getTime();
+    const session = await transaction(this.db.kysely, async (tx) => {
+      await touchDevice(tx.db, device.id, now);
+      return this.sessions.start(tx.db, {
+        accountId: account.id,
+        deviceId: device.id,
+        ip: input.ip,
+        userAgent: input.userAgent,
+      });
+    });
+    return { account: await this.accounts.get(account.id), session, serverId: null };
+  }
+
+  /**
+   * Creates a key account (no password) with its identity key and first device, and signs that
+   * device in. Both keys sign the `signup` statement.
+   */
+  async signupWithKey(input: {
+    username: unknown;
+    displayName?: unknown;
+    identityPublicKey: unknown;
+    devicePublicKey: unknown;
+    deviceName?: unknown;
+    challengeId: unknown;
+    issuedAt: unknown;
+    identitySignature: unknown;
+    deviceSignature: unknown;
+    request: SignupRequest;
+    ip: string | null;
+    userAgent: string | null;
+  }): Promise<SignedIn> {
+    const policy = this.signup;
+    const { username, key } = normalizeUsername(input.username);
+    const identityKey = parsePublicKey(input.identityPublicKey, 'identityPublicKey');
+    const deviceKey = parsePublicKey(input.devicePublicKey, 'devicePublicKey');
+    if (identityKey === deviceKey) {
+      throw validation('the identity key and the device key must be different keys');
+    }
+    const deviceName = checkDeviceName(input.deviceName);
+    const displayName = normalizeDisplayName(input.displayName);
+    policy.precheck(input.request);
+    await this.challenges.verify({
+      audience: 'signup',
+      challengeId: input.challengeId,
+      issuedAt: input.issuedAt,
+      extra: [
+        ['username', input.username as string],
+        ['identity', identityKey],
+        ['device', deviceKey],
+      ],
+      signers: [
+        { publicKey: identityKey, field: 'identitySignature', signature: input.identitySignature },
+        { publicKey: deviceKey, field: 'deviceSignature', signature: input.deviceSignature },
+      ],
+    });
+    const kid = keyIdentityId(identityKey);
+    const accountId = newId();
+    const deviceId = newId();
+    const now = this.clock.now().getTime();
+    try {
+      const { session, serverId } = await transaction(this.db.kysely, async (tx) => {
+        await this.assertIdentityFree(tx.db, kid);
+        if (await deviceKeyRegistered(tx.db, deviceKey)) {
+          throw conflict('this device key is registered already; make a new key for a new device');
+        }
+        if (await findAccountByUsernameKey(tx.db, key)) {
+          throw conflict(`the username "${username}" is taken`);
+        }
+        const admission = await policy.admit(tx, input.request);
+        await insertAccount(tx.db, {
+          id: accountId,
+          username,
+          usernameKey: key,
+          displayName,
+          email: null,
+          emailKey: null,
+          passwordHash: null,
+          keyIdentityId: kid,
+          homeServer: null,
+          isOperator: 0,
+          avatarPath: null,
+          acceptedTermsUrl: null,
+          acceptedTermsAt: null,
+          createdAt: now,
+          deletionRequestedAt: null,
+          deletionScheduledFor: null,
+          deletedAt: null,
+        });
+        await insertKeyIdentity(tx.db, {
+          id: kid,
+          accountId,
+          publicKey: identityKey,
+          createdAt: now,
+          retiredAt: null,
+          replacedBy: null,
+        });
+        await insertDevice(tx.db, {
+          id: deviceId,
+          accountId,
+          publicKey: deviceKey,
+          name: deviceName,
+          createdAt: now,
+          lastUsedAt: now,
+          revokedAt: null,
+          keyPackage: null,
+          keyPackageAt: null,
+        });
+        const completed = await policy.completeSignup(tx, accountId, admission);
+        const session = await this.sessions.start(tx.db, {
+          accountId,
+          deviceId,
+          ip: input.ip,
+          userAgent: input.userAgent,
+        });
+        return { session, serverId: completed.serverId };
+      });
+      return { account: await this.accounts.get(accountId), session, serverId };
+    } catch (err) {
+      if (isUniqueViolation(err)) {
+        throw conflict('the username, identity key or device key was taken at the same moment');
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * A password account adopts an identity key with this device as its first: other sessions
+   * end, this session is bound to the new device, and password sign-in stops working.
+   */
+  async enroll(
+    session: SessionInfo,
+    input: {
+      identityPublicKey: unknown;
+      devicePublicKey: unknown;
+      deviceName?: unknown;
+      challengeId: unknown;
+      issuedAt: unknown;
+      identitySignature: unknown;
+      deviceSignature: unknown;
+    },
+  ): Promise<{ account: AccountView; device: DeviceView; identity: KeyIdentityView }> {
+    assertLocal(session);
+    const identityKey = parsePublicKey(input.identityPublicKey, 'identityPublicKey');
+    const deviceKey = parsePublicKey(input.devicePublicKey, 'devicePublicKey');
+    if (identityKey === deviceKey) {
+      throw validation('the identity key and the device key must be different keys');
+    }
+    const deviceName = checkDeviceName(input.deviceName);
+    const account = await findAccountById(this.db.kysely, session.accountId);
+    if (!account || account.keyIdentityId !== null) {
+      throw conflict('this account has an identity key already; rotate it instead');
+    }
+    await this.challenges.verify({
+      audience: 'enroll-identity',
+      challengeId: input.challengeId,
+      issuedAt: input.issuedAt,
+      extra: [
+        ['account', session.accountId],
+        ['identity', identityKey],
+        ['device', deviceKey],
+      ],
+      signers: [
+        { publicKey: identityKey, field: 'identitySignature', signature: input.identitySignature },
+        { publicKey: deviceKey, field: 'deviceSignature', signature: input.deviceSignature },
+      ],
+    });
+    const kid = keyIdentityId(identityKey);
+    const deviceId = newId();
+    const now = this.clock.now().getTime();
+    try {
+      await transaction(this.db.kysely, async (tx) => {
+        await lockAccount(tx.db, session.accountId, this.db.dialect);
+        const current = await findAccountById(tx.db, session.accountId);
+        if (!current || current.keyIdentityId !== null) {
+          throw conflict('this account has an identity key already; rotate it instead');
+        }
+        await this.assertIdentityFree(tx.db, kid);
+        if (await deviceKeyRegistered(tx.db, deviceKey)) {
+          throw conflict('this device key is registered already; make a new key for a new device');
+        }
+        assertDeviceRoom(
+          await countActiveDevices(tx.db, session.accountId),
+          this.config.limits.devicesPerUser,
+        );
+        await insertKeyIdentity(tx.db, {
+          id: kid,
+          accountId: session.accountId,
+          publicKey: identityKey,
+          createdAt: now,
+          retiredAt: null,
+          replacedBy: null,
+        });
+        await insertDevice(tx.db, {
+          id: deviceId,
+          accountId: session.accountId,
+          publicKey: deviceKey,
+          name: deviceName,
+          createdAt: now,
+          lastUsedAt: now,
+          revokedAt: null,
+          keyPackage: null,
+          keyPackageAt: null,
+        });
+        await setAccountKeyIdentity(tx.db, session.accountId, kid, { dropPassword: true });
+        await this.sessions.end(
+          tx,
+          { accountId: session.accountId, exceptSessionId: session.sessionId },
+          'identity_key_enrolled',
+        );
+        await bindSessionToDevice(tx.db, session.sessionId, deviceId);
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) {
+        throw conflict('the identity key or device key was taken at the same moment');
+      }
+      throw err;
+    }
+    const device = (await findDeviceById(this.db.kysely, deviceId))!;
+    return {
+      account: await this.accounts.get(session.accountId),
+      device: deviceView(device),
+      identity: { id: kid, publicKey: identityKey, createdAt: now },
+    };
+  }
+
+  /**
+   * Replaces the account's identity key. The current key and the new one both sign the
+   * `rotate-identity` statement, which is the whole authority: without a session the current
+   * key names the account; with one it must be the session account's current key.
+   */
+  async rotate(
+    session: SessionInfo | null,
+    input: {
+      identityPublicKey: unknown;
+      newIdentityPublicKey: unknown;
+      challengeId: unknown;
+      issuedAt: unknown;
+      signature: unknown;
+      newSignature: unknown;
+    },
+  ): Promise<KeyIdentityView> {
+    if (session) assertLocal(session);
+    const oldKey = parsePublicKey(input.identityPublicKey, 'identityPublicKey');
+    const newKey = parsePublicKey(input.newIdentityPublicKey, 'newIdentityPublicKey');
+    if (oldKey === newKey)
+      throw validation('the new identity key must differ from the current one');
+    await this.challenges.verify({
+      audience: 'rotate-identity',
+      challengeId: input.challengeId,
+      issuedAt: input.issuedAt,
+      extra: [
+        ['identity', oldKey],
+        ['new-identity', newKey],
+      ],
+      signers: [
+        { publicKey: oldKey, field: 'signature', signature: input.signature },
+        { publicKey: newKey, field: 'newSignature', signature: input.newSignature },
+      ],
+    });
+    const oldId = keyIdentityId(oldKey);
+    const newId_ = keyIdentityId(newKey);
+    const now = this.clock.now().getTime();
+    const old = await findKeyIdentity(this.db.kysely, oldId);
+    const usable =
+      old !== undefined &&
+      old.retiredAt === null &&
+      old.accountDeletedAt === null &&
+      old.publicKey === oldKey;
+    if (session) {
+      if (!usable || old.accountId !== session.accountId) {
+        throw validation("identityPublicKey is not your account's current identity key");
+      }
+    } else if (!usable) {
+      throw unauthenticated('identityPublicKey is no current identity key on this server');
+    }
+    try {
+      await transaction(this.db.kysely, async (tx) => {
+        await lockAccount(tx.db, old.accountId, this.db.dialect);
+        await this.assertIdentityFree(tx.db, newId_);
+        if (!(await retireKeyIdentity(tx.db, oldId, now, newId_))) {
+          throw conflict('the identity key was rotated already');
+        }
+        await insertKeyIdentity(tx.db, {
+          id: newId_,
+          accountId: old.accountId,
+          publicKey: newKey,
+          createdAt: now,
+          retiredAt: null,
+          replacedBy: null,
+        });
+        await setAccountKeyIdentity(tx.db, old.accountId, newId_, { dropPassword: false });
+      });
+    } catch (err) {
+      if (isUniqueViolation(err))
+        throw conflict('the new identity key was taken at the same moment');
+      throw err;
+    }
+    return { id: newId_, publicKey: newKey, createdAt: now };
+  }
+
+  /** The account's current identity key, or null (a password account). */
+  async identityOf(accountId: string): Promise<KeyIdentityView | null> {
+    const row = await findCurrentKeyIdentity(this.db.kysely, accountId);
+    if (!row || row.publicKey === null) return null;
+    return { id: row.id, publicKey: row.publicKey, createdAt: row.createdAt };
+  }
+
+  /**
+   * VALIDATION for an identity that belonged to a purged account (it can never come back),
+   * CONFLICT for one some account holds or held.
+   */
+  private async assertIdentityFree(db: Executor, kid: string): Promise<void> {
+    const existing = await findKeyIdentity(db, kid);
+    if (!existing) return;
+    if (existing.accountDeletedAt !== null) {
+      throw validation('this key identity belonged to a deleted account and cannot be used again');
+    }
+    throw conflict('this key identity belongs to an account already');
+  }
+}

@@ -1,0 +1,110 @@
+import {
+  buildStatement,
+  checkIssuedAt,
+  parseSignature,
+  verifyStatement,
+  type StatementAudience,
+} from '../../auth/device-keys.js';
+import type { Db } from '../../db/database.js';
+import { AppError, validation } from '../../errors.js';
+import { HOUR_MS, MINUTE_MS, type Clock } from '../../lib/clock.js';
+import { isId, newId, randomToken } from '../../lib/ids.js';
+
+import { deleteChallengesBefore, findChallenge, insertChallenge, useChallenge } from './queries.js';
+
+/** How long a challenge may be signed and spent. */
+export const CHALLENGE_TTL_MS = 2 * MINUTE_MS;
+
+export interface KeyChallengeView {
+  challengeId: string;
+  nonce: string;
+  expiresAt: number;
+  serverKey: string;
+}
+
+/** One signer of a statement: its public key, the request field and the signature given. */
+export interface Signer {
+  publicKey: string;
+  field: string;
+  signature: unknown;
+}
+
+const failed = (message: string) => new AppError('UNAUTHENTICATED', message);
+
+/**
+ * Single-use challenges and the signed statements over them (docs/keys.md). Every statement
+ * check spends its challenge first, so a failed attempt cannot be retried with the same nonce.
+ */
+export class KeyChallenges {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    /** The server's signing key, raw base64url: the statement's `server:` line. */
+    readonly serverKey: string,
+  ) {}
+
+  async issue(): Promise<KeyChallengeView> {
+    const now = this.clock.now().getTime();
+    const row = {
+      id: newId(),
+      nonce: randomToken(32),
+      createdAt: now,
+      expiresAt: now + CHALLENGE_TTL_MS,
+      usedAt: null,
+    };
+    // Spent and expired challenges are worth nothing; an hour's margin keeps the answer
+    // "already used" (rather than "unknown") for a client that retries soon after.
+    await deleteChallengesBefore(this.db.kysely, now - HOUR_MS);
+    await insertChallenge(this.db.kysely, row);
+    return {
+      challengeId: row.id,
+      nonce: row.nonce,
+      expiresAt: row.expiresAt,
+      serverKey: this.serverKey,
+    };
+  }
+
+  /**
+   * Checks the request's shape (VALIDATION), spends the challenge and verifies every signer's
+   * signature over the statement (UNAUTHENTICATED). Answers the statement that was signed.
+   */
+  async verify(input: {
+    audience: StatementAudience;
+    challengeId: unknown;
+    issuedAt: unknown;
+    extra: ReadonlyArray<readonly [string, string]>;
+    signers: Signer[];
+  }): Promise<string> {
+    if (typeof input.challengeId !== 'string' || !isId(input.challengeId)) {
+      throw validation('challengeId must be the id keyLoginChallenge answered');
+    }
+    const signatures = input.signers.map((s) => parseSignature(s.signature, s.field));
+    const now = this.clock.now().getTime();
+    const issuedAt = checkIssuedAt(input.issuedAt, now);
+    const nonce = await this.spend(input.challengeId, now);
+    const statement = buildStatement({
+      audience: input.audience,
+      server: this.serverKey,
+      nonce,
+      issuedAt,
+      extra: input.extra,
+    });
+    input.signers.forEach((signer, i) => {
+      if (!verifyStatement(signer.publicKey, statement, signatures[i]!)) {
+        throw failed(
+          `${signer.field} is not a signature of the ${input.audience} statement by that key`,
+        );
+      }
+    });
+    return statement;
+  }
+
+  private async spend(id: string, now: number): Promise<string> {
+    const used = await useChallenge(this.db.kysely, id, now);
+    if (used) return used.nonce;
+    const row = await findChallenge(this.db.kysely, id);
+    if (!row) throw failed('unknown challenge; ask keyLoginChallenge for a new one');
+    if (row.usedAt !== null) throw failed('this challenge was used already; ask for a new one');
+    throw failed('this challenge has expired; ask for a new one');
+  }
+}

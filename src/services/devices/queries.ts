@@ -1,0 +1,258 @@
+import { sql } from 'kysely';
+
+import type { Executor } from '../../db/database.js';
+import type {
+  DeviceLinkOfferTable,
+  DeviceTable,
+  KeyChallengeTable,
+  KeyIdentityTable,
+} from '../../db/tables/devices.js';
+
+// ---- challenges
+
+export async function insertChallenge(db: Executor, row: KeyChallengeTable) {
+  await db.insertInto('key_challenge').values(row).execute();
+}
+
+/** Marks a live, unused challenge used; its nonce, or undefined when it was not usable. */
+export async function useChallenge(db: Executor, id: string, now: number) {
+  const res = await db
+    .updateTable('key_challenge')
+    .set({ usedAt: now })
+    .where('id', '=', id)
+    .where('usedAt', 'is', null)
+    .where('expiresAt', '>', now)
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) !== 1) return undefined;
+  return db
+    .selectFrom('key_challenge')
+    .select('nonce')
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+}
+
+export async function findChallenge(db: Executor, id: string) {
+  return db.selectFrom('key_challenge').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function deleteChallengesBefore(db: Executor, before: number) {
+  await db.deleteFrom('key_challenge').where('expiresAt', '<', before).execute();
+}
+
+// ---- key identities
+
+export async function insertKeyIdentity(db: Executor, row: KeyIdentityTable) {
+  await db.insertInto('key_identity').values(row).execute();
+}
+
+export async function findKeyIdentity(db: Executor, id: string) {
+  return db
+    .selectFrom('key_identity')
+    .innerJoin('account', 'account.id', 'key_identity.accountId')
+    .select([
+      'key_identity.id',
+      'key_identity.accountId',
+      'key_identity.publicKey',
+      'key_identity.createdAt',
+      'key_identity.retiredAt',
+      'account.deletedAt as accountDeletedAt',
+    ])
+    .where('key_identity.id', '=', id)
+    .executeTakeFirst();
+}
+
+/** The account's current (not retired) identity. */
+export async function findCurrentKeyIdentity(db: Executor, accountId: string) {
+  return db
+    .selectFrom('key_identity')
+    .selectAll()
+    .where('accountId', '=', accountId)
+    .where('retiredAt', 'is', null)
+    .executeTakeFirst();
+}
+
+export async function retireKeyIdentity(db: Executor, id: string, now: number, replacedBy: string) {
+  const res = await db
+    .updateTable('key_identity')
+    .set({ retiredAt: now, replacedBy })
+    .where('id', '=', id)
+    .where('retiredAt', 'is', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+export async function setAccountKeyIdentity(
+  db: Executor,
+  accountId: string,
+  keyIdentityId: string,
+  opts: { dropPassword: boolean },
+) {
+  await db
+    .updateTable('account')
+    .set(opts.dropPassword ? { keyIdentityId, passwordHash: null } : { keyIdentityId })
+    .where('id', '=', accountId)
+    .execute();
+}
+
+// ---- devices
+
+export async function insertDevice(db: Executor, row: DeviceTable) {
+  await db.insertInto('device').values(row).execute();
+}
+
+/** Whether any device, revoked ones included, has this key. */
+export async function deviceKeyRegistered(db: Executor, publicKey: string) {
+  const row = await db
+    .selectFrom('device')
+    .select('id')
+    .where('publicKey', '=', publicKey)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function findDeviceByKey(db: Executor, publicKey: string) {
+  return db.selectFrom('device').selectAll().where('publicKey', '=', publicKey).executeTakeFirst();
+}
+
+export async function findDeviceById(db: Executor, id: string) {
+  return db.selectFrom('device').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function listActiveDevices(db: Executor, accountId: string) {
+  return db
+    .selectFrom('device')
+    .selectAll()
+    .where('accountId', '=', accountId)
+    .where('revokedAt', 'is', null)
+    .orderBy('createdAt', 'asc')
+    .orderBy('id', 'asc')
+    .execute();
+}
+
+export async function countActiveDevices(db: Executor, accountId: string): Promise<number> {
+  const row = await db
+    .selectFrom('device')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('accountId', '=', accountId)
+    .where('revokedAt', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function revokeDeviceRow(db: Executor, id: string, now: number) {
+  const res = await db
+    .updateTable('device')
+    .set({ revokedAt: now, keyPackage: null, keyPackageAt: null })
+    .where('id', '=', id)
+    .where('revokedAt', 'is', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+export async function touchDevice(db: Executor, id: string, now: number) {
+  await db.updateTable('device').set({ lastUsedAt: now }).where('id', '=', id).execute();
+}
+
+export async function setKeyPackage(db: Executor, id: string, keyPackage: string, now: number) {
+  await db
+    .updateTable('device')
+    .set({ keyPackage, keyPackageAt: now })
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function accountHasEncryptionDevice(db: Executor, accountId: string) {
+  const row = await db
+    .selectFrom('device')
+    .select('id')
+    .where('accountId', '=', accountId)
+    .where('revokedAt', 'is', null)
+    .where('keyPackage', 'is not', null)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Binds a live session to a device (identity enrolment). */
+export async function bindSessionToDevice(db: Executor, sessionId: string, deviceId: string) {
+  await db.updateTable('session').set({ deviceId }).where('id', '=', sessionId).execute();
+}
+
+/**
+ * Serialises writers of one account's devices on PostgreSQL (a row lock held to commit), so two
+ * approvals cannot both pass the device cap. SQLite runs one writer at a time anyway.
+ */
+export async function lockAccount(db: Executor, accountId: string, dialect: 'sqlite' | 'postgres') {
+  if (dialect !== 'postgres') return;
+  await sql`select id from account where id = ${accountId} for update`.execute(db);
+}
+
+// ---- device-link offers
+
+export async function insertLinkOffer(db: Executor, row: DeviceLinkOfferTable) {
+  await db.insertInto('device_link_offer').values(row).execute();
+}
+
+export async function findLinkOffer(db: Executor, id: string) {
+  return db.selectFrom('device_link_offer').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function listPendingLinkOffers(db: Executor, accountId: string, now: number) {
+  return db
+    .selectFrom('device_link_offer')
+    .selectAll()
+    .where('accountId', '=', accountId)
+    .where('state', '=', 'pending')
+    .where('expiresAt', '>', now)
+    .orderBy('createdAt', 'asc')
+    .execute();
+}
+
+/** Whether a pending, unexpired offer already carries this device key. */
+export async function pendingOfferForKey(db: Executor, publicKey: string, now: number) {
+  return db
+    .selectFrom('device_link_offer')
+    .select(['id', 'accountId'])
+    .where('publicKey', '=', publicKey)
+    .where('state', '=', 'pending')
+    .where('expiresAt', '>', now)
+    .executeTakeFirst();
+}
+
+/** Moves a pending offer to `state`; false when it was no longer pending. */
+export async function resolveLinkOffer(
+  db: Executor,
+  id: string,
+  state: 'approved' | 'cancelled',
+  now: number,
+  deviceId: string | null = null,
+) {
+  const res = await db
+    .updateTable('device_link_offer')
+    .set({ state, resolvedAt: now, deviceId })
+    .where('id', '=', id)
+    .where('state', '=', 'pending')
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/** Counts a wrong code; cancels the offer once `max` wrong codes were given. */
+export async function recordWrongCode(db: Executor, id: string, max: number, now: number) {
+  await db
+    .updateTable('device_link_offer')
+    .set((eb) => ({ failedAttempts: eb('failedAttempts', '+', 1) }))
+    .where('id', '=', id)
+    .where('state', '=', 'pending')
+    .execute();
+  await db
+    .updateTable('device_link_offer')
+    .set({ state: 'cancelled', resolvedAt: now })
+    .where('id', '=', id)
+    .where('state', '=', 'pending')
+    .where('failedAttempts', '>=', max)
+    .execute();
+}
+
+export async function deleteLinkOffersBefore(db: Executor, before: number) {
+  await db.deleteFrom('device_link_offer').where('expiresAt', '<', before).execute();
+}

@@ -1,0 +1,354 @@
+import type { Logger } from 'pino';
+
+import type { Config, DmPartners, DmReach } from '../../config/index.js';
+import type { Db, Executor } from '../../db/database.js';
+import { DIRECT_SPACE_ID } from '../../db/migrations/0002-collaboration.js';
+import type { DmRequestTable } from '../../db/tables/collaboration.js';
+import { transaction, type Tx } from '../../db/transaction.js';
+import type { EventBus } from '../../events/bus.js';
+import {
+  forbidden,
+  notFound,
+  rateLimited,
+  validation,
+} from '../../errors.js';
+import { DAY_MS, MINUTE_MS, type Clock } from '../../lib/clock.js';
+import { isId, newId } from '../../lib/ids.js';
+import type { AccountService } from '../accounts/account-service.js';
+import { emitConversationEvent, emitToUsers, iso } from '../conversations/events.js';
+import {
+  findAccounts,
+  findConversation,
+  insertMembers,
+} from '../conversations/queries.js';
+
+import {
+  answerDmRequest,
+  blockedBy,
+  declineRequestsBetween,
+  deleteBlock,
+  findDmRequest,
+  findDmSettings,
+  insertBlock,
+  insertDmRequest,
+  newestMessagesOf,
+  pendingRequestsTo,
+  recentRequestTimes,
+  relationships,
+  upsertDmSettings,
+} from './queries.js';
+import {
+  effectiveSettings,
+  floorNotes,
+  isStranger,
+  looserThan,
+  PARTNERS_ORDER,
+  REACH_ORDER,
+  reachAllows,
+  type DmSettingsValue,
+  type FloorNote,
+  type Relationship,
+} from './rules.js';
+
+export interface DmSettingsView extends DmSettingsValue {
+  outsideFloorFrom: FloorNote[];
+}
+
+/** Messages a DM request shows its recipient before they answer. */
+export const PREVIEW_MESSAGES = 10;
+
+/** A person named in a create or add, as the reach rules need them. */
+export interface Person {
+  id: string;
+  username: string;
+  homeServer: string | null;
+  createdAt: number;
+}
+
+/** How the caller may reach one person: a conversation at once, or only a DM request. */
+export type Reach = 'direct' | 'request';
+
+/** Checks an account has a device set up for encryption (the devices area provides it). */
+export interface EncryptionDevices {
+  hasEncryptionDevice(accountId: string): Promise<boolean>;
+}
+
+/** DM settings and floors, who may reach whom, DM requests to strangers, and blocks. */
+export class DmService {
+  constructor(
+    private readonly deps: {
+      db: Db;
+      bus: EventBus;
+      config: Config;
+      clock: Clock;
+      log: Logger;
+      accounts: AccountService;
+      devices: () => EncryptionDevices | undefined;
+    },
+  ) {}
+
+  private now(): number {
+    return this.deps.clock.now().getTime();
+  }
+
+  private tx<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return transaction(this.deps.db.kysely, fn, (err) =>
+      this.deps.log.error({ err }, 'after-commit work of a DM change failed'),
+    );
+  }
+
+  // ---- settings ------------------------------------------------------------------------------
+
+  async settings(accountId: string): Promise<DmSettingsView> {
+    const [row] = await findDmSettings(this.deps.db.kysely, [accountId]);
+    return this.view(row as DmSettingsValue | undefined);
+  }
+
+  private view(stored: DmSettingsValue | undefined): DmSettingsView {
+    const floors = this.deps.config.dm;
+    return { ...effectiveSettings(stored, floors), outsideFloorFrom: floorNotes(floors) };
+  }
+
+  /** Changes settings; a choice looser than the operator's floor answers VALIDATION. */
+  async updateSettings(
+    accountId: string,
+    input: { inbound?: DmReach | null; outbound?: DmReach | null; partners?: DmPartners | null },
+  ): Promise<DmSettingsView> {
+    const floors = this.deps.config.dm;
+    const current = await this.settings(accountId);
+    const next: DmSettingsValue = {
+      inbound: input.inbound ?? current.inbound,
+      outbound: input.outbound ?? current.outbound,
+      partners: input.partners ?? current.partners,
+    };
+    const problems: string[] = [];
+    if (input.inbound && looserThan(REACH_ORDER, input.inbound, floors.inbound))
+      problems.push(`inbound may not be looser than ${floors.inbound} (SVC_DM_INBOUND)`);
+    if (input.outbound && looserThan(REACH_ORDER, input.outbound, floors.outbound))
+      problems.push(`outbound may not be looser than ${floors.outbound} (SVC_DM_OUTBOUND)`);
+    if (input.partners && looserThan(PARTNERS_ORDER, input.partners, floors.partners))
+      problems.push(`partners may not be looser than ${floors.partners} (SVC_DM_PARTNERS)`);
+    if (problems.length > 0) throw validation(`this server's floor: ${problems.join('; ')}`);
+    await upsertDmSettings(this.deps.db.kysely, { accountId, ...next });
+    return this.view(next);
+  }
+
+  // ---- reach ---------------------------------------------------------------------------------
+
+  /**
+   * How the caller may reach each person: `direct` (a contact or someone in a shared workspace,
+   * both settings allowing it) or `request` (a stranger whose settings take requests from
+   * anyone). FORBIDDEN for anyone the caller may not reach at all, with one neutral message for
+   * the other person's refusal and a block, so neither is revealed.
+   */
+  async reach(db: Executor, caller: Person, people: readonly Person[]): Promise<Map<string, Reach>> {
+    const ids = people.map((p) => p.id);
+    const rels = await relationships(db, caller.id, ids);
+    const stored = await findDmSettings(db, [caller.id, ...ids]);
+    const byId = new Map(stored.map((s) => [s.accountId, s as DmSettingsValue]));
+    const floors = this.deps.config.dm;
+    const mine = effectiveSettings(byId.get(caller.id), floors);
+    const out = new Map<string, Reach>();
+    for (const p of people) {
+      const rel = rels.get(p.id) as Relationship;
+      const theirs = effectiveSettings(byId.get(p.id), floors);
+      const refused = forbidden(`${p.username} does not accept direct messages from you`);
+      if (rel.blocked) throw refused;
+      if (p.homeServer !== null && mine.partners === 'this_server') {
+        throw forbidden(
+          `your settings (or this server's) allow conversation partners from this server only; ${p.username} is from another server`,
+        );
+      }
+      if (caller.homeServer !== null && theirs.partners === 'this_server') throw refused;
+      if (!reachAllows(mine.outbound, rel)) {
+        throw forbidden(
+          `your outbound setting (${mine.outbound.replace('_', ' ')}) does not let you start a conversation with ${p.username}`,
+        );
+      }
+      if (!reachAllows(theirs.inbound, rel)) throw refused;
+      out.set(p.id, isStranger(rel) ? 'request' : 'direct');
+    }
+    return out;
+  }
+
+  /**
+   * May the caller send one more DM request now: VALIDATION during probation (saying when, in
+   * minutes rounded up), RATE_LIMITED past the daily cap with the seconds until a slot frees.
+   */
+  async assertMayRequest(db: Executor, caller: Person): Promise<void> {
+    const now = this.now();
+    const end = this.deps.accounts.probationEndsAt(caller.createdAt);
+    if (end !== null) {
+      const minutes = Math.max(1, Math.ceil((end - now) / MINUTE_MS));
+      throw validation(
+        `new accounts cannot send message requests to people they do not know yet; you can in ${minutes} minute${minutes === 1 ? '' : 's'}`,
+        { availableAt: new Date(end).toISOString() },
+      );
+    }
+    const cap = this.deps.config.limits.dmRequestsPerDay;
+    const times = await recentRequestTimes(db, caller.id, now - DAY_MS);
+    if (times.length >= cap) {
+      // The slot that frees first is the cap-th newest request's, a day after it was sent.
+      const frees = (times[cap - 1] as number) + DAY_MS;
+      throw rateLimited(
+        (frees - now) / 1000,
+        `you sent the ${cap} message requests a day allows (SVC_LIMIT_DM_REQUESTS_PER_DAY)`,
+      );
+    }
+  }
+
+  /** Records a request and tells the recipient, after commit. */
+  createRequest(tx: Tx, fromId: string, toId: string, conversationId: string, now: number) {
+    const row: DmRequestTable = {
+      id: newId(),
+      fromId,
+      toId,
+      conversationId,
+      state: 'pending',
+      createdAt: now,
+      respondedAt: null,
+    };
+    return insertDmRequest(tx.db, row).then(() => {
+      emitToUsers(
+        tx,
+        this.deps.bus,
+        { id: conversationId, workspaceId: DIRECT_SPACE_ID, kind: 'direct' },
+        [toId],
+        'DmRequestReceived',
+        now,
+        { requestId: row.id, fromId, toId, createdAt: iso(now) },
+      );
+      return row;
+    });
+  }
+
+  // ---- requests ------------------------------------------------------------------------------
+
+  async pendingRequests(accountId: string) {
+    return pendingRequestsTo(this.deps.db.kysely, accountId);
+  }
+
+  private async requireRequestTo(db: Executor, accountId: string, requestId: string) {
+    if (!isId(requestId)) throw notFound('DM request');
+    const req = await findDmRequest(db, requestId);
+    if (!req || req.toId !== accountId || req.state !== 'pending') throw notFound('DM request');
+    const [blocked] = (await relationships(db, accountId, [req.fromId])).values();
+    if (blocked?.blocked) throw notFound('DM request');
+    return req;
+  }
+
+  /** The recipient joins the DIRECT conversation; the two become contacts. */
+  async acceptRequest(accountId: string, requestId: string) {
+    const now = this.now();
+    const req = await this.requireRequestTo(this.deps.db.kysely, accountId, requestId);
+    const conv = await findConversation(this.deps.db.kysely, req.conversationId);
+    if (!conv) throw notFound('DM request');
+    if (conv.encrypted === 1 && !(await this.hasDevice(accountId))) {
+      throw validation('set up a device for encryption before joining an encrypted conversation');
+    }
+    await this.tx(async (tx) => {
+      if (!(await answerDmRequest(tx.db, req.id, 'accepted', now))) throw notFound('DM request');
+      await this.joinDirect(tx, conv, req.fromId, accountId, now);
+      emitToUsers(tx, this.deps.bus, conv, [req.fromId, accountId], 'DmRequestAnswered', now, {
+        requestId: req.id,
+        fromId: req.fromId,
+        toId: accountId,
+        state: 'ACCEPTED',
+      });
+    });
+    return conv;
+  }
+
+  /**
+   * Adds `joinerId` to a DIRECT conversation `otherId` is in, as a member, and announces it to
+   * both. Used by accepting a request and by answering one with a conversation of one's own.
+   */
+  async joinDirect(
+    tx: Tx,
+    conv: { id: string; workspaceId: string; kind: 'channel' | 'direct' | 'group'; isPrivate: number },
+    otherId: string,
+    joinerId: string,
+    now: number,
+  ) {
+    await insertMembers(tx.db, [
+      {
+        conversationId: conv.id,
+        accountId: joinerId,
+        state: 'member',
+        joinedAt: now,
+        lastReadAt: null,
+        lastReadMessageId: null,
+      },
+    ]);
+    emitConversationEvent(tx, this.deps.bus, conv, [otherId, joinerId], 'MemberAddedToConversation', now, {
+      userId: joinerId,
+      state: 'MEMBER',
+      addedBy: joinerId,
+    });
+  }
+
+  /** Declines a request. The sender is not told; their view keeps showing it as pending. */
+  async declineRequest(accountId: string, requestId: string): Promise<boolean> {
+    const now = this.now();
+    const req = await this.requireRequestTo(this.deps.db.kysely, accountId, requestId);
+    await this.tx(async (tx) => {
+      if (!(await answerDmRequest(tx.db, req.id, 'declined', now))) throw notFound('DM request');
+      emitToUsers(
+        tx,
+        this.deps.bus,
+        { id: req.conversationId, workspaceId: DIRECT_SPACE_ID, kind: 'direct' },
+        [accountId],
+        'DmRequestAnswered',
+        now,
+        { requestId: req.id, fromId: req.fromId, toId: accountId, state: 'DECLINED' },
+      );
+    });
+    return true;
+  }
+
+  /** The newest messages of DM request conversations, by conversation (see `newestMessagesOf`). */
+  async previews(conversationIds: readonly string[]) {
+    const rows = await newestMessagesOf(this.deps.db.kysely, conversationIds, PREVIEW_MESSAGES);
+    const out = new Map<string, typeof rows>();
+    for (const r of rows) out.set(r.conversationId, [...(out.get(r.conversationId) ?? []), r]);
+    return out;
+  }
+
+  // ---- blocks --------------------------------------------------------------------------------
+
+  async block(accountId: string, userId: string): Promise<boolean> {
+    if (userId === accountId) throw validation('you cannot block yourself');
+    await this.requirePerson(userId);
+    const now = this.now();
+    await this.tx(async (tx) => {
+      await insertBlock(tx.db, accountId, userId, now);
+      await declineRequestsBetween(tx.db, accountId, userId, now);
+    });
+    return true;
+  }
+
+  async unblock(accountId: string, userId: string): Promise<boolean> {
+    if (!isId(userId)) return false;
+    return deleteBlock(this.deps.db.kysely, accountId, userId);
+  }
+
+  async blockedIds(accountId: string): Promise<string[]> {
+    return (await blockedBy(this.deps.db.kysely, accountId)).map((b) => b.blockedId);
+  }
+
+  // ---- helpers -------------------------------------------------------------------------------
+
+  async requirePerson(id: string): Promise<Person> {
+    if (!isId(id)) throw notFound('user');
+    const [p] = await findAccounts(this.deps.db.kysely, [id]);
+    if (!p) throw notFound('user');
+    return p;
+  }
+
+  async hasDevice(accountId: string): Promise<boolean> {
+    const devices = this.deps.devices();
+    if (!devices) return false;
+    return devices.hasEncryptionDevice(accountId);
+  }
+}
+

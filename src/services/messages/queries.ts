@@ -1,0 +1,280 @@
+import type { Executor } from '../../db/database.js';
+import type { MessageTable } from '../../db/tables/collaboration.js';
+import type { CursorPosition } from '../../lib/cursor.js';
+
+// Message queries, executor first. Every list is a keyset scan of an index over (…, createdAt, id).
+
+export async function insertMessage(db: Executor, row: MessageTable) {
+  await db.insertInto('message').values(row).execute();
+}
+
+export async function findMessage(db: Executor, id: string) {
+  return db.selectFrom('message').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function findMessagesByIds(db: Executor, ids: readonly string[]) {
+  if (ids.length === 0) return [];
+  return db.selectFrom('message').selectAll().where('id', 'in', ids).execute();
+}
+
+/**
+ * Counts a reply on its thread root. The root must be a message of the same conversation that
+ * is not itself a reply; false otherwise (nothing changed).
+ */
+export async function bumpThreadRoot(
+  db: Executor,
+  rootId: string,
+  conversationId: string,
+  at: number,
+) {
+  const res = await db
+    .updateTable('message')
+    .set((eb) => ({ replyCount: eb('replyCount', '+', 1), lastReplyAt: at }))
+    .where('id', '=', rootId)
+    .where('conversationId', '=', conversationId)
+    .where('threadRootId', 'is', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+export interface PageQuery {
+  conversationId: string;
+  /** Null for the conversation's own messages, else the thread root's id. */
+  threadRootId: string | null;
+  before?: CursorPosition;
+  after?: CursorPosition;
+  /** Rows to read: the page size plus one, to learn whether there is more. */
+  take: number;
+}
+
+/**
+ * The query of one message page: newest first without a cursor or with `before`, oldest first
+ * with `after`. A conversation's page walks `message_conversation_time_idx`
+ * (conversationId, createdAt, id), a thread's `message_thread_time_idx`; the row comparison
+ * `(createdAt, id) < (…)` is an index bound on both dialects. Exported for the EXPLAIN test.
+ */
+export function messagePageQuery(db: Executor, q: PageQuery) {
+  let query = db.selectFrom('message').selectAll();
+  query =
+    q.threadRootId === null
+      ? query.where('conversationId', '=', q.conversationId).where('threadRootId', 'is', null)
+      : query.where('threadRootId', '=', q.threadRootId);
+  if (q.before) {
+    const { at, id } = q.before;
+    query = query.where((eb) => eb(eb.refTuple('createdAt', 'id'), '<', eb.tuple(at, id)));
+  }
+  if (q.after) {
+    const { at, id } = q.after;
+    query = query.where((eb) => eb(eb.refTuple('createdAt', 'id'), '>', eb.tuple(at, id)));
+  }
+  const dir = q.after ? 'asc' : 'desc';
+  return query.orderBy('createdAt', dir).orderBy('id', dir).limit(q.take);
+}
+
+/** Reactions of some messages grouped by emoji: count, whether `accountId` is among them. */
+export async function reactionGroups(
+  db: Executor,
+  accountId: string,
+  messageIds: readonly string[],
+) {
+  if (messageIds.length === 0) return [];
+  return db
+    .selectFrom('reaction')
+    .select((eb) => [
+      'messageId',
+      'emoji',
+      eb.fn.countAll<number>().as('count'),
+      eb.fn.min('createdAt').as('firstAt'),
+      eb.fn
+        .max(eb.case().when('accountId', '=', accountId).then(1).else(0).end())
+        .as('mine'),
+    ])
+    .where('messageId', 'in', messageIds)
+    .groupBy(['messageId', 'emoji'])
+    .orderBy('firstAt')
+    .orderBy('emoji')
+    .execute();
+}
+
+export async function addReaction(
+  db: Executor,
+  messageId: string,
+  accountId: string,
+  emoji: string,
+  at: number,
+) {
+  const res = await db
+    .insertInto('reaction')
+    .values({ messageId, accountId, emoji, createdAt: at })
+    .onConflict((oc) => oc.columns(['messageId', 'accountId', 'emoji']).doNothing())
+    .executeTakeFirst();
+  return Number(res.numInsertedOrUpdatedRows ?? 0n) === 1;
+}
+
+export async function countDistinctEmoji(db: Executor, messageId: string) {
+  const row = await db
+    .selectFrom('reaction')
+    .select((eb) => eb.fn.count<number>('emoji').distinct().as('n'))
+    .where('messageId', '=', messageId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function removeReaction(
+  db: Executor,
+  messageId: string,
+  accountId: string,
+  emoji: string,
+) {
+  const res = await db
+    .deleteFrom('reaction')
+    .where('messageId', '=', messageId)
+    .where('accountId', '=', accountId)
+    .where('emoji', '=', emoji)
+    .executeTakeFirst();
+  return Number(res.numDeletedRows) === 1;
+}
+
+export async function pinnedAmong(db: Executor, messageIds: readonly string[]) {
+  if (messageIds.length === 0) return new Set<string>();
+  const rows = await db
+    .selectFrom('pin')
+    .select('messageId')
+    .where('messageId', 'in', messageIds)
+    .execute();
+  return new Set(rows.map((r) => r.messageId));
+}
+
+export async function countPins(db: Executor, conversationId: string) {
+  const row = await db
+    .selectFrom('pin')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('conversationId', '=', conversationId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function insertPin(
+  db: Executor,
+  conversationId: string,
+  messageId: string,
+  pinnedBy: string,
+  at: number,
+) {
+  const res = await db
+    .insertInto('pin')
+    .values({ conversationId, messageId, pinnedBy, pinnedAt: at })
+    .onConflict((oc) => oc.columns(['conversationId', 'messageId']).doNothing())
+    .executeTakeFirst();
+  return Number(res.numInsertedOrUpdatedRows ?? 0n) === 1;
+}
+
+export async function deletePin(db: Executor, conversationId: string, messageId: string) {
+  const res = await db
+    .deleteFrom('pin')
+    .where('conversationId', '=', conversationId)
+    .where('messageId', '=', messageId)
+    .executeTakeFirst();
+  return Number(res.numDeletedRows) === 1;
+}
+
+/** Pinned messages of a conversation, most recently pinned first. */
+export async function pinnedMessages(db: Executor, conversationId: string, limit: number) {
+  return db
+    .selectFrom('pin')
+    .innerJoin('message', 'message.id', 'pin.messageId')
+    .selectAll('message')
+    .where('pin.conversationId', '=', conversationId)
+    .orderBy('pin.pinnedAt', 'desc')
+    .orderBy('pin.messageId', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** Edits of some messages, oldest first. */
+export async function editsOf(db: Executor, messageIds: readonly string[]) {
+  if (messageIds.length === 0) return [];
+  return db
+    .selectFrom('message_edit')
+    .selectAll()
+    .where('messageId', 'in', messageIds)
+    .orderBy('editedAt')
+    .orderBy('id')
+    .execute();
+}
+
+/** Ids of live accounts by username key (for `@username` mentions). */
+export async function accountIdsByUsernameKey(db: Executor, keys: readonly string[]) {
+  if (keys.length === 0) return [];
+  const rows = await db
+    .selectFrom('account')
+    .select('id')
+    .where('usernameKey', 'in', keys)
+    .where('deletedAt', 'is', null)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Ids of channels of a workspace named so that `accountId` can see: public ones (unless a
+ * guest) and those they are a member of.
+ */
+export async function visibleChannelIdsByName(
+  db: Executor,
+  workspaceId: string,
+  accountId: string,
+  names: readonly string[],
+  guest: boolean,
+) {
+  if (names.length === 0) return [];
+  const rows = await db
+    .selectFrom('conversation as c')
+    .select('c.id')
+    .where('c.workspaceId', '=', workspaceId)
+    .where('c.kind', '=', 'channel')
+    .where('c.name', 'in', names)
+    .where((eb) => {
+      const member = eb.exists(
+        eb
+          .selectFrom('conversation_member as cm')
+          .select('cm.accountId')
+          .whereRef('cm.conversationId', '=', 'c.id')
+          .where('cm.accountId', '=', accountId)
+          .where('cm.state', '=', 'member'),
+      );
+      return guest ? member : eb.or([eb('c.isPrivate', '=', 0), member]);
+    })
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** Accounts by id, with the fields of the User type. */
+export async function accountsByIds(db: Executor, ids: readonly string[]) {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('account')
+    .select([
+      'id',
+      'username',
+      'displayName',
+      'email',
+      'createdAt',
+      'isOperator',
+      'deletionScheduledFor',
+      'homeServer',
+      'deletedAt',
+    ])
+    .where('id', 'in', ids)
+    .execute();
+}
+
+/** The caller's role in some workspaces. */
+export async function rolesIn(db: Executor, accountId: string, workspaceIds: readonly string[]) {
+  if (workspaceIds.length === 0) return [];
+  return db
+    .selectFrom('workspace_member')
+    .select(['workspaceId', 'role'])
+    .where('accountId', '=', accountId)
+    .where('workspaceId', 'in', workspaceIds)
+    .execute();
+}

@@ -1,0 +1,102 @@
+import { validation } from '../../errors.js';
+
+// Message text rules: size, mentions and reaction emoji (docs/messages.md). Pure.
+
+// In `u` mode a paired surrogate is one code point, so only a lone one matches.
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+/**
+ * The text to store, trimmed: VALIDATION for a non-string, for text that is empty once trimmed,
+ * and for more than `maxBytes` UTF-8 bytes once trimmed (the message names the cap).
+ */
+export function checkText(value: unknown, maxBytes: number): string {
+  if (typeof value !== 'string') throw validation('text must be a string');
+  // Lone surrogates cannot be stored as UTF-8 without loss: refuse rather than mangle.
+  if (LONE_SURROGATE.test(value)) throw validation('text is not valid Unicode');
+  const text = value.trim();
+  if (text === '') throw validation('a message needs some text');
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > maxBytes) {
+    throw validation(
+      `message text is ${bytes} bytes; the limit is ${maxBytes} UTF-8 bytes (SVC_LIMIT_MESSAGE_BYTES)`,
+      { limit: maxBytes },
+    );
+  }
+  return text;
+}
+
+/** What a text mentions, before the names are looked up. */
+export interface ParsedMentions {
+  usernames: string[];
+  channels: string[];
+  here: boolean;
+}
+
+/** Stored mentions (the `mentions` JSON column). */
+export interface StoredMentions {
+  users: string[];
+  channels: string[];
+  here: boolean;
+}
+
+export const NO_MENTIONS: StoredMentions = { users: [], channels: [], here: false };
+
+// A mention starts the text or follows a character that cannot be part of a name, so that
+// e-mail addresses (`a@b.org`) and URL fragments (`/#top`) are not mentions.
+const USER_RE = /(?<![\p{L}\p{N}_.@/-])@([\p{L}\p{N}_.-]{1,64})/gu;
+const CHANNEL_RE = /(?<![\p{L}\p{N}_&/#-])#([\p{L}\p{N}_-]{1,80})/gu;
+const MAX_MENTIONS = 50;
+
+/** Finds `@username`, `#channel` and `@here` in a text (at most 50 names of each kind). */
+export function parseMentions(text: string): ParsedMentions {
+  const usernames = new Set<string>();
+  let here = false;
+  for (const m of text.matchAll(USER_RE)) {
+    // A trailing dot ends a sentence, not a name.
+    const name = (m[1] as string).replace(/[.-]+$/, '').toLowerCase();
+    if (name === 'here') here = true;
+    else if (name && usernames.size < MAX_MENTIONS) usernames.add(name);
+  }
+  const channels = new Set<string>();
+  for (const m of text.matchAll(CHANNEL_RE)) {
+    const name = (m[1] as string).replace(/-+$/, '').toLowerCase();
+    if (name && channels.size < MAX_MENTIONS) channels.add(name);
+  }
+  return { usernames: [...usernames], channels: [...channels], here };
+}
+
+export function readMentions(json: string | null): StoredMentions {
+  if (!json) return NO_MENTIONS;
+  try {
+    const v = JSON.parse(json) as Partial<StoredMentions>;
+    return {
+      users: Array.isArray(v.users) ? v.users : [],
+      channels: Array.isArray(v.channels) ? v.channels : [],
+      here: v.here === true,
+    };
+  } catch {
+    return NO_MENTIONS;
+  }
+}
+
+// Built at run time: the `v` flag (Unicode sets, \p{RGI_Emoji}) is newer than the compile target.
+const RGI_EMOJI = new RegExp('^\\p{RGI_Emoji}$', 'v');
+const PICTOGRAPH = /^\p{Extended_Pictographic}$/u;
+const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+/**
+ * The emoji to store for a reaction: exactly one Unicode emoji (a fully qualified RGI emoji,
+ * ZWJ sequences, skin tones, flags and keycaps included). A pictograph sent without its emoji
+ * variation selector (U+FE0F) is stored with it, so "❤" and "❤️" count as one. Anything else,
+ * custom `:name:` emoji included, answers VALIDATION.
+ */
+export function checkEmoji(value: unknown): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > 64) {
+    throw validation('a reaction is one Unicode emoji');
+  }
+  const graphemes = [...segmenter.segment(value)];
+  if (graphemes.length !== 1) throw validation('a reaction is one Unicode emoji');
+  if (RGI_EMOJI.test(value)) return value;
+  if (PICTOGRAPH.test(value) && RGI_EMOJI.test(`${value}\uFE0F`)) return `${value}\uFE0F`;
+  throw validation('a reaction is one Unicode emoji');
+}

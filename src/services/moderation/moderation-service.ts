@@ -1,0 +1,56 @@
+import type { Config } from '../../config/index.js';
+import type { Db } from '../../db/database.js';
+import type { EventBus } from '../../events/bus.js';
+import type { Clock } from '../../lib/clock.js';
+import type { SessionService } from '../sessions/session-service.js';
+
+import type { AuditLog } from './audit-log.js';
+import { PrincipalBlockService, type WorkspaceRemover } from './principal-blocks.js';
+import { ReportService } from './reports.js';
+
+/**
+ * Instance moderation (docs/moderation.md): abuse reports, principal blocks and the audit log.
+ * Address blocks are IpBlockService; the operator role is AccountService.setOperatorByUsername.
+ */
+export class ModerationService {
+  readonly reports: ReportService;
+  readonly blocks: PrincipalBlockService;
+
+  constructor(
+    readonly deps: {
+      db: Db;
+      clock: Clock;
+      config: Config;
+      bus: EventBus;
+      sessions: SessionService;
+      audit: AuditLog;
+      removeWorkspace?: WorkspaceRemover;
+    },
+  ) {
+    this.reports = new ReportService(deps.db, deps.clock, deps.audit);
+    this.blocks = new PrincipalBlockService(deps);
+  }
+
+  get audit(): AuditLog {
+    return this.deps.audit;
+  }
+
+  /**
+   * FORBIDDEN when a principal block covers someone signing in or up. Every signup path calls it
+   * before creating the account (with the key identity, or home server and username, it will
+   * have); SessionService.start also refuses a blocked account, whatever the path.
+   */
+  assertNotBlocked(who: {
+    accountId?: string | null;
+    keyIdentityId?: string | null;
+    homeServer?: string | null;
+    username?: string | null;
+  }): Promise<void> {
+    return this.blocks.assertNotBlocked(who);
+  }
+
+  /** Prunes `command` audit rows past SVC_AUDIT_RETENTION_DAYS (the daily job). */
+  pruneAudit(): Promise<number> {
+    return this.deps.audit.pruneCommandRows(this.deps.config.instance.auditRetentionDays);
+  }
+}

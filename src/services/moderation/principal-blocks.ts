@@ -1,0 +1,337 @@
+import type { Db } from '../../db/database.js';
+import type { PrincipalKind } from '../../db/tables/moderation.js';
+import { transaction, type Tx } from '../../db/transaction.js';
+import type { EventBus } from '../../events/bus.js';
+import { workspaceTopic, type EventPayload, type EventType } from '../../events/catalog.js';
+import { publishOnCommit } from '../../events/publish.js';
+import { conflict, notFound, validation } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import type { SessionService } from '../sessions/session-service.js';
+
+import { actorId, type ModerationActor } from './actor.js';
+import type { AuditLog } from './audit-log.js';
+import { blockedRefusal, findBlocks } from './blocked.js';
+import { parsePrincipal, principalIdsOfAccount, type ParsedPrincipal } from './principal-id.js';
+import {
+  accountsOfPrincipal,
+  countOtherUnblockedOperators,
+  deletePrincipalBlock,
+  deleteReactionsBy,
+  deleteWorkspaceRow,
+  findPrincipalBlock,
+  insertPrincipalBlock,
+  listPrincipalBlocks,
+  memberIdsOf,
+  messagesBy,
+  removeMessages,
+  usernamesByIds,
+  usernamesByKeyIdentity,
+  workspacesOwnedBy,
+} from './queries.js';
+
+/** Characters a block's reason may have. */
+export const PRINCIPAL_REASON_MAX = 500;
+
+export interface PrincipalBlockView {
+  principalId: string;
+  kind: PrincipalKind;
+  reason: string | null;
+  cascade: boolean;
+  createdAt: number;
+  createdBy: string;
+  /** The local account holding the principal; null when none (always null for `server:`). */
+  username: string | null;
+}
+
+export interface BlockResult {
+  block: PrincipalBlockView;
+  sessionsEnded: number;
+  messagesRemoved: number;
+  reactionsRemoved: number;
+  workspacesDeleted: number;
+}
+
+/**
+ * Deletes one workspace inside the block's transaction. The default deletes the row (foreign
+ * keys cascade) and announces MemberLeft and WorkspaceDeleted like `deleteWorkspace`; the
+ * composition root may pass the workspace area's own deletion instead.
+ */
+export type WorkspaceRemover = (tx: Tx, workspaceId: string, by: string) => Promise<void>;
+
+type Resolved = Exclude<ParsedPrincipal, { kind: 'username' }>;
+
+/**
+ * Principal blocks: an operator shuts a local account, a key identity, a remote server or a
+ * remote person out of this server. A block ends their sessions, refuses their sign-ins and
+ * signups, and with `cascade` also removes what they posted and the workspaces they own.
+ */
+export class PrincipalBlockService {
+  private readonly removeWorkspace: WorkspaceRemover;
+
+  constructor(
+    private readonly deps: {
+      db: Db;
+      clock: Clock;
+      bus: EventBus;
+      sessions: SessionService;
+      audit: AuditLog;
+      removeWorkspace?: WorkspaceRemover;
+    },
+  ) {
+    this.removeWorkspace =
+      deps.removeWorkspace ?? ((tx, id, by) => this.deleteWorkspace(tx, id, by));
+  }
+
+  /** Parses an id and turns `@username` into `user:<id>` (NOT_FOUND for no such account). */
+  async resolve(input: unknown): Promise<Resolved> {
+    const parsed = parsePrincipal(input);
+    if (parsed.kind !== 'username') return parsed;
+    const key = parsed.username.normalize('NFKC').trim().toLowerCase();
+    const row = await this.deps.db.kysely
+      .selectFrom('account')
+      .select('id')
+      .where('usernameKey', '=', key)
+      .where('deletedAt', 'is', null)
+      .executeTakeFirst();
+    if (!row) throw notFound(`account "@${parsed.username}"`);
+    return { kind: 'user', id: `user:${row.id}`, accountId: row.id };
+  }
+
+  async block(
+    actor: ModerationActor,
+    input: { principalId: unknown; reason?: unknown; cascade?: boolean | null },
+  ): Promise<BlockResult> {
+    const principal = await this.resolve(input.principalId);
+    const reason = checkReason(input.reason);
+    const cascade = input.cascade === true;
+    const by = actorId(actor);
+    const now = this.deps.clock.now().getTime();
+    return transaction(this.deps.db.kysely, async (tx) => {
+      const existing = await findPrincipalBlock(tx.db, principal.id);
+      if (existing) {
+        throw conflict(
+          `${principal.id} is already blocked (since ${new Date(Number(existing.createdAt)).toISOString()}); unblock it first to block it again`,
+        );
+      }
+      const accounts = await accountsOfPrincipal(tx.db, principal);
+      if (principal.kind === 'user' && (accounts.length === 0 || accounts[0]?.deletedAt !== null)) {
+        throw notFound(`account ${principal.accountId}`);
+      }
+      const ids = accounts.map((a) => a.id);
+      if (actor.kind === 'operator' && ids.includes(actor.accountId)) {
+        throw validation('you cannot block yourself');
+      }
+      const operators = accounts.filter((a) => a.isOperator === 1 && a.deletedAt === null);
+      if (operators.length > 0 && (await countOtherUnblockedOperators(tx.db, ids)) === 0) {
+        throw validation(
+          'this would block the last instance operator; grant the role to another account first',
+        );
+      }
+      await insertPrincipalBlock(tx.db, {
+        principalId: principal.id,
+        kind: principal.kind,
+        reason,
+        cascade: cascade ? 1 : 0,
+        createdAt: now,
+        createdBy: by,
+      });
+      let sessionsEnded = 0;
+      for (const id of ids) {
+        sessionsEnded += (await this.deps.sessions.end(tx, { accountId: id }, 'principal_blocked'))
+          .length;
+      }
+      const removed = cascade
+        ? await this.cascade(tx, ids, by, now)
+        : { messagesRemoved: 0, reactionsRemoved: 0, workspacesDeleted: 0 };
+      await this.deps.audit.record(tx, {
+        action: 'principal.block',
+        actorId: by,
+        target: principal.id,
+        reason,
+        details: { cascade, sessionsEnded, ...removed },
+      });
+      const block = await this.view(tx, principal.id);
+      return { block, sessionsEnded, ...removed };
+    });
+  }
+
+  /**
+   * What `cascade` touches (docs/moderation.md): every message the accounts wrote is removed as
+   * a moderator's delete removes it (text gone, `isDeleted`, replies kept), with its edit
+   * history, reactions and pins; every reaction they added; and every workspace they own, with
+   * all it holds. Their memberships elsewhere, direct conversations and files stay.
+   */
+  private async cascade(tx: Tx, accountIds: string[], by: string, now: number) {
+    const workspaces = await workspacesOwnedBy(tx.db, accountIds);
+    for (const ws of workspaces) await this.removeWorkspace(tx, ws.id, by);
+    // Messages inside the deleted workspaces went with them; what is left lives elsewhere.
+    const messages = await messagesBy(tx.db, accountIds);
+    await removeMessages(
+      tx.db,
+      messages.map((m) => m.id),
+      now,
+      by,
+    );
+    const reactionsRemoved = await deleteReactionsBy(tx.db, accountIds);
+    for (const m of messages) {
+      this.emit(tx, now, 'MessageDeleted', {
+        audience:
+          m.kind === 'channel' && m.isPrivate === 0
+            ? { kind: 'channel', conversationId: m.conversationId }
+            : { kind: 'conversation', conversationId: m.conversationId },
+        serverId: m.workspaceId,
+        conversationId: m.conversationId,
+        messageId: m.id,
+        deletedBy: by,
+      });
+    }
+    return {
+      messagesRemoved: messages.length,
+      reactionsRemoved,
+      workspacesDeleted: workspaces.length,
+    };
+  }
+
+  private async deleteWorkspace(tx: Tx, workspaceId: string, by: string): Promise<void> {
+    const memberIds = await memberIdsOf(tx.db, workspaceId);
+    await deleteWorkspaceRow(tx.db, workspaceId);
+    const now = this.deps.clock.now().getTime();
+    for (const userId of memberIds) {
+      this.emit(tx, now, 'MemberLeft', {
+        audience: { kind: 'users', userIds: [userId] },
+        serverId: workspaceId,
+        userId,
+        reason: 'workspaceDeleted',
+      });
+    }
+    this.emit(tx, now, 'WorkspaceDeleted', {
+      audience: { kind: 'users', userIds: memberIds },
+      serverId: workspaceId,
+      deletedBy: by,
+    });
+  }
+
+  private emit(tx: Tx, at: number, type: EventType, payload: EventPayload): void {
+    publishOnCommit(tx, this.deps.bus, {
+      topic: workspaceTopic(payload.serverId),
+      type,
+      at,
+      payload,
+    });
+  }
+
+  /** Lifts a block; NOT_FOUND when the principal is not blocked. Removed content stays removed. */
+  async unblock(actor: ModerationActor, input: unknown): Promise<PrincipalBlockView> {
+    const principal = await this.resolve(input);
+    const by = actorId(actor);
+    return transaction(this.deps.db.kysely, async (tx) => {
+      if (!(await findPrincipalBlock(tx.db, principal.id))) {
+        throw notFound(`block of ${principal.id}`);
+      }
+      const view = await this.view(tx, principal.id);
+      await deletePrincipalBlock(tx.db, principal.id);
+      await this.deps.audit.record(tx, {
+        action: 'principal.unblock',
+        actorId: by,
+        target: principal.id,
+      });
+      return view;
+    });
+  }
+
+  /** Every block, newest first, with the username of the local account holding it. */
+  async list(): Promise<PrincipalBlockView[]> {
+    return this.views(this.deps.db.kysely, await listPrincipalBlocks(this.deps.db.kysely));
+  }
+
+  private async view(tx: Tx, principalId: string): Promise<PrincipalBlockView> {
+    const row = await findPrincipalBlock(tx.db, principalId);
+    if (!row) throw notFound(`block of ${principalId}`);
+    return (await this.views(tx.db, [row]))[0] as PrincipalBlockView;
+  }
+
+  private async views(
+    db: Tx['db'] | Db['kysely'],
+    rows: Awaited<ReturnType<typeof listPrincipalBlocks>>,
+  ): Promise<PrincipalBlockView[]> {
+    const userIds: string[] = [];
+    const keyIds: string[] = [];
+    for (const r of rows) {
+      const value = r.principalId.slice(r.principalId.indexOf(':') + 1);
+      if (r.kind === 'user') userIds.push(value);
+      if (r.kind === 'key') keyIds.push(value);
+    }
+    const byId = await usernamesByIds(db, userIds);
+    const byKey = await usernamesByKeyIdentity(db, keyIds);
+    const out: PrincipalBlockView[] = [];
+    for (const r of rows) {
+      const value = r.principalId.slice(r.principalId.indexOf(':') + 1);
+      let username: string | null = null;
+      if (r.kind === 'user') username = byId.get(value) ?? null;
+      else if (r.kind === 'key') username = byKey.get(value) ?? null;
+      else if (r.kind === 'remote') {
+        const p = parsePrincipal(r.principalId);
+        if (p.kind === 'remote') {
+          const [account] = await accountsOfPrincipal(db, p);
+          username = account?.username ?? null;
+        }
+      }
+      out.push({
+        principalId: r.principalId,
+        kind: r.kind,
+        reason: r.reason,
+        cascade: r.cascade === 1,
+        createdAt: Number(r.createdAt),
+        createdBy: r.createdBy,
+        username,
+      });
+    }
+    return out;
+  }
+
+  /**
+   * FORBIDDEN when a block covers any of the given facts about someone signing in or up: the
+   * account, its key identity, or (for a person from another server) the server and the person.
+   */
+  async assertNotBlocked(who: {
+    accountId?: string | null;
+    keyIdentityId?: string | null;
+    homeServer?: string | null;
+    username?: string | null;
+  }): Promise<void> {
+    const db = this.deps.db.kysely;
+    const ids: string[] = [];
+    if (who.accountId) {
+      const account = await db
+        .selectFrom('account')
+        .select(['id', 'keyIdentityId', 'homeServer', 'usernameKey'])
+        .where('id', '=', who.accountId)
+        .executeTakeFirst();
+      if (account) ids.push(...principalIdsOfAccount(account));
+      else ids.push(`user:${who.accountId}`);
+    }
+    if (who.keyIdentityId) ids.push(`key:${who.keyIdentityId}`);
+    if (who.homeServer) {
+      const host = who.homeServer.toLowerCase();
+      ids.push(`server:${host}`);
+      if (who.username) ids.push(`remote:${who.username.normalize('NFKC').toLowerCase()}@${host}`);
+    }
+    if ((await findBlocks(db, ids)).length > 0) throw blockedRefusal();
+  }
+
+  /** Whether another server is blocked (for the server-to-server API). */
+  async isServerBlocked(host: string): Promise<boolean> {
+    return (await findBlocks(this.deps.db.kysely, [`server:${host.toLowerCase()}`])).length > 0;
+  }
+}
+
+function checkReason(value: unknown): string | null {
+  if (value !== undefined && value !== null && typeof value !== 'string') {
+    throw validation('reason must be a string');
+  }
+  const reason = typeof value === 'string' ? value.trim() || null : null;
+  if (reason !== null && [...reason].length > PRINCIPAL_REASON_MAX) {
+    throw validation(`reason must be at most ${PRINCIPAL_REASON_MAX} characters`);
+  }
+  return reason;
+}

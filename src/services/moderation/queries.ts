@@ -1,0 +1,377 @@
+import type { Executor } from '../../db/database.js';
+import type {
+  AbuseReportTable,
+  PrincipalBlockTable,
+  ReportSubjectKind,
+} from '../../db/tables/moderation.js';
+
+import { accountNotBlocked } from './blocked.js';
+
+// Moderation queries, executor first.
+
+// --- reports ---------------------------------------------------------------------------------
+
+/** A message with what a report needs: its conversation, workspace and author. */
+export async function findMessageForReport(db: Executor, messageId: string) {
+  return db
+    .selectFrom('message as m')
+    .innerJoin('conversation as c', 'c.id', 'm.conversationId')
+    .innerJoin('workspace as w', 'w.id', 'c.workspaceId')
+    .leftJoin('account as a', 'a.id', 'm.authorId')
+    .select([
+      'm.id',
+      'm.conversationId',
+      'm.authorId',
+      'm.text',
+      'm.ciphertext',
+      'm.createdAt',
+      'm.editedAt',
+      'm.deletedAt',
+      'm.threadRootId',
+      'c.workspaceId',
+      'c.kind as conversationKind',
+      'c.isPrivate',
+      'c.encrypted',
+      'c.name as conversationName',
+      'w.isDirect',
+      'a.username as authorUsername',
+      'a.displayName as authorDisplayName',
+    ])
+    .where('m.id', '=', messageId)
+    .executeTakeFirst();
+}
+
+/**
+ * Whether an account can read a conversation: a member of it (not a pending invitee), or, for a
+ * public channel, a workspace member other than a guest.
+ */
+export async function canReadConversation(
+  db: Executor,
+  accountId: string,
+  conv: { conversationId: string; workspaceId: string; kind: string; isPrivate: number },
+): Promise<boolean> {
+  const member = await db
+    .selectFrom('conversation_member')
+    .select('state')
+    .where('conversationId', '=', conv.conversationId)
+    .where('accountId', '=', accountId)
+    .executeTakeFirst();
+  if (member?.state === 'member') return true;
+  if (conv.kind !== 'channel' || conv.isPrivate !== 0) return false;
+  const role = await findWorkspaceRole(db, conv.workspaceId, accountId);
+  return role !== null && role !== 'guest';
+}
+
+export async function findWorkspaceRole(db: Executor, workspaceId: string, accountId: string) {
+  const row = await db
+    .selectFrom('workspace_member')
+    .select('role')
+    .where('workspaceId', '=', workspaceId)
+    .where('accountId', '=', accountId)
+    .executeTakeFirst();
+  return row?.role ?? null;
+}
+
+export async function findAccountBrief(db: Executor, id: string) {
+  return db
+    .selectFrom('account')
+    .select(['id', 'username', 'displayName', 'deletedAt', 'isOperator'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function findWorkspaceForReport(db: Executor, id: string) {
+  return db
+    .selectFrom('workspace as w')
+    .leftJoin('account as a', 'a.id', 'w.ownerId')
+    .select([
+      'w.id',
+      'w.name',
+      'w.description',
+      'w.ownerId',
+      'w.isDirect',
+      'a.username as ownerUsername',
+    ])
+    .where('w.id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function findOpenReport(
+  db: Executor,
+  reporterId: string,
+  subjectKind: ReportSubjectKind,
+  subjectId: string,
+) {
+  return reportQuery(db)
+    .where('r.reporterId', '=', reporterId)
+    .where('r.subjectKind', '=', subjectKind)
+    .where('r.subjectId', '=', subjectId)
+    .where('r.resolvedAt', 'is', null)
+    .executeTakeFirst();
+}
+
+/** Reports one person filed since `since`, oldest first (for the hourly limit). */
+export async function reportTimesSince(db: Executor, reporterId: string, since: number) {
+  const rows = await db
+    .selectFrom('abuse_report')
+    .select('createdAt')
+    .where('reporterId', '=', reporterId)
+    .where('createdAt', '>', since)
+    .orderBy('createdAt')
+    .execute();
+  return rows.map((r) => Number(r.createdAt));
+}
+
+export async function insertReport(db: Executor, row: AbuseReportTable) {
+  await db.insertInto('abuse_report').values(row).execute();
+}
+
+/** Reports with the current username of the account they are about. */
+export function reportQuery(db: Executor) {
+  return db
+    .selectFrom('abuse_report as r')
+    .leftJoin('account as s', 's.id', 'r.subjectAccountId')
+    .leftJoin('account as rp', 'rp.id', 'r.reporterId')
+    .selectAll('r')
+    .select(['s.username as subjectUsername', 'rp.username as reporterUsername']);
+}
+
+export type ReportRow = NonNullable<Awaited<ReturnType<typeof findReport>>>;
+
+export async function findReport(db: Executor, id: string) {
+  return reportQuery(db).where('r.id', '=', id).executeTakeFirst();
+}
+
+/** A page of reports, oldest first over (createdAt, id), after an optional position. */
+export async function listReports(
+  db: Executor,
+  opts: {
+    workspaceId?: string;
+    openOnly: boolean;
+    after: { at: number; id: string } | null;
+    limit: number;
+  },
+) {
+  let q = reportQuery(db);
+  if (opts.workspaceId !== undefined) {
+    q = q.where('r.workspaceId', '=', opts.workspaceId);
+    if (opts.openOnly) q = q.where('r.workspaceResolvedAt', 'is', null);
+  } else if (opts.openOnly) {
+    q = q.where('r.resolvedAt', 'is', null);
+  }
+  const after = opts.after;
+  if (after) {
+    q = q.where((eb) =>
+      eb.or([
+        eb('r.createdAt', '>', after.at),
+        eb.and([eb('r.createdAt', '=', after.at), eb('r.id', '>', after.id)]),
+      ]),
+    );
+  }
+  return q.orderBy('r.createdAt').orderBy('r.id').limit(opts.limit).execute();
+}
+
+export async function markReportResolved(
+  db: Executor,
+  id: string,
+  scope: 'instance' | 'workspace',
+  at: number,
+  by: string,
+): Promise<boolean> {
+  const res =
+    scope === 'instance'
+      ? await db
+          .updateTable('abuse_report')
+          .set({ resolvedAt: at, resolvedBy: by })
+          .where('id', '=', id)
+          .where('resolvedAt', 'is', null)
+          .executeTakeFirst()
+      : await db
+          .updateTable('abuse_report')
+          .set({ workspaceResolvedAt: at, workspaceResolvedBy: by })
+          .where('id', '=', id)
+          .where('workspaceResolvedAt', 'is', null)
+          .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+// --- principal blocks ------------------------------------------------------------------------
+
+export async function findPrincipalBlock(db: Executor, principalId: string) {
+  return db
+    .selectFrom('principal_block')
+    .selectAll()
+    .where('principalId', '=', principalId)
+    .executeTakeFirst();
+}
+
+export async function insertPrincipalBlock(db: Executor, row: PrincipalBlockTable) {
+  await db.insertInto('principal_block').values(row).execute();
+}
+
+export async function deletePrincipalBlock(db: Executor, principalId: string): Promise<boolean> {
+  const res = await db
+    .deleteFrom('principal_block')
+    .where('principalId', '=', principalId)
+    .executeTakeFirst();
+  return Number(res.numDeletedRows) > 0;
+}
+
+export async function listPrincipalBlocks(db: Executor) {
+  return db
+    .selectFrom('principal_block')
+    .selectAll()
+    .orderBy('createdAt', 'desc')
+    .orderBy('principalId', 'desc')
+    .execute();
+}
+
+const accountCols = [
+  'id',
+  'username',
+  'usernameKey',
+  'keyIdentityId',
+  'homeServer',
+  'isOperator',
+  'deletedAt',
+] as const;
+
+/** The accounts (tombstones included) a principal covers. */
+export async function accountsOfPrincipal(
+  db: Executor,
+  p:
+    | { kind: 'user'; accountId: string }
+    | { kind: 'key'; keyIdentityId: string }
+    | { kind: 'server'; host: string }
+    | { kind: 'remote'; username: string; host: string },
+) {
+  const q = db.selectFrom('account').select(accountCols);
+  switch (p.kind) {
+    case 'user':
+      return q.where('id', '=', p.accountId).execute();
+    case 'key':
+      return q.where('keyIdentityId', '=', p.keyIdentityId).orderBy('createdAt').execute();
+    case 'server':
+      return q
+        .where((eb) => eb(eb.fn('lower', ['homeServer']), '=', p.host))
+        .orderBy('createdAt')
+        .execute();
+    case 'remote':
+      return q
+        .where((eb) => eb(eb.fn('lower', ['homeServer']), '=', p.host))
+        .where('usernameKey', '=', p.username)
+        .execute();
+  }
+}
+
+/** Live operators outside `excludedIds` that no principal block covers. */
+export async function countOtherUnblockedOperators(
+  db: Executor,
+  excludedIds: string[],
+): Promise<number> {
+  let q = db
+    .selectFrom('account')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('isOperator', '=', 1)
+    .where('deletedAt', 'is', null)
+    .where(accountNotBlocked());
+  if (excludedIds.length > 0) q = q.where('id', 'not in', excludedIds);
+  const row = await q.executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Non-deleted messages some accounts wrote, with what a MessageDeleted event needs. */
+export async function messagesBy(db: Executor, accountIds: string[]) {
+  if (accountIds.length === 0) return [];
+  return db
+    .selectFrom('message as m')
+    .innerJoin('conversation as c', 'c.id', 'm.conversationId')
+    .select(['m.id', 'm.conversationId', 'c.workspaceId', 'c.kind', 'c.isPrivate'])
+    .where('m.authorId', 'in', accountIds)
+    .where('m.deletedAt', 'is', null)
+    .execute();
+}
+
+/**
+ * Removes messages the way a moderator's delete does (text, ciphertext and mentions cleared,
+ * `deletedAt` set, so replies keep their place), and what would still show their text: edit
+ * history, reactions on them and pins of them.
+ */
+export async function removeMessages(
+  db: Executor,
+  ids: string[],
+  at: number,
+  by: string,
+): Promise<void> {
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    await db
+      .updateTable('message')
+      .set({ text: null, ciphertext: null, mentions: null, deletedAt: at, deletedBy: by })
+      .where('id', 'in', chunk)
+      .execute();
+    await db.deleteFrom('message_edit').where('messageId', 'in', chunk).execute();
+    await db.deleteFrom('reaction').where('messageId', 'in', chunk).execute();
+    await db.deleteFrom('pin').where('messageId', 'in', chunk).execute();
+  }
+}
+
+/** Reactions some accounts added to anyone's messages. */
+export async function deleteReactionsBy(db: Executor, accountIds: string[]): Promise<number> {
+  if (accountIds.length === 0) return 0;
+  const res = await db
+    .deleteFrom('reaction')
+    .where('accountId', 'in', accountIds)
+    .executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
+
+/** Workspaces (not the direct space) some accounts own, with their members. */
+export async function workspacesOwnedBy(db: Executor, accountIds: string[]) {
+  if (accountIds.length === 0) return [];
+  return db
+    .selectFrom('workspace')
+    .select(['id', 'name'])
+    .where('ownerId', 'in', accountIds)
+    .where('isDirect', '=', 0)
+    .execute();
+}
+
+export async function memberIdsOf(db: Executor, workspaceId: string) {
+  const rows = await db
+    .selectFrom('workspace_member')
+    .select('accountId')
+    .where('workspaceId', '=', workspaceId)
+    .execute();
+  return rows.map((r) => r.accountId);
+}
+
+/** Deletes a workspace; foreign keys cascade to its members, conversations and messages. */
+export async function deleteWorkspaceRow(db: Executor, id: string): Promise<void> {
+  await db.deleteFrom('workspace').where('id', '=', id).execute();
+}
+
+/** Usernames of live accounts holding these key identities, by key identity. */
+export async function usernamesByKeyIdentity(db: Executor, keyIds: string[]) {
+  if (keyIds.length === 0) return new Map<string, string>();
+  const rows = await db
+    .selectFrom('account')
+    .select(['keyIdentityId', 'username'])
+    .where('keyIdentityId', 'in', keyIds)
+    .orderBy('createdAt')
+    .execute();
+  const out = new Map<string, string>();
+  for (const r of rows)
+    if (r.keyIdentityId && !out.has(r.keyIdentityId)) out.set(r.keyIdentityId, r.username);
+  return out;
+}
+
+export async function usernamesByIds(db: Executor, ids: string[]) {
+  if (ids.length === 0) return new Map<string, string>();
+  const rows = await db
+    .selectFrom('account')
+    .select(['id', 'username'])
+    .where('id', 'in', ids)
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.username]));
+}

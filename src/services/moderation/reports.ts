@@ -1,0 +1,392 @@
+import type { Db } from '../../db/database.js';
+import type { ReportSubjectKind } from '../../db/tables/moderation.js';
+import { transaction } from '../../db/transaction.js';
+import { forbidden, notFound, rateLimited, validation } from '../../errors.js';
+import { HOUR_MS, type Clock } from '../../lib/clock.js';
+import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { isId, newId } from '../../lib/ids.js';
+import { isUniqueViolation } from '../accounts/db-errors.js';
+import type { SessionInfo } from '../sessions/session-service.js';
+
+import { actorId, type ModerationActor } from './actor.js';
+import type { AuditLog } from './audit-log.js';
+import {
+  canReadConversation,
+  findAccountBrief,
+  findMessageForReport,
+  findOpenReport,
+  findReport,
+  findWorkspaceForReport,
+  findWorkspaceRole,
+  insertReport,
+  listReports,
+  markReportResolved,
+  reportTimesSince,
+  type ReportRow,
+} from './queries.js';
+
+export const REPORT_CATEGORIES = [
+  'SPAM',
+  'HARASSMENT',
+  'HATE',
+  'VIOLENCE',
+  'SEXUAL_CONTENT',
+  'SELF_HARM',
+  'ILLEGAL',
+  'IMPERSONATION',
+  'OTHER',
+] as const;
+export type ReportCategory = (typeof REPORT_CATEGORIES)[number];
+
+/** Characters of free text a report may carry. */
+export const REPORT_TEXT_MAX = 2000;
+/** Reports one person may file per rolling hour (duplicates returned as they are do not count). */
+export const REPORTS_PER_HOUR = 10;
+export const REPORT_PAGE_DEFAULT = 100;
+export const REPORT_PAGE_MAX = 500;
+
+/** The reported content as it was when reported; fields depend on the subject kind. */
+export interface ReportSnapshot {
+  // message
+  messageId?: string;
+  conversationId?: string;
+  authorId?: string;
+  authorUsername?: string | null;
+  authorDisplayName?: string | null;
+  text?: string | null;
+  encrypted?: boolean;
+  messageCreatedAt?: number;
+  messageEditedAt?: number | null;
+  // user
+  userId?: string;
+  username?: string;
+  displayName?: string | null;
+  // workspace
+  workspaceId?: string;
+  workspaceName?: string;
+  workspaceDescription?: string | null;
+  ownerId?: string | null;
+  ownerUsername?: string | null;
+}
+
+/** A report as one audience sees it; the resolution is that audience's own. */
+export interface ReportView {
+  id: string;
+  cursor: string;
+  subjectKind: 'MESSAGE' | 'USER' | 'WORKSPACE';
+  subjectId: string;
+  category: ReportCategory;
+  text: string | null;
+  snapshot: ReportSnapshot;
+  /** The workspace whose owner and Moderators see it (message reports in a workspace). */
+  serverId: string | null;
+  subjectUsername: string | null;
+  /** Set for operators and for the reporter; null for workspace moderators. */
+  reporterId: string | null;
+  reporterUsername: string | null;
+  createdAt: number;
+  resolved: boolean;
+  resolvedAt: number | null;
+  resolvedBy: string | null;
+}
+
+type Audience = 'reporter' | 'instance' | 'workspace';
+
+/**
+ * Abuse reports: any signed-in person reports a message, a user or a workspace; the workspace's
+ * owner and Moderators handle message reports from their workspace, operators handle every
+ * report. The two queues resolve independently.
+ */
+export class ReportService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly audit: AuditLog,
+  ) {}
+
+  async reportMessage(
+    session: SessionInfo,
+    input: { messageId: unknown; category: unknown; text?: unknown },
+  ): Promise<ReportView> {
+    const { category, text } = checkReportInput(input);
+    const messageId = typeof input.messageId === 'string' ? input.messageId : '';
+    const msg = isId(messageId) ? await findMessageForReport(this.db.kysely, messageId) : undefined;
+    if (
+      !msg ||
+      msg.deletedAt !== null ||
+      !(await canReadConversation(this.db.kysely, session.accountId, {
+        conversationId: msg.conversationId,
+        workspaceId: msg.workspaceId,
+        kind: msg.conversationKind,
+        isPrivate: msg.isPrivate,
+      }))
+    ) {
+      throw notFound('message');
+    }
+    if (msg.authorId === session.accountId) throw validation('you cannot report your own message');
+    return this.file(session, {
+      subjectKind: 'message',
+      subjectId: msg.id,
+      subjectAccountId: msg.authorId,
+      workspaceId: msg.isDirect === 1 ? null : msg.workspaceId,
+      category,
+      text,
+      snapshot: {
+        messageId: msg.id,
+        conversationId: msg.conversationId,
+        workspaceId: msg.workspaceId,
+        authorId: msg.authorId,
+        authorUsername: msg.authorUsername,
+        authorDisplayName: msg.authorDisplayName,
+        text: msg.text,
+        encrypted: msg.encrypted === 1,
+        messageCreatedAt: Number(msg.createdAt),
+        messageEditedAt: msg.editedAt === null ? null : Number(msg.editedAt),
+      },
+    });
+  }
+
+  async reportUser(
+    session: SessionInfo,
+    input: { userId: unknown; category: unknown; text?: unknown },
+  ): Promise<ReportView> {
+    const { category, text } = checkReportInput(input);
+    const userId = typeof input.userId === 'string' ? input.userId : '';
+    const user = isId(userId) ? await findAccountBrief(this.db.kysely, userId) : undefined;
+    if (!user || user.deletedAt !== null) throw notFound('user');
+    if (user.id === session.accountId) throw validation('you cannot report yourself');
+    return this.file(session, {
+      subjectKind: 'user',
+      subjectId: user.id,
+      subjectAccountId: user.id,
+      workspaceId: null,
+      category,
+      text,
+      snapshot: { userId: user.id, username: user.username, displayName: user.displayName },
+    });
+  }
+
+  async reportWorkspace(
+    session: SessionInfo,
+    input: { serverId: unknown; category: unknown; text?: unknown },
+  ): Promise<ReportView> {
+    const { category, text } = checkReportInput(input);
+    const serverId = typeof input.serverId === 'string' ? input.serverId : '';
+    const ws = isId(serverId) ? await findWorkspaceForReport(this.db.kysely, serverId) : undefined;
+    if (!ws) throw notFound('workspace');
+    if (ws.isDirect === 1) {
+      throw validation('the direct space cannot be reported; report a message or a user');
+    }
+    if ((await findWorkspaceRole(this.db.kysely, ws.id, session.accountId)) === null) {
+      throw notFound('workspace');
+    }
+    return this.file(session, {
+      subjectKind: 'workspace',
+      subjectId: ws.id,
+      subjectAccountId: ws.ownerId,
+      // A report about a workspace goes to the operators only, never to its own moderators.
+      workspaceId: null,
+      category,
+      text,
+      snapshot: {
+        workspaceId: ws.id,
+        workspaceName: ws.name,
+        workspaceDescription: ws.description,
+        ownerId: ws.ownerId,
+        ownerUsername: ws.ownerUsername,
+      },
+    });
+  }
+
+  private async file(
+    session: SessionInfo,
+    r: {
+      subjectKind: ReportSubjectKind;
+      subjectId: string;
+      subjectAccountId: string | null;
+      workspaceId: string | null;
+      category: ReportCategory;
+      text: string | null;
+      snapshot: ReportSnapshot;
+    },
+  ): Promise<ReportView> {
+    const db = this.db.kysely;
+    const existing = await findOpenReport(db, session.accountId, r.subjectKind, r.subjectId);
+    if (existing) return toView(existing, 'reporter');
+    const now = this.clock.now().getTime();
+    const recent = await reportTimesSince(db, session.accountId, now - HOUR_MS);
+    if (recent.length >= REPORTS_PER_HOUR) {
+      const oldest = recent[recent.length - REPORTS_PER_HOUR] as number;
+      throw rateLimited((oldest + HOUR_MS - now) / 1000, 'too many reports');
+    }
+    const id = newId();
+    try {
+      await insertReport(db, {
+        id,
+        reporterId: session.accountId,
+        subjectKind: r.subjectKind,
+        subjectId: r.subjectId,
+        subjectAccountId: r.subjectAccountId,
+        workspaceId: r.workspaceId,
+        category: r.category,
+        text: r.text,
+        snapshot: JSON.stringify(r.snapshot),
+        createdAt: now,
+        resolvedAt: null,
+        resolvedBy: null,
+        workspaceResolvedAt: null,
+        workspaceResolvedBy: null,
+      });
+    } catch (err) {
+      // The same person reporting the same thing twice at once: one report, as if in turn.
+      if (!isUniqueViolation(err)) throw err;
+      const winner = await findOpenReport(db, session.accountId, r.subjectKind, r.subjectId);
+      if (!winner) throw err;
+      return toView(winner, 'reporter');
+    }
+    return toView((await findReport(db, id)) as ReportRow, 'reporter');
+  }
+
+  /** Every report, oldest first (operators and the CLI). */
+  async listInstance(opts: {
+    openOnly?: boolean | null;
+    after?: string | null;
+    limit?: number | null;
+  }): Promise<ReportView[]> {
+    const rows = await listReports(this.db.kysely, {
+      openOnly: opts.openOnly === true,
+      after: opts.after ? decodeCursor(opts.after) : null,
+      limit: pageLimit(opts.limit),
+    });
+    return rows.map((r) => toView(r, 'instance'));
+  }
+
+  /** Marks a report resolved for the instance; NOT_FOUND for no such report. Idempotent. */
+  async resolveInstance(actor: ModerationActor, id: unknown): Promise<ReportView> {
+    const reportId = typeof id === 'string' ? id.trim().toLowerCase() : '';
+    if (!isId(reportId)) throw notFound('report');
+    return transaction(this.db.kysely, async (tx) => {
+      const row = await findReport(tx.db, reportId);
+      if (!row) throw notFound('report');
+      const by = actorId(actor);
+      if (await markReportResolved(tx.db, reportId, 'instance', this.clock.now().getTime(), by)) {
+        await this.audit.record(tx, {
+          action: 'report.resolve',
+          actorId: by,
+          target: `report:${reportId}`,
+          details: { subjectKind: row.subjectKind, subjectId: row.subjectId },
+        });
+      }
+      return toView((await findReport(tx.db, reportId)) as ReportRow, 'instance');
+    });
+  }
+
+  /** A workspace's message reports, oldest first: its owner and Moderators only. */
+  async listWorkspace(
+    session: SessionInfo,
+    opts: {
+      serverId: unknown;
+      openOnly?: boolean | null;
+      after?: string | null;
+      limit?: number | null;
+    },
+  ): Promise<ReportView[]> {
+    const serverId = await this.assertWorkspaceModerator(session, opts.serverId);
+    const rows = await listReports(this.db.kysely, {
+      workspaceId: serverId,
+      openOnly: opts.openOnly === true,
+      after: opts.after ? decodeCursor(opts.after) : null,
+      limit: pageLimit(opts.limit),
+    });
+    return rows.map((r) => toView(r, 'workspace'));
+  }
+
+  /** Marks a report resolved for its workspace; NOT_FOUND unless the caller moderates it. */
+  async resolveWorkspace(session: SessionInfo, id: unknown): Promise<ReportView> {
+    const reportId = typeof id === 'string' ? id.trim().toLowerCase() : '';
+    if (!isId(reportId)) throw notFound('report');
+    return transaction(this.db.kysely, async (tx) => {
+      const row = await findReport(tx.db, reportId);
+      if (!row || row.workspaceId === null) throw notFound('report');
+      const role = await findWorkspaceRole(tx.db, row.workspaceId, session.accountId);
+      if (role !== 'owner' && role !== 'moderator') throw notFound('report');
+      const now = this.clock.now().getTime();
+      if (await markReportResolved(tx.db, reportId, 'workspace', now, session.accountId)) {
+        await this.audit.record(tx, {
+          action: 'workspace_report.resolve',
+          actorId: session.accountId,
+          target: `report:${reportId}`,
+          details: { serverId: row.workspaceId, subjectKind: row.subjectKind },
+        });
+      }
+      return toView((await findReport(tx.db, reportId)) as ReportRow, 'workspace');
+    });
+  }
+
+  private async assertWorkspaceModerator(session: SessionInfo, serverId: unknown) {
+    const id = typeof serverId === 'string' ? serverId : '';
+    const role = isId(id) ? await findWorkspaceRole(this.db.kysely, id, session.accountId) : null;
+    if (role === null) throw notFound('workspace');
+    if (role !== 'owner' && role !== 'moderator') {
+      throw forbidden("only the workspace's owner and Moderators see its reports");
+    }
+    return id;
+  }
+}
+
+function pageLimit(limit: number | null | undefined): number {
+  const n = limit ?? REPORT_PAGE_DEFAULT;
+  if (!Number.isInteger(n) || n < 1 || n > REPORT_PAGE_MAX) {
+    throw validation(`limit must be a whole number from 1 to ${REPORT_PAGE_MAX}`);
+  }
+  return n;
+}
+
+function checkReportInput(input: { category: unknown; text?: unknown }): {
+  category: ReportCategory;
+  text: string | null;
+} {
+  const category = typeof input.category === 'string' ? input.category.toUpperCase() : '';
+  if (!(REPORT_CATEGORIES as readonly string[]).includes(category)) {
+    throw validation(`category must be one of ${REPORT_CATEGORIES.join(', ')}`);
+  }
+  if (input.text !== undefined && input.text !== null && typeof input.text !== 'string') {
+    throw validation('text must be a string');
+  }
+  const text = typeof input.text === 'string' ? input.text.trim() || null : null;
+  if (text !== null && [...text].length > REPORT_TEXT_MAX) {
+    throw validation(`text must be at most ${REPORT_TEXT_MAX} characters`);
+  }
+  return { category: category as ReportCategory, text };
+}
+
+function toView(row: ReportRow, audience: Audience): ReportView {
+  const scoped =
+    audience === 'workspace'
+      ? { at: row.workspaceResolvedAt, by: row.workspaceResolvedBy }
+      : audience === 'instance'
+        ? { at: row.resolvedAt, by: row.resolvedBy }
+        : {
+            at: row.resolvedAt ?? row.workspaceResolvedAt,
+            // The reporter learns that it was handled, not by whom.
+            by: null,
+          };
+  const createdAt = Number(row.createdAt);
+  return {
+    id: row.id,
+    cursor: encodeCursor({ at: createdAt, id: row.id }),
+    subjectKind: row.subjectKind.toUpperCase() as ReportView['subjectKind'],
+    subjectId: row.subjectId,
+    category: row.category as ReportCategory,
+    text: row.text,
+    snapshot: JSON.parse(row.snapshot) as ReportSnapshot,
+    serverId: row.workspaceId,
+    subjectUsername: row.subjectUsername ?? null,
+    reporterId: audience === 'workspace' ? null : row.reporterId,
+    reporterUsername: audience === 'workspace' ? null : (row.reporterUsername ?? null),
+    createdAt,
+    resolved: scoped.at !== null,
+    resolvedAt: scoped.at === null ? null : Number(scoped.at),
+    resolvedBy: scoped.by,
+  };
+}

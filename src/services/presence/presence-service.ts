@@ -1,0 +1,286 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+
+import type { Db } from '../../db/database.js';
+import { DIRECT_SPACE_ID } from '../../db/migrations/0002-collaboration.js';
+import type { EventBus } from '../../events/bus.js';
+import { userTopic, workspaceTopic, type EventPayload } from '../../events/catalog.js';
+import { validation } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { isId, newId } from '../../lib/ids.js';
+
+import {
+  MemoryPresenceStore,
+  RedisPresenceStore,
+  type PresenceStatus,
+  type PresenceStore,
+} from './presence-store.js';
+import {
+  findPresenceChoices,
+  listDirectPartners,
+  listWorkspaceIdsOf,
+  sharingWith,
+  upsertPresenceChoice,
+} from './queries.js';
+
+export type { PresenceStatus } from './presence-store.js';
+
+/** What a user chose to show: `auto` (the default), always `away`, or `invisible` (offline). */
+export type PresenceChoice = 'auto' | 'away' | 'invisible';
+export const PRESENCE_CHOICES: readonly PresenceChoice[] = ['auto', 'away', 'invisible'];
+
+export interface PresenceTimings {
+  /** With the `auto` choice, a connected user with no activity this long is shown away. */
+  awayAfterMs: number;
+  /** A user whose last connection closed is shown offline only if none reopens this soon. */
+  offlineGraceMs: number;
+  /** How often idle users are checked (for away) and Redis holds are refreshed. */
+  sweepMs: number;
+}
+
+export const PRESENCE_DEFAULTS: PresenceTimings = {
+  awayAfterMs: 10 * 60_000,
+  offlineGraceMs: 15_000,
+  sweepMs: 30_000,
+};
+
+/** Most users one `presence` query answers for. */
+export const PRESENCE_QUERY_MAX = 200;
+
+export interface PresenceDeps {
+  db: Db;
+  bus: EventBus;
+  clock: Clock;
+  log: Logger;
+  /** Redis (shared with the bus) when several processes serve; null for one process. */
+  redis: Redis | null;
+  redisPrefix: string;
+  timings?: Partial<PresenceTimings>;
+}
+
+/**
+ * Online, away or offline, across every process.
+ *
+ * - **Online** while the user holds at least one WebSocket connection on any process, **away**
+ *   after `awayAfterMs` without activity (connecting, subscribing, typing, `setPresence`) or by
+ *   choice, **offline** otherwise or when they chose to be invisible.
+ * - Changes are debounced: a closed last connection shows offline only after `offlineGraceMs`
+ *   without a new one, so a reconnect never flaps.
+ * - Each change is announced once (the last announced status is swapped atomically) as
+ *   `PresenceChanged` on the topic of every workspace the user is in, and on the own topics of
+ *   the people they share a direct or group conversation with (and their own).
+ */
+export class PresenceService {
+  private readonly store: PresenceStore;
+  private readonly timings: PresenceTimings;
+  /** Connections this process holds per account. */
+  private readonly local = new Map<string, number>();
+  /** Last activity this process saw, and the status it last worked out, per connected account. */
+  private readonly seen = new Map<string, { activeAt: number; status: PresenceStatus | null }>();
+  private readonly offlineTimers = new Map<string, NodeJS.Timeout>();
+  private readonly chains = new Map<string, Promise<void>>();
+  private sweepTimer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly deps: PresenceDeps) {
+    this.timings = { ...PRESENCE_DEFAULTS, ...deps.timings };
+    this.store = deps.redis
+      ? new RedisPresenceStore(
+          deps.redis,
+          deps.redisPrefix,
+          `${newId()}`,
+          Math.max(3 * this.timings.sweepMs, 10_000),
+        )
+      : new MemoryPresenceStore();
+  }
+
+  /** Starts the idle sweep and the Redis heartbeat (the server does; the CLI does not). */
+  start(): void {
+    if (this.sweepTimer) return;
+    this.sweepTimer = setInterval(() => void this.sweep(), this.timings.sweepMs);
+    this.sweepTimer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.sweepTimer = null;
+    for (const t of this.offlineTimers.values()) clearTimeout(t);
+    this.offlineTimers.clear();
+    await Promise.allSettled([...this.chains.values()]);
+  }
+
+  private now(): number {
+    return this.deps.clock.now().getTime();
+  }
+
+  /** A WebSocket connection of the account opened on this process. */
+  connected(accountId: string): void {
+    const count = (this.local.get(accountId) ?? 0) + 1;
+    this.local.set(accountId, count);
+    const timer = this.offlineTimers.get(accountId);
+    if (timer) {
+      clearTimeout(timer);
+      this.offlineTimers.delete(accountId);
+    }
+    if (count === 1) {
+      this.seen.set(accountId, { activeAt: this.now(), status: null });
+      this.enqueue(accountId, async () => {
+        await this.store.hold(accountId);
+        await this.store.touch(accountId, this.now());
+        await this.evaluate(accountId);
+      });
+    }
+  }
+
+  /** A WebSocket connection of the account closed on this process. */
+  disconnected(accountId: string): void {
+    const count = (this.local.get(accountId) ?? 1) - 1;
+    if (count > 0) {
+      this.local.set(accountId, count);
+      return;
+    }
+    this.local.delete(accountId);
+    this.seen.delete(accountId);
+    this.enqueue(accountId, () => this.store.release(accountId));
+    const timer = setTimeout(() => {
+      this.offlineTimers.delete(accountId);
+      if (this.local.has(accountId)) return;
+      this.enqueue(accountId, () => this.evaluate(accountId));
+    }, this.timings.offlineGraceMs);
+    timer.unref();
+    this.offlineTimers.set(accountId, timer);
+  }
+
+  /** Activity of a connected user: an away user (by idleness) is online again at once. */
+  touch(accountId: string): void {
+    const seen = this.seen.get(accountId);
+    if (!seen) return;
+    const now = this.now();
+    // Shared activity is written at most once per sweep interval per process.
+    const stale = now - seen.activeAt >= this.timings.sweepMs;
+    seen.activeAt = now;
+    if (seen.status === 'away' || stale) {
+      this.enqueue(accountId, async () => {
+        await this.store.touch(accountId, now);
+        if (seen.status !== 'online') await this.evaluate(accountId);
+      });
+    }
+  }
+
+  /** Sets what the caller shows; counts as activity. */
+  async setChoice(accountId: string, choice: PresenceChoice): Promise<void> {
+    if (!PRESENCE_CHOICES.includes(choice)) throw validation('unknown presence choice');
+    await upsertPresenceChoice(this.deps.db.kysely, {
+      accountId,
+      choice,
+      updatedAt: this.now(),
+    });
+    const seen = this.seen.get(accountId);
+    if (seen) seen.activeAt = this.now();
+    await this.enqueue(accountId, async () => {
+      if (this.local.has(accountId)) await this.store.touch(accountId, this.now());
+      await this.evaluate(accountId);
+    });
+  }
+
+  async choiceOf(accountId: string): Promise<PresenceChoice> {
+    const [row] = await findPresenceChoices(this.deps.db.kysely, [accountId]);
+    return (row?.choice as PresenceChoice | undefined) ?? 'auto';
+  }
+
+  /**
+   * The status others see of each user, in the order asked. Users who share no workspace or
+   * conversation with the viewer are shown offline, whatever they are.
+   */
+  async presenceOf(
+    viewerId: string,
+    userIds: readonly string[],
+  ): Promise<Array<{ userId: string; status: PresenceStatus }>> {
+    if (userIds.length > PRESENCE_QUERY_MAX) {
+      throw validation(`ask for at most ${PRESENCE_QUERY_MAX} users at once`);
+    }
+    const ids = [...new Set(userIds.filter((id) => isId(id)))];
+    const others = ids.filter((id) => id !== viewerId);
+    const sharing = await sharingWith(this.deps.db.kysely, viewerId, others);
+    const visible = ids.filter((id) => id === viewerId || sharing.has(id));
+    const shown = await this.store.announced(visible);
+    return userIds.map((userId) => ({ userId, status: shown.get(userId) ?? 'offline' }));
+  }
+
+  /** What the status of a user is now, from the shared facts and their choice. */
+  private async compute(accountId: string): Promise<PresenceStatus> {
+    if (!this.local.has(accountId) && !(await this.store.isConnected(accountId))) return 'offline';
+    const choice = await this.choiceOf(accountId);
+    if (choice === 'invisible') return 'offline';
+    if (choice === 'away') return 'away';
+    const seen = this.seen.get(accountId);
+    const last = (await this.store.lastActive(accountId)) ?? seen?.activeAt;
+    // Activity another process saw counts here too, so the sweep does not ask again.
+    if (seen && last !== undefined && last > seen.activeAt) seen.activeAt = last;
+    return last !== undefined && this.now() - last >= this.timings.awayAfterMs ? 'away' : 'online';
+  }
+
+  /** Works the status out again and announces it if it changed (once across processes). */
+  private async evaluate(accountId: string): Promise<void> {
+    const status = await this.compute(accountId);
+    const seen = this.seen.get(accountId);
+    if (seen) seen.status = status;
+    const before = await this.store.swapAnnounced(accountId, status);
+    if (before === status || (before === null && status === 'offline')) return;
+    await this.announce(accountId, status);
+  }
+
+  private async announce(accountId: string, status: PresenceStatus): Promise<void> {
+    const db = this.deps.db.kysely;
+    const [workspaceIds, partners] = await Promise.all([
+      listWorkspaceIdsOf(db, accountId),
+      listDirectPartners(db, accountId),
+    ]);
+    const at = this.now();
+    const body = { userId: accountId, status: status.toUpperCase() };
+    const events: Array<{ topic: string; payload: EventPayload }> = workspaceIds.map((id) => ({
+      topic: workspaceTopic(id),
+      payload: { audience: { kind: 'workspace' }, serverId: id, ...body },
+    }));
+    // People met in direct and group conversations (and the user's own other devices) hear it
+    // on their own topics, like every event of the direct space.
+    for (const id of [accountId, ...partners]) {
+      events.push({
+        topic: userTopic(id),
+        payload: { audience: { kind: 'users', userIds: [id] }, serverId: DIRECT_SPACE_ID, ...body },
+      });
+    }
+    for (const e of events) {
+      await this.deps.bus.publish({ topic: e.topic, type: 'PresenceChanged', at, payload: e.payload });
+    }
+  }
+
+  /** Idle users turn away; Redis holds of connected users are refreshed. */
+  private async sweep(): Promise<void> {
+    const now = this.now();
+    const connected = [...this.local.keys()];
+    try {
+      await this.store.refresh(connected);
+    } catch (err) {
+      this.deps.log.warn({ err }, 'presence heartbeat failed');
+    }
+    for (const accountId of connected) {
+      const seen = this.seen.get(accountId);
+      if (seen?.status === 'online' && now - seen.activeAt >= this.timings.awayAfterMs) {
+        this.enqueue(accountId, () => this.evaluate(accountId));
+      }
+    }
+  }
+
+  /** Runs presence work of one account in order; failures are logged, never thrown at callers. */
+  private enqueue(accountId: string, work: () => Promise<void>): Promise<void> {
+    const previous = this.chains.get(accountId) ?? Promise.resolve();
+    const next = previous
+      .then(work)
+      .catch((err: unknown) => this.deps.log.warn({ err, accountId }, 'presence update failed'));
+    this.chains.set(accountId, next);
+    void next.finally(() => {
+      if (this.chains.get(accountId) === next) this.chains.delete(accountId);
+    });
+    return next;
+  }
+}

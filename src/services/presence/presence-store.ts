@@ -1,0 +1,137 @@
+import type { Redis } from 'ioredis';
+
+export type PresenceStatus = 'online' | 'away' | 'offline';
+
+/**
+ * Where presence facts live: in this process alone, or in Redis so every process sees the
+ * connections and activity of the others. Nothing here is durable; a restart of everything
+ * starts everyone offline.
+ */
+export interface PresenceStore {
+  /** This process holds at least one connection of the account (refreshed by `refresh`). */
+  hold(accountId: string): Promise<void>;
+  /** This process holds no connection of the account any more. */
+  release(accountId: string): Promise<void>;
+  /** Keeps this process's holds alive (Redis entries expire if a process dies). */
+  refresh(accountIds: readonly string[]): Promise<void>;
+  /** Whether any process holds a connection of the account. */
+  isConnected(accountId: string): Promise<boolean>;
+  touch(accountId: string, at: number): Promise<void>;
+  lastActive(accountId: string): Promise<number | null>;
+  /** Records the status last announced for the account; answers the one before (null: none). */
+  swapAnnounced(accountId: string, status: PresenceStatus): Promise<PresenceStatus | null>;
+  announced(accountIds: readonly string[]): Promise<Map<string, PresenceStatus>>;
+}
+
+/** One process: the counts of the connections are the truth. */
+export class MemoryPresenceStore implements PresenceStore {
+  private readonly held = new Set<string>();
+  private readonly active = new Map<string, number>();
+  private readonly shown = new Map<string, PresenceStatus>();
+
+  async hold(accountId: string): Promise<void> {
+    this.held.add(accountId);
+  }
+  async release(accountId: string): Promise<void> {
+    this.held.delete(accountId);
+    this.active.delete(accountId);
+  }
+  async refresh(): Promise<void> {}
+  async isConnected(accountId: string): Promise<boolean> {
+    return this.held.has(accountId);
+  }
+  async touch(accountId: string, at: number): Promise<void> {
+    this.active.set(accountId, at);
+  }
+  async lastActive(accountId: string): Promise<number | null> {
+    return this.active.get(accountId) ?? null;
+  }
+  async swapAnnounced(accountId: string, status: PresenceStatus): Promise<PresenceStatus | null> {
+    const before = this.shown.get(accountId) ?? null;
+    // Offline is the default: forget the account rather than remember it offline.
+    if (status === 'offline') this.shown.delete(accountId);
+    else this.shown.set(accountId, status);
+    return before;
+  }
+  async announced(accountIds: readonly string[]): Promise<Map<string, PresenceStatus>> {
+    const out = new Map<string, PresenceStatus>();
+    for (const id of accountIds) out.set(id, this.shown.get(id) ?? 'offline');
+    return out;
+  }
+}
+
+/**
+ * Several processes (SVC_REDIS_URL). Per account:
+ * - `<prefix>presence:conn:<id>`: a sorted set of the processes holding a connection, each
+ *   scored with the time its hold expires; a process refreshes its holds every heartbeat, so a
+ *   process that dies stops counting after `holdTtlMs`.
+ * - `<prefix>presence:active:<id>`: the time of the last activity seen by any process.
+ * - `<prefix>presence:shown:<id>`: the status last announced, swapped atomically (SET ... GET)
+ *   so two processes never announce the same change twice.
+ */
+export class RedisPresenceStore implements PresenceStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly processId: string,
+    private readonly holdTtlMs: number,
+  ) {}
+
+  private key(kind: 'conn' | 'active' | 'shown', accountId: string): string {
+    return `${this.prefix}presence:${kind}:${accountId}`;
+  }
+
+  async hold(accountId: string): Promise<void> {
+    await this.refresh([accountId]);
+  }
+
+  async release(accountId: string): Promise<void> {
+    await this.redis.zrem(this.key('conn', accountId), this.processId);
+  }
+
+  async refresh(accountIds: readonly string[]): Promise<void> {
+    if (accountIds.length === 0) return;
+    // Scores use the wall clock: every process compares them with its own.
+    const expires = Date.now() + this.holdTtlMs;
+    const pipeline = this.redis.pipeline();
+    for (const id of accountIds) {
+      const key = this.key('conn', id);
+      pipeline.zadd(key, expires, this.processId);
+      pipeline.pexpire(key, this.holdTtlMs * 2);
+    }
+    await pipeline.exec();
+  }
+
+  async isConnected(accountId: string): Promise<boolean> {
+    const count = await this.redis.zcount(this.key('conn', accountId), Date.now(), '+inf');
+    return count > 0;
+  }
+
+  async touch(accountId: string, at: number): Promise<void> {
+    await this.redis.set(this.key('active', accountId), String(at), 'PX', 7 * 86_400_000);
+  }
+
+  async lastActive(accountId: string): Promise<number | null> {
+    const value = await this.redis.get(this.key('active', accountId));
+    return value === null ? null : Number(value);
+  }
+
+  async swapAnnounced(accountId: string, status: PresenceStatus): Promise<PresenceStatus | null> {
+    const before = await this.redis.set(
+      this.key('shown', accountId),
+      status,
+      'PX',
+      7 * 86_400_000,
+      'GET',
+    );
+    return (before as PresenceStatus | null) ?? null;
+  }
+
+  async announced(accountIds: readonly string[]): Promise<Map<string, PresenceStatus>> {
+    const out = new Map<string, PresenceStatus>();
+    if (accountIds.length === 0) return out;
+    const values = await this.redis.mget(accountIds.map((id) => this.key('shown', id)));
+    accountIds.forEach((id, i) => out.set(id, (values[i] as PresenceStatus | null) ?? 'offline'));
+    return out;
+  }
+}

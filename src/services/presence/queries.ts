@@ -1,0 +1,121 @@
+import type { Executor } from '../../db/database.js';
+import { DIRECT_SPACE_ID } from '../../db/migrations/0002-collaboration.js';
+
+// Presence and typing queries, executor first.
+
+export async function findPresenceChoices(db: Executor, accountIds: readonly string[]) {
+  if (accountIds.length === 0) return [];
+  return db
+    .selectFrom('presence_setting')
+    .select(['accountId', 'choice'])
+    .where('accountId', 'in', accountIds)
+    .execute();
+}
+
+export async function upsertPresenceChoice(
+  db: Executor,
+  row: { accountId: string; choice: string; updatedAt: number },
+) {
+  await db
+    .insertInto('presence_setting')
+    .values(row)
+    .onConflict((oc) =>
+      oc.column('accountId').doUpdateSet({ choice: row.choice, updatedAt: row.updatedAt }),
+    )
+    .execute();
+}
+
+/** Workspaces (not the direct space) the account is a member of. */
+export async function listWorkspaceIdsOf(db: Executor, accountId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('workspace_member')
+    .select('workspaceId')
+    .where('accountId', '=', accountId)
+    .where('workspaceId', '!=', DIRECT_SPACE_ID)
+    .execute();
+  return rows.map((r) => r.workspaceId);
+}
+
+/** People the account shares a direct or group conversation with (members, not invitees). */
+export async function listDirectPartners(db: Executor, accountId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('conversation_member as me')
+    .innerJoin('conversation as c', 'c.id', 'me.conversationId')
+    .innerJoin('conversation_member as o', 'o.conversationId', 'me.conversationId')
+    .select('o.accountId')
+    .distinct()
+    .where('me.accountId', '=', accountId)
+    .where('me.state', '=', 'member')
+    .where('c.workspaceId', '=', DIRECT_SPACE_ID)
+    .where('o.accountId', '!=', accountId)
+    .where('o.state', '=', 'member')
+    .execute();
+  return rows.map((r) => r.accountId);
+}
+
+/** Of `ids`, the accounts that share a workspace or a conversation with `viewerId`. */
+export async function sharingWith(
+  db: Executor,
+  viewerId: string,
+  ids: readonly string[],
+): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const inWorkspaces = await db
+    .selectFrom('workspace_member as mine')
+    .innerJoin('workspace_member as other', 'other.workspaceId', 'mine.workspaceId')
+    .select('other.accountId')
+    .distinct()
+    .where('mine.accountId', '=', viewerId)
+    .where('other.accountId', 'in', ids)
+    .execute();
+  const inConversations = await db
+    .selectFrom('conversation_member as mine')
+    .innerJoin('conversation_member as other', 'other.conversationId', 'mine.conversationId')
+    .select('other.accountId')
+    .distinct()
+    .where('mine.accountId', '=', viewerId)
+    .where('mine.state', '=', 'member')
+    .where('other.state', '=', 'member')
+    .where('other.accountId', 'in', ids)
+    .execute();
+  return new Set([...inWorkspaces, ...inConversations].map((r) => r.accountId));
+}
+
+/** A conversation with its members and their states, for typing. */
+export async function findConversationForTyping(db: Executor, conversationId: string) {
+  const conversation = await db
+    .selectFrom('conversation')
+    .select(['id', 'workspaceId', 'kind', 'archivedAt'])
+    .where('id', '=', conversationId)
+    .executeTakeFirst();
+  if (!conversation) return undefined;
+  const members = await db
+    .selectFrom('conversation_member')
+    .select(['accountId', 'state'])
+    .where('conversationId', '=', conversationId)
+    .execute();
+  return { ...conversation, members };
+}
+
+/** Whether either of two accounts blocks the other. */
+export async function eitherBlocks(db: Executor, a: string, b: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('user_block')
+    .select('blockerId')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('blockerId', '=', a), eb('blockedId', '=', b)]),
+        eb.and([eb('blockerId', '=', b), eb('blockedId', '=', a)]),
+      ]),
+    )
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function findAccountNames(db: Executor, accountId: string) {
+  return db
+    .selectFrom('account')
+    .select(['id', 'username', 'displayName'])
+    .where('id', '=', accountId)
+    .executeTakeFirst();
+}

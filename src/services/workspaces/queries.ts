@@ -1,0 +1,318 @@
+import type { Executor } from '../../db/database.js';
+import type {
+  WorkspaceInviteTable,
+  WorkspaceMemberTable,
+  WorkspaceRole,
+  WorkspaceTable,
+} from '../../db/tables/collaboration.js';
+
+// Workspace, membership and invite queries, executor first. Lists are single indexed queries.
+
+export async function findWorkspace(db: Executor, id: string) {
+  return db.selectFrom('workspace').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * Takes the workspace row's write lock for the rest of the transaction (a no-op update: a row
+ * lock on PostgreSQL, the write lock on SQLite), so cap checks and membership changes of one
+ * workspace run one at a time. False when the workspace does not exist.
+ */
+export async function lockWorkspace(db: Executor, id: string): Promise<boolean> {
+  const res = await db
+    .updateTable('workspace')
+    .set((eb) => ({ updatedAt: eb.ref('updatedAt') }))
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** Same as lockWorkspace for an account: serialises per-person caps (owned workspaces, invites). */
+export async function lockAccount(db: Executor, id: string): Promise<void> {
+  await db
+    .updateTable('account')
+    .set((eb) => ({ createdAt: eb.ref('createdAt') }))
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function insertWorkspace(db: Executor, row: WorkspaceTable) {
+  await db.insertInto('workspace').values(row).execute();
+}
+
+export async function updateWorkspace(
+  db: Executor,
+  id: string,
+  patch: Partial<Pick<WorkspaceTable, 'name' | 'description' | 'ownerId' | 'updatedAt'>>,
+) {
+  await db.updateTable('workspace').set(patch).where('id', '=', id).execute();
+}
+
+/** Deletes a workspace; foreign keys cascade to members, conversations, messages and invites. */
+export async function deleteWorkspaceRow(db: Executor, id: string) {
+  await db.deleteFrom('workspace').where('id', '=', id).execute();
+}
+
+export async function countOwnedWorkspaces(db: Executor, ownerId: string): Promise<number> {
+  const row = await db
+    .selectFrom('workspace')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('ownerId', '=', ownerId)
+    .where('isDirect', '=', 0)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** A workspace with the caller's membership and the member count, in one query. */
+export async function findWorkspaceFor(db: Executor, id: string, accountId: string) {
+  return workspaceViewQuery(db, accountId).where('w.id', '=', id).executeTakeFirst();
+}
+
+/** The workspaces an account is a member of, oldest membership first, in one query. */
+export async function listWorkspacesOf(db: Executor, accountId: string) {
+  return workspaceViewQuery(db, accountId)
+    .where('m.accountId', 'is not', null)
+    .orderBy('m.joinedAt')
+    .orderBy('w.id')
+    .execute();
+}
+
+function workspaceViewQuery(db: Executor, accountId: string) {
+  return db
+    .selectFrom('workspace as w')
+    .leftJoin('workspace_member as m', (j) =>
+      j.onRef('m.workspaceId', '=', 'w.id').on('m.accountId', '=', accountId),
+    )
+    .selectAll('w')
+    .select((eb) => [
+      'm.role as myRole',
+      'm.timedOutUntil as myTimedOutUntil',
+      'm.joinedAt as myJoinedAt',
+      eb
+        .selectFrom('workspace_member as c')
+        .select(eb.fn.countAll<number>().as('n'))
+        .whereRef('c.workspaceId', '=', 'w.id')
+        .as('memberCount'),
+    ]);
+}
+
+export type WorkspaceViewRow = NonNullable<Awaited<ReturnType<typeof findWorkspaceFor>>>;
+
+export async function findMember(db: Executor, workspaceId: string, accountId: string) {
+  return db
+    .selectFrom('workspace_member')
+    .selectAll()
+    .where('workspaceId', '=', workspaceId)
+    .where('accountId', '=', accountId)
+    .executeTakeFirst();
+}
+
+/** The memberships of these accounts in a workspace, in one query. */
+export async function findMembers(
+  db: Executor,
+  workspaceId: string,
+  accountIds: readonly string[],
+) {
+  if (accountIds.length === 0) return [];
+  return db
+    .selectFrom('workspace_member')
+    .selectAll()
+    .where('workspaceId', '=', workspaceId)
+    .where('accountId', 'in', accountIds)
+    .execute();
+}
+
+export async function insertMember(db: Executor, row: WorkspaceMemberTable) {
+  await db.insertInto('workspace_member').values(row).execute();
+}
+
+export async function setMemberRole(
+  db: Executor,
+  workspaceId: string,
+  accountId: string,
+  role: WorkspaceRole,
+) {
+  await db
+    .updateTable('workspace_member')
+    .set({ role })
+    .where('workspaceId', '=', workspaceId)
+    .where('accountId', '=', accountId)
+    .execute();
+}
+
+export async function setMemberTimeout(
+  db: Executor,
+  workspaceId: string,
+  accountId: string,
+  until: number | null,
+) {
+  await db
+    .updateTable('workspace_member')
+    .set({ timedOutUntil: until })
+    .where('workspaceId', '=', workspaceId)
+    .where('accountId', '=', accountId)
+    .execute();
+}
+
+/** Removes a member and their channel memberships in the workspace. */
+export async function deleteMember(db: Executor, workspaceId: string, accountId: string) {
+  await db
+    .deleteFrom('conversation_member')
+    .where('accountId', '=', accountId)
+    .where('conversationId', 'in', (eb) =>
+      eb.selectFrom('conversation').select('id').where('workspaceId', '=', workspaceId),
+    )
+    .execute();
+  await db
+    .deleteFrom('workspace_member')
+    .where('workspaceId', '=', workspaceId)
+    .where('accountId', '=', accountId)
+    .execute();
+}
+
+export async function countMembers(db: Executor, workspaceId: string): Promise<number> {
+  const row = await db
+    .selectFrom('workspace_member')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('workspaceId', '=', workspaceId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function listMemberIds(db: Executor, workspaceId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('workspace_member')
+    .select('accountId')
+    .where('workspaceId', '=', workspaceId)
+    .execute();
+  return rows.map((r) => r.accountId);
+}
+
+/**
+ * One page of members with their accounts, in (joinedAt, accountId) order; `after` and `before`
+ * are keyset positions. Reads one row more than asked to tell whether more follow.
+ */
+export async function listMembersPage(
+  db: Executor,
+  workspaceId: string,
+  opts: { after?: { at: number; id: string }; before?: { at: number; id: string }; limit: number },
+) {
+  let q = db
+    .selectFrom('workspace_member as m')
+    .innerJoin('account as a', 'a.id', 'm.accountId')
+    .select([
+      'm.accountId',
+      'm.role',
+      'm.joinedAt',
+      'm.timedOutUntil',
+      'a.username',
+      'a.displayName',
+      'a.email',
+      'a.createdAt',
+      'a.isOperator',
+      'a.deletionScheduledFor',
+      'a.homeServer',
+    ])
+    .where('m.workspaceId', '=', workspaceId)
+    .where('a.deletedAt', 'is', null);
+  const { after, before } = opts;
+  if (after) {
+    q = q.where((eb) =>
+      eb.or([
+        eb('m.joinedAt', '>', after.at),
+        eb.and([eb('m.joinedAt', '=', after.at), eb('m.accountId', '>', after.id)]),
+      ]),
+    );
+  }
+  if (before) {
+    q = q.where((eb) =>
+      eb.or([
+        eb('m.joinedAt', '<', before.at),
+        eb.and([eb('m.joinedAt', '=', before.at), eb('m.accountId', '<', before.id)]),
+      ]),
+    );
+    return q
+      .orderBy('m.joinedAt', 'desc')
+      .orderBy('m.accountId', 'desc')
+      .limit(opts.limit + 1)
+      .execute();
+  }
+  return q
+    .orderBy('m.joinedAt', 'asc')
+    .orderBy('m.accountId', 'asc')
+    .limit(opts.limit + 1)
+    .execute();
+}
+
+export type MemberPageRow = Awaited<ReturnType<typeof listMembersPage>>[number];
+
+// Invites
+
+export async function insertInvite(db: Executor, row: WorkspaceInviteTable) {
+  await db.insertInto('workspace_invite').values(row).execute();
+}
+
+export async function findInviteByTokenHash(db: Executor, tokenHash: string) {
+  return db
+    .selectFrom('workspace_invite')
+    .selectAll()
+    .where('tokenHash', '=', tokenHash)
+    .executeTakeFirst();
+}
+
+export async function findInvite(db: Executor, id: string) {
+  return db.selectFrom('workspace_invite').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Counts one use unless the invite is revoked or used up; false when it was not counted. */
+export async function consumeInviteUse(db: Executor, id: string): Promise<boolean> {
+  const res = await db
+    .updateTable('workspace_invite')
+    .set((eb) => ({ uses: eb('uses', '+', 1) }))
+    .where('id', '=', id)
+    .where('revokedAt', 'is', null)
+    .where((eb) => eb.or([eb('maxUses', 'is', null), eb('uses', '<', eb.ref('maxUses'))]))
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+export async function revokeInvite(db: Executor, id: string, at: number) {
+  await db
+    .updateTable('workspace_invite')
+    .set({ revokedAt: at })
+    .where('id', '=', id)
+    .where('revokedAt', 'is', null)
+    .execute();
+}
+
+/** Invites one person created since a time, in every workspace (the daily cap). */
+export async function countInvitesCreatedSince(
+  db: Executor,
+  createdBy: string,
+  since: number,
+): Promise<number> {
+  const row = await db
+    .selectFrom('workspace_invite')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('createdBy', '=', createdBy)
+    .where('createdAt', '>', since)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** A workspace's invites that can still be used, newest first; only `createdBy`'s when given. */
+export async function listUsableInvites(
+  db: Executor,
+  workspaceId: string,
+  now: number,
+  createdBy: string | null,
+) {
+  let q = db
+    .selectFrom('workspace_invite')
+    .selectAll()
+    .where('workspaceId', '=', workspaceId)
+    .where('revokedAt', 'is', null)
+    .where((eb) => eb.or([eb('expiresAt', 'is', null), eb('expiresAt', '>', now)]))
+    .where((eb) => eb.or([eb('maxUses', 'is', null), eb('uses', '<', eb.ref('maxUses'))]));
+  if (createdBy) q = q.where('createdBy', '=', createdBy);
+  return q.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(500).execute();
+}

@@ -1,0 +1,215 @@
+import {
+  execute,
+  GraphQLError,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLSchema,
+} from 'graphql';
+import type { Logger } from 'pino';
+
+import type { BusEvent, EventBus } from '../events/bus.js';
+import { whenSubscribed } from '../events/redis-bus.js';
+import type { GraphqlContext } from '../graphql/context.js';
+import { formatError } from '../graphql/format-error.js';
+
+import type { LiveStream, Verdict } from './live-stream.js';
+
+/** One subscription as the hub sees it: its stream, its document, and how to reach it. */
+export interface Delivery {
+  readonly stream: LiveStream;
+  /** Subscriptions with the same key share one serialization of each event. */
+  readonly groupKey: string;
+  readonly document: DocumentNode;
+  readonly variables: Record<string, unknown> | null;
+  readonly operationName: string | null;
+  readonly context: GraphqlContext;
+  /** Writes one serialized execution result, wrapped in this subscription's envelope. */
+  send(resultJson: string): void;
+  /** Ends the subscription from the server's side (the client gets `complete`). */
+  end(): void;
+}
+
+interface Group {
+  readonly first: Delivery;
+  readonly members: Set<Delivery>;
+}
+
+interface TopicChannel {
+  readonly topic: string;
+  readonly groups: Map<string, Group>;
+  size: number;
+  unsubscribe: () => void;
+  /** Set while the topic's policy reads the database; later events wait in `backlog`. */
+  busy: boolean;
+  backlog: BusEvent[];
+}
+
+/**
+ * Fan-out of bus events to subscriptions on this process. Per topic there is one bus
+ * subscription, released with the last subscriber. Per event: the topic's policy runs once
+ * (at most one query, for membership events), each subscriber decides from its cached access,
+ * and the event is executed and serialized once per distinct document and variables, the same
+ * string then written to every socket of the group. Everything after the policy is synchronous,
+ * so events keep their bus order, and a socket write never waits for a slow client.
+ */
+export class Fanout {
+  private readonly channels = new Map<string, TopicChannel>();
+
+  constructor(
+    private readonly bus: EventBus,
+    private readonly schema: GraphQLSchema,
+    private readonly log: Logger,
+  ) {}
+
+  /** Registers a subscription; resolves once its topic is live on the bus. */
+  add(delivery: Delivery): Promise<void> {
+    const topic = delivery.stream.topic;
+    let channel = this.channels.get(topic);
+    if (!channel) {
+      const created: TopicChannel = {
+        topic,
+        groups: new Map(),
+        size: 0,
+        unsubscribe: () => {},
+        busy: false,
+        backlog: [],
+      };
+      created.unsubscribe = this.bus.subscribe(topic, (event) => this.onEvent(created, event));
+      this.channels.set(topic, created);
+      channel = created;
+    }
+    let group = channel.groups.get(delivery.groupKey);
+    if (!group) {
+      group = { first: delivery, members: new Set() };
+      channel.groups.set(delivery.groupKey, group);
+    }
+    if (!group.members.has(delivery)) {
+      group.members.add(delivery);
+      channel.size += 1;
+    }
+    return whenSubscribed(this.bus, topic);
+  }
+
+  remove(delivery: Delivery): void {
+    const channel = this.channels.get(delivery.stream.topic);
+    const group = channel?.groups.get(delivery.groupKey);
+    if (!channel || !group || !group.members.delete(delivery)) return;
+    channel.size -= 1;
+    if (group.members.size === 0) channel.groups.delete(delivery.groupKey);
+    if (channel.size === 0) {
+      channel.unsubscribe();
+      this.channels.delete(channel.topic);
+    }
+  }
+
+  /** Topics with at least one local subscriber. */
+  topicCount(): number {
+    return this.channels.size;
+  }
+
+  private onEvent(channel: TopicChannel, event: BusEvent): void {
+    if (channel.busy) {
+      channel.backlog.push(event);
+      return;
+    }
+    this.process(channel, event);
+  }
+
+  private process(channel: TopicChannel, event: BusEvent): void {
+    const pending = this.prepare(channel, event);
+    const after = pending ? pending.then(() => this.deliver(channel, event)) : this.deliver(channel, event);
+    if (!after) return;
+    channel.busy = true;
+    after
+      .catch((err: unknown) => this.log.error({ err, topic: channel.topic }, 'event fan-out failed'))
+      .finally(() => {
+        channel.busy = false;
+        while (!channel.busy && channel.backlog.length > 0 && this.channels.get(channel.topic) === channel) {
+          this.process(channel, channel.backlog.shift()!);
+        }
+      });
+  }
+
+  private prepare(channel: TopicChannel, event: BusEvent): Promise<void> | undefined {
+    const streams: LiveStream[] = [];
+    for (const group of channel.groups.values()) {
+      for (const d of group.members) streams.push(d.stream);
+    }
+    const policy = streams[0]?.policy;
+    if (!policy) return undefined;
+    const result = policy.prepare(event, streams);
+    if (!result) return undefined;
+    // A failed read leaves the cached access as it was: log it and deliver on what is known.
+    return result.catch((err: unknown) =>
+      this.log.error({ err, topic: channel.topic, type: event.type }, 'membership refresh failed'),
+    );
+  }
+
+  /** Decides and sends for every group; returns a promise only if a document resolved async. */
+  private deliver(channel: TopicChannel, event: BusEvent): Promise<void> | undefined {
+    return this.deliverGroups([...channel.groups.values()], event);
+  }
+
+  private deliverGroups(groups: Group[], event: BusEvent): Promise<void> | undefined {
+    for (let i = 0; i < groups.length; i += 1) {
+      const group = groups[i]!;
+      const targets: Array<[Delivery, Verdict]> = [];
+      let anyDelivery = false;
+      for (const d of group.members) {
+        const verdict = d.stream.decide(event);
+        if (verdict === 'skip') continue;
+        targets.push([d, verdict]);
+        if (verdict !== 'end') anyDelivery = true;
+      }
+      if (targets.length === 0) continue;
+      const json = anyDelivery ? this.serialize(group.first, event) : '';
+      if (typeof json !== 'string') {
+        // Event fields are meant to resolve synchronously; if one does not, later groups wait
+        // for it so the order of events stays the same for everyone.
+        return json.then((text) => {
+          finish(targets, text);
+          return this.deliverGroups(groups.slice(i + 1), event);
+        });
+      }
+      finish(targets, json);
+    }
+    return undefined;
+  }
+
+  /** The event run through the subscription's document, as JSON: once per group. */
+  private serialize(first: Delivery, event: BusEvent): string | Promise<string> {
+    const run = (): ExecutionResult | Promise<ExecutionResult> => {
+      try {
+        return execute({
+          schema: this.schema,
+          document: first.document,
+          rootValue: event,
+          contextValue: first.context,
+          variableValues: first.variables ?? undefined,
+          operationName: first.operationName ?? undefined,
+        });
+      } catch (err) {
+        return { errors: [new GraphQLError('execution failed', { originalError: err as Error })] };
+      }
+    };
+    const toJson = (result: ExecutionResult): string => {
+      const out: Record<string, unknown> = {};
+      if (result.errors?.length) {
+        out.errors = result.errors.map((e) =>
+          formatError(e, first.context.requestId, first.context.log),
+        );
+      }
+      if ('data' in result) out.data = result.data ?? null;
+      return JSON.stringify(out);
+    };
+    const result = run();
+    return result instanceof Promise ? result.then(toJson) : toJson(result);
+  }
+}
+
+function finish(targets: Array<[Delivery, Verdict]>, json: string): void {
+  for (const [d, verdict] of targets) {
+    if (verdict === 'deliver' || verdict === 'deliver-end') d.send(json);
+    if (verdict === 'end' || verdict === 'deliver-end') d.end();
+  }
+}

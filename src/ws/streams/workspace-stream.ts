@@ -1,0 +1,143 @@
+import type { Db } from '../../db/database.js';
+import type { BusEvent } from '../../events/bus.js';
+import { workspaceTopic, type Audience, type EventPayload } from '../../events/catalog.js';
+import { notFound } from '../../errors.js';
+import { isId } from '../../lib/ids.js';
+import { LiveStream, type TopicPolicy, type Verdict } from '../live-stream.js';
+
+import { findWorkspaceAccess, listMemberConversationIds, membersAmong } from './queries.js';
+
+/** Events after which who is in a conversation may have changed: reread for local subscribers. */
+const CONVERSATION_MEMBERSHIP_EVENTS = new Set([
+  'MemberAddedToConversation',
+  'MemberRemovedFromConversation',
+  'ChannelCreated',
+  'ConversationCreated',
+  'MlsMembershipChanged',
+]);
+
+/** Accounts per membership query (the same chunk size as the session recheck). */
+const CHUNK = 500;
+
+/**
+ * Shared by every workspace stream of one topic on this process: after an event that may change
+ * who is in a conversation, one query (per 500 local subscribers) rereads which of them are
+ * members now, and stages the answer on each stream. Other membership events (joins, leaves,
+ * role changes) carry what changed in their payload and need no query.
+ */
+const workspacePolicy: TopicPolicy = {
+  prepare(event, streams) {
+    if (!CONVERSATION_MEMBERSHIP_EVENTS.has(event.type)) return;
+    const conversationId = (event.payload as Partial<EventPayload>).conversationId;
+    if (typeof conversationId !== 'string' || streams.length === 0) return;
+    const own = streams.filter((s): s is WorkspaceStream => s instanceof WorkspaceStream);
+    if (own.length === 0) return;
+    const accounts = [...new Set(own.map((s) => s.accountId))];
+    const db = own[0]!.db;
+    return (async () => {
+      const members = new Set<string>();
+      for (let i = 0; i < accounts.length; i += CHUNK) {
+        for (const id of await membersAmong(db.kysely, conversationId, accounts.slice(i, i + CHUNK)))
+          members.add(id);
+      }
+      for (const s of own) s.stage(conversationId, members.has(s.accountId));
+    })();
+  },
+};
+
+type Role = 'owner' | 'moderator' | 'member' | 'guest';
+
+/**
+ * workspaceEvents(serverId): the events of one workspace this member may see, by each event's
+ * audience (src/events/catalog.ts). Ends after the member's own MemberLeft (left, removed, or
+ * the workspace deleted) and after WorkspaceDeleted.
+ */
+export class WorkspaceStream extends LiveStream {
+  readonly topic: string;
+  readonly policy = workspacePolicy;
+  private staged: { conversationId: string; member: boolean } | null = null;
+
+  private constructor(
+    readonly db: Db,
+    readonly accountId: string,
+    readonly workspaceId: string,
+    /** The direct space: no workspace-wide events; conversations by membership only. */
+    private readonly direct: boolean,
+    private role: Role | null,
+    private readonly conversations: Set<string>,
+  ) {
+    super();
+    this.topic = workspaceTopic(workspaceId);
+  }
+
+  /** Authorizes and loads the subscriber's access; NOT_FOUND for a non-member. */
+  static async open(db: Db, accountId: string, workspaceId: string): Promise<WorkspaceStream> {
+    if (!isId(workspaceId)) throw notFound('workspace');
+    const row = await findWorkspaceAccess(db.kysely, workspaceId, accountId);
+    const direct = row?.isDirect === 1;
+    if (!row || (!direct && !row.role)) throw notFound('workspace');
+    const conversations = await listMemberConversationIds(db.kysely, workspaceId, accountId);
+    return new WorkspaceStream(
+      db,
+      accountId,
+      workspaceId,
+      direct,
+      direct ? null : (row.role as Role),
+      new Set(conversations),
+    );
+  }
+
+  /** Records what the topic policy read about one conversation; applied by the next decide. */
+  stage(conversationId: string, member: boolean): void {
+    this.staged = { conversationId, member };
+  }
+
+  decide(event: BusEvent): Verdict {
+    const payload = event.payload as Partial<EventPayload>;
+    const audience = payload.audience;
+    // A membership event is shown when the subscriber may see it before or after the change:
+    // the member added to a private channel sees their own addition, the member removed sees
+    // their removal.
+    const before = this.visible(audience);
+    this.apply(event.type, payload);
+    const shown = before || this.visible(audience);
+    const ends =
+      event.type === 'WorkspaceDeleted' ||
+      (event.type === 'MemberLeft' && payload.userId === this.accountId);
+    if (ends) return shown ? 'deliver-end' : 'end';
+    return shown ? 'deliver' : 'skip';
+  }
+
+  private apply(type: string, payload: Partial<EventPayload>): void {
+    if (this.staged) {
+      if (this.staged.member) this.conversations.add(this.staged.conversationId);
+      else this.conversations.delete(this.staged.conversationId);
+      this.staged = null;
+    }
+    if (payload.userId !== this.accountId || this.direct) return;
+    if (type === 'MemberLeft') this.role = null;
+    else if ((type === 'MemberRoleChanged' || type === 'MemberJoined') && payload.role) {
+      this.role = String(payload.role).toLowerCase() as Role;
+    }
+  }
+
+  private visible(audience: Audience | undefined): boolean {
+    if (!audience || typeof audience !== 'object') return false;
+    const inSpace = this.direct || this.role !== null;
+    switch (audience.kind) {
+      case 'workspace':
+        return !this.direct && this.role !== null;
+      case 'channel':
+        return (
+          (!this.direct && this.role !== null && this.role !== 'guest') ||
+          (inSpace && this.conversations.has(audience.conversationId))
+        );
+      case 'conversation':
+        return inSpace && this.conversations.has(audience.conversationId);
+      case 'users':
+        return Array.isArray(audience.userIds) && audience.userIds.includes(this.accountId);
+      default:
+        return false;
+    }
+  }
+}

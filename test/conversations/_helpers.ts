@@ -1,0 +1,132 @@
+import Sqlite from 'better-sqlite3';
+import pg from 'pg';
+
+import { userTopic } from '../../src/events/catalog.js';
+import type { BusEvent } from '../../src/events/bus.js';
+import { newId } from '../../src/lib/ids.js';
+import type { Agent, TestApp } from '../_util/app.js';
+
+export { createWorkspace, expectCode, inviteAndJoin, ok, recordEvents, setRole } from '../workspaces/_helpers.js';
+
+import { ok } from '../workspaces/_helpers.js';
+
+export const CONVERSATION_FIELDS = `id serverId kind name isPrivate encrypted archived memberIds
+  memberCount pendingMemberIds isMember mlsGroup unreadCount lastActivityAt createdAt
+  lastMessage { id text }`;
+
+export const MESSAGE_FIELDS = `id conversationId serverId author { id username } text isDeleted
+  createdAt editedAt threadRootId replyCount lastReplyAt pinned linkPreviews { url }
+  forwardedFrom { messageId author { id } createdAt }
+  reactions { emoji count reactedByMe } mentions { userIds channelIds here }`;
+
+const CREATE = `mutation($i: CreateConversationInput!) { createConversation(input: $i) {
+  reused conversation { ${CONVERSATION_FIELDS} } dmRequestsSent { id state to { id } } } }`;
+
+/** createConversation as `agent`; the raw response. */
+export const createConversation = (
+  t: TestApp,
+  agent: Agent,
+  memberIds: string[],
+  extra: { name?: string; encrypted?: boolean } = {},
+) => t.gql(CREATE, { i: { memberIds, ...extra } }, agent);
+
+/** A conversation that must be created; its payload. */
+export async function conversationOf(
+  t: TestApp,
+  agent: Agent,
+  others: Agent[],
+  extra: { name?: string; encrypted?: boolean } = {},
+) {
+  return ok(
+    await createConversation(
+      t,
+      agent,
+      others.map((o) => o.id),
+      extra,
+    ),
+  ).createConversation as {
+    reused: boolean;
+    conversation: Record<string, any>;
+    dmRequestsSent: Array<{ id: string; state: string; to: { id: string } }>;
+  };
+}
+
+const SEND = `mutation($i: SendMessageInput!) { sendMessage(input: $i) { ${MESSAGE_FIELDS} } }`;
+
+export const sendRaw = (
+  t: TestApp,
+  agent: Agent,
+  conversationId: string,
+  text: string,
+  threadRootId?: string,
+) => t.gql(SEND, { i: { conversationId, text, threadRootId } }, agent);
+
+/** Sends a message that must be accepted; the message. */
+export async function send(
+  t: TestApp,
+  agent: Agent,
+  conversationId: string,
+  text: string,
+  threadRootId?: string,
+): Promise<Record<string, any>> {
+  return ok(await sendRaw(t, agent, conversationId, text, threadRootId)).sendMessage;
+}
+
+/** Gives an account a device set up for encryption (a live device with a key package). */
+export async function giveDevice(t: TestApp, accountId: string) {
+  const now = t.ctx.clock.now().getTime();
+  await t.ctx.db.kysely
+    .insertInto('device')
+    .values({
+      id: newId(),
+      accountId,
+      publicKey: `pk-${newId()}`,
+      name: 'test device',
+      createdAt: now,
+      lastUsedAt: null,
+      revokedAt: null,
+      keyPackage: 'a2V5LXBhY2thZ2U',
+      keyPackageAt: now,
+    })
+    .execute();
+}
+
+/** Records the events published to one person's user topic. */
+export function recordUser(t: TestApp, accountId: string) {
+  const events: BusEvent[] = [];
+  const stop = t.ctx.bus.subscribe(userTopic(accountId), (e) => events.push(e));
+  return {
+    events,
+    stop,
+    ofType: (type: string) => events.filter((e) => e.type === type),
+    clear: () => events.splice(0, events.length),
+  };
+}
+
+/**
+ * Counts the SQL statements the app runs while `fn` runs (both drivers), to show a page costs
+ * the same number of queries whatever its length.
+ */
+export async function countQueries(fn: () => Promise<unknown>): Promise<number> {
+  let n = 0;
+  const sqliteProto = Sqlite.prototype as unknown as { prepare: (...a: unknown[]) => unknown };
+  const pgProto = pg.Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
+  const prepare = sqliteProto.prepare;
+  const query = pgProto.query;
+  sqliteProto.prepare = function (this: unknown, ...a: unknown[]) {
+    n++;
+    return prepare.apply(this, a);
+  };
+  pgProto.query = function (this: unknown, ...a: unknown[]) {
+    n++;
+    return query.apply(this, a);
+  };
+  try {
+    await fn();
+  } finally {
+    sqliteProto.prepare = prepare;
+    pgProto.query = query;
+  }
+  return n;
+}
+

@@ -1,0 +1,54 @@
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+
+import { createAppContext, type AppContext } from '../../src/context.js';
+import { GraphqlExecutor } from '../../src/graphql/executor.js';
+import { buildExecutableSchema, readSdl } from '../../src/graphql/load-schema.js';
+import { allResolvers } from '../../src/graphql/resolvers/index.js';
+import { mergeResolvers, type Resolvers } from '../../src/graphql/resolver-types.js';
+import { buildHttpApp } from '../../src/http/app.js';
+import { configFor, createTestDatabase, LogCapture, type TestDatabase } from '../_util/app.js';
+
+/** A real app whose schema has extra test-only fields, and extra test-only routes. */
+export interface CustomApp {
+  ctx: AppContext;
+  app: FastifyInstance;
+  logs: LogCapture;
+  close(): Promise<void>;
+}
+
+export async function createCustomApp(opts: {
+  env?: Record<string, string>;
+  sdl?: string;
+  resolvers?: (ctx: AppContext) => Resolvers;
+  routes?: (app: FastifyInstance, ctx: AppContext) => void;
+}): Promise<CustomApp> {
+  const database: TestDatabase = await createTestDatabase();
+  const logs = new LogCapture();
+  const ctx = await createAppContext(configFor(database, opts.env), {
+    log: pino({ level: 'debug' }, { write: (s: string) => logs.write(s) }),
+    pgSchema: database.pgSchema,
+    noJobs: true,
+  });
+  if (opts.sdl) {
+    ctx.graphql = new GraphqlExecutor(
+      buildExecutableSchema(
+        `${readSdl()}\n${opts.sdl}\n`,
+        mergeResolvers(allResolvers(), opts.resolvers?.(ctx) ?? {}),
+      ),
+    );
+  }
+  const app = await buildHttpApp(ctx);
+  opts.routes?.(app, ctx);
+  await app.ready();
+  return {
+    ctx,
+    app,
+    logs,
+    close: async () => {
+      await app.close();
+      await ctx.close();
+      await database.drop();
+    },
+  };
+}

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { transaction } from '../../src/db/transaction.js';
+import { createTestApp, type TestApp } from '../_util/app.js';
+import { signUpAndIn } from '../_util/seed.js';
+
+import { createWorkspace, expectCode, ok, recordEvents } from './_helpers.js';
+
+const SIGNUP = `mutation($i: SignupWithInviteInput!) { signupWithInvite(input: $i) { serverId user { id } } }`;
+
+describe('joining as a member (signups and the default workspace)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({
+      env: { SVC_LIMIT_MEMBERS_PER_WORKSPACE: '3', SVC_SIGNUP_REQUIRE_KEYS: 'false' },
+    });
+  });
+  afterAll(async () => t?.close());
+
+  it('joinAsMember adds a Member with the open public channels, once, under the member cap', async () => {
+    const owner = await signUpAndIn(t);
+    const ws = await createWorkspace(t, owner, 'Default');
+    const secret = ok(
+      await t.gql(
+        'mutation($i: CreateChannelInput!) { createChannel(input: $i) { id } }',
+        { i: { serverId: ws.id, name: 'secret', isPrivate: true } },
+        owner,
+      ),
+    ).createChannel;
+    const [x, y, z] = await Promise.all([signUpAndIn(t), signUpAndIn(t), signUpAndIn(t)]);
+    const rec = recordEvents(t, ws.id);
+    const svc = t.ctx.services.workspaces;
+    expect(await transaction(t.ctx.db.kysely, (tx) => svc.joinAsMember(tx, ws.id, x.id))).toEqual({
+      joined: true,
+    });
+    expect(await transaction(t.ctx.db.kysely, (tx) => svc.joinAsMember(tx, ws.id, x.id))).toEqual({
+      joined: false,
+    });
+    // A caller that only has the executor gets the same rows.
+    expect(await transaction(t.ctx.db.kysely, (tx) => svc.joinAsMember(tx.db, ws.id, y.id))).toEqual({
+      joined: true,
+    });
+    expect(await svc.membership(ws.id, x.id)).toEqual({ role: 'member', timedOutUntil: null });
+    const channels = await t.ctx.db.kysely
+      .selectFrom('conversation_member')
+      .select('conversationId')
+      .where('accountId', '=', x.id)
+      .execute();
+    expect(channels).toHaveLength(2);
+    expect(channels.map((c) => c.conversationId)).not.toContain(secret.id);
+    expect(rec.ofType('MemberJoined').map((e) => e.payload.userId)).toEqual([x.id, y.id]);
+    await expect(
+      transaction(t.ctx.db.kysely, (tx) => svc.joinAsMember(tx, ws.id, z.id)),
+    ).rejects.toThrow(/SVC_LIMIT_MEMBERS_PER_WORKSPACE/);
+    expect(await svc.membership(ws.id, z.id)).toBeNull();
+    rec.stop();
+  });
+
+  it('signs up with a workspace invite and answers its serverId', async () => {
+    const owner = await signUpAndIn(t);
+    const ws = await createWorkspace(t, owner, 'Signup');
+    const { token } = ok(
+      await t.gql(
+        'mutation($i: CreateWorkspaceInviteInput!) { createWorkspaceInvite(input: $i) { token } }',
+        { i: { serverId: ws.id } },
+        owner,
+      ),
+    ).createWorkspaceInvite;
+    const res = ok(
+      await t.gql(SIGNUP, {
+        i: { username: 'newbyinvite', password: 'correct horse battery', inviteToken: token },
+      }),
+    ).signupWithInvite;
+    expect(res.serverId).toBe(ws.id);
+    expect(await t.ctx.services.workspaces.membership(ws.id, res.user.id)).toMatchObject({
+      role: 'member',
+    });
+    expectCode(
+      await t.gql(SIGNUP, {
+        i: { username: 'nobody', password: 'correct horse battery', inviteToken: 'bogus' },
+      }),
+      'INVALID_TOKEN',
+    );
+  });
+});

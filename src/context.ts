@@ -21,7 +21,10 @@ import { IpBlockService } from './services/ip-blocks/ip-block-service.js';
 import { AuditLog } from './services/moderation/audit-log.js';
 import { ModerationService } from './services/moderation/moderation-service.js';
 import { SessionService } from './services/sessions/session-service.js';
-import { AccountDeletionService } from './services/account-deletion/account-deletion-service.js';
+import {
+  AccountDeletionService,
+  type WorkspacePurgePort,
+} from './services/account-deletion/account-deletion-service.js';
 import { DeviceService } from './services/devices/device-service.js';
 import { KeyAuthService } from './services/devices/key-auth-service.js';
 import { KeyChallenges } from './services/devices/key-challenges.js';
@@ -35,10 +38,7 @@ import { WorkspaceService } from './services/workspaces/workspace-service.js';
 import { ConversationService } from './services/conversations/conversation-service.js';
 import { DmService } from './services/dm/dm-service.js';
 import { MessageService } from './services/messages/message-service.js';
-import {
-  PresenceService,
-  type PresenceTimings,
-} from './services/presence/presence-service.js';
+import { PresenceService, type PresenceTimings } from './services/presence/presence-service.js';
 import { TypingService } from './services/presence/typing-service.js';
 import { readVersion } from './version.js';
 import type { RealtimeOptions } from './ws/server.js';
@@ -186,6 +186,7 @@ export async function createAppContext(
       signup,
       mailer,
       log.child({ subsystem: 'registration' }),
+      audit,
     );
     const passwordResets = new PasswordResetService(
       db,
@@ -222,7 +223,15 @@ export async function createAppContext(
     });
     const keyChallenges = new KeyChallenges(db, clock, keys.signingPublicRaw);
     const devices = new DeviceService(db, config, clock, sessions, keyChallenges);
-    const keyAuth = new KeyAuthService(db, config, clock, sessions, accounts, keyChallenges, signup);
+    const keyAuth = new KeyAuthService(
+      db,
+      config,
+      clock,
+      sessions,
+      accounts,
+      keyChallenges,
+      signup,
+    );
     const accountDeletion = new AccountDeletionService(
       db,
       config,
@@ -230,8 +239,19 @@ export async function createAppContext(
       sessions,
       bus,
       log.child({ subsystem: 'account-deletion' }),
+      () => ctx.services.workspaces as WorkspacePurgePort,
     );
-    const moderation = new ModerationService({ db, clock, config, bus, sessions, audit });
+    const moderation = new ModerationService({
+      db,
+      clock,
+      config,
+      bus,
+      sessions,
+      audit,
+      // A cascading block deletes the workspaces it owns the way a purge does: deletion hooks
+      // (files, plugins, ...) run and members get MemberLeft and WorkspaceDeleted.
+      removeWorkspace: (tx, id) => workspaces.deleteForPurge(tx, id),
+    });
     const dm = new DmService({
       db,
       bus,

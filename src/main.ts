@@ -67,9 +67,12 @@ export async function startServer(
   const stop = () =>
     (stopping ??= (async () => {
       ctx.log.info('shutting down');
-      // WebSocket clients first (1001 going away): their sockets would hold app.close() open.
+      // Stop accepting at once; requests in flight run to the end and idle keep-alive
+      // connections are closed. Meanwhile WebSocket clients get 1001 (going away): their
+      // sockets would otherwise hold the HTTP server open.
+      const httpClosed = app.close();
       await realtime.close();
-      await app.close();
+      await httpClosed;
       if (metricsServer)
         await new Promise<void>((resolve) => metricsServer!.close(() => resolve()));
       await ctx.close();

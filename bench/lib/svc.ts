@@ -6,7 +6,8 @@ import pg from 'pg';
 
 import { freePort, startProcess, type Proc } from './proc.js';
 
-export const PG_URL = process.env.SVC_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const PG_URL =
+  process.env.SVC_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const REDIS_URL = process.env.SVC_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 export interface Backend {
@@ -62,7 +63,11 @@ export interface SvcServer {
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 
 /** Starts `svc serve` from the built dist/ on a free loopback port, with every limit off. */
-export async function startSvc(backend: Backend, extraEnv: Record<string, string> = {}): Promise<SvcServer> {
+export async function startSvc(
+  backend: Backend,
+  extraEnv: Record<string, string> = {},
+  nodeArgs: string[] = [],
+): Promise<SvcServer> {
   const port = await freePort();
   const env = {
     PATH: process.env.PATH ?? '',
@@ -78,7 +83,13 @@ export async function startSvc(backend: Backend, extraEnv: Record<string, string
   const url = `http://127.0.0.1:${port}`;
   const proc = await startProcess(
     process.execPath,
-    ['--max-old-space-size=4096', '--expose-gc', path.join(root, 'dist/cli/index.js'), 'serve'],
+    [
+      '--max-old-space-size=4096',
+      '--expose-gc',
+      ...nodeArgs,
+      path.join(root, 'dist/cli/index.js'),
+      'serve',
+    ],
     env,
     async () => (await fetch(`${url}/healthz`)).ok,
   );

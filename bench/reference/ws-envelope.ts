@@ -35,10 +35,18 @@ const server = http.createServer((req, res) => {
   res.writeHead(404).end();
 });
 
-const wss = new WebSocketServer({ server, path: '/api/ws', handleProtocols: () => 'graphql-transport-ws' });
+const wss = new WebSocketServer({
+  server,
+  path: '/api/ws',
+  handleProtocols: () => 'graphql-transport-ws',
+});
 wss.on('connection', (ws) => {
   ws.on('message', (raw) => {
-    const msg = JSON.parse(String(raw)) as { type: string; id?: string; payload?: { variables?: { serverId?: string } } };
+    const msg = JSON.parse(String(raw)) as {
+      type: string;
+      id?: string;
+      payload?: { variables?: { serverId?: string } };
+    };
     if (msg.type === 'connection_init') ws.send('{"type":"connection_ack"}');
     else if (msg.type === 'ping') ws.send('{"type":"pong"}');
     else if (msg.type === 'subscribe' && msg.id) {

@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 
-import { ConfigError, loadConfig, type Config } from '../config/index.js';
+import { ConfigError, loadConfig, unknownVariables, type Config } from '../config/index.js';
 import { createAppContext, type AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { createLogger } from '../logger.js';
@@ -72,6 +72,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       process.once('SIGTERM', () => onSignal('SIGTERM'));
       process.once('SIGINT', () => onSignal('SIGINT'));
       const server = await startServer(config);
+      const unknown = unknownVariables(io.env);
+      if (unknown.length > 0) {
+        server.ctx.log.warn({ variables: unknown }, 'unknown SVC_* variables are ignored');
+      }
       await new Promise<void>((resolve) => {
         onSignal = (signal: string) => {
           server.ctx.log.info({ signal }, 'signal received');

@@ -7,7 +7,7 @@ import {
   type FeatureName,
   type FeatureState,
 } from './features.js';
-import { envSchema, MAX_MESSAGE_BYTES, type ParsedEnv } from './variables.js';
+import { envSchema, MAX_MESSAGE_BYTES, variables, type ParsedEnv } from './variables.js';
 
 export { FEATURE_NAMES, type FeatureName, type FeatureState } from './features.js';
 
@@ -216,6 +216,16 @@ function deepFreeze<T>(value: T): T {
     Object.freeze(value);
   }
   return value;
+}
+
+/**
+ * `SVC_*` names set in `env` that the server does not read (a misspelt variable is otherwise
+ * silently ignored); `SVC_TEST_*` belong to the test suite.
+ */
+export function unknownVariables(env: NodeJS.ProcessEnv): string[] {
+  return Object.keys(env)
+    .filter((k) => k.startsWith('SVC_') && !k.startsWith('SVC_TEST_') && !(k in variables))
+    .sort();
 }
 
 /** Whether a feature is enabled (neither disabled nor unavailable). */

@@ -1,35 +1,62 @@
-import { Migrator, sql, type MigrationResultSet } from 'kysely';
+import {
+  Migrator,
+  sql,
+  type DatabaseIntrospector,
+  type Kysely,
+  type MigrationResultSet,
+  type TableMetadata,
+} from 'kysely';
 
 import type { Db } from './database.js';
+import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
 
 export const MIGRATION_TABLE = 'kysely_migration';
 
 /**
- * The migrator for `db`. On PostgreSQL the migration tables are named in the connection's
- * current schema: without it Kysely looks for them in every schema of the database, finds
- * another schema's (a second instance, or a parallel test) and then fails on its own.
+ * The migrator for `db`. On PostgreSQL Kysely decides whether its migration tables exist by
+ * introspecting every table of every schema, which goes wrong twice when the database holds
+ * more than this instance: it finds another schema's `kysely_migration` and skips creating its
+ * own, and its introspection query fails outright ("schema ... does not exist") when another
+ * schema is dropped meanwhile. So the migrator sees only the tables of the current schema, read
+ * straight from the catalog.
  */
-async function createMigrator(db: Db): Promise<Migrator> {
-  let migrationTableSchema: string | undefined;
-  if (db.dialect === 'postgres') {
-    const result = await sql<{ schema: string }>`select current_schema() as schema`.execute(
-      db.kysely,
-    );
-    migrationTableSchema = result.rows[0]?.schema ?? undefined;
-  }
+function createMigrator(db: Db): Migrator {
   return new Migrator({
-    db: db.kysely,
+    db: db.dialect === 'postgres' ? withCurrentSchemaTables(db.kysely) : db.kysely,
     provider: { getMigrations: async () => migrations },
     migrationTableName: MIGRATION_TABLE,
     migrationLockTableName: `${MIGRATION_TABLE}_lock`,
-    ...(migrationTableSchema ? { migrationTableSchema } : {}),
+  });
+}
+
+/** `kysely` whose `introspection.getTables()` lists the current schema's tables only. */
+function withCurrentSchemaTables(kysely: Kysely<Database>): Kysely<Database> {
+  const introspection: DatabaseIntrospector = {
+    getSchemas: () => kysely.introspection.getSchemas(),
+    getMetadata: () => kysely.introspection.getMetadata(),
+    getTables: async (): Promise<TableMetadata[]> => {
+      const result = await sql<{ name: string; schema: string }>`
+        select c.relname as name, n.nspname as schema
+        from pg_catalog.pg_class c
+        join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = current_schema() and c.relkind in ('r', 'p')`.execute(kysely);
+      return result.rows.map((r) => ({ ...r, isView: false, columns: [] }));
+    },
+  };
+  return new Proxy(kysely, {
+    get(target, prop) {
+      if (prop === 'introspection') return introspection;
+      const value = Reflect.get(target, prop, target) as unknown;
+      // Kysely keeps its state in private fields: call its methods on the real instance.
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
   });
 }
 
 /** Runs every pending migration; throws when one fails (boot must stop, not limp on). */
 export async function migrateToLatest(db: Db): Promise<string[]> {
-  const migrator = await createMigrator(db);
+  const migrator = createMigrator(db);
   const result: MigrationResultSet = await migrator.migrateToLatest();
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error');
@@ -46,7 +73,7 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
 
 /** Names of migrations this build knows that the database has not recorded yet. */
 export async function pendingMigrations(db: Db): Promise<string[]> {
-  const migrator = await createMigrator(db);
+  const migrator = createMigrator(db);
   const all = await migrator.getMigrations();
   return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
 }

@@ -54,6 +54,8 @@ interface TopicChannel {
  */
 export class Fanout {
   private readonly channels = new Map<string, TopicChannel>();
+  /** Events executed and serialized so far (once per event and distinct document). */
+  serializations = 0;
 
   constructor(
     private readonly bus: EventBus,
@@ -178,6 +180,7 @@ export class Fanout {
 
   /** The event run through the subscription's document, as JSON: once per group. */
   private serialize(first: Delivery, event: BusEvent): string | Promise<string> {
+    this.serializations += 1;
     const run = (): ExecutionResult | Promise<ExecutionResult> => {
       try {
         return execute({

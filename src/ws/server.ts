@@ -78,6 +78,8 @@ export class RealtimeServer implements ConnectionHost {
       maxPayload: MAX_MESSAGE_BYTES,
       perMessageDeflate: false,
       clientTracking: false,
+      // Frames that arrive together are handed over together; the 32-waiting rule counts them.
+      allowSynchronousEvents: true,
       handleProtocols: (protocols) => chooseProtocol([...protocols].join(',')) ?? false,
     });
     this.originPolicy = buildOriginPolicy(config.server.publicBaseUrl, config.http.corsAllowedOrigin);

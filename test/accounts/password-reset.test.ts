@@ -154,6 +154,19 @@ describe('password reset over SMTP', () => {
     expect(smtp.messages).toHaveLength(7);
   });
 
+  it('drops old tokens in the hourly job', async () => {
+    const count = async () =>
+      (await t.ctx.db.kysely.selectFrom('password_reset').select('id').execute()).length;
+    expect(await count()).toBeGreaterThan(0);
+    clock.advance(HOUR_MS);
+    await t.ctx.scheduler.runOnce('registration-prune');
+    expect(await count()).toBeGreaterThan(0);
+    clock.advance(24 * HOUR_MS + 1);
+    const ran = await t.ctx.scheduler.runOnce('registration-prune');
+    expect(ran, JSON.stringify(t.logs.lines.filter((l) => l.msg === 'job failed'))).toBe(true);
+    expect(await count()).toBe(0);
+  });
+
   it('needs no session or CSRF header', async () => {
     const res = await t.gql(REQUEST, { l: 'alice' }, { ...alice, csrfToken: 'wrong' });
     expect(ok(res).requestPasswordReset).toBe(true);

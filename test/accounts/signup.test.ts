@@ -197,6 +197,44 @@ describe('signupWithInvite with instance invites (closed registration)', () => {
     );
   });
 
+  it('takes a workspace invite too, naming its workspace as serverId', async () => {
+    const ws = ok(
+      await t.gql('mutation { createWorkspace(input: { name: "Guild" }) { id } }', {}, member),
+    ).createWorkspace.id as string;
+    const created = ok(
+      await t.gql(
+        'mutation($s: ID!) { createWorkspaceInvite(input: { serverId: $s, maxUses: 1 }) { token } }',
+        { s: ws },
+        member,
+      ),
+    ).createWorkspaceInvite.token as string;
+    const res = await t.gql(SIGNUP, {
+      input: { username: 'guildling', password: PASSWORD, inviteToken: created },
+    });
+    const payload = ok(res).signupWithInvite;
+    expect(payload.serverId).toBe(ws);
+    const row = await t.ctx.db.kysely
+      .selectFrom('workspace_member')
+      .select('role')
+      .where('workspaceId', '=', ws)
+      .where('accountId', '=', payload.user.id)
+      .executeTakeFirst();
+    expect(row?.role).toBe('member');
+    // Used up: the next signup with it is refused and leaves no account.
+    expectCode(
+      await t.gql(SIGNUP, {
+        input: { username: 'guildling2', password: PASSWORD, inviteToken: created },
+      }),
+      'INVALID_TOKEN',
+    );
+    const left = await t.ctx.db.kysely
+      .selectFrom('account')
+      .select('id')
+      .where('usernameKey', '=', 'guildling2')
+      .execute();
+    expect(left).toHaveLength(0);
+  });
+
   it('refuses bad invite parameters with VALIDATION', async () => {
     for (const vars of [{ days: 0 }, { days: 366 }, { uses: 0 }, { uses: 1001 }, { email: 'x' }]) {
       expectCode(await t.gql(CREATE_INVITE, vars, operator), 'VALIDATION');
@@ -231,6 +269,25 @@ describe('signupWithInvite with instance invites (closed registration)', () => {
     expect(JSON.parse(listed.out).find((i: { id: string }) => i.id === out.id).uses).toBe(1);
     const revoked = await cli(['invite', 'revoke', out.id], env);
     expect(JSON.parse(revoked.out)).toEqual({ id: out.id, revoked: true });
+    // The command line and the operators' mutations write the same audit rows.
+    const audit = await t.ctx.db.kysely
+      .selectFrom('audit_log')
+      .select(['action', 'actorId', 'target'])
+      .where('target', 'like', 'instance_invite:%')
+      .execute();
+    expect(audit).toContainEqual({
+      action: 'instance_invite.create',
+      actorId: 'cli',
+      target: `instance_invite:${out.id}`,
+    });
+    expect(audit).toContainEqual({
+      action: 'instance_invite.revoke',
+      actorId: 'cli',
+      target: `instance_invite:${out.id}`,
+    });
+    expect(audit).toContainEqual(
+      expect.objectContaining({ action: 'instance_invite.create', actorId: operator.id }),
+    );
     expect((await cli(['invite', 'create', '--max-uses', 'many'], env)).code).toBe(2);
   });
 });
@@ -307,6 +364,12 @@ describe('open registration with proof of work', () => {
     });
     expectCode(expired, 'VALIDATION');
     expect(expired.body.errors?.[0]?.message).toMatch(/expired/);
+    // The record of the spent challenge outlives it only until the hourly job.
+    const spent = () => t.ctx.db.kysely.selectFrom('registration_pow_use').selectAll().execute();
+    expect(await spent()).toHaveLength(1);
+    clock.advance(1);
+    await t.ctx.scheduler.runOnce('registration-prune');
+    expect(await spent()).toHaveLength(0);
   });
 
   it('needs no session or CSRF for the challenge (a query)', async () => {

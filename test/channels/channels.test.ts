@@ -58,16 +58,31 @@ describe('channels', () => {
   it('creates public channels with normalized, unique names; guests and outsiders cannot', async () => {
     const rec = recordEvents(t, ws.id);
     const made = ok(
-      await t.gql(CREATE, { i: { serverId: ws.id, name: '#Design Team', topic: ' Pixels ' } }, member),
+      await t.gql(
+        CREATE,
+        { i: { serverId: ws.id, name: '#Design Team', topic: ' Pixels ' } },
+        member,
+      ),
     ).createChannel;
-    expect(made).toMatchObject({ name: 'design-team', topic: 'Pixels', isPrivate: false, archivedAt: null });
+    expect(made).toMatchObject({
+      name: 'design-team',
+      topic: 'Pixels',
+      isPrivate: false,
+      archivedAt: null,
+    });
     expect(await inChannel(made.id, member.id)).toBe(true);
-    expectCode(await t.gql(CREATE, { i: { serverId: ws.id, name: 'DESIGN-team' } }, mod), 'CONFLICT');
+    expectCode(
+      await t.gql(CREATE, { i: { serverId: ws.id, name: 'DESIGN-team' } }, mod),
+      'CONFLICT',
+    );
     for (const name of ['', '  ', 'a'.repeat(81), 'no/slash', 'dot.dot']) {
       expectCode(await t.gql(CREATE, { i: { serverId: ws.id, name } }, member), 'VALIDATION');
     }
     expectCode(await t.gql(CREATE, { i: { serverId: ws.id, name: 'guests' } }, guest), 'FORBIDDEN');
-    expectCode(await t.gql(CREATE, { i: { serverId: ws.id, name: 'outside' } }, outsider), 'NOT_FOUND');
+    expectCode(
+      await t.gql(CREATE, { i: { serverId: ws.id, name: 'outside' } }, outsider),
+      'NOT_FOUND',
+    );
     expect(rec.ofType('ChannelCreated').map((e) => e.payload)).toEqual([
       expect.objectContaining({
         conversationId: made.id,
@@ -82,7 +97,9 @@ describe('channels', () => {
   });
 
   it('joins and leaves public channels; guests can neither see nor join them', async () => {
-    const ch = ok(await t.gql(CREATE, { i: { serverId: ws.id, name: 'lobby' } }, owner)).createChannel;
+    const ch = ok(
+      await t.gql(CREATE, { i: { serverId: ws.id, name: 'lobby' } }, owner),
+    ).createChannel;
     const rec = recordEvents(t, ws.id);
     expect(ok(await t.gql(JOIN, { c: ch.id }, member2)).joinChannel.id).toBe(ch.id);
     expect(await inChannel(ch.id, member2.id)).toBe(true);
@@ -103,7 +120,11 @@ describe('channels', () => {
   it('keeps private channels to their members; members add people, guests need staff', async () => {
     const rec = recordEvents(t, ws.id);
     const secret = ok(
-      await t.gql(CREATE, { i: { serverId: ws.id, name: 'secret', isPrivate: true, memberIds: [member2.id] } }, member),
+      await t.gql(
+        CREATE,
+        { i: { serverId: ws.id, name: 'secret', isPrivate: true, memberIds: [member2.id] } },
+        member,
+      ),
     ).createChannel;
     expect(secret.isPrivate).toBe(true);
     expect(await inChannel(secret.id, member2.id)).toBe(true);
@@ -127,7 +148,9 @@ describe('channels', () => {
     expect(await names(guest)).toContain('secret');
     // Removal: staff only, by rank.
     expectCode(await t.gql(REMOVE, { c: secret.id, u: guest.id }, member), 'FORBIDDEN');
-    expect(ok(await t.gql(REMOVE, { c: secret.id, u: guest.id }, mod)).removeChannelMember).toBe(true);
+    expect(ok(await t.gql(REMOVE, { c: secret.id, u: guest.id }, mod)).removeChannelMember).toBe(
+      true,
+    );
     expect(await names(guest)).not.toContain('secret');
     const removed = rec.ofType('MemberRemovedFromConversation').map((e) => e.payload.audience);
     expect(removed).toEqual([
@@ -141,9 +164,13 @@ describe('channels', () => {
   });
 
   it('renames and sets topics: members in the channel, staff anywhere; announced', async () => {
-    const ch = ok(await t.gql(CREATE, { i: { serverId: ws.id, name: 'plans' } }, member)).createChannel;
+    const ch = ok(
+      await t.gql(CREATE, { i: { serverId: ws.id, name: 'plans' } }, member),
+    ).createChannel;
     const rec = recordEvents(t, ws.id);
-    expect(ok(await t.gql(RENAME, { c: ch.id, n: 'Roadmap' }, member)).renameChannel.name).toBe('roadmap');
+    expect(ok(await t.gql(RENAME, { c: ch.id, n: 'Roadmap' }, member)).renameChannel.name).toBe(
+      'roadmap',
+    );
     expectCode(await t.gql(RENAME, { c: ch.id, n: 'mine' }, member2), 'FORBIDDEN');
     expectCode(await t.gql(RENAME, { c: ch.id, n: 'general' }, member), 'CONFLICT');
     expect(ok(await t.gql(TOPIC, { c: ch.id, t: 'Q3' }, mod)).setChannelTopic.topic).toBe('Q3');
@@ -158,12 +185,16 @@ describe('channels', () => {
   });
 
   it('archives: staff only; every write then answers CONVERSATION_ARCHIVED until unarchived', async () => {
-    const ch = ok(await t.gql(CREATE, { i: { serverId: ws.id, name: 'old-news' } }, member)).createChannel;
+    const ch = ok(
+      await t.gql(CREATE, { i: { serverId: ws.id, name: 'old-news' } }, member),
+    ).createChannel;
     const rec = recordEvents(t, ws.id);
     expectCode(await t.gql(ARCHIVE, { c: ch.id }, member), 'FORBIDDEN');
     const archived = ok(await t.gql(ARCHIVE, { c: ch.id }, mod)).archiveChannel;
     expect(archived.archivedAt).not.toBeNull();
-    expect(ok(await t.gql(ARCHIVE, { c: ch.id }, mod)).archiveChannel.archivedAt).toBe(archived.archivedAt);
+    expect(ok(await t.gql(ARCHIVE, { c: ch.id }, mod)).archiveChannel.archivedAt).toBe(
+      archived.archivedAt,
+    );
     expectCode(await t.gql(RENAME, { c: ch.id, n: 'new-news' }, member), 'CONVERSATION_ARCHIVED');
     expectCode(await t.gql(TOPIC, { c: ch.id, t: 'x' }, mod), 'CONVERSATION_ARCHIVED');
     expectCode(await t.gql(JOIN, { c: ch.id }, member2), 'CONVERSATION_ARCHIVED');
@@ -183,7 +214,11 @@ describe('channels', () => {
 
   it('refuses channels in the direct space', async () => {
     expectCode(
-      await t.gql(CREATE, { i: { serverId: '00000000-0000-7000-8000-000000000000', name: 'x' } }, member),
+      await t.gql(
+        CREATE,
+        { i: { serverId: '00000000-0000-7000-8000-000000000000', name: 'x' } },
+        member,
+      ),
       'VALIDATION',
     );
   });

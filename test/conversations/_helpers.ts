@@ -6,7 +6,14 @@ import type { BusEvent } from '../../src/events/bus.js';
 import { newId } from '../../src/lib/ids.js';
 import type { Agent, TestApp } from '../_util/app.js';
 
-export { createWorkspace, expectCode, inviteAndJoin, ok, recordEvents, setRole } from '../workspaces/_helpers.js';
+export {
+  createWorkspace,
+  expectCode,
+  inviteAndJoin,
+  ok,
+  recordEvents,
+  setRole,
+} from '../workspaces/_helpers.js';
 
 import { ok } from '../workspaces/_helpers.js';
 
@@ -129,4 +136,3 @@ export async function countQueries(fn: () => Promise<unknown>): Promise<number> 
   }
   return n;
 }
-

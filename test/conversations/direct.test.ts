@@ -72,7 +72,7 @@ describe('direct and group conversations', () => {
       conversationId: first.conversation.id,
       serverId: DIRECT_SPACE_ID,
       audience: { kind: 'conversation', conversationId: first.conversation.id },
-      kind: 'DIRECT',
+      kind: 'direct',
     });
     rec.stop();
 
@@ -82,7 +82,10 @@ describe('direct and group conversations', () => {
     const self = ok(await createConversation(t, alice, [bob.id, alice.id])).createConversation;
     expect(self.conversation.id).toBe(first.conversation.id);
     // Two at once still make one conversation.
-    const [x, y] = await Promise.all([conversationOf(t, carol, [bob]), conversationOf(t, bob, [carol])]);
+    const [x, y] = await Promise.all([
+      conversationOf(t, carol, [bob]),
+      conversationOf(t, bob, [carol]),
+    ]);
     expect(x.conversation.id).toBe(y.conversation.id);
   });
 
@@ -137,10 +140,20 @@ describe('direct and group conversations', () => {
 
     // Only the recipient answers.
     expectCode(await t.gql(ACCEPT, { id: reqs[0].id }, dave), 'NOT_FOUND');
+    const daveEvents = recordUser(t, dave.id);
     const accepted = ok(await t.gql(ACCEPT, { id: reqs[0].id }, erin)).acceptDmRequest;
     expect(accepted.isMember).toBe(true);
     expect([...accepted.memberIds].sort()).toEqual([dave.id, erin.id].sort());
     expect(ok(await t.gql(MESSAGES, { c: convId }, erin)).messages.items).toHaveLength(1);
+    expect(daveEvents.ofType('DmRequestAnswered')[0]!.payload).toMatchObject({
+      requestId: reqs[0].id,
+      state: 'accepted',
+    });
+    expect(daveEvents.ofType('MemberAddedToConversation')[0]!.payload).toMatchObject({
+      userId: erin.id,
+      state: 'member',
+    });
+    daveEvents.stop();
     await send(t, erin, convId, 'hi dave');
     expect(ok(await t.gql(REQUESTS, {}, erin)).dmRequests).toEqual([]);
     expectCode(await t.gql(ACCEPT, { id: reqs[0].id }, erin), 'NOT_FOUND');
@@ -152,7 +165,11 @@ describe('direct and group conversations', () => {
   it('keeps a decline from the sender and refuses a group with a stranger', async () => {
     const made = await conversationOf(t, fred, [dave]);
     const req = made.dmRequestsSent[0]!;
+    const fredEvents = recordUser(t, fred.id);
     expect(ok(await t.gql(DECLINE, { id: req.id }, dave)).declineDmRequest).toBe(true);
+    // The sender is not told.
+    expect(fredEvents.events).toEqual([]);
+    fredEvents.stop();
     expect(ok(await t.gql(REQUESTS, {}, dave)).dmRequests).toEqual([]);
     // The sender's view still reads PENDING.
     const view = ok(await t.gql(CONVERSATION_REQUEST, { id: made.conversation.id }, fred));
@@ -163,13 +180,33 @@ describe('direct and group conversations', () => {
     expect(refused.message).toMatch(/direct message first/);
   });
 
+  it('answers a request when the recipient starts a conversation back', async () => {
+    const [hank, ivy] = await Promise.all(
+      ['hank', 'ivy'].map((u) => signUpAndIn(t, { username: `${u}dm` })),
+    );
+    const asked = await conversationOf(t, hank, [ivy]);
+    const back = await conversationOf(t, ivy, [hank]);
+    expect(back).toMatchObject({
+      reused: true,
+      conversation: { id: asked.conversation.id, memberCount: 2 },
+    });
+    expect(ok(await t.gql(REQUESTS, {}, ivy)).dmRequests).toEqual([]);
+    const view = ok(await t.gql(CONVERSATION_REQUEST, { id: asked.conversation.id }, hank));
+    expect(view.conversation.dmRequest).toBeNull();
+  });
+
   it('caps DM requests a day with RATE_LIMITED and the seconds until a slot frees', async () => {
     const sender = await signUpAndIn(t, { username: 'capdm' });
-    const targets = await Promise.all(['cap1', 'cap2', 'cap3'].map((u) => signUpAndIn(t, { username: `${u}dm` })));
+    const targets = await Promise.all(
+      ['cap1', 'cap2', 'cap3'].map((u) => signUpAndIn(t, { username: `${u}dm` })),
+    );
     await conversationOf(t, sender, [targets[0]!]);
     clock.advance(HOUR_MS);
     await conversationOf(t, sender, [targets[1]!]);
-    const limited = expectCode(await createConversation(t, sender, [targets[2]!.id]), 'RATE_LIMITED');
+    const limited = expectCode(
+      await createConversation(t, sender, [targets[2]!.id]),
+      'RATE_LIMITED',
+    );
     expect(limited.extensions!.retryAfterSeconds).toBe(23 * 3600);
     // Nothing was created by the refused call.
     const convs = await t.ctx.db.kysely
@@ -265,7 +302,11 @@ describe('operator DM floors and probation', () => {
 
   it('explains the greyed choices and refuses settings looser than the floor', async () => {
     const s = ok(await t.gql(SETTINGS, {}, old)).myDmSettings;
-    expect(s).toMatchObject({ inbound: 'SHARED_WORKSPACE', outbound: 'ANYONE', partners: 'THIS_SERVER' });
+    expect(s).toMatchObject({
+      inbound: 'SHARED_WORKSPACE',
+      outbound: 'ANYONE',
+      partners: 'THIS_SERVER',
+    });
     expect(s.outsideFloorFrom).toEqual([
       expect.objectContaining({
         setting: 'INBOUND',
@@ -295,6 +336,20 @@ describe('operator DM floors and probation', () => {
     ok(await createConversation(t, mate, [old.id]));
   });
 
+  it('keeps partners from other servers out under a this_server partners floor', async () => {
+    const remote = await signUpAndIn(t, { username: 'remotefl' });
+    await t.ctx.db.kysely
+      .updateTable('account')
+      .set({ homeServer: 'other.example.org' })
+      .where('id', '=', remote.id)
+      .execute();
+    const ws = await createWorkspace(t, old, 'Partners');
+    await inviteAndJoin(t, old, ws.id, [remote]);
+    const refused = expectCode(await createConversation(t, old, [remote.id]), 'FORBIDDEN');
+    expect(refused.message).toMatch(/this server only/);
+    expectCode(await createConversation(t, remote, [old.id]), 'FORBIDDEN');
+  });
+
   it('refuses DM requests to strangers during probation, saying when in minutes rounded up', async () => {
     const t2 = await createTestApp({ clock, env: { SVC_PROBATION_HOURS: '2' } });
     try {
@@ -306,10 +361,9 @@ describe('operator DM floors and probation', () => {
       clock.advance(30 * 60_000 + 1_000); // 1 h 29 min 59 s of probation left
       const refused = expectCode(await createConversation(t2, newbie, [veteran.id]), 'VALIDATION');
       expect(refused.message).toMatch(/in 90 minutes/);
+      expect(refused.extensions!.minutes).toBe(90);
       // Nothing was created.
-      expect(
-        await t2.ctx.db.kysely.selectFrom('dm_request').selectAll().execute(),
-      ).toHaveLength(0);
+      expect(await t2.ctx.db.kysely.selectFrom('dm_request').selectAll().execute()).toHaveLength(0);
       // People in a shared workspace are no strangers: probation does not stop that.
       const ws = await createWorkspace(t2, mate2, 'Probation');
       await inviteAndJoin(t2, mate2, ws.id, [newbie]);

@@ -38,7 +38,10 @@ describe('encrypted conversations and their invitations', () => {
   let alice: Agent, bob: Agent, carol: Agent, dave: Agent, erin: Agent;
 
   beforeAll(async () => {
-    t = await createTestApp({ clock, env: { SVC_LIMIT_PENDING_INVITES_PER_USER: '2', SVC_SESSION_TTL_DAYS: '365' } });
+    t = await createTestApp({
+      clock,
+      env: { SVC_LIMIT_PENDING_INVITES_PER_USER: '2', SVC_SESSION_TTL_DAYS: '365' },
+    });
     [alice, bob, carol, dave, erin] = await Promise.all(
       ['alice', 'bob', 'carol', 'dave', 'erin'].map((u) => signUpAndIn(t, { username: `${u}e2e` })),
     );
@@ -72,11 +75,21 @@ describe('encrypted conversations and their invitations', () => {
     expect([...c.memberIds].sort()).toEqual([alice.id, bob.id].sort());
     const added = carolEvents.ofType('MemberAddedToConversation');
     expect(added).toHaveLength(1);
-    expect(added[0]!.payload).toMatchObject({ conversationId: c.id, userId: carol.id, state: 'PENDING' });
+    expect(added[0]!.payload).toMatchObject({
+      conversationId: c.id,
+      userId: carol.id,
+      state: 'pending',
+    });
 
     const inbox = dms(ok(await t.gql(INBOX, {}, carol)).inboxConversations.items);
     expect(inbox).toEqual([
-      expect.objectContaining({ id: c.id, isMember: false, mlsGroup: null, unreadCount: 0, lastMessage: null }),
+      expect.objectContaining({
+        id: c.id,
+        isMember: false,
+        mlsGroup: null,
+        unreadCount: 0,
+        lastMessage: null,
+      }),
     ]);
     expectCode(await t.gql(MESSAGES, { c: c.id }, carol), 'FORBIDDEN');
     expectCode(await t.gql(CONVERSATION, { c: c.id }, carol), 'FORBIDDEN');
@@ -92,12 +105,18 @@ describe('encrypted conversations and their invitations', () => {
 
     await giveDevice(t, carol.id);
     const aliceEvents = recordUser(t, alice.id);
-    const accepted = ok(await t.gql(ACCEPT, { s: DIRECT_SPACE_ID, c: c.id }, carol))
-      .acceptConversationInvite;
-    expect(accepted).toMatchObject({ isMember: true, mlsGroup: c.id, pendingMemberIds: [], memberCount: 3 });
+    const accepted = ok(
+      await t.gql(ACCEPT, { s: DIRECT_SPACE_ID, c: c.id }, carol),
+    ).acceptConversationInvite;
+    expect(accepted).toMatchObject({
+      isMember: true,
+      mlsGroup: c.id,
+      pendingMemberIds: [],
+      memberCount: 3,
+    });
     expect(aliceEvents.ofType('MemberAddedToConversation')[0]!.payload).toMatchObject({
       userId: carol.id,
-      state: 'MEMBER',
+      state: 'member',
     });
     expect(aliceEvents.ofType('MlsMembershipChanged')[0]!.payload).toMatchObject({
       conversationId: c.id,
@@ -114,7 +133,9 @@ describe('encrypted conversations and their invitations', () => {
 
   it('declines, expires after 30 days, and adds pending members to an encrypted group', async () => {
     const a = (await conversationOf(t, alice, [bob, dave], { encrypted: true })).conversation;
-    expect(ok(await t.gql(DECLINE, { s: DIRECT_SPACE_ID, c: a.id }, dave)).declineConversationInvite).toBe(true);
+    expect(
+      ok(await t.gql(DECLINE, { s: DIRECT_SPACE_ID, c: a.id }, dave)).declineConversationInvite,
+    ).toBe(true);
     expectCode(await t.gql(DECLINE, { s: DIRECT_SPACE_ID, c: a.id }, dave), 'NOT_FOUND');
     expect(dms(ok(await t.gql(INBOX, {}, dave)).inboxConversations.items)).toEqual([]);
 
@@ -161,7 +182,9 @@ describe('encrypted conversations and their invitations', () => {
     const plain = (await conversationOf(t, alice, [bob])).conversation;
     const secret = (await conversationOf(t, alice, [bob], { encrypted: true })).conversation;
     expect(secret.id).not.toBe(plain.id);
-    expect((await conversationOf(t, bob, [alice], { encrypted: true })).conversation.id).toBe(secret.id);
+    expect((await conversationOf(t, bob, [alice], { encrypted: true })).conversation.id).toBe(
+      secret.id,
+    );
     expectCode(
       await t.gql(ADD, { i: { conversationId: plain.id, memberIds: [carol.id] } }, alice),
       'VALIDATION',

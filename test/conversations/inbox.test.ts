@@ -65,8 +65,13 @@ describe('inbox', () => {
 
     // Read markers move forward only.
     expect(ok(await t.gql(MARK, { c: direct, m: two.id }, alice)).markRead.unreadCount).toBe(0);
-    const first = ok(await t.gql('query($c: ID!) { messages(conversationId: $c) { items { id } } }', { c: direct }, alice))
-      .messages.items[0].id;
+    const first = ok(
+      await t.gql(
+        'query($c: ID!) { messages(conversationId: $c) { items { id } } }',
+        { c: direct },
+        alice,
+      ),
+    ).messages.items[0].id;
     expect(ok(await t.gql(MARK, { c: direct, m: first }, alice)).markRead.unreadCount).toBe(0);
     // Another conversation's message, or one the caller cannot see: NOT_FOUND.
     expectCode(await t.gql(MARK, { c: general, m: two.id }, alice), 'NOT_FOUND');
@@ -83,13 +88,18 @@ describe('inbox', () => {
     expect(p1).toMatchObject({ hasMore: true, prevCursor: null });
     const p2 = ok(await t.gql(INBOX, { limit: 2, after: p1.nextCursor }, alice)).inboxConversations;
     expect(p2.items.map((i: { id: string }) => i.id)).toEqual(all.slice(2, 4));
-    const back = ok(await t.gql(INBOX, { limit: 2, before: p2.prevCursor }, alice)).inboxConversations;
+    const back = ok(
+      await t.gql(INBOX, { limit: 2, before: p2.prevCursor }, alice),
+    ).inboxConversations;
     expect(back.items.map((i: { id: string }) => i.id)).toEqual(all.slice(0, 2));
     expect(back.nextCursor).toBeNull();
 
     expectCode(await t.gql(INBOX, { after: 'bm90LWEtY3Vyc29y' }, alice), 'VALIDATION');
     expectCode(await t.gql(INBOX, { after: '%%%' }, alice), 'VALIDATION');
-    expectCode(await t.gql(INBOX, { after: p1.nextCursor, before: p1.nextCursor }, alice), 'VALIDATION');
+    expectCode(
+      await t.gql(INBOX, { after: p1.nextCursor, before: p1.nextCursor }, alice),
+      'VALIDATION',
+    );
     expectCode(await t.gql(INBOX, { limit: 0 }, alice), 'VALIDATION');
     expectCode(await t.gql(INBOX, { limit: 101 }, alice), 'VALIDATION');
   });
@@ -102,12 +112,19 @@ describe('inbox', () => {
     const ws = await createWorkspace(t, dan, 'Many');
     await inviteAndJoin(t, dan, ws.id, mates);
     const count = async () => countQueries(async () => ok(await t.gql(INBOX, { limit: 50 }, dan)));
-    for (const m of mates.slice(0, 1)) await send(t, m, (await conversationOf(t, dan, [m])).conversation.id, 'hi');
+    for (const m of mates.slice(0, 1))
+      await send(t, m, (await conversationOf(t, dan, [m])).conversation.id, 'hi');
     const small = await count();
     for (const m of mates.slice(1)) {
       const c = (await conversationOf(t, dan, [m])).conversation.id;
       const msg = await send(t, m, c, `hi from ${m.username}`);
-      ok(await t.gql('mutation($m: ID!) { addReaction(messageId: $m, emoji: "👍") { id } }', { m: msg.id }, dan));
+      ok(
+        await t.gql(
+          'mutation($m: ID!) { addReaction(messageId: $m, emoji: "👍") { id } }',
+          { m: msg.id },
+          dan,
+        ),
+      );
     }
     const items = ok(await t.gql(INBOX, { limit: 50 }, dan)).inboxConversations.items;
     expect(items.length).toBeGreaterThanOrEqual(14);

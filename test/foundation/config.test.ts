@@ -3,7 +3,7 @@ import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { FEATURE_NAMES, loadConfig } from '../../src/config/index.js';
+import { FEATURE_NAMES, loadConfig, unknownVariables } from '../../src/config/index.js';
 import { variables } from '../../src/config/variables.js';
 import { cli } from '../cli/cli-io.js';
 
@@ -82,6 +82,12 @@ describe('configuration', () => {
   it('accepts an instance notice of exactly 500 characters (counted as characters)', () => {
     const notice = '\u{1F600}'.repeat(500);
     expect(loadConfig({ SVC_INSTANCE_NOTICE: notice }).instance.notice).toBe(notice);
+  });
+
+  it('names SVC_* variables it does not know (a misspelt one is otherwise silently ignored)', () => {
+    expect(
+      unknownVariables({ SVC_SERVR_PORT: '1', SVC_SERVER_PORT: '2', SVC_TEST_DB: 'x', PATH: '/bin' }),
+    ).toEqual(['SVC_SERVR_PORT']);
   });
 
   it('documents every variable in the README and docs/configuration.md', () => {

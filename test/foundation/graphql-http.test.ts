@@ -85,7 +85,12 @@ describe('GraphQL over HTTP', () => {
   });
 
   it('makes a request id when none (or an unusable one) is sent', async () => {
-    for (const headers of [{}, { 'x-request-id': 'has spaces in it' }, { 'x-request-id': 'x'.repeat(200) }]) {
+    const variants: Record<string, string>[] = [
+      {},
+      { 'x-request-id': 'has spaces in it' },
+      { 'x-request-id': 'x'.repeat(200) },
+    ];
+    for (const headers of variants) {
       const res = await post({ query: '{ me { id } }' }, headers);
       const id = res.json().errors[0].extensions.request_id;
       expect(id).toMatch(UUID);

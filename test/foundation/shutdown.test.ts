@@ -69,10 +69,13 @@ describe('graceful shutdown', () => {
     const created = await cli(['account', 'create', 'dora', '--password-stdin'], database.env, PASSWORD);
     expect(created.code).toBe(0);
 
-    const server = spawnServer(database.env);
+    const server = spawnServer({ ...database.env, SVC_LOG_LEVLE: 'debug' });
     child = server.child;
     const listening = await server.line('listening');
     const port = (listening.address as { port: number }).port;
+    expect((await server.line('unknown SVC_* variables are ignored')).variables).toEqual([
+      'SVC_LOG_LEVLE',
+    ]);
 
     // A login (it hashes a password and writes a session) whose headers the server has read:
     // `Expect: 100-continue` makes it say so before the body is sent.

@@ -38,7 +38,7 @@ const PINNED = 'query($c: ID!) { pinnedMessages(conversationId: $c) { id } }';
 const CHANNELS = 'query($s: ID!) { channels(serverId: $s) { id name } }';
 const CREATE_CHANNEL = `mutation($i: CreateChannelInput!) { createChannel(input: $i) { id } }`;
 
-const rows = (r: { body: { data?: any } }) => r.body.data.messages.items as Array<Record<string, any>>;
+const rows = (data: Record<string, any>) => data.messages.items as Array<Record<string, any>>;
 
 describe('messages', () => {
   const clock = new ManualClock(Date.parse('2030-07-01T00:00:00Z'));
@@ -48,9 +48,11 @@ describe('messages', () => {
   let serverId: string, general: string, random: string, secret: string;
 
   beforeAll(async () => {
-    t = await createTestApp({ clock, env: { SVC_LIMIT_MESSAGE_BYTES: '10' } });
+    t = await createTestApp({ clock, env: { SVC_LIMIT_MESSAGE_BYTES: '64' } });
     [olga, mona, mike, mary, gus, otto] = await Promise.all(
-      ['olga', 'mona', 'mike', 'mary', 'gus', 'otto'].map((u) => signUpAndIn(t, { username: `${u}msg` })),
+      ['olga', 'mona', 'mike', 'mary', 'gus', 'otto'].map((u) =>
+        signUpAndIn(t, { username: `${u}msg` }),
+      ),
     );
     serverId = (await createWorkspace(t, olga, 'Msgs')).id;
     await inviteAndJoin(t, olga, serverId, [mona, mike, mary]);
@@ -66,13 +68,16 @@ describe('messages', () => {
   afterAll(async () => t?.close());
 
   it('takes text up to the byte limit exactly, multi-byte characters included, and trims it', async () => {
-    // SVC_LIMIT_MESSAGE_BYTES=10: "€" is 3 bytes, "😀" is 4.
-    expect((await send(t, mike, general, 'a€€€')).text).toBe('a€€€');
-    expect((await send(t, mike, general, '😀😀aa')).text).toBe('😀😀aa');
-    expect((await send(t, mike, general, '  \n a€€€ \t')).text).toBe('a€€€');
-    const over = expectCode(await sendRaw(t, mike, general, 'aa€€€'), 'VALIDATION');
-    expect(over.message).toMatch(/11 bytes.*10 UTF-8 bytes.*SVC_LIMIT_MESSAGE_BYTES/);
-    expectCode(await sendRaw(t, mike, general, '😀😀aaa'), 'VALIDATION');
+    // SVC_LIMIT_MESSAGE_BYTES=64: "€" is 3 bytes, "😀" is 4.
+    const a61 = 'a'.repeat(61);
+    expect((await send(t, mike, general, `${a61}€`)).text).toBe(`${a61}€`);
+    expect((await send(t, mike, general, '😀'.repeat(16))).text).toBe('😀'.repeat(16));
+    // Surrounding whitespace is trimmed before counting.
+    expect((await send(t, mike, general, `  \n ${a61}€ \t`)).text).toBe(`${a61}€`);
+    const over = expectCode(await sendRaw(t, mike, general, `a${a61}€`), 'VALIDATION');
+    expect(over.message).toMatch(/65 bytes.*64 UTF-8 bytes.*SVC_LIMIT_MESSAGE_BYTES/);
+    expect(over.extensions!.limit).toBe(64);
+    expectCode(await sendRaw(t, mike, general, `${'😀'.repeat(16)}a`), 'VALIDATION');
     expectCode(await sendRaw(t, mike, general, ''), 'VALIDATION');
     expectCode(await sendRaw(t, mike, general, ' \n\t\u3000 '), 'VALIDATION');
     expectCode(await sendRaw(t, mike, general, 'a\ud800b'), 'VALIDATION');
@@ -96,11 +101,23 @@ describe('messages', () => {
     // The guest writes where it was given access.
     await send(t, gus, general, 'guest hi');
 
-    ok(await t.gql('mutation($c: ID!) { archiveChannel(conversationId: $c) { id } }', { c: random }, olga));
+    ok(
+      await t.gql(
+        'mutation($c: ID!) { archiveChannel(conversationId: $c) { id } }',
+        { c: random },
+        olga,
+      ),
+    );
     const archived = expectCode(await sendRaw(t, mike, random, 'hi'), 'CONVERSATION_ARCHIVED');
     expect(archived.message).toMatch(/archived/);
-    expect(rows(ok(await t.gql(MESSAGES, { c: random }, mike)) && (await t.gql(MESSAGES, { c: random }, mike)))).toEqual([]);
-    ok(await t.gql('mutation($c: ID!) { unarchiveChannel(conversationId: $c) { id } }', { c: random }, olga));
+    expect(rows(ok(await t.gql(MESSAGES, { c: random }, mike)))).toEqual([]);
+    ok(
+      await t.gql(
+        'mutation($c: ID!) { unarchiveChannel(conversationId: $c) { id } }',
+        { c: random },
+        olga,
+      ),
+    );
 
     const m = await send(t, mary, general, 'before');
     ok(
@@ -111,13 +128,42 @@ describe('messages', () => {
       ),
     );
     const timed = expectCode(await sendRaw(t, mary, general, 'during'), 'TIMED_OUT');
-    expect(timed.extensions!.until).toBe(new Date(clock.now().getTime() + 10 * MINUTE_MS).toISOString());
+    expect(timed.extensions!.until).toBe(
+      new Date(clock.now().getTime() + 10 * MINUTE_MS).toISOString(),
+    );
     expectCode(await t.gql(REACT, { m: m.id, e: '👍' }, mary), 'TIMED_OUT');
     expectCode(await t.gql(EDIT, { m: m.id, text: 'x' }, mary), 'TIMED_OUT');
     // Reading goes on.
     ok(await t.gql(MESSAGES, { c: general }, mary));
     clock.advance(10 * MINUTE_MS + 1);
     await send(t, mary, general, 'after');
+  });
+
+  it('lets workspace members read a public channel they left, but write only once in it', async () => {
+    const m = await send(t, olga, random, 'public news');
+    expect(
+      ok(await t.gql('mutation($c: ID!) { leaveChannel(conversationId: $c) }', { c: random }, mary))
+        .leaveChannel,
+    ).toBe(true);
+    expect(rows(ok(await t.gql(MESSAGES, { c: random }, mary))).map((x) => x.id)).toContain(m.id);
+    expectCode(await sendRaw(t, mary, random, 'hi'), 'FORBIDDEN');
+    expectCode(await t.gql(REACT, { m: m.id, e: '👍' }, mary), 'FORBIDDEN');
+    expectCode(
+      await t.gql(
+        'mutation($c: ID!, $m: ID!) { markRead(conversationId: $c, messageId: $m) { id } }',
+        { c: random, m: m.id },
+        mary,
+      ),
+      'FORBIDDEN',
+    );
+    ok(
+      await t.gql(
+        'mutation($c: ID!) { joinChannel(conversationId: $c) { id } }',
+        { c: random },
+        mary,
+      ),
+    );
+    await send(t, mary, random, 'back');
   });
 
   it('replies in threads: counted on the root, listed apart, replies stay when the root goes', async () => {
@@ -171,7 +217,7 @@ describe('messages', () => {
     ok(await t.gql(EDIT, { m: m.id, text: 'v3' }, mike));
     expectCode(await t.gql(EDIT, { m: m.id, text: 'hijack' }, mona), 'FORBIDDEN');
     expectCode(await t.gql(EDIT, { m: m.id, text: '' }, mike), 'VALIDATION');
-    expectCode(await t.gql(EDIT, { m: m.id, text: 'x'.repeat(11) }, mike), 'VALIDATION');
+    expectCode(await t.gql(EDIT, { m: m.id, text: 'x'.repeat(65) }, mike), 'VALIDATION');
 
     const historyAs = async (who: Agent) =>
       rows(ok(await t.gql(HISTORY, { c: general }, who))).find((x) => x.id === m.id)!.editHistory;
@@ -187,12 +233,22 @@ describe('messages', () => {
     const results = await Promise.all(
       ['e1', 'e2', 'e3', 'e4'].map((text) => t.gql(EDIT, { m: m.id, text }, mike)),
     );
-    const succeeded = results.filter((r) => !r.body.errors).map((r) => r.body.data!.editMessage.text);
+    const succeeded = results
+      .filter((r) => !r.body.errors)
+      .map((r) => r.body.data!.editMessage.text);
     for (const r of results.filter((r) => r.body.errors)) expectCode(r, 'CONFLICT');
     expect(succeeded.length).toBeGreaterThanOrEqual(1);
-    const edits = await t.ctx.db.kysely.selectFrom('message_edit').selectAll().where('messageId', '=', m.id).execute();
+    const edits = await t.ctx.db.kysely
+      .selectFrom('message_edit')
+      .selectAll()
+      .where('messageId', '=', m.id)
+      .execute();
     expect(edits).toHaveLength(succeeded.length);
-    const row = await t.ctx.db.kysely.selectFrom('message').selectAll().where('id', '=', m.id).executeTakeFirstOrThrow();
+    const row = await t.ctx.db.kysely
+      .selectFrom('message')
+      .selectAll()
+      .where('id', '=', m.id)
+      .executeTakeFirstOrThrow();
     expect(succeeded).toContain(row.text);
 
     const [del, edit] = await Promise.all([
@@ -201,10 +257,18 @@ describe('messages', () => {
     ]);
     expect(ok(del).deleteMessage).toMatchObject({ isDeleted: true, text: null });
     if (edit.body.errors) expectCode(edit, 'CONFLICT');
-    const after = await t.ctx.db.kysely.selectFrom('message').selectAll().where('id', '=', m.id).executeTakeFirstOrThrow();
+    const after = await t.ctx.db.kysely
+      .selectFrom('message')
+      .selectAll()
+      .where('id', '=', m.id)
+      .executeTakeFirstOrThrow();
     expect(after.text).toBeNull();
     expect(
-      await t.ctx.db.kysely.selectFrom('message_edit').selectAll().where('messageId', '=', m.id).execute(),
+      await t.ctx.db.kysely
+        .selectFrom('message_edit')
+        .selectAll()
+        .where('messageId', '=', m.id)
+        .execute(),
     ).toEqual([]);
     expectCode(await t.gql(EDIT, { m: m.id, text: 'later' }, mike), 'CONFLICT');
     // Deleting again answers the same.
@@ -225,9 +289,15 @@ describe('messages', () => {
       text: null,
       mentions: { userIds: [] },
     });
-    expect(rec.ofType('MessageDeleted').map((e) => e.payload.deletedBy)).toEqual([mona.id, olga.id, mary.id]);
+    expect(rec.ofType('MessageDeleted').map((e) => e.payload.deletedBy)).toEqual([
+      mona.id,
+      olga.id,
+      mary.id,
+    ]);
     rec.stop();
-    const listed = rows(ok(await t.gql(MESSAGES, { c: general }, mike))).find((x) => x.id === m1.id)!;
+    const listed = rows(ok(await t.gql(MESSAGES, { c: general }, mike))).find(
+      (x) => x.id === m1.id,
+    )!;
     expect(listed).toMatchObject({ isDeleted: true, text: null, reactions: [] });
     // In a direct conversation only the author deletes.
     const dm = (await conversationOf(t, mike, [mary])).conversation.id;
@@ -237,13 +307,17 @@ describe('messages', () => {
 
   it('reacts with one Unicode emoji, grouped per emoji with counts', async () => {
     const m = await send(t, mike, general, 'react');
-    ok(await t.gql(REACT, { m: m.id, e: '👍' }, mary));
-    ok(await t.gql(REACT, { m: m.id, e: '👍' }, mary)); // again: nothing changes
-    ok(await t.gql(REACT, { m: m.id, e: '👍🏽' }, gus));
-    ok(await t.gql(REACT, { m: m.id, e: '❤' }, mike)); // stored as ❤️
-    ok(await t.gql(REACT, { m: m.id, e: '❤️' }, mary));
-    ok(await t.gql(REACT, { m: m.id, e: '👨‍👩‍👧' }, mike));
-    ok(await t.gql(REACT, { m: m.id, e: '🇫🇷' }, mike));
+    const react = async (who: Agent, e: string) => {
+      clock.advance(1);
+      ok(await t.gql(REACT, { m: m.id, e }, who));
+    };
+    await react(mary, '👍');
+    await react(mary, '👍'); // again: nothing changes
+    await react(gus, '👍🏽');
+    await react(mike, '❤'); // stored as ❤️
+    await react(mary, '❤️');
+    await react(mike, '👨‍👩‍👧');
+    await react(mike, '🇫🇷');
     const r = ok(await t.gql(REACT, { m: m.id, e: '👍' }, mike)).addReaction.reactions;
     expect(r).toEqual([
       { emoji: '👍', count: 2, reactedByMe: true },
@@ -255,6 +329,28 @@ describe('messages', () => {
     for (const bad of ['a', '1', ':smile:', '👍👍', '', ' 👍', 'ab', '\u200d']) {
       expectCode(await t.gql(REACT, { m: m.id, e: bad }, mike), 'VALIDATION');
     }
+    // At most 20 different emoji on one message.
+    const many = [
+      '😀',
+      '😁',
+      '😂',
+      '🤣',
+      '😃',
+      '😄',
+      '😅',
+      '😆',
+      '😉',
+      '😊',
+      '😋',
+      '😎',
+      '😍',
+      '😘',
+      '🥰',
+    ];
+    for (const e of many) ok(await t.gql(REACT, { m: m.id, e }, mary));
+    const capped = expectCode(await t.gql(REACT, { m: m.id, e: '🙂' }, mary), 'VALIDATION');
+    expect(capped.message).toMatch(/20 different emoji/);
+    ok(await t.gql(REACT, { m: m.id, e: '😀' }, mike)); // an emoji already there still counts up
     const after = ok(await t.gql(UNREACT, { m: m.id, e: '👍' }, mike)).removeReaction.reactions;
     expect(after[0]).toEqual({ emoji: '👍', count: 1, reactedByMe: false });
     ok(await t.gql(UNREACT, { m: m.id, e: '👍' }, mike)); // not there: nothing changes
@@ -270,7 +366,11 @@ describe('messages', () => {
     expect([...byOwner.mentions.channelIds].sort()).toEqual([random, secret].sort());
     // Edits parse again.
     const edited = ok(
-      await t.gql('mutation($m: ID!) { editMessage(messageId: $m, text: "@olgamsg") { mentions { userIds here } } }', { m: m.id }, mike),
+      await t.gql(
+        'mutation($m: ID!) { editMessage(messageId: $m, text: "@olgamsg") { mentions { userIds here } } }',
+        { m: m.id },
+        mike,
+      ),
     ).editMessage;
     expect(edited.mentions).toEqual({ userIds: [olga.id], here: false });
   });
@@ -283,9 +383,13 @@ describe('messages', () => {
     ok(await t.gql(PIN, { m: b.id }, mike));
     ok(await t.gql(PIN, { m: b.id }, mike));
     expectCode(await t.gql(PIN, { m: a.id }, gus), 'FORBIDDEN');
-    expect(ok(await t.gql(PINNED, { c: general }, gus)).pinnedMessages.map((x: any) => x.id)).toEqual([b.id, a.id]);
+    expect(
+      ok(await t.gql(PINNED, { c: general }, gus)).pinnedMessages.map((x: any) => x.id),
+    ).toEqual([b.id, a.id]);
     expect(ok(await t.gql(UNPIN, { m: a.id }, mike)).unpinMessage.pinned).toBe(false);
-    expect(ok(await t.gql(PINNED, { c: general }, mike)).pinnedMessages.map((x: any) => x.id)).toEqual([b.id]);
+    expect(
+      ok(await t.gql(PINNED, { c: general }, mike)).pinnedMessages.map((x: any) => x.id),
+    ).toEqual([b.id]);
     expectCode(await t.gql(PINNED, { c: secret }, mike), 'NOT_FOUND');
   });
 
@@ -312,9 +416,38 @@ describe('messages', () => {
     expect(ws.ofType('MessageCreated')).toHaveLength(2);
     ok(await t.gql(REACT, { m: m.id, e: '🎉' }, mary));
     ok(await t.gql(PIN, { m: m.id }, mary));
-    ok(await t.gql('mutation($c: ID!, $m: ID!) { markRead(conversationId: $c, messageId: $m) { id } }', { c: general, m: m.id }, mary));
-    expect(ws.ofType('ReactionAdded')[0]!.payload).toMatchObject({ messageId: m.id, emoji: '🎉', userId: mary.id });
-    expect(ws.ofType('MessagePinned')[0]!.payload).toMatchObject({ messageId: m.id, pinnedBy: mary.id });
+    ok(
+      await t.gql(
+        'mutation($c: ID!, $m: ID!) { markRead(conversationId: $c, messageId: $m) { id } }',
+        { c: general, m: m.id },
+        mary,
+      ),
+    );
+    expect(ws.ofType('ReactionAdded')[0]!.payload).toMatchObject({
+      messageId: m.id,
+      emoji: '🎉',
+      userId: mary.id,
+    });
+    expect(ws.ofType('MessagePinned')[0]!.payload).toMatchObject({
+      messageId: m.id,
+      pinnedBy: mary.id,
+    });
+    ok(await t.gql(UNREACT, { m: m.id, e: '🎉' }, mary));
+    ok(await t.gql(UNPIN, { m: m.id }, mary));
+    ok(await t.gql(EDIT, { m: m.id, text: 'see @marymsg' }, mike));
+    expect(ws.ofType('ReactionRemoved')[0]!.payload).toMatchObject({
+      messageId: m.id,
+      emoji: '🎉',
+    });
+    expect(ws.ofType('MessageUnpinned')[0]!.payload).toMatchObject({
+      messageId: m.id,
+      unpinnedBy: mary.id,
+    });
+    expect(ws.ofType('MessageEdited')[0]!.payload).toMatchObject({
+      messageId: m.id,
+      text: 'see @marymsg',
+      mentions: { users: [mary.id], channels: [], here: false },
+    });
     expect(ws.ofType('ReadMarkerUpdated')[0]!.payload).toMatchObject({
       messageId: m.id,
       audience: { kind: 'users', userIds: [mary.id] },

@@ -277,6 +277,12 @@ describe('principal blocks', () => {
     expect(ok.body.data?.instanceBlockPrincipal.block.principalId).toBe(`user:${someone.id}`);
     const again = await t.gql(BLOCK, { p: `user:${someone.id}` }, op);
     expect(codeOf(again)).toBe('CONFLICT');
+    // The same block twice at once: one is made, the other is told it exists.
+    const [a, b] = await Promise.all([
+      t.gql(BLOCK, { p: 'server:twice.example' }, op),
+      t.gql(BLOCK, { p: 'server:twice.example' }, op),
+    ]);
+    expect([codeOf(a), codeOf(b)].sort()).toEqual(['CONFLICT', undefined].sort());
     expect(codeOf(await t.gql(UNBLOCK, { p: 'server:never-blocked.example' }, op))).toBe(
       'NOT_FOUND',
     );
@@ -300,6 +306,24 @@ describe('principal blocks', () => {
       expect((await cli(t2, ['principal', 'block', `user:${third.id}`])).code).toBe(0);
       const last = await cli(t2, ['principal', 'block', `user:${second.id}`]);
       expect(last.err).toMatch(/last instance operator/);
+      // Two operators blocking each other at the same moment: one wins, never both.
+      expect((await cli(t2, ['principal', 'unblock', `user:${third.id}`])).code).toBe(0);
+      // (Called on the service, so both have passed the operator check before either commits.)
+      const blocks = t2.ctx.services.moderation.blocks;
+      const outcomes = await Promise.allSettled([
+        blocks.block(
+          { kind: 'operator', accountId: second.id },
+          { principalId: `user:${third.id}` },
+        ),
+        blocks.block(
+          { kind: 'operator', accountId: third.id },
+          { principalId: `user:${second.id}` },
+        ),
+      ]);
+      expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+      const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+      expect(refused.reason).toMatchObject({ code: 'VALIDATION' });
+      expect((await blocks.list()).filter((b) => b.kind === 'user')).toHaveLength(2);
     } finally {
       await t2.close();
     }

@@ -53,12 +53,24 @@ export async function inviteAndJoin(
     ),
   ).createWorkspaceInvite;
   for (const j of joiners) {
-    ok(await t.gql('mutation($t: String!) { joinWorkspace(token: $t) { id } }', { t: created.token }, j));
+    ok(
+      await t.gql(
+        'mutation($t: String!) { joinWorkspace(token: $t) { id } }',
+        { t: created.token },
+        j,
+      ),
+    );
   }
   return created.token as string;
 }
 
-export async function setRole(t: TestApp, by: Agent, serverId: string, userId: string, role: string) {
+export async function setRole(
+  t: TestApp,
+  by: Agent,
+  serverId: string,
+  userId: string,
+  role: string,
+) {
   return t.gql(
     'mutation($i: SetMemberRoleInput!) { setMemberRole(input: $i) { role user { id } } }',
     { i: { serverId, userId, role } },

@@ -54,7 +54,13 @@ describe('caps on workspaces and channels', () => {
     const third = ok(
       await t.gql(CREATE_CHANNEL, { i: { serverId: ws.id, name: 'third', isPrivate: true } }, a),
     ).createChannel;
-    ok(await t.gql('mutation($c: ID!) { archiveChannel(conversationId: $c) { id } }', { c: third.id }, a));
+    ok(
+      await t.gql(
+        'mutation($c: ID!) { archiveChannel(conversationId: $c) { id } }',
+        { c: third.id },
+        a,
+      ),
+    );
     const err = expectCode(
       await t.gql(CREATE_CHANNEL, { i: { serverId: ws.id, name: 'fourth' } }, a),
       'VALIDATION',
@@ -73,7 +79,10 @@ describe('default channels under a small channel cap', () => {
       const ws = await createWorkspace(t, a, 'Tiny');
       const chans = ok(await t.gql(CHANNELS, { s: ws.id }, a)).workspace.channels;
       expect(chans.map((c: { name: string }) => c.name)).toEqual(['general']);
-      expectCode(await t.gql(CREATE_CHANNEL, { i: { serverId: ws.id, name: 'more' } }, a), 'VALIDATION');
+      expectCode(
+        await t.gql(CREATE_CHANNEL, { i: { serverId: ws.id, name: 'more' } }, a),
+        'VALIDATION',
+      );
     } finally {
       await t.close();
     }

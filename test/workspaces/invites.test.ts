@@ -49,7 +49,9 @@ describe('workspace invites', () => {
   it('returns the link once, defaults and caps max uses, and joins members with public channels', async () => {
     const ws = await createWorkspace(t, owner, 'Invites');
     const rec = recordEvents(t, ws.id);
-    const created = ok(await t.gql(CREATE, { i: { serverId: ws.id } }, owner)).createWorkspaceInvite;
+    const created = ok(
+      await t.gql(CREATE, { i: { serverId: ws.id } }, owner),
+    ).createWorkspaceInvite;
     expect(created.link).toBe(`https://chat.example.org/invite/${created.token}`);
     expect(created.invite).toMatchObject({
       serverId: ws.id,
@@ -104,22 +106,25 @@ describe('workspace invites', () => {
     const ws = await createWorkspace(t, owner, 'Tokens');
     expectCode(await t.gql(JOIN, { t: 'no-such-token' }, p1), 'INVALID_TOKEN');
     expectCode(await t.gql(JOIN, { t: 'x'.repeat(5000) }, p1), 'INVALID_TOKEN');
-    const once = ok(await t.gql(CREATE, { i: { serverId: ws.id, maxUses: 1 } }, owner))
-      .createWorkspaceInvite;
+    const once = ok(
+      await t.gql(CREATE, { i: { serverId: ws.id, maxUses: 1 } }, owner),
+    ).createWorkspaceInvite;
     ok(await t.gql(JOIN, { t: once.token }, p1));
     expectCode(await t.gql(JOIN, { t: once.token }, p2), 'INVALID_TOKEN');
 
-    const revoked = ok(await t.gql(CREATE, { i: { serverId: ws.id } }, owner))
-      .createWorkspaceInvite;
+    const revoked = ok(
+      await t.gql(CREATE, { i: { serverId: ws.id } }, owner),
+    ).createWorkspaceInvite;
     const r = ok(await t.gql(REVOKE, { id: revoked.invite.id }, owner)).revokeWorkspaceInvite;
     expect(r.state).toBe('REVOKED');
-    expect(ok(await t.gql(REVOKE, { id: revoked.invite.id }, owner)).revokeWorkspaceInvite.revokedAt).toBe(
-      r.revokedAt,
-    );
+    expect(
+      ok(await t.gql(REVOKE, { id: revoked.invite.id }, owner)).revokeWorkspaceInvite.revokedAt,
+    ).toBe(r.revokedAt);
     expectCode(await t.gql(JOIN, { t: revoked.token }, p2), 'INVALID_TOKEN');
 
-    const short = ok(await t.gql(CREATE, { i: { serverId: ws.id, expiresInHours: 1 } }, owner))
-      .createWorkspaceInvite;
+    const short = ok(
+      await t.gql(CREATE, { i: { serverId: ws.id, expiresInHours: 1 } }, owner),
+    ).createWorkspaceInvite;
     clock.advance(HOUR_MS + 1);
     expectCode(await t.gql(JOIN, { t: short.token }, p2), 'EXPIRED_TOKEN');
     const list = ok(await t.gql(INVITES, { s: ws.id }, owner)).workspaceInvites;
@@ -152,22 +157,31 @@ describe('workspace invites', () => {
     const channels = ok(await t.gql(CHANNELS, { s: ws.id }, owner)).workspace.channels;
     const random = channels.find((c: { name: string }) => c.name === 'random');
     expectCode(
-      await t.gql(CREATE, { i: { serverId: ws.id, role: 'GUEST', channelIds: [random.id] } }, member),
+      await t.gql(
+        CREATE,
+        { i: { serverId: ws.id, role: 'GUEST', channelIds: [random.id] } },
+        member,
+      ),
       'FORBIDDEN',
     );
     expectCode(await t.gql(CREATE, { i: { serverId: ws.id, role: 'GUEST' } }, owner), 'VALIDATION');
-    expectCode(
-      await t.gql(CREATE, { i: { serverId: ws.id, role: 'OWNER' } }, owner),
-      'VALIDATION',
-    );
+    expectCode(await t.gql(CREATE, { i: { serverId: ws.id, role: 'OWNER' } }, owner), 'VALIDATION');
     const other = await createWorkspace(t, p3, 'Elsewhere');
     const foreign = ok(await t.gql(CHANNELS, { s: other.id }, p3)).workspace.channels[0];
     expectCode(
-      await t.gql(CREATE, { i: { serverId: ws.id, role: 'GUEST', channelIds: [foreign.id] } }, owner),
+      await t.gql(
+        CREATE,
+        { i: { serverId: ws.id, role: 'GUEST', channelIds: [foreign.id] } },
+        owner,
+      ),
       'NOT_FOUND',
     );
     const inv = ok(
-      await t.gql(CREATE, { i: { serverId: ws.id, role: 'GUEST', channelIds: [random.id] } }, owner),
+      await t.gql(
+        CREATE,
+        { i: { serverId: ws.id, role: 'GUEST', channelIds: [random.id] } },
+        owner,
+      ),
     ).createWorkspaceInvite;
     expect(inv.invite).toMatchObject({ role: 'GUEST', channelIds: [random.id] });
     const joined = ok(await t.gql(JOIN, { t: inv.token }, guest)).joinWorkspace;
@@ -216,7 +230,11 @@ describe('invite mail', () => {
   it('mails the link when email is enabled, and not when it is disabled', async () => {
     const smtp = await startSmtp();
     const on = await createTestApp({
-      env: { SVC_SMTP_HOST: '127.0.0.1', SVC_SMTP_PORT: String(smtp.port), SVC_SMTP_FROM: 'svc@example.org' },
+      env: {
+        SVC_SMTP_HOST: '127.0.0.1',
+        SVC_SMTP_PORT: String(smtp.port),
+        SVC_SMTP_FROM: 'svc@example.org',
+      },
     });
     const off = await createTestApp({
       env: {

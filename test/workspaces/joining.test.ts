@@ -37,7 +37,9 @@ describe('joining as a member (signups and the default workspace)', () => {
       joined: false,
     });
     // A caller that only has the executor gets the same rows.
-    expect(await transaction(t.ctx.db.kysely, (tx) => svc.joinAsMember(tx.db, ws.id, y.id))).toEqual({
+    expect(
+      await transaction(t.ctx.db.kysely, (tx) => svc.joinAsMember(tx.db, ws.id, y.id)),
+    ).toEqual({
       joined: true,
     });
     expect(await svc.membership(ws.id, x.id)).toEqual({ role: 'member', timedOutUntil: null });
@@ -54,6 +56,33 @@ describe('joining as a member (signups and the default workspace)', () => {
     ).rejects.toThrow(/SVC_LIMIT_MEMBERS_PER_WORKSPACE/);
     expect(await svc.membership(ws.id, z.id)).toBeNull();
     rec.stop();
+  });
+
+  it('spends uses and fills the member cap exactly under concurrent joins', async () => {
+    const owner = await signUpAndIn(t);
+    const ws = await createWorkspace(t, owner, 'Race');
+    const people = await Promise.all([1, 2, 3, 4, 5, 6].map(() => signUpAndIn(t)));
+    const JOIN = 'mutation($t: String!) { joinWorkspace(token: $t) { id } }';
+    const INVITE =
+      'mutation($i: CreateWorkspaceInviteInput!) { createWorkspaceInvite(input: $i) { token } }';
+    const once = ok(await t.gql(INVITE, { i: { serverId: ws.id, maxUses: 1 } }, owner))
+      .createWorkspaceInvite.token;
+    const first = await Promise.all(people.slice(0, 3).map((p) => t.gql(JOIN, { t: once }, p)));
+    expect(first.filter((r) => !r.body.errors).length).toBe(1);
+    for (const r of first.filter((r) => r.body.errors)) expectCode(r, 'INVALID_TOKEN');
+    const open = ok(await t.gql(INVITE, { i: { serverId: ws.id } }, owner)).createWorkspaceInvite
+      .token;
+    const second = await Promise.all(people.slice(3).map((p) => t.gql(JOIN, { t: open }, p)));
+    expect(second.filter((r) => !r.body.errors).length).toBe(1);
+    for (const r of second.filter((r) => r.body.errors)) expectCode(r, 'VALIDATION');
+    const count = ok(
+      await t.gql(
+        'query($s: ID!) { workspace(serverId: $s) { memberCount } }',
+        { s: ws.id },
+        owner,
+      ),
+    ).workspace.memberCount;
+    expect(count).toBe(3);
   });
 
   it('signs up with a workspace invite and answers its serverId', async () => {

@@ -17,7 +17,8 @@ const TIMEOUT = `mutation($s: ID!, $u: ID!, $m: Int!) {
   timeoutMember(serverId: $s, userId: $u, minutes: $m) { role timedOutUntil user { id } } }`;
 const CLEAR = `mutation($s: ID!, $u: ID!) { clearTimeout(serverId: $s, userId: $u) { timedOutUntil } }`;
 const CREATE_CHANNEL = 'mutation($i: CreateChannelInput!) { createChannel(input: $i) { id } }';
-const INVITE = 'mutation($i: CreateWorkspaceInviteInput!) { createWorkspaceInvite(input: $i) { token } }';
+const INVITE =
+  'mutation($i: CreateWorkspaceInviteInput!) { createWorkspaceInvite(input: $i) { token } }';
 const MY = 'query($s: ID!) { workspace(serverId: $s) { myTimedOutUntil } }';
 
 describe('timeouts', () => {
@@ -29,7 +30,9 @@ describe('timeouts', () => {
   beforeAll(async () => {
     t = await createTestApp({ clock });
     [owner, mod, mod2, member, guest] = await Promise.all(
-      ['owner', 'mod', 'mod2', 'member', 'guest'].map((u) => signUpAndIn(t, { username: `${u}to` })),
+      ['owner', 'mod', 'mod2', 'member', 'guest'].map((u) =>
+        signUpAndIn(t, { username: `${u}to` }),
+      ),
     );
     ws = await createWorkspace(t, owner, 'Timeouts');
     await inviteAndJoin(t, owner, ws.id, [mod, mod2, member, guest]);
@@ -44,7 +47,10 @@ describe('timeouts', () => {
     expectCode(await t.gql(TIMEOUT, { s: ws.id, u: owner.id, m: 5 }, mod), 'FORBIDDEN');
     expectCode(await t.gql(TIMEOUT, { s: ws.id, u: member.id, m: 0 }, mod), 'VALIDATION');
     expectCode(await t.gql(TIMEOUT, { s: ws.id, u: member.id, m: 40321 }, mod), 'VALIDATION');
-    expectCode(await t.gql(TIMEOUT, { s: ws.id, u: member.id, m: 5 }, (await signUpAndIn(t))), 'NOT_FOUND');
+    expectCode(
+      await t.gql(TIMEOUT, { s: ws.id, u: member.id, m: 5 }, await signUpAndIn(t)),
+      'NOT_FOUND',
+    );
     const m2 = ok(await t.gql(TIMEOUT, { s: ws.id, u: mod2.id, m: 1 }, owner)).timeoutMember;
     expect(m2.role).toBe('MODERATOR');
     ok(await t.gql(CLEAR, { s: ws.id, u: mod2.id }, owner));
@@ -57,7 +63,12 @@ describe('timeouts', () => {
     expect(res).toMatchObject({ role: 'MEMBER', timedOutUntil: until, user: { id: member.id } });
     expect(ok(await t.gql(MY, { s: ws.id }, member)).workspace.myTimedOutUntil).toBe(until);
     expect(rec.ofType('MemberTimedOut').map((e) => e.payload)).toEqual([
-      expect.objectContaining({ userId: member.id, until, by: mod.id, audience: { kind: 'workspace' } }),
+      expect.objectContaining({
+        userId: member.id,
+        until,
+        by: mod.id,
+        audience: { kind: 'workspace' },
+      }),
     ]);
 
     const general = (
@@ -85,10 +96,19 @@ describe('timeouts', () => {
     const m = await t.ctx.services.workspaces.membership(ws.id, member.id);
     expect(() => t.ctx.services.workspaces.assertNotTimedOut(m!)).toThrow(/timed out/);
     // Reading still works; elsewhere nothing changes.
-    ok(await t.gql('query($s: ID!) { workspace(serverId: $s) { channels { id } } }', { s: ws.id }, member));
+    ok(
+      await t.gql(
+        'query($s: ID!) { workspace(serverId: $s) { channels { id } } }',
+        { s: ws.id },
+        member,
+      ),
+    );
 
     clock.advance(30 * MINUTE_MS - 1);
-    expectCode(await t.gql(CREATE_CHANNEL, { i: { serverId: ws.id, name: 'escape' } }, member), 'TIMED_OUT');
+    expectCode(
+      await t.gql(CREATE_CHANNEL, { i: { serverId: ws.id, name: 'escape' } }, member),
+      'TIMED_OUT',
+    );
     clock.advance(1);
     ok(await t.gql(CREATE_CHANNEL, { i: { serverId: ws.id, name: 'escape' } }, member));
     rec.stop();
@@ -97,7 +117,9 @@ describe('timeouts', () => {
   it('ends a timeout early with clearTimeout', async () => {
     ok(await t.gql(TIMEOUT, { s: ws.id, u: guest.id, m: 60 }, owner));
     expectCode(await t.gql(CLEAR, { s: ws.id, u: guest.id }, member), 'FORBIDDEN');
-    expect(ok(await t.gql(CLEAR, { s: ws.id, u: guest.id }, mod)).clearTimeout.timedOutUntil).toBeNull();
+    expect(
+      ok(await t.gql(CLEAR, { s: ws.id, u: guest.id }, mod)).clearTimeout.timedOutUntil,
+    ).toBeNull();
     expect(ok(await t.gql(MY, { s: ws.id }, guest)).workspace.myTimedOutUntil).toBeNull();
   });
 

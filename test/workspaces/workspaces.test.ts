@@ -68,7 +68,9 @@ describe('workspaces', () => {
       ),
     ).workspace.channels;
     expect(channels.map((c: { name: string }) => c.name)).toEqual(['general', 'random']);
-    const mine = ok(await t.gql(`{ myWorkspaces { ${WORKSPACE_FIELDS} } }`, {}, alice)).myWorkspaces;
+    const mine = ok(
+      await t.gql(`{ myWorkspaces { ${WORKSPACE_FIELDS} } }`, {}, alice),
+    ).myWorkspaces;
     expect(mine[0]).toMatchObject({ id: DIRECT_SPACE_ID, isDirect: true, myRole: null });
     expect(mine.map((w: { id: string }) => w.id)).toContain(ws.id);
     // Someone else's list has the direct space only.
@@ -79,7 +81,11 @@ describe('workspaces', () => {
   it('refuses bad names', async () => {
     for (const name of ['', '   ', 'x'.repeat(81), 'a\u0000b']) {
       expectCode(
-        await t.gql('mutation($n: String!) { createWorkspace(input: { name: $n }) { id } }', { n: name }, alice),
+        await t.gql(
+          'mutation($n: String!) { createWorkspace(input: { name: $n }) { id } }',
+          { n: name },
+          alice,
+        ),
         'VALIDATION',
       );
     }
@@ -92,7 +98,10 @@ describe('workspaces', () => {
     expect(a.message).toBe(b.message);
     expectCode(await t.gql(WORKSPACE, { s: 'not-an-id' }, eve), 'NOT_FOUND');
     expectCode(await t.gql(UPDATE, { i: { serverId: ws.id, name: 'x' } }, eve), 'NOT_FOUND');
-    expectCode(await t.gql(DELETE, { i: { serverId: ws.id, confirmName: 'Hidden' } }, eve), 'NOT_FOUND');
+    expectCode(
+      await t.gql(DELETE, { i: { serverId: ws.id, confirmName: 'Hidden' } }, eve),
+      'NOT_FOUND',
+    );
     expectCode(await t.gql(WORKSPACE, { s: ws.id }), 'UNAUTHENTICATED');
   });
 
@@ -109,7 +118,11 @@ describe('workspaces', () => {
     expectCode(await t.gql(UPDATE, { i: { serverId: ws.id, name: 'Mine' } }, dave), 'FORBIDDEN');
     const updates = rec.ofType('WorkspaceUpdated');
     expect(updates.map((e) => e.payload)).toEqual([
-      expect.objectContaining({ serverId: ws.id, name: 'Renamed', audience: { kind: 'workspace' } }),
+      expect.objectContaining({
+        serverId: ws.id,
+        name: 'Renamed',
+        audience: { kind: 'workspace' },
+      }),
       expect.objectContaining({ serverId: ws.id, description: 'About us', updatedBy: bob.id }),
     ]);
     rec.stop();
@@ -149,11 +162,26 @@ describe('workspaces', () => {
   it('hands the workspace over: member else NOT_FOUND, not a guest, both changes announced', async () => {
     const ws = await team('Handover');
     const rec = recordEvents(t, ws.id);
-    expectCode(await t.gql(TRANSFER, { i: { serverId: ws.id, userId: eve.id } }, alice), 'NOT_FOUND');
-    expectCode(await t.gql(TRANSFER, { i: { serverId: ws.id, userId: newId() } }, alice), 'NOT_FOUND');
-    expectCode(await t.gql(TRANSFER, { i: { serverId: ws.id, userId: dave.id } }, alice), 'VALIDATION');
-    expectCode(await t.gql(TRANSFER, { i: { serverId: ws.id, userId: carol.id } }, bob), 'FORBIDDEN');
-    expectCode(await t.gql(TRANSFER, { i: { serverId: ws.id, userId: carol.id } }, eve), 'NOT_FOUND');
+    expectCode(
+      await t.gql(TRANSFER, { i: { serverId: ws.id, userId: eve.id } }, alice),
+      'NOT_FOUND',
+    );
+    expectCode(
+      await t.gql(TRANSFER, { i: { serverId: ws.id, userId: newId() } }, alice),
+      'NOT_FOUND',
+    );
+    expectCode(
+      await t.gql(TRANSFER, { i: { serverId: ws.id, userId: dave.id } }, alice),
+      'VALIDATION',
+    );
+    expectCode(
+      await t.gql(TRANSFER, { i: { serverId: ws.id, userId: carol.id } }, bob),
+      'FORBIDDEN',
+    );
+    expectCode(
+      await t.gql(TRANSFER, { i: { serverId: ws.id, userId: carol.id } }, eve),
+      'NOT_FOUND',
+    );
     expect(rec.events).toHaveLength(0);
     const res = ok(await t.gql(TRANSFER, { i: { serverId: ws.id, userId: carol.id } }, alice));
     expect(res.transferWorkspaceOwnership).toMatchObject({
@@ -166,7 +194,10 @@ describe('workspaces', () => {
       expect.objectContaining({ userId: alice.id, role: 'moderator', previousRole: 'owner' }),
     ]);
     // Exactly one owner: the old owner now has a Moderator's rights only.
-    expectCode(await t.gql(DELETE, { i: { serverId: ws.id, confirmName: 'Handover' } }, alice), 'FORBIDDEN');
+    expectCode(
+      await t.gql(DELETE, { i: { serverId: ws.id, confirmName: 'Handover' } }, alice),
+      'FORBIDDEN',
+    );
     expectCode(await setRole(t, alice, ws.id, bob.id, 'MEMBER'), 'FORBIDDEN');
     rec.stop();
   });
@@ -233,9 +264,18 @@ describe('workspaces', () => {
       })
       .execute();
     const rec = recordEvents(t, ws.id);
-    expectCode(await t.gql(DELETE, { i: { serverId: ws.id, confirmName: 'Doomed' } }, bob), 'FORBIDDEN');
-    expectCode(await t.gql(DELETE, { i: { serverId: ws.id, confirmName: 'doomed' } }, alice), 'VALIDATION');
-    expectCode(await t.gql(DELETE, { i: { serverId: ws.id, confirmName: 'Doomed' } }, eve), 'NOT_FOUND');
+    expectCode(
+      await t.gql(DELETE, { i: { serverId: ws.id, confirmName: 'Doomed' } }, bob),
+      'FORBIDDEN',
+    );
+    expectCode(
+      await t.gql(DELETE, { i: { serverId: ws.id, confirmName: 'doomed' } }, alice),
+      'VALIDATION',
+    );
+    expectCode(
+      await t.gql(DELETE, { i: { serverId: ws.id, confirmName: 'Doomed' } }, eve),
+      'NOT_FOUND',
+    );
     expect(rec.events).toHaveLength(0);
     const res = ok(await t.gql(DELETE, { i: { serverId: ws.id, confirmName: 'Doomed' } }, alice));
     expect(res.deleteWorkspace).toEqual({ deleted: true });
@@ -253,13 +293,24 @@ describe('workspaces', () => {
       const mine = ok(await t.gql('{ myWorkspaces { id } }', {}, a)).myWorkspaces;
       expect(mine.map((w: { id: string }) => w.id)).not.toContain(ws.id);
     }
-    expectCode(await t.gql('mutation($t: String!) { joinWorkspace(token: $t) { id } }', { t: token }, eve), 'INVALID_TOKEN');
+    expectCode(
+      await t.gql('mutation($t: String!) { joinWorkspace(token: $t) { id } }', { t: token }, eve),
+      'INVALID_TOKEN',
+    );
     const db = t.ctx.db.kysely;
     const counts = await Promise.all([
       db.selectFrom('workspace').select('id').where('id', '=', ws.id).execute(),
-      db.selectFrom('workspace_member').select('accountId').where('workspaceId', '=', ws.id).execute(),
+      db
+        .selectFrom('workspace_member')
+        .select('accountId')
+        .where('workspaceId', '=', ws.id)
+        .execute(),
       db.selectFrom('conversation').select('id').where('workspaceId', '=', ws.id).execute(),
-      db.selectFrom('conversation_member').select('accountId').where('conversationId', '=', general).execute(),
+      db
+        .selectFrom('conversation_member')
+        .select('accountId')
+        .where('conversationId', '=', general)
+        .execute(),
       db.selectFrom('workspace_invite').select('id').where('workspaceId', '=', ws.id).execute(),
       db.selectFrom('message').select('id').where('id', '=', messageId).execute(),
     ]);
@@ -279,7 +330,11 @@ describe('workspaces', () => {
     expect(direct.members).toBeNull();
     expect(direct.channels).toEqual([]);
     const del = expectCode(
-      await t.gql(DELETE, { i: { serverId: DIRECT_SPACE_ID, confirmName: 'Direct messages' } }, eve),
+      await t.gql(
+        DELETE,
+        { i: { serverId: DIRECT_SPACE_ID, confirmName: 'Direct messages' } },
+        eve,
+      ),
       'VALIDATION',
     );
     expect(del.message).toMatch(/direct space/);
@@ -288,7 +343,10 @@ describe('workspaces', () => {
       'VALIDATION',
     );
     expectCode(await t.gql(LEAVE, { s: DIRECT_SPACE_ID }, eve), 'VALIDATION');
-    expectCode(await t.gql(UPDATE, { i: { serverId: DIRECT_SPACE_ID, name: 'Mine' } }, eve), 'VALIDATION');
+    expectCode(
+      await t.gql(UPDATE, { i: { serverId: DIRECT_SPACE_ID, name: 'Mine' } }, eve),
+      'VALIDATION',
+    );
     expectCode(await setRole(t, eve, DIRECT_SPACE_ID, alice.id, 'GUEST'), 'VALIDATION');
   });
 

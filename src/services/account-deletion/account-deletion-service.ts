@@ -36,6 +36,15 @@ import {
  */
 export type PurgeStep = (tx: Tx, accountId: string, now: number) => Promise<void>;
 
+/**
+ * What the purge asks of the workspaces area, looked up when a purge runs: deleting a workspace
+ * inside the purge transaction with that area's own deletion hooks. Without it the purge deletes
+ * the row and relies on the schema's cascades.
+ */
+export interface WorkspacePurgePort {
+  deleteForPurge?(tx: Tx, workspaceId: string): Promise<void>;
+}
+
 /** Accounts purged per run; the next hourly run continues. */
 const PURGE_BATCH = 200;
 
@@ -55,6 +64,7 @@ export class AccountDeletionService {
     private readonly sessions: SessionService,
     private readonly bus: EventBus,
     private readonly log: Logger,
+    private readonly workspaces: () => WorkspacePurgePort | undefined = () => undefined,
   ) {}
 
   /** Adds an area's step to every purge (see PurgeStep). */
@@ -163,7 +173,9 @@ export class AccountDeletionService {
   private async settleOwnedWorkspaces(tx: Tx, accountId: string, now: number) {
     for (const ws of await ownedWorkspaces(tx.db, accountId)) {
       if (ws.others === 0) {
-        await deleteWorkspace(tx.db, ws.id);
+        const port = this.workspaces();
+        if (port?.deleteForPurge) await port.deleteForPurge(tx, ws.id);
+        else await deleteWorkspace(tx.db, ws.id);
         continue;
       }
       const heir = await successorOf(tx.db, ws.id, accountId);

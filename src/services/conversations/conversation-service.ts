@@ -220,7 +220,7 @@ export class ConversationService {
             requestId: req.id,
             fromId: other.id,
             toId: caller.id,
-            state: 'ACCEPTED',
+            state: 'accepted',
           });
         }
       }
@@ -280,22 +280,28 @@ export class ConversationService {
       const members = [...current.filter((m) => m.state === 'member').map((m) => m.accountId)];
       for (const p of added) {
         const state = states.get(p.id) ?? 'member';
+        // An invitee is not a member yet: their copy cannot go by conversation membership.
+        const emit = state === 'pending' ? emitToUsers : emitConversationEvent;
+        emit(tx, this.deps.bus, conv, [...members, p.id], 'MemberAddedToConversation', now, {
+          userId: p.id,
+          state,
+          addedBy: callerId,
+        });
+      }
+      const joined = added.filter((p) => (states.get(p.id) ?? 'member') === 'member');
+      if (conv.encrypted === 1 && joined.length > 0) {
         emitConversationEvent(
           tx,
           this.deps.bus,
           conv,
-          [...members, p.id],
-          'MemberAddedToConversation',
+          [...members, ...joined.map((p) => p.id)],
+          'MlsMembershipChanged',
           now,
-          { userId: p.id, state: state.toUpperCase(), addedBy: callerId },
+          {
+            added: joined.map((p) => p.id),
+            removed: [],
+          },
         );
-      }
-      const joined = added.filter((p) => (states.get(p.id) ?? 'member') === 'member');
-      if (conv.encrypted === 1 && joined.length > 0) {
-        emitConversationEvent(tx, this.deps.bus, conv, [...members, ...joined.map((p) => p.id)], 'MlsMembershipChanged', now, {
-          added: joined.map((p) => p.id),
-          removed: [],
-        });
       }
     });
     return conv;
@@ -336,7 +342,7 @@ export class ConversationService {
         .map((m) => m.accountId);
       emitConversationEvent(tx, this.deps.bus, conv, members, 'MemberAddedToConversation', now, {
         userId: callerId,
-        state: 'MEMBER',
+        state: 'member',
         addedBy: callerId,
       });
       emitConversationEvent(tx, this.deps.bus, conv, members, 'MlsMembershipChanged', now, {
@@ -370,7 +376,7 @@ export class ConversationService {
         [...members, callerId],
         'MemberRemovedFromConversation',
         now,
-        { userId: callerId, reason: 'INVITE_DECLINED' },
+        { userId: callerId, removedBy: null, reason: 'inviteDeclined' },
       );
     });
     return true;
@@ -396,7 +402,12 @@ export class ConversationService {
     const last = rows[rows.length - 1];
     const cur = (r: ConversationTable | undefined) => (r ? cursorOf(r.lastActivityAt, r.id) : null);
     if (before) {
-      return { items: rows, hasMore: more, nextCursor: more ? cur(first) : null, prevCursor: cur(last) };
+      return {
+        items: rows,
+        hasMore: more,
+        nextCursor: more ? cur(first) : null,
+        prevCursor: cur(last),
+      };
     }
     return {
       items: rows,
@@ -494,7 +505,7 @@ export class ConversationService {
     const members = [creatorId, ...[...states].filter(([, s]) => s === 'member').map(([id]) => id)];
     const pending = [...states].filter(([, s]) => s === 'pending').map(([id]) => id);
     emitConversationEvent(tx, this.deps.bus, conv, members, 'ConversationCreated', now, {
-      kind: conv.kind.toUpperCase(),
+      kind: conv.kind,
       name: conv.name,
       encrypted: conv.encrypted === 1,
       createdBy: creatorId,
@@ -505,7 +516,7 @@ export class ConversationService {
     for (const id of pending) {
       emitToUsers(tx, this.deps.bus, conv, [...members, id], 'MemberAddedToConversation', now, {
         userId: id,
-        state: 'PENDING',
+        state: 'pending',
         addedBy: creatorId,
       });
     }

@@ -1,12 +1,7 @@
 import type { ConversationTable } from '../../db/tables/collaboration.js';
 import type { Tx } from '../../db/transaction.js';
 import type { EventBus } from '../../events/bus.js';
-import {
-  userTopic,
-  workspaceTopic,
-  type Audience,
-  type EventType,
-} from '../../events/catalog.js';
+import { userTopic, workspaceTopic, type Audience, type EventType } from '../../events/catalog.js';
 import { publishOnCommit } from '../../events/publish.js';
 
 // Where conversation and message events go (docs/events.md, "Conversations and messages"):

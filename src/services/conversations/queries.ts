@@ -1,8 +1,5 @@
 import type { Executor } from '../../db/database.js';
-import type {
-  ConversationMemberTable,
-  ConversationTable,
-} from '../../db/tables/collaboration.js';
+import type { ConversationMemberTable, ConversationTable } from '../../db/tables/collaboration.js';
 import { DAY_MS } from '../../lib/clock.js';
 
 /** An invitation to an encrypted conversation lapses after 30 days (contract constant). */
@@ -110,9 +107,7 @@ export async function membersOf(db: Executor, conversationIds: readonly string[]
     .selectFrom('conversation_member')
     .select(['conversationId', 'accountId', 'state', 'joinedAt'])
     .where('conversationId', 'in', conversationIds)
-    .where((eb) =>
-      eb.or([eb('state', '=', 'member'), eb('joinedAt', '>', now - INVITE_TTL_MS)]),
-    )
+    .where((eb) => eb.or([eb('state', '=', 'member'), eb('joinedAt', '>', now - INVITE_TTL_MS)]))
     .orderBy('joinedAt')
     .orderBy('accountId')
     .execute();
@@ -361,4 +356,3 @@ export async function findAccounts(db: Executor, ids: readonly string[]) {
 
 /** For a dialect-neutral boolean read back from `exists(...)`. */
 export const truthy = (v: unknown) => v === true || v === 1 || v === '1' || v === 't';
-

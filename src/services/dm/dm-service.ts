@@ -6,21 +6,12 @@ import { DIRECT_SPACE_ID } from '../../db/migrations/0002-collaboration.js';
 import type { DmRequestTable } from '../../db/tables/collaboration.js';
 import { transaction, type Tx } from '../../db/transaction.js';
 import type { EventBus } from '../../events/bus.js';
-import {
-  forbidden,
-  notFound,
-  rateLimited,
-  validation,
-} from '../../errors.js';
+import { forbidden, notFound, rateLimited, validation } from '../../errors.js';
 import { DAY_MS, MINUTE_MS, type Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import type { AccountService } from '../accounts/account-service.js';
 import { emitConversationEvent, emitToUsers, iso } from '../conversations/events.js';
-import {
-  findAccounts,
-  findConversation,
-  insertMembers,
-} from '../conversations/queries.js';
+import { findAccounts, findConversation, insertMembers } from '../conversations/queries.js';
 
 import {
   answerDmRequest,
@@ -141,7 +132,11 @@ export class DmService {
    * anyone). FORBIDDEN for anyone the caller may not reach at all, with one neutral message for
    * the other person's refusal and a block, so neither is revealed.
    */
-  async reach(db: Executor, caller: Person, people: readonly Person[]): Promise<Map<string, Reach>> {
+  async reach(
+    db: Executor,
+    caller: Person,
+    people: readonly Person[],
+  ): Promise<Map<string, Reach>> {
     const ids = people.map((p) => p.id);
     const rels = await relationships(db, caller.id, ids);
     const stored = await findDmSettings(db, [caller.id, ...ids]);
@@ -182,7 +177,7 @@ export class DmService {
       const minutes = Math.max(1, Math.ceil((end - now) / MINUTE_MS));
       throw validation(
         `new accounts cannot send message requests to people they do not know yet; you can in ${minutes} minute${minutes === 1 ? '' : 's'}`,
-        { availableAt: new Date(end).toISOString() },
+        { probationEndsAt: new Date(end).toISOString(), minutes },
       );
     }
     const cap = this.deps.config.limits.dmRequestsPerDay;
@@ -253,7 +248,7 @@ export class DmService {
         requestId: req.id,
         fromId: req.fromId,
         toId: accountId,
-        state: 'ACCEPTED',
+        state: 'accepted',
       });
     });
     return conv;
@@ -265,7 +260,12 @@ export class DmService {
    */
   async joinDirect(
     tx: Tx,
-    conv: { id: string; workspaceId: string; kind: 'channel' | 'direct' | 'group'; isPrivate: number },
+    conv: {
+      id: string;
+      workspaceId: string;
+      kind: 'channel' | 'direct' | 'group';
+      isPrivate: number;
+    },
     otherId: string,
     joinerId: string,
     now: number,
@@ -280,11 +280,19 @@ export class DmService {
         lastReadMessageId: null,
       },
     ]);
-    emitConversationEvent(tx, this.deps.bus, conv, [otherId, joinerId], 'MemberAddedToConversation', now, {
-      userId: joinerId,
-      state: 'MEMBER',
-      addedBy: joinerId,
-    });
+    emitConversationEvent(
+      tx,
+      this.deps.bus,
+      conv,
+      [otherId, joinerId],
+      'MemberAddedToConversation',
+      now,
+      {
+        userId: joinerId,
+        state: 'member',
+        addedBy: joinerId,
+      },
+    );
   }
 
   /** Declines a request. The sender is not told; their view keeps showing it as pending. */
@@ -300,7 +308,7 @@ export class DmService {
         [accountId],
         'DmRequestAnswered',
         now,
-        { requestId: req.id, fromId: req.fromId, toId: accountId, state: 'DECLINED' },
+        { requestId: req.id, fromId: req.fromId, toId: accountId, state: 'declined' },
       );
     });
     return true;
@@ -351,4 +359,3 @@ export class DmService {
     return devices.hasEncryptionDevice(accountId);
   }
 }
-

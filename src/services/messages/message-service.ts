@@ -10,7 +10,12 @@ import { AppError, conflict, forbidden, notFound, validation } from '../../error
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { AccountService, AccountView } from '../accounts/account-service.js';
-import { assertReadable, assertWritableBy, plausibleId, type Access } from '../conversations/access.js';
+import {
+  assertReadable,
+  assertWritableBy,
+  plausibleId,
+  type Access,
+} from '../conversations/access.js';
 import { toRow } from '../conversations/conversation-service.js';
 import { emitConversationEvent, emitToUsers, iso } from '../conversations/events.js';
 import { cursorOf, parsePageArgs, type Page, type PageArgs } from '../conversations/paging.js';
@@ -245,9 +250,17 @@ export class MessageService {
         await advanceReadMarker(tx.db, conv.id, message.authorId, message.createdAt, message.id);
       }
       const recipients = await this.recipients(tx, conv);
-      emitConversationEvent(tx, this.deps.bus, conv, recipients, 'MessageCreated', message.createdAt, {
-        message: messagePayload(message),
-      });
+      emitConversationEvent(
+        tx,
+        this.deps.bus,
+        conv,
+        recipients,
+        'MessageCreated',
+        message.createdAt,
+        {
+          message: messagePayload(message),
+        },
+      );
     });
   }
 
@@ -296,7 +309,13 @@ export class MessageService {
     await this.tx(async (tx) => {
       await tx.db
         .insertInto('message_edit')
-        .values({ id: newId(), messageId: message.id, previousText: previous, editedAt: now, editorId: accountId })
+        .values({
+          id: newId(),
+          messageId: message.id,
+          previousText: previous,
+          editedAt: now,
+          editorId: accountId,
+        })
         .execute();
       // Only over the text this edit saw: a concurrent edit or delete makes it a CONFLICT, and
       // the history row above rolls back with it.
@@ -310,12 +329,20 @@ export class MessageService {
       if (Number(res.numUpdatedRows) !== 1) {
         throw conflict('the message was changed or deleted meanwhile; reload it and try again');
       }
-      emitConversationEvent(tx, this.deps.bus, conv, await this.recipients(tx, conv), 'MessageEdited', now, {
-        messageId: message.id,
-        text,
-        editedAt: iso(now),
-        mentions,
-      });
+      emitConversationEvent(
+        tx,
+        this.deps.bus,
+        conv,
+        await this.recipients(tx, conv),
+        'MessageEdited',
+        now,
+        {
+          messageId: message.id,
+          text,
+          editedAt: iso(now),
+          mentions,
+        },
+      );
     });
     return { ...message, text, editedAt: now, mentions: JSON.stringify(mentions) };
   }
@@ -353,11 +380,19 @@ export class MessageService {
       await tx.db.deleteFrom('message_edit').where('messageId', '=', message.id).execute();
       await tx.db.deleteFrom('reaction').where('messageId', '=', message.id).execute();
       await tx.db.deleteFrom('pin').where('messageId', '=', message.id).execute();
-      emitConversationEvent(tx, this.deps.bus, conv, await this.recipients(tx, conv), 'MessageDeleted', now, {
-        messageId: message.id,
-        threadRootId: message.threadRootId,
-        deletedBy: accountId,
-      });
+      emitConversationEvent(
+        tx,
+        this.deps.bus,
+        conv,
+        await this.recipients(tx, conv),
+        'MessageDeleted',
+        now,
+        {
+          messageId: message.id,
+          threadRootId: message.threadRootId,
+          deletedBy: accountId,
+        },
+      );
     });
     return deleted;
   }
@@ -366,7 +401,12 @@ export class MessageService {
 
   async addReaction(accountId: string, messageId: unknown, emojiInput: unknown) {
     const emoji = checkEmoji(emojiInput);
-    const { message, access } = await this.messageFor(accountId, messageId, 'write', 'message:react');
+    const { message, access } = await this.messageFor(
+      accountId,
+      messageId,
+      'write',
+      'message:react',
+    );
     if (message.deletedAt !== null) throw conflict('the message was deleted');
     const now = this.now();
     const conv = toRow(access.row);
@@ -375,27 +415,48 @@ export class MessageService {
       if ((await countDistinctEmoji(tx.db, message.id)) > MAX_REACTION_EMOJI) {
         throw validation(`a message takes at most ${MAX_REACTION_EMOJI} different emoji`);
       }
-      emitConversationEvent(tx, this.deps.bus, conv, await this.recipients(tx, conv), 'ReactionAdded', now, {
-        messageId: message.id,
-        emoji,
-        userId: accountId,
-      });
+      emitConversationEvent(
+        tx,
+        this.deps.bus,
+        conv,
+        await this.recipients(tx, conv),
+        'ReactionAdded',
+        now,
+        {
+          messageId: message.id,
+          emoji,
+          userId: accountId,
+        },
+      );
     });
     return message;
   }
 
   async removeReaction(accountId: string, messageId: unknown, emojiInput: unknown) {
     const emoji = checkEmoji(emojiInput);
-    const { message, access } = await this.messageFor(accountId, messageId, 'write', 'message:react');
+    const { message, access } = await this.messageFor(
+      accountId,
+      messageId,
+      'write',
+      'message:react',
+    );
     const now = this.now();
     const conv = toRow(access.row);
     await this.tx(async (tx) => {
       if (!(await removeReaction(tx.db, message.id, accountId, emoji))) return;
-      emitConversationEvent(tx, this.deps.bus, conv, await this.recipients(tx, conv), 'ReactionRemoved', now, {
-        messageId: message.id,
-        emoji,
-        userId: accountId,
-      });
+      emitConversationEvent(
+        tx,
+        this.deps.bus,
+        conv,
+        await this.recipients(tx, conv),
+        'ReactionRemoved',
+        now,
+        {
+          messageId: message.id,
+          emoji,
+          userId: accountId,
+        },
+      );
     });
     return message;
   }
@@ -410,11 +471,19 @@ export class MessageService {
         throw validation(`a conversation holds at most ${MAX_PINS} pinned messages`);
       }
       if (!(await insertPin(tx.db, conv.id, message.id, accountId, now))) return;
-      emitConversationEvent(tx, this.deps.bus, conv, await this.recipients(tx, conv), 'MessagePinned', now, {
-        messageId: message.id,
-        pinnedBy: accountId,
-        pinnedAt: iso(now),
-      });
+      emitConversationEvent(
+        tx,
+        this.deps.bus,
+        conv,
+        await this.recipients(tx, conv),
+        'MessagePinned',
+        now,
+        {
+          messageId: message.id,
+          pinnedBy: accountId,
+          pinnedAt: iso(now),
+        },
+      );
     });
     return message;
   }
@@ -425,10 +494,18 @@ export class MessageService {
     const conv = toRow(access.row);
     await this.tx(async (tx) => {
       if (!(await deletePin(tx.db, conv.id, message.id))) return;
-      emitConversationEvent(tx, this.deps.bus, conv, await this.recipients(tx, conv), 'MessageUnpinned', now, {
-        messageId: message.id,
-        unpinnedBy: accountId,
-      });
+      emitConversationEvent(
+        tx,
+        this.deps.bus,
+        conv,
+        await this.recipients(tx, conv),
+        'MessageUnpinned',
+        now,
+        {
+          messageId: message.id,
+          unpinnedBy: accountId,
+        },
+      );
     });
     return message;
   }
@@ -464,7 +541,11 @@ export class MessageService {
   // ---- reading -------------------------------------------------------------------------------
 
   /** A page of a conversation's messages (thread replies excluded), oldest first. */
-  async page(accountId: string, conversationId: unknown, args: PageArgs): Promise<Page<MessageTable>> {
+  async page(
+    accountId: string,
+    conversationId: unknown,
+    args: PageArgs,
+  ): Promise<Page<MessageTable>> {
     const parsed = parsePageArgs(args);
     const access = await this.readable(accountId, conversationId);
     return this.readPage({ conversationId: access.row.id, threadRootId: null }, parsed);
@@ -477,7 +558,10 @@ export class MessageService {
     if (message.threadRootId !== null) {
       throw validation('this message is a reply; read the thread of its root message');
     }
-    return this.readPage({ conversationId: message.conversationId, threadRootId: message.id }, parsed);
+    return this.readPage(
+      { conversationId: message.conversationId, threadRootId: message.id },
+      parsed,
+    );
   }
 
   private async readPage(
@@ -507,7 +591,12 @@ export class MessageService {
         prevCursor: cur(first),
       };
     }
-    return { items: page, hasMore: more, nextCursor: more ? cur(first) : null, prevCursor: cur(last) };
+    return {
+      items: page,
+      hasMore: more,
+      nextCursor: more ? cur(first) : null,
+      prevCursor: cur(last),
+    };
   }
 
   /** Pinned messages of a conversation, most recently pinned first. */

@@ -85,9 +85,7 @@ export async function reactionGroups(
       'emoji',
       eb.fn.countAll<number>().as('count'),
       eb.fn.min('createdAt').as('firstAt'),
-      eb.fn
-        .max(eb.case().when('accountId', '=', accountId).then(1).else(0).end())
-        .as('mine'),
+      eb.fn.max(eb.case().when('accountId', '=', accountId).then(1).else(0).end()).as('mine'),
     ])
     .where('messageId', 'in', messageIds)
     .groupBy(['messageId', 'emoji'])

@@ -6,6 +6,7 @@ import { workspaceTopic, type EventPayload, type EventType } from '../../events/
 import { publishOnCommit } from '../../events/publish.js';
 import { conflict, notFound, validation } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
+import { isUniqueViolation } from '../accounts/db-errors.js';
 import type { SessionService } from '../sessions/session-service.js';
 
 import { actorId, type ModerationActor } from './actor.js';
@@ -20,6 +21,7 @@ import {
   deleteWorkspaceRow,
   findPrincipalBlock,
   insertPrincipalBlock,
+  lockPrincipalBlocks,
   listPrincipalBlocks,
   memberIdsOf,
   messagesBy,
@@ -106,53 +108,66 @@ export class PrincipalBlockService {
     const cascade = input.cascade === true;
     const by = actorId(actor);
     const now = this.deps.clock.now().getTime();
-    return transaction(this.deps.db.kysely, async (tx) => {
-      const existing = await findPrincipalBlock(tx.db, principal.id);
-      if (existing) {
-        throw conflict(
-          `${principal.id} is already blocked (since ${new Date(Number(existing.createdAt)).toISOString()}); unblock it first to block it again`,
-        );
-      }
-      const accounts = await accountsOfPrincipal(tx.db, principal);
-      if (principal.kind === 'user' && (accounts.length === 0 || accounts[0]?.deletedAt !== null)) {
-        throw notFound(`account ${principal.accountId}`);
-      }
-      const ids = accounts.map((a) => a.id);
-      if (actor.kind === 'operator' && ids.includes(actor.accountId)) {
-        throw validation('you cannot block yourself');
-      }
-      const operators = accounts.filter((a) => a.isOperator === 1 && a.deletedAt === null);
-      if (operators.length > 0 && (await countOtherUnblockedOperators(tx.db, ids)) === 0) {
-        throw validation(
-          'this would block the last instance operator; grant the role to another account first',
-        );
-      }
-      await insertPrincipalBlock(tx.db, {
-        principalId: principal.id,
-        kind: principal.kind,
-        reason,
-        cascade: cascade ? 1 : 0,
-        createdAt: now,
-        createdBy: by,
-      });
-      let sessionsEnded = 0;
-      for (const id of ids) {
-        sessionsEnded += (await this.deps.sessions.end(tx, { accountId: id }, 'principal_blocked'))
-          .length;
-      }
-      const removed = cascade
-        ? await this.cascade(tx, ids, by, now)
-        : { messagesRemoved: 0, reactionsRemoved: 0, workspacesDeleted: 0 };
-      await this.deps.audit.record(tx, {
-        action: 'principal.block',
-        actorId: by,
-        target: principal.id,
-        reason,
-        details: { cascade, sessionsEnded, ...removed },
-      });
-      const block = await this.view(tx, principal.id);
-      return { block, sessionsEnded, ...removed };
+    try {
+      return await transaction(this.deps.db.kysely, (tx) =>
+        this.blockInTx(tx, actor, principal, { reason, cascade, by, now }),
+      );
+    } catch (err) {
+      // The same principal blocked twice at the same moment: the second is told so.
+      if (isUniqueViolation(err)) throw alreadyBlocked(principal.id, null);
+      throw err;
+    }
+  }
+
+  private async blockInTx(
+    tx: Tx,
+    actor: ModerationActor,
+    principal: Resolved,
+    o: { reason: string | null; cascade: boolean; by: string; now: number },
+  ): Promise<BlockResult> {
+    const { reason, cascade, by, now } = o;
+    await lockPrincipalBlocks(tx.db);
+    const existing = await findPrincipalBlock(tx.db, principal.id);
+    if (existing) throw alreadyBlocked(principal.id, Number(existing.createdAt));
+    const accounts = await accountsOfPrincipal(tx.db, principal);
+    if (principal.kind === 'user' && (accounts.length === 0 || accounts[0]?.deletedAt !== null)) {
+      throw notFound(`account ${principal.accountId}`);
+    }
+    const ids = accounts.map((a) => a.id);
+    if (actor.kind === 'operator' && ids.includes(actor.accountId)) {
+      throw validation('you cannot block yourself');
+    }
+    const operators = accounts.filter((a) => a.isOperator === 1 && a.deletedAt === null);
+    if (operators.length > 0 && (await countOtherUnblockedOperators(tx.db, ids)) === 0) {
+      throw validation(
+        'this would block the last instance operator; grant the role to another account first',
+      );
+    }
+    await insertPrincipalBlock(tx.db, {
+      principalId: principal.id,
+      kind: principal.kind,
+      reason,
+      cascade: cascade ? 1 : 0,
+      createdAt: now,
+      createdBy: by,
     });
+    let sessionsEnded = 0;
+    for (const id of ids) {
+      sessionsEnded += (await this.deps.sessions.end(tx, { accountId: id }, 'principal_blocked'))
+        .length;
+    }
+    const removed = cascade
+      ? await this.cascade(tx, ids, by, now)
+      : { messagesRemoved: 0, reactionsRemoved: 0, workspacesDeleted: 0 };
+    await this.deps.audit.record(tx, {
+      action: 'principal.block',
+      actorId: by,
+      target: principal.id,
+      reason,
+      details: { cascade, sessionsEnded, ...removed },
+    });
+    const block = await this.view(tx, principal.id);
+    return { block, sessionsEnded, ...removed };
   }
 
   /**
@@ -324,6 +339,11 @@ export class PrincipalBlockService {
     return (await findBlocks(this.deps.db.kysely, [`server:${host.toLowerCase()}`])).length > 0;
   }
 }
+
+const alreadyBlocked = (id: string, since: number | null) =>
+  conflict(
+    `${id} is already blocked${since === null ? '' : ` (since ${new Date(since).toISOString()})`}; unblock it first to block it again`,
+  );
 
 function checkReason(value: unknown): string | null {
   if (value !== undefined && value !== null && typeof value !== 'string') {

@@ -197,6 +197,19 @@ export async function markReportResolved(
 
 // --- principal blocks ------------------------------------------------------------------------
 
+/**
+ * Serialises principal blocks for the rest of the transaction (a no-op update of the one
+ * `instance` row: a row lock on PostgreSQL, the write lock on SQLite), so two operators blocking
+ * each other at once cannot both pass the last-operator check.
+ */
+export async function lockPrincipalBlocks(db: Executor): Promise<void> {
+  await db
+    .updateTable('instance')
+    .set((eb) => ({ createdAt: eb.ref('createdAt') }))
+    .where('id', '=', 1)
+    .execute();
+}
+
 export async function findPrincipalBlock(db: Executor, principalId: string) {
   return db
     .selectFrom('principal_block')

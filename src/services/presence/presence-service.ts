@@ -44,6 +44,9 @@ export const PRESENCE_DEFAULTS: PresenceTimings = {
   sweepMs: 30_000,
 };
 
+/** Users shown online whose process is gone, checked per sweep (by one process). */
+const ORPHANS_PER_SWEEP = 500;
+
 /** Most users one `presence` query answers for. */
 export const PRESENCE_QUERY_MAX = 200;
 
@@ -100,12 +103,25 @@ export class PresenceService {
     this.sweepTimer.unref();
   }
 
+  /**
+   * Stops the timers. The holds of this process are released, so another process's sweep
+   * announces its users offline unless they reconnected elsewhere (not at once: a rolling
+   * restart should not flap).
+   */
   async stop(): Promise<void> {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.sweepTimer = null;
     for (const t of this.offlineTimers.values()) clearTimeout(t);
     this.offlineTimers.clear();
     await Promise.allSettled([...this.chains.values()]);
+    const held = [...this.local.keys()];
+    this.local.clear();
+    await Promise.allSettled(held.map((id) => this.store.release(id)));
+  }
+
+  /** True when no change is pending (no grace period running, nothing being announced). */
+  settled(): boolean {
+    return this.offlineTimers.size === 0 && this.chains.size === 0;
   }
 
   private now(): number {
@@ -268,6 +284,18 @@ export class PresenceService {
       if (seen?.status === 'online' && now - seen.activeAt >= this.timings.awayAfterMs) {
         this.enqueue(accountId, () => this.evaluate(accountId));
       }
+    }
+    // Users of a process that died (or stopped) stay shown until someone looks: one process
+    // per interval checks a batch of them.
+    try {
+      const orphans = await this.store.orphans(ORPHANS_PER_SWEEP, this.timings.sweepMs);
+      for (const accountId of orphans) {
+        if (!this.local.has(accountId) && !this.offlineTimers.has(accountId)) {
+          this.enqueue(accountId, () => this.evaluate(accountId));
+        }
+      }
+    } catch (err) {
+      this.deps.log.warn({ err }, 'presence orphan check failed');
     }
   }
 

@@ -21,6 +21,11 @@ export interface PresenceStore {
   /** Records the status last announced for the account; answers the one before (null: none). */
   swapAnnounced(accountId: string, status: PresenceStatus): Promise<PresenceStatus | null>;
   announced(accountIds: readonly string[]): Promise<Map<string, PresenceStatus>>;
+  /**
+   * Accounts shown online or away that no process holds any more (their process died or shut
+   * down). At most one process gets a non-empty answer per `intervalMs`.
+   */
+  orphans(limit: number, intervalMs: number): Promise<string[]>;
 }
 
 /** One process: the counts of the connections are the truth. */
@@ -58,6 +63,10 @@ export class MemoryPresenceStore implements PresenceStore {
     for (const id of accountIds) out.set(id, this.shown.get(id) ?? 'offline');
     return out;
   }
+  async orphans(): Promise<string[]> {
+    // One process: a user it does not hold has had the grace period and was announced offline.
+    return [];
+  }
 }
 
 /**
@@ -79,6 +88,11 @@ export class RedisPresenceStore implements PresenceStore {
 
   private key(kind: 'conn' | 'active' | 'shown', accountId: string): string {
     return `${this.prefix}presence:${kind}:${accountId}`;
+  }
+
+  /** Accounts announced online or away, scored by when. */
+  private get visibleSet(): string {
+    return `${this.prefix}presence:visible`;
   }
 
   async hold(accountId: string): Promise<void> {
@@ -124,6 +138,8 @@ export class RedisPresenceStore implements PresenceStore {
       7 * 86_400_000,
       'GET',
     );
+    if (status === 'offline') await this.redis.zrem(this.visibleSet, accountId);
+    else await this.redis.zadd(this.visibleSet, Date.now(), accountId);
     return (before as PresenceStatus | null) ?? null;
   }
 
@@ -133,5 +149,17 @@ export class RedisPresenceStore implements PresenceStore {
     const values = await this.redis.mget(accountIds.map((id) => this.key('shown', id)));
     accountIds.forEach((id, i) => out.set(id, (values[i] as PresenceStatus | null) ?? 'offline'));
     return out;
+  }
+
+  async orphans(limit: number, intervalMs: number): Promise<string[]> {
+    const turn = await this.redis.set(`${this.prefix}presence:reaper`, this.processId, 'PX', intervalMs, 'NX');
+    if (turn !== 'OK') return [];
+    const shown = await this.redis.zrange(this.visibleSet, 0, limit - 1);
+    if (shown.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    const now = Date.now();
+    for (const id of shown) pipeline.zcount(this.key('conn', id), now, '+inf');
+    const counts = (await pipeline.exec()) ?? [];
+    return shown.filter((_, i) => Number(counts[i]?.[1] ?? 0) === 0);
   }
 }

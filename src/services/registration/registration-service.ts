@@ -8,6 +8,7 @@ import { AppError, capExceeded, forbidden, notFound, validation } from '../../er
 import { DAY_MS, type Clock } from '../../lib/clock.js';
 import { newId, randomToken } from '../../lib/ids.js';
 import type { Mailer } from '../../mail/mailer.js';
+import type { AuditLog } from '../moderation/audit-log.js';
 import type { AccountService, AccountView } from '../accounts/account-service.js';
 import { hashPassword } from '../accounts/passwords.js';
 import { normalizeDisplayName } from '../accounts/profile.js';
@@ -64,6 +65,7 @@ export class RegistrationService {
     private readonly signup: SignupPolicy,
     private readonly mailer: Mailer,
     private readonly log: Logger,
+    private readonly audit: AuditLog,
   ) {}
 
   /** Creates a password account and signs it in, under every rule of SignupPolicy. */
@@ -171,11 +173,15 @@ export class RegistrationService {
       uses: 0,
       revokedAt: null,
     };
-    await insertInstanceInvite(this.db.kysely, row);
-    this.log.info(
-      { inviteId: row.id, actor: createdBy, email: row.email, maxUses: row.maxUses },
-      'instance invite created',
-    );
+    await transaction(this.db.kysely, async (tx) => {
+      await insertInstanceInvite(tx.db, row);
+      await this.audit.record(tx, {
+        action: 'instance_invite.create',
+        actorId: createdBy,
+        target: `instance_invite:${row.id}`,
+        details: { email: row.email, maxUses: row.maxUses, expiresAt: row.expiresAt },
+      });
+    });
     if (row.email && !this.config.disabledFeatures.includes('email')) {
       void this.mailer
         .send({
@@ -208,8 +214,16 @@ export class RegistrationService {
     const by = this.assertManager(actor);
     const invite = await findInstanceInviteById(this.db.kysely, id);
     if (!invite) throw notFound('invite');
-    const revoked = await revokeInstanceInvite(this.db.kysely, id, this.clock.now().getTime());
-    if (revoked) this.log.info({ inviteId: id, actor: by }, 'instance invite revoked');
-    return revoked;
+    return transaction(this.db.kysely, async (tx) => {
+      const revoked = await revokeInstanceInvite(tx.db, id, this.clock.now().getTime());
+      if (revoked) {
+        await this.audit.record(tx, {
+          action: 'instance_invite.revoke',
+          actorId: by,
+          target: `instance_invite:${id}`,
+        });
+      }
+      return revoked;
+    });
   }
 }

@@ -38,9 +38,9 @@ import {
   setMemberTimeout,
   updateWorkspace,
   type MemberPageRow,
-  type WorkspaceViewRow,
 } from './queries.js';
 import { assertNotTimedOut, type Membership } from './rules.js';
+import { checkDescription, checkName, toMemberView, toView } from './views.js';
 
 export { DIRECT_SPACE_ID };
 export type { Membership };
@@ -90,8 +90,6 @@ export const DEFAULT_CHANNELS = [
   { name: 'random', topic: 'Everything else' },
 ] as const;
 
-const NAME_MAX = 80;
-const DESCRIPTION_MAX = 1000;
 /** The longest timeout: 28 days, as Discord allows. */
 export const TIMEOUT_MAX_MINUTES = 28 * 24 * 60;
 const MEMBER_PAGE_MAX = 200;
@@ -542,26 +540,39 @@ export class WorkspaceService {
       if (typeof confirmName !== 'string' || confirmName !== ws.name) {
         throw validation('confirmName must equal the name of the workspace');
       }
-      await lockWorkspace(tx.db, workspaceId);
-      const memberIds = await listMemberIds(tx.db, workspaceId);
-      for (const hook of this.deletionHooks) await hook(tx, workspaceId);
-      await deleteWorkspaceRow(tx.db, workspaceId);
-      const now = this.now();
-      for (const userId of memberIds) {
-        emit(tx, this.deps.bus, now, 'MemberLeft', {
-          audience: { kind: 'users', userIds: [userId] },
-          serverId: workspaceId,
-          userId,
-          reason: 'workspaceDeleted',
-        });
-      }
-      emit(tx, this.deps.bus, now, 'WorkspaceDeleted', {
-        audience: { kind: 'users', userIds: memberIds },
-        serverId: workspaceId,
-        deletedBy: accountId,
-      });
+      await this.deleteWithin(tx, workspaceId, accountId);
     });
     return true;
+  }
+
+  /**
+   * Deletes a workspace inside the caller's transaction without the owner's checks: the account
+   * purge removes a workspace its account alone belonged to. The direct space is never deleted.
+   */
+  async deleteForPurge(tx: Tx, workspaceId: string): Promise<void> {
+    if (workspaceId === DIRECT_SPACE_ID) return;
+    await this.deleteWithin(tx, workspaceId, null);
+  }
+
+  private async deleteWithin(tx: Tx, workspaceId: string, by: string | null): Promise<void> {
+    await lockWorkspace(tx.db, workspaceId);
+    const memberIds = await listMemberIds(tx.db, workspaceId);
+    for (const hook of this.deletionHooks) await hook(tx, workspaceId);
+    await deleteWorkspaceRow(tx.db, workspaceId);
+    const now = this.now();
+    for (const userId of memberIds) {
+      emit(tx, this.deps.bus, now, 'MemberLeft', {
+        audience: { kind: 'users', userIds: [userId] },
+        serverId: workspaceId,
+        userId,
+        reason: 'workspaceDeleted',
+      });
+    }
+    emit(tx, this.deps.bus, now, 'WorkspaceDeleted', {
+      audience: { kind: 'users', userIds: memberIds },
+      serverId: workspaceId,
+      deletedBy: by,
+    });
   }
 
   /** Leaves a workspace; the owner must hand it over first (VALIDATION). */
@@ -666,59 +677,4 @@ export class WorkspaceService {
       throw new AppError('VALIDATION', `the direct space cannot be ${what}`);
     }
   }
-}
-
-function toView(row: WorkspaceViewRow): WorkspaceView {
-  const direct = row.isDirect === 1;
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    ownerId: row.ownerId,
-    isDirect: direct,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    myRole: direct ? null : (row.myRole as Role | null),
-    myTimedOutUntil: direct ? null : row.myTimedOutUntil,
-    memberCount: direct ? 0 : Number(row.memberCount ?? 0),
-  };
-}
-
-function toMemberView(serverId: string, r: MemberPageRow): WorkspaceMemberView {
-  return {
-    serverId,
-    role: r.role,
-    joinedAt: r.joinedAt,
-    timedOutUntil: r.timedOutUntil,
-    user: {
-      id: r.accountId,
-      username: r.username,
-      displayName: r.displayName,
-      email: r.email,
-      createdAt: r.createdAt,
-      isOperator: r.isOperator === 1,
-      deletionScheduledFor: r.deletionScheduledFor,
-      homeServer: r.homeServer,
-    },
-  };
-}
-
-function checkName(value: unknown): string {
-  if (typeof value !== 'string') throw validation('name must be a string');
-  const name = value.normalize('NFC').trim();
-  if (name.length === 0) throw validation('name must not be empty');
-  if ([...name].length > NAME_MAX) throw validation(`name must be at most ${NAME_MAX} characters`);
-  if (/\p{Cc}/u.test(name)) throw validation('name must not contain control characters');
-  return name;
-}
-
-function checkDescription(value: unknown): string | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'string') throw validation('description must be a string');
-  const text = value.normalize('NFC').trim();
-  if (text.length === 0) return null;
-  if ([...text].length > DESCRIPTION_MAX) {
-    throw validation(`description must be at most ${DESCRIPTION_MAX} characters`);
-  }
-  return text;
 }

@@ -94,13 +94,12 @@ export class WorkspaceStream extends LiveStream {
 
   decide(event: BusEvent): Verdict {
     const payload = event.payload as Partial<EventPayload>;
-    const audience = payload.audience;
-    // A membership event is shown when the subscriber may see it before or after the change:
-    // the member added to a private channel sees their own addition, the member removed sees
-    // their removal.
-    const before = this.visible(audience);
-    this.apply(event.type, payload);
-    const shown = before || this.visible(audience);
+    // Who is in a conversation counts as it is after the change (the person added to a private
+    // channel sees their addition; the person removed is told by an event addressed to them);
+    // the role as it was before (the member who left or was removed sees their MemberLeft).
+    this.applyStaged();
+    const shown = this.visible(payload.audience);
+    this.applyRole(event.type, payload);
     const ends =
       event.type === 'WorkspaceDeleted' ||
       (event.type === 'MemberLeft' && payload.userId === this.accountId);
@@ -108,12 +107,14 @@ export class WorkspaceStream extends LiveStream {
     return shown ? 'deliver' : 'skip';
   }
 
-  private apply(type: string, payload: Partial<EventPayload>): void {
-    if (this.staged) {
-      if (this.staged.member) this.conversations.add(this.staged.conversationId);
-      else this.conversations.delete(this.staged.conversationId);
-      this.staged = null;
-    }
+  private applyStaged(): void {
+    if (!this.staged) return;
+    if (this.staged.member) this.conversations.add(this.staged.conversationId);
+    else this.conversations.delete(this.staged.conversationId);
+    this.staged = null;
+  }
+
+  private applyRole(type: string, payload: Partial<EventPayload>): void {
     if (payload.userId !== this.accountId || this.direct) return;
     if (type === 'MemberLeft') this.role = null;
     else if ((type === 'MemberRoleChanged' || type === 'MemberJoined') && payload.role) {

@@ -1,7 +1,10 @@
 import { requireSession } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
-export const acceptConversationInvite: Resolver<unknown, { serverId: string; conversationId: string }> = (_parent, args, ctx) =>
+export const acceptConversationInvite: Resolver<
+  unknown,
+  { serverId: string; conversationId: string }
+> = (_parent, args, ctx) =>
   ctx.app.services.conversations.acceptInvite(
     requireSession(ctx).accountId,
     args.serverId,

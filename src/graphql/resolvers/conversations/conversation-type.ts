@@ -46,7 +46,9 @@ export const Conversation = {
   }) as R,
   memberCount: (async (c, _a, ctx, info) => (await memberIds(c, ctx, info)).length) as R,
   pendingMemberIds: (async (c, _a, ctx, info) =>
-    (await members(c, ctx, info)).filter((m) => m.state === 'pending').map((m) => m.accountId)) as R,
+    (await members(c, ctx, info))
+      .filter((m) => m.state === 'pending')
+      .map((m) => m.accountId)) as R,
   isMember: ((c, _a, ctx, info) => isMember(c, ctx, info)) as R,
   // Opaque for now: the conversation's id names its group for members of an encrypted one.
   mlsGroup: (async (c, _a, ctx, info) =>
@@ -54,7 +56,9 @@ export const Conversation = {
   unreadCount: (async (c, _a, ctx, info) =>
     (await isMember(c, ctx, info)) ? ((await loadUnread(ctx, info, c.id)) ?? 0) : 0) as R,
   lastMessage: (async (c, _a, ctx, info) =>
-    (await isPending(c, ctx, info)) ? null : ((await loadLastMessage(ctx, info, c.id)) ?? null)) as R,
+    (await isPending(c, ctx, info))
+      ? null
+      : ((await loadLastMessage(ctx, info, c.id)) ?? null)) as R,
   dmRequest: (async (c, _a, ctx, info) => {
     if (c.kind !== 'direct') return null;
     const me = ctx.session?.accountId;

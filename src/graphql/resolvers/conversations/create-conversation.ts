@@ -1,5 +1,8 @@
 import { requireSession } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
-export const createConversation: Resolver<unknown, { input: { memberIds: string[]; name?: string | null; encrypted?: boolean | null } }> = (_parent, args, ctx) =>
+export const createConversation: Resolver<
+  unknown,
+  { input: { memberIds: string[]; name?: string | null; encrypted?: boolean | null } }
+> = (_parent, args, ctx) =>
   ctx.app.services.conversations.create(requireSession(ctx).accountId, args.input);

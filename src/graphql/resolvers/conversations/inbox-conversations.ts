@@ -1,5 +1,8 @@
 import { requireSession } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
-export const inboxConversations: Resolver<unknown, { after?: string | null; before?: string | null; limit?: number | null }> = (_parent, args, ctx) =>
+export const inboxConversations: Resolver<
+  unknown,
+  { after?: string | null; before?: string | null; limit?: number | null }
+> = (_parent, args, ctx) =>
   ctx.app.services.conversations.inbox(requireSession(ctx).accountId, args);

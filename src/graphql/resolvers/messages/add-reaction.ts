@@ -1,5 +1,9 @@
 import { requireSession } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
-export const addReaction: Resolver<unknown, { messageId: string; emoji: string }> = (_parent, args, ctx) =>
+export const addReaction: Resolver<unknown, { messageId: string; emoji: string }> = (
+  _parent,
+  args,
+  ctx,
+) =>
   ctx.app.services.messages.addReaction(requireSession(ctx).accountId, args.messageId, args.emoji);

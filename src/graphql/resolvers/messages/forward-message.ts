@@ -1,7 +1,11 @@
 import { requireSession } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
-export const forwardMessage: Resolver<unknown, { messageId: string; toConversationId: string }> = (_parent, args, ctx) =>
+export const forwardMessage: Resolver<unknown, { messageId: string; toConversationId: string }> = (
+  _parent,
+  args,
+  ctx,
+) =>
   ctx.app.services.messages.forward(
     requireSession(ctx).accountId,
     args.messageId,

@@ -17,7 +17,11 @@ type BatchFn<V> = (keys: string[]) => Promise<Map<string, V>>;
 
 class Loader<V> {
   private readonly cache = new Map<string, Promise<V | undefined>>();
-  private queue: Array<{ key: string; resolve: (v: V | undefined) => void; reject: (e: unknown) => void }> = [];
+  private queue: Array<{
+    key: string;
+    resolve: (v: V | undefined) => void;
+    reject: (e: unknown) => void;
+  }> = [];
 
   constructor(private readonly batch: BatchFn<V>) {}
 
@@ -111,7 +115,11 @@ export const loadReactions = (ctx: GraphqlContext, info: GraphQLResolveInfo, mes
     for (const [id, list] of group(rows, 'messageId')) {
       out.set(
         id,
-        list.map((r) => ({ emoji: r.emoji, count: Number(r.count), reactedByMe: Number(r.mine) === 1 })),
+        list.map((r) => ({
+          emoji: r.emoji,
+          count: Number(r.count),
+          reactedByMe: Number(r.mine) === 1,
+        })),
       );
     }
     return out;
@@ -140,7 +148,11 @@ export interface MemberView {
   state: 'member' | 'pending';
 }
 
-export const loadMembers = (ctx: GraphqlContext, info: GraphQLResolveInfo, conversationId: string) =>
+export const loadMembers = (
+  ctx: GraphqlContext,
+  info: GraphQLResolveInfo,
+  conversationId: string,
+) =>
   loader<MemberView[]>(ctx, info, 'members', async (ids) =>
     group(await ctx.app.services.conversations.membersOf(ids), 'conversationId'),
   ).load(conversationId);

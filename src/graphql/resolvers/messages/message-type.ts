@@ -3,7 +3,14 @@ import { MessageService } from '../../../services/messages/message-service.js';
 import { readMentions } from '../../../services/messages/text.js';
 import type { Resolver } from '../../resolver-types.js';
 
-import { loadEdits, loadMessage, loadPinned, loadReactions, loadRole, loadUser } from './loaders.js';
+import {
+  loadEdits,
+  loadMessage,
+  loadPinned,
+  loadReactions,
+  loadRole,
+  loadUser,
+} from './loaders.js';
 
 // Message fields; the parent is a message row. Lookups are batched per page (loaders.ts).
 
@@ -17,7 +24,11 @@ export const Message = {
   forwardedFrom: (async (m, _a, ctx, info) => {
     if (m.forwardedFromId === null) return null;
     const original = await loadMessage(ctx, info, m.forwardedFromId);
-    return { messageId: m.forwardedFromId, original: original ?? null, createdAt: original?.createdAt ?? m.createdAt };
+    return {
+      messageId: m.forwardedFromId,
+      original: original ?? null,
+      createdAt: original?.createdAt ?? m.createdAt,
+    };
   }) as R,
   reactions: (async (m, _a, ctx, info) => (await loadReactions(ctx, info, m.id)) ?? []) as R,
   mentions: ((m) => {
@@ -38,9 +49,12 @@ type Forward = { messageId: string; original: MessageTable | null; createdAt: nu
 
 export const ForwardedFrom = {
   author: ((f, _a, ctx, info) =>
-    f.original ? loadUser(ctx, info, f.original.authorId).then((u) => u ?? null) : null) as Resolver<Forward>,
+    f.original
+      ? loadUser(ctx, info, f.original.authorId).then((u) => u ?? null)
+      : null) as Resolver<Forward>,
 };
 
 export const MessageEdit = {
-  editor: ((e, _a, ctx, info) => loadUser(ctx, info, e.editorId).then((u) => u ?? null)) as Resolver<MessageEditTable>,
+  editor: ((e, _a, ctx, info) =>
+    loadUser(ctx, info, e.editorId).then((u) => u ?? null)) as Resolver<MessageEditTable>,
 };

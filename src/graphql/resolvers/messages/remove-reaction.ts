@@ -1,5 +1,13 @@
 import { requireSession } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
-export const removeReaction: Resolver<unknown, { messageId: string; emoji: string }> = (_parent, args, ctx) =>
-  ctx.app.services.messages.removeReaction(requireSession(ctx).accountId, args.messageId, args.emoji);
+export const removeReaction: Resolver<unknown, { messageId: string; emoji: string }> = (
+  _parent,
+  args,
+  ctx,
+) =>
+  ctx.app.services.messages.removeReaction(
+    requireSession(ctx).accountId,
+    args.messageId,
+    args.emoji,
+  );

@@ -1,5 +1,8 @@
 import { requireSession } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
-export const sendMessage: Resolver<unknown, { input: { conversationId: string; text: string; threadRootId?: string | null } }> = (_parent, args, ctx) =>
+export const sendMessage: Resolver<
+  unknown,
+  { input: { conversationId: string; text: string; threadRootId?: string | null } }
+> = (_parent, args, ctx) =>
   ctx.app.services.messages.send(requireSession(ctx).accountId, args.input);

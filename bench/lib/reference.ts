@@ -1,0 +1,22 @@
+import path from 'node:path';
+
+import { freePort, startProcess, type Proc } from './proc.js';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+
+/** Starts one of the programs in bench/reference/ on a free loopback port. */
+export async function startReference(
+  name: string,
+  env: Record<string, string> = {},
+  nodeArgs: string[] = [],
+): Promise<{ proc: Proc; url: string }> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const proc = await startProcess(
+    process.execPath,
+    [...nodeArgs, '--import', 'tsx', path.join(root, `bench/reference/${name}.ts`)],
+    { ...process.env, PORT: String(port), ...env },
+    async () => (await fetch(`${url}/healthz`)).ok,
+  );
+  return { proc, url };
+}

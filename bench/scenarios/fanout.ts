@@ -1,0 +1,193 @@
+import {
+  DeliveryLog,
+  connectAll,
+  measureLatency,
+  referenceTarget,
+  svcTarget,
+  warmUp,
+  type FanoutTarget,
+} from '../lib/fanout.js';
+import { cpuSeconds, sleep } from '../lib/proc.js';
+import { startReference } from '../lib/reference.js';
+import type { ScenarioResult } from '../lib/report.js';
+import { prepareWorkspace, type Space } from '../lib/setup.js';
+import { createBackend, startSvc } from '../lib/svc.js';
+
+export interface Options {
+  pg: boolean;
+}
+
+/** Members per workspace: subscribers share these accounts (each connection its own socket). */
+const MEMBERS = 20;
+
+async function withTargets<T>(
+  opts: Options,
+  groups: number,
+  fn: (svc: FanoutTarget, ref: FanoutTarget) => Promise<T>,
+): Promise<T> {
+  const backend = await createBackend(opts.pg);
+  const svc = await startSvc(backend);
+  const ref = await startReference('ws-envelope');
+  try {
+    const spaces: Space[] = [];
+    for (let g = 0; g < groups; g++) spaces.push(await prepareWorkspace(svc.url, MEMBERS));
+    return await fn(
+      svcTarget('svc', svc.proc.pid, svc.url, spaces),
+      referenceTarget('reference', ref.proc.pid, ref.url, groups),
+    );
+  } finally {
+    await svc.proc.stop();
+    await ref.proc.stop();
+    await backend.drop();
+  }
+}
+
+export async function fanoutLatency(opts: Options): Promise<ScenarioResult> {
+  const rows: ScenarioResult['rows'] = [];
+  const byN: Record<number, { svc: number; ref: number }> = {};
+  await withTargets(opts, 1, async (svc, ref) => {
+    for (const n of [100, 1000]) {
+      for (const target of [svc, ref]) {
+        const log = new DeliveryLog();
+        const subs = await connectAll(target, n, log);
+        await warmUp(target, log, n);
+        const cpu0 = cpuSeconds(target.pid);
+        const lat = await measureLatency(target, log, n, 50, 5);
+        const cpu = cpuSeconds(target.pid) - cpu0;
+        rows.push({
+          target: target.name,
+          subscribers: n,
+          p50_ms: lat.p50,
+          p90_ms: lat.p90,
+          p99_ms: lat.p99,
+          lost: lat.lost,
+          deliveries_per_cpu_s: Math.round((50 * n) / Math.max(cpu, 0.01)),
+        });
+        (byN[n] ??= { svc: 0, ref: 0 })[target === svc ? 'svc' : 'ref'] = lat.p99;
+        for (const s of subs) s.close();
+        await sleep(500);
+      }
+    }
+  });
+  const n100 = byN[100] as { svc: number; ref: number };
+  const n1000 = byN[1000] as { svc: number; ref: number };
+  return {
+    scenario: 'fanout-latency',
+    database: opts.pg ? 'postgres' : 'sqlite',
+    rows,
+    targets: [
+      { target: 'p99 <= 15 ms at N=100', met: n100.svc <= 15, detail: `${n100.svc.toFixed(2)} ms` },
+      {
+        target: 'p99 <= 50 ms at N=1000',
+        met: n1000.svc <= 50,
+        detail: `${n1000.svc.toFixed(2)} ms`,
+      },
+      {
+        target: 'p99 <= 1.5x reference at N=1000',
+        met: n1000.svc <= 1.5 * n1000.ref,
+        detail: `${(n1000.svc / n1000.ref).toFixed(2)}x (reference ${n1000.ref.toFixed(2)} ms)`,
+      },
+    ],
+  };
+}
+
+async function burst(
+  target: FanoutTarget,
+  groups: number,
+  perGroup: number,
+  messagesPerGroup: number,
+  senders: number,
+) {
+  const log = new DeliveryLog();
+  const subs = await connectAll(target, groups * perGroup, log);
+  await warmUp(target, log, perGroup, groups);
+  const base = log.total;
+  const cpu0 = cpuSeconds(target.pid);
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: senders }, async (_, s) => {
+      for (let k = 0; k < messagesPerGroup; k++) await target.send(s * 10_000 + k, s % groups);
+    }),
+  );
+  const expected = senders * messagesPerGroup * perGroup;
+  const complete = await log.waitTotal(base + expected);
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = cpuSeconds(target.pid) - cpu0;
+  for (const s of subs) s.close();
+  await sleep(500);
+  const delivered = log.total - base;
+  return { delivered, expected, complete, seconds, cpu, perCpu: delivered / Math.max(cpu, 0.01) };
+}
+
+export async function fanoutBurst(opts: Options): Promise<ScenarioResult> {
+  const rows: ScenarioResult['rows'] = [];
+  const per: Record<string, number> = {};
+  await withTargets(opts, 1, async (svc, ref) => {
+    for (const target of [svc, ref]) {
+      const r = await burst(target, 1, 1000, 200, 1);
+      per[target.name] = r.perCpu;
+      rows.push({
+        target: target.name,
+        messages: 200,
+        subscribers: 1000,
+        delivered: r.delivered,
+        seconds: r.seconds,
+        server_cpu_s: r.cpu,
+        deliveries_per_s: Math.round(r.delivered / r.seconds),
+        deliveries_per_cpu_s: Math.round(r.perCpu),
+      });
+    }
+  });
+  const ratio = (per.svc as number) / (per.reference as number);
+  return {
+    scenario: 'fanout-burst',
+    database: opts.pg ? 'postgres' : 'sqlite',
+    rows,
+    targets: [
+      {
+        target: '>= 50,000 deliveries per server CPU-second',
+        met: (per.svc as number) >= 50_000,
+        detail: `${Math.round(per.svc as number)}`,
+      },
+      {
+        target: '>= 60% of the reference',
+        met: ratio >= 0.6,
+        detail: `${(ratio * 100).toFixed(0)}%`,
+      },
+    ],
+  };
+}
+
+export async function fanoutManyChannels(opts: Options): Promise<ScenarioResult> {
+  const rows: ScenarioResult['rows'] = [];
+  const per: Record<string, number> = {};
+  await withTargets(opts, 10, async (svc, ref) => {
+    for (const target of [svc, ref]) {
+      const r = await burst(target, 10, 100, 20, 10);
+      per[target.name] = r.perCpu;
+      rows.push({
+        target: target.name,
+        channels: 10,
+        subscribers: 1000,
+        senders: 10,
+        delivered: r.delivered,
+        seconds: r.seconds,
+        server_cpu_s: r.cpu,
+        deliveries_per_cpu_s: Math.round(r.perCpu),
+      });
+    }
+  });
+  const ratio = (per.svc as number) / (per.reference as number);
+  return {
+    scenario: 'fanout-many-channels',
+    database: opts.pg ? 'postgres' : 'sqlite',
+    rows,
+    targets: [
+      {
+        target: '>= 60% of the reference (same topology)',
+        met: ratio >= 0.6,
+        detail: `${(ratio * 100).toFixed(0)}%`,
+      },
+    ],
+  };
+}

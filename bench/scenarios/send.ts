@@ -1,0 +1,190 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+import pg from 'pg';
+
+import { gql, signup, type Session } from '../lib/client.js';
+import { httpLoad } from '../lib/http-load.js';
+import { cpuSeconds, percentile } from '../lib/proc.js';
+import { startReference } from '../lib/reference.js';
+import type { ScenarioResult } from '../lib/report.js';
+import { SEND } from '../lib/setup.js';
+import { createBackend, PG_URL, startSvc } from '../lib/svc.js';
+
+import type { Options } from './fanout.js';
+
+const SECONDS = 5;
+const run = promisify(execFile);
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+
+async function svcSend(base: string, senders: { s: Session; conv: string }[], seconds: number) {
+  const latencies: number[] = [];
+  let errors = 0;
+  const end = performance.now() + seconds * 1000;
+  await Promise.all(
+    senders.map(async ({ s, conv }) => {
+      while (performance.now() < end) {
+        const t = performance.now();
+        try {
+          await gql(
+            base,
+            SEND,
+            { i: { conversationId: conv, text: 'hello from the send benchmark' } },
+            s,
+          );
+          latencies.push(performance.now() - t);
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  return {
+    perSecond: latencies.length / seconds,
+    p99: percentile(latencies, 99),
+    errors,
+    sent: latencies.length,
+  };
+}
+
+async function refEnv(
+  usePg: boolean,
+): Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }> {
+  if (usePg) {
+    const schema = `bench_ref_${Date.now().toString(36)}`;
+    const admin = async (q: string) => {
+      const c = new pg.Client({ connectionString: PG_URL });
+      await c.connect();
+      await c.query(q);
+      await c.end();
+    };
+    await admin(`create schema ${schema}`);
+    const url = new URL(PG_URL);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    return {
+      env: { BENCH_PG_URL: url.toString() },
+      cleanup: () => admin(`drop schema ${schema} cascade`),
+    };
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-ref-'));
+  return {
+    env: { BENCH_SQLITE_FILE: path.join(dir, 'ref.sqlite') },
+    cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+export async function send(opts: Options): Promise<ScenarioResult> {
+  const rows: ScenarioResult['rows'] = [];
+  const figures: Record<string, { rate: number; p99: number }> = {};
+  const backend = await createBackend(opts.pg);
+  const svc = await startSvc(backend);
+  try {
+    const senders: { s: Session; conv: string }[] = [];
+    for (let i = 0; i < 32; i++) {
+      const s = await signup(svc.url, `snd${i}${Date.now().toString(36)}`);
+      const ws = await gql(
+        svc.url,
+        'mutation($i: CreateWorkspaceInput!) { createWorkspace(input: $i) { channels { id } } }',
+        { i: { name: `send ${i}` } },
+        s,
+      );
+      senders.push({ s, conv: ws.data.createWorkspace.channels[0].id });
+    }
+    for (const clients of [8, 32]) {
+      await svcSend(svc.url, senders.slice(0, clients), 1);
+      const cpu0 = cpuSeconds(svc.proc.pid);
+      const r = await svcSend(svc.url, senders.slice(0, clients), SECONDS);
+      const cpu = cpuSeconds(svc.proc.pid) - cpu0;
+      figures[`svc-${clients}`] = { rate: r.perSecond, p99: r.p99 };
+      rows.push({
+        target: 'svc sendMessage',
+        clients,
+        messages_per_s: Math.round(r.perSecond),
+        p99_ms: r.p99,
+        errors: r.errors,
+        server_cpu_s: cpu,
+        messages_per_cpu_s: Math.round(r.sent / Math.max(cpu, 0.01)),
+      });
+    }
+  } finally {
+    await svc.proc.stop();
+    await backend.drop();
+  }
+  for (const clients of [8, 32]) {
+    const loop = await refEnv(opts.pg);
+    try {
+      const { stdout } = await run(
+        process.execPath,
+        ['--import', 'tsx', path.join(root, 'bench/reference/insert-loop.ts')],
+        {
+          env: { ...process.env, ...loop.env, CLIENTS: String(clients), SECONDS: String(SECONDS) },
+        },
+      );
+      const r = JSON.parse(stdout.trim().split('\n').pop() as string) as {
+        perSecond: number;
+        p99: number;
+      };
+      figures[`loop-${clients}`] = { rate: r.perSecond, p99: r.p99 };
+      rows.push({
+        target: 'bare insert loop',
+        clients,
+        messages_per_s: Math.round(r.perSecond),
+        p99_ms: r.p99,
+      });
+    } finally {
+      await loop.cleanup();
+    }
+    const route = await refEnv(opts.pg);
+    const ref = await startReference('fastify-insert', route.env);
+    try {
+      const body = JSON.stringify({ conversationId: 'c', text: 'hello from the send benchmark' });
+      await httpLoad(`${ref.url}/send`, body, {}, clients, 1);
+      const cpu0 = cpuSeconds(ref.proc.pid);
+      const r = await httpLoad(`${ref.url}/send`, body, {}, clients, SECONDS);
+      const cpu = cpuSeconds(ref.proc.pid) - cpu0;
+      rows.push({
+        target: 'bare Fastify insert route',
+        clients,
+        messages_per_s: Math.round(r.perSecond),
+        p99_ms: r.p99,
+        errors: r.errors,
+        server_cpu_s: cpu,
+        messages_per_cpu_s: Math.round(r.requests / Math.max(cpu, 0.01)),
+      });
+    } finally {
+      await ref.proc.stop();
+      await route.cleanup();
+    }
+  }
+  const targets: ScenarioResult['targets'] = [];
+  if (!opts.pg) {
+    const s8 = figures['svc-8'] as { rate: number; p99: number };
+    const s32 = figures['svc-32'] as { rate: number; p99: number };
+    const best = Math.max(s8.rate, s32.rate);
+    targets.push({
+      target: '>= 3,000 msg/s on SQLite',
+      met: best >= 3000,
+      detail: `${Math.round(best)} msg/s`,
+    });
+    targets.push({
+      target: 'p99 <= 25 ms',
+      met: Math.max(s8.p99, s32.p99) <= 25,
+      detail: `${s8.p99.toFixed(1)} / ${s32.p99.toFixed(1)} ms (8 / 32 clients)`,
+    });
+  } else {
+    for (const c of [8, 32]) {
+      const ratio =
+        (figures[`svc-${c}`] as { rate: number }).rate /
+        (figures[`loop-${c}`] as { rate: number }).rate;
+      targets.push({
+        target: `>= 60% of the bare insert rate at ${c} clients`,
+        met: ratio >= 0.6,
+        detail: `${(ratio * 100).toFixed(0)}%`,
+      });
+    }
+  }
+  return { scenario: 'send', database: opts.pg ? 'postgres' : 'sqlite', rows, targets };
+}

@@ -1,0 +1,65 @@
+import type { Role } from '../../auth/policy.js';
+import { validation } from '../../errors.js';
+
+import type { MemberPageRow, WorkspaceViewRow } from './queries.js';
+import type { WorkspaceMemberView, WorkspaceView } from './workspace-service.js';
+
+// Row-to-view mapping and input checks of the workspace service.
+
+const NAME_MAX = 80;
+const DESCRIPTION_MAX = 1000;
+
+export function toView(row: WorkspaceViewRow): WorkspaceView {
+  const direct = row.isDirect === 1;
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    ownerId: row.ownerId,
+    isDirect: direct,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    myRole: direct ? null : (row.myRole as Role | null),
+    myTimedOutUntil: direct ? null : row.myTimedOutUntil,
+    memberCount: direct ? 0 : Number(row.memberCount ?? 0),
+  };
+}
+
+export function toMemberView(serverId: string, r: MemberPageRow): WorkspaceMemberView {
+  return {
+    serverId,
+    role: r.role,
+    joinedAt: r.joinedAt,
+    timedOutUntil: r.timedOutUntil,
+    user: {
+      id: r.accountId,
+      username: r.username,
+      displayName: r.displayName,
+      email: r.email,
+      createdAt: r.createdAt,
+      isOperator: r.isOperator === 1,
+      deletionScheduledFor: r.deletionScheduledFor,
+      homeServer: r.homeServer,
+    },
+  };
+}
+
+export function checkName(value: unknown): string {
+  if (typeof value !== 'string') throw validation('name must be a string');
+  const name = value.normalize('NFC').trim();
+  if (name.length === 0) throw validation('name must not be empty');
+  if ([...name].length > NAME_MAX) throw validation(`name must be at most ${NAME_MAX} characters`);
+  if (/\p{Cc}/u.test(name)) throw validation('name must not contain control characters');
+  return name;
+}
+
+export function checkDescription(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') throw validation('description must be a string');
+  const text = value.normalize('NFC').trim();
+  if (text.length === 0) return null;
+  if ([...text].length > DESCRIPTION_MAX) {
+    throw validation(`description must be at most ${DESCRIPTION_MAX} characters`);
+  }
+  return text;
+}

@@ -1,0 +1,272 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { loadConfig } from '../../src/config/index.js';
+import { createAppContext, type AppContext } from '../../src/context.js';
+import { createTestDatabase, TEST_DB, type TestDatabase } from '../_util/app.js';
+
+import { Collected, until, WORKSPACE_EVENTS } from './_helpers.js';
+
+const REDIS_URL = process.env.SVC_TEST_REDIS_URL;
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const PASSWORD = 'correct horse battery staple';
+
+/** A port nobody listens on now. */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** `svc serve` in a process of its own, from source. */
+class ServerProcess {
+  readonly child: ChildProcess;
+  output = '';
+  exited: Promise<number | null>;
+
+  constructor(
+    readonly port: number,
+    readonly metricsPort: number,
+    env: Record<string, string>,
+  ) {
+    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'serve'], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...env,
+        SVC_SERVER_HOST: '127.0.0.1',
+        SVC_SERVER_PORT: String(port),
+        SVC_METRICS_ADDR: `127.0.0.1:${metricsPort}`,
+        SVC_LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child.stdout!.on('data', (d) => (this.output += d.toString()));
+    this.child.stderr!.on('data', (d) => (this.output += d.toString()));
+    this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
+  }
+
+  get base(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async ready(): Promise<void> {
+    await until(
+      async () => {
+        if (this.child.exitCode !== null) throw new Error(`server exited:\n${this.output}`);
+        try {
+          return (await fetch(`${this.base}/healthz`)).ok;
+        } catch {
+          return false;
+        }
+      },
+      `the server on ${this.port}`,
+      90_000,
+    );
+  }
+
+  /** A gauge from this process's metrics listener. */
+  async gauge(name: string): Promise<number> {
+    const text = await (await fetch(`http://127.0.0.1:${this.metricsPort}/metrics`)).text();
+    const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+    return line ? Number(line.split(' ')[1]) : Number.NaN;
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode === null) this.child.kill('SIGTERM');
+    await this.exited;
+  }
+}
+
+interface Session {
+  cookie: string;
+  csrf: string;
+}
+
+async function login(server: ServerProcess, username: string): Promise<Session> {
+  const res = await fetch(`${server.base}/api`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      query: 'mutation($u: String!, $p: String!) { login(input: { username: $u, password: $p }) { csrfToken } }',
+      variables: { u: username, p: PASSWORD },
+    }),
+  });
+  const body = (await res.json()) as { data?: { login: { csrfToken: string } } };
+  const cookies = res.headers.getSetCookie().map((c) => c.split(';')[0]!);
+  return { cookie: cookies.join('; '), csrf: body.data!.login.csrfToken };
+}
+
+async function gql(
+  server: ServerProcess,
+  session: Session,
+  query: string,
+  variables: Record<string, unknown> = {},
+): Promise<{ data?: any; errors?: any[] }> {
+  const res = await fetch(`${server.base}/api`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      cookie: session.cookie,
+      'x-csrf-token': session.csrf,
+    },
+    body: JSON.stringify({ query, variables }),
+  });
+  return (await res.json()) as { data?: any; errors?: any[] };
+}
+
+function clientOn(server: ServerProcess, session: Session, onClose: (code: number, reason: string) => void): Client {
+  class CookieSocket extends WebSocket {
+    constructor(address: string, protocols?: string | string[]) {
+      super(address, protocols, { headers: { cookie: session.cookie } });
+    }
+  }
+  return createClient({
+    url: `ws://127.0.0.1:${server.port}/api/ws`,
+    webSocketImpl: CookieSocket,
+    retryAttempts: 0,
+    lazy: false,
+    keepAlive: 0,
+    shouldRetry: () => false,
+    onNonLazyError: () => {},
+    on: { closed: (e) => onClose((e as CloseEvent).code, (e as CloseEvent).reason) },
+  });
+}
+
+// Contract point 5: with SVC_REDIS_URL, events reach subscribers on every process, and a session
+// ended on one process closes its sockets on the others within the recheck interval. Two real
+// server processes on one PostgreSQL schema and one Redis; SQLite is one process only.
+describe.skipIf(!REDIS_URL || TEST_DB !== 'postgres')('two server processes', () => {
+  let database: TestDatabase;
+  let a: ServerProcess;
+  let b: ServerProcess;
+  let setup: AppContext;
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const env = {
+      ...database.env,
+      SVC_REDIS_URL: REDIS_URL!,
+      SVC_REDIS_PREFIX: `svctest:${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}:`,
+      SVC_WS_SESSION_RECHECK_SECS: '1',
+    };
+    // One after the other: the first boot migrates the schema and makes the server keys.
+    a = new ServerProcess(await freePort(), await freePort(), env);
+    await a.ready();
+    b = new ServerProcess(await freePort(), await freePort(), env);
+    await b.ready();
+    setup = await createAppContext(loadConfig(env), { passive: true, pgSchema: database.pgSchema });
+    for (const username of ['alice', 'bob']) {
+      await setup.services.accounts.createPasswordAccount({ username, password: PASSWORD, email: null });
+    }
+  }, 180_000);
+
+  afterAll(async () => {
+    for (const c of clients) await c.dispose();
+    await Promise.all([a?.stop(), b?.stop()]);
+    await setup?.close();
+    await database?.drop();
+  }, 60_000);
+
+  it('delivers a message sent through process A to a subscriber on process B', async () => {
+    const alice = await login(a, 'alice');
+    const bob = await login(b, 'bob');
+    const created = await gql(a, alice, 'mutation { createWorkspace(input: { name: "Two" }) { id channels { id name } } }');
+    const space = created.data.createWorkspace;
+    const general = space.channels.find((c: { name: string }) => c.name === 'general').id;
+    const invite = await gql(a, alice, 'mutation($s: ID!) { createWorkspaceInvite(input: { serverId: $s }) { token } }', {
+      s: space.id,
+    });
+    const joined = await gql(b, bob, 'mutation($t: String!) { joinWorkspace(token: $t) { id } }', {
+      t: invite.data.createWorkspaceInvite.token,
+    });
+    expect(joined.errors).toBeUndefined();
+
+    const onB = clientOn(b, bob, () => {});
+    clients.push(onB);
+    const sub = new Collected(onB, WORKSPACE_EVENTS, { id: space.id });
+    await until(async () => (await b.gauge('svc_ws_subscriptions')) === 1, 'the subscription on B', 20_000);
+
+    const sent = await gql(a, alice, 'mutation($c: ID!) { sendMessage(input: { conversationId: $c, text: "from A" }) { id } }', {
+      c: general,
+    });
+    expect(sent.errors).toBeUndefined();
+    await until(
+      () => JSON.stringify(sub.events('workspaceEvents')).includes('from A'),
+      'the message on B',
+      20_000,
+    );
+    const created2 = sub.events('workspaceEvents').filter((e) => e.type === 'MessageCreated');
+    expect(created2).toHaveLength(1);
+    expect(created2[0]!.conversationId).toBe(general);
+    for (const c of clients.splice(0)) await c.dispose();
+    await until(async () => (await b.gauge('svc_ws_connections')) === 0, 'B to be idle');
+  });
+
+  it('shows a user connected to process A online to a member asking process B', async () => {
+    const alice = await login(a, 'alice');
+    const bob = await login(b, 'bob');
+    const spaces = await gql(b, bob, '{ me { id } }');
+    const bobId = spaces.data.me.id;
+    const aliceId = (await gql(a, alice, '{ me { id } }')).data.me.id;
+    const created = await gql(a, alice, 'mutation { createWorkspace(input: { name: "Presence" }) { id } }');
+    const serverId = created.data.createWorkspace.id;
+    const invite = await gql(a, alice, 'mutation($s: ID!) { createWorkspaceInvite(input: { serverId: $s }) { token } }', {
+      s: serverId,
+    });
+    await gql(b, bob, 'mutation($t: String!) { joinWorkspace(token: $t) { id } }', {
+      t: invite.data.createWorkspaceInvite.token,
+    });
+    const watcher = clientOn(b, bob, () => {});
+    clients.push(watcher);
+    const sub = new Collected(watcher, WORKSPACE_EVENTS, { id: serverId });
+    await until(async () => (await b.gauge('svc_ws_subscriptions')) === 1, 'the subscription on B', 20_000);
+    const onA = clientOn(a, alice, () => {});
+    clients.push(onA);
+    await until(
+      () =>
+        sub
+          .events('workspaceEvents')
+          .some((e) => e.type === 'PresenceChanged' && e.payload.userId === aliceId && e.payload.status === 'ONLINE'),
+      'alice online, announced on B',
+      20_000,
+    );
+    const seen = await gql(b, bob, 'query($u: [ID!]!) { presence(userIds: $u) { status } }', { u: [aliceId, bobId] });
+    expect(seen.data.presence.map((p: { status: string }) => p.status)).toEqual(['ONLINE', 'ONLINE']);
+    for (const c of clients.splice(0)) await c.dispose();
+    await until(async () => (await b.gauge('svc_ws_connections')) === 0, 'B to be idle');
+  });
+
+  it('closes the socket on B with 4401 within the recheck interval after a logout on A', async () => {
+    const bobOnB = await login(b, 'bob');
+    let closed: { code: number; reason: string } | null = null;
+    const onB = clientOn(b, bobOnB, (code, reason) => (closed = { code, reason }));
+    clients.push(onB);
+    const relay = new Collected(onB, 'subscription { relayStream { type } }');
+    await until(async () => (await b.gauge('svc_ws_subscriptions')) === 1, 'the subscription on B', 20_000);
+
+    // The same session, ended through process A: B hears of it only by its recheck (1 s).
+    const out = await gql(a, bobOnB, 'mutation { logout }');
+    expect(out.data?.logout).toBe(true);
+    const endedAt = Date.now();
+    await until(() => closed !== null, 'the close on B', 10_000);
+    expect(closed).toEqual({ code: 4401, reason: 'session ended' });
+    expect(relay.completed).toBe(true);
+    // Within the recheck interval (1 s), with slack for a busy machine.
+    expect(Date.now() - endedAt).toBeLessThan(5_000);
+    await until(async () => (await b.gauge('svc_ws_connections')) === 0, 'the place to be freed on B');
+    expect(await b.gauge('svc_ws_subscriptions')).toBe(0);
+  });
+});

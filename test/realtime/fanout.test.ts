@@ -1,0 +1,117 @@
+import type { Client } from 'graphql-ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import type { Agent } from '../_util/app.js';
+
+import {
+  Collected,
+  createWorkspace,
+  modernClient,
+  RawClient,
+  startRealtime,
+  until,
+  WORKSPACE_EVENTS,
+  workspaceEvent,
+  type RealtimeTestServer,
+} from './_helpers.js';
+
+const OTHER_DOCUMENT = `subscription($id: ID!) { workspaceEvents(serverId: $id) { type payload } }`;
+
+// The hot path: one serialization per event and distinct document, order kept, and a client
+// that stops reading is closed (4008) without holding anyone else up.
+describe('fan-out', () => {
+  let t: RealtimeTestServer;
+  let alice: Agent;
+  let serverId: string;
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    t = await startRealtime({ overrides: { realtime: { maxBufferedBytes: 256 * 1024 } } });
+    alice = await t.signUp();
+    serverId = (await createWorkspace(t, alice, 'Fanout')).id;
+  });
+  afterAll(async () => {
+    for (const c of clients) await c.dispose();
+    await t?.stop();
+  });
+
+  it('serializes an event once per distinct document, whatever the number of subscribers', async () => {
+    const same: Collected[] = [];
+    const other: Collected[] = [];
+    for (let i = 0; i < 12; i += 1) {
+      const c = modernClient(t.wsUrl, alice);
+      clients.push(c);
+      // Variables written in another key order are the same subscription.
+      same.push(new Collected(c, WORKSPACE_EVENTS, { id: serverId }));
+      if (i < 4) other.push(new Collected(c, OTHER_DOCUMENT, { id: serverId }));
+    }
+    await until(async () => (await t.subscriptions()) === 16, '16 subscriptions');
+    const before = t.server.realtime.fanout.serializations;
+    await t.server.ctx.bus.publish(
+      workspaceEvent(serverId, 'WorkspaceUpdated', { audience: { kind: 'workspace' }, n: 1 }),
+    );
+    for (const s of [...same, ...other]) await s.waitFor(1);
+    expect(t.server.realtime.fanout.serializations - before).toBe(2);
+    expect(same.every((s) => s.events('workspaceEvents')[0]!.payload.n === 1)).toBe(true);
+    expect(other[0]!.events('workspaceEvents')[0]).toEqual({ type: 'WorkspaceUpdated', payload: { n: 1 } });
+    for (const c of clients.splice(0)) await c.dispose();
+    await until(async () => (await t.subscriptions()) === 0, 'subscriptions to end');
+  });
+
+  it('keeps the order of a conversation’s events', async () => {
+    const client = modernClient(t.wsUrl, alice);
+    clients.push(client);
+    const sub = new Collected(client, WORKSPACE_EVENTS, { id: serverId });
+    await until(async () => (await t.subscriptions()) === 1, 'the subscription');
+    const conversationId = '00000000-0000-7000-8000-00000000c0de';
+    for (let n = 0; n < 300; n += 1) {
+      void t.server.ctx.bus.publish(
+        workspaceEvent(serverId, 'MessageCreated', {
+          audience: { kind: 'workspace' },
+          conversationId,
+          n,
+        }),
+      );
+    }
+    await sub.waitFor(300);
+    expect(sub.events('workspaceEvents').map((e) => e.payload.n)).toEqual(
+      Array.from({ length: 300 }, (_, n) => n),
+    );
+    for (const c of clients.splice(0)) await c.dispose();
+    await until(async () => (await t.subscriptions()) === 0, 'subscriptions to end');
+  });
+
+  it('closes a client that stops reading with 4008, and the others get everything', async () => {
+    const slow = await RawClient.open(t.wsUrl, 'graphql-transport-ws', alice);
+    slow.send({ type: 'connection_init' });
+    await slow.next((m) => m.type === 'connection_ack');
+    slow.send({ id: 's', type: 'subscribe', payload: { query: WORKSPACE_EVENTS, variables: { id: serverId } } });
+    const fast = modernClient(t.wsUrl, alice);
+    clients.push(fast);
+    const sub = new Collected(fast, WORKSPACE_EVENTS, { id: serverId });
+    await until(async () => (await t.subscriptions()) === 2, 'two subscriptions');
+
+    // The slow client stops reading its socket.
+    const socket = (slow.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+    socket.pause();
+    const blob = 'x'.repeat(64 * 1024);
+    const count = 400;
+    for (let n = 0; n < count; n += 1) {
+      await t.server.ctx.bus.publish(
+        workspaceEvent(serverId, 'WorkspaceUpdated', { audience: { kind: 'workspace' }, n, blob }),
+      );
+      // Events arrive over time, as they do: sockets get to write (and readers to read).
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await sub.waitFor(count, `${count} events for the fast client`, 20_000);
+    expect(sub.events('workspaceEvents').map((e) => e.payload.n)).toEqual(
+      Array.from({ length: count }, (_, n) => n),
+    );
+    // The slow one was let go: its place and subscription are freed at once.
+    await until(async () => (await t.connections()) === 1, 'the slow client to be dropped');
+    expect(await t.subscriptions()).toBe(1);
+    socket.resume();
+    expect(await slow.waitClosed(30_000)).toEqual({ code: 4008, reason: 'slow consumer' });
+    expect(slow.of('s').length).toBeLessThan(count);
+  });
+});

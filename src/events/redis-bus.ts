@@ -56,7 +56,8 @@ export class RedisBus implements EventBus {
       ['subscriber', this.sub],
     ] as const) {
       client.on('error', (err: Error) => {
-        if (!this.closed) log.warn({ err: err.message, connection: name }, 'redis connection error');
+        if (!this.closed)
+          log.warn({ err: err.message, connection: name }, 'redis connection error');
       });
     }
     this.sub.on('messageBuffer', (channel: Buffer, message: Buffer) =>

@@ -305,7 +305,9 @@ export class Connection {
         contextValue: context,
       });
     } catch (err) {
-      source = { errors: [new GraphQLError('subscription failed', { originalError: err as Error })] };
+      source = {
+        errors: [new GraphQLError('subscription failed', { originalError: err as Error })],
+      };
     }
     if (!isAsyncIterable(source)) {
       const errors = (source as ExecutionResult).errors ?? [];

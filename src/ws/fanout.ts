@@ -119,14 +119,22 @@ export class Fanout {
 
   private process(channel: TopicChannel, event: BusEvent): void {
     const pending = this.prepare(channel, event);
-    const after = pending ? pending.then(() => this.deliver(channel, event)) : this.deliver(channel, event);
+    const after = pending
+      ? pending.then(() => this.deliver(channel, event))
+      : this.deliver(channel, event);
     if (!after) return;
     channel.busy = true;
     after
-      .catch((err: unknown) => this.log.error({ err, topic: channel.topic }, 'event fan-out failed'))
+      .catch((err: unknown) =>
+        this.log.error({ err, topic: channel.topic }, 'event fan-out failed'),
+      )
       .finally(() => {
         channel.busy = false;
-        while (!channel.busy && channel.backlog.length > 0 && this.channels.get(channel.topic) === channel) {
+        while (
+          !channel.busy &&
+          channel.backlog.length > 0 &&
+          this.channels.get(channel.topic) === channel
+        ) {
           this.process(channel, channel.backlog.shift()!);
         }
       });

@@ -9,7 +9,8 @@ import {
 
 export { CloseCode, DEPRECATED_GRAPHQL_WS_PROTOCOL, GRAPHQL_TRANSPORT_WS_PROTOCOL };
 
-export type ProtocolName = typeof GRAPHQL_TRANSPORT_WS_PROTOCOL | typeof DEPRECATED_GRAPHQL_WS_PROTOCOL;
+export type ProtocolName =
+  typeof GRAPHQL_TRANSPORT_WS_PROTOCOL | typeof DEPRECATED_GRAPHQL_WS_PROTOCOL;
 
 /** The subprotocol to speak, from `Sec-WebSocket-Protocol`: the modern one wins; null for none. */
 export function chooseProtocol(header: string | string[] | undefined): ProtocolName | null {
@@ -111,7 +112,11 @@ const legacyWs: Codec = {
       return { kind: 'invalid', reason: 'the message is not JSON', reply: 'connection_error' };
     }
     if (!message || typeof message !== 'object' || Array.isArray(message)) {
-      return { kind: 'invalid', reason: 'the message must be a JSON object', reply: 'connection_error' };
+      return {
+        kind: 'invalid',
+        reason: 'the message must be a JSON object',
+        reply: 'connection_error',
+      };
     }
     const m = message as { type?: unknown; id?: unknown; payload?: unknown };
     const id = typeof m.id === 'string' || typeof m.id === 'number' ? String(m.id) : undefined;
@@ -129,8 +134,12 @@ const legacyWs: Codec = {
           !p ||
           typeof p !== 'object' ||
           typeof p.query !== 'string' ||
-          (p.variables != null && (typeof p.variables !== 'object' || Array.isArray(p.variables))) ||
-          (p.operationName != null && typeof p.operationName !== 'string')
+          (p.variables !== undefined &&
+            p.variables !== null &&
+            (typeof p.variables !== 'object' || Array.isArray(p.variables))) ||
+          (p.operationName !== undefined &&
+            p.operationName !== null &&
+            typeof p.operationName !== 'string')
         ) {
           return {
             kind: 'invalid',
@@ -150,7 +159,8 @@ const legacyWs: Codec = {
         };
       }
       case 'stop':
-        if (id === undefined) return { kind: 'invalid', reason: '"stop" needs an "id"', reply: 'error' };
+        if (id === undefined)
+          return { kind: 'invalid', reason: '"stop" needs an "id"', reply: 'error' };
         return { kind: 'stop', id };
       default:
         return {

@@ -82,7 +82,10 @@ export class RealtimeServer implements ConnectionHost {
       allowSynchronousEvents: true,
       handleProtocols: (protocols) => chooseProtocol([...protocols].join(',')) ?? false,
     });
-    this.originPolicy = buildOriginPolicy(config.server.publicBaseUrl, config.http.corsAllowedOrigin);
+    this.originPolicy = buildOriginPolicy(
+      config.server.publicBaseUrl,
+      config.http.corsAllowedOrigin,
+    );
     this.exempt = new CidrSet(
       config.rates.exemptAddresses
         .map((a) => normalizeCidr(a)?.cidr)

@@ -39,7 +39,10 @@ describe('svc CLI', () => {
     [['bogus'], /unknown command 'bogus'/],
     [['ip'], /Usage: svc ip/],
     [['ip', 'block'], /missing required argument 'cidr'/],
-    [['ip', 'block', '10.0.0.1', '--expires-in-days', 'soon'], /--expires-in-days.*whole number of days/],
+    [
+      ['ip', 'block', '10.0.0.1', '--expires-in-days', 'soon'],
+      /--expires-in-days.*whole number of days/,
+    ],
     [['account', 'create', 'someone'], /--password-stdin/],
     [['operator', 'grant'], /missing required argument 'username'/],
   ])('exits 2 on bad usage: %j', async (argv, message) => {
@@ -115,7 +118,9 @@ describe('svc CLI', () => {
   it('refuses a malformed range and an unknown block with exit 1', async () => {
     const bad = await cli(['ip', 'block', '300.1.2.3'], env);
     expect(bad.code).toBe(1);
-    expect(bad.err).toMatch(/^svc: "300\.1\.2\.3" is not an IP address or CIDR range.*\(VALIDATION\)\n$/);
+    expect(bad.err).toMatch(
+      /^svc: "300\.1\.2\.3" is not an IP address or CIDR range.*\(VALIDATION\)\n$/,
+    );
     const missing = await cli(['ip', 'unblock', '198.51.100.0/24'], env);
     expect(missing.code).toBe(1);
     expect(missing.err).toMatch(/not found \(NOT_FOUND\)/);

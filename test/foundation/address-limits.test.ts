@@ -91,12 +91,17 @@ describe('client address behind a trusted proxy', () => {
   it('reads the last X-Forwarded-For entry (the one the proxy wrote)', async () => {
     expect(await statuses(t, 2, proxy, { 'x-forwarded-for': '203.0.113.9' })).toEqual([200, 200]);
     // A client that prepends a forged entry is still counted as itself.
-    expect((await api(t, proxy, { 'x-forwarded-for': '1.1.1.1, 203.0.113.9' })).statusCode).toBe(429);
+    expect((await api(t, proxy, { 'x-forwarded-for': '1.1.1.1, 203.0.113.9' })).statusCode).toBe(
+      429,
+    );
     expect((await api(t, proxy, { 'x-forwarded-for': '203.0.113.10' })).statusCode).toBe(200);
   });
 
   it('reads Forwarded for= (and prefers it over X-Forwarded-For)', async () => {
-    const headers = { forwarded: 'for="[2001:db8:9::1]:4711";proto=https', 'x-forwarded-for': '203.0.113.50' };
+    const headers = {
+      forwarded: 'for="[2001:db8:9::1]:4711";proto=https',
+      'x-forwarded-for': '203.0.113.50',
+    };
     expect(await statuses(t, 2, proxy, headers)).toEqual([200, 200]);
     expect((await api(t, proxy, { forwarded: 'for="[2001:db8:9::2]"' })).statusCode).toBe(429);
     expect((await api(t, proxy, { 'x-forwarded-for': '203.0.113.50' })).statusCode).toBe(200);
@@ -135,7 +140,11 @@ describe('IP deny list', () => {
       expect(res.statusCode, url).toBe(403);
       expect(res.json(), url).toStrictEqual({ error: 'blocked' });
     }
-    const health = await t.inject({ method: 'GET', url: '/healthz', remoteAddress: '198.51.100.200' });
+    const health = await t.inject({
+      method: 'GET',
+      url: '/healthz',
+      remoteAddress: '198.51.100.200',
+    });
     expect(health.statusCode).toBe(200);
     expect((await api(t, '198.51.101.1')).statusCode).toBe(200);
   });

@@ -15,8 +15,11 @@ describe('bad input on POST /api', () => {
   });
   afterAll(async () => t?.close());
 
-  const send = (payload: string | Buffer, contentType = 'application/json', method: 'POST' | 'PUT' = 'POST') =>
-    t.inject({ method, url: '/api', headers: { 'content-type': contentType }, payload });
+  const send = (
+    payload: string | Buffer,
+    contentType = 'application/json',
+    method: 'POST' | 'PUT' = 'POST',
+  ) => t.inject({ method, url: '/api', headers: { 'content-type': contentType }, payload });
   const gqlBody = (query: string, extra: Record<string, unknown> = {}) =>
     JSON.stringify({ query, ...extra });
 
@@ -26,7 +29,10 @@ describe('bad input on POST /api', () => {
   const spreads = `{ ${'...F '.repeat(3000)} } fragment F on Query { __typename }`;
   const bomb = [
     '{ ...F0 }',
-    ...Array.from({ length: 30 }, (_, i) => `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`),
+    ...Array.from(
+      { length: 30 },
+      (_, i) => `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`,
+    ),
     'fragment F30 on Query { __typename }',
   ].join('\n');
   const tokens = `{ ${'a '.repeat(DOCUMENT_LIMITS.maxTokens + 1)} }`;
@@ -35,30 +41,121 @@ describe('bad input on POST /api', () => {
   const cases: Array<[string, () => ReturnType<typeof send>, Expect]> = [
     ['malformed JSON', () => send('{"query": '), { status: 400, error: /not valid JSON/ }],
     ['an empty body', () => send(''), { status: 400, error: /empty/ }],
-    ['a prototype-polluting body', () => send('{"query":"{ __typename }","__proto__":{"x":1}}'), { status: 400, error: /not valid JSON/ }],
-    ['text/plain', () => send('{ __typename }', 'text/plain'), { status: 400, error: /content type text\/plain is not accepted here; send application\/json/ }],
-    ['application/graphql', () => send('{ __typename }', 'application/graphql'), { status: 400, error: /send application\/json/ }],
-    ['multipart', () => send('--x--', 'multipart/form-data; boundary=x'), { status: 400, error: /send application\/json/ }],
-    ['a body over 1 MiB', () => send(gqlBody(`{ __typename } # ${'x'.repeat(1024 * 1024)}`)), { status: 413, error: /larger than this route accepts/ }],
-    ['a JSON number', () => send('42'), { status: 400, error: /JSON object with a "query" string/ }],
-    ['a JSON string', () => send('"{ __typename }"'), { status: 400, error: /JSON object with a "query" string/ }],
+    [
+      'a prototype-polluting body',
+      () => send('{"query":"{ __typename }","__proto__":{"x":1}}'),
+      { status: 400, error: /not valid JSON/ },
+    ],
+    [
+      'text/plain',
+      () => send('{ __typename }', 'text/plain'),
+      {
+        status: 400,
+        error: /content type text\/plain is not accepted here; send application\/json/,
+      },
+    ],
+    [
+      'application/graphql',
+      () => send('{ __typename }', 'application/graphql'),
+      { status: 400, error: /send application\/json/ },
+    ],
+    [
+      'multipart',
+      () => send('--x--', 'multipart/form-data; boundary=x'),
+      { status: 400, error: /send application\/json/ },
+    ],
+    [
+      'a body over 1 MiB',
+      () => send(gqlBody(`{ __typename } # ${'x'.repeat(1024 * 1024)}`)),
+      { status: 413, error: /larger than this route accepts/ },
+    ],
+    [
+      'a JSON number',
+      () => send('42'),
+      { status: 400, error: /JSON object with a "query" string/ },
+    ],
+    [
+      'a JSON string',
+      () => send('"{ __typename }"'),
+      { status: 400, error: /JSON object with a "query" string/ },
+    ],
     ['null', () => send('null'), { status: 400, error: /JSON object/ }],
-    ['a batch of non-objects', () => send('[1, "two", null]'), { status: 400, error: /every item of a batch must be a JSON object/ }],
-    ['a batch with one non-object', () => send(`[${gqlBody('{ __typename }')}, []]`), { status: 400, error: /every item of a batch/ }],
+    [
+      'a batch of non-objects',
+      () => send('[1, "two", null]'),
+      { status: 400, error: /every item of a batch must be a JSON object/ },
+    ],
+    [
+      'a batch with one non-object',
+      () => send(`[${gqlBody('{ __typename }')}, []]`),
+      { status: 400, error: /every item of a batch/ },
+    ],
     ['an empty batch', () => send('[]'), { status: 400, error: /batch is empty/ }],
-    ['PUT', () => send(gqlBody('{ __typename }'), 'application/json', 'PUT'), { status: 404, error: /not_found/ }],
-    ['an object without a query', () => send('{"foo": 1}'), { status: 200, graphqlError: /no "query" string/ }],
-    ['a query that is not a string', () => send('{"query": {"a": 1}}'), { status: 200, graphqlError: /no "query" string/ }],
-    ['variables that are not an object', () => send(gqlBody('{ __typename }', { variables: [1] })), { status: 200, graphqlError: /"variables" must be a JSON object/ }],
-    ['an operationName that is not a string', () => send(gqlBody('{ __typename }', { operationName: 7 })), { status: 200, graphqlError: /"operationName" must be a string/ }],
-    ['an unknown field', () => send(gqlBody('{ serverInfo { nope } }')), { status: 200, graphqlError: /Cannot query field "nope" on type "ServerInfo"/ }],
-    ['an unknown argument', () => send(gqlBody('{ serverInfo(x: 1) { version } }')), { status: 200, graphqlError: /Unknown argument "x"/ }],
-    ['a document nested 5,000 levels deep', () => send(gqlBody(nested)), { status: 200, graphqlError: /nested too deeply/ }],
-    ['3,000 aliases', () => send(gqlBody(aliases)), { status: 200, graphqlError: /too many aliases/ }],
-    ['3,000 fragment spreads', () => send(gqlBody(spreads)), { status: 200, graphqlError: /too complex/ }],
-    ['fragments that double at every level', () => send(gqlBody(bomb)), { status: 200, graphqlError: /too complex/ }],
-    ['more tokens than allowed', () => send(gqlBody(tokens)), { status: 200, graphqlError: /more than 10000 tokens/ }],
-    ['variables nested 100,000 levels deep', () => send(deepJson), { status: 200, data: { __typename: 'Query' } }],
+    [
+      'PUT',
+      () => send(gqlBody('{ __typename }'), 'application/json', 'PUT'),
+      { status: 404, error: /not_found/ },
+    ],
+    [
+      'an object without a query',
+      () => send('{"foo": 1}'),
+      { status: 200, graphqlError: /no "query" string/ },
+    ],
+    [
+      'a query that is not a string',
+      () => send('{"query": {"a": 1}}'),
+      { status: 200, graphqlError: /no "query" string/ },
+    ],
+    [
+      'variables that are not an object',
+      () => send(gqlBody('{ __typename }', { variables: [1] })),
+      { status: 200, graphqlError: /"variables" must be a JSON object/ },
+    ],
+    [
+      'an operationName that is not a string',
+      () => send(gqlBody('{ __typename }', { operationName: 7 })),
+      { status: 200, graphqlError: /"operationName" must be a string/ },
+    ],
+    [
+      'an unknown field',
+      () => send(gqlBody('{ serverInfo { nope } }')),
+      { status: 200, graphqlError: /Cannot query field "nope" on type "ServerInfo"/ },
+    ],
+    [
+      'an unknown argument',
+      () => send(gqlBody('{ serverInfo(x: 1) { version } }')),
+      { status: 200, graphqlError: /Unknown argument "x"/ },
+    ],
+    [
+      'a document nested 5,000 levels deep',
+      () => send(gqlBody(nested)),
+      { status: 200, graphqlError: /nested too deeply/ },
+    ],
+    [
+      '3,000 aliases',
+      () => send(gqlBody(aliases)),
+      { status: 200, graphqlError: /too many aliases/ },
+    ],
+    [
+      '3,000 fragment spreads',
+      () => send(gqlBody(spreads)),
+      { status: 200, graphqlError: /too complex/ },
+    ],
+    [
+      'fragments that double at every level',
+      () => send(gqlBody(bomb)),
+      { status: 200, graphqlError: /too complex/ },
+    ],
+    [
+      'more tokens than allowed',
+      () => send(gqlBody(tokens)),
+      { status: 200, graphqlError: /more than 10000 tokens/ },
+    ],
+    [
+      'variables nested 100,000 levels deep',
+      () => send(deepJson),
+      { status: 200, data: { __typename: 'Query' } },
+    ],
   ];
 
   it.each(cases)('answers %s clearly, never with a 500', async (_label, run, expected) => {
@@ -74,11 +171,13 @@ describe('bad input on POST /api', () => {
     } else {
       expect(body.data).toBeUndefined();
       const messages = body.errors.map((e: { message: string }) => e.message);
-      expect(messages.some((m: string) => expected.graphqlError.test(m)), messages.join('; ')).toBe(
-        true,
-      );
+      expect(
+        messages.some((m: string) => expected.graphqlError.test(m)),
+        messages.join('; '),
+      ).toBe(true);
       // Refusals before execution are GraphQL's own: no code.
-      for (const error of body.errors) expect(Object.keys(error.extensions)).toEqual(['request_id']);
+      for (const error of body.errors)
+        expect(Object.keys(error.extensions)).toEqual(['request_id']);
     }
     // The process stays responsive.
     const next = await t.gql('{ serverInfo { apiVersion } }');
@@ -86,7 +185,9 @@ describe('bad input on POST /api', () => {
   });
 
   it('ignores request members it does not know (such as extensions)', async () => {
-    const res = await send(gqlBody('{ __typename }', { extensions: { persistedQuery: {} }, extra: 1 }));
+    const res = await send(
+      gqlBody('{ __typename }', { extensions: { persistedQuery: {} }, extra: 1 }),
+    );
     expect(res.json()).toEqual({ data: { __typename: 'Query' } });
   });
 
@@ -96,7 +197,9 @@ describe('bad input on POST /api', () => {
     const res = await send(`[${gqlBody('{ __typename }')}, {"foo": 1}, ${gqlBody(aliases)}]`);
     expect(res.statusCode).toBe(200);
     const [ok, noQuery, tooMany] = res.json();
-    expect(ok.errors.map((e: { message: string }) => e.message)).toEqual(['csrf validation failed']);
+    expect(ok.errors.map((e: { message: string }) => e.message)).toEqual([
+      'csrf validation failed',
+    ]);
     expect(noQuery.errors.map((e: { message: string }) => e.message)).toEqual([
       'csrf validation failed',
       'request has no "query" string',

@@ -45,18 +45,58 @@ describe('configuration', () => {
   // Each bad value stops `svc serve` before anything opens: exit 2 and one message on stderr that
   // names the variable and says what it accepts.
   const bad: Array<[string, Record<string, string>, string[]]> = [
-    ['not a number', { SVC_SERVER_PORT: 'eighty' }, ['SVC_SERVER_PORT', 'whole number from 0 to 65535', '"eighty"']],
-    ['a number out of range', { SVC_API_MAX_BATCH: '0' }, ['SVC_API_MAX_BATCH', 'whole number from 1 to 1000']],
-    ['a fraction', { SVC_RATE_REQUESTS_PER_MIN_PER_IP: '1.5' }, ['SVC_RATE_REQUESTS_PER_MIN_PER_IP', 'whole number']],
+    [
+      'not a number',
+      { SVC_SERVER_PORT: 'eighty' },
+      ['SVC_SERVER_PORT', 'whole number from 0 to 65535', '"eighty"'],
+    ],
+    [
+      'a number out of range',
+      { SVC_API_MAX_BATCH: '0' },
+      ['SVC_API_MAX_BATCH', 'whole number from 1 to 1000'],
+    ],
+    [
+      'a fraction',
+      { SVC_RATE_REQUESTS_PER_MIN_PER_IP: '1.5' },
+      ['SVC_RATE_REQUESTS_PER_MIN_PER_IP', 'whole number'],
+    ],
     ['an unknown role', { SVC_ROLE: 'hub' }, ['SVC_ROLE', 'one of relay, host, both', '"hub"']],
-    ['a malformed URL', { SVC_PUBLIC_BASE_URL: 'example.com' }, ['SVC_PUBLIC_BASE_URL', 'absolute http:// or https:// URL']],
-    ['a URL of the wrong scheme', { SVC_DATABASE_URL: 'mysql://db/svc' }, ['SVC_DATABASE_URL', 'postgres:// or postgresql://']],
-    ['a malformed Redis URL', { SVC_REDIS_URL: 'localhost:6379' }, ['SVC_REDIS_URL', 'redis:// or rediss://']],
-    ['a malformed CIDR', { SVC_RATE_EXEMPT_ADDRESSES: '10.0.0.0/8, 192.168.1.0/33' }, ['SVC_RATE_EXEMPT_ADDRESSES', 'IP addresses or CIDR ranges', '192.168.1.0/33']],
+    [
+      'a malformed URL',
+      { SVC_PUBLIC_BASE_URL: 'example.com' },
+      ['SVC_PUBLIC_BASE_URL', 'absolute http:// or https:// URL'],
+    ],
+    [
+      'a URL of the wrong scheme',
+      { SVC_DATABASE_URL: 'mysql://db/svc' },
+      ['SVC_DATABASE_URL', 'postgres:// or postgresql://'],
+    ],
+    [
+      'a malformed Redis URL',
+      { SVC_REDIS_URL: 'localhost:6379' },
+      ['SVC_REDIS_URL', 'redis:// or rediss://'],
+    ],
+    [
+      'a malformed CIDR',
+      { SVC_RATE_EXEMPT_ADDRESSES: '10.0.0.0/8, 192.168.1.0/33' },
+      ['SVC_RATE_EXEMPT_ADDRESSES', 'IP addresses or CIDR ranges', '192.168.1.0/33'],
+    ],
     ['a malformed listen address', { SVC_METRICS_ADDR: '9090' }, ['SVC_METRICS_ADDR', 'host:port']],
-    ['a malformed boolean', { SVC_TRUST_FORWARDED_HEADERS: 'maybe' }, ['SVC_TRUST_FORWARDED_HEADERS', 'true or false']],
-    ['an unknown DM floor', { SVC_DM_INBOUND: 'friends' }, ['SVC_DM_INBOUND', 'anyone, shared_workspace, contacts']],
-    ['a notice over 500 characters', { SVC_INSTANCE_NOTICE: 'x'.repeat(501) }, ['SVC_INSTANCE_NOTICE', 'at most 500 characters']],
+    [
+      'a malformed boolean',
+      { SVC_TRUST_FORWARDED_HEADERS: 'maybe' },
+      ['SVC_TRUST_FORWARDED_HEADERS', 'true or false'],
+    ],
+    [
+      'an unknown DM floor',
+      { SVC_DM_INBOUND: 'friends' },
+      ['SVC_DM_INBOUND', 'anyone, shared_workspace, contacts'],
+    ],
+    [
+      'a notice over 500 characters',
+      { SVC_INSTANCE_NOTICE: 'x'.repeat(501) },
+      ['SVC_INSTANCE_NOTICE', 'at most 500 characters'],
+    ],
     [
       'an unknown feature',
       { SVC_FEATURES_DISABLED: 'attachments, video' },
@@ -64,13 +104,16 @@ describe('configuration', () => {
     ],
   ];
 
-  it.each(bad)('stops boot on %s, naming the variable and what it accepts', async (_, env, parts) => {
-    const run = await cli(['serve'], env);
-    expect(run.code).toBe(2);
-    expect(run.out).toBe('');
-    expect(run.err.match(/^svc: /gm)).toHaveLength(1);
-    for (const part of parts) expect(run.err).toContain(part);
-  });
+  it.each(bad)(
+    'stops boot on %s, naming the variable and what it accepts',
+    async (_, env, parts) => {
+      const run = await cli(['serve'], env);
+      expect(run.code).toBe(2);
+      expect(run.out).toBe('');
+      expect(run.err.match(/^svc: /gm)).toHaveLength(1);
+      for (const part of parts) expect(run.err).toContain(part);
+    },
+  );
 
   it('reports every problem at once', async () => {
     const run = await cli(['serve'], { SVC_SERVER_PORT: 'x', SVC_ROLE: 'y' });
@@ -86,7 +129,12 @@ describe('configuration', () => {
 
   it('names SVC_* variables it does not know (a misspelt one is otherwise silently ignored)', () => {
     expect(
-      unknownVariables({ SVC_SERVR_PORT: '1', SVC_SERVER_PORT: '2', SVC_TEST_DB: 'x', PATH: '/bin' }),
+      unknownVariables({
+        SVC_SERVR_PORT: '1',
+        SVC_SERVER_PORT: '2',
+        SVC_TEST_DB: 'x',
+        PATH: '/bin',
+      }),
     ).toEqual(['SVC_SERVR_PORT']);
   });
 

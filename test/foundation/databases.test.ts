@@ -43,7 +43,9 @@ describe('databases', () => {
       // Booting again applies nothing.
       expect(await migrateToLatest(t.ctx.db)).toEqual([]);
       if (t.ctx.db.dialect === 'sqlite') {
-        const mode = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(t.ctx.db.kysely);
+        const mode = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(
+          t.ctx.db.kysely,
+        );
         expect(mode.rows[0]?.journal_mode).toBe('wal');
       }
     } finally {
@@ -65,8 +67,12 @@ describe('databases', () => {
       await client.connect();
       try {
         await client.query(`create schema ${decoy}`);
-        await client.query(`create table ${decoy}.${MIGRATION_TABLE} (name varchar(255) primary key, timestamp varchar(255) not null)`);
-        await client.query(`create table ${decoy}.${MIGRATION_TABLE}_lock (id varchar(255) primary key, is_locked integer not null default 0)`);
+        await client.query(
+          `create table ${decoy}.${MIGRATION_TABLE} (name varchar(255) primary key, timestamp varchar(255) not null)`,
+        );
+        await client.query(
+          `create table ${decoy}.${MIGRATION_TABLE}_lock (id varchar(255) primary key, is_locked integer not null default 0)`,
+        );
         const t = await createTestApp();
         try {
           expect(await pendingMigrations(t.ctx.db)).toEqual([]);

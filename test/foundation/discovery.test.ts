@@ -66,7 +66,10 @@ describe('discovery document', () => {
     expect(Number.isNaN(Date.parse(descriptor.issuedAt))).toBe(false);
 
     // A changed byte breaks the signature: the check above is not vacuous.
-    const tampered = { ...doc.descriptor, payload: doc.descriptor.payload.replace('host', 'relay') };
+    const tampered = {
+      ...doc.descriptor,
+      payload: doc.descriptor.payload.replace('host', 'relay'),
+    };
     expect(verifies(entry.key, tampered)).toBe(false);
   });
 
@@ -75,7 +78,10 @@ describe('discovery document', () => {
     expect(doc.features).toStrictEqual({
       attachments: { state: 'enabled' },
       link_previews: { state: 'enabled' },
-      email: { state: 'unavailable', reason: expect.stringMatching(/SVC_SMTP_HOST.*SVC_SMTP_FROM/) },
+      email: {
+        state: 'unavailable',
+        reason: expect.stringMatching(/SVC_SMTP_HOST.*SVC_SMTP_FROM/),
+      },
       custom_emoji: { state: 'disabled' },
       workspace_plugins: { state: 'enabled' },
       ai_commands: { state: 'enabled' },

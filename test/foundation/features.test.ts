@@ -3,7 +3,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { assertFeature } from '../../src/config/feature-guard.js';
-import { FEATURE_NAMES, loadConfig } from '../../src/config/index.js';
+import { loadConfig, type FeatureName } from '../../src/config/index.js';
 import { createAppContext, type AppContext } from '../../src/context.js';
 import { GraphqlExecutor } from '../../src/graphql/executor.js';
 import { buildExecutableSchema, readSdl } from '../../src/graphql/load-schema.js';
@@ -11,12 +11,7 @@ import { allResolvers } from '../../src/graphql/resolvers/index.js';
 import { mergeResolvers } from '../../src/graphql/resolver-types.js';
 import { buildHttpApp } from '../../src/http/app.js';
 import { requireFeature } from '../../src/http/require-feature.js';
-import {
-  configFor,
-  createTestDatabase,
-  startTestServer,
-  type TestDatabase,
-} from '../_util/app.js';
+import { configFor, createTestDatabase, startTestServer, type TestDatabase } from '../_util/app.js';
 
 const BOOT_LINE = 'instance features (SVC_FEATURES_DISABLED)';
 const states = (env: Record<string, string>) =>
@@ -109,7 +104,7 @@ describe('the feature guard', () => {
       noJobs: true,
     });
     const sdl = `${readSdl()}\nextend type Query { gated(feature: String!): Boolean! }\n`;
-    const gated = (_: unknown, args: { feature: (typeof FEATURE_NAMES)[number] }) => {
+    const gated = (_: unknown, args: { feature: FeatureName }) => {
       assertFeature(ctx.config, args.feature);
       return true;
     };

@@ -28,7 +28,8 @@ describe('GraphQL over HTTP', () => {
       payload: JSON.stringify(payload),
     });
   const login = {
-    query: 'mutation($u: String!, $p: String!) { login(input: { username: $u, password: $p }) { csrfToken } }',
+    query:
+      'mutation($u: String!, $p: String!) { login(input: { username: $u, password: $p }) { csrfToken } }',
     variables: { u: 'batcher', p: DEFAULT_PASSWORD },
   };
   const sessions = async () =>
@@ -51,7 +52,10 @@ describe('GraphQL over HTTP', () => {
   it('answers a batch with an array in order', async () => {
     const res = await post([
       { query: '{ serverInfo { apiVersion } }' },
-      { query: 'query A { a: serverInfo { version } } query B { serverInfo { apiVersion } }', operationName: 'B' },
+      {
+        query: 'query A { a: serverInfo { version } } query B { serverInfo { apiVersion } }',
+        operationName: 'B',
+      },
     ]);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual([
@@ -81,7 +85,9 @@ describe('GraphQL over HTTP', () => {
       request_id: 'req-42.abc',
     });
     const lines = t.logs.lines.filter((l) => l.request_id === 'req-42.abc');
-    expect(lines.some((l) => l.msg === 'request' && l.url === '/api' && l.status === 200)).toBe(true);
+    expect(lines.some((l) => l.msg === 'request' && l.url === '/api' && l.status === 200)).toBe(
+      true,
+    );
   });
 
   it('makes a request id when none (or an unusable one) is sent', async () => {
@@ -168,7 +174,9 @@ describe('GraphiQL', () => {
     for (const url of sources) {
       const asset = await t.inject({ method: 'GET', url });
       expect(asset.statusCode, url).toBe(200);
-      expect(asset.headers['content-type']).toMatch(url.endsWith('.css') ? /^text\/css/ : /^text\/javascript/);
+      expect(asset.headers['content-type']).toMatch(
+        url.endsWith('.css') ? /^text\/css/ : /^text\/javascript/,
+      );
       expect(asset.rawPayload.length).toBeGreaterThan(10_000);
     }
     // The bundle is the browser (UMD) build that takes React from the page's globals.

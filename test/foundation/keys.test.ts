@@ -34,9 +34,9 @@ describe('server keys', () => {
       expect(raw).toHaveLength(32);
       const pub = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: key }, format: 'jwk' });
       const data = Buffer.from('probe');
-      expect(verify(null, data, pub, Buffer.from(signBytes(second.ctx.keys, data), 'base64url'))).toBe(
-        true,
-      );
+      expect(
+        verify(null, data, pub, Buffer.from(signBytes(second.ctx.keys, data), 'base64url')),
+      ).toBe(true);
     } finally {
       await second.close();
     }

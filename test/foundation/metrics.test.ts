@@ -47,17 +47,26 @@ describe('metrics', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
     const text = await res.text();
-    expect(sample(text, 'svc_http_requests_total{route="/healthz",method="GET",status="200"}')).toBe(1);
-    expect(sample(text, 'svc_http_requests_total{route="/api",method="POST",status="200"}')).toBe(4);
-    expect(sample(text, 'svc_http_requests_total{route="unmatched",method="GET",status="404"}')).toBe(1);
     expect(
-      sample(text, 'svc_http_request_duration_seconds_count{route="/api",method="POST",status="200"}'),
+      sample(text, 'svc_http_requests_total{route="/healthz",method="GET",status="200"}'),
+    ).toBe(1);
+    expect(sample(text, 'svc_http_requests_total{route="/api",method="POST",status="200"}')).toBe(
+      4,
+    );
+    expect(
+      sample(text, 'svc_http_requests_total{route="unmatched",method="GET",status="404"}'),
+    ).toBe(1);
+    expect(
+      sample(
+        text,
+        'svc_http_request_duration_seconds_count{route="/api",method="POST",status="200"}',
+      ),
     ).toBe(4);
     expect(sample(text, 'svc_graphql_operations_total{operation="Info",outcome="ok"}')).toBe(2);
     expect(sample(text, 'svc_graphql_operations_total{operation="Me",outcome="error"}')).toBe(1);
-    expect(sample(text, 'svc_graphql_operations_total{operation="anonymous",outcome="invalid"}')).toBe(
-      1,
-    );
+    expect(
+      sample(text, 'svc_graphql_operations_total{operation="anonymous",outcome="invalid"}'),
+    ).toBe(1);
     expect(sample(text, 'svc_db_pool_connections{state="total"}')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'svc_db_pool_connections{state="waiting"}')).toBe(0);
     expect(sample(text, 'svc_event_loop_lag_seconds')).toBeGreaterThanOrEqual(0);

@@ -14,7 +14,11 @@ async function post(t: TestApp, headers: Record<string, string>) {
   });
 }
 
-function expectVerdict(res: Awaited<ReturnType<typeof post>>, origin: string | undefined, allowed: boolean) {
+function expectVerdict(
+  res: Awaited<ReturnType<typeof post>>,
+  origin: string | undefined,
+  allowed: boolean,
+) {
   if (allowed) {
     expect(res.statusCode).toBe(200);
     expect(res.json().data.serverInfo.apiVersion).toBe(1);
@@ -46,20 +50,41 @@ describe('origins without SVC_PUBLIC_BASE_URL (own origin from the request)', ()
     ['the same origin in other case', { ...host, origin: 'HTTP://Chat.LOCAL:8080' }, true],
     ['another port of the same host', { ...host, origin: 'http://chat.local:9090' }, false],
     ['another scheme of the same host', { ...host, origin: 'https://chat.local:8080' }, false],
-    ['own origin with the default port written', { host: 'chat.local', origin: 'http://chat.local:80' }, true],
-    ['own origin when Host carries the default port', { host: 'chat.local:80', origin: 'http://chat.local' }, true],
+    [
+      'own origin with the default port written',
+      { host: 'chat.local', origin: 'http://chat.local:80' },
+      true,
+    ],
+    [
+      'own origin when Host carries the default port',
+      { host: 'chat.local:80', origin: 'http://chat.local' },
+      true,
+    ],
     ['SVC_CORS_ALLOWED_ORIGIN', { ...host, origin: 'https://web.example.com' }, true],
-    ['SVC_CORS_ALLOWED_ORIGIN in upper case with :443', { ...host, origin: 'HTTPS://WEB.EXAMPLE.COM:443' }, true],
+    [
+      'SVC_CORS_ALLOWED_ORIGIN in upper case with :443',
+      { ...host, origin: 'HTTPS://WEB.EXAMPLE.COM:443' },
+      true,
+    ],
     ['SVC_CORS_ALLOWED_ORIGIN over http', { ...host, origin: 'http://web.example.com' }, false],
     ...DESKTOP_APP_ORIGINS.map((o): Case => [`desktop origin ${o}`, { ...host, origin: o }, true]),
-    ['desktop origin in upper case', { ...host, origin: 'HTTPS://SVC-DESKTOP.LOCALHOST:443' }, true],
+    [
+      'desktop origin in upper case',
+      { ...host, origin: 'HTTPS://SVC-DESKTOP.LOCALHOST:443' },
+      true,
+    ],
     ['desktop scheme on another host', { ...host, origin: 'svc-desktop://evil.example' }, false],
     ['a foreign origin', { ...host, origin: 'https://evil.example' }, false],
     ['the opaque origin "null"', { ...host, origin: 'null' }, false],
     ['garbage', { ...host, origin: 'not an origin' }, false],
     [
       'forwarded host and proto while not trusted',
-      { ...host, origin: 'https://public.example', 'x-forwarded-host': 'public.example', 'x-forwarded-proto': 'https' },
+      {
+        ...host,
+        origin: 'https://public.example',
+        'x-forwarded-host': 'public.example',
+        'x-forwarded-proto': 'https',
+      },
       false,
     ],
   ];
@@ -125,20 +150,38 @@ describe('origins behind a trusted proxy', () => {
   const cases: Case[] = [
     [
       'X-Forwarded-Proto and X-Forwarded-Host',
-      { host: '10.0.0.5:8080', 'x-forwarded-host': 'Chat.Example.org', 'x-forwarded-proto': 'https', origin: 'https://chat.example.org' },
+      {
+        host: '10.0.0.5:8080',
+        'x-forwarded-host': 'Chat.Example.org',
+        'x-forwarded-proto': 'https',
+        origin: 'https://chat.example.org',
+      },
       true,
     ],
     [
       'the internal Host once a proxy names another',
-      { host: '10.0.0.5:8080', 'x-forwarded-host': 'chat.example.org', 'x-forwarded-proto': 'https', origin: 'http://10.0.0.5:8080' },
+      {
+        host: '10.0.0.5:8080',
+        'x-forwarded-host': 'chat.example.org',
+        'x-forwarded-proto': 'https',
+        origin: 'http://10.0.0.5:8080',
+      },
       false,
     ],
     [
       'Forwarded proto=https with Host',
-      { host: 'chat.example.org', forwarded: 'for=192.0.2.1;proto=https', origin: 'https://chat.example.org' },
+      {
+        host: 'chat.example.org',
+        forwarded: 'for=192.0.2.1;proto=https',
+        origin: 'https://chat.example.org',
+      },
       true,
     ],
-    ['plain Host without forwarded headers', { host: 'chat.example.org', origin: 'http://chat.example.org' }, true],
+    [
+      'plain Host without forwarded headers',
+      { host: 'chat.example.org', origin: 'http://chat.example.org' },
+      true,
+    ],
   ];
 
   it.each(cases)('%s', async (_label, headers, allowed) => {
@@ -155,8 +198,16 @@ describe('origins with SVC_PUBLIC_BASE_URL', () => {
 
   const cases: Case[] = [
     ['the configured origin', { host: 'internal:8080', origin: 'https://chat.example.org' }, true],
-    ['the configured origin with :443', { host: 'internal:8080', origin: 'https://chat.example.org:443' }, true],
-    ['the origin the request addressed', { host: 'internal:8080', origin: 'http://internal:8080' }, false],
+    [
+      'the configured origin with :443',
+      { host: 'internal:8080', origin: 'https://chat.example.org:443' },
+      true,
+    ],
+    [
+      'the origin the request addressed',
+      { host: 'internal:8080', origin: 'http://internal:8080' },
+      false,
+    ],
     ['a desktop origin', { host: 'internal:8080', origin: DESKTOP_APP_ORIGINS[0] }, true],
   ];
 

@@ -112,7 +112,9 @@ describe('serverInfo', () => {
 
     it('reports each setting, the caps and the stricter of cap and relay quota', async () => {
       const info = (await t.gql(QUERY)).body.data?.serverInfo;
-      expect(info.features.map((f: { key: string; state: string }) => `${f.key}:${f.state}`)).toEqual([
+      expect(
+        info.features.map((f: { key: string; state: string }) => `${f.key}:${f.state}`),
+      ).toEqual([
         'attachments:ENABLED',
         'link_previews:DISABLED',
         'email:ENABLED',
@@ -165,7 +167,9 @@ describe('serverInfo', () => {
     expect(() => loadConfig({ SVC_INSTANCE_NOTICE: 'n'.repeat(501) })).toThrow(
       /SVC_INSTANCE_NOTICE: expected at most 500 characters/,
     );
-    expect(() => loadConfig({ SVC_LIMIT_MESSAGE_BYTES: '65537' })).toThrow(/SVC_LIMIT_MESSAGE_BYTES/);
+    expect(() => loadConfig({ SVC_LIMIT_MESSAGE_BYTES: '65537' })).toThrow(
+      /SVC_LIMIT_MESSAGE_BYTES/,
+    );
     expect(() => loadConfig({ SVC_LIMIT_PLUGINS_PER_WORKSPACE: '101' })).toThrow(
       /SVC_LIMIT_PLUGINS_PER_WORKSPACE/,
     );

@@ -66,7 +66,11 @@ describe('graceful shutdown', () => {
 
   it('finishes an in-flight request on SIGTERM, closes the database and exits 0', async () => {
     database = await createTestDatabase();
-    const created = await cli(['account', 'create', 'dora', '--password-stdin'], database.env, PASSWORD);
+    const created = await cli(
+      ['account', 'create', 'dora', '--password-stdin'],
+      database.env,
+      PASSWORD,
+    );
     expect(created.code).toBe(0);
 
     const server = spawnServer({ ...database.env, SVC_LOG_LEVLE: 'debug' });

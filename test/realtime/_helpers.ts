@@ -33,6 +33,8 @@ export interface RealtimeTestServer {
     agent?: Agent | null,
   ): Promise<{ data?: Record<string, any> | null; errors?: any[] }>;
   signUp(username?: string): Promise<Agent>;
+  /** The little of a TestApp the seed helpers need (ctx and gql over inject). */
+  app: TestApp;
   connections(): Promise<number>;
   subscriptions(): Promise<number>;
   stop(): Promise<void>;
@@ -40,15 +42,6 @@ export interface RealtimeTestServer {
 
 export async function startRealtime(opts: TestAppOptions = {}): Promise<RealtimeTestServer> {
   const server = await startTestServer(opts);
-  const gql: RealtimeTestServer['gql'] = async (query, variables, agent) => {
-    const response = await server.app.inject({
-      method: 'POST',
-      url: '/api',
-      headers: { 'content-type': 'application/json', ...agentHeaders(agent) },
-      payload: JSON.stringify({ query, variables }),
-    });
-    return response.json();
-  };
   // signUpAndIn needs only ctx and gql of a TestApp.
   const asApp = {
     ctx: server.ctx,
@@ -62,6 +55,8 @@ export async function startRealtime(opts: TestAppOptions = {}): Promise<Realtime
       return { status: response.statusCode, body: response.json(), response };
     },
   } as unknown as TestApp;
+  const gql: RealtimeTestServer['gql'] = async (query, variables, agent) =>
+    (await asApp.gql(query, variables, agent)).body;
   const gauge = async (name: 'wsConnections' | 'wsSubscriptions') =>
     (await server.ctx.metrics[name].get()).values[0]?.value ?? 0;
   return {
@@ -69,6 +64,7 @@ export async function startRealtime(opts: TestAppOptions = {}): Promise<Realtime
     wsUrl: `ws://127.0.0.1:${server.address.port}/api/ws`,
     gql,
     signUp: (username) => signUpAndIn(asApp, username ? { username } : {}),
+    app: asApp,
     connections: () => gauge('wsConnections'),
     subscriptions: () => gauge('wsSubscriptions'),
     stop: () => server.stop(),
@@ -151,9 +147,15 @@ export class RawClient {
   closeInfo: { code: number; reason: string } | null = null;
   private cursor = 0;
 
-  constructor(url: string, protocol: string | string[] | null, agent: Agent | null) {
+  constructor(
+    url: string,
+    protocol: string | string[] | null,
+    agent: Agent | null,
+    options: { autoPong?: boolean } = {},
+  ) {
     this.ws = new WebSocket(url, protocol ?? [], {
       headers: agent ? { cookie: cookieHeader(agent) } : {},
+      ...options,
     });
     this.ws.on('message', (data, binary) => {
       const text = data.toString();
@@ -263,7 +265,12 @@ export function workspaceEvent(
   type: string,
   payload: Record<string, unknown>,
 ): { topic: string; type: string; at: number; payload: Record<string, unknown> } {
-  return { topic: `workspace:${serverId}`, type, at: Date.now(), payload: { serverId, ...payload } };
+  return {
+    topic: `workspace:${serverId}`,
+    type,
+    at: Date.now(),
+    payload: { serverId, ...payload },
+  };
 }
 
 export const WORKSPACE_EVENTS = `subscription($id: ID!) {
@@ -314,7 +321,8 @@ export async function joinWorkspace(
     { t: token },
     member,
   );
-  if (!joined.data?.joinWorkspace) throw new Error(`joinWorkspace: ${JSON.stringify(joined.errors)}`);
+  if (!joined.data?.joinWorkspace)
+    throw new Error(`joinWorkspace: ${JSON.stringify(joined.errors)}`);
 }
 
 /** Sends a message through POST /api; answers its id. */

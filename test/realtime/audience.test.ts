@@ -39,7 +39,10 @@ describe('who sees which workspace event', () => {
   async function barrier(label: string, listening: string[]): Promise<void> {
     await sendMessage(t, alice, space.channels.general!, label);
     for (const who of listening) {
-      await until(() => JSON.stringify(streams.get(who)!.results).includes(label), `${who}: ${label}`);
+      await until(
+        () => JSON.stringify(streams.get(who)!.results).includes(label),
+        `${who}: ${label}`,
+      );
     }
   }
 
@@ -139,7 +142,11 @@ describe('who sees which workspace event', () => {
   });
 
   it('ends the stream of a member who leaves, after their MemberLeft', async () => {
-    const left = await t.gql('mutation($s: ID!) { leaveWorkspace(serverId: $s) }', { s: space.id }, bob);
+    const left = await t.gql(
+      'mutation($s: ID!) { leaveWorkspace(serverId: $s) }',
+      { s: space.id },
+      bob,
+    );
     expect(left.data?.leaveWorkspace).toBe(true);
     const bobs = streams.get('bob')!;
     await bobs.waitDone();

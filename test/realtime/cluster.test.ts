@@ -99,7 +99,8 @@ async function login(server: ServerProcess, username: string): Promise<Session> 
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
-      query: 'mutation($u: String!, $p: String!) { login(input: { username: $u, password: $p }) { csrfToken } }',
+      query:
+        'mutation($u: String!, $p: String!) { login(input: { username: $u, password: $p }) { csrfToken } }',
       variables: { u: username, p: PASSWORD },
     }),
   });
@@ -126,7 +127,11 @@ async function gql(
   return (await res.json()) as { data?: any; errors?: any[] };
 }
 
-function clientOn(server: ServerProcess, session: Session, onClose: (code: number, reason: string) => void): Client {
+function clientOn(
+  server: ServerProcess,
+  session: Session,
+  onClose: (code: number, reason: string) => void,
+): Client {
   class CookieSocket extends WebSocket {
     constructor(address: string, protocols?: string | string[]) {
       super(address, protocols, { headers: { cookie: session.cookie } });
@@ -140,7 +145,12 @@ function clientOn(server: ServerProcess, session: Session, onClose: (code: numbe
     keepAlive: 0,
     shouldRetry: () => false,
     onNonLazyError: () => {},
-    on: { closed: (e) => onClose((e as CloseEvent).code, (e as CloseEvent).reason) },
+    on: {
+      closed: (e) => {
+        const { code, reason } = e as { code: number; reason: string };
+        onClose(code, reason);
+      },
+    },
   });
 }
 
@@ -169,7 +179,11 @@ describe.skipIf(!REDIS_URL || TEST_DB !== 'postgres')('two server processes', ()
     await b.ready();
     setup = await createAppContext(loadConfig(env), { passive: true, pgSchema: database.pgSchema });
     for (const username of ['alice', 'bob']) {
-      await setup.services.accounts.createPasswordAccount({ username, password: PASSWORD, email: null });
+      await setup.services.accounts.createPasswordAccount({
+        username,
+        password: PASSWORD,
+        email: null,
+      });
     }
   }, 180_000);
 
@@ -183,12 +197,21 @@ describe.skipIf(!REDIS_URL || TEST_DB !== 'postgres')('two server processes', ()
   it('delivers a message sent through process A to a subscriber on process B', async () => {
     const alice = await login(a, 'alice');
     const bob = await login(b, 'bob');
-    const created = await gql(a, alice, 'mutation { createWorkspace(input: { name: "Two" }) { id channels { id name } } }');
+    const created = await gql(
+      a,
+      alice,
+      'mutation { createWorkspace(input: { name: "Two" }) { id channels { id name } } }',
+    );
     const space = created.data.createWorkspace;
     const general = space.channels.find((c: { name: string }) => c.name === 'general').id;
-    const invite = await gql(a, alice, 'mutation($s: ID!) { createWorkspaceInvite(input: { serverId: $s }) { token } }', {
-      s: space.id,
-    });
+    const invite = await gql(
+      a,
+      alice,
+      'mutation($s: ID!) { createWorkspaceInvite(input: { serverId: $s }) { token } }',
+      {
+        s: space.id,
+      },
+    );
     const joined = await gql(b, bob, 'mutation($t: String!) { joinWorkspace(token: $t) { id } }', {
       t: invite.data.createWorkspaceInvite.token,
     });
@@ -197,11 +220,20 @@ describe.skipIf(!REDIS_URL || TEST_DB !== 'postgres')('two server processes', ()
     const onB = clientOn(b, bob, () => {});
     clients.push(onB);
     const sub = new Collected(onB, WORKSPACE_EVENTS, { id: space.id });
-    await until(async () => (await b.gauge('svc_ws_subscriptions')) === 1, 'the subscription on B', 20_000);
+    await until(
+      async () => (await b.gauge('svc_ws_subscriptions')) === 1,
+      'the subscription on B',
+      20_000,
+    );
 
-    const sent = await gql(a, alice, 'mutation($c: ID!) { sendMessage(input: { conversationId: $c, text: "from A" }) { id } }', {
-      c: general,
-    });
+    const sent = await gql(
+      a,
+      alice,
+      'mutation($c: ID!) { sendMessage(input: { conversationId: $c, text: "from A" }) { id } }',
+      {
+        c: general,
+      },
+    );
     expect(sent.errors).toBeUndefined();
     await until(
       () => JSON.stringify(sub.events('workspaceEvents')).includes('from A'),
@@ -221,30 +253,53 @@ describe.skipIf(!REDIS_URL || TEST_DB !== 'postgres')('two server processes', ()
     const spaces = await gql(b, bob, '{ me { id } }');
     const bobId = spaces.data.me.id;
     const aliceId = (await gql(a, alice, '{ me { id } }')).data.me.id;
-    const created = await gql(a, alice, 'mutation { createWorkspace(input: { name: "Presence" }) { id } }');
+    const created = await gql(
+      a,
+      alice,
+      'mutation { createWorkspace(input: { name: "Presence" }) { id } }',
+    );
     const serverId = created.data.createWorkspace.id;
-    const invite = await gql(a, alice, 'mutation($s: ID!) { createWorkspaceInvite(input: { serverId: $s }) { token } }', {
-      s: serverId,
-    });
+    const invite = await gql(
+      a,
+      alice,
+      'mutation($s: ID!) { createWorkspaceInvite(input: { serverId: $s }) { token } }',
+      {
+        s: serverId,
+      },
+    );
     await gql(b, bob, 'mutation($t: String!) { joinWorkspace(token: $t) { id } }', {
       t: invite.data.createWorkspaceInvite.token,
     });
     const watcher = clientOn(b, bob, () => {});
     clients.push(watcher);
     const sub = new Collected(watcher, WORKSPACE_EVENTS, { id: serverId });
-    await until(async () => (await b.gauge('svc_ws_subscriptions')) === 1, 'the subscription on B', 20_000);
+    await until(
+      async () => (await b.gauge('svc_ws_subscriptions')) === 1,
+      'the subscription on B',
+      20_000,
+    );
     const onA = clientOn(a, alice, () => {});
     clients.push(onA);
     await until(
       () =>
         sub
           .events('workspaceEvents')
-          .some((e) => e.type === 'PresenceChanged' && e.payload.userId === aliceId && e.payload.status === 'ONLINE'),
+          .some(
+            (e) =>
+              e.type === 'PresenceChanged' &&
+              e.payload.userId === aliceId &&
+              e.payload.status === 'ONLINE',
+          ),
       'alice online, announced on B',
       20_000,
     );
-    const seen = await gql(b, bob, 'query($u: [ID!]!) { presence(userIds: $u) { status } }', { u: [aliceId, bobId] });
-    expect(seen.data.presence.map((p: { status: string }) => p.status)).toEqual(['ONLINE', 'ONLINE']);
+    const seen = await gql(b, bob, 'query($u: [ID!]!) { presence(userIds: $u) { status } }', {
+      u: [aliceId, bobId],
+    });
+    expect(seen.data.presence.map((p: { status: string }) => p.status)).toEqual([
+      'ONLINE',
+      'ONLINE',
+    ]);
     for (const c of clients.splice(0)) await c.dispose();
     await until(async () => (await b.gauge('svc_ws_connections')) === 0, 'B to be idle');
   });
@@ -255,7 +310,11 @@ describe.skipIf(!REDIS_URL || TEST_DB !== 'postgres')('two server processes', ()
     const onB = clientOn(b, bobOnB, (code, reason) => (closed = { code, reason }));
     clients.push(onB);
     const relay = new Collected(onB, 'subscription { relayStream { type } }');
-    await until(async () => (await b.gauge('svc_ws_subscriptions')) === 1, 'the subscription on B', 20_000);
+    await until(
+      async () => (await b.gauge('svc_ws_subscriptions')) === 1,
+      'the subscription on B',
+      20_000,
+    );
 
     // The same session, ended through process A: B hears of it only by its recheck (1 s).
     const out = await gql(a, bobOnB, 'mutation { logout }');
@@ -266,7 +325,10 @@ describe.skipIf(!REDIS_URL || TEST_DB !== 'postgres')('two server processes', ()
     expect(relay.completed).toBe(true);
     // Within the recheck interval (1 s), with slack for a busy machine.
     expect(Date.now() - endedAt).toBeLessThan(5_000);
-    await until(async () => (await b.gauge('svc_ws_connections')) === 0, 'the place to be freed on B');
+    await until(
+      async () => (await b.gauge('svc_ws_connections')) === 0,
+      'the place to be freed on B',
+    );
     expect(await b.gauge('svc_ws_subscriptions')).toBe(0);
   });
 });

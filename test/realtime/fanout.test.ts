@@ -53,7 +53,10 @@ describe('fan-out', () => {
     for (const s of [...same, ...other]) await s.waitFor(1);
     expect(t.server.realtime.fanout.serializations - before).toBe(2);
     expect(same.every((s) => s.events('workspaceEvents')[0]!.payload.n === 1)).toBe(true);
-    expect(other[0]!.events('workspaceEvents')[0]).toEqual({ type: 'WorkspaceUpdated', payload: { n: 1 } });
+    expect(other[0]!.events('workspaceEvents')[0]).toEqual({
+      type: 'WorkspaceUpdated',
+      payload: { n: 1 },
+    });
     for (const c of clients.splice(0)) await c.dispose();
     await until(async () => (await t.subscriptions()) === 0, 'subscriptions to end');
   });
@@ -85,7 +88,11 @@ describe('fan-out', () => {
     const slow = await RawClient.open(t.wsUrl, 'graphql-transport-ws', alice);
     slow.send({ type: 'connection_init' });
     await slow.next((m) => m.type === 'connection_ack');
-    slow.send({ id: 's', type: 'subscribe', payload: { query: WORKSPACE_EVENTS, variables: { id: serverId } } });
+    slow.send({
+      id: 's',
+      type: 'subscribe',
+      payload: { query: WORKSPACE_EVENTS, variables: { id: serverId } },
+    });
     const fast = modernClient(t.wsUrl, alice);
     clients.push(fast);
     const sub = new Collected(fast, WORKSPACE_EVENTS, { id: serverId });

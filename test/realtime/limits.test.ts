@@ -93,7 +93,10 @@ describe('message limits and bad input', () => {
     const start = (i: number) =>
       JSON.stringify({ id: `s${i}`, type: 'subscribe', payload: { query: RELAY_STREAM } });
     const ok = await modern();
-    sendTogether(ok, Array.from({ length: 32 }, (_, i) => start(i)));
+    sendTogether(
+      ok,
+      Array.from({ length: 32 }, (_, i) => start(i)),
+    );
     await until(async () => (await t.subscriptions()) === 32, '32 subscriptions');
     expect(ok.closeInfo).toBeNull();
     ok.close();
@@ -101,7 +104,10 @@ describe('message limits and bad input', () => {
     await until(async () => (await t.subscriptions()) === 0, 'the subscriptions to end');
 
     const flood = await modern();
-    sendTogether(flood, Array.from({ length: 100 }, (_, i) => start(i)));
+    sendTogether(
+      flood,
+      Array.from({ length: 100 }, (_, i) => start(i)),
+    );
     expect(await flood.waitClosed()).toEqual({ code: 1008, reason: 'too many messages' });
   });
 
@@ -109,7 +115,11 @@ describe('message limits and bad input', () => {
     ['garbage', (raw: RawClient) => raw.send('{not json'), 4400],
     ['a binary frame', (raw: RawClient) => raw.ws.send(Buffer.from('{"type":"ping"}')), 4400],
     ['an unknown message type', (raw: RawClient) => raw.send({ type: 'hello' }), 4400],
-    ['a message only servers send', (raw: RawClient) => raw.send({ id: '1', type: 'next', payload: {} }), 4400],
+    [
+      'a message only servers send',
+      (raw: RawClient) => raw.send({ id: '1', type: 'next', payload: {} }),
+      4400,
+    ],
     ['a second connection_init', (raw: RawClient) => raw.send({ type: 'connection_init' }), 4429],
     [
       'a duplicate subscription id',
@@ -132,7 +142,10 @@ describe('message limits and bad input', () => {
 
   it('graphql-transport-ws closes with 4408 when connection_init never comes', async () => {
     const raw = await RawClient.open(t.wsUrl, 'graphql-transport-ws', alice);
-    expect(await raw.waitClosed()).toEqual({ code: 4408, reason: 'Connection initialisation timeout' });
+    expect(await raw.waitClosed()).toEqual({
+      code: 4408,
+      reason: 'Connection initialisation timeout',
+    });
   });
 
   it('the legacy protocol answers bad frames and keeps the connection', async () => {
@@ -183,5 +196,33 @@ describe('message limits and bad input', () => {
       });
       raw.ws.terminate();
     }
+  });
+});
+
+describe('keep-alive', () => {
+  let t: RealtimeTestServer;
+  let alice: Agent;
+
+  beforeAll(async () => {
+    t = await startRealtime({ overrides: { realtime: { keepAliveMs: 100 } } });
+    alice = await t.signUp();
+  });
+  afterAll(async () => t?.stop());
+
+  it('pings every socket and terminates one that stops answering', async () => {
+    const live = await RawClient.open(t.wsUrl, 'graphql-transport-ws', alice);
+    const dead = new RawClient(t.wsUrl, 'graphql-ws', alice, { autoPong: false });
+    await dead.opened;
+    dead.send({ type: 'connection_init' });
+    dead.send({ id: '1', type: 'start', payload: { query: RELAY_STREAM } });
+    await until(async () => (await t.subscriptions()) === 1, 'the subscription');
+    // The legacy protocol also gets `ka` at each round.
+    await dead.next((m) => m.type === 'ka');
+    expect((await dead.waitClosed()).code).toBe(1006);
+    await until(async () => (await t.connections()) === 1, 'the dead socket to be released');
+    expect(await t.subscriptions()).toBe(0);
+    expect(live.closeInfo).toBeNull();
+    live.close();
+    await live.waitClosed();
   });
 });

@@ -76,7 +76,11 @@ describe('operations on the WebSocket', () => {
 
   it('refuses queries and mutations with one VALIDATION error, runs nothing, completes', async () => {
     const c = client(alice);
-    for (const query of ['{ me { id } }', 'mutation { logout }', 'query Q { serverInfo { version } }']) {
+    for (const query of [
+      '{ me { id } }',
+      'mutation { logout }',
+      'query Q { serverInfo { version } }',
+    ]) {
       const op = new Collected(c, query);
       await op.waitDone();
       expect(op.completed, query).toBe(true);
@@ -181,7 +185,11 @@ describe('the legacy graphql-ws protocol', () => {
 
   it('runs init, start, data, stop, complete and connection_terminate', async () => {
     const raw = await initialized();
-    raw.send({ id: '1', type: 'start', payload: { query: WORKSPACE_EVENTS, variables: { id: space.id } } });
+    raw.send({
+      id: '1',
+      type: 'start',
+      payload: { query: WORKSPACE_EVENTS, variables: { id: space.id } },
+    });
     await until(async () => (await t.subscriptions()) === 1, 'the subscription');
     await t.server.ctx.bus.publish(
       workspaceEvent(space.id, 'WorkspaceUpdated', { audience: { kind: 'workspace' }, name: 'L' }),
@@ -241,11 +249,18 @@ describe('the legacy graphql-ws protocol', () => {
     const raw = await initialized();
     raw.send({ id: 'x', type: 'start', payload: { query: RELAY_STREAM } });
     await until(async () => (await t.subscriptions()) === 1, 'the subscription');
-    raw.send({ id: 'x', type: 'start', payload: { query: WORKSPACE_EVENTS, variables: { id: space.id } } });
+    raw.send({
+      id: 'x',
+      type: 'start',
+      payload: { query: WORKSPACE_EVENTS, variables: { id: space.id } },
+    });
     // The replacement is live once an event of its workspace arrives (published until then).
     await until(async () => {
       await t.server.ctx.bus.publish(
-        workspaceEvent(space.id, 'WorkspaceUpdated', { audience: { kind: 'workspace' }, name: 'R' }),
+        workspaceEvent(space.id, 'WorkspaceUpdated', {
+          audience: { kind: 'workspace' },
+          name: 'R',
+        }),
       );
       return raw.of('x').some((m) => m.payload?.data?.workspaceEvents);
     }, 'an event of the replacement');

@@ -75,7 +75,10 @@ describe('presence', () => {
     expect(await presenceOf(bob, alice.id)).toBe('OFFLINE');
     const client = modernClient(t.wsUrl, alice);
     await until(() => seen().includes('ONLINE'), 'ONLINE in the workspace');
-    await until(() => statuses(bobsRelay, 'relayStream').includes('ONLINE'), 'ONLINE on relayStream');
+    await until(
+      () => statuses(bobsRelay, 'relayStream').includes('ONLINE'),
+      'ONLINE on relayStream',
+    );
     expect(await presenceOf(bob, alice.id)).toBe('ONLINE');
     // Someone who shares nothing with alice sees her offline.
     expect(await presenceOf(dave, alice.id)).toBe('OFFLINE');
@@ -115,7 +118,11 @@ describe('presence', () => {
     expect(away.data?.setPresence).toEqual({ choice: 'AWAY', status: 'AWAY' });
     await until(() => seen().at(-1) === 'AWAY', 'AWAY by choice');
 
-    const hidden = await t.gql('mutation { setPresence(choice: INVISIBLE) { choice status } }', {}, alice);
+    const hidden = await t.gql(
+      'mutation { setPresence(choice: INVISIBLE) { choice status } }',
+      {},
+      alice,
+    );
     expect(hidden.data?.setPresence).toEqual({ choice: 'INVISIBLE', status: 'OFFLINE' });
     await until(() => seen().at(-1) === 'OFFLINE', 'OFFLINE while invisible');
     expect(await presenceOf(bob, alice.id)).toBe('OFFLINE');

@@ -93,14 +93,21 @@ describe.skipIf(!REDIS_URL)('the Redis bus', () => {
 
 describe.skipIf(!REDIS_URL)('a server on the Redis bus', () => {
   let t: RealtimeTestServer;
+  let admin: Redis;
+  const keys = prefix();
   const clients: Client[] = [];
 
   beforeAll(async () => {
-    t = await startRealtime({ env: { SVC_REDIS_URL: REDIS_URL!, SVC_REDIS_PREFIX: prefix() } });
+    admin = new Redis(REDIS_URL!);
+    t = await startRealtime({
+      env: { SVC_REDIS_URL: REDIS_URL!, SVC_REDIS_PREFIX: keys },
+      overrides: { presence: { sweepMs: 50, offlineGraceMs: 200 } },
+    });
   });
   afterAll(async () => {
     for (const c of clients) await c.dispose();
     await t?.stop();
+    admin?.disconnect();
   });
 
   it('delivers messages and presence through Redis', async () => {
@@ -133,5 +140,33 @@ describe.skipIf(!REDIS_URL)('a server on the Redis bus', () => {
       bob,
     );
     expect(presence.data?.presence[0].status).toBe('ONLINE');
+  });
+
+  it('announces offline the users of a process that died', async () => {
+    const alice = await t.signUp();
+    const bob = await t.signUp();
+    const space = await createWorkspace(t, alice, 'Orphans');
+    await joinWorkspace(t, alice, bob, space.id);
+    const bobs = modernClient(t.wsUrl, bob);
+    clients.push(bobs);
+    const sub = new Collected(bobs, WORKSPACE_EVENTS, { id: space.id });
+    await until(async () => (await t.subscriptions()) === 1, 'the subscription');
+    // Alice was online through another process, which has gone: its hold has expired.
+    await admin.zadd(`${keys}presence:conn:${alice.id}`, Date.now() - 1_000, 'dead-process');
+    await admin.set(`${keys}presence:shown:${alice.id}`, 'online');
+    await admin.zadd(`${keys}presence:visible`, Date.now(), alice.id);
+    await until(
+      () =>
+        sub
+          .events('workspaceEvents')
+          .some(
+            (e) =>
+              e.type === 'PresenceChanged' &&
+              e.payload.userId === alice.id &&
+              e.payload.status === 'OFFLINE',
+          ),
+      'alice announced offline',
+    );
+    expect(await admin.zscore(`${keys}presence:visible`, alice.id)).toBeNull();
   });
 });

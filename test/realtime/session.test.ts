@@ -2,7 +2,7 @@ import type { Client } from 'graphql-ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { signIn } from '../_util/seed.js';
-import type { Agent, TestApp } from '../_util/app.js';
+import type { Agent } from '../_util/app.js';
 import { ManualClock } from '../../src/lib/clock.js';
 
 import {
@@ -39,7 +39,11 @@ describe('a connection ends with its session', () => {
     await raw.next((m) => m.type === 'connection_ack');
     const before = await t.subscriptions();
     raw.send({ id: 'a', type: 'start', payload: { query: RELAY_STREAM } });
-    raw.send({ id: 'b', type: 'start', payload: { query: WORKSPACE_EVENTS, variables: { id: serverId } } });
+    raw.send({
+      id: 'b',
+      type: 'start',
+      payload: { query: WORKSPACE_EVENTS, variables: { id: serverId } },
+    });
     await until(async () => (await t.subscriptions()) === before + 2, 'two subscriptions');
     return raw;
   }
@@ -70,11 +74,13 @@ describe('a connection ends with its session', () => {
 
   it('logoutOtherSessions closes the other sessions, not the caller', async () => {
     const bob = await t.signUp();
-    const other = await signIn({ ctx: t.server.ctx, gql: gqlOf(t) } as unknown as TestApp, bob.username);
+    const other = await signIn(t.app, bob.username);
     const mine = await RawClient.open(t.wsUrl, 'graphql-ws', bob);
     const theirs = await RawClient.open(t.wsUrl, 'graphql-ws', other);
     await until(async () => (await t.connections()) === 2, 'two connections');
-    expect((await t.gql('mutation { logoutOtherSessions }', {}, bob)).data?.logoutOtherSessions).toBe(1);
+    expect(
+      (await t.gql('mutation { logoutOtherSessions }', {}, bob)).data?.logoutOtherSessions,
+    ).toBe(1);
     expect(await theirs.waitClosed()).toEqual({ code: 4401, reason: 'session ended' });
     await until(async () => (await t.connections()) === 1, 'one connection');
     expect(mine.closeInfo).toBeNull();
@@ -149,16 +155,3 @@ describe('a connection ends when its session expires', () => {
     }
   });
 });
-
-function gqlOf(t: RealtimeTestServer) {
-  return async (query: string, variables?: Record<string, unknown>, agent?: Agent | null) => {
-    const { agentHeaders } = await import('../_util/app.js');
-    const response = await t.server.app.inject({
-      method: 'POST',
-      url: '/api',
-      headers: { 'content-type': 'application/json', ...agentHeaders(agent) },
-      payload: JSON.stringify({ query, variables }),
-    });
-    return { status: response.statusCode, body: response.json(), response };
-  };
-}

@@ -88,7 +88,9 @@ describe('typing', () => {
     });
     // The typist does not hear their own typing; nothing is stored as a message.
     expect(
-      bobs.events('relayStream').filter((e) => e.type === 'TypingStarted' && e.payload.user_id === bob.id),
+      bobs
+        .events('relayStream')
+        .filter((e) => e.type === 'TypingStarted' && e.payload.user_id === bob.id),
     ).toEqual([]);
     const messagesAfter = await t.server.ctx.db.kysely
       .selectFrom('message')
@@ -105,7 +107,11 @@ describe('typing', () => {
     raw.send({ id: 'r', type: 'start', payload: { query: RELAY_STREAM } });
     await until(async () => (await t.subscriptions()) === before + 1, 'the subscription');
     // The throttle window of the first test may still be open; wait it out by retrying.
-    await until(async () => (await t.gql(TYPING, { c: dm }, alice)).data?.startTyping === true, 'a typing event', 8_000);
+    await until(
+      async () => (await t.gql(TYPING, { c: dm }, alice)).data?.startTyping === true,
+      'a typing event',
+      8_000,
+    );
     const data = await raw.next((m) => m.id === 'r' && m.type === 'data');
     expect(data.payload.data.relayStream).toMatchObject({
       type: 'TypingStarted',

@@ -41,7 +41,11 @@ describe('the WebSocket upgrade', () => {
   });
 
   it('prefers graphql-transport-ws when both are offered', async () => {
-    const client = await RawClient.open(t.wsUrl, ['graphql-ws', 'graphql-transport-ws'] as never, alice);
+    const client = await RawClient.open(
+      t.wsUrl,
+      ['graphql-ws', 'graphql-transport-ws'] as never,
+      alice,
+    );
     expect(client.ws.protocol).toBe('graphql-transport-ws');
     client.close();
     await client.waitClosed();
@@ -59,7 +63,9 @@ describe('the WebSocket upgrade', () => {
   });
 
   it('refuses an upgrade without a valid session with 401', async () => {
-    const anonymous = await upgradeAnswer(port, { 'Sec-WebSocket-Protocol': 'graphql-transport-ws' });
+    const anonymous = await upgradeAnswer(port, {
+      'Sec-WebSocket-Protocol': 'graphql-transport-ws',
+    });
     expect(anonymous.status).toBe(401);
     const unknown = await upgradeAnswer(port, {
       'Sec-WebSocket-Protocol': 'graphql-transport-ws',
@@ -99,7 +105,11 @@ describe('the WebSocket upgrade', () => {
     const evil = await upgradeAnswer(port, { ...base, Origin: 'https://evil.example' });
     expect(evil.status).toBe(400);
     expect(JSON.parse(evil.body).error).toBe('origin_not_allowed');
-    for (const origin of [`http://127.0.0.1:${port}`, 'https://app.example', 'svc-desktop://localhost']) {
+    for (const origin of [
+      `http://127.0.0.1:${port}`,
+      'https://app.example',
+      'svc-desktop://localhost',
+    ]) {
       const ok = await upgradeAnswer(port, { ...base, Origin: origin });
       expect(ok.status, origin).toBe(101);
     }

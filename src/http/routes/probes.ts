@@ -26,7 +26,8 @@ export function registerProbes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/readyz', async (_request, reply) => {
     // The context clock, so a test can step past the reuse window instead of sleeping.
     const now = ctx.clock.now().getTime();
-    if (!last || now - last.at >= READINESS_REUSE_MS || now < last.at) last = { at: now, result: readiness(ctx) };
+    if (!last || now - last.at >= READINESS_REUSE_MS || now < last.at)
+      last = { at: now, result: readiness(ctx) };
     const result = await last.result;
     reply.header('cache-control', 'no-store');
     return reply.code(result.status === 'ok' ? 200 : 503).send(result);

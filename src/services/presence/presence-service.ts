@@ -266,7 +266,12 @@ export class PresenceService {
       });
     }
     for (const e of events) {
-      await this.deps.bus.publish({ topic: e.topic, type: 'PresenceChanged', at, payload: e.payload });
+      await this.deps.bus.publish({
+        topic: e.topic,
+        type: 'PresenceChanged',
+        at,
+        payload: e.payload,
+      });
     }
   }
 

@@ -152,9 +152,16 @@ export class RedisPresenceStore implements PresenceStore {
   }
 
   async orphans(limit: number, intervalMs: number): Promise<string[]> {
-    const turn = await this.redis.set(`${this.prefix}presence:reaper`, this.processId, 'PX', intervalMs, 'NX');
+    const turn = await this.redis.set(
+      `${this.prefix}presence:reaper`,
+      this.processId,
+      'PX',
+      intervalMs,
+      'NX',
+    );
     if (turn !== 'OK') return [];
-    const shown = await this.redis.zrange(this.visibleSet, 0, limit - 1);
+    // A random sample each time, so users legitimately online never hide the orphans.
+    const shown = (await this.redis.zrandmember(this.visibleSet, limit)) as string[];
     if (shown.length === 0) return [];
     const pipeline = this.redis.pipeline();
     const now = Date.now();

@@ -34,7 +34,8 @@ export class TypingService {
     const conversation = await findConversationForTyping(this.db.kysely, conversationId);
     const mine = conversation?.members.find((m) => m.accountId === accountId);
     if (!conversation || !mine) throw notFound('conversation');
-    if (mine.state !== 'member') throw forbidden('accept the invitation to this conversation first');
+    if (mine.state !== 'member')
+      throw forbidden('accept the invitation to this conversation first');
     if (conversation.kind !== 'direct') {
       throw validation('typing is shown in direct conversations only');
     }

@@ -37,7 +37,11 @@ const workspacePolicy: TopicPolicy = {
     return (async () => {
       const members = new Set<string>();
       for (let i = 0; i < accounts.length; i += CHUNK) {
-        for (const id of await membersAmong(db.kysely, conversationId, accounts.slice(i, i + CHUNK)))
+        for (const id of await membersAmong(
+          db.kysely,
+          conversationId,
+          accounts.slice(i, i + CHUNK),
+        ))
           members.add(id);
       }
       for (const s of own) s.stage(conversationId, members.has(s.accountId));

@@ -2,9 +2,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import Sqlite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
+import {
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  type SqliteDatabase,
+  type Transaction,
+} from 'kysely';
 import pg from 'pg';
 
+import { Lru } from '../lib/lru.js';
+
+import { enableGroupCommit } from './group-commit.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -57,7 +66,10 @@ function openSqlite(file: string): Db {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const kysely = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: cachingStatements(sqlite) }),
+  });
+  enableGroupCommit(kysely);
   return {
     kysely,
     dialect: 'sqlite',
@@ -84,5 +96,25 @@ function openPostgres(url: string, max: number, schema: string | undefined): Db 
     file: null,
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => kysely.destroy(),
+  };
+}
+
+/**
+ * Kysely prepares every query anew; preparing costs more than running a short statement. The
+ * compiled SQL of a query builder chain is the same text every time, so statements are kept
+ * (bounded: lists of varying length make new texts).
+ */
+function cachingStatements(sqlite: Sqlite.Database, max = 1000): SqliteDatabase {
+  const cache = new Lru<string, Sqlite.Statement>(max);
+  return {
+    close: () => sqlite.close(),
+    prepare(text: string) {
+      let stmt = cache.get(text);
+      if (!stmt) {
+        stmt = sqlite.prepare(text);
+        cache.set(text, stmt);
+      }
+      return stmt;
+    },
   };
 }

@@ -140,32 +140,43 @@ describe('the svc binary', () => {
       cwd: root,
       encoding: 'utf8',
       env: { PATH: process.env.PATH ?? '', ...env },
-      timeout: 60_000,
+      timeout: 80_000,
     });
 
-  it('prints help and exits 0', () => {
+  it('prints help and exits 0', { timeout: 90_000 }, () => {
     const run = viaTsx(['--help']);
     expect(run.status).toBe(0);
     expect(run.stdout).toContain('Usage: svc [options] [command]');
   });
 
-  it('stops `serve` on a bad variable with one message and a non-zero exit', () => {
-    const run = viaTsx(['serve'], { SVC_ROLE: 'hub', SVC_DATA_DIR: '/nonexistent/never-created' });
-    expect(run.status).toBe(2);
-    expect(run.stdout).toBe('');
-    expect(run.stderr).toBe(
-      'svc: invalid configuration:\n  SVC_ROLE: expected one of relay, host, both, got "hub"\n',
-    );
-  });
+  it(
+    'stops `serve` on a bad variable with one message and a non-zero exit',
+    { timeout: 90_000 },
+    () => {
+      const run = viaTsx(['serve'], {
+        SVC_ROLE: 'hub',
+        SVC_DATA_DIR: '/nonexistent/never-created',
+      });
+      expect(run.status).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe(
+        'svc: invalid configuration:\n  SVC_ROLE: expected one of relay, host, both, got "hub"\n',
+      );
+    },
+  );
 
   // ... and the package bin as installed, once `npm run build` has made dist/ (CI builds first).
-  it.runIf(fs.existsSync(path.join(root, 'dist/cli/index.js')))('runs as bin/svc.js', () => {
-    const run = spawnSync(process.execPath, [path.join(root, 'bin/svc.js'), '--version'], {
-      cwd: root,
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
-    expect(run.status).toBe(0);
-    expect(run.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
-  });
+  it.runIf(fs.existsSync(path.join(root, 'dist/cli/index.js')))(
+    'runs as bin/svc.js',
+    { timeout: 60_000 },
+    () => {
+      const run = spawnSync(process.execPath, [path.join(root, 'bin/svc.js'), '--version'], {
+        cwd: root,
+        encoding: 'utf8',
+        timeout: 50_000,
+      });
+      expect(run.status).toBe(0);
+      expect(run.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    },
+  );
 });

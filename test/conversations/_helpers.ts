@@ -116,13 +116,23 @@ export function recordUser(t: TestApp, accountId: string) {
  */
 export async function countQueries(fn: () => Promise<unknown>): Promise<number> {
   let n = 0;
-  const sqliteProto = Sqlite.prototype as unknown as { prepare: (...a: unknown[]) => unknown };
+  // Statements are prepared once and cached (src/db/database.ts): count executions, not prepares.
+  const probe = new Sqlite(':memory:');
+  const statementProto = Object.getPrototypeOf(probe.prepare('select 1')) as Record<
+    'all' | 'run',
+    (...a: unknown[]) => unknown
+  >;
+  probe.close();
   const pgProto = pg.Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
-  const prepare = sqliteProto.prepare;
+  const { all, run } = statementProto;
   const query = pgProto.query;
-  sqliteProto.prepare = function (this: unknown, ...a: unknown[]) {
+  statementProto.all = function (this: unknown, ...a: unknown[]) {
     n++;
-    return prepare.apply(this, a);
+    return all.apply(this, a);
+  };
+  statementProto.run = function (this: unknown, ...a: unknown[]) {
+    n++;
+    return run.apply(this, a);
   };
   pgProto.query = function (this: unknown, ...a: unknown[]) {
     n++;
@@ -131,7 +141,8 @@ export async function countQueries(fn: () => Promise<unknown>): Promise<number> 
   try {
     await fn();
   } finally {
-    sqliteProto.prepare = prepare;
+    statementProto.all = all;
+    statementProto.run = run;
     pgProto.query = query;
   }
   return n;

@@ -147,10 +147,11 @@ describe.skipIf(!REDIS_URL)('a server on the Redis bus', () => {
     const bob = await t.signUp();
     const space = await createWorkspace(t, alice, 'Orphans');
     await joinWorkspace(t, alice, bob, space.id);
+    const before = await t.subscriptions();
     const bobs = modernClient(t.wsUrl, bob);
     clients.push(bobs);
     const sub = new Collected(bobs, WORKSPACE_EVENTS, { id: space.id });
-    await until(async () => (await t.subscriptions()) === 1, 'the subscription');
+    await until(async () => (await t.subscriptions()) === before + 1, 'the subscription');
     // Alice was online through another process, which has gone: its hold has expired.
     await admin.zadd(`${keys}presence:conn:${alice.id}`, Date.now() - 1_000, 'dead-process');
     await admin.set(`${keys}presence:shown:${alice.id}`, 'online');

@@ -104,7 +104,7 @@ describe('a connection ends with its session', () => {
     raw.send({ id: '2', type: 'subscribe', payload: { query: '{ me { id } }' } });
     expect(await raw.waitClosed()).toEqual({ code: 4401, reason: 'session ended' });
     expect(raw.of('2')).toEqual([]);
-    expect(raw.of('1')).toEqual([{ id: '1', type: 'complete' }]);
+    expect(raw.of('1').at(-1)).toEqual({ id: '1', type: 'complete' });
   });
 
   it('finds sessions ended elsewhere with the periodic recheck', async () => {
@@ -148,7 +148,7 @@ describe('a connection ends when its session expires', () => {
       await until(async () => (await t.subscriptions()) === 1, 'the subscription');
       clock.advance(1_000);
       expect(await raw.waitClosed()).toEqual({ code: 4401, reason: 'session ended' });
-      expect(raw.of('1')).toEqual([{ id: '1', type: 'complete' }]);
+      expect(raw.of('1').at(-1)).toEqual({ id: '1', type: 'complete' });
       await until(async () => (await t.connections()) === 0, 'the place to be freed');
     } finally {
       await t.stop();

@@ -112,7 +112,9 @@ describe('typing', () => {
       'a typing event',
       8_000,
     );
-    const data = await raw.next((m) => m.id === 'r' && m.type === 'data');
+    const data = await raw.next(
+      (m) => m.id === 'r' && m.payload?.data?.relayStream?.type === 'TypingStarted',
+    );
     expect(data.payload.data.relayStream).toMatchObject({
       type: 'TypingStarted',
       payload: { user_id: alice.id, username: alice.username },

@@ -141,3 +141,36 @@ describe('the WebSocket upgrade', () => {
     expect(other.status).toBe(404);
   });
 });
+
+describe('the upgrade and the rest of the server', () => {
+  it('counts upgrades against the per-address request limit', async () => {
+    const t = await startRealtime({ env: { SVC_RATE_REQUESTS_PER_MIN_PER_IP: '5' } });
+    try {
+      const alice = await t.signUp();
+      const headers = {
+        cookie: cookieHeader(alice),
+        'Sec-WebSocket-Protocol': 'graphql-transport-ws',
+      };
+      let refused: Awaited<ReturnType<typeof upgradeAnswer>> | null = null;
+      for (let i = 0; i < 10 && !refused; i += 1) {
+        const answer = await upgradeAnswer(t.server.address.port, headers);
+        if (answer.status !== 101) refused = answer;
+      }
+      expect(refused?.status).toBe(429);
+      expect(JSON.parse(refused!.body)).toMatchObject({ error: 'rate_limited' });
+      expect(refused!.headers).toMatch(/Retry-After: \d+/);
+    } finally {
+      await t.stop();
+    }
+  });
+
+  it('closes every connection with 1001 going away when the server stops', async () => {
+    const t = await startRealtime();
+    const alice = await t.signUp();
+    const modern = await RawClient.open(t.wsUrl, 'graphql-transport-ws', alice);
+    const legacy = await RawClient.open(t.wsUrl, 'graphql-ws', alice);
+    await t.stop();
+    expect(await modern.waitClosed()).toEqual({ code: 1001, reason: 'going away' });
+    expect(await legacy.waitClosed()).toEqual({ code: 1001, reason: 'going away' });
+  });
+});

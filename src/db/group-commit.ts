@@ -1,0 +1,104 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+
+import type { Database } from './schema.js';
+
+type Work = (trx: Transaction<Database>) => Promise<unknown>;
+
+interface Pending {
+  work: Work;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+/** Most transactions one commit carries; bounds how long a group holds the connection. */
+const MAX_GROUP = 256;
+
+/**
+ * Group commit for SQLite. With `synchronous=FULL` every COMMIT waits for the disk, and
+ * better-sqlite3 waits on the event loop, so one commit per write caps the whole server at the
+ * disk's flush rate. Transactions that arrive while the loop is busy are run one after another
+ * inside ONE database transaction, each in its own savepoint, and committed together: one flush
+ * for the group. Each caller's promise settles only after the shared COMMIT, so nothing is
+ * acknowledged before it is durable; a transaction that throws is rolled back to its savepoint
+ * and fails alone. Serial execution inside the group keeps SQLite's serializable semantics.
+ */
+export class GroupCommitter {
+  private queue: Pending[] = [];
+  private scheduled = false;
+  /** Sizes of recent groups, for tests and metrics. */
+  lastGroupSize = 0;
+
+  constructor(private readonly kysely: Kysely<Database>) {}
+
+  run<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work, resolve: resolve as (v: unknown) => void, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.queue.length === 0) return;
+    this.scheduled = true;
+    // setImmediate lets every request already read from the sockets join this group.
+    setImmediate(() => {
+      void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const group = this.queue.splice(0, MAX_GROUP);
+    this.lastGroupSize = group.length;
+    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    try {
+      await this.kysely.transaction().execute(async (trx) => {
+        for (const item of group) {
+          if (group.length === 1) {
+            // Alone in its group: no savepoint needed; a throw rolls the transaction back.
+            outcomes.push({ ok: true, value: await item.work(trx) });
+            continue;
+          }
+          await sql`savepoint svc_group`.execute(trx);
+          try {
+            const value = await item.work(trx);
+            await sql`release savepoint svc_group`.execute(trx);
+            outcomes.push({ ok: true, value });
+          } catch (error) {
+            // If SQLite rolled the whole transaction back (disk full, I/O error) the savepoint is
+            // gone and this throws: the group fails as a whole below.
+            await sql`rollback to savepoint svc_group`.execute(trx);
+            await sql`release savepoint svc_group`.execute(trx);
+            outcomes.push({ ok: false, error });
+          }
+        }
+      });
+    } catch (error) {
+      // Nothing of the group is committed: every caller fails. A lone transaction's own error
+      // is its answer.
+      for (const item of group) item.reject(error);
+      this.scheduled = false;
+      this.schedule();
+      return;
+    }
+    group.forEach((item, i) => {
+      const outcome = outcomes[i] as (typeof outcomes)[number];
+      if (outcome.ok) item.resolve(outcome.value);
+      else item.reject(outcome.error);
+    });
+    this.scheduled = false;
+    this.schedule();
+  }
+}
+
+const committers = new WeakMap<Kysely<Database>, GroupCommitter>();
+
+/** Makes `transaction()` on this Kysely instance group its commits (SQLite only). */
+export function enableGroupCommit(kysely: Kysely<Database>): GroupCommitter {
+  const committer = new GroupCommitter(kysely);
+  committers.set(kysely, committer);
+  return committer;
+}
+
+export function groupCommitterOf(kysely: Kysely<Database>): GroupCommitter | undefined {
+  return committers.get(kysely);
+}

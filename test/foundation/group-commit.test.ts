@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { groupCommitterOf } from '../../src/db/group-commit.js';
+import { transaction } from '../../src/db/transaction.js';
+import { createTestApp, TEST_DB, type TestApp } from '../_util/app.js';
+
+// Transactions share commits on SQLite (src/db/group-commit.ts); the rules must hold the same on
+// both databases: each caller succeeds or fails alone, after-commit work runs only for those that
+// committed, and nothing is acknowledged before it is committed.
+describe('transactions under concurrency', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => t?.close());
+
+  const insert = (cidr: string) =>
+    t.ctx.db.kysely
+      .insertInto('ip_block')
+      .values({ cidr, reason: null, createdAt: 1, expiresAt: null, createdBy: 'test' });
+
+  it('commits the others when one transaction of a group fails, and rolls that one back', async () => {
+    const committed: string[] = [];
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) =>
+        transaction(t.ctx.db.kysely, async (tx) => {
+          await tx.db
+            .insertInto('ip_block')
+            .values({
+              cidr: `10.0.${i}.0/24`,
+              reason: null,
+              createdAt: 1,
+              expiresAt: null,
+              createdBy: 'test',
+            })
+            .execute();
+          if (i === 7) throw new Error('this one fails after writing');
+          tx.onCommit(() => {
+            committed.push(`10.0.${i}.0/24`);
+          });
+          return i;
+        }),
+      ),
+    );
+    expect(outcomes.filter((o) => o.status === 'rejected')).toHaveLength(1);
+    expect((outcomes[7] as PromiseRejectedResult).reason.message).toBe(
+      'this one fails after writing',
+    );
+    const rows = await t.ctx.db.kysely
+      .selectFrom('ip_block')
+      .select('cidr')
+      .where('cidr', 'like', '10.0.%')
+      .execute();
+    expect(rows.map((r) => r.cidr).sort()).toEqual(committed.sort());
+    expect(rows).toHaveLength(19);
+    expect(rows.map((r) => r.cidr)).not.toContain('10.0.7.0/24');
+    if (TEST_DB === 'sqlite') {
+      // The 20 arrived in one turn of the event loop: they shared one commit.
+      expect(groupCommitterOf(t.ctx.db.kysely)?.lastGroupSize).toBe(20);
+    }
+  });
+
+  it('fails a transaction whose statement breaks a constraint without touching its neighbours', async () => {
+    await insert('192.0.2.0/24').execute();
+    const [dup, fresh] = await Promise.allSettled([
+      transaction(t.ctx.db.kysely, async (tx) => {
+        await tx.db
+          .insertInto('ip_block')
+          .values({
+            cidr: '192.0.2.0/24',
+            reason: null,
+            createdAt: 2,
+            expiresAt: null,
+            createdBy: 'test',
+          })
+          .execute();
+      }),
+      transaction(t.ctx.db.kysely, async (tx) => {
+        await tx.db
+          .insertInto('ip_block')
+          .values({
+            cidr: '198.51.100.0/24',
+            reason: null,
+            createdAt: 2,
+            expiresAt: null,
+            createdBy: 'test',
+          })
+          .execute();
+      }),
+    ]);
+    expect(dup.status).toBe('rejected');
+    expect(fresh.status).toBe('fulfilled');
+    const row = await t.ctx.db.kysely
+      .selectFrom('ip_block')
+      .selectAll()
+      .where('cidr', '=', '198.51.100.0/24')
+      .executeTakeFirst();
+    expect(row?.createdAt).toBe(2);
+  });
+
+  it('answers only after the write is readable by everyone', async () => {
+    await transaction(t.ctx.db.kysely, async (tx) => {
+      await tx.db
+        .insertInto('ip_block')
+        .values({
+          cidr: '203.0.113.0/24',
+          reason: 'seen',
+          createdAt: 3,
+          expiresAt: null,
+          createdBy: 'test',
+        })
+        .execute();
+    });
+    const row = await t.ctx.db.kysely
+      .selectFrom('ip_block')
+      .select('reason')
+      .where('cidr', '=', '203.0.113.0/24')
+      .executeTakeFirst();
+    expect(row?.reason).toBe('seen');
+  });
+});

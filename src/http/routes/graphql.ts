@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
-import { batchNeedsCsrf } from '../../auth/csrf.js';
+import { needsCsrf, type CsrfRequest } from '../../auth/csrf.js';
 import type { AppContext } from '../../context.js';
 import { rateLimited } from '../../errors.js';
 import type { GraphqlContext } from '../../graphql/context.js';
@@ -10,10 +10,13 @@ import {
   type GraphqlRequest,
 } from '../../graphql/executor.js';
 import { codedError, plainError } from '../../graphql/format-error.js';
+import { Lru } from '../../lib/lru.js';
 import { httpCookieJar } from '../cookies.js';
 import { CSRF_COOKIE, CSRF_HEADER } from '../request-state.js';
 
 import { firstHeader } from '../plugins/request-context.js';
+
+const CSRF_CACHE_MAX_SOURCE = 20_000;
 
 /** Largest accepted body on POST /api. */
 export const API_BODY_LIMIT = 1024 * 1024;
@@ -22,6 +25,22 @@ type Item = { ok: true; request: GraphqlRequest } | { ok: false; error: string }
 
 /** POST /api: one GraphQL request or a batch, with every pre-execution rule of the contract. */
 export function registerGraphqlRoute(app: FastifyInstance, ctx: AppContext): void {
+  // Classifying a document parses it; clients repeat the same few documents, so the answer is
+  // kept per (document, operation name, cookie present).
+  const csrfCache = new Lru<string, boolean>(1000);
+  const csrfCheck = (reqs: CsrfRequest[], hasCookie: boolean) =>
+    reqs.some((r) => {
+      if (typeof r?.query !== 'string' || r.query.length > CSRF_CACHE_MAX_SOURCE) {
+        return needsCsrf(r, hasCookie);
+      }
+      const key = `${hasCookie ? 1 : 0}:${typeof r.operationName === 'string' ? r.operationName : typeof r.operationName}:${r.query}`;
+      let needed = csrfCache.get(key);
+      if (needed === undefined) {
+        needed = needsCsrf(r, hasCookie);
+        csrfCache.set(key, needed);
+      }
+      return needed;
+    });
   app.post('/api', { bodyLimit: API_BODY_LIMIT }, async (request, reply) => {
     // Fastify also parses text/plain; POST /api takes JSON only.
     const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
@@ -52,12 +71,7 @@ export function registerGraphqlRoute(app: FastifyInstance, ctx: AppContext): voi
     const answer = (results: FormattedResult[]) => reply.send(isBatch ? results : results[0]);
 
     // CSRF: checked once for the whole batch, before anything runs.
-    if (
-      batchNeedsCsrf(
-        raw as { query: unknown; operationName?: unknown }[],
-        request.svc.sessionToken !== null,
-      )
-    ) {
+    if (csrfCheck(raw as CsrfRequest[], request.svc.sessionToken !== null)) {
       if (!csrfAccepted(ctx, request)) {
         // Nothing runs. A request that could not have run anyway also says why, so a broken
         // or refused document is not reported as a CSRF problem alone.

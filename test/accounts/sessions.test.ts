@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { DAY_MS, ManualClock, MINUTE_MS } from '../../src/lib/clock.js';
+import { DAY_MS, HOUR_MS, ManualClock, MINUTE_MS } from '../../src/lib/clock.js';
 import { createTestApp, setCookies, type Agent, type TestApp } from '../_util/app.js';
 import { DEFAULT_PASSWORD, signIn, signUpAndIn } from '../_util/seed.js';
+import { createWorkspace, inviteAndJoin } from '../workspaces/_helpers.js';
 
 import { expectCode, ok } from './_helpers.js';
 
@@ -158,6 +159,10 @@ describe('sessions', () => {
     const revoke = 'mutation($id: ID!) { revokeSession(id: $id) }';
     expectCode(await t.gql(revoke, { id: bobId }, alice), 'NOT_FOUND');
     expectCode(await t.gql(revoke, { id: 'nope' }, alice), 'NOT_FOUND');
+    // An empty id matches no session; it must not widen to every session of the account.
+    expectCode(await t.gql(revoke, { id: '' }, alice), 'NOT_FOUND');
+    ok(await t.gql('{ me { id } }', {}, alice));
+    ok(await t.gql('{ me { id } }', {}, victim));
     ok(await t.gql('{ me { id } }', {}, bob));
     expect(ok(await t.gql(revoke, { id: victimId }, alice)).revokeSession).toBe(true);
     expectCode(await t.gql('{ me { id } }', {}, victim), 'UNAUTHENTICATED');
@@ -292,7 +297,76 @@ describe('account mutations and me', () => {
       ),
       'FORBIDDEN',
     );
+    // The other account mutations: deletion, identity keys and devices.
+    const keys = `identityPublicKey: "${'A'.repeat(43)}", challengeId: "c", issuedAt: "2030-01-01T00:00:00Z"`;
+    for (const m of [
+      'mutation { requestAccountDeletion(input: { confirmUsername: "visitor" }) { scheduledFor } }',
+      'mutation { cancelAccountDeletion }',
+      `mutation { enrollIdentityKey(input: { ${keys}, devicePublicKey: "${'B'.repeat(43)}", identitySignature: "s", deviceSignature: "s" }) { user { id } } }`,
+      `mutation { rotateIdentityKey(input: { ${keys}, newIdentityPublicKey: "${'B'.repeat(43)}", signature: "s", newSignature: "s" }) { id } }`,
+      'mutation { revokeDevice(deviceId: "00000000000000000000000000") }',
+    ]) {
+      expectCode(await t.gql(m, {}, remote), 'FORBIDDEN');
+    }
     // Nothing changed.
     await expect(signIn(t, 'visitor')).resolves.toBeDefined();
+  });
+});
+
+describe("me-only fields on another user", () => {
+  it('are null (false for instanceOperator) on every user but the caller', async () => {
+    const clock = new ManualClock(Date.parse('2030-03-01T00:00:00Z'));
+    const t = await createTestApp({ clock, env: { SVC_PROBATION_HOURS: '2' } });
+    try {
+      const boss = await signUpAndIn(t, { email: 'boss@example.org', operator: true });
+      clock.advance(3 * HOUR_MS);
+      const ws = await createWorkspace(t, boss, 'Visible');
+      // carol is new (on probation); boss has a pending deletion, an email and the operator role.
+      const carol = await signUpAndIn(t, { email: 'carol@example.org' });
+      ok(
+        await t.gql(
+          'mutation($u: String!) { requestAccountDeletion(input: { confirmUsername: $u }) { scheduledFor } }',
+          { u: boss.username },
+          boss,
+        ),
+      );
+      // (The request comes first: an owner of a workspace with other members may not make one.)
+      await inviteAndJoin(t, boss, ws.id, [carol]);
+      const FIELDS = 'id email deletionScheduledFor probationEndsAt instanceOperator';
+      const members = async (agent: Agent) =>
+        ok(
+          await t.gql(
+            `query($s: ID!) { workspace(serverId: $s) { members { items { user { ${FIELDS} } } } } }`,
+            { s: ws.id },
+            agent,
+          ),
+        ).workspace.members.items.map((m: { user: Record<string, unknown> }) => m.user) as Array<
+          Record<string, unknown>
+        >;
+      const hidden = { email: null, deletionScheduledFor: null, probationEndsAt: null };
+      const seenByCarol = await members(carol);
+      expect(seenByCarol.find((u) => u.id === boss.id)).toEqual({
+        id: boss.id,
+        ...hidden,
+        instanceOperator: false,
+      });
+      expect(seenByCarol.find((u) => u.id === carol.id)).toMatchObject({
+        email: 'carol@example.org',
+        probationEndsAt: expect.any(String),
+      });
+      const seenByBoss = await members(boss);
+      expect(seenByBoss.find((u) => u.id === carol.id)).toEqual({
+        id: carol.id,
+        ...hidden,
+        instanceOperator: false,
+      });
+      expect(seenByBoss.find((u) => u.id === boss.id)).toMatchObject({
+        email: 'boss@example.org',
+        deletionScheduledFor: expect.any(String),
+        instanceOperator: true,
+      });
+    } finally {
+      await t.close();
+    }
   });
 });

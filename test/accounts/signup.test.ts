@@ -6,6 +6,7 @@ import { leadingZeroBits, powHash, solvePow } from '../../src/services/registrat
 import { createTestApp, setCookies, type Agent, type TestApp } from '../_util/app.js';
 import { signUpAndIn } from '../_util/seed.js';
 import { cli } from '../cli/cli-io.js';
+import { SIGNUP_WITH_KEY, signupInput } from '../devices/_keys.js';
 
 import { CHALLENGE, CREATE_INVITE, PASSWORD, SIGNUP, expectCode, ok } from './_helpers.js';
 
@@ -465,6 +466,37 @@ describe('terms, default workspace and probation', () => {
       input: { username: 'reader', password: PASSWORD, acceptedTermsUrl: TERMS },
     });
     const { user } = ok(res).signupWithInvite;
+    const db = t.ctx.db.kysely;
+    const row = await db
+      .selectFrom('account')
+      .select(['acceptedTermsUrl', 'acceptedTermsAt'])
+      .where('id', '=', user.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ acceptedTermsUrl: TERMS, acceptedTermsAt: clock.now().getTime() });
+    const member = await db
+      .selectFrom('workspace_member')
+      .select('role')
+      .where('workspaceId', '=', WORKSPACE)
+      .where('accountId', '=', user.id)
+      .executeTakeFirst();
+    expect(member?.role).toBe('member');
+    const joined = await db
+      .selectFrom('conversation_member')
+      .select('conversationId')
+      .where('accountId', '=', user.id)
+      .execute();
+    expect(joined.map((r) => r.conversationId).sort()).toEqual(
+      [channels.general, channels.random].sort(),
+    );
+  });
+
+  it('holds a key signup to the same terms and joins it to the default workspace first', async () => {
+    const other = await signupInput(t, { extra: { acceptedTermsUrl: `${TERMS}&v=4` } });
+    expectCode(await t.gql(SIGNUP_WITH_KEY, { input: other.input }), 'VALIDATION');
+    const none = await signupInput(t);
+    expectCode(await t.gql(SIGNUP_WITH_KEY, { input: none.input }), 'VALIDATION');
+    const good = await signupInput(t, { extra: { acceptedTermsUrl: TERMS } });
+    const { user } = ok(await t.gql(SIGNUP_WITH_KEY, { input: good.input })).signupWithKey;
     const db = t.ctx.db.kysely;
     const row = await db
       .selectFrom('account')

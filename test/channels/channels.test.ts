@@ -11,6 +11,7 @@ import {
   recordEvents,
   setRole,
 } from '../workspaces/_helpers.js';
+import { conversationOf } from '../conversations/_helpers.js';
 
 const C = 'id name topic isPrivate archivedAt';
 const CREATE = `mutation($i: CreateChannelInput!) { createChannel(input: $i) { ${C} } }`;
@@ -221,5 +222,14 @@ describe('channels', () => {
       ),
       'VALIDATION',
     );
+    // Direct and group conversations are not channels: nobody archives, renames or joins them
+    // with the channel operations (the direct space has no Moderators).
+    const dm = (await conversationOf(t, owner, [mod])).conversation.id;
+    for (const agent of [owner, mod]) {
+      expectCode(await t.gql(ARCHIVE, { c: dm }, agent), 'NOT_FOUND');
+      expectCode(await t.gql(RENAME, { c: dm, n: 'x' }, agent), 'NOT_FOUND');
+      expectCode(await t.gql(TOPIC, { c: dm, t: 'x' }, agent), 'NOT_FOUND');
+    }
+    expectCode(await t.gql(JOIN, { c: dm }, member), 'NOT_FOUND');
   });
 });

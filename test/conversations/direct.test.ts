@@ -208,6 +208,7 @@ describe('direct and group conversations', () => {
       'RATE_LIMITED',
     );
     expect(limited.extensions!.retryAfterSeconds).toBe(23 * 3600);
+    expect(limited.message).toMatch(/2 message requests.*SVC_LIMIT_DM_REQUESTS_PER_DAY/);
     // Nothing was created by the refused call.
     const convs = await t.ctx.db.kysely
       .selectFrom('conversation')

@@ -337,4 +337,27 @@ describe('key signup and the registration rules', () => {
     });
     expectCode(await t.gql(SIGNUP_WITH_KEY, { input: again.input }), 'INVALID_TOKEN');
   });
+
+  it('answers EMAIL_TAKEN for an invite bound to an address another account has', async () => {
+    const { token } = await t.ctx.services.registration.createInstanceInvite(
+      { kind: 'cli' },
+      { email: 'taken@example.org' },
+    );
+    // Another account takes the address after the invite was made.
+    await t.ctx.services.accounts.createPasswordAccount({
+      username: 'holder',
+      password: 'correct horse battery staple',
+      email: 'Taken@Example.org',
+    });
+    const input = await signupInput(t, {
+      extra: { inviteToken: token, acceptedTermsUrl: 'https://example.org/terms' },
+    });
+    expectCode(await t.gql(SIGNUP_WITH_KEY, { input: input.input }), 'EMAIL_TAKEN');
+    const row = await t.ctx.db.kysely
+      .selectFrom('account')
+      .select('id')
+      .where('username', '=', input.username)
+      .executeTakeFirst();
+    expect(row).toBeUndefined();
+  });
 });

@@ -472,4 +472,46 @@ describe('messages', () => {
     olgaEvents.stop();
     maryEvents.stop();
   });
+
+  it('answers CONVERSATION_ARCHIVED and TIMED_OUT with until to every message write', async () => {
+    const own = await send(t, mike, random, 'in random');
+    const elsewhere = await send(t, mike, general, 'to forward');
+    ok(await t.gql(REACT, { m: own.id, e: '👍' }, mike));
+    ok(await t.gql(PIN, { m: own.id }, mike));
+    const writesOn = (agent: Agent, m: string, conv: string) => [
+      sendRaw(t, agent, conv, 'hi'),
+      sendRaw(t, agent, conv, 'reply', m),
+      t.gql(FORWARD, { m: elsewhere.id, to: conv }, agent),
+      t.gql(EDIT, { m, text: 'edited' }, agent),
+      t.gql(DELETE, { m }, agent),
+      t.gql(REACT, { m, e: '🎉' }, agent),
+      t.gql(UNREACT, { m, e: '👍' }, agent),
+      t.gql(PIN, { m }, agent),
+      t.gql(UNPIN, { m }, agent),
+    ];
+    const ARCHIVE = 'mutation($c: ID!) { archiveChannel(conversationId: $c) { id } }';
+    const UNARCHIVE = 'mutation($c: ID!) { unarchiveChannel(conversationId: $c) { id } }';
+    ok(await t.gql(ARCHIVE, { c: random }, mona));
+    // The author and the owner alike: the channel is read-only.
+    for (const agent of [mike, olga]) {
+      for (const res of await Promise.all(writesOn(agent, own.id, random))) {
+        expectCode(res, 'CONVERSATION_ARCHIVED');
+      }
+    }
+    ok(await t.gql(UNARCHIVE, { c: random }, mona));
+
+    const TIMEOUT = `mutation($s: ID!, $u: ID!) { timeoutMember(serverId: $s, userId: $u, minutes: 5) {
+      timedOutUntil } }`;
+    const until = ok(await t.gql(TIMEOUT, { s: serverId, u: mike.id }, mona)).timeoutMember
+      .timedOutUntil;
+    for (const res of await Promise.all(writesOn(mike, own.id, random))) {
+      expect(expectCode(res, 'TIMED_OUT').extensions!.until).toBe(until);
+    }
+    // Nothing was written meanwhile.
+    const after = rows(ok(await t.gql(MESSAGES, { c: random }, olga)));
+    expect(after.map((m) => m.id)).toContain(own.id);
+    expect(after.find((m) => m.id === own.id)).toMatchObject({ text: 'in random' });
+    clock.advance(5 * MINUTE_MS);
+    ok(await t.gql(UNPIN, { m: own.id }, mike));
+  });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DAY_MS, HOUR_MS, ManualClock } from '../../src/lib/clock.js';
+import { newId } from '../../src/lib/ids.js';
 import { createTestApp, type Agent, type TestApp } from '../_util/app.js';
 import { signUpAndIn } from '../_util/seed.js';
 
@@ -222,6 +223,17 @@ describe('workspace invites', () => {
     expectCode(
       await t.gql(CREATE, { i: { serverId: '00000000-0000-7000-8000-000000000000' } }, p1),
       'VALIDATION',
+    );
+    // An invite of a workspace the caller is not in is hidden like one that does not exist.
+    const { id } = ok(await t.gql(CREATE, { i: { serverId: ws.id } }, owner)).createWorkspaceInvite
+      .invite;
+    const REVOKE = 'mutation($id: ID!) { revokeWorkspaceInvite(inviteId: $id) { id } }';
+    const hidden = expectCode(await t.gql(REVOKE, { id }, p1), 'NOT_FOUND');
+    const missing = expectCode(await t.gql(REVOKE, { id: newId() }, p1), 'NOT_FOUND');
+    expect(hidden.message).toBe(missing.message);
+    expectCode(
+      await t.gql('query($s: ID!) { workspaceInvites(serverId: $s) { id } }', { s: ws.id }, p1),
+      'NOT_FOUND',
     );
   });
 });

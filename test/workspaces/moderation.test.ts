@@ -114,6 +114,59 @@ describe('timeouts', () => {
     rec.stop();
   });
 
+  it('answers TIMED_OUT to a timed-out Moderator on staff and channel writes too', async () => {
+    const ch = ok(
+      await t.gql(CREATE_CHANNEL, { i: { serverId: ws.id, name: 'staff-room' } }, owner),
+    ).createChannel.id;
+    const inviteId = ok(
+      await t.gql(
+        `mutation($i: CreateWorkspaceInviteInput!) {
+      createWorkspaceInvite(input: $i) { invite { id } } }`,
+        { i: { serverId: ws.id } },
+        mod2,
+      ),
+    ).createWorkspaceInvite.invite.id;
+    const until = ok(await t.gql(TIMEOUT, { s: ws.id, u: mod2.id, m: 10 }, owner)).timeoutMember
+      .timedOutUntil;
+    const c = (q: string, v: Record<string, unknown>) => t.gql(q, v, mod2);
+    const writes = [
+      c('mutation($i: UpdateWorkspaceInput!) { updateWorkspace(input: $i) { id } }', {
+        i: { serverId: ws.id, name: 'Mine now' },
+      }),
+      setRole(t, mod2, ws.id, member.id, 'GUEST'),
+      c('mutation($s: ID!, $u: ID!) { removeWorkspaceMember(serverId: $s, userId: $u) }', {
+        s: ws.id,
+        u: member.id,
+      }),
+      c(TIMEOUT, { s: ws.id, u: member.id, m: 5 }),
+      c('mutation($id: ID!) { revokeWorkspaceInvite(inviteId: $id) { id } }', { id: inviteId }),
+      c('mutation($c: ID!) { joinChannel(conversationId: $c) { id } }', { c: ch }),
+      c('mutation($c: ID!) { archiveChannel(conversationId: $c) { id } }', { c: ch }),
+      c('mutation($c: ID!, $n: String!) { renameChannel(conversationId: $c, name: $n) { id } }', {
+        c: ch,
+        n: 'mod-room',
+      }),
+      c(
+        'mutation($c: ID!, $u: [ID!]!) { addChannelMembers(conversationId: $c, userIds: $u) { id } }',
+        {
+          c: ch,
+          u: [member.id],
+        },
+      ),
+      c('mutation($c: ID!, $u: ID!) { removeChannelMember(conversationId: $c, userId: $u) }', {
+        c: ch,
+        u: owner.id,
+      }),
+    ];
+    for (const res of await Promise.all(writes)) {
+      expect(expectCode(res, 'TIMED_OUT').extensions?.until).toBe(until);
+    }
+    ok(await t.gql(CLEAR, { s: ws.id, u: mod2.id }, owner));
+    ok(
+      await t.gql('mutation($c: ID!) { joinChannel(conversationId: $c) { id } }', { c: ch }, mod2),
+    );
+  });
+
   it('ends a timeout early with clearTimeout', async () => {
     ok(await t.gql(TIMEOUT, { s: ws.id, u: guest.id, m: 60 }, owner));
     expectCode(await t.gql(CLEAR, { s: ws.id, u: guest.id }, member), 'FORBIDDEN');

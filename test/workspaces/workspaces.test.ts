@@ -263,6 +263,28 @@ describe('workspaces', () => {
         mentions: null,
       })
       .execute();
+    // A thread reply, a reaction, a pin, an edit and a read marker hang off it.
+    const reply = ok(
+      await t.gql(
+        'mutation($i: SendMessageInput!) { sendMessage(input: $i) { id } }',
+        { i: { conversationId: general, text: 'a reply', threadRootId: messageId } },
+        bob,
+      ),
+    ).sendMessage.id;
+    for (const q of [
+      'mutation($m: ID!) { addReaction(messageId: $m, emoji: "👍") { id } }',
+      'mutation($m: ID!) { pinMessage(messageId: $m) { id } }',
+      'mutation($m: ID!) { editMessage(messageId: $m, text: "hello again") { id } }',
+    ]) {
+      ok(await t.gql(q, { m: messageId }, carol));
+    }
+    ok(
+      await t.gql(
+        'mutation($c: ID!, $m: ID!) { markRead(conversationId: $c, messageId: $m) { id } }',
+        { c: general, m: reply },
+        alice,
+      ),
+    );
     const rec = recordEvents(t, ws.id);
     expectCode(
       await t.gql(DELETE, { i: { serverId: ws.id, confirmName: 'Doomed' } }, bob),
@@ -312,9 +334,12 @@ describe('workspaces', () => {
         .where('conversationId', '=', general)
         .execute(),
       db.selectFrom('workspace_invite').select('id').where('workspaceId', '=', ws.id).execute(),
-      db.selectFrom('message').select('id').where('id', '=', messageId).execute(),
+      db.selectFrom('message').select('id').where('id', 'in', [messageId, reply]).execute(),
+      db.selectFrom('reaction').select('messageId').where('messageId', '=', messageId).execute(),
+      db.selectFrom('pin').select('messageId').where('conversationId', '=', general).execute(),
+      db.selectFrom('message_edit').select('id').where('messageId', '=', messageId).execute(),
     ]);
-    expect(counts.map((c) => c.length)).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(counts.map((c) => c.length)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0]);
     rec.stop();
   });
 
@@ -381,5 +406,9 @@ describe('workspaces', () => {
     expectCode(await t.gql(MEMBERS, { s: ws.id, limit: 0 }, carol), 'VALIDATION');
     const guest = ok(await t.gql(MEMBERS, { s: ws.id }, dave)).workspace.members;
     expect(guest.items.map((m: { user: { id: string } }) => m.user.id)).toEqual([dave.id]);
+    // dave joined last: a first page smaller than the list still holds him, and nothing more.
+    const small = ok(await t.gql(MEMBERS, { s: ws.id, limit: 1 }, dave)).workspace.members;
+    expect(small.items.map((m: { user: { id: string } }) => m.user.id)).toEqual([dave.id]);
+    expect(small.nextCursor).toBeNull();
   });
 });

@@ -1,8 +1,8 @@
 import { keyIdentityId, parsePublicKey } from '../../auth/device-keys.js';
 import type { Config } from '../../config/index.js';
 import type { Db, Executor } from '../../db/database.js';
-import { transaction } from '../../db/transaction.js';
-import { AppError, conflict, validation } from '../../errors.js';
+import { transaction, type Tx } from '../../db/transaction.js';
+import { AppError, conflict, notFound, validation } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import type { AccountService, AccountView } from '../accounts/account-service.js';
@@ -33,6 +33,7 @@ import {
   insertKeyIdentity,
   lockAccount,
   retireKeyIdentity,
+  revokeDeviceRow,
   setAccountKeyIdentity,
   touchDevice,
 } from './queries.js';
@@ -50,6 +51,22 @@ export interface SignedIn {
 }
 
 const unauthenticated = (message: string) => new AppError('UNAUTHENTICATED', message);
+
+/** At most this many devices are revoked by one identity recovery. */
+const MAX_RECOVERY_REVOCATIONS = 100;
+
+/** `revokeDeviceIds` of a rotation: device ids, distinct, in the order sent (the statement's). */
+function parseRevokeDeviceIds(value: unknown): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || value.length > MAX_RECOVERY_REVOCATIONS) {
+    throw validation(`revokeDeviceIds takes at most ${MAX_RECOVERY_REVOCATIONS} device ids`);
+  }
+  for (const id of value) {
+    if (typeof id !== 'string' || !isId(id)) throw validation('revokeDeviceIds must be device ids');
+  }
+  if (new Set(value).size !== value.length) throw validation('revokeDeviceIds repeats an id');
+  return value as string[];
+}
 
 /**
  * Sign-in and account changes proven with keys (docs/keys.md): key login, key signup, adopting
@@ -366,6 +383,12 @@ export class KeyAuthService {
       issuedAt: unknown;
       signature: unknown;
       newSignature: unknown;
+      /** Identity recovery: devices of the account to revoke (lost or stolen). */
+      revokeDeviceIds?: unknown;
+      /** Identity recovery: a new device to add, which signs the statement too. */
+      devicePublicKey?: unknown;
+      deviceName?: unknown;
+      deviceSignature?: unknown;
     },
   ): Promise<KeyIdentityView> {
     if (session) assertLocal(session);
@@ -373,17 +396,32 @@ export class KeyAuthService {
     const newKey = parsePublicKey(input.newIdentityPublicKey, 'newIdentityPublicKey');
     if (oldKey === newKey)
       throw validation('the new identity key must differ from the current one');
+    const revokeIds = parseRevokeDeviceIds(input.revokeDeviceIds);
+    const deviceKey =
+      input.devicePublicKey === undefined || input.devicePublicKey === null
+        ? null
+        : parsePublicKey(input.devicePublicKey, 'devicePublicKey');
+    if (deviceKey !== null && (deviceKey === oldKey || deviceKey === newKey)) {
+      throw validation('the device key must differ from the identity keys');
+    }
+    const deviceName = deviceKey === null ? null : checkDeviceName(input.deviceName);
+    const extra: Array<[string, string]> = [
+      ['identity', oldKey],
+      ['new-identity', newKey],
+    ];
+    if (revokeIds.length > 0) extra.push(['revoke-devices', revokeIds.join(',')]);
+    if (deviceKey !== null) extra.push(['device', deviceKey]);
     await this.challenges.verify({
       audience: 'rotate-identity',
       challengeId: input.challengeId,
       issuedAt: input.issuedAt,
-      extra: [
-        ['identity', oldKey],
-        ['new-identity', newKey],
-      ],
+      extra,
       signers: [
         { publicKey: oldKey, field: 'signature', signature: input.signature },
         { publicKey: newKey, field: 'newSignature', signature: input.newSignature },
+        ...(deviceKey === null
+          ? []
+          : [{ publicKey: deviceKey, field: 'deviceSignature', signature: input.deviceSignature }]),
       ],
     });
     const oldId = keyIdentityId(oldKey);
@@ -418,13 +456,60 @@ export class KeyAuthService {
           replacedBy: null,
         });
         await setAccountKeyIdentity(tx.db, old.accountId, newId_, { dropPassword: false });
+        await this.recover(tx, old.accountId, revokeIds, deviceKey, deviceName, now);
       });
     } catch (err) {
       if (isUniqueViolation(err))
-        throw conflict('the new identity key was taken at the same moment');
+        throw conflict('the new identity key or device key was taken at the same moment');
       throw err;
     }
     return { id: newId_, publicKey: newKey, createdAt: now };
+  }
+
+  /**
+   * Identity recovery (docs/keys.md), inside a rotation's transaction: revokes the listed devices
+   * of the account, ending their sessions (`identity_recovery`), and adds the new device. An
+   * account without a password keeps at least one device.
+   */
+  private async recover(
+    tx: Tx,
+    accountId: string,
+    revokeIds: string[],
+    deviceKey: string | null,
+    deviceName: string | null,
+    now: number,
+  ): Promise<void> {
+    for (const id of revokeIds) {
+      const device = await findDeviceById(tx.db, id);
+      if (!device || device.accountId !== accountId || device.revokedAt !== null) {
+        throw notFound('device');
+      }
+      await revokeDeviceRow(tx.db, id, now);
+      await this.sessions.end(tx, { deviceId: id }, 'identity_recovery');
+    }
+    if (deviceKey !== null) {
+      if (await deviceKeyRegistered(tx.db, deviceKey)) {
+        throw conflict('this device key is registered already; make a new key for a new device');
+      }
+      assertDeviceRoom(await countActiveDevices(tx.db, accountId), this.config.limits.devicesPerUser);
+      await insertDevice(tx.db, {
+        id: newId(),
+        accountId,
+        publicKey: deviceKey,
+        name: deviceName!,
+        createdAt: now,
+        lastUsedAt: null,
+        revokedAt: null,
+        keyPackage: null,
+        keyPackageAt: null,
+      });
+    }
+    if (revokeIds.length > 0 && (await countActiveDevices(tx.db, accountId)) === 0) {
+      const account = await findAccountById(tx.db, accountId);
+      if (account?.passwordHash === null) {
+        throw validation('recovery would leave the account with no device; add one (devicePublicKey)');
+      }
+    }
   }
 
   /** The account's current identity key, or null (a password account). */

@@ -187,7 +187,7 @@ export class DmService {
       const frees = (times[cap - 1] as number) + DAY_MS;
       throw rateLimited(
         (frees - now) / 1000,
-        `you sent the ${cap} message requests a day allows (SVC_LIMIT_DM_REQUESTS_PER_DAY)`,
+        `you sent the ${cap} message requests a day allows (the stricter of SVC_LIMIT_DM_REQUESTS_PER_DAY and SVC_RELAY_DM_REQUESTS_PER_DAY)`,
       );
     }
   }

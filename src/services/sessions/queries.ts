@@ -49,11 +49,16 @@ export async function endSessions(
   now: number,
   reason: string,
 ): Promise<string[]> {
+  // Compared with undefined, not truthiness: an empty id (say `revokeSession(id: "")`) must match
+  // nothing rather than drop its condition and end every session of the account.
+  if (filter.sessionId === undefined && filter.accountId === undefined && filter.deviceId === undefined) {
+    throw new Error('endSessions needs a sessionId, accountId or deviceId');
+  }
   let q = db.selectFrom('session').select('id').where('endedAt', 'is', null);
-  if (filter.sessionId) q = q.where('id', '=', filter.sessionId);
-  if (filter.accountId) q = q.where('accountId', '=', filter.accountId);
-  if (filter.deviceId) q = q.where('deviceId', '=', filter.deviceId);
-  if (filter.exceptSessionId) q = q.where('id', '!=', filter.exceptSessionId);
+  if (filter.sessionId !== undefined) q = q.where('id', '=', filter.sessionId);
+  if (filter.accountId !== undefined) q = q.where('accountId', '=', filter.accountId);
+  if (filter.deviceId !== undefined) q = q.where('deviceId', '=', filter.deviceId);
+  if (filter.exceptSessionId !== undefined) q = q.where('id', '!=', filter.exceptSessionId);
   const ids = (await q.execute()).map((r) => r.id);
   if (ids.length === 0) return [];
   await db

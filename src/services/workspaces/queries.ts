@@ -194,7 +194,13 @@ export async function listMemberIds(db: Executor, workspaceId: string): Promise<
 export async function listMembersPage(
   db: Executor,
   workspaceId: string,
-  opts: { after?: { at: number; id: string }; before?: { at: number; id: string }; limit: number },
+  opts: {
+    after?: { at: number; id: string };
+    before?: { at: number; id: string };
+    limit: number;
+    /** Only this member's row (a guest's view of the list). */
+    onlyAccountId?: string;
+  },
 ) {
   let q = db
     .selectFrom('workspace_member as m')
@@ -214,6 +220,7 @@ export async function listMembersPage(
     ])
     .where('m.workspaceId', '=', workspaceId)
     .where('a.deletedAt', 'is', null);
+  if (opts.onlyAccountId !== undefined) q = q.where('m.accountId', '=', opts.onlyAccountId);
   const { after, before } = opts;
   if (after) {
     q = q.where((eb) =>

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 
-import { assertCan, assertOutranks, type Role } from '../../auth/policy.js';
+import { assertCan, assertOutranks, can, type Role } from '../../auth/policy.js';
 import type { Config } from '../../config/index.js';
 import type { Db, Executor } from '../../db/database.js';
 import { DIRECT_SPACE_ID } from '../../db/migrations/0002-collaboration.js';
@@ -308,8 +308,13 @@ export class WorkspaceService {
     }
     const after = args.after ? decodeCursor(args.after) : undefined;
     const before = args.before ? decodeCursor(args.before) : undefined;
-    let rows = await listMembersPage(this.kysely, workspaceId, { after, before, limit });
-    if (m.role === 'guest') rows = rows.filter((r) => r.accountId === accountId);
+    // Guests cannot browse the directory: their list holds only themself, wherever they joined.
+    let rows = await listMembersPage(this.kysely, workspaceId, {
+      after,
+      before,
+      limit,
+      ...(can(m.role, 'member:list') ? {} : { onlyAccountId: accountId }),
+    });
     const more = rows.length > limit;
     rows = rows.slice(0, limit);
     if (before) rows.reverse();

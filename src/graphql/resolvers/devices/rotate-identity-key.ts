@@ -10,6 +10,10 @@ export const rotateIdentityKey: Resolver<
       issuedAt: string;
       signature: string;
       newSignature: string;
+      revokeDeviceIds?: string[] | null;
+      devicePublicKey?: string | null;
+      deviceName?: string | null;
+      deviceSignature?: string | null;
     };
   }
 > = (_parent, { input }, ctx) => ctx.app.services.keyAuth.rotate(ctx.session, input);

@@ -128,6 +128,8 @@ export async function createAppContext(
     dataDir: config.dataDir,
     poolSize: config.database.poolSize,
     schema: overrides.pgSchema,
+    backgroundCheckpoint: !overrides.passive,
+    onCheckpointError: (message) => log.warn({ message }, 'WAL checkpoint failed; will retry'),
   });
   const closers: Array<() => Promise<void> | void> = [() => db.close()];
   const close = async () => {

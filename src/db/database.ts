@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 
 import Sqlite from 'better-sqlite3';
@@ -13,6 +14,7 @@ import pg from 'pg';
 
 import { Lru } from '../lib/lru.js';
 
+import { WalCheckpointer } from './checkpointer.js';
 import { enableGroupCommit } from './group-commit.js';
 import type { Database } from './schema.js';
 
@@ -40,6 +42,13 @@ export interface OpenOptions {
   schema?: string;
   /** SQLite file name inside dataDir. */
   sqliteFile?: string;
+  /**
+   * SQLite: checkpoint the WAL from a worker thread instead of inside commits (the server; the
+   * CLI leaves SQLite's own automatic checkpoints on).
+   */
+  backgroundCheckpoint?: boolean;
+  /** Told when the background checkpoint fails (it is retried on the next interval). */
+  onCheckpointError?: (message: string) => void;
 }
 
 // int8 (bigint) columns hold millisecond timestamps and counters well inside 2^53: read them as
@@ -53,10 +62,10 @@ const pgTypes = {
 
 export function openDatabase(opts: OpenOptions): Db {
   if (opts.url) return openPostgres(opts.url, opts.poolSize ?? 10, opts.schema);
-  return openSqlite(path.join(opts.dataDir, opts.sqliteFile ?? 'svc.sqlite'));
+  return openSqlite(path.join(opts.dataDir, opts.sqliteFile ?? 'svc.sqlite'), opts);
 }
 
-function openSqlite(file: string): Db {
+function openSqlite(file: string, opts: OpenOptions): Db {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = new Sqlite(file);
   // WAL lets the CLI read and write while the server runs; FULL keeps every acknowledged commit
@@ -70,12 +79,23 @@ function openSqlite(file: string): Db {
     dialect: new SqliteDialect({ database: cachingStatements(sqlite) }),
   });
   enableGroupCommit(kysely);
+  let checkpointer: WalCheckpointer | null = null;
+  if (opts.backgroundCheckpoint) {
+    // SQLite's own checkpoint stays as a backstop (at 40 MiB of WAL instead of 4) should the
+    // worker stall.
+    sqlite.pragma('wal_autocheckpoint = 10000');
+    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    checkpointer = new WalCheckpointer(file, driver, 250, opts.onCheckpointError);
+  }
   return {
     kysely,
     dialect: 'sqlite',
     file,
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
-    close: () => kysely.destroy(),
+    close: async () => {
+      await checkpointer?.stop();
+      await kysely.destroy();
+    },
   };
 }
 

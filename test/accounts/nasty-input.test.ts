@@ -18,26 +18,98 @@ const NASTY: unknown[] = [
 ];
 
 const CASES: Array<[string, (v: unknown) => Record<string, unknown>, string]> = [
-  ['mutation($v: String!) { login(input: { username: $v, password: $v }) { csrfToken } }', (v) => ({ v }), 'anon'],
-  ['mutation($v: String!) { signupWithInvite(input: { username: $v, password: $v, email: $v, inviteToken: $v, acceptedTermsUrl: $v, displayName: $v }) { csrfToken } }', (v) => ({ v }), 'anon'],
-  ['mutation($v: String!) { signupWithInvite(input: { username: "okname", password: "long enough pw", pow: { challengeId: $v, nonce: $v } }) { csrfToken } }', (v) => ({ v }), 'anon'],
-  ['mutation($v: String!) { requestPasswordReset(input: { emailOrUsername: $v }) }', (v) => ({ v }), 'anon'],
-  ['mutation($v: String!) { resetPassword(input: { token: $v, newPassword: $v }) }', (v) => ({ v }), 'anon'],
-  ['mutation($v: ID!, $s: String!) { loginWithKey(proof: { challengeId: $v, deviceId: $v, devicePublicKey: $s, issuedAt: $s, signature: $s }) { csrfToken } }', (v) => ({ v, s: v }), 'anon'],
-  ['mutation($v: String!, $i: ID!) { signupWithKey(input: { username: $v, displayName: $v, identityPublicKey: $v, devicePublicKey: $v, deviceName: $v, challengeId: $i, issuedAt: $v, identitySignature: $v, deviceSignature: $v, inviteToken: $v, acceptedTermsUrl: $v }) { csrfToken } }', (v) => ({ v, i: v }), 'anon'],
-  ['mutation($v: String!, $i: ID!) { sendDeviceLinkOffer(input: { username: $v, devicePublicKey: $v, deviceName: $v, challengeId: $i, issuedAt: $v, signature: $v }) { offerId } }', (v) => ({ v, i: v }), 'anon'],
-  ['mutation($v: String!, $i: ID!) { rotateIdentityKey(input: { identityPublicKey: $v, newIdentityPublicKey: $v, challengeId: $i, issuedAt: $v, signature: $v, newSignature: $v }) { id } }', (v) => ({ v, i: v }), 'anon'],
-  ['mutation($i: ID!, $v: String) { cancelDeviceLink(offerId: $i, offerSecret: $v) }', (v) => ({ v, i: v }), 'anon'],
-  ['query($i: ID!, $v: String!) { deviceLinkOfferStatus(offerId: $i, offerSecret: $v) }', (v) => ({ v, i: v }), 'anon'],
-  ['mutation($v: String!) { requestAccountDeletion(input: { confirmUsername: $v }) { scheduledFor } }', (v) => ({ v }), 'user'],
-  ['mutation($v: String!) { changePassword(input: { currentPassword: $v, newPassword: $v }) }', (v) => ({ v }), 'user'],
-  ['mutation($v: String) { updateProfile(input: { displayName: $v }) { id } }', (v) => ({ v }), 'user'],
+  [
+    'mutation($v: String!) { login(input: { username: $v, password: $v }) { csrfToken } }',
+    (v) => ({ v }),
+    'anon',
+  ],
+  [
+    'mutation($v: String!) { signupWithInvite(input: { username: $v, password: $v, email: $v, inviteToken: $v, acceptedTermsUrl: $v, displayName: $v }) { csrfToken } }',
+    (v) => ({ v }),
+    'anon',
+  ],
+  [
+    'mutation($v: String!) { signupWithInvite(input: { username: "okname", password: "long enough pw", pow: { challengeId: $v, nonce: $v } }) { csrfToken } }',
+    (v) => ({ v }),
+    'anon',
+  ],
+  [
+    'mutation($v: String!) { requestPasswordReset(input: { emailOrUsername: $v }) }',
+    (v) => ({ v }),
+    'anon',
+  ],
+  [
+    'mutation($v: String!) { resetPassword(input: { token: $v, newPassword: $v }) }',
+    (v) => ({ v }),
+    'anon',
+  ],
+  [
+    'mutation($v: ID!, $s: String!) { loginWithKey(proof: { challengeId: $v, deviceId: $v, devicePublicKey: $s, issuedAt: $s, signature: $s }) { csrfToken } }',
+    (v) => ({ v, s: v }),
+    'anon',
+  ],
+  [
+    'mutation($v: String!, $i: ID!) { signupWithKey(input: { username: $v, displayName: $v, identityPublicKey: $v, devicePublicKey: $v, deviceName: $v, challengeId: $i, issuedAt: $v, identitySignature: $v, deviceSignature: $v, inviteToken: $v, acceptedTermsUrl: $v }) { csrfToken } }',
+    (v) => ({ v, i: v }),
+    'anon',
+  ],
+  [
+    'mutation($v: String!, $i: ID!) { sendDeviceLinkOffer(input: { username: $v, devicePublicKey: $v, deviceName: $v, challengeId: $i, issuedAt: $v, signature: $v }) { offerId } }',
+    (v) => ({ v, i: v }),
+    'anon',
+  ],
+  [
+    'mutation($v: String!, $i: ID!) { rotateIdentityKey(input: { identityPublicKey: $v, newIdentityPublicKey: $v, challengeId: $i, issuedAt: $v, signature: $v, newSignature: $v }) { id } }',
+    (v) => ({ v, i: v }),
+    'anon',
+  ],
+  [
+    'mutation($i: ID!, $v: String) { cancelDeviceLink(offerId: $i, offerSecret: $v) }',
+    (v) => ({ v, i: v }),
+    'anon',
+  ],
+  [
+    'query($i: ID!, $v: String!) { deviceLinkOfferStatus(offerId: $i, offerSecret: $v) }',
+    (v) => ({ v, i: v }),
+    'anon',
+  ],
+  [
+    'mutation($v: String!) { requestAccountDeletion(input: { confirmUsername: $v }) { scheduledFor } }',
+    (v) => ({ v }),
+    'user',
+  ],
+  [
+    'mutation($v: String!) { changePassword(input: { currentPassword: $v, newPassword: $v }) }',
+    (v) => ({ v }),
+    'user',
+  ],
+  [
+    'mutation($v: String) { updateProfile(input: { displayName: $v }) { id } }',
+    (v) => ({ v }),
+    'user',
+  ],
   ['mutation($i: ID!) { revokeSession(id: $i) }', (v) => ({ i: v }), 'user'],
   ['mutation($i: ID!) { revokeDevice(deviceId: $i) }', (v) => ({ i: v }), 'user'],
-  ['mutation($i: ID!, $v: String!) { approveDeviceLink(input: { offerId: $i, code: $v, deviceName: $v }) { id } }', (v) => ({ v, i: v }), 'user'],
-  ['mutation($v: String!, $i: ID!) { enrollIdentityKey(input: { identityPublicKey: $v, devicePublicKey: $v, deviceName: $v, challengeId: $i, issuedAt: $v, identitySignature: $v, deviceSignature: $v }) { user { id } } }', (v) => ({ v, i: v }), 'user'],
-  ['mutation($i: ID!, $v: String!) { publishKeyPackage(deviceId: $i, keyPackage: $v) { id } }', (v) => ({ v, i: v }), 'user'],
-  ['mutation($v: String, $n: Int) { createInstanceInvite(email: $v, expiresInDays: $n, maxUses: $n) { token } }', (v) => ({ v, n: 2147483647 }), 'op'],
+  [
+    'mutation($i: ID!, $v: String!) { approveDeviceLink(input: { offerId: $i, code: $v, deviceName: $v }) { id } }',
+    (v) => ({ v, i: v }),
+    'user',
+  ],
+  [
+    'mutation($v: String!, $i: ID!) { enrollIdentityKey(input: { identityPublicKey: $v, devicePublicKey: $v, deviceName: $v, challengeId: $i, issuedAt: $v, identitySignature: $v, deviceSignature: $v }) { user { id } } }',
+    (v) => ({ v, i: v }),
+    'user',
+  ],
+  [
+    'mutation($i: ID!, $v: String!) { publishKeyPackage(deviceId: $i, keyPackage: $v) { id } }',
+    (v) => ({ v, i: v }),
+    'user',
+  ],
+  [
+    'mutation($v: String, $n: Int) { createInstanceInvite(email: $v, expiresInDays: $n, maxUses: $n) { token } }',
+    (v) => ({ v, n: 2147483647 }),
+    'op',
+  ],
   ['mutation($i: ID!) { revokeInstanceInvite(id: $i) }', (v) => ({ i: v }), 'op'],
 ];
 
@@ -75,12 +147,30 @@ describe('nasty input through GraphQL never answers INTERNAL', () => {
 
   it('answers nulls and wrong types before any resolver, with no INTERNAL', async () => {
     const docs: Array<[string, Record<string, unknown>]> = [
-      ['mutation($v: String!) { login(input: { username: $v, password: "x" }) { csrfToken } }', { v: null }],
-      ['mutation($v: String!) { login(input: { username: $v, password: "x" }) { csrfToken } }', { v: 12 }],
-      ['mutation($v: String!) { login(input: { username: $v, password: "x" }) { csrfToken } }', { v: { a: 1 } }],
-      ['mutation($v: LoginInput!) { login(input: $v) { csrfToken } }', { v: { username: 'a', password: ['x'] } }],
-      ['mutation($v: LoginInput!) { login(input: $v) { csrfToken } }', { v: { username: 'a', password: 'x', extra: 1 } }],
-      ['mutation($v: ID!) { loginWithKey(proof: { challengeId: $v, issuedAt: "x", signature: "y" }) { csrfToken } }', { v: 1.5 }],
+      [
+        'mutation($v: String!) { login(input: { username: $v, password: "x" }) { csrfToken } }',
+        { v: null },
+      ],
+      [
+        'mutation($v: String!) { login(input: { username: $v, password: "x" }) { csrfToken } }',
+        { v: 12 },
+      ],
+      [
+        'mutation($v: String!) { login(input: { username: $v, password: "x" }) { csrfToken } }',
+        { v: { a: 1 } },
+      ],
+      [
+        'mutation($v: LoginInput!) { login(input: $v) { csrfToken } }',
+        { v: { username: 'a', password: ['x'] } },
+      ],
+      [
+        'mutation($v: LoginInput!) { login(input: $v) { csrfToken } }',
+        { v: { username: 'a', password: 'x', extra: 1 } },
+      ],
+      [
+        'mutation($v: ID!) { loginWithKey(proof: { challengeId: $v, issuedAt: "x", signature: "y" }) { csrfToken } }',
+        { v: 1.5 },
+      ],
     ];
     for (const [q, v] of docs) {
       const res = await t.gql(q, v);

@@ -313,7 +313,7 @@ describe('account mutations and me', () => {
   });
 });
 
-describe("me-only fields on another user", () => {
+describe('me-only fields on another user', () => {
   it('are null (false for instanceOperator) on every user but the caller', async () => {
     const clock = new ManualClock(Date.parse('2030-03-01T00:00:00Z'));
     const t = await createTestApp({ clock, env: { SVC_PROBATION_HOURS: '2' } });

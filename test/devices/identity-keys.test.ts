@@ -170,6 +170,90 @@ describe('identity keys: enrolment and rotation', () => {
     expectCode(await t.gql(SIGNUP_WITH_KEY, { input: reuseNew.input }), 'CONFLICT');
   });
 
+  it('recovers an identity: revokes lost devices, ends their sessions, adds a new device', async () => {
+    const acc = await signUpWithKey(t);
+    const mine = ok(await t.gql('{ myDevices { id } }', {}, acc.agent)).myDevices as Array<{
+      id: string;
+    }>;
+    const lostId = mine[0]!.id;
+    const ended: Array<[string[], string]> = [];
+    const off = t.ctx.services.sessions.onEnded((ids, reason) => ended.push([ids, reason]));
+    const recoverInput = async (
+      next: TestKey,
+      device: TestKey | null,
+      revoke: string[],
+      signedRevoke = revoke,
+    ) => {
+      const ch = await challenge(t);
+      const issuedAt = nowIso(t);
+      const lines: Array<[string, string]> = [
+        ['identity', acc.identity.publicKey],
+        ['new-identity', next.publicKey],
+      ];
+      if (signedRevoke.length > 0) lines.push(['revoke-devices', signedRevoke.join(',')]);
+      if (device) lines.push(['device', device.publicKey]);
+      const text = statement('rotate-identity', ch, issuedAt, lines);
+      return {
+        identityPublicKey: acc.identity.publicKey,
+        newIdentityPublicKey: next.publicKey,
+        challengeId: ch.challengeId,
+        issuedAt,
+        signature: signText(acc.identity, text),
+        newSignature: signText(next, text),
+        revokeDeviceIds: revoke,
+        ...(device
+          ? {
+              devicePublicKey: device.publicKey,
+              deviceName: 'Spare',
+              deviceSignature: signText(device, text),
+            }
+          : {}),
+      };
+    };
+    try {
+      // The revocation list is signed: another list, or none, fails the statement.
+      expectCode(
+        await t.gql(ROTATE, { input: await recoverInput(newKey(), null, [lostId], []) }),
+        'UNAUTHENTICATED',
+      );
+      // A key account may not be left without a device.
+      expectCode(
+        await t.gql(ROTATE, { input: await recoverInput(newKey(), null, [lostId]) }),
+        'VALIDATION',
+      );
+      // A device of another account is NOT_FOUND, and nothing changes.
+      const stranger = await signUpWithKey(t);
+      const theirs = ok(await t.gql('{ myDevices { id } }', {}, stranger.agent)).myDevices[0].id;
+      expectCode(
+        await t.gql(ROTATE, { input: await recoverInput(newKey(), newKey(), [theirs]) }),
+        'NOT_FOUND',
+      );
+      ok(await t.gql('{ me { id } }', {}, stranger.agent));
+      ok(await t.gql('{ me { id } }', {}, acc.agent));
+
+      const next = newKey();
+      const spare = newKey();
+      const res = await t.gql(ROTATE, { input: await recoverInput(next, spare, [lostId]) });
+      expect(ok(res).rotateIdentityKey.publicKey).toBe(next.publicKey);
+      // The lost device's session ended, with the identity_recovery reason; its key is dead.
+      expectCode(await t.gql('{ me { id } }', {}, acc.agent), 'UNAUTHENTICATED');
+      expect(ended.find(([, r]) => r === 'identity_recovery')).toBeDefined();
+      const rows = await t.ctx.db.kysely
+        .selectFrom('session')
+        .select('endReason')
+        .where('accountId', '=', acc.agent.id)
+        .execute();
+      expect(rows.map((r) => r.endReason)).toContain('identity_recovery');
+      await expect(loginWithKey(t, acc.device, acc.username)).rejects.toThrow();
+      // The new device signs in.
+      const back = await loginWithKey(t, spare, acc.username);
+      const devices = ok(await t.gql('{ myDevices { name current } }', {}, back)).myDevices;
+      expect(devices).toEqual([{ name: 'Spare', current: true }]);
+    } finally {
+      off();
+    }
+  });
+
   it('refuses a rotation not signed by the current key, or by the new one', async () => {
     const acc = await signUpWithKey(t);
     const next = newKey();

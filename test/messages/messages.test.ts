@@ -514,4 +514,28 @@ describe('messages', () => {
     clock.advance(5 * MINUTE_MS);
     ok(await t.gql(UNPIN, { m: own.id }, mike));
   });
+
+  it('answers NOT_FOUND, not a fault, to a send racing the deletion of its workspace', async () => {
+    const doomed = (await createWorkspace(t, olga, 'Racing')).id;
+    const ch = ok(await t.gql(CHANNELS, { s: doomed }, olga)).channels[0].id;
+    const svc = t.ctx.services.messages;
+    const original = svc.takeMessageRate.bind(svc);
+    // The workspace goes between the access check and the insert.
+    svc.takeMessageRate = async (accountId: string) => {
+      await t.ctx.db.kysely.deleteFrom('workspace').where('id', '=', doomed).execute();
+      return original(accountId);
+    };
+    try {
+      const err = expectCode(await sendRaw(t, olga, ch, 'too late'), 'NOT_FOUND');
+      expect(err.message).toMatch(/conversation/);
+    } finally {
+      svc.takeMessageRate = original;
+    }
+    const left = await t.ctx.db.kysely
+      .selectFrom('message')
+      .select('id')
+      .where('conversationId', '=', ch)
+      .execute();
+    expect(left).toEqual([]);
+  });
 });

@@ -491,7 +491,10 @@ export class KeyAuthService {
       if (await deviceKeyRegistered(tx.db, deviceKey)) {
         throw conflict('this device key is registered already; make a new key for a new device');
       }
-      assertDeviceRoom(await countActiveDevices(tx.db, accountId), this.config.limits.devicesPerUser);
+      assertDeviceRoom(
+        await countActiveDevices(tx.db, accountId),
+        this.config.limits.devicesPerUser,
+      );
       await insertDevice(tx.db, {
         id: newId(),
         accountId,
@@ -507,7 +510,9 @@ export class KeyAuthService {
     if (revokeIds.length > 0 && (await countActiveDevices(tx.db, accountId)) === 0) {
       const account = await findAccountById(tx.db, accountId);
       if (account?.passwordHash === null) {
-        throw validation('recovery would leave the account with no device; add one (devicePublicKey)');
+        throw validation(
+          'recovery would leave the account with no device; add one (devicePublicKey)',
+        );
       }
     }
   }

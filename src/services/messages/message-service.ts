@@ -10,6 +10,7 @@ import { AppError, conflict, forbidden, notFound, validation } from '../../error
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { AccountService, AccountView } from '../accounts/account-service.js';
+import { isForeignKeyViolation } from '../accounts/db-errors.js';
 import {
   assertReadable,
   assertWritableBy,
@@ -237,6 +238,20 @@ export class MessageService {
   }
 
   private async insert(conv: ConversationTable, message: MessageTable) {
+    await this.unlessGone('conversation', this.insertWithin(conv, message));
+  }
+
+  /** NOT_FOUND when what a write points at (or its workspace) was deleted after the check. */
+  private async unlessGone<T>(what: string, work: Promise<T>): Promise<T> {
+    try {
+      return await work;
+    } catch (err) {
+      if (isForeignKeyViolation(err)) throw notFound(what);
+      throw err;
+    }
+  }
+
+  private async insertWithin(conv: ConversationTable, message: MessageTable) {
     await this.tx(async (tx) => {
       if (message.threadRootId !== null) {
         if (!(await bumpThreadRoot(tx.db, message.threadRootId, conv.id, message.createdAt))) {
@@ -410,25 +425,28 @@ export class MessageService {
     if (message.deletedAt !== null) throw conflict('the message was deleted');
     const now = this.now();
     const conv = toRow(access.row);
-    await this.tx(async (tx) => {
-      if (!(await addReaction(tx.db, message.id, accountId, emoji, now))) return;
-      if ((await countDistinctEmoji(tx.db, message.id)) > MAX_REACTION_EMOJI) {
-        throw validation(`a message takes at most ${MAX_REACTION_EMOJI} different emoji`);
-      }
-      emitConversationEvent(
-        tx,
-        this.deps.bus,
-        conv,
-        await this.recipients(tx, conv),
-        'ReactionAdded',
-        now,
-        {
-          messageId: message.id,
-          emoji,
-          userId: accountId,
-        },
-      );
-    });
+    await this.unlessGone(
+      'message',
+      this.tx(async (tx) => {
+        if (!(await addReaction(tx.db, message.id, accountId, emoji, now))) return;
+        if ((await countDistinctEmoji(tx.db, message.id)) > MAX_REACTION_EMOJI) {
+          throw validation(`a message takes at most ${MAX_REACTION_EMOJI} different emoji`);
+        }
+        emitConversationEvent(
+          tx,
+          this.deps.bus,
+          conv,
+          await this.recipients(tx, conv),
+          'ReactionAdded',
+          now,
+          {
+            messageId: message.id,
+            emoji,
+            userId: accountId,
+          },
+        );
+      }),
+    );
     return message;
   }
 
@@ -466,25 +484,28 @@ export class MessageService {
     if (message.deletedAt !== null) throw conflict('the message was deleted');
     const now = this.now();
     const conv = toRow(access.row);
-    await this.tx(async (tx) => {
-      if ((await countPins(tx.db, conv.id)) >= MAX_PINS) {
-        throw validation(`a conversation holds at most ${MAX_PINS} pinned messages`);
-      }
-      if (!(await insertPin(tx.db, conv.id, message.id, accountId, now))) return;
-      emitConversationEvent(
-        tx,
-        this.deps.bus,
-        conv,
-        await this.recipients(tx, conv),
-        'MessagePinned',
-        now,
-        {
-          messageId: message.id,
-          pinnedBy: accountId,
-          pinnedAt: iso(now),
-        },
-      );
-    });
+    await this.unlessGone(
+      'message',
+      this.tx(async (tx) => {
+        if ((await countPins(tx.db, conv.id)) >= MAX_PINS) {
+          throw validation(`a conversation holds at most ${MAX_PINS} pinned messages`);
+        }
+        if (!(await insertPin(tx.db, conv.id, message.id, accountId, now))) return;
+        emitConversationEvent(
+          tx,
+          this.deps.bus,
+          conv,
+          await this.recipients(tx, conv),
+          'MessagePinned',
+          now,
+          {
+            messageId: message.id,
+            pinnedBy: accountId,
+            pinnedAt: iso(now),
+          },
+        );
+      }),
+    );
     return message;
   }
 

@@ -51,7 +51,11 @@ export async function endSessions(
 ): Promise<string[]> {
   // Compared with undefined, not truthiness: an empty id (say `revokeSession(id: "")`) must match
   // nothing rather than drop its condition and end every session of the account.
-  if (filter.sessionId === undefined && filter.accountId === undefined && filter.deviceId === undefined) {
+  if (
+    filter.sessionId === undefined &&
+    filter.accountId === undefined &&
+    filter.deviceId === undefined
+  ) {
     throw new Error('endSessions needs a sessionId, accountId or deviceId');
   }
   let q = db.selectFrom('session').select('id').where('endedAt', 'is', null);

@@ -4,10 +4,12 @@ import { createTestApp, type Agent, type TestApp } from '../_util/app.js';
 import { signUpAndIn } from '../_util/seed.js';
 
 // Nasty values for each String argument of the account, session, device and deletion mutations.
+// A NUL reached PostgreSQL as text (which refuses it) and answered INTERNAL before the fix.
 const NASTY: unknown[] = [
   '',
   ' ',
   '\u0000',
+  'a\u0000b@example.org',
   'x'.repeat(200_000),
   '\ud800',
   '👩‍👩‍👧‍👦'.repeat(300),

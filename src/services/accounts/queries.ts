@@ -15,12 +15,15 @@ export async function findAccountByUsernameKey(
   usernameKey: string,
   opts: { includeDeleted?: boolean } = {},
 ) {
+  // No stored key holds a NUL, and PostgreSQL refuses one in text: nobody has it.
+  if (usernameKey.includes('\u0000')) return undefined;
   let q = db.selectFrom('account').selectAll().where('usernameKey', '=', usernameKey);
   if (!opts.includeDeleted) q = q.where('deletedAt', 'is', null);
   return q.executeTakeFirst();
 }
 
 export async function findAccountByEmailKey(db: Executor, emailKey: string) {
+  if (emailKey.includes('\u0000')) return undefined;
   return db.selectFrom('account').select('id').where('emailKey', '=', emailKey).executeTakeFirst();
 }
 
@@ -42,6 +45,7 @@ export async function setDisplayName(db: Executor, id: string, displayName: stri
 
 /** The live account with an email key (for password reset), or undefined. */
 export async function findLiveAccountByEmailKey(db: Executor, emailKey: string) {
+  if (emailKey.includes('\u0000')) return undefined;
   return db
     .selectFrom('account')
     .selectAll()

@@ -428,6 +428,7 @@ export class MessageService {
     await this.unlessGone(
       'message',
       this.tx(async (tx) => {
+        await this.assertStillLive(tx, message.id);
         if (!(await addReaction(tx.db, message.id, accountId, emoji, now))) return;
         if ((await countDistinctEmoji(tx.db, message.id)) > MAX_REACTION_EMOJI) {
           throw validation(`a message takes at most ${MAX_REACTION_EMOJI} different emoji`);
@@ -448,6 +449,20 @@ export class MessageService {
       }),
     );
     return message;
+  }
+
+  /**
+   * Re-reads the message inside the write's transaction. On PostgreSQL the row is locked FOR
+   * SHARE, so a concurrent delete either commits first (and is seen here) or waits for this
+   * write; without it a reaction or pin could land on a message just deleted. SQLite runs one
+   * writer at a time.
+   */
+  private async assertStillLive(tx: Tx, messageId: string): Promise<void> {
+    let query = tx.db.selectFrom('message').select('deletedAt').where('id', '=', messageId);
+    if (this.deps.db.dialect === 'postgres') query = query.forShare();
+    const row = await query.executeTakeFirst();
+    if (!row) throw notFound('message');
+    if (row.deletedAt !== null) throw conflict('the message was deleted');
   }
 
   async removeReaction(accountId: string, messageId: unknown, emojiInput: unknown) {
@@ -487,6 +502,7 @@ export class MessageService {
     await this.unlessGone(
       'message',
       this.tx(async (tx) => {
+        await this.assertStillLive(tx, message.id);
         if ((await countPins(tx.db, conv.id)) >= MAX_PINS) {
           throw validation(`a conversation holds at most ${MAX_PINS} pinned messages`);
         }

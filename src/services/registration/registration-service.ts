@@ -6,7 +6,7 @@ import { transaction } from '../../db/transaction.js';
 import type { InstanceInviteTable } from '../../db/tables/accounts.js';
 import { AppError, capExceeded, forbidden, notFound, validation } from '../../errors.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
-import { newId, randomToken } from '../../lib/ids.js';
+import { isId, newId, randomToken } from '../../lib/ids.js';
 import type { Mailer } from '../../mail/mailer.js';
 import type { AuditLog } from '../moderation/audit-log.js';
 import type { AccountService, AccountView } from '../accounts/account-service.js';
@@ -212,6 +212,8 @@ export class RegistrationService {
   /** Revokes an invite; NOT_FOUND when there is none, false when it was revoked already. */
   async revokeInstanceInvite(actor: InviteActor, id: string): Promise<boolean> {
     const by = this.assertManager(actor);
+    // Not an id we issue (and maybe text PostgreSQL refuses, such as a NUL): no such invite.
+    if (!isId(id)) throw notFound('invite');
     const invite = await findInstanceInviteById(this.db.kysely, id);
     if (!invite) throw notFound('invite');
     return transaction(this.db.kysely, async (tx) => {

@@ -4,7 +4,7 @@ import { EventEmitter } from 'node:events';
 import type { Db, Executor } from '../../db/database.js';
 import type { Tx } from '../../db/transaction.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
-import { newId, randomToken } from '../../lib/ids.js';
+import { isId, newId, randomToken } from '../../lib/ids.js';
 import { assertAccountNotBlocked } from '../moderation/blocked.js';
 
 import { transaction } from '../../db/transaction.js';
@@ -199,6 +199,7 @@ export class SessionService {
 
   /** Ends one live session of the caller's account; NOT_FOUND for any other id. */
   async revokeMine(session: SessionInfo, sessionId: string): Promise<void> {
+    if (!isId(sessionId)) throw notFound('session');
     const ended = await transaction(this.db.kysely, (tx) =>
       this.end(tx, { accountId: session.accountId, sessionId }, 'session_revoked'),
     );

@@ -4,6 +4,7 @@ import {
   GraphQLError,
   specifiedRules,
   validate,
+  visit,
   type DocumentNode,
   type ExecutionResult,
   type GraphQLFormattedError,
@@ -11,11 +12,12 @@ import {
   type OperationTypeNode,
 } from 'graphql';
 
+import { validation } from '../errors.js';
 import { Lru } from '../lib/lru.js';
 
 import type { GraphqlContext } from './context.js';
 import { checkDocumentLimits, countMutationFields, parseBounded } from './document-limits.js';
-import { formatError, plainError } from './format-error.js';
+import { codedError, formatError, plainError } from './format-error.js';
 
 export interface GraphqlRequest {
   query: string;
@@ -60,6 +62,7 @@ export class GraphqlExecutor {
     if ('error' in parsed) return { ok: false, errors: [parsed.error] };
     const limit = checkDocumentLimits(parsed.document);
     if (limit) return { ok: false, errors: [limit] };
+    if (literalHasNul(parsed.document)) return { ok: false, errors: [NUL_MESSAGE] };
     const errors = validate(this.schema, parsed.document, specifiedRules, { maxErrors: 20 });
     if (errors.length > 0) return { ok: false, errors: errors.map((e) => e.message) };
     return { ok: true, doc: { document: parsed.document } };
@@ -85,6 +88,13 @@ export class GraphqlExecutor {
     request: GraphqlRequest,
     context: GraphqlContext,
   ): Promise<FormattedResult> {
+    if (containsNul(request.variables)) {
+      // PostgreSQL cannot store U+0000 in text and SQLite would; refusing it here keeps both
+      // databases alike and no resolver ever sees it.
+      return {
+        errors: [codedError(validation(NUL_MESSAGE), context.requestId)],
+      };
+    }
     let result: ExecutionResult;
     try {
       result = await execute({
@@ -120,4 +130,35 @@ export class GraphqlExecutor {
   static preparationErrors(errors: string[], requestId: string): FormattedResult {
     return { errors: errors.map((m) => plainError(m, requestId)) };
   }
+}
+
+const NUL_MESSAGE = 'text may not contain the NUL character (U+0000)';
+
+/** Whether any string in a variables object contains U+0000 (depth-bounded, no recursion). */
+export function containsNul(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) return true;
+    } else if (Array.isArray(v)) {
+      for (const item of v) stack.push(item);
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, item] of Object.entries(v)) {
+        if (k.includes('\u0000')) return true;
+        stack.push(item);
+      }
+    }
+  }
+  return false;
+}
+
+function literalHasNul(document: DocumentNode): boolean {
+  let found = false;
+  visit(document, {
+    StringValue(node) {
+      if (node.value.includes('\u0000')) found = true;
+    },
+  });
+  return found;
 }

@@ -31,6 +31,14 @@ export function formatError(
       extensions: { code: original.code, ...original.extensions, request_id: requestId },
     };
   }
+  if (original && isUnstorableText(original)) {
+    // Text the database refuses (PostgreSQL: NUL or bytes outside UTF-8) is bad input, not a fault.
+    return {
+      ...base,
+      message: 'text contains a character that cannot be stored',
+      extensions: { code: 'VALIDATION', request_id: requestId },
+    };
+  }
   if (original && !(original instanceof GraphQLError)) {
     log.error({ err: original, path: err.path }, 'resolver failed');
     return {
@@ -53,4 +61,10 @@ export function codedError(err: AppError, requestId: string): GraphQLFormattedEr
     message: err.message,
     extensions: { code: err.code, ...err.extensions, request_id: requestId },
   };
+}
+
+/** PostgreSQL's `character_not_in_repertoire` and `untranslatable_character`. */
+function isUnstorableText(err: Error): boolean {
+  const code = (err as Error & { code?: unknown }).code;
+  return code === '22021' || code === '22P05';
 }

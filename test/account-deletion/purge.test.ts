@@ -184,6 +184,17 @@ describe('the account purge', () => {
         .execute();
       expect(rows, table).toEqual([]);
     }
+    // Over the API too: the tombstone is in no member list, nor in the friend's block list.
+    const seen = ok(
+      await t.gql(
+        'query($s: ID!) { workspace(serverId: $s) { memberCount members { items { user { id } } } } blockedUsers { id } }',
+        { s: shared },
+        friend,
+      ),
+    );
+    expect(seen.workspace.members.items).toEqual([{ user: { id: friend.id } }]);
+    expect(seen.workspace.memberCount).toBe(1);
+    expect(seen.blockedUsers).toEqual([]);
     // Others' messages stay.
     expect(
       (await db.selectFrom('message').select('text').where('id', '=', theirs).executeTakeFirst())

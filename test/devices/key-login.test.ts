@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ManualClock, MINUTE_MS } from '../../src/lib/clock.js';
-import { createTestApp, type TestApp } from '../_util/app.js';
+import { createTestApp, setCookies, type TestApp } from '../_util/app.js';
 import { expectCode, ok } from '../accounts/_helpers.js';
 
 import {
@@ -98,6 +98,23 @@ describe('key login and key signup', () => {
       proof: { ...proof, devicePublicKey: null, deviceId: data.myDevices[0].id },
     });
     expect(ok(byId).loginWithKey.user.id).toBe(acc.agent.id);
+  });
+
+  it('sets both cookies on key login and key signup, with csrfToken equal to svc_csrf', async () => {
+    const signup = await signupInput(t);
+    const acc = await t.gql(SIGNUP_WITH_KEY, { input: signup.input });
+    const login = await t.gql(LOGIN_WITH_KEY, { proof: await loginProof(t, signup.device) });
+    for (const [res, field] of [
+      [acc, 'signupWithKey'],
+      [login, 'loginWithKey'],
+    ] as const) {
+      const c = setCookies(res.response);
+      const attrs = { sameSite: 'Lax', path: '/', maxAge: 30 * 86400 };
+      expect(c.svc_session).toMatchObject({ ...attrs, httpOnly: true });
+      expect(c.svc_csrf).toMatchObject(attrs);
+      expect(c.svc_csrf!.httpOnly).toBeFalsy();
+      expect(c.svc_csrf!.value).toBe(ok(res)[field].csrfToken);
+    }
   });
 
   it('refuses a replayed challenge', async () => {

@@ -86,6 +86,10 @@ export async function startSvc(
     [
       '--max-old-space-size=4096',
       '--expose-gc',
+      // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each server process there.
+      ...(process.env.BENCH_CPU_PROF
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+        : []),
       ...nodeArgs,
       path.join(root, 'dist/cli/index.js'),
       'serve',

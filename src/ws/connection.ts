@@ -8,6 +8,8 @@ import {
   type GraphQLFormattedError,
   type OperationTypeNode,
 } from 'graphql';
+import type { Duplex } from 'node:stream';
+
 import type { Logger } from 'pino';
 import { WebSocket, type RawData } from 'ws';
 
@@ -22,6 +24,7 @@ import type { SessionInfo } from '../services/sessions/session-service.js';
 
 import type { Delivery, Fanout } from './fanout.js';
 import { isLiveSource, type LiveStream } from './live-stream.js';
+import type { WriteBatcher } from './write-batcher.js';
 import {
   codecFor,
   GRAPHQL_TRANSPORT_WS_PROTOCOL,
@@ -66,6 +69,8 @@ export interface ConnectionHost {
   readonly ctx: AppContext;
   readonly fanout: Fanout;
   readonly limits: ConnectionLimits;
+  /** Batches the writes of one turn of the event loop per socket. */
+  readonly writes: WriteBatcher;
   /** Called once, when the connection is done (closed by either side). */
   released(conn: Connection): void;
 }
@@ -397,6 +402,8 @@ export class Connection {
       this.close(CLOSE.slowConsumer);
       return;
     }
+    // The ws library keeps the underlying socket private; it is the net.Socket of the upgrade.
+    this.host.writes.hold((this.ws as unknown as { _socket?: Duplex })._socket);
     this.ws.send(text);
   }
 

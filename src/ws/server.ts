@@ -15,6 +15,7 @@ import { CLOSE, Connection, type ConnectionHost, type ConnectionLimits } from '.
 import { Fanout } from './fanout.js';
 import { chooseProtocol } from './protocol.js';
 import { refuseUpgrade } from './refuse.js';
+import { WriteBatcher } from './write-batcher.js';
 
 export const WS_PATH = '/api/ws';
 /** Contract: a client message over 256 KiB, whole or in fragments, closes with 1009. */
@@ -49,6 +50,7 @@ export const REALTIME_DEFAULTS = {
 export class RealtimeServer implements ConnectionHost {
   readonly fanout: Fanout;
   readonly limits: ConnectionLimits;
+  readonly writes = new WriteBatcher();
   private readonly wss: WebSocketServer;
   private readonly connections = new Set<Connection>();
   private readonly bySession = new Map<string, Set<Connection>>();

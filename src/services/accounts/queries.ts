@@ -1,12 +1,17 @@
 import type { Executor } from '../../db/database.js';
+import { preparedQuery } from '../../db/prepared.js';
 import type { AccountTable } from '../../db/tables/foundation.js';
 
 export async function insertAccount(db: Executor, row: AccountTable) {
   await db.insertInto('account').values(row).execute();
 }
 
+const accountByIdQuery = preparedQuery(1, (db, id: string) =>
+  db.selectFrom('account').selectAll().where('id', '=', id),
+);
+
 export async function findAccountById(db: Executor, id: string) {
-  return db.selectFrom('account').selectAll().where('id', '=', id).executeTakeFirst();
+  return (await accountByIdQuery(db, id)).rows[0];
 }
 
 /** The live account holding a username key; with `includeDeleted`, a tombstone too. */

@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.js';
+import { preparedQuery } from '../../db/prepared.js';
 import type { ConversationMemberTable, ConversationTable } from '../../db/tables/collaboration.js';
 import { DAY_MS } from '../../lib/clock.js';
 
@@ -10,12 +11,8 @@ export const INVITE_TTL_MS = 30 * DAY_MS;
  * marker) and in its workspace (role, timeout), and whether a block stands between the caller
  * and the other person of a DIRECT conversation. One query: every write and read starts here.
  */
-export async function findConversationAccess(
-  db: Executor,
-  conversationId: string,
-  accountId: string,
-) {
-  return db
+const conversationAccessQuery = preparedQuery(2, (db, conversationId: string, accountId: string) =>
+  db
     .selectFrom('conversation as c')
     .leftJoin('conversation_member as cm', (j) =>
       j.onRef('cm.conversationId', '=', 'c.id').on('cm.accountId', '=', accountId),
@@ -58,8 +55,15 @@ export async function findConversationAccess(
         )
         .as('blocked'),
     )
-    .where('c.id', '=', conversationId)
-    .executeTakeFirst();
+    .where('c.id', '=', conversationId),
+);
+
+export async function findConversationAccess(
+  db: Executor,
+  conversationId: string,
+  accountId: string,
+) {
+  return (await conversationAccessQuery(db, conversationId, accountId)).rows[0];
 }
 
 export type ConversationAccessRow = NonNullable<Awaited<ReturnType<typeof findConversationAccess>>>;
@@ -166,13 +170,16 @@ export async function deleteExpiredInvites(db: Executor, now: number) {
   return Number(res.numDeletedRows);
 }
 
-export async function touchConversation(db: Executor, id: string, at: number) {
-  await db
+const touchConversationQuery = preparedQuery(2, (db, id: string, at: number) =>
+  db
     .updateTable('conversation')
     .set({ lastActivityAt: at })
     .where('id', '=', id)
-    .where('lastActivityAt', '<', at)
-    .execute();
+    .where('lastActivityAt', '<', at),
+);
+
+export async function touchConversation(db: Executor, id: string, at: number) {
+  await touchConversationQuery(db, id, at);
 }
 
 /**
@@ -326,22 +333,27 @@ export async function advanceReadMarker(
   at: number,
   messageId: string,
 ) {
-  const res = await db
-    .updateTable('conversation_member')
-    .set({ lastReadAt: at, lastReadMessageId: messageId })
-    .where('conversationId', '=', conversationId)
-    .where('accountId', '=', accountId)
-    .where('state', '=', 'member')
-    .where((eb) =>
-      eb.or([
-        eb('lastReadAt', 'is', null),
-        eb('lastReadAt', '<', at),
-        eb.and([eb('lastReadAt', '=', at), eb('lastReadMessageId', '<', messageId)]),
-      ]),
-    )
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) === 1;
+  const res = await advanceReadMarkerQuery(db, conversationId, accountId, at, messageId);
+  return Number(res.numAffectedRows) === 1;
 }
+
+const advanceReadMarkerQuery = preparedQuery(
+  4,
+  (db, conversationId: string, accountId: string, at: number, messageId: string) =>
+    db
+      .updateTable('conversation_member')
+      .set({ lastReadAt: at, lastReadMessageId: messageId })
+      .where('conversationId', '=', conversationId)
+      .where('accountId', '=', accountId)
+      .where('state', '=', 'member')
+      .where((eb) =>
+        eb.or([
+          eb('lastReadAt', 'is', null),
+          eb('lastReadAt', '<', at),
+          eb.and([eb('lastReadAt', '=', at), eb('lastReadMessageId', '<', messageId)]),
+        ]),
+      ),
+);
 
 /** Accounts (not deleted) by id, for checking the people named in a create or add. */
 export async function findAccounts(db: Executor, ids: readonly string[]) {

@@ -1,11 +1,39 @@
 import type { Executor } from '../../db/database.js';
+import { preparedQuery } from '../../db/prepared.js';
 import type { MessageTable } from '../../db/tables/collaboration.js';
 import type { CursorPosition } from '../../lib/cursor.js';
 
 // Message queries, executor first. Every list is a keyset scan of an index over (…, createdAt, id).
 
+const MESSAGE_COLUMNS = [
+  'id',
+  'conversationId',
+  'workspaceId',
+  'authorId',
+  'text',
+  'ciphertext',
+  'threadRootId',
+  'forwardedFromId',
+  'createdAt',
+  'editedAt',
+  'deletedAt',
+  'deletedBy',
+  'replyCount',
+  'lastReplyAt',
+  'mentions',
+] as const satisfies ReadonlyArray<keyof MessageTable>;
+
+const insertMessageQuery = preparedQuery(MESSAGE_COLUMNS.length, (db, ...values: unknown[]) =>
+  db
+    .insertInto('message')
+    .values(
+      Object.fromEntries(MESSAGE_COLUMNS.map((c, i) => [c, values[i]])) as unknown as MessageTable,
+    ),
+);
+
+/** Inserts one message (every send; prepared once). */
 export async function insertMessage(db: Executor, row: MessageTable) {
-  await db.insertInto('message').values(row).execute();
+  await insertMessageQuery(db, ...MESSAGE_COLUMNS.map((c) => row[c]));
 }
 
 export async function findMessage(db: Executor, id: string) {

@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.js';
+import { preparedQuery } from '../../db/prepared.js';
 import { accountNotBlocked } from '../moderation/blocked.js';
 
 export async function insertSession(
@@ -20,9 +21,8 @@ export async function insertSession(
     .execute();
 }
 
-/** The live session for a token hash, with its account, or undefined. */
-export async function findLiveSessionByTokenHash(db: Executor, tokenHash: string, now: number) {
-  return db
+const liveSessionQuery = preparedQuery(2, (db, tokenHash: string, now: number) =>
+  db
     .selectFrom('session')
     .innerJoin('account', 'account.id', 'session.accountId')
     .select([
@@ -39,8 +39,12 @@ export async function findLiveSessionByTokenHash(db: Executor, tokenHash: string
     .where('session.endedAt', 'is', null)
     .where('session.expiresAt', '>', now)
     .where('account.deletedAt', 'is', null)
-    .where(accountNotBlocked())
-    .executeTakeFirst();
+    .where(accountNotBlocked()),
+);
+
+/** The live session for a token hash, with its account, or undefined. Runs on every request. */
+export async function findLiveSessionByTokenHash(db: Executor, tokenHash: string, now: number) {
+  return (await liveSessionQuery(db, tokenHash, now)).rows[0];
 }
 
 export async function endSessions(

@@ -1,0 +1,42 @@
+import { CompiledQuery, type Compilable, type QueryResult } from 'kysely';
+
+import type { Executor } from './database.js';
+
+interface Template {
+  sql: string;
+  /** Per parameter of the compiled SQL: which argument fills it, or the constant it holds. */
+  slots: Array<{ arg: number } | { value: unknown }>;
+}
+
+/**
+ * A hot query built and compiled once per dialect instead of on every call. Building a Kysely
+ * query costs more than SQLite takes to run a short one, and the queries of every request
+ * (session, access, message insert) have a fixed shape. `build` is called once with a unique
+ * placeholder for each argument; its compiled parameters are then mapped back to argument
+ * positions. Only for queries whose shape does not depend on argument values (no `in` lists,
+ * no branches on arguments).
+ */
+export function preparedQuery<A extends unknown[], R>(
+  arity: number,
+  build: (db: Executor, ...args: A) => Compilable<R>,
+): (db: Executor, ...args: A) => Promise<QueryResult<R>> {
+  const templates = new Map<unknown, Template>();
+  return async (db, ...args) => {
+    const adapter = db.getExecutor().adapter.constructor;
+    let template = templates.get(adapter);
+    if (!template) {
+      const placeholders = Array.from({ length: arity }, (_, i) => `\u0001svc:arg:${i}\u0001`);
+      const compiled = build(db, ...(placeholders as A)).compile();
+      template = {
+        sql: compiled.sql,
+        slots: compiled.parameters.map((p) => {
+          const i = placeholders.indexOf(p as string);
+          return i >= 0 ? { arg: i } : { value: p };
+        }),
+      };
+      templates.set(adapter, template);
+    }
+    const params = template.slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
+    return db.executeQuery<R>(CompiledQuery.raw(template.sql, params));
+  };
+}

@@ -175,23 +175,11 @@ export class MessageService {
     await this.takeMessageRate(accountId);
     const mentions = await this.resolveMentions(access, accountId, text);
     const now = this.now();
-    const message: MessageTable = {
-      id: newId(),
-      conversationId: conv.id,
-      workspaceId: conv.workspaceId,
-      authorId: accountId,
+    const message = newMessageRow(conv, accountId, now, {
       text,
-      ciphertext: null,
       threadRootId: rootId,
-      forwardedFromId: null,
-      createdAt: now,
-      editedAt: null,
-      deletedAt: null,
-      deletedBy: null,
-      replyCount: 0,
-      lastReplyAt: null,
       mentions: JSON.stringify(mentions),
-    };
+    });
     await this.insert(conv, message);
     return message;
   }
@@ -214,25 +202,13 @@ export class MessageService {
     }
     await this.takeMessageRate(accountId);
     const now = this.now();
-    const message: MessageTable = {
-      id: newId(),
-      conversationId: conv.id,
-      workspaceId: conv.workspaceId,
-      authorId: accountId,
+    const message = newMessageRow(conv, accountId, now, {
       text: source.text,
-      ciphertext: null,
-      threadRootId: null,
       // A forward of a forward points at the original, whose author the text belongs to.
       forwardedFromId: source.forwardedFromId ?? source.id,
-      createdAt: now,
-      editedAt: null,
-      deletedAt: null,
-      deletedBy: null,
-      replyCount: 0,
-      lastReplyAt: null,
       // A forward notifies nobody: its mentions were meant for another audience.
       mentions: JSON.stringify(NO_MENTIONS),
-    };
+    });
     await this.insert(conv, message);
     return message;
   }
@@ -704,5 +680,31 @@ export function messagePayload(m: MessageTable) {
     createdAt: iso(m.createdAt),
     editedAt: iso(m.editedAt),
     mentions: m.mentions ? (JSON.parse(m.mentions) as StoredMentions) : NO_MENTIONS,
+  };
+}
+
+/** A new message row of `conv` by `authorId`; `fields` sets what differs between kinds. */
+function newMessageRow(
+  conv: ConversationTable,
+  authorId: string,
+  now: number,
+  fields: Pick<MessageTable, 'text' | 'mentions'> &
+    Partial<Pick<MessageTable, 'threadRootId' | 'forwardedFromId'>>,
+): MessageTable {
+  return {
+    id: newId(),
+    conversationId: conv.id,
+    workspaceId: conv.workspaceId,
+    authorId,
+    ciphertext: null,
+    threadRootId: null,
+    forwardedFromId: null,
+    createdAt: now,
+    editedAt: null,
+    deletedAt: null,
+    deletedBy: null,
+    replyCount: 0,
+    lastReplyAt: null,
+    ...fields,
   };
 }

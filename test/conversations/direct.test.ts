@@ -107,6 +107,33 @@ describe('direct and group conversations', () => {
     );
   });
 
+  it('leaves a GROUP: the others hear it, the last one out deletes it; a DIRECT one refuses', async () => {
+    const LEAVE = 'mutation($c: ID!) { leaveConversation(conversationId: $c) }';
+    const CONV = 'query($c: ID!) { conversation(id: $c) { id memberCount } }';
+    const g = (await conversationOf(t, alice, [bob, carol], { name: 'Leavers' })).conversation;
+    const heard = recordUser(t, bob.id);
+    expect(ok(await t.gql(LEAVE, { c: g.id }, carol)).leaveConversation).toBe(true);
+    expect(
+      heard.ofType('MemberRemovedFromConversation').some((e) => e.payload.userId === carol.id),
+    ).toBe(true);
+    expectCode(await t.gql(CONV, { c: g.id }, carol), 'NOT_FOUND');
+    expect(ok(await t.gql(CONV, { c: g.id }, bob)).conversation.memberCount).toBe(2);
+    // Not a member any more: NOT_FOUND, as for someone who never was.
+    expectCode(await t.gql(LEAVE, { c: g.id }, carol), 'NOT_FOUND');
+    expectCode(await t.gql(LEAVE, { c: g.id }, dave), 'NOT_FOUND');
+    ok(await t.gql(LEAVE, { c: g.id }, bob));
+    ok(await t.gql(LEAVE, { c: g.id }, alice));
+    const left = await t.ctx.db.kysely
+      .selectFrom('conversation')
+      .select('id')
+      .where('id', '=', g.id)
+      .execute();
+    expect(left).toHaveLength(0);
+    const direct = (await conversationOf(t, alice, [bob])).conversation;
+    expectCode(await t.gql(LEAVE, { c: direct.id }, alice), 'VALIDATION');
+    expect(ok(await t.gql(CONV, { c: direct.id }, alice)).conversation.memberCount).toBe(2);
+  });
+
   it('sends a stranger a DM request: the sender writes, the recipient reads it there and answers', async () => {
     const rec = recordUser(t, erin.id);
     const made = await conversationOf(t, dave, [erin]);

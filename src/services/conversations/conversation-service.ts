@@ -382,6 +382,46 @@ export class ConversationService {
     return true;
   }
 
+  /**
+   * Leaves a group conversation: the caller's membership goes, the others hear
+   * MemberRemovedFromConversation (reason `left`), and the conversation leaves the caller's
+   * inbox. A direct conversation cannot be left (block the person instead), and a channel is
+   * left with `leaveChannel`: both answer VALIDATION. The last member leaving deletes the group.
+   */
+  async leave(callerId: string, conversationId: string): Promise<boolean> {
+    const now = this.now();
+    if (!isId(conversationId)) throw notFound('conversation');
+    const conv = await findConversation(this.kysely, conversationId);
+    if (!conv) throw notFound('conversation');
+    await this.tx(async (tx) => {
+      const res = await tx.db
+        .deleteFrom('conversation_member')
+        .where('conversationId', '=', conv.id)
+        .where('accountId', '=', callerId)
+        .where('state', '=', 'member')
+        .executeTakeFirst();
+      if (Number(res.numDeletedRows) !== 1) throw notFound('conversation');
+      if (conv.kind === 'direct') {
+        throw validation('a direct conversation cannot be left; block the person to stop it');
+      }
+      if (conv.kind === 'channel') throw validation('leave a channel with leaveChannel');
+      const members = (await membersOf(tx.db, [conv.id], now)).map((m) => m.accountId);
+      if (!members.some((id) => id !== callerId)) {
+        await tx.db.deleteFrom('conversation').where('id', '=', conv.id).execute();
+      }
+      emitConversationEvent(
+        tx,
+        this.deps.bus,
+        conv,
+        [...members, callerId],
+        'MemberRemovedFromConversation',
+        now,
+        { userId: callerId, removedBy: callerId, reason: 'left' },
+      );
+    });
+    return true;
+  }
+
   /** Deletes invitations past their 30 days (reads already ignore them). */
   async purgeExpiredInvites(): Promise<number> {
     return deleteExpiredInvites(this.kysely, this.now());

@@ -6,6 +6,7 @@ import { conversation } from './conversation.js';
 import { Conversation, ConversationKind } from './conversation-type.js';
 import { createConversation } from './create-conversation.js';
 import { declineConversationInvite } from './decline-conversation-invite.js';
+import { leaveConversation } from './leave-conversation.js';
 import { inboxConversations } from './inbox-conversations.js';
 
 export const conversationResolvers: Resolvers = {
@@ -15,6 +16,7 @@ export const conversationResolvers: Resolvers = {
     addConversationMembers,
     acceptConversationInvite,
     declineConversationInvite,
+    leaveConversation,
   },
   Conversation,
   ConversationKind,

@@ -1,53 +1,15 @@
-import type { AddressInfo } from 'node:net';
-
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { HOUR_MS, ManualClock } from '../../src/lib/clock.js';
 import { createTestApp, type Agent, type TestApp } from '../_util/app.js';
 import { DEFAULT_PASSWORD, signIn, signUpAndIn } from '../_util/seed.js';
+import { startSmtp } from '../_util/smtp.js';
 
 import { expectCode, ok } from './_helpers.js';
 
 const REQUEST = 'mutation($l: String!) { requestPasswordReset(input: { emailOrUsername: $l }) }';
 const RESET =
   'mutation($t: String!, $p: String!) { resetPassword(input: { token: $t, newPassword: $p }) }';
-
-interface Captured {
-  from: string;
-  to: string[];
-  raw: string;
-}
-
-/** A real SMTP server in this process that keeps every message it is given. */
-async function startSmtp() {
-  const messages: Captured[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      let raw = '';
-      stream.setEncoding('utf8');
-      stream.on('data', (chunk: string) => (raw += chunk));
-      stream.on('end', () => {
-        messages.push({
-          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-          to: session.envelope.rcptTo.map((r) => r.address),
-          raw,
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as AddressInfo).port;
-  return {
-    port,
-    messages,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 /** Waits until `n` messages arrived (mail goes out after the mutation answers). */
 async function waitForMessages(messages: unknown[], n: number): Promise<void> {

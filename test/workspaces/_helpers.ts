@@ -1,6 +1,3 @@
-import type { AddressInfo } from 'node:net';
-
-import { SMTPServer } from 'smtp-server';
 import { expect } from 'vitest';
 
 import { workspaceTopic } from '../../src/events/catalog.js';
@@ -90,36 +87,7 @@ export function recordEvents(t: TestApp, serverId: string) {
   };
 }
 
-export interface CapturedMail {
-  to: string[];
-  raw: string;
-}
-
-/** A real SMTP server in this process that keeps every message it is given. */
-export async function startSmtp() {
-  const messages: CapturedMail[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      let raw = '';
-      stream.setEncoding('utf8');
-      stream.on('data', (chunk: string) => (raw += chunk));
-      stream.on('end', () => {
-        messages.push({ to: session.envelope.rcptTo.map((r) => r.address), raw });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as AddressInfo).port;
-  return {
-    port,
-    messages,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
+export { startSmtp, type CapturedMail } from '../_util/smtp.js';
 
 export async function waitFor(check: () => boolean, ms = 5000): Promise<void> {
   for (let waited = 0; waited < ms && !check(); waited += 25) {

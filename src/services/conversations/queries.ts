@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+
 import type { Executor } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type { ConversationMemberTable, ConversationTable } from '../../db/tables/collaboration.js';
@@ -5,6 +7,23 @@ import { DAY_MS } from '../../lib/clock.js';
 
 /** An invitation to an encrypted conversation lapses after 30 days (contract constant). */
 export const INVITE_TTL_MS = 30 * DAY_MS;
+
+/**
+ * Whether another member of conversation `c` (the outer query's alias) blocked `accountId` or
+ * was blocked by them. Both the access check and the inbox ask it.
+ */
+function blockedPartnerExists(accountId: string) {
+  const ref = sql.ref;
+  const other = ref('o.accountId');
+  return sql<boolean>`exists (
+    select 1 from conversation_member as o
+    inner join user_block as b on (
+      (${ref('b.blockerId')} = ${accountId} and ${ref('b.blockedId')} = ${other})
+      or (${ref('b.blockedId')} = ${accountId} and ${ref('b.blockerId')} = ${other})
+    )
+    where ${ref('o.conversationId')} = ${ref('c.id')} and ${other} <> ${accountId}
+  )`;
+}
 
 /**
  * A conversation as one caller sees it: the row, the caller's membership in it (state, read
@@ -29,31 +48,10 @@ const conversationAccessQuery = preparedQuery(2, (db, conversationId: string, ac
       'wm.role',
       'wm.timedOutUntil',
     ])
-    .select((eb) =>
-      eb
-        .exists(
-          eb
-            .selectFrom('conversation_member as o')
-            .innerJoin('user_block as b', (j) =>
-              j.on((x) =>
-                x.or([
-                  x.and([
-                    x('b.blockerId', '=', accountId),
-                    x('b.blockedId', '=', x.ref('o.accountId')),
-                  ]),
-                  x.and([
-                    x('b.blockedId', '=', accountId),
-                    x('b.blockerId', '=', x.ref('o.accountId')),
-                  ]),
-                ]),
-              ),
-            )
-            .select('o.accountId')
-            .whereRef('o.conversationId', '=', 'c.id')
-            .where('o.accountId', '<>', accountId)
-            .where('c.kind', '=', 'direct'),
-        )
-        .as('blocked'),
+    .select(
+      sql<boolean>`${sql.ref('c.kind')} = 'direct' and ${blockedPartnerExists(accountId)}`.as(
+        'blocked',
+      ),
     )
     .where('c.id', '=', conversationId),
 );
@@ -205,33 +203,9 @@ export async function inboxPage(
     .where((eb) =>
       eb.or([eb('cm.state', '=', 'member'), eb('cm.joinedAt', '>', opts.now - INVITE_TTL_MS)]),
     )
-    .where((eb) =>
-      eb.not(
-        eb.and([
-          eb('c.kind', '=', 'direct'),
-          eb.exists(
-            eb
-              .selectFrom('conversation_member as o')
-              .innerJoin('user_block as b', (j) =>
-                j.on((x) =>
-                  x.or([
-                    x.and([
-                      x('b.blockerId', '=', accountId),
-                      x('b.blockedId', '=', x.ref('o.accountId')),
-                    ]),
-                    x.and([
-                      x('b.blockedId', '=', accountId),
-                      x('b.blockerId', '=', x.ref('o.accountId')),
-                    ]),
-                  ]),
-                ),
-              )
-              .select('o.accountId')
-              .whereRef('o.conversationId', '=', 'c.id')
-              .where('o.accountId', '<>', accountId),
-          ),
-        ]),
-      ),
+    // A DIRECT conversation with someone either of them blocked is left out.
+    .where(
+      sql<boolean>`not (${sql.ref('c.kind')} = 'direct' and ${blockedPartnerExists(accountId)})`,
     );
   const { after, before } = opts;
   if (after) {

@@ -207,7 +207,10 @@ describe('the legacy graphql-ws protocol', () => {
       payload: { data: { workspaceEvents: { type: 'WorkspaceUpdated', payload: { name: 'L' } } } },
     });
     raw.send({ id: '1', type: 'stop' });
-    expect(await raw.next((m) => m.id === '1' && m.type === 'complete')).toEqual({ id: '1', type: 'complete' });
+    expect(await raw.next((m) => m.id === '1' && m.type === 'complete')).toEqual({
+      id: '1',
+      type: 'complete',
+    });
     await until(async () => (await t.subscriptions()) === 0, 'the stop');
     raw.send({ type: 'connection_terminate' });
     expect((await raw.waitClosed()).code).toBe(1000);

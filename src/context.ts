@@ -114,6 +114,8 @@ export interface ContextOverrides {
   presence?: Partial<PresenceTimings>;
   /** WebSocket keep-alive, buffers and recheck (tests shorten them); used by startServer. */
   realtime?: RealtimeOptions;
+  /** Refuse nested transactions (the tests; it slows every promise, see db/transaction.ts). */
+  checkTransactions?: boolean;
 }
 
 /** Opens the database, runs migrations, loads keys and builds every service. */
@@ -130,6 +132,8 @@ export async function createAppContext(
     schema: overrides.pgSchema,
     backgroundCheckpoint: !overrides.passive,
     onCheckpointError: (message) => log.warn({ message }, 'WAL checkpoint failed; will retry'),
+    onAfterCommitError: (err) => log.error({ err }, 'after-commit work failed'),
+    checkNesting: overrides.checkTransactions ?? false,
   });
   const closers: Array<() => Promise<void> | void> = [() => db.close()];
   const close = async () => {

@@ -15,17 +15,36 @@ import pg from 'pg';
 import { Lru } from '../lib/lru.js';
 
 import { WalCheckpointer } from './checkpointer.js';
-import { enableGroupCommit } from './group-commit.js';
+import { GroupCommitter } from './group-commit.js';
 import type { Database } from './schema.js';
+import { NestingGuard, TransactionRunner, type Dialect, type Tx } from './transaction.js';
 
-export type Dialect = 'sqlite' | 'postgres';
+export type { Dialect, Tx };
 
-/** The database handle every service receives: Kysely plus which dialect runs underneath. */
+/**
+ * The database handle every service receives: Kysely, which dialect runs underneath, and the one
+ * way to open a transaction.
+ */
 export interface Db {
   kysely: Kysely<Database>;
   dialect: Dialect;
   /** The SQLite file, or null on PostgreSQL. */
   file: string | null;
+  /**
+   * Runs `fn` in one transaction and, after commit, every callback it registered with
+   * `tx.onCommit`, in order. An after-commit callback that throws is logged (`onAfterCommitError`)
+   * and never undoes the commit. On SQLite the commit may be shared with other transactions
+   * (group-commit.ts); the promise settles after the commit either way. Never call it inside
+   * another transaction: take the caller's `Tx` instead (refused when nesting checks are on).
+   */
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Throws when called inside a transaction's callback (only while nesting checks are on, as in
+   * the tests): for work that must not hold a transaction open.
+   */
+  assertNotTransaction(what?: string): void;
+  /** SQLite's group committer (group sizes for tests and metrics); null on PostgreSQL. */
+  groupCommitter: GroupCommitter | null;
   /** Statistics for the metrics listener. */
   poolStats(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
@@ -49,6 +68,10 @@ export interface OpenOptions {
   backgroundCheckpoint?: boolean;
   /** Told when the background checkpoint fails (it is retried on the next interval). */
   onCheckpointError?: (message: string) => void;
+  /** Told when work registered with `tx.onCommit` throws (the commit stands). */
+  onAfterCommitError?: (err: unknown) => void;
+  /** Refuse nested transactions and root queries inside one (see NestingGuard; tests). */
+  checkNesting?: boolean;
 }
 
 // int8 (bigint) columns hold millisecond timestamps and counters well inside 2^53: read them as
@@ -61,7 +84,7 @@ const pgTypes = {
 };
 
 export function openDatabase(opts: OpenOptions): Db {
-  if (opts.url) return openPostgres(opts.url, opts.poolSize ?? 10, opts.schema);
+  if (opts.url) return openPostgres(opts.url, opts);
   return openSqlite(path.join(opts.dataDir, opts.sqliteFile ?? 'svc.sqlite'), opts);
 }
 
@@ -75,10 +98,10 @@ function openSqlite(file: string, opts: OpenOptions): Db {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const kysely = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: cachingStatements(sqlite) }),
-  });
-  enableGroupCommit(kysely);
+  const guard = opts.checkNesting ? new NestingGuard() : null;
+  const dialect = new SqliteDialect({ database: cachingStatements(sqlite) });
+  const kysely = new Kysely<Database>({ dialect: guard ? guard.dialect(dialect) : dialect });
+  const committer = new GroupCommitter(kysely);
   let checkpointer: WalCheckpointer | null = null;
   if (opts.backgroundCheckpoint) {
     // SQLite's own checkpoint stays as a backstop (at 40 MiB of WAL instead of 4) should the
@@ -87,10 +110,14 @@ function openSqlite(file: string, opts: OpenOptions): Db {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     checkpointer = new WalCheckpointer(file, driver, 250, opts.onCheckpointError);
   }
+  const runner = transactions(kysely, 'sqlite', committer, guard, opts);
   return {
     kysely,
     dialect: 'sqlite',
     file,
+    transaction: (fn) => runner.run(fn),
+    assertNotTransaction: (what) => runner.assertNotTransaction(what),
+    groupCommitter: committer,
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
     close: async () => {
       await checkpointer?.stop();
@@ -99,24 +126,47 @@ function openSqlite(file: string, opts: OpenOptions): Db {
   };
 }
 
-function openPostgres(url: string, max: number, schema: string | undefined): Db {
+function openPostgres(url: string, opts: OpenOptions): Db {
+  const schema = opts.schema;
   const pool = new pg.Pool({
     connectionString: url,
-    max,
+    max: opts.poolSize ?? 10,
     types: pgTypes,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   // An idle client that loses its connection emits 'error' on the pool; without a listener the
   // process would crash. The next checkout opens a fresh connection.
   pool.on('error', () => {});
-  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const guard = opts.checkNesting ? new NestingGuard() : null;
+  const dialect = new PostgresDialect({ pool });
+  const kysely = new Kysely<Database>({ dialect: guard ? guard.dialect(dialect) : dialect });
+  const runner = transactions(kysely, 'postgres', null, guard, opts);
   return {
     kysely,
     dialect: 'postgres',
     file: null,
+    transaction: (fn) => runner.run(fn),
+    assertNotTransaction: (what) => runner.assertNotTransaction(what),
+    groupCommitter: null,
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => kysely.destroy(),
   };
+}
+
+function transactions(
+  kysely: Kysely<Database>,
+  dialect: Dialect,
+  committer: GroupCommitter | null,
+  guard: NestingGuard | null,
+  opts: OpenOptions,
+): TransactionRunner {
+  return new TransactionRunner({
+    kysely,
+    dialect,
+    committer,
+    guard,
+    onAfterCommitError: opts.onAfterCommitError ?? (() => {}),
+  });
 }
 
 /**

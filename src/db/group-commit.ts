@@ -89,16 +89,3 @@ export class GroupCommitter {
     this.schedule();
   }
 }
-
-const committers = new WeakMap<Kysely<Database>, GroupCommitter>();
-
-/** Makes `transaction()` on this Kysely instance group its commits (SQLite only). */
-export function enableGroupCommit(kysely: Kysely<Database>): GroupCommitter {
-  const committer = new GroupCommitter(kysely);
-  committers.set(kysely, committer);
-  return committer;
-}
-
-export function groupCommitterOf(kysely: Kysely<Database>): GroupCommitter | undefined {
-  return committers.get(kysely);
-}

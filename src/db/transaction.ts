@@ -1,36 +1,113 @@
-import type { Kysely, Transaction } from 'kysely';
+import { AsyncLocalStorage } from 'node:async_hooks';
 
-import { groupCommitterOf } from './group-commit.js';
+import type { Dialect as KyselyDialect, Driver, Kysely, Transaction } from 'kysely';
+
+import type { GroupCommitter } from './group-commit.js';
 import type { Database } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
 
 /** A transaction plus the work to run once it has committed (events, cache drops, mail). */
 export interface Tx {
   db: Transaction<Database>;
+  dialect: Dialect;
   /** Runs `fn` after a successful commit; never when the transaction rolls back. */
   onCommit(fn: () => void | Promise<void>): void;
 }
 
+export interface TransactionRunnerOptions {
+  kysely: Kysely<Database>;
+  dialect: Dialect;
+  /** SQLite: the group committer every transaction goes through. */
+  committer: GroupCommitter | null;
+  /** Told of every after-commit callback that throws (the commit stands). */
+  onAfterCommitError: (err: unknown) => void;
+  /** Refuses nested transactions when given (see NestingGuard). */
+  guard: NestingGuard | null;
+}
+
 /**
- * Runs `fn` in one transaction and, after commit, every callback it registered, in order.
- * A failing callback is reported to `onError` and does not undo the committed work. On SQLite
- * the commit may be shared with other transactions (see group-commit.ts); the promise settles
- * after the commit either way.
+ * Knows whether the running code is inside a transaction's callback, to refuse what must not
+ * happen there: opening a second transaction (on SQLite it waits for the group the caller holds:
+ * a deadlock; on PostgreSQL it is not atomic with the first), a query on the root `db.kysely`
+ * instead of `tx.db` (the same two faults), and work declared with `assertNotTransaction`. It
+ * costs an AsyncLocalStorage on every promise of the process (six times slower awaits in a
+ * micro-benchmark on Node 20), so the test suite turns it on and production leaves it off
+ * (docs/decisions.md, "Transactions").
  */
-export async function transaction<T>(
-  db: Kysely<Database>,
-  fn: (tx: Tx) => Promise<T>,
-  onError: (err: unknown) => void = () => {},
-): Promise<T> {
-  const after: Array<() => void | Promise<void>> = [];
-  const work = (trx: Transaction<Database>) => fn({ db: trx, onCommit: (cb) => after.push(cb) });
-  const committer = groupCommitterOf(db);
-  const result = committer ? await committer.run(work) : await db.transaction().execute(work);
-  for (const cb of after) {
-    try {
-      await cb();
-    } catch (err) {
-      onError(err);
+export class NestingGuard {
+  private readonly scope = new AsyncLocalStorage<true>();
+
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    return this.scope.run(true, fn);
+  }
+
+  assertOutside(what: string): void {
+    if (this.scope.getStore()) {
+      throw new Error(
+        `${what} must not run inside a transaction: pass the Tx down, or do it after commit`,
+      );
     }
   }
-  return result;
+
+  /** `dialect` whose connections refuse to be taken from inside a transaction's callback. */
+  dialect(dialect: KyselyDialect): KyselyDialect {
+    return {
+      createAdapter: () => dialect.createAdapter(),
+      createQueryCompiler: () => dialect.createQueryCompiler(),
+      createIntrospector: (db) => dialect.createIntrospector(db),
+      createDriver: () => {
+        const driver = dialect.createDriver();
+        return new Proxy(driver, {
+          get: (target, key) => {
+            if (key === 'acquireConnection') {
+              return () => {
+                this.assertOutside('a query on db.kysely (use tx.db)');
+                return target.acquireConnection();
+              };
+            }
+            const value = target[key as keyof Driver];
+            return typeof value === 'function' ? value.bind(target) : value;
+          },
+        });
+      },
+    };
+  }
+}
+
+/**
+ * Runs transactions for `Db`: one database transaction per call (on SQLite shared with others by
+ * group commit), then, after commit, every callback registered with `onCommit`, in order. A
+ * callback that throws is reported and does not undo the committed work, nor stop the callbacks
+ * after it.
+ */
+export class TransactionRunner {
+  constructor(private readonly opts: TransactionRunnerOptions) {}
+
+  async run<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    this.assertNotTransaction('db.transaction()');
+    const after: Array<() => void | Promise<void>> = [];
+    const { dialect, committer, kysely } = this.opts;
+    const work = (trx: Transaction<Database>) => {
+      const tx: Tx = { db: trx, dialect, onCommit: (cb) => void after.push(cb) };
+      return this.opts.guard ? this.opts.guard.run(() => fn(tx)) : fn(tx);
+    };
+    const result = committer ? await committer.run(work) : await kysely.transaction().execute(work);
+    for (const cb of after) {
+      try {
+        await cb();
+      } catch (err) {
+        this.opts.onAfterCommitError(err);
+      }
+    }
+    return result;
+  }
+
+  /**
+   * Throws when called inside a transaction's callback: for work that must not hold a
+   * transaction open (a second transaction, password hashing, mail, outbound requests).
+   */
+  assertNotTransaction(what = 'this'): void {
+    this.opts.guard?.assertOutside(what);
+  }
 }

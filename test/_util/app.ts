@@ -127,6 +127,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     { write: (s: string) => logs.write(s) },
   );
   const ctx = await createAppContext(config, {
+    checkTransactions: true,
     ...opts.overrides,
     clock: opts.clock,
     log,
@@ -186,6 +187,7 @@ export async function startTestServer(
   const logs = new LogCapture();
   const log = pino({ level: 'debug' }, { write: (s: string) => logs.write(s) });
   const server = await startServer(config, {
+    checkTransactions: true,
     ...opts.overrides,
     clock: opts.clock,
     log,

@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { groupCommitterOf } from '../../src/db/group-commit.js';
-import { transaction } from '../../src/db/transaction.js';
 import { createTestApp, TEST_DB, type TestApp } from '../_util/app.js';
 
 // Transactions share commits on SQLite (src/db/group-commit.ts); the rules must hold the same on
@@ -23,7 +21,7 @@ describe('transactions under concurrency', () => {
     const committed: string[] = [];
     const outcomes = await Promise.allSettled(
       Array.from({ length: 20 }, (_, i) =>
-        transaction(t.ctx.db.kysely, async (tx) => {
+        t.ctx.db.transaction(async (tx) => {
           await tx.db
             .insertInto('ip_block')
             .values({
@@ -56,14 +54,14 @@ describe('transactions under concurrency', () => {
     expect(rows.map((r) => r.cidr)).not.toContain('10.0.7.0/24');
     if (TEST_DB === 'sqlite') {
       // The 20 arrived in one turn of the event loop: they shared one commit.
-      expect(groupCommitterOf(t.ctx.db.kysely)?.lastGroupSize).toBe(20);
+      expect(t.ctx.db.groupCommitter?.lastGroupSize).toBe(20);
     }
   });
 
   it('fails a transaction whose statement breaks a constraint without touching its neighbours', async () => {
     await insert('192.0.2.0/24').execute();
     const [dup, fresh] = await Promise.allSettled([
-      transaction(t.ctx.db.kysely, async (tx) => {
+      t.ctx.db.transaction(async (tx) => {
         await tx.db
           .insertInto('ip_block')
           .values({
@@ -75,7 +73,7 @@ describe('transactions under concurrency', () => {
           })
           .execute();
       }),
-      transaction(t.ctx.db.kysely, async (tx) => {
+      t.ctx.db.transaction(async (tx) => {
         await tx.db
           .insertInto('ip_block')
           .values({
@@ -99,7 +97,7 @@ describe('transactions under concurrency', () => {
   });
 
   it('answers only after the write is readable by everyone', async () => {
-    await transaction(t.ctx.db.kysely, async (tx) => {
+    await t.ctx.db.transaction(async (tx) => {
       await tx.db
         .insertInto('ip_block')
         .values({
@@ -117,5 +115,91 @@ describe('transactions under concurrency', () => {
       .where('cidr', '=', '203.0.113.0/24')
       .executeTakeFirst();
     expect(row?.reason).toBe('seen');
+  });
+
+  it('logs an after-commit callback that throws, keeps the commit and runs the callbacks after it', async () => {
+    const ran: string[] = [];
+    await t.ctx.db.transaction(async (tx) => {
+      await tx.db
+        .insertInto('ip_block')
+        .values({
+          cidr: '203.0.113.64/26',
+          reason: null,
+          createdAt: 4,
+          expiresAt: null,
+          createdBy: 'test',
+        })
+        .execute();
+      tx.onCommit(() => {
+        throw new Error('after-commit boom');
+      });
+      tx.onCommit(() => void ran.push('second'));
+    });
+    expect(ran).toEqual(['second']);
+    const line = t.logs.lines.find((l) => l.msg === 'after-commit work failed');
+    expect((line?.err as { message?: string } | undefined)?.message).toBe('after-commit boom');
+    const row = await t.ctx.db.kysely
+      .selectFrom('ip_block')
+      .select('cidr')
+      .where('cidr', '=', '203.0.113.64/26')
+      .executeTakeFirst();
+    expect(row).toBeDefined();
+  });
+
+  it('refuses a transaction opened inside another, and rolls the outer one back', async () => {
+    await expect(
+      t.ctx.db.transaction(async (tx) => {
+        await tx.db
+          .insertInto('ip_block')
+          .values({
+            cidr: '198.18.0.0/15',
+            reason: null,
+            createdAt: 4,
+            expiresAt: null,
+            createdBy: 't',
+          })
+          .execute();
+        await t.ctx.db.transaction(async () => undefined);
+      }),
+    ).rejects.toThrow(/must not run inside a transaction/);
+    const row = await t.ctx.db.kysely
+      .selectFrom('ip_block')
+      .select('cidr')
+      .where('cidr', '=', '198.18.0.0/15')
+      .executeTakeFirst();
+    expect(row).toBeUndefined();
+  });
+
+  it('refuses a query on the root executor inside a transaction (a deadlock on SQLite)', async () => {
+    await expect(
+      t.ctx.db.transaction(async () => {
+        await t.ctx.db.kysely.selectFrom('instance').select('id').execute();
+      }),
+    ).rejects.toThrow(/a query on db.kysely \(use tx.db\) must not run inside a transaction/);
+    // The group committer is free again: the next transaction commits.
+    await t.ctx.db.transaction(async (tx) => {
+      await tx.db.selectFrom('instance').select('id').execute();
+    });
+  });
+
+  it('assertNotTransaction throws inside a transaction, not outside nor in after-commit work', async () => {
+    expect(() => t.ctx.db.assertNotTransaction()).not.toThrow();
+    let afterCommit: unknown = 'not run';
+    await expect(
+      t.ctx.db.transaction(async () => {
+        t.ctx.db.assertNotTransaction('hashing a password');
+      }),
+    ).rejects.toThrow(/hashing a password must not run inside a transaction/);
+    await t.ctx.db.transaction(async (tx) => {
+      tx.onCommit(() => {
+        try {
+          t.ctx.db.assertNotTransaction();
+          afterCommit = null;
+        } catch (err) {
+          afterCommit = err;
+        }
+      });
+    });
+    expect(afterCommit).toBeNull();
   });
 });

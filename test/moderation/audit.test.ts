@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createTestApp, type Agent, type TestApp } from '../_util/app.js';
 import { signUpAndIn } from '../_util/seed.js';
-import { transaction } from '../../src/db/transaction.js';
 import { DAY_MS, ManualClock } from '../../src/lib/clock.js';
 
 import { cli, codeOf } from './_helpers.js';
@@ -187,7 +186,7 @@ describe('audit log', () => {
       expect(info.body.data?.serverInfo.auditRetentionDays).toBe(7);
       const audit = t2.ctx.services.moderation.audit;
       const write = (kind: 'command' | 'moderation', target: string) =>
-        transaction(t2.ctx.db.kysely, (tx) =>
+        t2.ctx.db.transaction((tx) =>
           audit.record(tx, { kind, action: 'test.write', actorId: 'cli', target }),
         );
       await write('command', 'old-command');

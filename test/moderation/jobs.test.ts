@@ -2,7 +2,6 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createTestApp, TEST_DB, type TestApp } from '../_util/app.js';
-import { transaction } from '../../src/db/transaction.js';
 import { Scheduler, type Job } from '../../src/jobs/scheduler.js';
 import { DAY_MS, ManualClock } from '../../src/lib/clock.js';
 
@@ -82,11 +81,11 @@ describe('periodic jobs', () => {
   it('survives a crash mid-run: state stays whole and the next run finishes the work', async () => {
     const audit = t.ctx.services.moderation.audit;
     for (let i = 0; i < 7; i++) {
-      await transaction(t.ctx.db.kysely, (tx) =>
+      await t.ctx.db.transaction((tx) =>
         audit.record(tx, { kind: 'command', action: 'test.cmd', actorId: 'cli', target: `c${i}` }),
       );
     }
-    await transaction(t.ctx.db.kysely, (tx) =>
+    await t.ctx.db.transaction((tx) =>
       audit.record(tx, { action: 'test.mod', actorId: 'cli', target: 'keep' }),
     );
     clock.advance(2 * DAY_MS);

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { transaction } from '../../src/db/transaction.js';
 import { createTestApp, type TestApp } from '../_util/app.js';
 import { signUpAndIn } from '../_util/seed.js';
 
@@ -30,16 +29,13 @@ describe('joining as a member (signups and the default workspace)', () => {
     const [x, y, z] = await Promise.all([signUpAndIn(t), signUpAndIn(t), signUpAndIn(t)]);
     const rec = recordEvents(t, ws.id);
     const svc = t.ctx.services.workspaces;
-    expect(await transaction(t.ctx.db.kysely, (tx) => svc.joinAsMember(tx, ws.id, x.id))).toEqual({
+    expect(await t.ctx.db.transaction((tx) => svc.joinAsMember(tx, ws.id, x.id))).toEqual({
       joined: true,
     });
-    expect(await transaction(t.ctx.db.kysely, (tx) => svc.joinAsMember(tx, ws.id, x.id))).toEqual({
+    expect(await t.ctx.db.transaction((tx) => svc.joinAsMember(tx, ws.id, x.id))).toEqual({
       joined: false,
     });
-    // A caller that only has the executor gets the same rows.
-    expect(
-      await transaction(t.ctx.db.kysely, (tx) => svc.joinAsMember(tx.db, ws.id, y.id)),
-    ).toEqual({
+    expect(await t.ctx.db.transaction((tx) => svc.joinAsMember(tx, ws.id, y.id))).toEqual({
       joined: true,
     });
     expect(await svc.membership(ws.id, x.id)).toEqual({ role: 'member', timedOutUntil: null });
@@ -51,9 +47,9 @@ describe('joining as a member (signups and the default workspace)', () => {
     expect(channels).toHaveLength(2);
     expect(channels.map((c) => c.conversationId)).not.toContain(secret.id);
     expect(rec.ofType('MemberJoined').map((e) => e.payload.userId)).toEqual([x.id, y.id]);
-    await expect(
-      transaction(t.ctx.db.kysely, (tx) => svc.joinAsMember(tx, ws.id, z.id)),
-    ).rejects.toThrow(/SVC_LIMIT_MEMBERS_PER_WORKSPACE/);
+    await expect(t.ctx.db.transaction((tx) => svc.joinAsMember(tx, ws.id, z.id))).rejects.toThrow(
+      /SVC_LIMIT_MEMBERS_PER_WORKSPACE/,
+    );
     expect(await svc.membership(ws.id, z.id)).toBeNull();
     rec.stop();
   });

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
-import { transaction, type Tx } from '../../db/transaction.js';
+import type { Tx } from '../../db/transaction.js';
 import { workspaceTopic } from '../../events/catalog.js';
 import type { EventBus } from '../../events/bus.js';
 import { publishOnCommit } from '../../events/publish.js';
@@ -94,7 +94,7 @@ export class AccountDeletionService {
     }
     const now = this.clock.now().getTime();
     const scheduledFor = now + this.config.accountDeletionGraceDays * DAY_MS;
-    await transaction(this.db.kysely, async (tx) => {
+    await this.db.transaction(async (tx) => {
       if (!(await scheduleDeletion(tx.db, account.id, now, scheduledFor))) {
         throw conflict('deletion of this account is pending already; cancel it first');
       }
@@ -146,23 +146,19 @@ export class AccountDeletionService {
   }
 
   private async purgeAccount(accountId: string, now: number, cutoff: number): Promise<boolean> {
-    return transaction(
-      this.db.kysely,
-      async (tx) => {
-        const account = await lockDueAccount(tx.db, accountId, cutoff, this.db.dialect);
-        if (!account) return false;
-        await this.sessions.end(tx, { accountId }, 'account_purged');
-        // Areas' steps first: they may need rows the core removes (a message's attachments),
-        // and may settle the account's workspaces themselves.
-        for (const step of this.steps) await step.run(tx, accountId, now);
-        await this.settleOwnedWorkspaces(tx, accountId, now);
-        await purgePlaintextMessages(tx.db, accountId, now);
-        await purgeAccountRows(tx.db, accountId);
-        await writeTombstone(tx.db, accountId, await this.tombstoneName(tx, accountId), now);
-        return true;
-      },
-      (err) => this.log.error({ err, accountId }, 'after-purge work failed'),
-    );
+    return this.db.transaction(async (tx) => {
+      const account = await lockDueAccount(tx.db, accountId, cutoff, this.db.dialect);
+      if (!account) return false;
+      await this.sessions.end(tx, { accountId }, 'account_purged');
+      // Areas' steps first: they may need rows the core removes (a message's attachments),
+      // and may settle the account's workspaces themselves.
+      for (const step of this.steps) await step.run(tx, accountId, now);
+      await this.settleOwnedWorkspaces(tx, accountId, now);
+      await purgePlaintextMessages(tx.db, accountId, now);
+      await purgeAccountRows(tx.db, accountId);
+      await writeTombstone(tx.db, accountId, await this.tombstoneName(tx, accountId), now);
+      return true;
+    });
   }
 
   /**

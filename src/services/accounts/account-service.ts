@@ -1,6 +1,6 @@
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
-import { transaction, type Tx } from '../../db/transaction.js';
+import type { Tx } from '../../db/transaction.js';
 import { AppError, conflict, notFound, rateLimited, validation } from '../../errors.js';
 import { HOUR_MS, type Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -123,7 +123,7 @@ export class AccountService {
     const email = normalizeEmail(input.email);
     const displayName = normalizeDisplayName(input.displayName);
     const passwordHash = await hashPassword(password);
-    const id = await transaction(this.db.kysely, (tx) =>
+    const id = await this.db.transaction((tx) =>
       this.insertAccount(tx, { username, usernameKey: key, passwordHash, email, displayName }),
     );
     return this.get(id);
@@ -234,7 +234,7 @@ export class AccountService {
       throw validation('the current password is wrong');
     }
     const passwordHash = await hashPassword(password);
-    const ended = await transaction(this.db.kysely, async (tx) => {
+    const ended = await this.db.transaction(async (tx) => {
       await setPasswordHash(tx.db, row.id, passwordHash);
       return this.sessions.end(
         tx,
@@ -276,7 +276,7 @@ export class AccountService {
     if (grant && account.deletionScheduledFor !== null) {
       throw validation('an account scheduled for deletion cannot be made an operator');
     }
-    await transaction(this.db.kysely, async (tx) => {
+    await this.db.transaction(async (tx) => {
       if (grant && (await isAccountBlocked(tx.db, account.id))) {
         throw validation('a blocked account cannot be made an operator; unblock it first');
       }

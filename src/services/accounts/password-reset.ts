@@ -4,7 +4,6 @@ import type { Logger } from 'pino';
 
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
-import { transaction } from '../../db/transaction.js';
 import { AppError, featureDisabled, validation } from '../../errors.js';
 import { DAY_MS, HOUR_MS, type Clock } from '../../lib/clock.js';
 import { newId, randomToken } from '../../lib/ids.js';
@@ -67,7 +66,7 @@ export class PasswordResetService {
     }
     const now = this.clock.now().getTime();
     const token = randomToken(32);
-    const sent = await transaction(this.db.kysely, async (tx) => {
+    const sent = await this.db.transaction(async (tx) => {
       const recent = await tx.db
         .selectFrom('password_reset')
         .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -129,7 +128,7 @@ export class PasswordResetService {
     // Check first, so a made-up token costs no password hash; then check again while spending.
     await this.usableReset(tokenHash);
     const passwordHash = await hashPassword(password);
-    await transaction(this.db.kysely, async (tx) => {
+    await this.db.transaction(async (tx) => {
       const reset = await this.usableReset(tokenHash, tx.db);
       const now = this.clock.now().getTime();
       // Spend this token only if still unspent (a racing reset with it gets INVALID_TOKEN),

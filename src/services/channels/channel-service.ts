@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { assertCan, assertOutranks, can, type Role } from '../../auth/policy.js';
 import type { Config } from '../../config/index.js';
 import type { Db, Executor } from '../../db/database.js';
-import { transaction, type Tx } from '../../db/transaction.js';
+import type { Tx } from '../../db/transaction.js';
 import type { ConversationTable } from '../../db/tables/collaboration.js';
 import { capExceeded, conflict, notFound, validation } from '../../errors.js';
 import type { EventBus } from '../../events/bus.js';
@@ -70,12 +70,6 @@ export class ChannelService {
     return this.deps.clock.now().getTime();
   }
 
-  private tx<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    return transaction(this.deps.db.kysely, fn, (err) =>
-      this.deps.log.error({ err }, 'after-commit work of a channel change failed'),
-    );
-  }
-
   /**
    * A channel the account can see: a member of the workspace and either in the channel or, for
    * anyone but a guest, the channel is public. NOT_FOUND otherwise (existence is never shown).
@@ -123,7 +117,7 @@ export class ChannelService {
     if (memberIds.length > ADD_MAX) throw validation(`add at most ${ADD_MAX} people at once`);
     const serverId = input.serverId;
     const id = newId();
-    return this.tx(async (tx) => {
+    return this.deps.db.transaction(async (tx) => {
       const m = await this.deps.workspaces.requireMember(serverId, accountId, tx.db);
       if (serverId === DIRECT_SPACE_ID) {
         throw validation('the direct space has no channels: start a group conversation instead');
@@ -199,7 +193,7 @@ export class ChannelService {
       channel: ChannelRow,
     ) => Promise<Partial<Pick<ChannelRow, 'name' | 'topic'>> | null>,
   ): Promise<ChannelRow> {
-    return this.tx(async (tx) => {
+    return this.deps.db.transaction(async (tx) => {
       const { channel, membership, isMember } = await this.seen(tx.db, conversationId, accountId);
       if (!isMember || !can(membership.role, 'channel:update')) {
         assertCan(membership.role, 'channel:updateAny');
@@ -230,7 +224,7 @@ export class ChannelService {
     conversationId: string,
     archived: boolean,
   ): Promise<ChannelRow> {
-    return this.tx(async (tx) => {
+    return this.deps.db.transaction(async (tx) => {
       const { channel, membership } = await this.seen(tx.db, conversationId, accountId);
       assertCan(membership.role, 'channel:archive');
       this.deps.workspaces.assertNotTimedOut(membership);
@@ -247,7 +241,7 @@ export class ChannelService {
 
   /** Joins a public channel (not guests). Joining again changes nothing. */
   async join(accountId: string, conversationId: string): Promise<ChannelRow> {
-    return this.tx(async (tx) => {
+    return this.deps.db.transaction(async (tx) => {
       const { channel, membership, isMember } = await this.seen(tx.db, conversationId, accountId);
       if (isMember) return channel;
       assertCan(membership.role, 'channel:join');
@@ -261,7 +255,7 @@ export class ChannelService {
 
   /** Leaves a channel; true when the caller was in it. Allowed during a timeout. */
   async leave(accountId: string, conversationId: string): Promise<boolean> {
-    return this.tx(async (tx) => {
+    return this.deps.db.transaction(async (tx) => {
       const { channel, isMember } = await this.seen(tx.db, conversationId, accountId);
       if (!isMember) return false;
       await removeConversationMember(tx.db, channel.id, accountId);
@@ -282,7 +276,7 @@ export class ChannelService {
     const ids = [...new Set(userIds)];
     if (ids.length === 0) throw validation('name at least one person to add');
     if (ids.length > ADD_MAX) throw validation(`add at most ${ADD_MAX} people at once`);
-    return this.tx(async (tx) => {
+    return this.deps.db.transaction(async (tx) => {
       const { channel, membership, isMember } = await this.seen(tx.db, conversationId, accountId);
       if (!isMember || !can(membership.role, 'channel:addMember')) {
         assertCan(membership.role, 'channel:updateAny');
@@ -306,7 +300,7 @@ export class ChannelService {
 
   /** Removes someone the caller outranks from a channel (staff). True when they were in it. */
   async removeMember(accountId: string, conversationId: string, userId: string): Promise<boolean> {
-    return this.tx(async (tx) => {
+    return this.deps.db.transaction(async (tx) => {
       const { channel, membership } = await this.seen(tx.db, conversationId, accountId);
       assertCan(membership.role, 'channel:removeMember');
       this.deps.workspaces.assertNotTimedOut(membership);

@@ -8,7 +8,7 @@ import type {
   ConversationTable,
   DmRequestTable,
 } from '../../db/tables/collaboration.js';
-import { transaction, type Tx } from '../../db/transaction.js';
+import type { Tx } from '../../db/transaction.js';
 import type { EventBus } from '../../events/bus.js';
 import { forbidden, notFound, validation } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
@@ -95,12 +95,6 @@ export class ConversationService {
     return this.deps.clock.now().getTime();
   }
 
-  private tx<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    return transaction(this.kysely, fn, (err) =>
-      this.deps.log.error({ err }, 'after-commit work of a conversation change failed'),
-    );
-  }
-
   /** The caller's view of a conversation, for reading (NOT_FOUND / FORBIDDEN as the rules say). */
   async get(accountId: string, conversationId: string): Promise<ConversationTable> {
     if (!plausibleId(conversationId)) throw notFound('conversation');
@@ -144,7 +138,7 @@ export class ConversationService {
     }
     const states = await this.inviteStates(others, encrypted, now);
     const conv = newConversation('group', callerId, name, encrypted, now);
-    await this.tx(async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       await insertConversation(tx.db, conv);
       await insertMembers(tx.db, [
         memberRow(conv.id, callerId, 'member', now),
@@ -172,7 +166,7 @@ export class ConversationService {
         : await this.inviteStates([other], encrypted, now);
     const conv = newConversation('direct', caller.id, null, encrypted, now);
     try {
-      return await this.tx(async (tx) => {
+      return await this.deps.db.transaction(async (tx) => {
         await insertConversation(tx.db, conv);
         if (!(await claimDirectPair(tx.db, key, conv.id))) throw new PairTaken();
         const rows = [memberRow(conv.id, caller.id, 'member', now)];
@@ -212,7 +206,7 @@ export class ConversationService {
     if (members.some((m) => m.accountId === caller.id)) {
       return { conversation: conv, reused: true, dmRequestsSent: [] };
     }
-    await this.tx(async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       for (const req of await requestsForConversation(tx.db, conv.id)) {
         if (req.fromId === other.id && req.toId === caller.id && req.state === 'pending') {
           await answerDmRequest(tx.db, req.id, 'accepted', now);
@@ -265,7 +259,7 @@ export class ConversationService {
       }
     }
     const states = await this.inviteStates(added, conv.encrypted === 1, now);
-    await this.tx(async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       // An invitation that lapsed still has its row; it gives way to the new one.
       await tx.db
         .deleteFrom('conversation_member')
@@ -327,7 +321,7 @@ export class ConversationService {
     if (!(await this.deps.dm.hasDevice(callerId))) {
       throw validation('set up a device for encryption before accepting the invitation');
     }
-    await this.tx(async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       const res = await tx.db
         .updateTable('conversation_member')
         .set({ state: 'member', joinedAt: now, lastReadAt: null, lastReadMessageId: null })
@@ -359,7 +353,7 @@ export class ConversationService {
     if (!isId(serverId) || !isId(conversationId)) throw notFound('invitation');
     const conv = await findConversation(this.kysely, conversationId);
     if (!conv || conv.workspaceId !== serverId) throw notFound('invitation');
-    await this.tx(async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       const res = await tx.db
         .deleteFrom('conversation_member')
         .where('conversationId', '=', conv.id)
@@ -393,7 +387,7 @@ export class ConversationService {
     if (!isId(conversationId)) throw notFound('conversation');
     const conv = await findConversation(this.kysely, conversationId);
     if (!conv) throw notFound('conversation');
-    await this.tx(async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       const res = await tx.db
         .deleteFrom('conversation_member')
         .where('conversationId', '=', conv.id)

@@ -3,7 +3,6 @@ import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import { parsePublicKey } from '../../auth/device-keys.js';
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
-import { transaction } from '../../db/transaction.js';
 import { AppError, conflict, forbidden, notFound, rateLimited, validation } from '../../errors.js';
 import { MINUTE_MS, type Clock } from '../../lib/clock.js';
 import { isId, newId, randomToken } from '../../lib/ids.js';
@@ -149,7 +148,7 @@ export class DeviceService {
     const secret = randomToken(32);
     const offerId = newId();
     const expiresAt = now + LINK_OFFER_TTL_MS;
-    await transaction(this.db.kysely, async (tx) => {
+    await this.db.transaction(async (tx) => {
       await deleteLinkOffersBefore(tx.db, now - 24 * 60 * MINUTE_MS);
       if (await deviceKeyRegistered(tx.db, devicePublicKey)) {
         throw conflict('this device key is registered already; make a new key for a new device');
@@ -249,7 +248,7 @@ export class DeviceService {
     }
     const id = newId();
     try {
-      await transaction(this.db.kysely, async (tx) => {
+      await this.db.transaction(async (tx) => {
         await lockAccount(tx.db, session.accountId, this.db.dialect);
         assertDeviceRoom(
           await countActiveDevices(tx.db, session.accountId),
@@ -314,7 +313,7 @@ export class DeviceService {
     const account = await findAccountById(this.db.kysely, session.accountId);
     const now = this.clock.now().getTime();
     let ended: string[] = [];
-    await transaction(this.db.kysely, async (tx) => {
+    await this.db.transaction(async (tx) => {
       await lockAccount(tx.db, session.accountId, this.db.dialect);
       const count = await countActiveDevices(tx.db, session.accountId);
       if (count <= 1 && account?.passwordHash === null) {

@@ -1,7 +1,7 @@
 import { keyIdentityId, parsePublicKey } from '../../auth/device-keys.js';
 import type { Config } from '../../config/index.js';
 import type { Db, Executor } from '../../db/database.js';
-import { transaction, type Tx } from '../../db/transaction.js';
+import type { Tx } from '../../db/transaction.js';
 import { AppError, conflict, notFound, validation } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
@@ -145,7 +145,7 @@ export class KeyAuthService {
       throw unauthenticated('unknown or revoked device, or a wrong signature');
     }
     const now = this.clock.now().getTime();
-    const session = await transaction(this.db.kysely, async (tx) => {
+    const session = await this.db.transaction(async (tx) => {
       await touchDevice(tx.db, device.id, now);
       return this.sessions.start(tx.db, {
         accountId: account.id,
@@ -204,7 +204,7 @@ export class KeyAuthService {
     const deviceId = newId();
     const now = this.clock.now().getTime();
     try {
-      const { session, serverId } = await transaction(this.db.kysely, async (tx) => {
+      const { session, serverId } = await this.db.transaction(async (tx) => {
         await this.assertIdentityFree(tx.db, kid);
         if (await deviceKeyRegistered(tx.db, deviceKey)) {
           throw conflict('this device key is registered already; make a new key for a new device');
@@ -314,7 +314,7 @@ export class KeyAuthService {
     const deviceId = newId();
     const now = this.clock.now().getTime();
     try {
-      await transaction(this.db.kysely, async (tx) => {
+      await this.db.transaction(async (tx) => {
         await lockAccount(tx.db, session.accountId, this.db.dialect);
         const current = await findAccountById(tx.db, session.accountId);
         if (!current || current.keyIdentityId !== null) {
@@ -441,7 +441,7 @@ export class KeyAuthService {
       throw unauthenticated('identityPublicKey is no current identity key on this server');
     }
     try {
-      await transaction(this.db.kysely, async (tx) => {
+      await this.db.transaction(async (tx) => {
         await lockAccount(tx.db, old.accountId, this.db.dialect);
         await this.assertIdentityFree(tx.db, newId_);
         if (!(await retireKeyIdentity(tx.db, oldId, now, newId_))) {

@@ -4,7 +4,7 @@ import type { Config, DmPartners, DmReach } from '../../config/index.js';
 import type { Db, Executor } from '../../db/database.js';
 import { DIRECT_SPACE_ID } from '../../db/migrations/0002-collaboration.js';
 import type { DmRequestTable } from '../../db/tables/collaboration.js';
-import { transaction, type Tx } from '../../db/transaction.js';
+import type { Tx } from '../../db/transaction.js';
 import type { EventBus } from '../../events/bus.js';
 import { forbidden, notFound, rateLimited, validation } from '../../errors.js';
 import { DAY_MS, MINUTE_MS, type Clock } from '../../lib/clock.js';
@@ -80,12 +80,6 @@ export class DmService {
 
   private now(): number {
     return this.deps.clock.now().getTime();
-  }
-
-  private tx<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    return transaction(this.deps.db.kysely, fn, (err) =>
-      this.deps.log.error({ err }, 'after-commit work of a DM change failed'),
-    );
   }
 
   // ---- settings ------------------------------------------------------------------------------
@@ -241,7 +235,7 @@ export class DmService {
     if (conv.encrypted === 1 && !(await this.hasDevice(accountId))) {
       throw validation('set up a device for encryption before joining an encrypted conversation');
     }
-    await this.tx(async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       if (!(await answerDmRequest(tx.db, req.id, 'accepted', now))) throw notFound('DM request');
       await this.joinDirect(tx, conv, req.fromId, accountId, now);
       emitToUsers(tx, this.deps.bus, conv, [req.fromId, accountId], 'DmRequestAnswered', now, {
@@ -299,7 +293,7 @@ export class DmService {
   async declineRequest(accountId: string, requestId: string): Promise<boolean> {
     const now = this.now();
     const req = await this.requireRequestTo(this.deps.db.kysely, accountId, requestId);
-    await this.tx(async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       if (!(await answerDmRequest(tx.db, req.id, 'declined', now))) throw notFound('DM request');
       emitToUsers(
         tx,
@@ -328,7 +322,7 @@ export class DmService {
     if (userId === accountId) throw validation('you cannot block yourself');
     await this.requirePerson(userId);
     const now = this.now();
-    await this.tx(async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       await insertBlock(tx.db, accountId, userId, now);
       await declineRequestsBetween(tx.db, accountId, userId, now);
     });

@@ -9,7 +9,6 @@ import {
 } from 'node:crypto';
 
 import type { Db } from '../../db/database.js';
-import { transaction } from '../../db/transaction.js';
 import type { Clock } from '../../lib/clock.js';
 
 import { getInstance, getServerKey, insertInstance, insertServerKey } from './queries.js';
@@ -38,7 +37,7 @@ export interface ServerKeys {
  * the same reason (restore the key from a backup).
  */
 export async function loadOrCreateServerKeys(db: Db, clock: Clock): Promise<ServerKeys | null> {
-  await transaction(db.kysely, async (tx) => {
+  await db.transaction(async (tx) => {
     const instance = await getInstance(tx.db);
     if (instance) return;
     const now = clock.now().getTime();

@@ -1,5 +1,4 @@
 import type { Db } from '../../db/database.js';
-import { transaction } from '../../db/transaction.js';
 import { notFound, validation } from '../../errors.js';
 import { cidrContains, CidrSet, normalizeCidr } from '../../lib/address.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
@@ -120,7 +119,7 @@ export class IpBlockService {
       expiresAt: days === null ? null : now + days * DAY_MS,
       createdBy: input.actor,
     };
-    await transaction(this.db.kysely, async (tx) => {
+    await this.db.transaction(async (tx) => {
       await upsertIpBlock(tx.db, row);
       await this.audit.record(tx, {
         action: 'ip.block',
@@ -145,7 +144,7 @@ export class IpBlockService {
   async unblock(cidr: string, actor = 'cli'): Promise<IpBlockView> {
     const normalized = normalizeCidr(cidr);
     if (!normalized) throw validation(`"${cidr}" is not an IP address or CIDR range`);
-    const existing = await transaction(this.db.kysely, async (tx) => {
+    const existing = await this.db.transaction(async (tx) => {
       const row = await findIpBlock(tx.db, normalized.cidr);
       if (!row || !(await deleteIpBlock(tx.db, normalized.cidr))) {
         throw notFound(`address block ${normalized.cidr}`);

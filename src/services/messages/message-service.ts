@@ -4,7 +4,7 @@ import { can, type Action, type Role } from '../../auth/policy.js';
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
 import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
-import { transaction, type Tx } from '../../db/transaction.js';
+import type { Tx } from '../../db/transaction.js';
 import type { EventBus } from '../../events/bus.js';
 import { AppError, conflict, forbidden, notFound, validation } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
@@ -83,12 +83,6 @@ export class MessageService {
 
   private now(): number {
     return this.deps.clock.now().getTime();
-  }
-
-  private tx<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    return transaction(this.kysely, fn, (err) =>
-      this.deps.log.error({ err }, 'after-commit work of a message change failed'),
-    );
   }
 
   /**
@@ -228,7 +222,7 @@ export class MessageService {
   }
 
   private async insertWithin(conv: ConversationTable, message: MessageTable) {
-    await this.tx(async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       if (message.threadRootId !== null) {
         if (!(await bumpThreadRoot(tx.db, message.threadRootId, conv.id, message.createdAt))) {
           throw notFound('thread root message');
@@ -297,7 +291,7 @@ export class MessageService {
     const mentions = await this.resolveMentions(access, accountId, text);
     const now = this.now();
     const conv = toRow(access.row);
-    await this.tx(async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       await tx.db
         .insertInto('message_edit')
         .values({
@@ -360,7 +354,7 @@ export class MessageService {
       deletedAt: now,
       deletedBy: accountId,
     };
-    await this.tx(async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       const res = await tx.db
         .updateTable('message')
         .set({ text: null, mentions: null, deletedAt: now, deletedBy: accountId })
@@ -403,7 +397,7 @@ export class MessageService {
     const conv = toRow(access.row);
     await this.unlessGone(
       'message',
-      this.tx(async (tx) => {
+      this.deps.db.transaction(async (tx) => {
         await this.assertStillLive(tx, message.id);
         if (!(await addReaction(tx.db, message.id, accountId, emoji, now))) return;
         if ((await countDistinctEmoji(tx.db, message.id)) > MAX_REACTION_EMOJI) {
@@ -451,7 +445,7 @@ export class MessageService {
     );
     const now = this.now();
     const conv = toRow(access.row);
-    await this.tx(async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       if (!(await removeReaction(tx.db, message.id, accountId, emoji))) return;
       emitConversationEvent(
         tx,
@@ -477,7 +471,7 @@ export class MessageService {
     const conv = toRow(access.row);
     await this.unlessGone(
       'message',
-      this.tx(async (tx) => {
+      this.deps.db.transaction(async (tx) => {
         await this.assertStillLive(tx, message.id);
         if ((await countPins(tx.db, conv.id)) >= MAX_PINS) {
           throw validation(`a conversation holds at most ${MAX_PINS} pinned messages`);
@@ -505,7 +499,7 @@ export class MessageService {
     const { message, access } = await this.messageFor(accountId, messageId, 'write', 'message:pin');
     const now = this.now();
     const conv = toRow(access.row);
-    await this.tx(async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       if (!(await deletePin(tx.db, conv.id, message.id))) return;
       emitConversationEvent(
         tx,
@@ -538,7 +532,7 @@ export class MessageService {
     const message = await findMessage(this.kysely, messageId);
     if (!message || message.conversationId !== conv.id) throw notFound('message');
     const now = this.now();
-    await this.tx(async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       if (!(await advanceReadMarker(tx.db, conv.id, accountId, message.createdAt, message.id))) {
         return;
       }

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import type { PrincipalKind } from '../../db/tables/moderation.js';
-import { transaction, type Tx } from '../../db/transaction.js';
+import type { Tx } from '../../db/transaction.js';
 import type { EventBus } from '../../events/bus.js';
 import { workspaceTopic, type EventPayload, type EventType } from '../../events/catalog.js';
 import { publishOnCommit } from '../../events/publish.js';
@@ -109,7 +109,7 @@ export class PrincipalBlockService {
     const by = actorId(actor);
     const now = this.deps.clock.now().getTime();
     try {
-      return await transaction(this.deps.db.kysely, (tx) =>
+      return await this.deps.db.transaction((tx) =>
         this.blockInTx(tx, actor, principal, { reason, cascade, by, now }),
       );
     } catch (err) {
@@ -239,7 +239,7 @@ export class PrincipalBlockService {
   async unblock(actor: ModerationActor, input: unknown): Promise<PrincipalBlockView> {
     const principal = await this.resolve(input);
     const by = actorId(actor);
-    return transaction(this.deps.db.kysely, async (tx) => {
+    return this.deps.db.transaction(async (tx) => {
       if (!(await findPrincipalBlock(tx.db, principal.id))) {
         throw notFound(`block of ${principal.id}`);
       }

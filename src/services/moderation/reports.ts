@@ -1,6 +1,5 @@
 import type { Db } from '../../db/database.js';
 import type { ReportSubjectKind } from '../../db/tables/moderation.js';
-import { transaction } from '../../db/transaction.js';
 import { forbidden, notFound, rateLimited, validation } from '../../errors.js';
 import { HOUR_MS, type Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
@@ -265,7 +264,7 @@ export class ReportService {
   async resolveInstance(actor: ModerationActor, id: unknown): Promise<ReportView> {
     const reportId = typeof id === 'string' ? id.trim().toLowerCase() : '';
     if (!isId(reportId)) throw notFound('report');
-    return transaction(this.db.kysely, async (tx) => {
+    return this.db.transaction(async (tx) => {
       const row = await findReport(tx.db, reportId);
       if (!row) throw notFound('report');
       const by = actorId(actor);
@@ -305,7 +304,7 @@ export class ReportService {
   async resolveWorkspace(session: SessionInfo, id: unknown): Promise<ReportView> {
     const reportId = typeof id === 'string' ? id.trim().toLowerCase() : '';
     if (!isId(reportId)) throw notFound('report');
-    return transaction(this.db.kysely, async (tx) => {
+    return this.db.transaction(async (tx) => {
       const row = await findReport(tx.db, reportId);
       if (!row || row.workspaceId === null) throw notFound('report');
       const role = await findWorkspaceRole(tx.db, row.workspaceId, session.accountId);

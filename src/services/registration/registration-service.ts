@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
-import { transaction } from '../../db/transaction.js';
 import type { InstanceInviteTable } from '../../db/tables/accounts.js';
 import { AppError, capExceeded, forbidden, notFound, validation } from '../../errors.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
@@ -90,7 +89,7 @@ export class RegistrationService {
     };
     this.signup.precheck(request);
     const passwordHash = await hashPassword(password);
-    const result = await transaction(this.db.kysely, async (tx) => {
+    const result = await this.db.transaction(async (tx) => {
       const admission = await this.signup.admit(tx, request);
       const accountId = await this.accounts.insertAccount(tx, {
         username,
@@ -173,7 +172,7 @@ export class RegistrationService {
       uses: 0,
       revokedAt: null,
     };
-    await transaction(this.db.kysely, async (tx) => {
+    await this.db.transaction(async (tx) => {
       await insertInstanceInvite(tx.db, row);
       await this.audit.record(tx, {
         action: 'instance_invite.create',
@@ -216,7 +215,7 @@ export class RegistrationService {
     if (!isId(id)) throw notFound('invite');
     const invite = await findInstanceInviteById(this.db.kysely, id);
     if (!invite) throw notFound('invite');
-    return transaction(this.db.kysely, async (tx) => {
+    return this.db.transaction(async (tx) => {
       const revoked = await revokeInstanceInvite(tx.db, id, this.clock.now().getTime());
       if (revoked) {
         await this.audit.record(tx, {

@@ -7,7 +7,6 @@ import { DAY_MS, type Clock } from '../../lib/clock.js';
 import { isId, newId, randomToken } from '../../lib/ids.js';
 import { assertAccountNotBlocked } from '../moderation/blocked.js';
 
-import { transaction } from '../../db/transaction.js';
 import { notFound } from '../../errors.js';
 
 import {
@@ -185,9 +184,17 @@ export class SessionService {
     return rows.map((r) => ({ ...r, current: r.id === session.sessionId }));
   }
 
+  /** Ends the calling session (`logout`); whether it was live. */
+  async logout(session: SessionInfo): Promise<boolean> {
+    const ended = await this.db.transaction((tx) =>
+      this.end(tx, { sessionId: session.sessionId }, 'logout'),
+    );
+    return ended.length > 0;
+  }
+
   /** Ends every session of the caller's account but the calling one; answers how many. */
   async endOthers(session: SessionInfo): Promise<number> {
-    const ended = await transaction(this.db.kysely, (tx) =>
+    const ended = await this.db.transaction((tx) =>
       this.end(
         tx,
         { accountId: session.accountId, exceptSessionId: session.sessionId },
@@ -200,7 +207,7 @@ export class SessionService {
   /** Ends one live session of the caller's account; NOT_FOUND for any other id. */
   async revokeMine(session: SessionInfo, sessionId: string): Promise<void> {
     if (!isId(sessionId)) throw notFound('session');
-    const ended = await transaction(this.db.kysely, (tx) =>
+    const ended = await this.db.transaction((tx) =>
       this.end(tx, { accountId: session.accountId, sessionId }, 'session_revoked'),
     );
     if (ended.length === 0) throw notFound('session');

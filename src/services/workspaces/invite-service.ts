@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { assertCan, can } from '../../auth/policy.js';
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
-import { transaction, type Tx } from '../../db/transaction.js';
+import type { Tx } from '../../db/transaction.js';
 import type { WorkspaceInviteTable } from '../../db/tables/collaboration.js';
 import { AppError, capExceeded, notFound, validation } from '../../errors.js';
 import { DAY_MS, HOUR_MS, type Clock } from '../../lib/clock.js';
@@ -146,7 +146,7 @@ export class InviteService {
     const link = `${config.server.publicBaseUrl?.replace(/\/+$/, '') ?? ''}/invite/${token}`;
     let mailed = false;
     let workspaceName = '';
-    await transaction(this.deps.db.kysely, async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       const m = await workspaces.requireMember(serverId, accountId, tx.db);
       if (serverId === DIRECT_SPACE_ID) {
         throw validation('the direct space has no invites: start a conversation instead');
@@ -224,7 +224,7 @@ export class InviteService {
 
   /** Revokes an invite: its creator, or the workspace's staff. Revoking again changes nothing. */
   async revoke(accountId: string, inviteId: string): Promise<InviteView> {
-    return transaction(this.deps.db.kysely, async (tx) => {
+    return this.deps.db.transaction(async (tx) => {
       const invite = isId(inviteId) ? await findInvite(tx.db, inviteId) : undefined;
       if (!invite) throw notFound('invite');
       const m = await this.deps.workspaces.membership(invite.workspaceId, accountId, tx.db);
@@ -243,7 +243,7 @@ export class InviteService {
    * workspace gets it back without spending a use.
    */
   async join(accountId: string, token: string): Promise<WorkspaceView> {
-    const workspaceId = await transaction(this.deps.db.kysely, async (tx) => {
+    const workspaceId = await this.deps.db.transaction(async (tx) => {
       const redeemed = await this.redeem(tx, token, accountId);
       if (!redeemed) throw invalidToken();
       return redeemed.workspaceId;

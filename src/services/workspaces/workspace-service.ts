@@ -4,7 +4,7 @@ import { assertCan, assertOutranks, can, type Role } from '../../auth/policy.js'
 import type { Config } from '../../config/index.js';
 import type { Db, Executor } from '../../db/database.js';
 import { DIRECT_SPACE_ID } from '../../db/migrations/0002-collaboration.js';
-import { transaction, type Tx } from '../../db/transaction.js';
+import type { Tx } from '../../db/transaction.js';
 import { AppError, capExceeded, notFound, validation } from '../../errors.js';
 import type { EventBus } from '../../events/bus.js';
 import { MINUTE_MS, type Clock } from '../../lib/clock.js';
@@ -122,12 +122,6 @@ export class WorkspaceService {
     return this.deps.clock.now().getTime();
   }
 
-  private tx<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    return transaction(this.kysely, fn, (err) =>
-      this.deps.log.error({ err }, 'after-commit work of a workspace change failed'),
-    );
-  }
-
   // ---- Membership checks other areas call -------------------------------------------------
 
   /**
@@ -182,24 +176,16 @@ export class WorkspaceService {
    * SVC_DEFAULT_WORKSPACE). Joining again changes nothing. NOT_FOUND for no such workspace,
    * VALIDATION for the direct space and past SVC_LIMIT_MEMBERS_PER_WORKSPACE.
    */
-  async joinAsMember(
-    tx: Tx | Executor,
-    workspaceId: string,
-    accountId: string,
-  ): Promise<{ joined: boolean }> {
-    // Given a bare executor (a caller's transaction without its commit hook), events are
-    // published at once rather than after commit; pass the Tx when there is one.
-    const t: Tx =
-      'onCommit' in tx ? tx : { db: tx as Tx['db'], onCommit: (fn) => void Promise.resolve(fn()) };
+  async joinAsMember(tx: Tx, workspaceId: string, accountId: string): Promise<{ joined: boolean }> {
     if (workspaceId === DIRECT_SPACE_ID || !isId(workspaceId)) {
       this.deps.log.warn({ workspaceId }, 'joinAsMember: not a workspace one can join; skipped');
       return { joined: false };
     }
-    if (!(await findWorkspace(t.db, workspaceId))) {
+    if (!(await findWorkspace(tx.db, workspaceId))) {
       this.deps.log.warn({ workspaceId }, 'joinAsMember: no such workspace; skipped');
       return { joined: false };
     }
-    return this.addMember(t, workspaceId, accountId, { role: 'member' });
+    return this.addMember(tx, workspaceId, accountId, { role: 'member' });
   }
 
   /** The signup port: joins through a workspace invite token (see InviteService.redeem). */
@@ -379,7 +365,7 @@ export class WorkspaceService {
       );
     }
     const id = newId();
-    await this.tx(async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       await lockAccount(tx.db, accountId);
       const cap = this.deps.config.limits.workspacesPerUser;
       if (cap !== null && (await countOwnedWorkspaces(tx.db, accountId)) >= cap) {
@@ -430,7 +416,7 @@ export class WorkspaceService {
     workspaceId: string,
     input: { name?: unknown; description?: unknown },
   ): Promise<WorkspaceView> {
-    await this.tx(async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       const m = await this.requireMember(workspaceId, accountId, tx.db);
       this.refuseDirect(workspaceId, 'renamed or described');
       assertCan(m.role, 'workspace:update');
@@ -462,7 +448,7 @@ export class WorkspaceService {
     userId: string,
     role: Role,
   ): Promise<WorkspaceMemberView> {
-    await this.tx(async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       const m = await this.requireMember(workspaceId, accountId, tx.db);
       this.refuseDirect(workspaceId, 'given roles');
       if (role === 'owner') {
@@ -499,7 +485,7 @@ export class WorkspaceService {
     workspaceId: string,
     userId: string,
   ): Promise<WorkspaceView> {
-    await this.tx(async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       const m = await this.requireMember(workspaceId, accountId, tx.db);
       this.refuseDirect(workspaceId, 'handed over');
       assertCan(m.role, 'workspace:transfer');
@@ -536,7 +522,7 @@ export class WorkspaceService {
    * gets MemberLeft for themself; then WorkspaceDeleted ends the workspace's streams.
    */
   async delete(accountId: string, workspaceId: string, confirmName: unknown): Promise<boolean> {
-    await this.tx(async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       const m = await this.requireMember(workspaceId, accountId, tx.db);
       this.refuseDirect(workspaceId, 'deleted');
       assertCan(m.role, 'workspace:delete');
@@ -582,7 +568,7 @@ export class WorkspaceService {
 
   /** Leaves a workspace; the owner must hand it over first (VALIDATION). */
   async leave(accountId: string, workspaceId: string): Promise<boolean> {
-    await this.tx(async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       const m = await this.requireMember(workspaceId, accountId, tx.db);
       this.refuseDirect(workspaceId, 'left');
       if (m.role === 'owner') {
@@ -605,7 +591,7 @@ export class WorkspaceService {
 
   /** Removes someone the caller outranks (owner and Moderators). */
   async removeMember(accountId: string, workspaceId: string, userId: string): Promise<boolean> {
-    await this.tx(async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       const m = await this.requireMember(workspaceId, accountId, tx.db);
       this.refuseDirect(workspaceId, 'managed');
       assertCan(m.role, 'member:remove');
@@ -657,7 +643,7 @@ export class WorkspaceService {
     userId: string,
     until: number | null,
   ): Promise<WorkspaceMemberView> {
-    await this.tx(async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       const m = await this.requireMember(workspaceId, accountId, tx.db);
       this.refuseDirect(workspaceId, 'moderated');
       assertCan(m.role, 'member:timeout');

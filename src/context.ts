@@ -13,6 +13,7 @@ import { buildExecutableSchema, readSdl } from './graphql/load-schema.js';
 import { allResolvers } from './graphql/resolvers/index.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { TokenBucketLimiter } from './lib/token-bucket.js';
+import { Admission } from './http/admission.js';
 import { createLogger } from './logger.js';
 import { Metrics } from './metrics.js';
 import { AccountService } from './services/accounts/account-service.js';
@@ -89,10 +90,15 @@ export interface AppContext {
   services: Services;
   /** Periodic jobs; started by the server, idle in the CLI (which runs jobs on demand). */
   scheduler: Scheduler;
+  /** Per-process request limits (contract: Request limits), or null where off. */
   limiters: {
+    /** SVC_RATE_REQUESTS_PER_MIN_PER_IP, counted by admission. */
     addresses: TokenBucketLimiter | null;
+    /** SVC_RATE_MUTATIONS_PER_MIN_PER_SESSION, counted by the GraphQL route. */
     mutations: TokenBucketLimiter | null;
   };
+  /** The one admission path of HTTP requests and WebSocket upgrades. */
+  admission: Admission;
   featureEnabled(name: Parameters<typeof featureEnabled>[1]): boolean;
   close(): Promise<void>;
 }
@@ -303,7 +309,11 @@ export async function createAppContext(
     }
 
     const graphql = new GraphqlExecutor(buildExecutableSchema(readSdl(), allResolvers()));
-    const perMin = config.rates.mutationsPerMinPerSession;
+    const limiters = {
+      addresses: perMinuteLimiter(config.rates.requestsPerMinPerIp),
+      mutations: perMinuteLimiter(config.rates.mutationsPerMinPerSession),
+    };
+    const admission = new Admission(config, ipBlocks, limiters.addresses);
 
     const ctx: AppContext = {
       version: readVersion(),
@@ -337,11 +347,8 @@ export async function createAppContext(
         presence,
         typing,
       },
-      limiters: {
-        addresses: null,
-        mutations:
-          perMin === null ? null : new TokenBucketLimiter({ perMinute: perMin, burst: perMin }),
-      },
+      limiters,
+      admission,
       scheduler: undefined as unknown as Scheduler,
       featureEnabled: (name) => featureEnabled(config, name),
       close,
@@ -354,4 +361,9 @@ export async function createAppContext(
     await close();
     throw err;
   }
+}
+
+/** A per-minute bucket with a burst of the same size, or null when the limit is off. */
+function perMinuteLimiter(perMinute: number | null): TokenBucketLimiter | null {
+  return perMinute === null ? null : new TokenBucketLimiter({ perMinute, burst: perMinute });
 }

@@ -5,26 +5,43 @@ import type { AppContext } from '../context.js';
 import { newId } from '../lib/ids.js';
 
 import { fastifyErrorHandler } from './errors.js';
-import { registerAddressRateLimit } from './plugins/rate-limit.js';
-import { registerDenyList } from './plugins/deny-list.js';
-import { registerOriginCheck } from './plugins/origin.js';
-import { registerRequestContext } from './plugins/request-context.js';
-import { registerSessionReader } from './plugins/session.js';
 import { registerDiscovery } from './routes/discovery.js';
 import { registerGraphiql } from './routes/graphiql.js';
 import { registerGraphqlRoute } from './routes/graphql.js';
-import { registerProbes } from './routes/probes.js';
+import { registerHealth, registerReadiness } from './routes/probes.js';
 import { registerSdl } from './routes/sdl.js';
+import { registerApiTree, type ApiRoutes } from './trees/api.js';
+import { registerPublicTrees } from './trees/public.js';
+import {
+  refuseUnverified,
+  registerS2sTree,
+  type S2sRoutes,
+  type S2sVerifier,
+} from './trees/s2s.js';
 import './request-state.js';
+
+/** The routes of each tree; an area adds its registrar here. */
+const API_ROUTES: readonly ApiRoutes[] = [registerSdl, registerGraphqlRoute, registerGraphiql];
+const S2S_ROUTES: readonly S2sRoutes[] = [];
+
+/** Routes and the s2s verifier beyond the built-in ones (tests add probes of their own). */
+export interface HttpAppOptions {
+  apiRoutes?: readonly ApiRoutes[];
+  s2sRoutes?: readonly S2sRoutes[];
+  s2sVerifier?: S2sVerifier;
+}
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * Builds the Fastify app with every hook in contract order (request id and client address,
- * deny list, per-address limit, origin, session) and every route. Does not listen: main.ts does,
- * and tests use inject().
+ * Builds the Fastify app as route trees, each admitting its requests first (./admission.ts):
+ * /healthz; /readyz, discovery and unknown paths; /api (then the session); /s2s/v1 (raw body,
+ * then the signature). Does not listen: main.ts does, and tests use inject().
  */
-export async function buildHttpApp(ctx: AppContext): Promise<FastifyInstance> {
+export async function buildHttpApp(
+  ctx: AppContext,
+  options: HttpAppOptions = {},
+): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log.child({ subsystem: 'http' }) as FastifyBaseLogger,
     requestIdHeader: false,
@@ -42,12 +59,7 @@ export async function buildHttpApp(ctx: AppContext): Promise<FastifyInstance> {
   });
   app.setErrorHandler(fastifyErrorHandler);
   await app.register(cookie);
-
-  registerRequestContext(app, ctx.config);
-  registerDenyList(app, ctx.services.ipBlocks);
-  ctx.limiters.addresses = registerAddressRateLimit(app, ctx.config);
-  registerOriginCheck(app, ctx.config);
-  registerSessionReader(app, ctx.services.sessions);
+  app.decorateRequest('svc', null as never);
 
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
@@ -65,16 +77,14 @@ export async function buildHttpApp(ctx: AppContext): Promise<FastifyInstance> {
     );
   });
 
-  registerProbes(app, ctx);
-  registerDiscovery(app, ctx);
-  registerSdl(app, ctx);
-  registerGraphqlRoute(app, ctx);
-  registerGraphiql(app, ctx);
-  app.setNotFoundHandler(async (request, reply) =>
-    reply.code(404).send({
-      error: 'not_found',
-      message: `no route ${request.method} ${(request.url.split('?')[0] ?? '').slice(0, 200)}`,
-    }),
-  );
+  registerPublicTrees(app, ctx, {
+    health: registerHealth,
+    public: [registerReadiness, registerDiscovery],
+  });
+  registerApiTree(app, ctx, [...API_ROUTES, ...(options.apiRoutes ?? [])]);
+  registerS2sTree(app, ctx, {
+    verify: options.s2sVerifier ?? refuseUnverified,
+    routes: [...S2S_ROUTES, ...(options.s2sRoutes ?? [])],
+  });
   return app;
 }

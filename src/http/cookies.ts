@@ -4,7 +4,7 @@ import type { Config } from '../config/index.js';
 import type { CookieJar } from '../graphql/context.js';
 import type { IssuedSession } from '../services/sessions/session-service.js';
 
-import { CSRF_COOKIE, SESSION_COOKIE } from './request-state.js';
+import { CSRF_COOKIE, SESSION_COOKIE } from '../auth/cookies.js';
 
 /** Whether cookies get the Secure attribute (forced, or a trusted proxy reports https). */
 export function secureCookies(config: Config, request: FastifyRequest): boolean {

@@ -3,10 +3,29 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, HTTP_STATUS_BY_CODE } from '../errors.js';
 
 /**
- * The one place where errors become HTTP bodies for plain routes: `{"error":"<message>"}` plus
- * the contract's extra fields. Faults are masked and logged with their stack.
+ * A refusal that only plain routes give and the GraphQL error family has no code for (contract:
+ * File and plugin bundle routes): 413 body over the route's limit, 415 a file type the route
+ * does not take, 422 a plugin bundle the service refused.
+ */
+export class RouteError extends Error {
+  constructor(
+    readonly status: 413 | 415 | 422,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RouteError';
+  }
+}
+
+/**
+ * The one place where errors become HTTP bodies for plain routes (files, plugin bundles, the
+ * relay, /s2s): `{"error":"<message>"}` plus the contract's extra fields: `code` and `feature`
+ * with a 403 for FEATURE_DISABLED, `retryAfterSeconds` and `Retry-After` with a 429, `until`
+ * with a timeout. A route handler throws an AppError or a RouteError, or passes one here; faults
+ * are masked and logged with their stack.
  */
 export function sendError(reply: FastifyReply, err: unknown): FastifyReply {
+  if (err instanceof RouteError) return reply.code(err.status).send({ error: err.message });
   if (err instanceof AppError) {
     const status = HTTP_STATUS_BY_CODE[err.code];
     if (err.code === 'RATE_LIMITED' && typeof err.extensions.retryAfterSeconds === 'number') {
@@ -26,7 +45,7 @@ export function fastifyErrorHandler(
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
-  if (err instanceof AppError) return sendError(reply, err);
+  if (err instanceof AppError || err instanceof RouteError) return sendError(reply, err);
   const status = err.statusCode ?? 500;
   if (status >= 400 && status < 500) {
     const code = err.code;

@@ -1,14 +1,11 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { TLSSocket } from 'node:tls';
 
 import { WebSocketServer, type WebSocket } from 'ws';
 
 import type { AppContext } from '../context.js';
-import { buildOriginPolicy, originAllowed, type OriginPolicy } from '../http/origins.js';
-import { firstHeader, requestOrigin } from '../http/plugins/request-context.js';
-import { SESSION_COOKIE } from '../http/request-state.js';
-import { CidrSet, clientAddress, normalizeCidr, rateLimitKey } from '../lib/address.js';
+import { SESSION_COOKIE } from '../auth/cookies.js';
+import { firstHeader, readCookie } from '../lib/headers.js';
 import type { SessionInfo } from '../services/sessions/session-service.js';
 
 import { CLOSE, Connection, type ConnectionHost, type ConnectionLimits } from './connection.js';
@@ -56,8 +53,6 @@ export class RealtimeServer implements ConnectionHost {
   private readonly bySession = new Map<string, Set<Connection>>();
   private readonly perAccount = new Map<string, number>();
   private readonly sockets = new Set<WebSocket>();
-  private readonly originPolicy: OriginPolicy;
-  private readonly exempt: CidrSet;
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly stopListening: () => void;
   private rechecking = false;
@@ -84,15 +79,6 @@ export class RealtimeServer implements ConnectionHost {
       allowSynchronousEvents: true,
       handleProtocols: (protocols) => chooseProtocol([...protocols].join(',')) ?? false,
     });
-    this.originPolicy = buildOriginPolicy(
-      config.server.publicBaseUrl,
-      config.http.corsAllowedOrigin,
-    );
-    this.exempt = new CidrSet(
-      config.rates.exemptAddresses
-        .map((a) => normalizeCidr(a)?.cidr)
-        .filter((c): c is string => !!c),
-    );
     this.stopListening = ctx.services.sessions.onEnded((ids) => this.endSessions(ids));
     ctx.services.presence.start();
     const keepAlive = options.keepAliveMs ?? REALTIME_DEFAULTS.keepAliveMs;
@@ -130,42 +116,27 @@ export class RealtimeServer implements ConnectionHost {
       refuseUpgrade(socket, 503, { error: 'unavailable', message: 'the server is shutting down' });
       return;
     }
-    const trust = ctx.config.http.trustForwardedHeaders;
-    const ip = clientAddress({
-      peer: req.socket.remoteAddress,
-      trustForwarded: trust,
-      forwarded: req.headers.forwarded,
-      xForwardedFor: req.headers['x-forwarded-for'],
-    });
-    // The same refusals, in the same order, as the HTTP hooks in front of /api.
-    if (ctx.services.ipBlocks.isBlocked(ip)) {
-      refuseUpgrade(socket, 403, { error: 'blocked' });
+    // The same admission, under the same zone, as every request under /api.
+    const admitted = ctx.admission.admit(
+      {
+        peer: req.socket.remoteAddress,
+        encrypted: (req.socket as { encrypted?: boolean }).encrypted === true,
+        headers: req.headers,
+      },
+      'api',
+    );
+    if (!admitted.ok) {
+      refuseUpgrade(
+        socket,
+        admitted.status,
+        admitted.body,
+        admitted.retryAfterSeconds === null
+          ? {}
+          : { 'Retry-After': String(admitted.retryAfterSeconds) },
+      );
       return;
     }
-    const limiter = ctx.limiters.addresses;
-    if (limiter && !this.exempt.has(ip)) {
-      const taken = limiter.take(rateLimitKey(ip));
-      if (!taken.ok) {
-        refuseUpgrade(
-          socket,
-          429,
-          { error: 'rate_limited', retryAfterSeconds: taken.retryAfterSeconds },
-          { 'Retry-After': String(taken.retryAfterSeconds) },
-        );
-        return;
-      }
-    }
-    const origin = firstHeader(req.headers.origin);
-    if (origin !== undefined) {
-      const own = requestOrigin(req.headers, requestProtocol(req, trust), trust);
-      if (!originAllowed(this.originPolicy, origin, own)) {
-        refuseUpgrade(socket, 400, {
-          error: 'origin_not_allowed',
-          message: `requests from origin ${origin.slice(0, 200)} are not accepted by this server`,
-        });
-        return;
-      }
-    }
+    const ip = admitted.clientAddress;
     if (!chooseProtocol(req.headers['sec-websocket-protocol'])) {
       refuseUpgrade(socket, 400, {
         error: 'unsupported_subprotocol',
@@ -291,29 +262,4 @@ export function attachRealtime(
   const realtime = new RealtimeServer(ctx, options);
   realtime.attach(server);
   return realtime;
-}
-
-function requestProtocol(req: IncomingMessage, trust: boolean): 'http' | 'https' {
-  if (trust) {
-    const param = /proto=(https?)/i.exec(firstHeader(req.headers.forwarded) ?? '')?.[1];
-    const proto = param ?? firstHeader(req.headers['x-forwarded-proto']);
-    if (proto) return proto.trim().toLowerCase() === 'https' ? 'https' : 'http';
-  }
-  return (req.socket as TLSSocket).encrypted ? 'https' : 'http';
-}
-
-/** One cookie's value from a Cookie header. */
-export function readCookie(header: string | undefined, name: string): string | null {
-  if (!header) return null;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
-    const raw = part.slice(eq + 1).trim();
-    try {
-      return decodeURIComponent(raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw);
-    } catch {
-      return raw;
-    }
-  }
-  return null;
 }

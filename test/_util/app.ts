@@ -8,7 +8,7 @@ import pino from 'pino';
 
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { createAppContext, type AppContext, type ContextOverrides } from '../../src/context.js';
-import { buildHttpApp } from '../../src/http/app.js';
+import { buildHttpApp, type HttpAppOptions } from '../../src/http/app.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { startServer, type RunningServer } from '../../src/main.js';
 
@@ -77,6 +77,8 @@ export interface TestAppOptions {
   jobs?: boolean;
   /** Further context overrides (e.g. a short deny-list refresh). */
   overrides?: Partial<ContextOverrides>;
+  /** Test-only routes in the /api and /s2s/v1 trees, and an s2s verifier. */
+  http?: HttpAppOptions;
 }
 
 /** A real app on a real database, driven through inject(). */
@@ -133,7 +135,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     log,
     pgSchema: database.pgSchema,
   });
-  const app = await buildHttpApp(ctx);
+  const app = await buildHttpApp(ctx, opts.http);
   await app.ready();
   const t: TestApp = {
     ctx,

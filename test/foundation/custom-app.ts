@@ -6,7 +6,7 @@ import { GraphqlExecutor } from '../../src/graphql/executor.js';
 import { buildExecutableSchema, readSdl } from '../../src/graphql/load-schema.js';
 import { allResolvers } from '../../src/graphql/resolvers/index.js';
 import { mergeResolvers, type Resolvers } from '../../src/graphql/resolver-types.js';
-import { buildHttpApp } from '../../src/http/app.js';
+import { buildHttpApp, type HttpAppOptions } from '../../src/http/app.js';
 import { configFor, createTestDatabase, LogCapture, type TestDatabase } from '../_util/app.js';
 
 /** A real app whose schema has extra test-only fields, and extra test-only routes. */
@@ -21,7 +21,8 @@ export async function createCustomApp(opts: {
   env?: Record<string, string>;
   sdl?: string;
   resolvers?: (ctx: AppContext) => Resolvers;
-  routes?: (app: FastifyInstance, ctx: AppContext) => void;
+  /** Extra routes in the /api and /s2s/v1 trees, and the s2s verifier. */
+  http?: HttpAppOptions;
 }): Promise<CustomApp> {
   const database: TestDatabase = await createTestDatabase();
   const logs = new LogCapture();
@@ -38,8 +39,7 @@ export async function createCustomApp(opts: {
       ),
     );
   }
-  const app = await buildHttpApp(ctx);
-  opts.routes?.(app, ctx);
+  const app = await buildHttpApp(ctx, opts.http);
   await app.ready();
   return {
     ctx,

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 
 import type { AppContext } from '../../context.js';
 import { signBytes } from '../../services/instance/server-keys.js';
-import { requestOrigin } from '../plugins/request-context.js';
+import { requestOrigin } from '../admission.js';
 
 export const DISCOVERY_PATH = '/.well-known/svc-server';
 

@@ -76,9 +76,9 @@ const PAGE = `<!doctype html>
  * GET /api: the GraphiQL explorer while SVC_ENABLE_GRAPHIQL=true, and its files under
  * /api/graphiql-assets/. While off, GET /api answers 404 JSON and no asset route exists.
  */
-export function registerGraphiql(app: FastifyInstance, ctx: AppContext): void {
+export function registerGraphiql(api: FastifyInstance, ctx: AppContext): void {
   if (!ctx.config.http.enableGraphiql) {
-    app.get('/api', async (_request, reply) =>
+    api.get('', async (_request, reply) =>
       reply.code(404).send({
         error: 'not_found',
         message: 'the GraphQL explorer is off on this server (SVC_ENABLE_GRAPHIQL)',
@@ -93,15 +93,18 @@ export function registerGraphiql(app: FastifyInstance, ctx: AppContext): void {
       { body: fs.readFileSync(assetPath(a.pkg, a.file)), type: a.type },
     ]),
   );
-  app.get('/api', async (_request, reply) =>
+  api.get('', async (_request, reply) =>
     reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(PAGE),
   );
-  app.get<{ Params: { name: string } }>(`${GRAPHIQL_ASSETS}/:name`, async (request, reply) => {
-    const file = files.get(request.params.name);
-    if (!file) return reply.code(404).send({ error: 'not_found', message: 'no such asset' });
-    return reply
-      .type(`${file.type}; charset=utf-8`)
-      .header('cache-control', 'public, max-age=86400')
-      .send(file.body);
-  });
+  api.get<{ Params: { name: string } }>(
+    `${GRAPHIQL_ASSETS.slice('/api'.length)}/:name`,
+    async (request, reply) => {
+      const file = files.get(request.params.name);
+      if (!file) return reply.code(404).send({ error: 'not_found', message: 'no such asset' });
+      return reply
+        .type(`${file.type}; charset=utf-8`)
+        .header('cache-control', 'public, max-age=86400')
+        .send(file.body);
+    },
+  );
 }

@@ -11,10 +11,9 @@ import {
 } from '../../graphql/executor.js';
 import { codedError, plainError } from '../../graphql/format-error.js';
 import { Lru } from '../../lib/lru.js';
+import { firstHeader } from '../../lib/headers.js';
 import { httpCookieJar } from '../cookies.js';
-import { CSRF_COOKIE, CSRF_HEADER } from '../request-state.js';
-
-import { firstHeader } from '../plugins/request-context.js';
+import { csrfAccepted, CSRF_REFUSAL } from '../plugins/csrf.js';
 
 const CSRF_CACHE_MAX_SOURCE = 20_000;
 
@@ -24,7 +23,7 @@ export const API_BODY_LIMIT = 1024 * 1024;
 type Item = { ok: true; request: GraphqlRequest } | { ok: false; error: string };
 
 /** POST /api: one GraphQL request or a batch, with every pre-execution rule of the contract. */
-export function registerGraphqlRoute(app: FastifyInstance, ctx: AppContext): void {
+export function registerGraphqlRoute(api: FastifyInstance, ctx: AppContext): void {
   // Classifying a document parses it; clients repeat the same few documents, so the answer is
   // kept per (document, operation name, cookie present).
   const csrfCache = new Lru<string, boolean>(1000);
@@ -41,7 +40,7 @@ export function registerGraphqlRoute(app: FastifyInstance, ctx: AppContext): voi
       }
       return needed;
     });
-  app.post('/api', { bodyLimit: API_BODY_LIMIT }, async (request, reply) => {
+  api.post('', { bodyLimit: API_BODY_LIMIT }, async (request, reply) => {
     // Fastify also parses text/plain; POST /api takes JSON only.
     const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
     if (type !== 'application/json') {
@@ -72,12 +71,12 @@ export function registerGraphqlRoute(app: FastifyInstance, ctx: AppContext): voi
 
     // CSRF: checked once for the whole batch, before anything runs.
     if (csrfCheck(raw as CsrfRequest[], request.svc.sessionToken !== null)) {
-      if (!csrfAccepted(ctx, request)) {
+      if (!csrfAccepted(ctx.services.sessions, request)) {
         // Nothing runs. A request that could not have run anyway also says why, so a broken
         // or refused document is not reported as a CSRF problem alone.
         return answer(
           items.map((item) => {
-            const errors = [plainError('csrf validation failed', requestId)];
+            const errors = [plainError(CSRF_REFUSAL, requestId)];
             const own = item.ok ? ctx.graphql.prepare(item.request.query) : null;
             const reasons = !item.ok ? [item.error] : own && !own.ok ? own.errors : [];
             for (const reason of reasons) errors.push(plainError(reason, requestId));
@@ -165,15 +164,6 @@ function readRequest(r: Record<string, unknown>): Item {
       operationName: (r.operationName as string | null | undefined) ?? null,
     },
   };
-}
-
-/** The header must equal the cookie, and the token must be bound to the session cookie. */
-export function csrfAccepted(ctx: AppContext, request: FastifyRequest): boolean {
-  const header = firstHeader(request.headers[CSRF_HEADER]);
-  const cookie = request.cookies[CSRF_COOKIE];
-  const token = request.svc.sessionToken;
-  if (!header || !cookie || !token || header !== cookie) return false;
-  return ctx.services.sessions.csrfMatches(token, header);
 }
 
 export function graphqlContext(

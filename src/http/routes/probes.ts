@@ -14,14 +14,17 @@ interface Readiness {
 /** How long one readiness result is reused (contract: one second). */
 export const READINESS_REUSE_MS = 1000;
 
-/** /healthz and /readyz; both unauthenticated, outside the origin check, never cached. */
-export function registerProbes(app: FastifyInstance, ctx: AppContext): void {
-  let last: { at: number; result: Promise<Readiness> } | null = null;
-
+/** /healthz: unauthenticated, outside the origin check and the deny list, never cached. */
+export function registerHealth(app: FastifyInstance, ctx: AppContext): void {
   app.get('/healthz', async (_request, reply) => {
     reply.header('cache-control', 'no-store');
     return { status: 'ok', version: ctx.version };
   });
+}
+
+/** /readyz: unauthenticated, outside the origin check, never cached. */
+export function registerReadiness(app: FastifyInstance, ctx: AppContext): void {
+  let last: { at: number; result: Promise<Readiness> } | null = null;
 
   app.get('/readyz', async (_request, reply) => {
     // The context clock, so a test can step past the reuse window instead of sleeping.

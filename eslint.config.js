@@ -40,7 +40,16 @@ export default tseslint.config(
     rules: { 'no-console': 'off' },
   },
   {
-    files: ['test/**', '**/*.test.ts', 'bench/**'],
+    // The web client runs in the browser, apart from the server's layers.
+    files: ['web/src/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
+    files: ['web/e2e/**', 'bench/web/**'],
+    rules: { 'no-console': 'off' },
+  },
+  {
+    files: ['test/**', '**/*.test.ts', 'bench/**', 'web/e2e/**'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',
       '@typescript-eslint/no-explicit-any': 'off',

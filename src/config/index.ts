@@ -59,6 +59,11 @@ export interface Config {
     trustForwardedHeaders: boolean;
     forceSecureCookies: boolean;
     enableGraphiql: boolean;
+    /**
+     * The web client at `/` (SVC_WEB_CLIENT): null when off; otherwise the folder of its built
+     * files (SVC_WEB_CLIENT_DIR), or null for the one this build made (`dist/web`).
+     */
+    webClient: { dir: string | null } | null;
   };
   features: readonly FeatureState[];
   disabledFeatures: readonly FeatureName[];
@@ -148,6 +153,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       trustForwardedHeaders: e.SVC_TRUST_FORWARDED_HEADERS,
       forceSecureCookies: e.SVC_FORCE_SECURE_COOKIES,
       enableGraphiql: e.SVC_ENABLE_GRAPHIQL,
+      webClient: e.SVC_WEB_CLIENT
+        ? { dir: e.SVC_WEB_CLIENT_DIR ? path.resolve(e.SVC_WEB_CLIENT_DIR) : null }
+        : null,
     },
     features: resolveFeatureStates(features.disabled, {
       host: e.SVC_SMTP_HOST,

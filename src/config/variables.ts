@@ -48,6 +48,8 @@ export const variables = {
   SVC_TRUST_FORWARDED_HEADERS: bool(false),
   SVC_FORCE_SECURE_COOKIES: bool(false),
   SVC_ENABLE_GRAPHIQL: bool(false),
+  SVC_WEB_CLIENT: bool(true),
+  SVC_WEB_CLIENT_DIR: optionalString(),
 
   // Features and mail
   SVC_FEATURES_DISABLED: optionalString(),

@@ -10,6 +10,7 @@ import { registerGraphiql } from './routes/graphiql.js';
 import { registerGraphqlRoute } from './routes/graphql.js';
 import { registerHealth, registerReadiness } from './routes/probes.js';
 import { registerSdl } from './routes/sdl.js';
+import { registerWebClient } from './routes/web-client.js';
 import { registerApiTree, type ApiRoutes } from './trees/api.js';
 import { registerPublicTrees } from './trees/public.js';
 import {
@@ -79,7 +80,7 @@ export async function buildHttpApp(
 
   registerPublicTrees(app, ctx, {
     health: registerHealth,
-    public: [registerReadiness, registerDiscovery],
+    public: [registerReadiness, registerDiscovery, registerWebClient],
   });
   registerApiTree(app, ctx, [...API_ROUTES, ...(options.apiRoutes ?? [])]);
   registerS2sTree(app, ctx, {

@@ -1,0 +1,172 @@
+// Runs the built server as its own process on a free port, with a fresh data directory, and
+// drives Debian's Chromium through playwright-core. The browser tests and the browser benchmark
+// share it.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const CLI = path.join(ROOT, 'dist/cli/index.js');
+/** Screenshots of the main screens, kept as artifacts of a run (git-ignored). */
+export const SHOTS = path.join(ROOT, '.ci/out/web-screens');
+
+export const CHROMIUM = process.env.SVC_CHROMIUM ?? '/usr/bin/chromium';
+
+export function assertBuilt(): void {
+  if (!fs.existsSync(path.join(ROOT, 'dist/web/index.html')) || !fs.existsSync(CLI)) {
+    throw new Error('the server and web client are not built: run `npm run build` first');
+  }
+  if (!fs.existsSync(CHROMIUM)) {
+    throw new Error(
+      `no Chromium at ${CHROMIUM}: apt-get install -y chromium (or set SVC_CHROMIUM)`,
+    );
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+export class TestServer {
+  private proc: ChildProcess | null = null;
+  readonly log: string[] = [];
+
+  private constructor(
+    readonly port: number,
+    readonly env: Record<string, string>,
+    readonly dataDir: string,
+  ) {}
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  static async start(env: Record<string, string> = {}): Promise<TestServer> {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-web-'));
+    const port = await freePort();
+    const s = new TestServer(
+      port,
+      {
+        SVC_SERVER_HOST: '127.0.0.1',
+        SVC_SERVER_PORT: String(port),
+        SVC_DATA_DIR: dataDir,
+        SVC_LOG_LEVEL: 'warn',
+        ...env,
+      },
+      dataDir,
+    );
+    await s.boot();
+    return s;
+  }
+
+  /** Starts (or restarts) the process on the same port and data directory. */
+  async boot(): Promise<void> {
+    const proc = spawn(process.execPath, [CLI, 'serve'], {
+      env: { ...process.env, ...this.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.proc = proc;
+    const keep = (b: Buffer) => {
+      this.log.push(b.toString());
+      if (this.log.length > 200) this.log.shift();
+    };
+    proc.stdout?.on('data', keep);
+    proc.stderr?.on('data', keep);
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      if (proc.exitCode !== null) throw new Error(`the server exited: ${this.log.join('')}`);
+      try {
+        const r = await fetch(`${this.url}/healthz`);
+        if (r.ok) return;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error('the server did not start within 30 s');
+  }
+
+  async stop(): Promise<void> {
+    const proc = this.proc;
+    this.proc = null;
+    if (!proc || proc.exitCode !== null) return;
+    const exited = new Promise((r) => proc.once('exit', r));
+    proc.kill('SIGTERM');
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop();
+    fs.rmSync(this.dataDir, { recursive: true, force: true });
+  }
+
+  /** Runs the `svc` command line on the same database; answers its JSON output. */
+  cli(args: string[], stdin = ''): unknown {
+    const r = spawnSync(process.execPath, [CLI, ...args], {
+      env: { ...process.env, ...this.env },
+      input: stdin,
+      encoding: 'utf8',
+    });
+    if (r.status !== 0) throw new Error(`svc ${args.join(' ')} failed: ${r.stderr}`);
+    const out = r.stdout.trim();
+    return out ? JSON.parse(out) : null;
+  }
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/**
+ * A page in its own browser context (its own cookies and IndexedDB: one person on one device).
+ * Content-Security-Policy violations and page errors are collected, and a test fails on them.
+ */
+export async function personPage(
+  browser: Browser,
+  base: string,
+  opts: { width?: number; height?: number; colorScheme?: 'light' | 'dark' } = {},
+): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+  const context = await browser.newContext({
+    baseURL: base,
+    viewport: { width: opts.width ?? 1280, height: opts.height ?? 800 },
+    colorScheme: opts.colorScheme ?? 'light',
+  });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => {
+    if (/Content.Security.Policy|Refused to/i.test(m.text())) problems.push(`CSP: ${m.text()}`);
+  });
+  return { context, page, problems };
+}
+
+export async function shot(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+}

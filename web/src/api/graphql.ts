@@ -1,0 +1,113 @@
+// GraphQL over HTTP (POST /api), like any third-party client: JSON body, the session cookie, and
+// the CSRF token in `X-CSRF-Token` on every request (the server needs it on mutations only, and
+// ignores it elsewhere).
+
+/** An error the API answered, or a failure to reach it. `code` is the contract's code. */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+    readonly extensions: Record<string, unknown> = {},
+    readonly requestId: string | null = null,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** Codes the client makes up for failures before the API answers (never sent by the server). */
+export const NETWORK = 'NETWORK';
+export const HTTP = 'HTTP';
+/** A GraphQL error without a code (a document the server refused, or the CSRF refusal). */
+export const NO_CODE = 'NO_CODE';
+
+let csrfInMemory: string | null = null;
+
+/** Keeps the `csrfToken` a sign-in answered, for when the cookie cannot be read. */
+export function rememberCsrf(token: string | null): void {
+  csrfInMemory = token;
+}
+
+function csrfToken(): string {
+  const m = /(?:^|;\s*)svc_csrf=([^;]*)/.exec(document.cookie);
+  return m ? decodeURIComponent(m[1] as string) : (csrfInMemory ?? '');
+}
+
+interface GraphqlError {
+  message: string;
+  extensions?: Record<string, unknown>;
+}
+interface GraphqlResponse<T> {
+  data?: T | null;
+  errors?: GraphqlError[];
+}
+
+function toApiError(e: GraphqlError): ApiError {
+  const ext = e.extensions ?? {};
+  const code = typeof ext.code === 'string' ? ext.code : NO_CODE;
+  const requestId = typeof ext.request_id === 'string' ? ext.request_id : null;
+  return new ApiError(e.message, code, ext, requestId);
+}
+
+/** Refusals the server answers before GraphQL runs: `{"error": ...}` with a status. */
+async function httpRefusal(res: Response): Promise<ApiError> {
+  let body: Record<string, unknown> = {};
+  try {
+    body = (await res.json()) as Record<string, unknown>;
+  } catch {
+    // not JSON: the status says enough
+  }
+  const error = typeof body.error === 'string' ? body.error : `http_${res.status}`;
+  const retry = Number(res.headers.get('retry-after') ?? body.retryAfterSeconds);
+  const ext: Record<string, unknown> = { status: res.status, error };
+  if (Number.isFinite(retry)) ext.retryAfterSeconds = retry;
+  if (res.status === 429 && error === 'rate_limited') {
+    return new ApiError('too many requests', 'RATE_LIMITED', ext);
+  }
+  const message = typeof body.message === 'string' ? body.message : error;
+  return new ApiError(message, HTTP, ext);
+}
+
+async function post(body: unknown): Promise<unknown> {
+  let res: Response;
+  try {
+    res = await fetch('/api', {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': csrfToken() },
+      body: JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError('the server could not be reached', NETWORK);
+  }
+  if (!res.ok) throw await httpRefusal(res);
+  return res.json();
+}
+
+/** Runs one operation; answers its data or throws the first error as an ApiError. */
+export async function gql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  const res = (await post({ query, variables })) as GraphqlResponse<T>;
+  if (res.errors?.length) throw toApiError(res.errors[0] as GraphqlError);
+  if (res.data === null || res.data === undefined) throw new ApiError('no data', NO_CODE);
+  return res.data;
+}
+
+/** One request of a batch; each answers on its own (data or error). */
+export interface BatchItem {
+  query: string;
+  variables?: Record<string, unknown>;
+}
+export type BatchResult<T = unknown> = { data: T } | { error: ApiError };
+
+/** Runs up to 20 operations in one HTTP request (the server's default batch size). */
+export async function gqlBatch(items: BatchItem[]): Promise<BatchResult[]> {
+  const out: BatchResult[] = [];
+  for (let i = 0; i < items.length; i += 20) {
+    const chunk = items.slice(i, i + 20);
+    const res = (await post(chunk)) as GraphqlResponse<unknown>[];
+    for (const r of res) {
+      out.push(r.errors?.length ? { error: toApiError(r.errors[0]!) } : { data: r.data });
+    }
+  }
+  return out;
+}

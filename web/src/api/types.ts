@@ -1,0 +1,136 @@
+// The shapes this client reads from the API (the SDL at GET /api/sdl is the reference). Only the
+// fields the documents in queries.ts select.
+
+export type Role = 'OWNER' | 'MODERATOR' | 'MEMBER' | 'GUEST';
+export type ConversationKind = 'CHANNEL' | 'DIRECT' | 'GROUP';
+export type PresenceStatus = 'ONLINE' | 'AWAY' | 'OFFLINE';
+export type FeatureState = 'ENABLED' | 'DISABLED' | 'UNAVAILABLE';
+
+export interface User {
+  id: string;
+  username: string;
+  displayName: string | null;
+}
+
+export interface Me extends User {
+  email: string | null;
+  instanceOperator: boolean;
+  deletionScheduledFor: string | null;
+  probationEndsAt: string | null;
+}
+
+export interface ServerInfo {
+  version: string;
+  apiVersion: number;
+  features: { key: string; state: FeatureState; reason: string | null }[];
+  instanceNotice: string | null;
+  termsUrl: string | null;
+  signupRequiresKeys: boolean;
+  openRegistration: boolean;
+  registrationPowBits: number;
+  limits: { messageBytes: number | null };
+}
+
+export interface Workspace {
+  id: string;
+  name: string;
+  description: string | null;
+  isDirect: boolean;
+  ownerId: string | null;
+  myRole: Role | null;
+  myTimedOutUntil: string | null;
+  memberCount: number;
+}
+
+export interface ReactionGroup {
+  emoji: string;
+  count: number;
+  reactedByMe: boolean;
+}
+
+export interface Message {
+  id: string;
+  conversationId: string;
+  author: User | null;
+  text: string | null;
+  isDeleted: boolean;
+  createdAt: string;
+  editedAt: string | null;
+  threadRootId: string | null;
+  replyCount: number;
+  lastReplyAt: string | null;
+  reactions: ReactionGroup[];
+  mentions: { userIds: string[]; channelIds: string[]; here: boolean };
+  pinned: boolean;
+  linkPreviews: LinkPreview[];
+}
+
+export interface LinkPreview {
+  url: string;
+  title: string | null;
+  description: string | null;
+  imageUrl: string | null;
+  siteName: string | null;
+}
+
+export interface DmRequest {
+  id: string;
+  from: User | null;
+  to: User | null;
+  conversationId: string;
+  state: 'PENDING' | 'ACCEPTED' | 'DECLINED';
+  createdAt: string;
+  preview?: Message[];
+}
+
+export interface Conversation {
+  id: string;
+  serverId: string;
+  kind: ConversationKind;
+  name: string | null;
+  topic: string | null;
+  isPrivate: boolean;
+  encrypted: boolean;
+  archived: boolean;
+  memberIds: string[];
+  memberCount: number;
+  isMember: boolean;
+  unreadCount: number;
+  lastActivityAt: string;
+  members?: User[];
+  dmRequest?: { id: string; state: string } | null;
+}
+
+export interface MessagePage {
+  items: Message[];
+  hasMore: boolean;
+  nextCursor: string | null;
+  prevCursor: string | null;
+}
+
+export interface WorkspaceMember {
+  user: User;
+  role: Role;
+  joinedAt: string;
+  timedOutUntil: string | null;
+}
+
+export interface WorkspaceInvite {
+  id: string;
+  role: Role;
+  createdAt: string;
+  expiresAt: string | null;
+  maxUses: number | null;
+  uses: number;
+  email: string | null;
+  state: string;
+}
+
+/** The envelope every live event shares (docs/realtime.md). */
+export interface LiveEvent {
+  type: string;
+  serverId: string | null;
+  conversationId: string | null;
+  at: string;
+  payload: Record<string, unknown>;
+}

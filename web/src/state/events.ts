@@ -1,0 +1,263 @@
+import type { Conversation, LiveEvent, Message, User } from '../api/types.ts';
+
+import {
+  conversations,
+  dropConversation,
+  me,
+  mentions,
+  patchConversation,
+  patchWorkspace,
+  presence,
+  rememberUsers,
+  typing,
+  users,
+  workspaces,
+} from './store.ts';
+import { refreshConversation, refreshDmRequests, unfollow } from './session.ts';
+import { cachedConversation, cachedThread, timelinesOf } from './timeline.ts';
+import { reading } from './view.ts';
+
+type P = Record<string, unknown>;
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+/** How long a typing indicator shows after the last TypingStarted (the server sends one per 3 s). */
+export const TYPING_SHOWN_MS = 6000;
+
+/** Applies one live event (docs/events.md) to the client's state. Unknown kinds are ignored. */
+export function applyEvent(e: LiveEvent): void {
+  const p = e.payload;
+  const conv = e.conversationId;
+  const myId = me.value?.id;
+  switch (e.type) {
+    case 'MessageCreated':
+      return messageCreated(p.message as P, myId);
+    case 'MessageEdited':
+      return updateMessage(conv, str(p.messageId), (m) => ({
+        ...m,
+        text: str(p.text),
+        editedAt: str(p.editedAt),
+        mentions: mentionsOf(p.mentions),
+      }));
+    case 'MessageDeleted': {
+      const root = str(p.threadRootId);
+      if (root && conv) {
+        updateMessage(conv, root, (m) => ({ ...m, replyCount: Math.max(0, m.replyCount - 1) }));
+      }
+      return updateMessage(conv, str(p.messageId), (m) => ({
+        ...m,
+        isDeleted: true,
+        text: null,
+        reactions: [],
+        pinned: false,
+      }));
+    }
+    case 'ReactionAdded':
+    case 'ReactionRemoved': {
+      const emoji = str(p.emoji) ?? '';
+      const mine = p.userId === myId;
+      const delta = e.type === 'ReactionAdded' ? 1 : -1;
+      return updateMessage(conv, str(p.messageId), (m) => {
+        const groups = m.reactions.map((r) => ({ ...r }));
+        let g = groups.find((r) => r.emoji === emoji);
+        if (!g) {
+          if (delta < 0) return m;
+          g = { emoji, count: 0, reactedByMe: false };
+          groups.push(g);
+        }
+        g.count += delta;
+        if (mine) g.reactedByMe = delta > 0;
+        return { ...m, reactions: groups.filter((r) => r.count > 0) };
+      });
+    }
+    case 'MessagePinned':
+    case 'MessageUnpinned':
+      return updateMessage(conv, str(p.messageId), (m) => ({
+        ...m,
+        pinned: e.type === 'MessagePinned',
+      }));
+    case 'ReadMarkerUpdated':
+      if (conv && p.userId === myId) void refreshConversation(conv);
+      return;
+    case 'TypingStarted': {
+      const uid = str(p.user_id);
+      if (!conv || !uid || uid === myId) return;
+      const name = str(p.display_name) ?? str(p.username) ?? 'Someone';
+      typing.value = {
+        ...typing.value,
+        [conv]: { ...typing.value[conv], [uid]: { name, until: Date.now() + TYPING_SHOWN_MS } },
+      };
+      return;
+    }
+    case 'PresenceChanged': {
+      const uid = str(p.userId);
+      const status = str(p.status);
+      if (uid && (status === 'ONLINE' || status === 'AWAY' || status === 'OFFLINE')) {
+        presence.value = { ...presence.value, [uid]: status };
+      }
+      return;
+    }
+    case 'ChannelCreated':
+    case 'ConversationCreated':
+      if (conv) void refreshConversation(conv);
+      return;
+    case 'ChannelUpdated': {
+      const patch: Partial<Conversation> = {};
+      if ('name' in p) patch.name = str(p.name);
+      if ('topic' in p) patch.topic = str(p.topic);
+      if (conv) patchConversation(conv, patch);
+      return;
+    }
+    case 'ChannelArchived':
+    case 'ChannelUnarchived':
+      if (conv) patchConversation(conv, { archived: e.type === 'ChannelArchived' });
+      return;
+    case 'MemberAddedToConversation':
+    case 'MemberRemovedFromConversation':
+      if (!conv) return;
+      if (p.userId === myId && e.type === 'MemberRemovedFromConversation') {
+        const c = conversations.value[conv];
+        if (c && c.kind === 'CHANNEL' && !c.isPrivate) {
+          patchConversation(conv, { isMember: false, unreadCount: 0 });
+        } else {
+          dropConversation(conv);
+        }
+        return;
+      }
+      void refreshConversation(conv);
+      return;
+    case 'MemberJoined':
+    case 'MemberLeft': {
+      const sid = e.serverId;
+      if (!sid) return;
+      if (e.type === 'MemberLeft' && p.userId === myId) {
+        workspaces.value = workspaces.value.filter((w) => w.id !== sid);
+        unfollow(sid);
+        return;
+      }
+      const w = workspaces.value.find((x) => x.id === sid);
+      if (w) {
+        patchWorkspace(sid, { memberCount: w.memberCount + (e.type === 'MemberJoined' ? 1 : -1) });
+      }
+      return;
+    }
+    case 'MemberRoleChanged':
+      if (e.serverId && p.userId === myId) {
+        patchWorkspace(e.serverId, { myRole: roleOf(p.role) });
+      }
+      return;
+    case 'MemberTimedOut':
+      if (e.serverId && p.userId === myId) {
+        patchWorkspace(e.serverId, { myTimedOutUntil: str(p.until) });
+      }
+      return;
+    case 'WorkspaceUpdated': {
+      if (!e.serverId) return;
+      const patch: Record<string, unknown> = {};
+      if ('name' in p) patch.name = p.name;
+      if ('description' in p) patch.description = p.description;
+      patchWorkspace(e.serverId, patch);
+      return;
+    }
+    case 'WorkspaceDeleted':
+      if (e.serverId) workspaces.value = workspaces.value.filter((w) => w.id !== e.serverId);
+      return;
+    case 'DmRequestReceived':
+    case 'DmRequestAnswered':
+      void refreshDmRequests();
+      if (conv) void refreshConversation(conv);
+      return;
+    default:
+      return;
+  }
+}
+
+function roleOf(v: unknown): 'OWNER' | 'MODERATOR' | 'MEMBER' | 'GUEST' | null {
+  const s = String(v ?? '').toUpperCase();
+  return s === 'OWNER' || s === 'MODERATOR' || s === 'MEMBER' || s === 'GUEST' ? s : null;
+}
+
+function mentionsOf(v: unknown): Message['mentions'] {
+  const m = (v ?? {}) as P;
+  return {
+    userIds: Array.isArray(m.users) ? (m.users as string[]) : [],
+    channelIds: Array.isArray(m.channels) ? (m.channels as string[]) : [],
+    here: m.here === true,
+  };
+}
+
+/** A Message built from a MessageCreated payload (the author from what we know of them). */
+export function messageFromEvent(m: P): Message {
+  const authorId = str(m.authorId);
+  const author: User | null = authorId
+    ? (users.value[authorId] ?? { id: authorId, username: 'someone', displayName: null })
+    : null;
+  return {
+    id: String(m.id),
+    conversationId: String(m.conversationId),
+    author,
+    text: str(m.text),
+    isDeleted: false,
+    createdAt: String(m.createdAt),
+    editedAt: str(m.editedAt),
+    threadRootId: str(m.threadRootId),
+    replyCount: 0,
+    lastReplyAt: null,
+    reactions: [],
+    mentions: mentionsOf(m.mentions),
+    pinned: false,
+    linkPreviews: [],
+  };
+}
+
+function messageCreated(raw: P, myId: string | undefined): void {
+  const msg = messageFromEvent(raw);
+  const conv = msg.conversationId;
+  const authorId = msg.author?.id;
+  if (authorId && !users.value[authorId]) {
+    // Someone we have not seen: their name comes with the conversation's member list.
+    void refreshConversation(conv).then(() => {
+      const u = users.value[authorId];
+      if (u) rememberUsers([u]);
+      for (const t of timelinesOf(conv)) t.update(msg.id, (m) => ({ ...m, author: u ?? m.author }));
+    });
+  }
+  // Typing ends when the message arrives.
+  if (authorId && typing.value[conv]?.[authorId]) {
+    const t = { ...typing.value[conv] };
+    delete t[authorId];
+    typing.value = { ...typing.value, [conv]: t };
+  }
+  if (msg.threadRootId) {
+    cachedThread(msg.threadRootId)?.add(msg);
+    updateMessage(conv, msg.threadRootId, (m) => ({
+      ...m,
+      replyCount: m.replyCount + 1,
+      lastReplyAt: msg.createdAt,
+    }));
+    return;
+  }
+  cachedConversation(conv)?.add(msg);
+  const c = conversations.value[conv];
+  if (!c) {
+    void refreshConversation(conv);
+    return;
+  }
+  const patch: Partial<Conversation> = { lastActivityAt: msg.createdAt };
+  const own = authorId === myId;
+  if (!own && !reading(conv)) {
+    patch.unreadCount = c.unreadCount + 1;
+    if (
+      myId &&
+      (msg.mentions.userIds.includes(myId) || msg.mentions.here || c.kind !== 'CHANNEL')
+    ) {
+      mentions.value = { ...mentions.value, [conv]: (mentions.value[conv] ?? 0) + 1 };
+    }
+  }
+  patchConversation(conv, patch);
+}
+
+function updateMessage(conv: string | null, id: string | null, f: (m: Message) => Message): void {
+  if (!conv || !id) return;
+  for (const t of timelinesOf(conv)) t.update(id, f);
+  cachedThread(id)?.update(id, f);
+}

@@ -1,0 +1,229 @@
+import { signal } from '@preact/signals';
+
+import { ApiError, gql, gqlBatch, rememberCsrf } from '../api/graphql.ts';
+import { Live } from '../api/live.ts';
+import {
+  CONVERSATION_Q,
+  DM_REQUESTS,
+  INBOX,
+  LOGOUT,
+  ME,
+  MY_WORKSPACES,
+  PRESENCE,
+  SERVER_INFO,
+  WORKSPACE_CHANNELS,
+} from '../api/queries.ts';
+import type {
+  Conversation,
+  DmRequest,
+  Me,
+  PresenceStatus,
+  ServerInfo,
+  User,
+  Workspace,
+} from '../api/types.ts';
+
+import { applyEvent } from './events.ts';
+import {
+  connection,
+  conversations,
+  dmRequests,
+  me,
+  presence,
+  putConversations,
+  rememberUsers,
+  resetStore,
+  serverInfo,
+  workspaces,
+} from './store.ts';
+import { forgetTimelines, markAllStale } from './timeline.ts';
+
+/** `booting` until we know whether a session exists; then `in` or `out`. */
+export const phase = signal<'booting' | 'in' | 'out'>('booting');
+/** Why the person was sent to the sign-in screen, shown there. */
+export const signedOutReason = signal<string | null>(null);
+/** A failure to start (the server could not be reached), shown with a retry. */
+export const bootError = signal<unknown>(null);
+
+let live: Live | null = null;
+
+export async function loadServerInfo(): Promise<ServerInfo> {
+  const d = await gql<{ serverInfo: ServerInfo }>(SERVER_INFO);
+  serverInfo.value = d.serverInfo;
+  return d.serverInfo;
+}
+
+/** First load: server info, then whether the cookie holds a session. */
+export async function boot(): Promise<void> {
+  bootError.value = null;
+  try {
+    const [info, who] = await gqlBatch([{ query: SERVER_INFO }, { query: ME }]);
+    if (info && 'data' in info)
+      serverInfo.value = (info.data as { serverInfo: ServerInfo }).serverInfo;
+    else throw info?.error;
+    if (who && 'data' in who) {
+      await enter((who.data as { me: Me }).me);
+    } else {
+      phase.value = 'out';
+    }
+  } catch (err) {
+    bootError.value = err;
+  }
+}
+
+/** After a sign-in or signup answered: remember the token and load the signed-in app. */
+export async function signedIn(payload: { csrfToken: string }): Promise<void> {
+  rememberCsrf(payload.csrfToken);
+  signedOutReason.value = null;
+  const d = await gql<{ me: Me }>(ME);
+  await enter(d.me);
+}
+
+async function enter(who: Me): Promise<void> {
+  me.value = who;
+  rememberUsers([who]);
+  await loadEverything();
+  phase.value = 'in';
+  startLive();
+}
+
+/** Reads every list the sidebar shows. Also after a reconnect, when events may be missing. */
+export async function loadEverything(): Promise<void> {
+  const { myWorkspaces } = await gql<{ myWorkspaces: Workspace[] }>(MY_WORKSPACES);
+  workspaces.value = myWorkspaces;
+  const real = myWorkspaces.filter((w) => !w.isDirect);
+  const results = await gqlBatch([
+    { query: INBOX },
+    { query: DM_REQUESTS },
+    ...real.map((w) => ({ query: WORKSPACE_CHANNELS, variables: { serverId: w.id } })),
+  ]);
+  const next: Record<string, Conversation> = {};
+  const [inbox, requests, ...channels] = results;
+  if (inbox && 'data' in inbox) {
+    const page = (inbox.data as { inboxConversations: { items: Conversation[] } })
+      .inboxConversations;
+    for (const c of page.items) next[c.id] = c;
+  }
+  for (const r of channels) {
+    if ('data' in r)
+      for (const c of (r.data as { channels: Conversation[] }).channels) next[c.id] = c;
+  }
+  conversations.value = {};
+  putConversations(Object.values(next));
+  if (requests && 'data' in requests) {
+    const list = (requests.data as { dmRequests: DmRequest[] }).dmRequests;
+    dmRequests.value = list;
+    rememberUsers(list.map((r) => r.from));
+  }
+  void refreshPresence();
+}
+
+/** Presence of the people the sidebar shows (direct conversation partners), 200 at most. */
+export async function refreshPresence(extra: string[] = []): Promise<void> {
+  const ids = new Set(extra);
+  for (const c of Object.values(conversations.value)) {
+    if (c.kind !== 'CHANNEL') for (const id of c.memberIds) ids.add(id);
+  }
+  if (me.value) ids.delete(me.value.id);
+  const list = [...ids].slice(0, 200);
+  if (!list.length) return;
+  try {
+    const d = await gql<{ presence: { userId: string; status: PresenceStatus }[] }>(PRESENCE, {
+      ids: list,
+    });
+    const next = { ...presence.value };
+    for (const p of d.presence) next[p.userId] = p.status;
+    presence.value = next;
+  } catch {
+    // presence is a nicety: the next event corrects it
+  }
+}
+
+export async function refreshConversation(id: string): Promise<Conversation | null> {
+  try {
+    const d = await gql<{ conversation: Conversation & { members: User[] } }>(CONVERSATION_Q, {
+      id,
+    });
+    putConversations([d.conversation]);
+    return d.conversation;
+  } catch (err) {
+    if (err instanceof ApiError && (err.code === 'NOT_FOUND' || err.code === 'FORBIDDEN')) {
+      return null;
+    }
+    throw err;
+  }
+}
+
+export async function refreshDmRequests(): Promise<void> {
+  const d = await gql<{ dmRequests: DmRequest[] }>(DM_REQUESTS);
+  dmRequests.value = d.dmRequests;
+  rememberUsers(d.dmRequests.map((r) => r.from));
+}
+
+function startLive(): void {
+  live?.dispose();
+  live = new Live({
+    event: applyEvent,
+    status: (s) => {
+      connection.value = s;
+    },
+    resync: () => {
+      markAllStale();
+      void loadEverything().then(() => resyncHook?.());
+    },
+    sessionEnded: () => leave('Your session ended. Sign in again to continue.'),
+    workspaceEnded: (serverId) => {
+      workspaces.value = workspaces.value.filter((w) => w.id !== serverId);
+      putConversationsWithout(serverId);
+    },
+    checkSession: async () => {
+      try {
+        await gql(ME);
+        return true;
+      } catch (err) {
+        return !(err instanceof ApiError && err.code === 'UNAUTHENTICATED');
+      }
+    },
+  });
+  follow();
+}
+
+/** Subscribes to every workspace we are in (and forgets those we left). */
+export function follow(): void {
+  for (const w of workspaces.value) live?.follow(w.id);
+}
+
+export function unfollow(serverId: string): void {
+  live?.unfollow(serverId);
+}
+
+let resyncHook: (() => void) | null = null;
+/** The open conversation reloads itself after a reconnect. */
+export function onResync(f: (() => void) | null): void {
+  resyncHook = f;
+}
+
+function putConversationsWithout(serverId: string): void {
+  const next = { ...conversations.value };
+  for (const [id, c] of Object.entries(next)) if (c.serverId === serverId) delete next[id];
+  conversations.value = next;
+}
+
+/** Back to the sign-in screen, with a reason to show there. */
+export function leave(reason: string | null): void {
+  live?.dispose();
+  live = null;
+  rememberCsrf(null);
+  forgetTimelines();
+  resetStore();
+  signedOutReason.value = reason;
+  phase.value = 'out';
+}
+
+export async function signOut(): Promise<void> {
+  try {
+    await gql(LOGOUT);
+  } finally {
+    leave(null);
+  }
+}

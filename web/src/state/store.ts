@@ -1,0 +1,105 @@
+import { computed, signal } from '@preact/signals';
+
+import type {
+  Conversation,
+  DmRequest,
+  Me,
+  PresenceStatus,
+  ServerInfo,
+  User,
+  Workspace,
+} from '../api/types.ts';
+
+// The client's shared state: what the server told us, kept current by live events. Screens read
+// these signals; only state/ writes them.
+
+export const serverInfo = signal<ServerInfo | null>(null);
+/** The signed-in person; null while signed out. */
+export const me = signal<Me | null>(null);
+export const workspaces = signal<Workspace[]>([]);
+/** Every conversation we know of by id: the channels of each workspace and the inbox. */
+export const conversations = signal<Record<string, Conversation>>({});
+export const dmRequests = signal<DmRequest[]>([]);
+/** Users seen anywhere (authors, members), for names and mentions. */
+export const users = signal<Record<string, User>>({});
+export const presence = signal<Record<string, PresenceStatus>>({});
+/** Who is typing, by conversation: user id -> time the indicator lapses (ms). */
+export const typing = signal<Record<string, Record<string, { name: string; until: number }>>>({});
+/** Mentions of the signed-in person since the conversation was last read (counted here). */
+export const mentions = signal<Record<string, number>>({});
+/** The live connection: `online`, `connecting` (or reconnecting), `offline`. */
+export const connection = signal<'online' | 'connecting' | 'offline'>('connecting');
+
+export function featureOn(key: string): boolean {
+  return serverInfo.value?.features.some((f) => f.key === key && f.state === 'ENABLED') ?? false;
+}
+
+export function rememberUsers(list: (User | null | undefined)[]): void {
+  let changed = false;
+  const next = { ...users.value };
+  for (const u of list) {
+    if (!u) continue;
+    const had = next[u.id];
+    if (!had || had.username !== u.username || had.displayName !== u.displayName) {
+      next[u.id] = u;
+      changed = true;
+    }
+  }
+  if (changed) users.value = next;
+}
+
+export function putConversations(list: Conversation[]): void {
+  const next = { ...conversations.value };
+  for (const c of list) {
+    next[c.id] = { ...next[c.id], ...c };
+    if (c.members) rememberUsers(c.members);
+  }
+  conversations.value = next;
+}
+
+export function patchConversation(id: string, patch: Partial<Conversation>): void {
+  const had = conversations.value[id];
+  if (!had) return;
+  conversations.value = { ...conversations.value, [id]: { ...had, ...patch } };
+}
+
+export function dropConversation(id: string): void {
+  if (!conversations.value[id]) return;
+  const next = { ...conversations.value };
+  delete next[id];
+  conversations.value = next;
+}
+
+export function patchWorkspace(id: string, patch: Partial<Workspace>): void {
+  workspaces.value = workspaces.value.map((w) => (w.id === id ? { ...w, ...patch } : w));
+}
+
+export const directSpace = computed(() => workspaces.value.find((w) => w.isDirect) ?? null);
+
+/** The name a person is shown by. */
+export function nameOf(userId: string | null | undefined): string {
+  if (!userId) return 'Deleted account';
+  const u = users.value[userId];
+  return u ? (u.displayName ?? u.username) : 'Someone';
+}
+
+/** A conversation's title: `#channel`, a group's name, or the other people's names. */
+export function titleOf(c: Conversation): string {
+  if (c.kind === 'CHANNEL') return `#${c.name ?? ''}`;
+  if (c.name) return c.name;
+  const myId = me.value?.id;
+  const others = c.memberIds.filter((id) => id !== myId);
+  if (!others.length) return me.value ? nameOf(me.value.id) : 'Only you';
+  return others.map(nameOf).join(', ');
+}
+
+export function resetStore(): void {
+  me.value = null;
+  workspaces.value = [];
+  conversations.value = {};
+  dmRequests.value = [];
+  users.value = {};
+  presence.value = {};
+  typing.value = {};
+  mentions.value = {};
+}

@@ -1,0 +1,26 @@
+import { signal } from '@preact/signals';
+
+// What the person is looking at, so events know whether a new message is read at once.
+
+/** The conversation on screen; null when none. */
+export const openConversation = signal<string | null>(null);
+/** Whether the timeline on screen is scrolled to its newest message. */
+export const atBottom = signal(true);
+/** The right-hand pane: a thread, the pins, or the member list of the open conversation. */
+export const sidePane = signal<
+  | { kind: 'thread'; rootId: string }
+  | { kind: 'pins' }
+  | { kind: 'members' }
+  | { kind: 'workspace-admin'; serverId: string }
+  | null
+>(null);
+/** Narrow screens show the conversation list as a drawer. */
+export const drawerOpen = signal(false);
+
+export function reading(conversationId: string): boolean {
+  return (
+    openConversation.value === conversationId &&
+    atBottom.value &&
+    document.visibilityState === 'visible'
+  );
+}

@@ -1,0 +1,337 @@
+import { signal } from '@preact/signals';
+import { useEffect, useRef, useState } from 'preact/hooks';
+
+import { gql } from '../api/graphql.ts';
+import { EDIT, SEND, START_TYPING } from '../api/queries.ts';
+import type { Conversation, Message, User } from '../api/types.ts';
+import { conversations, me, serverInfo, users } from '../state/store.ts';
+import { cachedConversation, cachedThread } from '../state/timeline.ts';
+
+import { composerActions } from './composer-actions.tsx';
+import { searchEmoji, shortName } from './emoji-data.ts';
+import { EmojiPicker } from './emoji-picker.tsx';
+import { Icon } from './icons.tsx';
+import { ErrorText } from './toasts.tsx';
+
+/** Asks a message box to edit a message (from a message's Edit action or the E key). */
+export const editRequest = signal<{
+  conversationId: string;
+  thread: boolean;
+  message: Message;
+} | null>(null);
+
+/** How often typing is announced while the person types (the server drops more within 3 s). */
+const TYPING_EVERY_MS = 3000;
+
+interface Suggestion {
+  id: string;
+  label: string;
+  insert: string;
+  detail?: string;
+}
+
+/**
+ * The message box: several lines (Shift+Enter), Enter sends, Up in an empty box edits the last
+ * own message, Escape cancels an edit. `@` suggests people, `:` suggests emoji.
+ */
+export function Composer(p: { conversation: Conversation; label: string; threadRootId?: string }) {
+  const c = p.conversation;
+  const [text, setText] = useState('');
+  const [editing, setEditing] = useState<Message | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [sending, setSending] = useState(false);
+  const [suggest, setSuggest] = useState<{
+    items: Suggestion[];
+    start: number;
+    active: number;
+  } | null>(null);
+  const [emojiOpen, setEmojiOpen] = useState(false);
+  const area = useRef<HTMLTextAreaElement>(null);
+  const lastTyping = useRef(0);
+  const thread = !!p.threadRootId;
+  const inputId = thread ? 'thread-input' : 'composer-input';
+  const limit = serverInfo.value?.limits.messageBytes ?? 65536;
+  const bytes = new TextEncoder().encode(text).length;
+
+  // Edit requests from the message list.
+  const req = editRequest.value;
+  useEffect(() => {
+    if (!req || req.conversationId !== c.id || req.thread !== thread) return;
+    editRequest.value = null;
+    setEditing(req.message);
+    setText(req.message.text ?? '');
+    area.current?.focus();
+  }, [req]);
+
+  useEffect(() => {
+    setText('');
+    setEditing(null);
+    setError(null);
+  }, [c.id, p.threadRootId]);
+
+  useEffect(() => {
+    const el = area.current;
+    if (!el) return;
+    el.style.height = 'auto';
+    el.style.height = `${Math.min(el.scrollHeight, 240)}px`;
+  }, [text]);
+
+  const submit = async () => {
+    const body = text.trim();
+    if (!body || sending) return;
+    if (bytes > limit) return;
+    setSending(true);
+    setError(null);
+    try {
+      if (editing) {
+        await gql(EDIT, { id: editing.id, text: body });
+        setEditing(null);
+      } else {
+        const d = await gql<{ sendMessage: Message }>(SEND, {
+          input: { conversationId: c.id, text: body, threadRootId: p.threadRootId ?? null },
+        });
+        if (p.threadRootId) cachedThread(p.threadRootId)?.add(d.sendMessage);
+        else cachedConversation(c.id)?.add(d.sendMessage);
+      }
+      setText('');
+      setSuggest(null);
+    } catch (err) {
+      // The text stays in the box, so nothing typed is lost.
+      setError(err);
+    } finally {
+      setSending(false);
+      area.current?.focus();
+    }
+  };
+
+  const typingNow = () => {
+    if (c.kind !== 'DIRECT' || editing) return;
+    const now = Date.now();
+    if (now - lastTyping.current < TYPING_EVERY_MS) return;
+    lastTyping.current = now;
+    void gql(START_TYPING, { id: c.id }).catch(() => undefined);
+  };
+
+  const updateSuggestions = (value: string, caret: number) => {
+    const before = value.slice(0, caret);
+    const at = /(^|\s)@([A-Za-z0-9._-]*)$/.exec(before);
+    if (at) {
+      const q = (at[2] ?? '').toLowerCase();
+      const items = mentionCandidates(c)
+        .filter(
+          (u) =>
+            u.username.toLowerCase().startsWith(q) || u.displayName?.toLowerCase().startsWith(q),
+        )
+        .slice(0, 8)
+        .map((u) => ({
+          id: u.id,
+          label: u.displayName ?? u.username,
+          detail: `@${u.username}`,
+          insert: `@${u.username} `,
+        }));
+      if (c.kind === 'CHANNEL' && 'here'.startsWith(q)) {
+        items.push({
+          id: 'here',
+          label: '@here',
+          detail: 'everyone in the channel',
+          insert: '@here ',
+        });
+      }
+      setSuggest(items.length ? { items, start: caret - q.length - 1, active: 0 } : null);
+      return;
+    }
+    const colon = /(^|\s):([a-z0-9_+-]{2,})$/.exec(before);
+    if (colon) {
+      const q = colon[2] ?? '';
+      const items = searchEmoji(q, 8).map((e) => ({
+        id: e[0],
+        label: e[0],
+        detail: `:${shortName(e)}:`,
+        insert: `${e[0]} `,
+      }));
+      setSuggest(items.length ? { items, start: caret - q.length - 1, active: 0 } : null);
+      return;
+    }
+    setSuggest(null);
+  };
+
+  const accept = (s: Suggestion) => {
+    const el = area.current;
+    if (!el || !suggest) return;
+    const caret = el.selectionStart;
+    const next = text.slice(0, suggest.start) + s.insert + text.slice(caret);
+    setText(next);
+    setSuggest(null);
+    const pos = suggest.start + s.insert.length;
+    requestAnimationFrame(() => {
+      el.focus();
+      el.setSelectionRange(pos, pos);
+    });
+  };
+
+  const insertAtCaret = (s: string) => {
+    const el = area.current;
+    const at = el ? el.selectionStart : text.length;
+    setText(text.slice(0, at) + s + text.slice(at));
+    requestAnimationFrame(() => {
+      el?.focus();
+      el?.setSelectionRange(at + s.length, at + s.length);
+    });
+  };
+
+  const onKey = (e: KeyboardEvent) => {
+    if (suggest) {
+      const n = suggest.items.length;
+      if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+        e.preventDefault();
+        const d = e.key === 'ArrowDown' ? 1 : -1;
+        setSuggest({ ...suggest, active: (suggest.active + d + n) % n });
+        return;
+      }
+      if (e.key === 'Enter' || e.key === 'Tab') {
+        e.preventDefault();
+        accept(suggest.items[suggest.active] as Suggestion);
+        return;
+      }
+      if (e.key === 'Escape') {
+        e.preventDefault();
+        e.stopPropagation();
+        setSuggest(null);
+        return;
+      }
+    }
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      void submit();
+    } else if (e.key === 'Escape' && editing) {
+      e.preventDefault();
+      e.stopPropagation();
+      setEditing(null);
+      setText('');
+    } else if (e.key === 'ArrowUp' && !text) {
+      const own = lastOwnMessage(c.id, p.threadRootId);
+      if (own) {
+        e.preventDefault();
+        setEditing(own);
+        setText(own.text ?? '');
+      }
+    }
+  };
+
+  const canWrite = c.isMember && !c.archived;
+  const listId = `${inputId}-suggest`;
+  return (
+    <div class={`composer${editing ? ' editing' : ''}`}>
+      {editing && (
+        <p class="editing-note" id={`${inputId}-editing`}>
+          Editing a message. Enter saves, Escape cancels.
+        </p>
+      )}
+      <ErrorText error={error} />
+      {suggest && (
+        <ul class="plain suggest" id={listId} role="listbox" aria-label="Suggestions">
+          {suggest.items.map((s, i) => (
+            <li
+              key={s.id}
+              id={`${listId}-${i}`}
+              role="option"
+              aria-selected={i === suggest.active}
+              class={i === suggest.active ? 'active' : ''}
+              onPointerDown={(e) => {
+                e.preventDefault();
+                accept(s);
+              }}
+            >
+              <span dir="auto">{s.label}</span> {s.detail && <span class="muted">{s.detail}</span>}
+            </li>
+          ))}
+        </ul>
+      )}
+      <div class="composer-row">
+        {composerActions(c, p.threadRootId, insertAtCaret)}
+        <textarea
+          ref={area}
+          id={inputId}
+          rows={1}
+          dir="auto"
+          value={text}
+          disabled={!canWrite}
+          aria-label={p.label}
+          aria-describedby={editing ? `${inputId}-editing` : undefined}
+          aria-autocomplete="list"
+          aria-controls={suggest ? listId : undefined}
+          aria-activedescendant={suggest ? `${listId}-${suggest.active}` : undefined}
+          placeholder={canWrite ? `${p.label}` : 'This conversation is read only'}
+          onInput={(e) => {
+            const el = e.currentTarget;
+            setText(el.value);
+            updateSuggestions(el.value, el.selectionStart);
+            if (el.value) typingNow();
+          }}
+          onKeyDown={onKey}
+          onBlur={() => setTimeout(() => setSuggest(null), 150)}
+        />
+        <button
+          type="button"
+          class="icon"
+          aria-label="Insert an emoji"
+          aria-expanded={emojiOpen}
+          disabled={!canWrite}
+          onClick={() => setEmojiOpen(!emojiOpen)}
+        >
+          <Icon name="smile" />
+        </button>
+        <button
+          type="button"
+          class="primary send"
+          disabled={!canWrite || sending || !text.trim() || bytes > limit}
+          onClick={() => void submit()}
+        >
+          {editing ? 'Save' : 'Send'}
+        </button>
+      </div>
+      {bytes > limit * 0.9 && (
+        <p class={bytes > limit ? 'error' : 'hint'} role="status">
+          {bytes > limit
+            ? `The message is ${bytes - limit} bytes too long for this server. Shorten it or split it in two.`
+            : `${limit - bytes} bytes left.`}
+        </p>
+      )}
+      {emojiOpen && (
+        <EmojiPicker
+          label="Insert an emoji"
+          onPick={(e) => {
+            setEmojiOpen(false);
+            insertAtCaret(e);
+          }}
+          onClose={() => setEmojiOpen(false)}
+        />
+      )}
+    </div>
+  );
+}
+
+function mentionCandidates(c: Conversation): User[] {
+  const conv = conversations.value[c.id];
+  const myId = me.value?.id;
+  const ids = conv?.memberIds ?? c.memberIds;
+  const list = ids.map((id) => users.value[id]).filter((u): u is User => !!u && u.id !== myId);
+  // Others we know (from the workspace's member list) when the channel's own list is short.
+  if (list.length < 8) {
+    for (const u of Object.values(users.value)) {
+      if (u.id !== myId && !ids.includes(u.id)) list.push(u);
+    }
+  }
+  return list;
+}
+
+function lastOwnMessage(conversationId: string, threadRootId?: string): Message | undefined {
+  const t = threadRootId ? cachedThread(threadRootId) : cachedConversation(conversationId);
+  const myId = me.value?.id;
+  const items = t?.items.value ?? [];
+  for (let i = items.length - 1; i >= 0; i--) {
+    const m = items[i]!;
+    if (m.author?.id === myId && !m.isDeleted) return m;
+  }
+  return undefined;
+}

@@ -1,0 +1,86 @@
+import type { ComponentChildren } from 'preact';
+
+import type { Message } from '../api/types.ts';
+import { conversations, me, users } from '../state/store.ts';
+
+// Message text as people wrote it: plain text with line breaks, links, @mentions and #channels
+// made visible. Nothing is parsed as HTML; every piece is a text node or an element we build.
+
+const TOKEN =
+  /(https?:\/\/[^\s<>"']+[^\s<>"'.,;:!?)\]}]|@[A-Za-z0-9][A-Za-z0-9._-]*|#[a-z0-9_-]+)/g;
+
+export function MessageText({ message }: { message: Message }) {
+  const text = message.text ?? '';
+  const out: ComponentChildren[] = [];
+  const myId = me.value?.id;
+  const byName = new Map(Object.values(users.value).map((u) => [u.username.toLowerCase(), u]));
+  let last = 0;
+  for (const m of text.matchAll(TOKEN)) {
+    const token = m[0];
+    const at = m.index ?? 0;
+    if (at > last) out.push(text.slice(last, at));
+    last = at + token.length;
+    if (token.startsWith('http')) {
+      out.push(
+        <a href={token} target="_blank" rel="noopener noreferrer nofollow ugc">
+          {token}
+        </a>,
+      );
+    } else if (token.startsWith('@')) {
+      const name = token.slice(1).replace(/[._-]+$/, '');
+      const u = byName.get(name.toLowerCase());
+      const mentioned = u && message.mentions.userIds.includes(u.id);
+      if (name === 'here' && message.mentions.here) {
+        out.push(<span class="mention mention-me">@here</span>);
+      } else if (mentioned) {
+        out.push(<span class={u.id === myId ? 'mention mention-me' : 'mention'}>@{name}</span>);
+      } else {
+        out.push(token);
+        continue;
+      }
+      if (token.length > name.length + 1) out.push(token.slice(name.length + 1));
+    } else {
+      const name = token.slice(1);
+      const ch = message.mentions.channelIds
+        .map((id) => conversations.value[id])
+        .find((c) => c?.name === name);
+      out.push(
+        ch ? (
+          <a class="mention" href={`/w/${ch.serverId}/${ch.id}`}>
+            {token}
+          </a>
+        ) : (
+          token
+        ),
+      );
+    }
+  }
+  if (last < text.length) out.push(text.slice(last));
+  return (
+    <div class="text" dir="auto">
+      {out}
+    </div>
+  );
+}
+
+export function timeOf(iso: string): string {
+  return new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+}
+
+export function dayOf(iso: string): string {
+  const d = new Date(iso);
+  const today = new Date();
+  const yesterday = new Date(Date.now() - 86_400_000);
+  if (d.toDateString() === today.toDateString()) return 'Today';
+  if (d.toDateString() === yesterday.toDateString()) return 'Yesterday';
+  return d.toLocaleDateString(undefined, {
+    weekday: 'long',
+    month: 'long',
+    day: 'numeric',
+    year: 'numeric',
+  });
+}
+
+export function fullTime(iso: string): string {
+  return new Date(iso).toLocaleString();
+}

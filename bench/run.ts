@@ -10,6 +10,7 @@ import { graphqlHttp } from './scenarios/graphql-http.js';
 import { idleConnections } from './scenarios/idle.js';
 import { multiprocess } from './scenarios/multiprocess.js';
 import { send } from './scenarios/send.js';
+import { webClient } from './scenarios/web-client.js';
 
 const scenarios: Record<string, (opts: { pg: boolean }) => Promise<ScenarioResult>> = {
   'fanout-latency': fanoutLatency,
@@ -20,6 +21,7 @@ const scenarios: Record<string, (opts: { pg: boolean }) => Promise<ScenarioResul
   send,
   'graphql-http': graphqlHttp,
   multiprocess: () => multiprocess(),
+  'web-client': () => webClient(),
 };
 
 const args = process.argv.slice(2);

@@ -46,7 +46,7 @@ export class Live {
           h.sessionEnded();
           throw new Error('signed out');
         }
-        const ms = Math.min(30_000, 500 * 2 ** retries) * (0.5 + Math.random() / 2);
+        const ms = Math.min(8_000, 500 * 2 ** retries) * (0.5 + Math.random() / 2);
         await new Promise((r) => setTimeout(r, ms));
       },
       onNonLazyError: () => undefined,

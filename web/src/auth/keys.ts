@@ -2,12 +2,8 @@
 // created non-extractable and kept in IndexedDB: script on this page can sign with it but never
 // read it. The identity key stays exportable so its owner can download a backup.
 
-export function b64url(bytes: ArrayBuffer | Uint8Array): string {
-  const b = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
-  let s = '';
-  for (const x of b) s += String.fromCharCode(x);
-  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
+export { b64url, newKeyPair, publicKeyOf, sign, statement } from './statement.ts';
+import { publicKeyOf } from './statement.ts';
 
 export function keySupport(): Promise<boolean> {
   if (!globalThis.crypto?.subtle || !globalThis.indexedDB) return Promise.resolve(false);
@@ -15,38 +11,6 @@ export function keySupport(): Promise<boolean> {
     .generateKey({ name: 'Ed25519' }, false, ['sign', 'verify'])
     .then(() => true)
     .catch(() => false);
-}
-
-export async function newKeyPair(extractable: boolean): Promise<CryptoKeyPair> {
-  return (await crypto.subtle.generateKey({ name: 'Ed25519' }, extractable, [
-    'sign',
-    'verify',
-  ])) as CryptoKeyPair;
-}
-
-export async function publicKeyOf(pair: CryptoKeyPair): Promise<string> {
-  return b64url(await crypto.subtle.exportKey('raw', pair.publicKey));
-}
-
-export async function sign(key: CryptoKey, text: string): Promise<string> {
-  return b64url(await crypto.subtle.sign({ name: 'Ed25519' }, key, new TextEncoder().encode(text)));
-}
-
-/** The statement a key signs: exact lines joined by `\n`, nothing after the last. */
-export function statement(
-  audience: string,
-  challenge: { serverKey: string; nonce: string },
-  issuedAt: string,
-  lines: [string, string][],
-): string {
-  return [
-    'svc-key-statement-v1',
-    `audience: ${audience}`,
-    `server: ${challenge.serverKey}`,
-    `nonce: ${challenge.nonce}`,
-    `issued-at: ${issuedAt}`,
-    ...lines.map(([k, v]) => `${k}: ${v}`),
-  ].join('\n');
 }
 
 // IndexedDB: one record per account signed up or linked on this browser.

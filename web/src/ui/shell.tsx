@@ -9,6 +9,7 @@ import { connection, directSpace, workspaces } from '../state/store.ts';
 import { drawerOpen, sidePane } from '../state/view.ts';
 
 import { ConversationView } from './conversation-view.tsx';
+import { Icon } from './icons.tsx';
 import { lazyScreen } from './lazy.tsx';
 import { QuickSwitcher, ShortcutHelp, useShortcuts } from './shortcuts.tsx';
 import { SidePane } from './side-pane.tsx';
@@ -48,6 +49,19 @@ export function Shell() {
           <p class="banner" role="status">
             Reconnecting to the server… Messages you send are kept until it is back.
           </p>
+        )}
+        {!(r.name === 'workspace' && r.conversationId) && (
+          <div class="mobile-bar">
+            <button
+              type="button"
+              class="icon drawer-toggle"
+              aria-label="Show conversations"
+              aria-expanded={drawerOpen.value}
+              onClick={() => (drawerOpen.value = !drawerOpen.value)}
+            >
+              <Icon name="menu" />
+            </button>
+          </div>
         )}
         {r.name === 'workspace' && <ConversationView />}
         {r.name === 'settings' && <Settings tab={r.tab} />}

@@ -66,12 +66,12 @@ export function WorkspaceRail() {
                 type="button"
                 class={`rail-item${current === w.id ? ' current' : ''}`}
                 aria-current={current === w.id ? 'page' : undefined}
-                aria-label={`${label}${unread ? `, ${unread} unread` : ''}`}
                 title={label}
                 onClick={() =>
                   navigate({ name: 'workspace', serverId: w.id, conversationId: null })
                 }
               >
+                <span class="visually-hidden">{`${label}${unread ? `, ${unread} unread` : ''}`}</span>
                 {w.isDirect ? (
                   <Icon name="mail" />
                 ) : (

@@ -14,6 +14,8 @@ export const sidePane = signal<
   | { kind: 'workspace-admin'; serverId: string }
   | null
 >(null);
+/** The workspace last opened: the sidebar keeps showing it on the settings and admin pages. */
+export const lastServer = signal<string | null>(null);
 /** Narrow screens show the conversation list as a drawer. */
 export const drawerOpen = signal(false);
 

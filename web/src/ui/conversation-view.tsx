@@ -17,13 +17,13 @@ import {
   workspaces,
 } from '../state/store.ts';
 import { conversationTimeline, type Timeline } from '../state/timeline.ts';
-import { atBottom, drawerOpen, openConversation, sidePane } from '../state/view.ts';
+import { atBottom, openConversation, sidePane } from '../state/view.ts';
 
 import { Composer } from './composer.tsx';
-import { Icon } from './icons.tsx';
 import { PresenceDot, presenceWords } from './presence.tsx';
 import { TimelineView } from './timeline-view.tsx';
 import { ErrorText, showError } from './toasts.tsx';
+import { DrawerToggle } from './drawer-toggle.tsx';
 
 /** The open conversation: its header, messages, who is typing, and the message box. */
 export function ConversationView() {
@@ -169,15 +169,7 @@ function Header({ c, title }: { c: Conversation; title: string }) {
   };
   return (
     <header class="conv-head">
-      <button
-        type="button"
-        class="icon drawer-toggle"
-        aria-label="Show conversations"
-        aria-expanded={drawerOpen.value}
-        onClick={() => (drawerOpen.value = !drawerOpen.value)}
-      >
-        <Icon name="menu" />
-      </button>
+      <DrawerToggle />
       <div class="conv-title">
         <h1 id="conv-title" dir="auto">
           {partner && <PresenceDot userId={partner} labelled />} {title}

@@ -6,15 +6,15 @@ import type { Workspace } from '../api/types.ts';
 import { navigate, route } from '../state/router.ts';
 import { follow, loadEverything } from '../state/session.ts';
 import { connection, directSpace, workspaces } from '../state/store.ts';
-import { drawerOpen, sidePane } from '../state/view.ts';
+import { drawerOpen, lastServer, sidePane } from '../state/view.ts';
 
 import { ConversationView } from './conversation-view.tsx';
-import { Icon } from './icons.tsx';
 import { lazyScreen } from './lazy.tsx';
 import { QuickSwitcher, ShortcutHelp, useShortcuts } from './shortcuts.tsx';
 import { SidePane } from './side-pane.tsx';
 import { Sidebar, WorkspaceRail } from './sidebar.tsx';
 import { showError, showInfo } from './toasts.tsx';
+import { DrawerToggle } from './drawer-toggle.tsx';
 
 // Screens most people open rarely load on demand, keeping the first load small.
 const Settings = lazyScreen(() => import('./settings/settings.tsx'));
@@ -36,6 +36,10 @@ export function Shell() {
       navigate({ name: 'workspace', serverId: first.id, conversationId: null }, { replace: true });
   }, [r.name]);
 
+  useEffect(() => {
+    if (r.name === 'workspace') lastServer.value = r.serverId;
+  }, [r]);
+
   const wide = sidePane.value !== null;
   return (
     <div class={`shell${drawerOpen.value ? ' drawer-open' : ''}${wide ? ' with-pane' : ''}`}>
@@ -52,15 +56,7 @@ export function Shell() {
         )}
         {!(r.name === 'workspace' && r.conversationId) && (
           <div class="mobile-bar">
-            <button
-              type="button"
-              class="icon drawer-toggle"
-              aria-label="Show conversations"
-              aria-expanded={drawerOpen.value}
-              onClick={() => (drawerOpen.value = !drawerOpen.value)}
-            >
-              <Icon name="menu" />
-            </button>
+            <DrawerToggle />
           </div>
         )}
         {r.name === 'workspace' && <ConversationView />}

@@ -13,7 +13,7 @@ import {
   titleOf,
   workspaces,
 } from '../state/store.ts';
-import { drawerOpen } from '../state/view.ts';
+import { drawerOpen, lastServer } from '../state/view.ts';
 
 import { Icon } from './icons.tsx';
 import { lazyScreen } from './lazy.tsx';
@@ -32,7 +32,7 @@ export type SidebarDialog =
 
 const currentServer = computed(() => {
   const r = route.value;
-  return r.name === 'workspace' ? r.serverId : null;
+  return r.name === 'workspace' ? r.serverId : lastServer.value;
 });
 
 function initials(name: string): string {

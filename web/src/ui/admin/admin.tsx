@@ -14,12 +14,12 @@ import {
   UNBLOCK_PRINCIPAL,
 } from '../../api/admin-queries.ts';
 import { gql, gqlBatch } from '../../api/graphql.ts';
-import { navigate } from '../../state/router.ts';
 import { me } from '../../state/store.ts';
 import { ErrorText, showInfo } from '../toasts.tsx';
 import { ReportList, type Report } from '../workspace/report-list.tsx';
 
 import { ActivityChart } from './activity-chart.tsx';
+import { PageTabs } from '../page-tabs.tsx';
 
 const TABS: [string, string][] = [
   ['reports', 'Reports'],
@@ -63,24 +63,13 @@ export default function Admin({ tab }: { tab: string }) {
   return (
     <section class="page" aria-labelledby="admin-h">
       <h1 id="admin-h">Server administration</h1>
-      <nav aria-label="Administration sections">
-        <ul class="plain page-tabs">
-          {TABS.map(([id, label]) => (
-            <li key={id}>
-              <a
-                href={`/admin/${id}`}
-                aria-current={current === id ? 'page' : undefined}
-                onClick={(e) => {
-                  e.preventDefault();
-                  navigate({ name: 'admin', tab: id });
-                }}
-              >
-                {label}
-              </a>
-            </li>
-          ))}
-        </ul>
-      </nav>
+      <PageTabs
+        label="Administration sections"
+        tabs={TABS}
+        current={current}
+        route={(tab) => ({ name: 'admin', tab })}
+        href={(tab) => `/admin/${tab}`}
+      />
       {current === 'reports' && <Reports />}
       {current === 'blocks' && <Blocks />}
       {current === 'addresses' && <Addresses />}

@@ -19,13 +19,13 @@ import { gql } from '../../api/graphql.ts';
 import { ME, SET_PRESENCE } from '../../api/queries.ts';
 import type { Me, User } from '../../api/types.ts';
 import { identityBackup, storedAccounts } from '../../auth/keys.ts';
-import { navigate } from '../../state/router.ts';
 import { signOut } from '../../state/session.ts';
 import { me, rememberUsers, serverInfo } from '../../state/store.ts';
 import { setTheme, theme, type Theme } from '../theme.ts';
 import { ErrorText, showInfo } from '../toasts.tsx';
 
 import { profileExtras } from './profile-extras.tsx';
+import { PageTabs } from '../page-tabs.tsx';
 
 const TABS: [string, string][] = [
   ['profile', 'Profile and look'],
@@ -44,24 +44,13 @@ export default function Settings({ tab }: { tab: string }) {
   return (
     <section class="page" aria-labelledby="settings-h">
       <h1 id="settings-h">Settings</h1>
-      <nav aria-label="Settings sections">
-        <ul class="plain page-tabs">
-          {TABS.map(([id, label]) => (
-            <li key={id}>
-              <a
-                href={`/settings/${id}`}
-                aria-current={current === id ? 'page' : undefined}
-                onClick={(e) => {
-                  e.preventDefault();
-                  navigate({ name: 'settings', tab: id });
-                }}
-              >
-                {label}
-              </a>
-            </li>
-          ))}
-        </ul>
-      </nav>
+      <PageTabs
+        label="Settings sections"
+        tabs={TABS}
+        current={current}
+        route={(tab) => ({ name: 'settings', tab })}
+        href={(tab) => `/settings/${tab}`}
+      />
       {current === 'profile' && <Profile />}
       {current === 'privacy' && <Privacy />}
       {current === 'sessions' && <Sessions />}

@@ -229,6 +229,31 @@ describe('the web client', () => {
     await b.getByRole('navigation', { name: 'Workspaces' }).waitFor();
   });
 
+  it('adds a second browser to a key account with a code approved on the first', async () => {
+    const other = await personPage(browser, server.url);
+    const n = other.page;
+    await n.goto('/');
+    await n.getByRole('button', { name: 'Add this browser to it' }).click();
+    await n
+      .getByRole('form', { name: 'Add this browser to your account' })
+      .getByLabel('Username')
+      .fill('bob');
+    await n.getByRole('button', { name: 'Ask to add this browser' }).click();
+    const code = (await n.locator('.code').textContent())!.trim();
+    expect(code).toMatch(/^[A-Z0-9]{4}-[A-Z0-9]{4}$/);
+    const b = bob.page;
+    await b.getByRole('button', { name: 'Settings' }).click();
+    await b.getByRole('link', { name: 'Devices and keys' }).click();
+    await b.getByLabel('The code the new device shows').fill(code);
+    await b.getByRole('button', { name: 'Approve' }).click();
+    await n.getByRole('navigation', { name: 'Workspaces' }).waitFor({ timeout: 20_000 });
+    await b.getByText('Download a backup of your identity key').waitFor();
+    await checkA11y(b, 'settings, devices and keys');
+    await shot(b, '10-settings-devices');
+    expect(other.problems).toEqual([]);
+    await other.context.close();
+  });
+
   it('shows a reported message to the operator, who signs in with a password', async () => {
     const b = bob.page;
     await b.getByRole('button', { name: /^Team/ }).click();

@@ -28,6 +28,10 @@ export const LOGIN_WITH_KEY = `mutation LoginWithKey($proof: KeyLoginProof!) { l
 export const SIGNUP_WITH_KEY = `mutation SignupWithKey($input: SignupWithKeyInput!) { signupWithKey(input: $input) { ${SESSION} } }`;
 export const SIGNUP_WITH_INVITE = `mutation SignupWithInvite($input: SignupWithInviteInput!) { signupWithInvite(input: $input) { ${SESSION} } }`;
 export const REGISTRATION_CHALLENGE = `query RegistrationChallenge { registrationChallenge { challengeId salt bits expiresAt } }`;
+export const SEND_LINK_OFFER = `mutation SendDeviceLinkOffer($input: SendDeviceLinkOfferInput!) {
+  sendDeviceLinkOffer(input: $input) { offerId code offerSecret expiresAt } }`;
+export const LINK_OFFER_STATUS = `query DeviceLinkOfferStatus($id: ID!, $secret: String!) {
+  deviceLinkOfferStatus(offerId: $id, offerSecret: $secret) }`;
 export const REQUEST_PASSWORD_RESET = `mutation RequestPasswordReset($input: RequestPasswordResetInput!) { requestPasswordReset(input: $input) }`;
 export const RESET_PASSWORD = `mutation ResetPassword($input: ResetPasswordInput!) { resetPassword(input: $input) }`;
 

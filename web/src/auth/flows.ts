@@ -1,8 +1,10 @@
 import { gql } from '../api/graphql.ts';
 import {
   KEY_CHALLENGE,
+  LINK_OFFER_STATUS,
   LOGIN,
   LOGIN_WITH_KEY,
+  SEND_LINK_OFFER,
   SIGNUP_WITH_INVITE,
   SIGNUP_WITH_KEY,
 } from '../api/queries.ts';
@@ -129,6 +131,62 @@ export async function passwordSignup(
     },
   });
   return d.signupWithInvite;
+}
+
+/**
+ * Adds this browser to a key account signed in on another device (docs/keys.md, "Linking
+ * another device"): offers a new device key, shows the code the person types on the signed-in
+ * device, waits for the approval, then signs in with the new key and keeps it.
+ */
+export async function linkDevice(
+  username: string,
+  deviceName: string,
+  showCode: (code: string, expiresAt: string) => void,
+  cancelled: () => boolean,
+): Promise<SessionPayload> {
+  const device = await newKeyPair(false);
+  const devicePublicKey = await publicKeyOf(device);
+  const c = await challenge();
+  const issuedAt = new Date().toISOString();
+  const text = statement('device-link', c, issuedAt, [
+    ['username', username],
+    ['device', devicePublicKey],
+  ]);
+  const d = await gql<{
+    sendDeviceLinkOffer: { offerId: string; code: string; offerSecret: string; expiresAt: string };
+  }>(SEND_LINK_OFFER, {
+    input: {
+      username,
+      devicePublicKey,
+      deviceName,
+      challengeId: c.challengeId,
+      issuedAt,
+      signature: await sign(device.privateKey, text),
+    },
+  });
+  const offer = d.sendDeviceLinkOffer;
+  showCode(offer.code, offer.expiresAt);
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 2000));
+    if (cancelled()) throw new LinkEnded('CANCELLED');
+    const s = await gql<{ deviceLinkOfferStatus: string }>(LINK_OFFER_STATUS, {
+      id: offer.offerId,
+      secret: offer.offerSecret,
+    });
+    if (s.deviceLinkOfferStatus === 'APPROVED') break;
+    if (s.deviceLinkOfferStatus !== 'PENDING') throw new LinkEnded(s.deviceLinkOfferStatus);
+  }
+  const account = { username, devicePublicKey, device, createdAt: new Date().toISOString() };
+  const session = await keyLogin(account);
+  await storeAccount(account);
+  return session;
+}
+
+/** A device link that ended without approval: cancelled, or expired. */
+export class LinkEnded extends Error {
+  constructor(readonly state: string) {
+    super(`device link ${state.toLowerCase()}`);
+  }
 }
 
 /** A name for this browser's device: the browser and system, as the person would say it. */

@@ -8,6 +8,7 @@ import {
   INBOX,
   LOGOUT,
   ME,
+  MESSAGES,
   MY_WORKSPACES,
   PRESENCE,
   SERVER_INFO,
@@ -17,6 +18,7 @@ import type {
   Conversation,
   DmRequest,
   Me,
+  MessagePage,
   PresenceStatus,
   ServerInfo,
   User,
@@ -29,6 +31,7 @@ import {
   conversations,
   dmRequests,
   me,
+  mentions,
   presence,
   putConversations,
   rememberUsers,
@@ -116,6 +119,41 @@ export async function loadEverything(): Promise<void> {
     rememberUsers(list.map((r) => r.from));
   }
   void refreshPresence();
+  void countMentions();
+}
+
+/**
+ * Mentions of the signed-in person among the unread messages of each conversation (the API
+ * gives unread counts, not mentions): read once after loading, kept current by live events.
+ */
+async function countMentions(): Promise<void> {
+  const myId = me.value?.id;
+  const unread = Object.values(conversations.value)
+    .filter((c) => c.isMember && c.unreadCount > 0)
+    .slice(0, 40);
+  if (!myId || !unread.length) return;
+  try {
+    const results = await gqlBatch(
+      unread.map((c) => ({
+        query: MESSAGES,
+        variables: { id: c.id, limit: Math.min(c.unreadCount, 50) },
+      })),
+    );
+    const next: Record<string, number> = {};
+    unread.forEach((c, i) => {
+      const r = results[i];
+      if (!r || !('data' in r)) return;
+      const items = (r.data as { messages: MessagePage }).messages.items;
+      next[c.id] = items.filter(
+        (m) =>
+          m.author?.id !== myId &&
+          (c.kind !== 'CHANNEL' || m.mentions.here || m.mentions.userIds.includes(myId)),
+      ).length;
+    });
+    mentions.value = { ...mentions.value, ...next };
+  } catch {
+    // the badges are a nicety: live events still count new mentions
+  }
 }
 
 /** Presence of the people the sidebar shows (direct conversation partners), 200 at most. */

@@ -26,3 +26,6 @@ export function reading(conversationId: string): boolean {
     document.visibilityState === 'visible'
   );
 }
+
+/** What the screen shows, for the window title (the shell adds the unread count). */
+export const pageTitle = signal('svc');

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 
 import { gql } from '../api/graphql.ts';
 import { REQUEST_PASSWORD_RESET, RESET_PASSWORD } from '../api/queries.ts';
@@ -6,6 +6,8 @@ import {
   defaultDeviceName,
   keyLogin,
   keySignup,
+  linkDevice,
+  LinkEnded,
   passwordLogin,
   passwordSignup,
 } from '../auth/flows.ts';
@@ -137,7 +139,88 @@ function SignIn() {
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
+      <LinkDevice />
     </div>
+  );
+}
+
+/** A key account signed in elsewhere adds this browser as a new device. */
+function LinkDevice() {
+  const [open, setOpen] = useState(false);
+  const [code, setCode] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [ended, setEnded] = useState<string | null>(null);
+  const gone = useRef(false);
+  useEffect(
+    () => () => {
+      gone.current = true;
+    },
+    [],
+  );
+  if (!open) {
+    return (
+      <p class="hint">
+        Your account uses a key on another device?{' '}
+        <button type="button" class="link" onClick={() => setOpen(true)}>
+          Add this browser to it
+        </button>
+      </p>
+    );
+  }
+  return (
+    <form
+      aria-labelledby="link-h"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const username = String(new FormData(e.currentTarget).get('username')).trim();
+        setError(null);
+        setEnded(null);
+        linkDevice(
+          username,
+          defaultDeviceName(),
+          (c) => setCode(c),
+          () => gone.current,
+        )
+          .then(signedIn)
+          .catch((err) => {
+            setCode(null);
+            if (err instanceof LinkEnded) setEnded(err.state);
+            else setError(err);
+          });
+      }}
+    >
+      <h2 id="link-h">Add this browser to your account</h2>
+      {code ? (
+        <div role="status">
+          <p>
+            On a device where you are signed in, open Settings → Devices and keys, and type this
+            code:
+          </p>
+          <p class="code" aria-label={`Code ${code.split('').join(' ')}`}>
+            {code}
+          </p>
+          <p class="hint">Waiting for the approval… (the code works for ten minutes)</p>
+        </div>
+      ) : (
+        <>
+          <label>
+            Username
+            <input name="username" required autoCapitalize="none" autoComplete="username" />
+          </label>
+          {ended && (
+            <p class="error" role="alert">
+              <strong>
+                The request {ended === 'EXPIRED' ? 'expired' : 'was cancelled'} before it was
+                approved.
+              </strong>{' '}
+              Ask again and approve it within ten minutes.
+            </p>
+          )}
+          <ErrorText error={error} />
+          <button type="submit">Ask to add this browser</button>
+        </>
+      )}
+    </form>
   );
 }
 

@@ -17,7 +17,7 @@ import {
   workspaces,
 } from '../state/store.ts';
 import { conversationTimeline, type Timeline } from '../state/timeline.ts';
-import { atBottom, openConversation, sidePane } from '../state/view.ts';
+import { atBottom, openConversation, pageTitle, sidePane } from '../state/view.ts';
 
 import { Composer } from './composer.tsx';
 import { PresenceDot, presenceWords } from './presence.tsx';
@@ -96,7 +96,7 @@ function Open({ c }: { c: Conversation }) {
       const conv = conversations.value[c.id];
       if (conv && conv.kind !== 'CHANNEL') void refreshPresence(conv.memberIds);
     });
-    document.title = `${title} · svc`;
+    pageTitle.value = title;
     return () => onResync(null);
   }, [c.id]);
 

@@ -5,8 +5,8 @@ import { JOIN_WORKSPACE, SET_PRESENCE } from '../api/queries.ts';
 import type { Workspace } from '../api/types.ts';
 import { navigate, route } from '../state/router.ts';
 import { follow, loadEverything } from '../state/session.ts';
-import { connection, directSpace, workspaces } from '../state/store.ts';
-import { drawerOpen, lastServer, sidePane } from '../state/view.ts';
+import { connection, conversations, directSpace, workspaces } from '../state/store.ts';
+import { drawerOpen, lastServer, pageTitle, sidePane } from '../state/view.ts';
 
 import { ConversationView } from './conversation-view.tsx';
 import { lazyScreen } from './lazy.tsx';
@@ -39,6 +39,15 @@ export function Shell() {
   useEffect(() => {
     if (r.name === 'workspace') lastServer.value = r.serverId;
   }, [r]);
+
+  // The window title: the screen, and how many messages wait unread.
+  const unread = Object.values(conversations.value).reduce(
+    (n, c) => n + (c.isMember ? c.unreadCount : 0),
+    0,
+  );
+  useEffect(() => {
+    document.title = `${unread ? `(${unread}) ` : ''}${pageTitle.value} · svc`;
+  }, [unread, pageTitle.value]);
 
   const wide = sidePane.value !== null;
   return (

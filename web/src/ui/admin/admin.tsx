@@ -15,6 +15,7 @@ import {
 } from '../../api/admin-queries.ts';
 import { gql, gqlBatch } from '../../api/graphql.ts';
 import { me } from '../../state/store.ts';
+import { pageTitle } from '../../state/view.ts';
 import { ErrorText, showInfo } from '../toasts.tsx';
 import { ReportList, type Report } from '../workspace/report-list.tsx';
 
@@ -50,7 +51,7 @@ interface IpBlock {
 export default function Admin({ tab }: { tab: string }) {
   const current = TABS.some(([id]) => id === tab) ? tab : 'reports';
   useEffect(() => {
-    document.title = 'Server administration · svc';
+    pageTitle.value = 'Server administration';
   }, []);
   if (!me.value?.instanceOperator) {
     return (

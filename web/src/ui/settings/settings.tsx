@@ -21,6 +21,7 @@ import type { Me, User } from '../../api/types.ts';
 import { identityBackup, storedAccounts } from '../../auth/keys.ts';
 import { signOut } from '../../state/session.ts';
 import { me, rememberUsers, serverInfo } from '../../state/store.ts';
+import { pageTitle } from '../../state/view.ts';
 import { setTheme, theme, type Theme } from '../theme.ts';
 import { ErrorText, showInfo } from '../toasts.tsx';
 
@@ -39,7 +40,7 @@ const TABS: [string, string][] = [
 export default function Settings({ tab }: { tab: string }) {
   const current = TABS.some(([id]) => id === tab) ? tab : 'profile';
   useEffect(() => {
-    document.title = 'Settings · svc';
+    pageTitle.value = 'Settings';
   }, []);
   return (
     <section class="page" aria-labelledby="settings-h">

@@ -85,8 +85,10 @@ export async function webClient(): Promise<ScenarioResult> {
     let raw = 0;
     for (const p of scripts) {
       for (const enc of ['gzip', 'br', 'identity'] as const) {
+        // fetch() decodes the body; Content-Length is the size sent over the wire.
         const r = await fetch(`${base}${p}`, { headers: { 'accept-encoding': enc } });
-        const n = (await r.arrayBuffer()).byteLength;
+        await r.arrayBuffer();
+        const n = Number(r.headers.get('content-length'));
         if (enc === 'gzip') gzip += n;
         else if (enc === 'br') br += n;
         else raw += n;
@@ -103,30 +105,29 @@ export async function webClient(): Promise<ScenarioResult> {
         .locator('article.msg')
         .first()
         .waitFor();
-      const ms = await page.evaluate(async (target) => {
-        const link = Array.from(document.querySelectorAll<HTMLAnchorElement>('a.conv')).find((a) =>
-          a.href.endsWith(target),
-        );
+      // A string, not a function: the TypeScript runner would wrap named functions in helpers
+      // that do not exist in the page.
+      const ms = (await page.evaluate(`(async (target) => {
+        const link = Array.from(document.querySelectorAll('a.conv')).find((a) => a.href.endsWith(target));
         if (!link) throw new Error('no link to the channel');
         const t0 = performance.now();
         link.click();
-        await new Promise<void>((resolve) => {
+        await new Promise((resolve) => {
           const done = () =>
-            document.querySelector(
-              '[aria-label="Messages in #fifty"] article.msg:last-of-type .text',
-            )?.textContent === 'last';
-          if (done()) return resolve();
+            document.querySelector('[aria-label="Messages in #fifty"] article.msg:last-of-type .text')
+              ?.textContent === 'last';
+          if (done()) return resolve(null);
           const mo = new MutationObserver(() => {
             if (done()) {
               mo.disconnect();
-              resolve();
+              resolve(null);
             }
           });
           mo.observe(document.body, { childList: true, subtree: true, characterData: true });
         });
         await new Promise((r) => requestAnimationFrame(() => r(null)));
         return performance.now() - t0;
-      }, `/${fifty}`);
+      })(${JSON.stringify(`/${fifty}`)})`)) as number;
       opens.push(ms);
     }
 

@@ -201,6 +201,28 @@ describe('the web client', () => {
     await p.keyboard.press('Escape');
   });
 
+  it('pins with the keyboard and deletes a message, and the other side sees both', async () => {
+    const p = alice.page;
+    const msg = timeline(p).locator('article.msg', { hasText: 'Thanks Alice' });
+    await msg.click({ position: { x: 8, y: 8 } });
+    await p.keyboard.press('p');
+    await msg.getByText('pinned').waitFor();
+    await p.getByRole('button', { name: 'Pinned' }).click();
+    await p
+      .getByRole('complementary', { name: 'Pinned messages' })
+      .getByText('Thanks Alice')
+      .waitFor();
+    await p.getByRole('button', { name: 'Close pinned messages' }).click();
+    await send(p, 'This one goes away');
+    const doomed = timeline(p).locator('article.msg', { hasText: 'This one goes away' });
+    await timeline(bob.page).getByText('This one goes away').waitFor();
+    p.once('dialog', (d) => void d.accept());
+    await doomed.hover();
+    await doomed.getByRole('button', { name: 'Delete' }).click();
+    await timeline(bob.page).getByText('This one goes away').waitFor({ state: 'detached' });
+    await timeline(bob.page).getByText('This message was deleted.').waitFor();
+  });
+
   it('lets the owner time a member out, and the member is told in words', async () => {
     const a = alice.page;
     await a.getByRole('button', { name: 'Members and moderation' }).click();

@@ -20,6 +20,11 @@ export const WORKSPACE_REPORTS = `query WorkspaceReports($serverId: ID!, $openOn
   workspaceReports(serverId: $serverId, openOnly: $openOnly, limit: 200) { ${REPORT_FIELDS} } }`;
 export const RESOLVE_WORKSPACE_REPORT = `mutation ResolveWorkspaceReport($id: ID!) { resolveWorkspaceReport(id: $id) { id resolved } }`;
 export const UPDATE_WORKSPACE = `mutation UpdateWorkspace($input: UpdateWorkspaceInput!) { updateWorkspace(input: $input) { ${WORKSPACE} } }`;
+export const TRANSFER_WORKSPACE = `mutation TransferWorkspaceOwnership($input: TransferWorkspaceOwnershipInput!) {
+  transferWorkspaceOwnership(input: $input) { ${WORKSPACE} } }`;
+export const ARCHIVE_CHANNEL = `mutation ArchiveChannel($id: ID!) { archiveChannel(conversationId: $id) { id archived } }`;
+export const UNARCHIVE_CHANNEL = `mutation UnarchiveChannel($id: ID!) { unarchiveChannel(conversationId: $id) { id archived } }`;
+export const RENAME_CHANNEL = `mutation RenameChannel($id: ID!, $name: String!) { renameChannel(conversationId: $id, name: $name) { id name } }`;
 export const DELETE_WORKSPACE = `mutation DeleteWorkspace($input: DeleteWorkspaceInput!) { deleteWorkspace(input: $input) { deleted } }`;
 
 export const INSTANCE_REPORTS = `query InstanceReports($openOnly: Boolean, $after: String) {

@@ -21,6 +21,7 @@ import { atBottom, openConversation, pageTitle, sidePane } from '../state/view.t
 
 import { Composer } from './composer.tsx';
 import { PresenceDot, presenceWords } from './presence.tsx';
+import { WorkspaceDialogs } from './sidebar.tsx';
 import { TimelineView } from './timeline-view.tsx';
 import { ErrorText, showError } from './toasts.tsx';
 import { DrawerToggle } from './drawer-toggle.tsx';
@@ -154,6 +155,7 @@ function Header({ c, title }: { c: Conversation; title: string }) {
   const myId = me.value?.id;
   const partner = c.kind === 'DIRECT' ? c.memberIds.find((x) => x !== myId) : undefined;
   const pane = sidePane.value;
+  const [editing, setEditing] = useState(false);
   const leave = async () => {
     const what = c.kind === 'CHANNEL' ? `Leave ${title}?` : 'Leave this group conversation?';
     if (!confirm(what)) return;
@@ -197,10 +199,21 @@ function Header({ c, title }: { c: Conversation; title: string }) {
         >
           Pinned
         </button>
+        {c.isMember && c.kind === 'CHANNEL' && (
+          <button type="button" onClick={() => setEditing(true)}>
+            Edit
+          </button>
+        )}
         {c.isMember && c.kind !== 'DIRECT' && (
           <button type="button" onClick={() => void leave()}>
             Leave
           </button>
+        )}
+        {editing && (
+          <WorkspaceDialogs
+            dialog={{ kind: 'channel-settings', conversationId: c.id }}
+            onClose={() => setEditing(false)}
+          />
         )}
       </div>
     </header>

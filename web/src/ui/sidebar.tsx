@@ -20,7 +20,7 @@ import { lazyScreen } from './lazy.tsx';
 import { PresenceDot } from './presence.tsx';
 import { showError } from './toasts.tsx';
 
-const WorkspaceDialogs = lazyScreen(() => import('./workspace/workspace-dialogs.tsx'));
+export const WorkspaceDialogs = lazyScreen(() => import('./workspace/workspace-dialogs.tsx'));
 
 export type SidebarDialog =
   | { kind: 'new-workspace' }
@@ -28,7 +28,8 @@ export type SidebarDialog =
   | { kind: 'new-channel'; serverId: string }
   | { kind: 'new-conversation' }
   | { kind: 'dm-requests' }
-  | { kind: 'workspace-admin'; serverId: string; tab: string };
+  | { kind: 'workspace-admin'; serverId: string; tab: string }
+  | { kind: 'channel-settings'; conversationId: string };
 
 const currentServer = computed(() => {
   const r = route.value;

@@ -21,6 +21,7 @@ import { Dialog } from '../dialog.tsx';
 import { ErrorText, showError, showInfo } from '../toasts.tsx';
 
 import { ReportList, type Report } from './report-list.tsx';
+import { WorkspaceSettings } from './workspace-settings.tsx';
 
 const RANK: Record<Role, number> = { OWNER: 3, MODERATOR: 2, MEMBER: 1, GUEST: 0 };
 const ROLE_WORDS: Record<Role, string> = {
@@ -39,7 +40,12 @@ export function WorkspaceAdmin(p: { serverId: string; tab: string; onClose: () =
   const tabs: [string, string][] = [
     ['members', 'Members'],
     ['invites', 'Invites'],
-    ...(staff ? ([['reports', 'Reports']] as [string, string][]) : []),
+    ...(staff
+      ? ([
+          ['reports', 'Reports'],
+          ['settings', 'Settings'],
+        ] as [string, string][])
+      : []),
   ];
   return (
     <Dialog title={w.name} onClose={p.onClose} wide>
@@ -65,6 +71,7 @@ export function WorkspaceAdmin(p: { serverId: string; tab: string; onClose: () =
           <Invites serverId={w.id} staff={staff} guest={w.myRole === 'GUEST'} />
         )}
         {tab === 'reports' && <Reports serverId={w.id} />}
+        {tab === 'settings' && <WorkspaceSettings w={w} onClose={p.onClose} />}
       </div>
       {w.myRole !== 'OWNER' && (
         <p>

@@ -29,6 +29,7 @@ import { MessageText } from '../format.tsx';
 import type { SidebarDialog } from '../sidebar.tsx';
 import { ErrorText, showInfo } from '../toasts.tsx';
 
+import { ChannelSettings } from './channel-settings.tsx';
 import { WorkspaceAdmin } from './workspace-admin.tsx';
 
 export default function WorkspaceDialogs(p: { dialog: SidebarDialog; onClose: () => void }) {
@@ -46,6 +47,8 @@ export default function WorkspaceDialogs(p: { dialog: SidebarDialog; onClose: ()
       return <DmRequests onClose={p.onClose} />;
     case 'workspace-admin':
       return <WorkspaceAdmin serverId={d.serverId} tab={d.tab} onClose={p.onClose} />;
+    case 'channel-settings':
+      return <ChannelSettings conversationId={d.conversationId} onClose={p.onClose} />;
   }
 }
 

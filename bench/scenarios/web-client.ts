@@ -98,6 +98,8 @@ export async function webClient(): Promise<ScenarioResult> {
     // Opening the channel of 50 (plus one) messages: click to the last message on screen, in a
     // freshly loaded app each time (nothing cached in the page).
     const opens: number[] = [];
+    // Of each open: until the last API answer arrived (the rest is the page's own work).
+    const apiWait: number[] = [];
     for (let i = 0; i < OPENS; i++) {
       await page.goto(`/w/${serverId}/${long}`);
       await page
@@ -126,9 +128,15 @@ export async function webClient(): Promise<ScenarioResult> {
           mo.observe(document.body, { childList: true, subtree: true, characterData: true });
         });
         await new Promise((r) => requestAnimationFrame(() => r(null)));
-        return performance.now() - t0;
-      })(${JSON.stringify(`/${fifty}`)})`)) as number;
-      opens.push(ms);
+        const total = performance.now() - t0;
+        const api = performance
+          .getEntriesByType('resource')
+          .filter((e) => e.name.endsWith('/api') && e.startTime >= t0)
+          .reduce((end, e) => Math.max(end, e.responseEnd - t0), 0);
+        return [total, api];
+      })(${JSON.stringify(`/${fifty}`)})`)) as [number, number];
+      opens.push(ms[0]);
+      apiWait.push(ms[1]);
     }
 
     // The channel of 10,000: scroll to the top again and again; count the pages fetched and
@@ -173,6 +181,11 @@ export async function webClient(): Promise<ScenarioResult> {
         { measure: 'first load: script, brotli', value: Math.round(br / 1024), unit: 'KiB' },
         { measure: 'open channel of 51: median', value: median, unit: 'ms' },
         { measure: 'open channel of 51: max', value: Math.max(...opens), unit: 'ms' },
+        {
+          measure: 'open channel of 51: of which API, median',
+          value: percentile(apiWait, 50),
+          unit: 'ms',
+        },
         { measure: `10,000 messages: scroll steps to the top`, value: SCROLL_STEPS, unit: 'steps' },
         { measure: '10,000 messages: pages fetched', value: pageQueries, unit: 'queries' },
         {
@@ -197,7 +210,7 @@ export async function webClient(): Promise<ScenarioResult> {
         {
           target: 'opening a channel of 50 messages under 300 ms',
           met: median < 300,
-          detail: `median ${median.toFixed(0)} ms of ${OPENS}, max ${Math.max(...opens).toFixed(0)} ms`,
+          detail: `median ${median.toFixed(0)} ms of ${OPENS} (API answers ${percentile(apiWait, 50).toFixed(0)} ms of it), max ${Math.max(...opens).toFixed(0)} ms`,
         },
         {
           target: 'a channel of 10,000 messages scrolls without loading them all',

@@ -213,6 +213,8 @@ describe('the web client', () => {
       .getByText('Thanks Alice')
       .waitFor();
     await p.getByRole('button', { name: 'Close pinned messages' }).click();
+    await bob.page.getByRole('button', { name: /^Team/ }).click();
+    await bob.page.getByRole('link', { name: /general/ }).click();
     await send(p, 'This one goes away');
     const doomed = timeline(p).locator('article.msg', { hasText: 'This one goes away' });
     await timeline(bob.page).getByText('This one goes away').waitFor();

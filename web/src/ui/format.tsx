@@ -9,11 +9,21 @@ import { conversations, me, users } from '../state/store.ts';
 const TOKEN =
   /(https?:\/\/[^\s<>"']+[^\s<>"'.,;:!?)\]}]|@[A-Za-z0-9][A-Za-z0-9._-]*|#[a-z0-9_-]+)/g;
 
+let namesOf: Record<string, unknown> | null = null;
+let byName = new Map<string, { id: string }>();
+/** Users by lower-case username, rebuilt only when the known users change. */
+function userByName(name: string): { id: string } | undefined {
+  if (namesOf !== users.value) {
+    namesOf = users.value;
+    byName = new Map(Object.values(users.value).map((u) => [u.username.toLowerCase(), u]));
+  }
+  return byName.get(name.toLowerCase());
+}
+
 export function MessageText({ message }: { message: Message }) {
   const text = message.text ?? '';
   const out: ComponentChildren[] = [];
   const myId = me.value?.id;
-  const byName = new Map(Object.values(users.value).map((u) => [u.username.toLowerCase(), u]));
   let last = 0;
   for (const m of text.matchAll(TOKEN)) {
     const token = m[0];
@@ -28,7 +38,7 @@ export function MessageText({ message }: { message: Message }) {
       );
     } else if (token.startsWith('@')) {
       const name = token.slice(1).replace(/[._-]+$/, '');
-      const u = byName.get(name.toLowerCase());
+      const u = userByName(name);
       const mentioned = u && message.mentions.userIds.includes(u.id);
       if (name === 'here' && message.mentions.here) {
         out.push(<span class="mention mention-me">@here</span>);
@@ -63,24 +73,33 @@ export function MessageText({ message }: { message: Message }) {
   );
 }
 
+// Formatters are made once: building an Intl formatter per message costs more than rendering it.
+const TIME = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+const DAY = new Intl.DateTimeFormat(undefined, {
+  weekday: 'long',
+  month: 'long',
+  day: 'numeric',
+  year: 'numeric',
+});
+const FULL = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+
 export function timeOf(iso: string): string {
-  return new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  return TIME.format(new Date(iso));
 }
 
+function dayKey(d: Date): number {
+  return d.getFullYear() * 10_000 + d.getMonth() * 100 + d.getDate();
+}
+
+/** Today, Yesterday, or the date: the separators of a timeline. */
 export function dayOf(iso: string): string {
   const d = new Date(iso);
-  const today = new Date();
-  const yesterday = new Date(Date.now() - 86_400_000);
-  if (d.toDateString() === today.toDateString()) return 'Today';
-  if (d.toDateString() === yesterday.toDateString()) return 'Yesterday';
-  return d.toLocaleDateString(undefined, {
-    weekday: 'long',
-    month: 'long',
-    day: 'numeric',
-    year: 'numeric',
-  });
+  const key = dayKey(d);
+  if (key === dayKey(new Date())) return 'Today';
+  if (key === dayKey(new Date(Date.now() - 86_400_000))) return 'Yesterday';
+  return DAY.format(d);
 }
 
 export function fullTime(iso: string): string {
-  return new Date(iso).toLocaleString();
+  return FULL.format(new Date(iso));
 }

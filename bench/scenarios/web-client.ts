@@ -100,6 +100,15 @@ export async function webClient(): Promise<ScenarioResult> {
     const opens: number[] = [];
     // Of each open: until the last API answer arrived (the rest is the page's own work).
     const apiWait: number[] = [];
+    // CPU time the page spent (script, style, layout), which a busy machine does not inflate
+    // the way it inflates wall time.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Performance.enable');
+    const cpu = async () => {
+      const m = (await cdp.send('Performance.getMetrics')).metrics;
+      return m.find((x) => x.name === 'TaskDuration')?.value ?? 0;
+    };
+    const openCpu: number[] = [];
     for (let i = 0; i < OPENS; i++) {
       await page.goto(`/w/${serverId}/${long}`);
       await page
@@ -109,6 +118,7 @@ export async function webClient(): Promise<ScenarioResult> {
         .waitFor();
       // A string, not a function: the TypeScript runner would wrap named functions in helpers
       // that do not exist in the page.
+      const cpuBefore = await cpu();
       const ms = (await page.evaluate(`(async (target) => {
         const link = Array.from(document.querySelectorAll('a.conv')).find((a) => a.href.endsWith(target));
         if (!link) throw new Error('no link to the channel');
@@ -137,6 +147,7 @@ export async function webClient(): Promise<ScenarioResult> {
       })(${JSON.stringify(`/${fifty}`)})`)) as [number, number];
       opens.push(ms[0]);
       apiWait.push(ms[1]);
+      openCpu.push((await cpu()) - cpuBefore);
     }
 
     // The channel of 10,000: scroll to the top again and again; count the pages fetched and
@@ -210,7 +221,7 @@ export async function webClient(): Promise<ScenarioResult> {
         {
           target: 'opening a channel of 50 messages under 300 ms',
           met: median < 300,
-          detail: `median ${median.toFixed(0)} ms of ${OPENS} (API answers ${percentile(apiWait, 50).toFixed(0)} ms of it), max ${Math.max(...opens).toFixed(0)} ms`,
+          detail: `median ${median.toFixed(0)} ms of ${OPENS} (API answers ${percentile(apiWait, 50).toFixed(0)} ms of it; the page's own CPU time ${(percentile(openCpu, 50) * 1000).toFixed(0)} ms), max ${Math.max(...opens).toFixed(0)} ms`,
         },
         {
           target: 'a channel of 10,000 messages scrolls without loading them all',

@@ -161,11 +161,11 @@ describe('the web client', () => {
     await timeline(a).getByText('A private word').waitFor();
     await a.getByRole('img', { name: 'Bob is online' }).waitFor({ timeout: 15_000 });
     // Typing is announced at most every 3 s (client and server): type for longer than that.
-    await composer(p).pressSequentially('I am typing', { delay: 400 });
+    await composer(p).pressSequentially('I am typing this', { delay: 400 });
     await a.getByText('Bob is typing…').waitFor();
     await shot(a, '04-direct-typing');
     await composer(p).press('Enter');
-    await timeline(a).getByText('I am typing').waitFor();
+    await timeline(a).getByText('I am typing this').waitFor();
   });
 
   it('renders right-to-left and CJK text in its own direction', async () => {

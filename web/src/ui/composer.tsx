@@ -109,7 +109,13 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
     const now = Date.now();
     if (now - lastTyping.current < TYPING_EVERY_MS) return;
     lastTyping.current = now;
-    void gql(START_TYPING, { id: c.id }).catch(() => undefined);
+    // The server drops an announcement within 3 s of the one before as it received them; when a
+    // late request makes it drop this one, try again a second later instead of 3 s.
+    void gql<{ startTyping: boolean }>(START_TYPING, { id: c.id })
+      .then((d) => {
+        if (!d.startTyping) lastTyping.current = Date.now() - TYPING_EVERY_MS + 1000;
+      })
+      .catch(() => undefined);
   };
 
   const updateSuggestions = (value: string, caret: number) => {

@@ -100,8 +100,8 @@ export async function webClient(): Promise<ScenarioResult> {
     const opens: number[] = [];
     // Of each open: until the last API answer arrived (the rest is the page's own work).
     const apiWait: number[] = [];
-    // CPU time the page spent (script, style, layout), which a busy machine does not inflate
-    // the way it inflates wall time.
+    // Time the page's main thread spent in tasks (script, style, layout, paint) during each open:
+    // the client's own share, apart from waiting for the API.
     const cdp = await context.newCDPSession(page);
     await cdp.send('Performance.enable');
     const cpu = async () => {
@@ -197,6 +197,11 @@ export async function webClient(): Promise<ScenarioResult> {
           value: percentile(apiWait, 50),
           unit: 'ms',
         },
+        {
+          measure: 'open channel of 51: page main-thread time, median',
+          value: percentile(openCpu, 50) * 1000,
+          unit: 'ms',
+        },
         { measure: `10,000 messages: scroll steps to the top`, value: SCROLL_STEPS, unit: 'steps' },
         { measure: '10,000 messages: pages fetched', value: pageQueries, unit: 'queries' },
         {
@@ -221,7 +226,7 @@ export async function webClient(): Promise<ScenarioResult> {
         {
           target: 'opening a channel of 50 messages under 300 ms',
           met: median < 300,
-          detail: `median ${median.toFixed(0)} ms of ${OPENS} (API answers ${percentile(apiWait, 50).toFixed(0)} ms of it; the page's own CPU time ${(percentile(openCpu, 50) * 1000).toFixed(0)} ms), max ${Math.max(...opens).toFixed(0)} ms`,
+          detail: `median ${median.toFixed(0)} ms of ${OPENS} (API answers ${percentile(apiWait, 50).toFixed(0)} ms of it; the page's main thread busy ${(percentile(openCpu, 50) * 1000).toFixed(0)} ms), max ${Math.max(...opens).toFixed(0)} ms`,
         },
         {
           target: 'a channel of 10,000 messages scrolls without loading them all',

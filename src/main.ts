@@ -20,14 +20,23 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** Logs the boot line the contract fixes for feature states. */
+/**
+ * Logs the boot line the contract fixes for feature states. `disabled` and `unavailable` are
+ * string fields (the contract's wording): names comma-separated in the fixed feature order, the
+ * same syntax as SVC_FEATURES_DISABLED; an unavailable entry carries its reason in parentheses.
+ * Empty string when nothing is in that state.
+ */
 export function logFeatureStates(ctx: AppContext): void {
   ctx.log.info(
     {
-      disabled: ctx.config.features.filter((f) => f.state === 'disabled').map((f) => f.key),
+      disabled: ctx.config.features
+        .filter((f) => f.state === 'disabled')
+        .map((f) => f.key)
+        .join(','),
       unavailable: ctx.config.features
         .filter((f) => f.state === 'unavailable')
-        .map((f) => `${f.key} (${f.reason})`),
+        .map((f) => `${f.key} (${f.reason})`)
+        .join(','),
     },
     'instance features (SVC_FEATURES_DISABLED)',
   );

@@ -7,6 +7,7 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
+import { selectOperation } from '../lib/graphql-operation.js';
 
 /** The parts of one GraphQL request the classifier reads; both come unchecked from JSON. */
 export type CsrfRequest = { query: unknown; operationName?: unknown };
@@ -80,26 +81,6 @@ function parseBounded(query: unknown): DocumentNode | null {
     // nested thousands deep: none of them can be classified.
     return null;
   }
-}
-
-/**
- * The operation the request selects, as graphql-js execution does, except that a name shared
- * by two operations selects none rather than the last one, and a name that is not a string
- * selects none.
- */
-function selectOperation(
-  document: DocumentNode,
-  operationName: unknown,
-): OperationDefinitionNode | null {
-  if (operationName !== null && operationName !== undefined && typeof operationName !== 'string') {
-    return null;
-  }
-  const operations = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
-  const candidates =
-    operationName === null || operationName === undefined
-      ? operations
-      : operations.filter((op) => op.name?.value === operationName);
-  return candidates.length === 1 ? (candidates[0] ?? null) : null;
 }
 
 /**

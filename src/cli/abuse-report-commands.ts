@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { CLI_ACTOR } from '../services/moderation/actor.js';
 import type { ReportView } from '../services/moderation/reports.js';
 
-import { printJson, withContext, type CliIo } from './run.js';
+import { printJson, withContext, type CliIo } from './io.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 

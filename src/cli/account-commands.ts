@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 
 import { registerAccountPurgeCommand } from './account-purge-commands.js';
-import { printJson, withContext, type CliIo } from './run.js';
+import { printJson, withContext, type CliIo } from './io.js';
 
 export function registerAccountCommands(program: Command, io: CliIo): void {
   const account = program.command('account').description('manage accounts');

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 
-import { printJson, withContext, type CliIo } from './run.js';
+import { printJson, withContext, type CliIo } from './io.js';
 
 /**
  * `svc account purge [--now]`: runs the account purge of the hourly job once, here and now

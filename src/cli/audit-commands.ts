@@ -2,7 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 
 import { AUDIT_PAGE_MAX, type AuditView } from '../services/moderation/audit-log.js';
 
-import { printJson, withContext, type CliIo } from './run.js';
+import { printJson, withContext, type CliIo } from './io.js';
 
 const view = (e: AuditView) => ({ ...e, createdAt: new Date(e.createdAt).toISOString() });
 

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 
-import { printJson, withContext, type CliIo } from './run.js';
+import { printJson, withContext, type CliIo } from './io.js';
 
 const wholeNumber = (value: string): number => {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number');

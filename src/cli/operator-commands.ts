@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 
-import { printJson, withContext, type CliIo } from './run.js';
+import { printJson, withContext, type CliIo } from './io.js';
 
 export function registerOperatorCommands(program: Command, io: CliIo): void {
   const operator = program

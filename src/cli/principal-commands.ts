@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { CLI_ACTOR } from '../services/moderation/actor.js';
 import type { PrincipalBlockView } from '../services/moderation/principal-blocks.js';
 
-import { printJson, withContext, type CliIo } from './run.js';
+import { printJson, withContext, type CliIo } from './io.js';
 
 const view = (b: PrincipalBlockView) => ({ ...b, createdAt: new Date(b.createdAt).toISOString() });
 

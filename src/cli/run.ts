@@ -1,9 +1,7 @@
 import { Command, CommanderError } from 'commander';
 
 import { ConfigError, loadConfig, unknownVariables, type Config } from '../config/index.js';
-import { createAppContext, type AppContext } from '../context.js';
 import { AppError } from '../errors.js';
-import { createLogger } from '../logger.js';
 import { startServer } from '../main.js';
 import { readVersion } from '../version.js';
 
@@ -15,34 +13,8 @@ import { registerIpCommands } from './ip-commands.js';
 import { registerOperatorCommands } from './operator-commands.js';
 import { registerPrincipalCommands } from './principal-commands.js';
 
-/** Where the CLI writes; tests pass their own. */
-export interface CliIo {
-  out(text: string): void;
-  err(text: string): void;
-  readStdin(): Promise<string>;
-  env: NodeJS.ProcessEnv;
-}
-
-/** Exit codes: 0 done, 1 refused or failed, 2 bad usage or configuration. */
-export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
-
-/** Opens the server's database with the same SVC_* settings, runs `fn`, closes. */
-export async function withContext<T>(io: CliIo, fn: (ctx: AppContext) => Promise<T>): Promise<T> {
-  const config = loadConfig(io.env);
-  const ctx = await createAppContext(config, {
-    passive: true,
-    log: createLogger('warn', { write: (s: string) => io.err(s) } as never),
-  });
-  try {
-    return await fn(ctx);
-  } finally {
-    await ctx.close();
-  }
-}
-
-export function printJson(io: CliIo, value: unknown): void {
-  io.out(`${JSON.stringify(value, null, 2)}\n`);
-}
+export { EXIT, printJson, withContext, type CliIo } from './io.js';
+import { EXIT, withContext, type CliIo } from './io.js';
 
 /** Runs the CLI with `argv` (without node and script); resolves to the exit code. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {

@@ -11,6 +11,7 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
+import { selectOperation } from '../lib/graphql-operation.js';
 
 /**
  * Bounds on one GraphQL document: far above what a client needs (GraphiQL's introspection query,
@@ -157,22 +158,6 @@ export function countMutationFields(
   if (operation.operation !== OperationTypeNode.MUTATION) return 0;
   const summary = summarize(operation.selectionSet, summarizeFragments(document));
   return Math.min(summary.rootFields, DOCUMENT_LIMITS.mutationFieldCountCap);
-}
-
-/**
- * The operation a request selects, as graphql-js execution does, except that a name given to
- * two operations selects none (execution would take the last; validation refuses the document).
- */
-function selectOperation(
-  document: DocumentNode,
-  operationName: string | null | undefined,
-): OperationDefinitionNode | null {
-  const operations = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
-  const candidates =
-    operationName === null || operationName === undefined
-      ? operations
-      : operations.filter((op) => op.name?.value === operationName);
-  return candidates.length === 1 ? (candidates[0] ?? null) : null;
 }
 
 /**

@@ -1,6 +1,5 @@
 import {
   execute,
-  getOperationAST,
   GraphQLError,
   specifiedRules,
   validate,
@@ -13,6 +12,7 @@ import {
 } from 'graphql';
 
 import { validation } from '../errors.js';
+import { selectOperation } from '../lib/graphql-operation.js';
 import { Lru } from '../lib/lru.js';
 
 import type { GraphqlContext } from './context.js';
@@ -70,12 +70,12 @@ export class GraphqlExecutor {
 
   /** Which kind of operation a request selects, or null when it cannot be selected. */
   operationType(doc: PreparedDocument, operationName?: string | null): OperationTypeNode | null {
-    return getOperationAST(doc.document, operationName ?? undefined)?.operation ?? null;
+    return selectOperation(doc.document, operationName)?.operation ?? null;
   }
 
   /** The name of the operation a request selects (for metrics and logs), or null. */
   operationName(doc: PreparedDocument, operationName?: string | null): string | null {
-    return getOperationAST(doc.document, operationName ?? undefined)?.name?.value ?? null;
+    return selectOperation(doc.document, operationName)?.name?.value ?? null;
   }
 
   mutationFieldCount(doc: PreparedDocument, operationName?: string | null): number {

@@ -28,10 +28,9 @@ describe('feature switches', () => {
       const line = lines[0]!;
       expect(line.level).toBe(30);
       // Both lists in the fixed feature order, whatever order the variable used.
-      expect(line.disabled).toEqual(['attachments', 'ai_commands']);
-      expect(line.unavailable).toEqual([
-        'email (set SVC_SMTP_HOST and SVC_SMTP_FROM to send mail)',
-      ]);
+      // String fields (the contract's wording), names comma-separated.
+      expect(line.disabled).toBe('attachments,ai_commands');
+      expect(line.unavailable).toBe('email (set SVC_SMTP_HOST and SVC_SMTP_FROM to send mail)');
     } finally {
       await server.stop();
     }
@@ -43,8 +42,8 @@ describe('feature switches', () => {
     });
     try {
       const line = server.logs.find(BOOT_LINE)!;
-      expect(line.disabled).toEqual([]);
-      expect(line.unavailable).toEqual([]);
+      expect(line.disabled).toBe('');
+      expect(line.unavailable).toBe('');
     } finally {
       await server.stop();
     }

@@ -1,4 +1,5 @@
 import type { Resolver } from '../../resolver-types.js';
+import { startSessionPayload } from './session-payload.js';
 
 interface Args {
   input: {
@@ -13,16 +14,10 @@ interface Args {
 }
 
 export const signupWithInvite: Resolver<unknown, Args> = async (_parent, { input }, ctx) => {
-  const { account, session, serverId } = await ctx.app.services.registration.signupWithPassword({
+  const signedIn = await ctx.app.services.registration.signupWithPassword({
     ...input,
     ip: ctx.ip,
     userAgent: ctx.userAgent,
   });
-  ctx.cookies.startSession(session);
-  return {
-    user: { ...account, viewerIsSelf: true },
-    csrfToken: session.csrfToken,
-    expiresAt: session.expiresAt,
-    serverId,
-  };
+  return startSessionPayload(ctx, signedIn);
 };

@@ -1,4 +1,5 @@
 import type { Resolver } from '../../resolver-types.js';
+import { startSessionPayload } from '../accounts/session-payload.js';
 
 export const loginWithKey: Resolver<
   unknown,
@@ -12,16 +13,10 @@ export const loginWithKey: Resolver<
     };
   }
 > = async (_parent, { proof }, ctx) => {
-  const { account, session } = await ctx.app.services.keyAuth.login({
+  const signedIn = await ctx.app.services.keyAuth.login({
     proof,
     ip: ctx.ip,
     userAgent: ctx.userAgent,
   });
-  ctx.cookies.startSession(session);
-  return {
-    user: { ...account, viewerIsSelf: true },
-    csrfToken: session.csrfToken,
-    expiresAt: session.expiresAt,
-    serverId: null,
-  };
+  return startSessionPayload(ctx, signedIn);
 };

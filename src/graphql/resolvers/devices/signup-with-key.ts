@@ -1,4 +1,5 @@
 import type { Resolver } from '../../resolver-types.js';
+import { startSessionPayload } from '../accounts/session-payload.js';
 
 interface SignupWithKeyInput {
   username: string;
@@ -20,7 +21,7 @@ export const signupWithKey: Resolver<unknown, { input: SignupWithKeyInput }> = a
   { input },
   ctx,
 ) => {
-  const { account, session, serverId } = await ctx.app.services.keyAuth.signupWithKey({
+  const signedIn = await ctx.app.services.keyAuth.signupWithKey({
     ...input,
     request: {
       inviteToken: input.inviteToken ?? null,
@@ -30,11 +31,5 @@ export const signupWithKey: Resolver<unknown, { input: SignupWithKeyInput }> = a
     ip: ctx.ip,
     userAgent: ctx.userAgent,
   });
-  ctx.cookies.startSession(session);
-  return {
-    user: { ...account, viewerIsSelf: true },
-    csrfToken: session.csrfToken,
-    expiresAt: session.expiresAt,
-    serverId,
-  };
+  return startSessionPayload(ctx, signedIn);
 };

@@ -35,14 +35,14 @@ describe('who sees which workspace event', () => {
       .filter((e) => e.type === 'MessageCreated')
       .map((e) => e.payload.message?.text ?? e.payload.text);
 
-  /** Sends a marker message everyone can see, and waits until everyone still listening has it. */
+  /**
+   * Sends a marker message everyone can see, and waits until everyone still listening has it.
+   * Compares message texts exactly: a short label such as "b1" also occurs inside hex ids.
+   */
   async function barrier(label: string, listening: string[]): Promise<void> {
     await sendMessage(t, alice, space.channels.general!, label);
     for (const who of listening) {
-      await until(
-        () => JSON.stringify(streams.get(who)!.results).includes(label),
-        `${who}: ${label}`,
-      );
+      await until(() => texts(who).includes(label), `${who}: ${label}`);
     }
   }
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { DIRECT_SPACE_ID } from '../../src/db/migrations/0002-collaboration.js';
+import { DIRECT_SPACE_ID } from '../../src/db/direct-space.js';
 import { DAY_MS, ManualClock } from '../../src/lib/clock.js';
 import { createTestApp, type Agent, type TestApp } from '../_util/app.js';
 import { signUpAndIn } from '../_util/seed.js';

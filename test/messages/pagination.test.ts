@@ -1,7 +1,7 @@
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { DIRECT_SPACE_ID } from '../../src/db/migrations/0002-collaboration.js';
+import { DIRECT_SPACE_ID } from '../../src/db/direct-space.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { encodeCursor } from '../../src/lib/cursor.js';
 import { newId } from '../../src/lib/ids.js';

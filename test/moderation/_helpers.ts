@@ -1,5 +1,5 @@
 import { runCli } from '../../src/cli/run.js';
-import { DIRECT_SPACE_ID } from '../../src/db/migrations/0002-collaboration.js';
+import { DIRECT_SPACE_ID } from '../../src/db/direct-space.js';
 import { newId } from '../../src/lib/ids.js';
 import type { Agent, TestApp } from '../_util/app.js';
 

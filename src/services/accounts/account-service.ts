@@ -9,11 +9,12 @@ import type { IssuedSession, SessionInfo, SessionService } from '../sessions/ses
 import type { AuditLog } from '../moderation/audit-log.js';
 import { isAccountBlocked } from '../moderation/blocked.js';
 
-import { isUniqueViolation } from './db-errors.js';
+import { isUniqueViolation } from '../../db/errors.js';
 import { assertLocalAccount } from './local-account.js';
 import { ACCOUNT_LOGIN_RULE, ADDRESS_LOGIN_RULE, FailureThrottle } from './login-throttle.js';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './passwords.js';
 import { normalizeDisplayName } from './profile.js';
+import { toAccountView, type AccountView } from './account-view.js';
 import {
   findAccountByEmailKey,
   findAccountById,
@@ -32,16 +33,7 @@ import {
   USERNAME_INPUT_MAX,
 } from './username.js';
 
-export interface AccountView {
-  id: string;
-  username: string;
-  displayName: string | null;
-  email: string | null;
-  createdAt: number;
-  isOperator: boolean;
-  deletionScheduledFor: number | null;
-  homeServer: string | null;
-}
+export type { AccountView } from './account-view.js';
 
 /** The fields a new account row takes; the rest start empty. */
 export interface NewAccount {
@@ -132,16 +124,7 @@ export class AccountService {
   async get(id: string): Promise<AccountView> {
     const row = await findAccountById(this.db.kysely, id);
     if (!row || row.deletedAt !== null) throw notFound('account');
-    return {
-      id: row.id,
-      username: row.username,
-      displayName: row.displayName,
-      email: row.email,
-      createdAt: row.createdAt,
-      isOperator: row.isOperator === 1,
-      deletionScheduledFor: row.deletionScheduledFor,
-      homeServer: row.homeServer,
-    };
+    return toAccountView(row);
   }
 
   async findByUsername(username: string): Promise<AccountView | null> {

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
-import { DIRECT_SPACE_ID } from '../../db/migrations/0002-collaboration.js';
+import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import type {
   ConversationMemberTable,
   ConversationTable,

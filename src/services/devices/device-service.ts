@@ -6,7 +6,7 @@ import type { Db } from '../../db/database.js';
 import { AppError, conflict, forbidden, notFound, rateLimited, validation } from '../../errors.js';
 import { MINUTE_MS, type Clock } from '../../lib/clock.js';
 import { isId, newId, randomToken } from '../../lib/ids.js';
-import { isUniqueViolation } from '../accounts/db-errors.js';
+import { isUniqueViolation } from '../../db/errors.js';
 import { findAccountById, findAccountByUsernameKey } from '../accounts/queries.js';
 import { lookupKey } from '../accounts/username.js';
 import type { SessionInfo, SessionService } from '../sessions/session-service.js';

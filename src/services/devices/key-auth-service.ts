@@ -6,7 +6,7 @@ import { AppError, conflict, notFound, validation } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import type { AccountService, AccountView } from '../accounts/account-service.js';
-import { isUniqueViolation } from '../accounts/db-errors.js';
+import { isUniqueViolation } from '../../db/errors.js';
 import { findAccountById, findAccountByUsernameKey, insertAccount } from '../accounts/queries.js';
 import { normalizeDisplayName } from '../accounts/profile.js';
 import { normalizeUsername } from '../accounts/username.js';

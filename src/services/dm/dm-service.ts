@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 
 import type { Config, DmPartners, DmReach } from '../../config/index.js';
 import type { Db, Executor } from '../../db/database.js';
-import { DIRECT_SPACE_ID } from '../../db/migrations/0002-collaboration.js';
+import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import type { DmRequestTable } from '../../db/tables/collaboration.js';
 import type { Tx } from '../../db/transaction.js';
 import type { EventBus } from '../../events/bus.js';

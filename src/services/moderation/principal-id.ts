@@ -64,7 +64,7 @@ export function parsePrincipal(input: unknown): ParsedPrincipal {
     case 'remote': {
       const at = value.lastIndexOf('@');
       if (at <= 0) throw malformed(text);
-      const username = value.slice(0, at).normalize('NFKC').toLowerCase();
+      const username = remoteUsernameKey(value.slice(0, at));
       const host = value.slice(at + 1).toLowerCase();
       if (!REMOTE_USER_RE.test(username) || !HOST_RE.test(host)) throw malformed(text);
       return { kind: 'remote', id: `remote:${username}@${host}`, username, host };
@@ -96,4 +96,12 @@ export function principalIdsOfAccount(account: {
     ids.push(`server:${host}`, `remote:${account.usernameKey}@${host}`);
   }
   return ids;
+}
+
+/**
+ * How a remote person's username is compared (`remote:<username>@<host>`): NFKC, then case
+ * folded, as local usernames are; the one place both the parser and the block check take it from.
+ */
+export function remoteUsernameKey(username: string): string {
+  return username.normalize('NFKC').toLowerCase();
 }

@@ -4,7 +4,7 @@ import { forbidden, notFound, rateLimited, validation } from '../../errors.js';
 import { HOUR_MS, type Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { isId, newId } from '../../lib/ids.js';
-import { isUniqueViolation } from '../accounts/db-errors.js';
+import { isUniqueViolation } from '../../db/errors.js';
 import type { SessionInfo } from '../sessions/session-service.js';
 
 import { actorId, type ModerationActor } from './actor.js';

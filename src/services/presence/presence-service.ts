@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
 import type { Db } from '../../db/database.js';
-import { DIRECT_SPACE_ID } from '../../db/migrations/0002-collaboration.js';
+import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import type { EventBus } from '../../events/bus.js';
 import { userTopic, workspaceTopic, type EventPayload } from '../../events/catalog.js';
 import { validation } from '../../errors.js';

@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/database.js';
-import { DIRECT_SPACE_ID } from '../../db/migrations/0002-collaboration.js';
+import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 
 // Presence and typing queries, executor first.
 

@@ -6,7 +6,7 @@ import type { Config } from '../../config/index.js';
 import type { Tx } from '../../db/transaction.js';
 import { AppError, capExceeded, forbidden, validation } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
-import { isUniqueViolation } from '../accounts/db-errors.js';
+import { isUniqueViolation } from '../../db/errors.js';
 import { normalizeEmail } from '../accounts/username.js';
 
 import { issuePowChallenge, verifyPow, type PowChallenge } from './pow.js';

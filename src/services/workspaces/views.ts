@@ -1,5 +1,6 @@
 import type { Role } from '../../auth/policy.js';
 import { validation } from '../../errors.js';
+import { toAccountView } from '../accounts/account-view.js';
 
 import type { MemberPageRow, WorkspaceViewRow } from './queries.js';
 import type { WorkspaceMemberView, WorkspaceView } from './workspace-service.js';
@@ -31,16 +32,7 @@ export function toMemberView(serverId: string, r: MemberPageRow): WorkspaceMembe
     role: r.role,
     joinedAt: r.joinedAt,
     timedOutUntil: r.timedOutUntil,
-    user: {
-      id: r.accountId,
-      username: r.username,
-      displayName: r.displayName,
-      email: r.email,
-      createdAt: r.createdAt,
-      isOperator: r.isOperator === 1,
-      deletionScheduledFor: r.deletionScheduledFor,
-      homeServer: r.homeServer,
-    },
+    user: toAccountView({ ...r, id: r.accountId }),
   };
 }
 

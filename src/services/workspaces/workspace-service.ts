@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { assertCan, assertOutranks, can, type Role } from '../../auth/policy.js';
 import type { Config } from '../../config/index.js';
 import type { Db, Executor } from '../../db/database.js';
-import { DIRECT_SPACE_ID } from '../../db/migrations/0002-collaboration.js';
+import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import type { Tx } from '../../db/transaction.js';
 import { AppError, capExceeded, notFound, validation } from '../../errors.js';
 import type { EventBus } from '../../events/bus.js';
@@ -538,11 +538,12 @@ export class WorkspaceService {
 
   /**
    * Deletes a workspace inside the caller's transaction without the owner's checks: the account
-   * purge removes a workspace its account alone belonged to. The direct space is never deleted.
+   * purge removes a workspace its account alone belonged to, a cascading principal block those
+   * its accounts own (`by`, the operator). The direct space is never deleted.
    */
-  async deleteForPurge(tx: Tx, workspaceId: string): Promise<void> {
+  async deleteForPurge(tx: Tx, workspaceId: string, by: string | null = null): Promise<void> {
     if (workspaceId === DIRECT_SPACE_ID) return;
-    await this.deleteWithin(tx, workspaceId, null);
+    await this.deleteWithin(tx, workspaceId, by);
   }
 
   private async deleteWithin(tx: Tx, workspaceId: string, by: string | null): Promise<void> {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { DIRECT_SPACE_ID } from '../../src/db/migrations/0002-collaboration.js';
+import { DIRECT_SPACE_ID } from '../../src/db/direct-space.js';
 import { userTopic, workspaceTopic } from '../../src/events/catalog.js';
 import { ManualClock, MINUTE_MS } from '../../src/lib/clock.js';
 import { newId } from '../../src/lib/ids.js';

@@ -11,16 +11,15 @@ import { DAY_MS, type Clock } from '../../lib/clock.js';
 import { assertLocalAccount } from '../accounts/local-account.js';
 import { findAccountById } from '../accounts/queries.js';
 import { lookupKey } from '../accounts/username.js';
+import type { MessageRemover } from '../messages/removal.js';
 import type { SessionInfo, SessionService } from '../sessions/session-service.js';
 
 import {
-  deleteWorkspace,
   dueAccountIds,
   lockDueAccount,
   ownedWorkspaces,
   ownedWorkspacesWithOthers,
   purgeAccountRows,
-  purgePlaintextMessages,
   scheduleDeletion,
   successorOf,
   transferOwnership,
@@ -37,12 +36,11 @@ import {
 export type PurgeStep = (tx: Tx, accountId: string, now: number) => Promise<void>;
 
 /**
- * What the purge asks of the workspaces area, looked up when a purge runs: deleting a workspace
- * inside the purge transaction with that area's own deletion hooks. Without it the purge deletes
- * the row and relies on the schema's cascades.
+ * What the purge asks of the workspaces area: deleting a workspace inside the purge transaction
+ * with that area's own deletion hooks and events.
  */
 export interface WorkspacePurgePort {
-  deleteForPurge?(tx: Tx, workspaceId: string): Promise<void>;
+  deleteForPurge(tx: Tx, workspaceId: string, by: string | null): Promise<void>;
 }
 
 /** Accounts purged per run; the next hourly run continues. */
@@ -64,7 +62,8 @@ export class AccountDeletionService {
     private readonly sessions: SessionService,
     private readonly bus: EventBus,
     private readonly log: Logger,
-    private readonly workspaces: () => WorkspacePurgePort | undefined = () => undefined,
+    private readonly workspaces: WorkspacePurgePort,
+    private readonly messages: MessageRemover,
   ) {}
 
   /** Adds an area's step to every purge (see PurgeStep). */
@@ -154,7 +153,7 @@ export class AccountDeletionService {
       // and may settle the account's workspaces themselves.
       for (const step of this.steps) await step.run(tx, accountId, now);
       await this.settleOwnedWorkspaces(tx, accountId, now);
-      await purgePlaintextMessages(tx.db, accountId, now);
+      await this.messages.purgeAuthor(tx, accountId, now);
       await purgeAccountRows(tx.db, accountId);
       await writeTombstone(tx.db, accountId, await this.tombstoneName(tx, accountId), now);
       return true;
@@ -169,9 +168,7 @@ export class AccountDeletionService {
   private async settleOwnedWorkspaces(tx: Tx, accountId: string, now: number) {
     for (const ws of await ownedWorkspaces(tx.db, accountId)) {
       if (ws.others === 0) {
-        const port = this.workspaces();
-        if (port?.deleteForPurge) await port.deleteForPurge(tx, ws.id);
-        else await deleteWorkspace(tx.db, ws.id);
+        await this.workspaces.deleteForPurge(tx, ws.id, null);
         continue;
       }
       const heir = await successorOf(tx.db, ws.id, accountId);

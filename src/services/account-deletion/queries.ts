@@ -112,10 +112,6 @@ export async function ownedWorkspaces(db: Executor, accountId: string) {
   return rows.map((r) => ({ id: r.id, others: Number(r.others ?? 0) }));
 }
 
-export async function deleteWorkspace(db: Executor, workspaceId: string) {
-  await db.deleteFrom('workspace').where('id', '=', workspaceId).execute();
-}
-
 /**
  * The member who inherits a workspace: the longest-standing moderator, else the longest-standing
  * member, else the longest-standing guest.
@@ -156,78 +152,6 @@ export async function transferOwnership(db: Executor, workspaceId: string, newOw
     .where('workspaceId', '=', workspaceId)
     .where('accountId', '=', newOwnerId)
     .execute();
-}
-
-/**
- * Removes the account's plaintext messages. A message someone else replied to stays as a
- * deleted shell (no text, `deletedAt` set) so its replies keep their place; encrypted messages
- * stay as they are, authored by the tombstone. Reply counts of threads that lost replies are
- * recounted.
- */
-export async function purgePlaintextMessages(db: Executor, accountId: string, now: number) {
-  const kept = (
-    await db
-      .selectFrom('message as m')
-      .select('m.id')
-      .where('m.authorId', '=', accountId)
-      .where('m.ciphertext', 'is', null)
-      .where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('message as r')
-            .select('r.id')
-            .whereRef('r.threadRootId', '=', 'm.id')
-            .where('r.authorId', '!=', accountId),
-        ),
-      )
-      .execute()
-  ).map((r) => r.id);
-
-  for (const ids of chunks(kept, 500)) {
-    await db
-      .updateTable('message')
-      .set({ text: null, mentions: null })
-      .where('id', 'in', ids)
-      .execute();
-    await db
-      .updateTable('message')
-      .set({ deletedAt: now, deletedBy: accountId })
-      .where('id', 'in', ids)
-      .where('deletedAt', 'is', null)
-      .execute();
-    await db.deleteFrom('message_edit').where('messageId', 'in', ids).execute();
-  }
-
-  let doomed = db
-    .selectFrom('message')
-    .select(['id', 'threadRootId'])
-    .where('authorId', '=', accountId)
-    .where('ciphertext', 'is', null);
-  if (kept.length > 0) doomed = doomed.where('id', 'not in', kept);
-  const rows = await doomed.execute();
-  const roots = new Set<string>();
-  for (const r of rows) if (r.threadRootId !== null) roots.add(r.threadRootId);
-  for (const ids of chunks(
-    rows.map((r) => r.id),
-    500,
-  )) {
-    await db.deleteFrom('message').where('id', 'in', ids).execute();
-  }
-  for (const rootId of roots) {
-    const agg = await db
-      .selectFrom('message')
-      .select((eb) => [
-        eb.fn.countAll<number | string>().as('n'),
-        eb.fn.max('createdAt').as('last'),
-      ])
-      .where('threadRootId', '=', rootId)
-      .executeTakeFirstOrThrow();
-    await db
-      .updateTable('message')
-      .set({ replyCount: Number(agg.n), lastReplyAt: agg.last === null ? null : Number(agg.last) })
-      .where('id', '=', rootId)
-      .execute();
-  }
 }
 
 /** Everything else the account holds that the purge removes (docs/account-deletion.md). */
@@ -277,8 +201,4 @@ export async function writeTombstone(
     })
     .where('id', '=', accountId)
     .execute();
-}
-
-function* chunks<T>(items: T[], size: number): Generator<T[]> {
-  for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
 }

@@ -10,7 +10,8 @@ import { AppError, conflict, forbidden, notFound, validation } from '../../error
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { AccountService, AccountView } from '../accounts/account-service.js';
-import { isForeignKeyViolation } from '../accounts/db-errors.js';
+import { toAccountView } from '../accounts/account-view.js';
+import { isForeignKeyViolation } from '../../db/errors.js';
 import {
   assertReadable,
   assertWritableBy,
@@ -49,6 +50,7 @@ import {
   visibleChannelIdsByName,
 } from './queries.js';
 import { MessageRateLimiter } from './rate-limit.js';
+import type { MessageRemover } from './removal.js';
 import { checkEmoji, checkText, NO_MENTIONS, parseMentions, type StoredMentions } from './text.js';
 
 /** Pins one conversation may hold (Slack's limit). */
@@ -63,6 +65,8 @@ export const MAX_REACTION_EMOJI = 20;
  */
 export class MessageService {
   readonly rate: MessageRateLimiter;
+  /** The one removal path; areas register their clean-up with `removal.onRemove`. */
+  readonly removal: MessageRemover;
 
   constructor(
     private readonly deps: {
@@ -72,9 +76,11 @@ export class MessageService {
       clock: Clock;
       log: Logger;
       accounts: AccountService;
+      removal: MessageRemover;
     },
   ) {
     this.rate = new MessageRateLimiter(deps.config.rates, deps.clock);
+    this.removal = deps.removal;
   }
 
   private get kysely() {
@@ -334,7 +340,8 @@ export class MessageService {
 
   /**
    * Deletes a message: its author, or a Moderator or the owner of its workspace. The row stays
-   * (replies stay under it) without text, mentions, edit history, reactions or pin.
+   * (replies stay under it) without text, ciphertext, mentions, edit history, reactions or pin
+   * (`removal.ts`, the one removal path).
    */
   async delete(accountId: string, messageId: unknown): Promise<MessageTable> {
     const { message, access } = await this.messageFor(accountId, messageId, 'write', (m) =>
@@ -346,39 +353,17 @@ export class MessageService {
     }
     if (message.deletedAt !== null) return message;
     const now = this.now();
-    const conv = toRow(access.row);
     const deleted: MessageTable = {
       ...message,
       text: null,
+      ciphertext: null,
       mentions: null,
       deletedAt: now,
       deletedBy: accountId,
     };
-    await this.deps.db.transaction(async (tx) => {
-      const res = await tx.db
-        .updateTable('message')
-        .set({ text: null, mentions: null, deletedAt: now, deletedBy: accountId })
-        .where('id', '=', message.id)
-        .where('deletedAt', 'is', null)
-        .executeTakeFirst();
-      if (Number(res.numUpdatedRows) !== 1) return; // deleted meanwhile: same answer
-      await tx.db.deleteFrom('message_edit').where('messageId', '=', message.id).execute();
-      await tx.db.deleteFrom('reaction').where('messageId', '=', message.id).execute();
-      await tx.db.deleteFrom('pin').where('messageId', '=', message.id).execute();
-      emitConversationEvent(
-        tx,
-        this.deps.bus,
-        conv,
-        await this.recipients(tx, conv),
-        'MessageDeleted',
-        now,
-        {
-          messageId: message.id,
-          threadRootId: message.threadRootId,
-          deletedBy: accountId,
-        },
-      );
-    });
+    await this.deps.db.transaction((tx) =>
+      this.deps.removal.remove(tx, [message.id], { at: now, by: accountId }),
+    );
     return deleted;
   }
 
@@ -633,18 +618,7 @@ export class MessageService {
   /** Users by id as the User type takes them; a purged account is left out. */
   async accountsByIds(ids: readonly string[]): Promise<AccountView[]> {
     const rows = await accountsByIds(this.kysely, ids);
-    return rows
-      .filter((r) => r.deletedAt === null)
-      .map((r) => ({
-        id: r.id,
-        username: r.username,
-        displayName: r.displayName,
-        email: r.email,
-        createdAt: r.createdAt,
-        isOperator: r.isOperator === 1,
-        deletionScheduledFor: r.deletionScheduledFor,
-        homeServer: r.homeServer,
-      }));
+    return rows.filter((r) => r.deletedAt === null).map(toAccountView);
   }
 
   /** The caller's role in each workspace (the direct space has none). */

@@ -304,3 +304,107 @@ export async function rolesIn(db: Executor, accountId: string, workspaceIds: rea
     .where('workspaceId', 'in', workspaceIds)
     .execute();
 }
+
+// ---- removal (removal.ts is the only caller) ------------------------------------------------
+
+/** What a removed message's announcement and the removal hooks need. */
+export interface RemovedMessage {
+  id: string;
+  conversationId: string;
+  workspaceId: string;
+  authorId: string;
+  threadRootId: string | null;
+}
+
+/**
+ * Clears the text, ciphertext and mentions of the messages not yet deleted and marks them
+ * deleted; drops their edit history, reactions and pins. Returns the messages it changed: a
+ * message deleted meanwhile is not among them (the update re-checks `deletedAt` under the row
+ * lock on PostgreSQL).
+ */
+export async function tombstoneRows(
+  db: Executor,
+  ids: readonly string[],
+  at: number,
+  by: string,
+): Promise<RemovedMessage[]> {
+  if (ids.length === 0) return [];
+  const removed = await db
+    .updateTable('message')
+    .set({ text: null, ciphertext: null, mentions: null, deletedAt: at, deletedBy: by })
+    .where('id', 'in', ids)
+    .where('deletedAt', 'is', null)
+    .returning(['id', 'conversationId', 'workspaceId', 'authorId', 'threadRootId'])
+    .execute();
+  if (removed.length === 0) return removed;
+  const changed = removed.map((m) => m.id);
+  await db.deleteFrom('message_edit').where('messageId', 'in', changed).execute();
+  await db.deleteFrom('reaction').where('messageId', 'in', changed).execute();
+  await db.deleteFrom('pin').where('messageId', 'in', changed).execute();
+  return removed;
+}
+
+/** Every plaintext message an account wrote, deleted or not (the purge's set). */
+export async function plaintextIdsBy(db: Executor, accountId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('message')
+    .select('id')
+    .where('authorId', '=', accountId)
+    .where('ciphertext', 'is', null)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Among the purged account's messages `ids`, the thread roots that keep a reply the purge does
+ * not remove (someone else's, or the account's own encrypted one): they stay as deleted shells.
+ */
+export async function rootsWithRepliesOutside(
+  db: Executor,
+  ids: readonly string[],
+  accountId: string,
+): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('message as r')
+    .select('r.threadRootId')
+    .distinct()
+    .where('r.threadRootId', 'in', ids)
+    .where((eb) => eb.or([eb('r.authorId', '!=', accountId), eb('r.ciphertext', 'is not', null)]))
+    .execute();
+  return rows.flatMap((r) => (r.threadRootId === null ? [] : [r.threadRootId]));
+}
+
+export async function deleteMessageRows(db: Executor, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.deleteFrom('message').where('id', 'in', ids).execute();
+}
+
+/** Sets the reply count and last reply time of thread roots from the replies that remain. */
+export async function recountThreads(db: Executor, rootIds: readonly string[]): Promise<void> {
+  for (const rootId of rootIds) {
+    const agg = await db
+      .selectFrom('message')
+      .select((eb) => [
+        eb.fn.countAll<number | string>().as('n'),
+        eb.fn.max('createdAt').as('last'),
+      ])
+      .where('threadRootId', '=', rootId)
+      .executeTakeFirstOrThrow();
+    await db
+      .updateTable('message')
+      .set({ replyCount: Number(agg.n), lastReplyAt: agg.last === null ? null : Number(agg.last) })
+      .where('id', '=', rootId)
+      .execute();
+  }
+}
+
+/** The conversations removed messages belong to, with what their announcement needs. */
+export async function conversationsByIds(db: Executor, ids: readonly string[]) {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('conversation')
+    .select(['id', 'workspaceId', 'kind', 'isPrivate'])
+    .where('id', 'in', ids)
+    .execute();
+}

@@ -2,6 +2,7 @@ import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
 import type { EventBus } from '../../events/bus.js';
 import type { Clock } from '../../lib/clock.js';
+import type { MessageRemover } from '../messages/removal.js';
 import type { SessionService } from '../sessions/session-service.js';
 
 import type { AuditLog } from './audit-log.js';
@@ -24,7 +25,8 @@ export class ModerationService {
       bus: EventBus;
       sessions: SessionService;
       audit: AuditLog;
-      removeWorkspace?: WorkspaceRemover;
+      removeWorkspace: WorkspaceRemover;
+      messages: MessageRemover;
     },
   ) {
     this.reports = new ReportService(deps.db, deps.clock, deps.audit);

@@ -2,30 +2,32 @@ import type { Db } from '../../db/database.js';
 import type { PrincipalKind } from '../../db/tables/moderation.js';
 import type { Tx } from '../../db/transaction.js';
 import type { EventBus } from '../../events/bus.js';
-import { workspaceTopic, type EventPayload, type EventType } from '../../events/catalog.js';
-import { publishOnCommit } from '../../events/publish.js';
 import { conflict, notFound, validation } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
-import { isUniqueViolation } from '../accounts/db-errors.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import { lookupKey } from '../accounts/username.js';
+import type { MessageRemover } from '../messages/removal.js';
 import type { SessionService } from '../sessions/session-service.js';
 
 import { actorId, type ModerationActor } from './actor.js';
 import type { AuditLog } from './audit-log.js';
 import { blockedRefusal, findBlocks } from './blocked.js';
-import { parsePrincipal, principalIdsOfAccount, type ParsedPrincipal } from './principal-id.js';
+import {
+  parsePrincipal,
+  principalIdsOfAccount,
+  remoteUsernameKey,
+  type ParsedPrincipal,
+} from './principal-id.js';
 import {
   accountsOfPrincipal,
   countOtherUnblockedOperators,
   deletePrincipalBlock,
   deleteReactionsBy,
-  deleteWorkspaceRow,
   findPrincipalBlock,
   insertPrincipalBlock,
   lockPrincipalBlocks,
   listPrincipalBlocks,
-  memberIdsOf,
   messagesBy,
-  removeMessages,
   usernamesByIds,
   usernamesByKeyIdentity,
   workspacesOwnedBy,
@@ -54,9 +56,8 @@ export interface BlockResult {
 }
 
 /**
- * Deletes one workspace inside the block's transaction. The default deletes the row (foreign
- * keys cascade) and announces MemberLeft and WorkspaceDeleted like `deleteWorkspace`; the
- * composition root may pass the workspace area's own deletion instead.
+ * Deletes one workspace inside the block's transaction: the workspace area's own deletion, so
+ * its deletion hooks run and members get MemberLeft and WorkspaceDeleted.
  */
 export type WorkspaceRemover = (tx: Tx, workspaceId: string, by: string) => Promise<void>;
 
@@ -68,8 +69,6 @@ type Resolved = Exclude<ParsedPrincipal, { kind: 'username' }>;
  * signups, and with `cascade` also removes what they posted and the workspaces they own.
  */
 export class PrincipalBlockService {
-  private readonly removeWorkspace: WorkspaceRemover;
-
   constructor(
     private readonly deps: {
       db: Db;
@@ -77,18 +76,16 @@ export class PrincipalBlockService {
       bus: EventBus;
       sessions: SessionService;
       audit: AuditLog;
-      removeWorkspace?: WorkspaceRemover;
+      removeWorkspace: WorkspaceRemover;
+      messages: MessageRemover;
     },
-  ) {
-    this.removeWorkspace =
-      deps.removeWorkspace ?? ((tx, id, by) => this.deleteWorkspace(tx, id, by));
-  }
+  ) {}
 
   /** Parses an id and turns `@username` into `user:<id>` (NOT_FOUND for no such account). */
   async resolve(input: unknown): Promise<Resolved> {
     const parsed = parsePrincipal(input);
     if (parsed.kind !== 'username') return parsed;
-    const key = parsed.username.normalize('NFKC').trim().toLowerCase();
+    const key = lookupKey(parsed.username);
     const row = await this.deps.db.kysely
       .selectFrom('account')
       .select('id')
@@ -178,61 +175,20 @@ export class PrincipalBlockService {
    */
   private async cascade(tx: Tx, accountIds: string[], by: string, now: number) {
     const workspaces = await workspacesOwnedBy(tx.db, accountIds);
-    for (const ws of workspaces) await this.removeWorkspace(tx, ws.id, by);
+    for (const ws of workspaces) await this.deps.removeWorkspace(tx, ws.id, by);
     // Messages inside the deleted workspaces went with them; what is left lives elsewhere.
     const messages = await messagesBy(tx.db, accountIds);
-    await removeMessages(
-      tx.db,
+    const removed = await this.deps.messages.remove(
+      tx,
       messages.map((m) => m.id),
-      now,
-      by,
+      { at: now, by },
     );
     const reactionsRemoved = await deleteReactionsBy(tx.db, accountIds);
-    for (const m of messages) {
-      this.emit(tx, now, 'MessageDeleted', {
-        audience:
-          m.kind === 'channel' && m.isPrivate === 0
-            ? { kind: 'channel', conversationId: m.conversationId }
-            : { kind: 'conversation', conversationId: m.conversationId },
-        serverId: m.workspaceId,
-        conversationId: m.conversationId,
-        messageId: m.id,
-        deletedBy: by,
-      });
-    }
     return {
-      messagesRemoved: messages.length,
+      messagesRemoved: removed.length,
       reactionsRemoved,
       workspacesDeleted: workspaces.length,
     };
-  }
-
-  private async deleteWorkspace(tx: Tx, workspaceId: string, by: string): Promise<void> {
-    const memberIds = await memberIdsOf(tx.db, workspaceId);
-    await deleteWorkspaceRow(tx.db, workspaceId);
-    const now = this.deps.clock.now().getTime();
-    for (const userId of memberIds) {
-      this.emit(tx, now, 'MemberLeft', {
-        audience: { kind: 'users', userIds: [userId] },
-        serverId: workspaceId,
-        userId,
-        reason: 'workspaceDeleted',
-      });
-    }
-    this.emit(tx, now, 'WorkspaceDeleted', {
-      audience: { kind: 'users', userIds: memberIds },
-      serverId: workspaceId,
-      deletedBy: by,
-    });
-  }
-
-  private emit(tx: Tx, at: number, type: EventType, payload: EventPayload): void {
-    publishOnCommit(tx, this.deps.bus, {
-      topic: workspaceTopic(payload.serverId),
-      type,
-      at,
-      payload,
-    });
   }
 
   /** Lifts a block; NOT_FOUND when the principal is not blocked. Removed content stays removed. */
@@ -329,7 +285,7 @@ export class PrincipalBlockService {
     if (who.homeServer) {
       const host = who.homeServer.toLowerCase();
       ids.push(`server:${host}`);
-      if (who.username) ids.push(`remote:${who.username.normalize('NFKC').toLowerCase()}@${host}`);
+      if (who.username) ids.push(`remote:${remoteUsernameKey(who.username)}@${host}`);
     }
     if ((await findBlocks(db, ids)).length > 0) throw blockedRefusal();
   }

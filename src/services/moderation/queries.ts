@@ -293,40 +293,15 @@ export async function countOtherUnblockedOperators(
   return Number(row.n);
 }
 
-/** Non-deleted messages some accounts wrote, with what a MessageDeleted event needs. */
+/** Non-deleted messages some accounts wrote. */
 export async function messagesBy(db: Executor, accountIds: string[]) {
   if (accountIds.length === 0) return [];
   return db
-    .selectFrom('message as m')
-    .innerJoin('conversation as c', 'c.id', 'm.conversationId')
-    .select(['m.id', 'm.conversationId', 'c.workspaceId', 'c.kind', 'c.isPrivate'])
-    .where('m.authorId', 'in', accountIds)
-    .where('m.deletedAt', 'is', null)
+    .selectFrom('message')
+    .select('id')
+    .where('authorId', 'in', accountIds)
+    .where('deletedAt', 'is', null)
     .execute();
-}
-
-/**
- * Removes messages the way a moderator's delete does (text, ciphertext and mentions cleared,
- * `deletedAt` set, so replies keep their place), and what would still show their text: edit
- * history, reactions on them and pins of them.
- */
-export async function removeMessages(
-  db: Executor,
-  ids: string[],
-  at: number,
-  by: string,
-): Promise<void> {
-  for (let i = 0; i < ids.length; i += 500) {
-    const chunk = ids.slice(i, i + 500);
-    await db
-      .updateTable('message')
-      .set({ text: null, ciphertext: null, mentions: null, deletedAt: at, deletedBy: by })
-      .where('id', 'in', chunk)
-      .execute();
-    await db.deleteFrom('message_edit').where('messageId', 'in', chunk).execute();
-    await db.deleteFrom('reaction').where('messageId', 'in', chunk).execute();
-    await db.deleteFrom('pin').where('messageId', 'in', chunk).execute();
-  }
 }
 
 /** Reactions some accounts added to anyone's messages. */
@@ -348,20 +323,6 @@ export async function workspacesOwnedBy(db: Executor, accountIds: string[]) {
     .where('ownerId', 'in', accountIds)
     .where('isDirect', '=', 0)
     .execute();
-}
-
-export async function memberIdsOf(db: Executor, workspaceId: string) {
-  const rows = await db
-    .selectFrom('workspace_member')
-    .select('accountId')
-    .where('workspaceId', '=', workspaceId)
-    .execute();
-  return rows.map((r) => r.accountId);
-}
-
-/** Deletes a workspace; foreign keys cascade to its members, conversations and messages. */
-export async function deleteWorkspaceRow(db: Executor, id: string): Promise<void> {
-  await db.deleteFrom('workspace').where('id', '=', id).execute();
 }
 
 /** Usernames of live accounts holding these key identities, by key identity. */

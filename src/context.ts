@@ -22,10 +22,7 @@ import { IpBlockService } from './services/ip-blocks/ip-block-service.js';
 import { AuditLog } from './services/moderation/audit-log.js';
 import { ModerationService } from './services/moderation/moderation-service.js';
 import { SessionService } from './services/sessions/session-service.js';
-import {
-  AccountDeletionService,
-  type WorkspacePurgePort,
-} from './services/account-deletion/account-deletion-service.js';
+import { AccountDeletionService } from './services/account-deletion/account-deletion-service.js';
 import { DeviceService } from './services/devices/device-service.js';
 import { KeyAuthService } from './services/devices/key-auth-service.js';
 import { KeyChallenges } from './services/devices/key-challenges.js';
@@ -39,8 +36,10 @@ import { WorkspaceService } from './services/workspaces/workspace-service.js';
 import { ConversationService } from './services/conversations/conversation-service.js';
 import { DmService } from './services/dm/dm-service.js';
 import { MessageService } from './services/messages/message-service.js';
+import { MessageRemover } from './services/messages/removal.js';
 import { PresenceService, type PresenceTimings } from './services/presence/presence-service.js';
 import { TypingService } from './services/presence/typing-service.js';
+import { FileStorage } from './services/files/file-storage.js';
 import { readVersion } from './version.js';
 import type { RealtimeOptions } from './ws/server.js';
 
@@ -72,6 +71,8 @@ export interface Services {
   presence: PresenceService;
   /** Typing indicators for direct conversations. */
   typing: TypingService;
+  /** The blob store under SVC_DATA_DIR and the sources that keep blobs alive (docs/files.md). */
+  files: FileStorage;
 }
 
 /** Everything long-lived, created in one place and closed in reverse order. */
@@ -244,6 +245,8 @@ export async function createAppContext(
       keyChallenges,
       signup,
     );
+    // The one removal path for messages; areas register their clean-up on it (removal.ts).
+    const messageRemover = new MessageRemover(bus);
     const accountDeletion = new AccountDeletionService(
       db,
       config,
@@ -251,7 +254,8 @@ export async function createAppContext(
       sessions,
       bus,
       log.child({ subsystem: 'account-deletion' }),
-      () => ctx.services.workspaces as WorkspacePurgePort,
+      workspaces,
+      messageRemover,
     );
     const moderation = new ModerationService({
       db,
@@ -262,7 +266,8 @@ export async function createAppContext(
       audit,
       // A cascading block deletes the workspaces it owns the way a purge does: deletion hooks
       // (files, plugins, ...) run and members get MemberLeft and WorkspaceDeleted.
-      removeWorkspace: (tx, id) => workspaces.deleteForPurge(tx, id),
+      removeWorkspace: (tx, id, by) => workspaces.deleteForPurge(tx, id, by),
+      messages: messageRemover,
     });
     const dm = new DmService({
       db,
@@ -288,6 +293,7 @@ export async function createAppContext(
       clock,
       log: log.child({ subsystem: 'messages' }),
       accounts,
+      removal: messageRemover,
     });
     const presence = new PresenceService({
       db,
@@ -346,6 +352,7 @@ export async function createAppContext(
         dm,
         presence,
         typing,
+        files: new FileStorage(config.dataDir, clock),
       },
       limiters,
       admission,

@@ -45,5 +45,13 @@ export function allJobs(ctx: AppContext): Job[] {
         await ctx.services.conversations.purgeExpiredInvites();
       },
     },
+    {
+      // Blobs no row names any more, and temporary files left by a crash (docs/files.md).
+      name: 'blob-sweep',
+      intervalMs: 60 * MINUTE_MS,
+      run: async () => {
+        await ctx.services.files.sweep();
+      },
+    },
   ];
 }

@@ -1,0 +1,199 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, type ReadStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+/** What a stored blob is known by: its sha256 (lowercase hex) and its size. */
+export interface StoredBlob {
+  sha256: string;
+  sizeBytes: number;
+}
+
+/**
+ * Thrown by `BlobStore.put` as soon as the stream passes `maxBytes`: the rest of the stream is
+ * not read and the temporary file is removed. File routes answer it with 413.
+ */
+export class BlobTooLargeError extends Error {
+  constructor(readonly limitBytes: number) {
+    super(`the file is larger than ${limitBytes} bytes`);
+    this.name = 'BlobTooLargeError';
+  }
+}
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/** True for a well-formed blob name (64 lowercase hex digits); anything else is never a path. */
+export function isSha256(value: string): boolean {
+  return SHA256_HEX.test(value);
+}
+
+/**
+ * One content-addressed store of files under `<root>`: a blob lives at `<root>/ab/cd/<sha256>`
+ * (two levels of 256 folders, so no folder grows past a few thousand entries). A blob is streamed
+ * into `<root>/tmp/` while its hash and size are computed, fsynced, then renamed into place, so a
+ * reader never sees a partial file and a crash leaves at most a temporary file, which the sweep
+ * removes. Nothing is held whole in memory.
+ *
+ * Blobs are shared: the same bytes uploaded twice are stored once. Rows that use a blob (an
+ * attachment, an avatar, an emoji) name it by sha256; the store itself does not count references.
+ * `sweep` asks the caller which names are still referenced and removes the rest once they are older
+ * than a grace period, so a blob written just before its row commits is never swept, and a crash
+ * between "last row deleted" and "blob removed" leaks the blob only until the next sweep.
+ *
+ * Several server processes share one store when they mount the same volume at the same path:
+ * writes are atomic renames of content-addressed names (two writers of the same bytes produce the
+ * same file), and removal only happens in the sweep.
+ */
+export class BlobStore {
+  private readonly tmpDir: string;
+
+  constructor(readonly root: string) {
+    this.tmpDir = path.join(root, 'tmp');
+  }
+
+  /** The file of a blob. Throws on a name that is not a sha256, so no input becomes a path. */
+  pathOf(sha256: string): string {
+    if (!isSha256(sha256)) throw new Error(`not a blob name: ${JSON.stringify(sha256)}`);
+    return path.join(this.root, sha256.slice(0, 2), sha256.slice(2, 4), sha256);
+  }
+
+  /**
+   * Stores what `source` yields. Refuses with `BlobTooLargeError` as soon as more than `maxBytes`
+   * arrive; any error of the source (a client that stops sending) removes the temporary file and
+   * is rethrown.
+   */
+  async put(source: AsyncIterable<Uint8Array>, opts: { maxBytes: number }): Promise<StoredBlob> {
+    await fs.mkdir(this.tmpDir, { recursive: true });
+    const tmp = path.join(this.tmpDir, `${Date.now()}-${randomBytes(8).toString('hex')}`);
+    const file = await fs.open(tmp, 'wx', 0o600);
+    const hash = createHash('sha256');
+    let size = 0;
+    let closed = false;
+    try {
+      for await (const chunk of source) {
+        size += chunk.byteLength;
+        if (size > opts.maxBytes) throw new BlobTooLargeError(opts.maxBytes);
+        hash.update(chunk);
+        await file.write(chunk);
+      }
+      await file.sync();
+      await file.close();
+      closed = true;
+      const sha256 = hash.digest('hex');
+      const dest = this.pathOf(sha256);
+      await fs.mkdir(path.dirname(dest), { recursive: true });
+      if (await exists(dest)) {
+        // Same bytes already stored: keep the old file, refresh its age for the sweep's grace.
+        await fs.unlink(tmp);
+        const now = new Date();
+        await fs.utimes(dest, now, now);
+      } else {
+        await fs.rename(tmp, dest);
+        await syncDir(path.dirname(dest));
+      }
+      return { sha256, sizeBytes: size };
+    } catch (err) {
+      if (!closed) await file.close().catch(() => undefined);
+      await fs.unlink(tmp).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** Size of a stored blob, or null when there is none. */
+  async size(sha256: string): Promise<number | null> {
+    try {
+      const st = await fs.lstat(this.pathOf(sha256));
+      return st.isFile() ? st.size : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** A stream of a blob's bytes, `start`..`end` inclusive when given (as for HTTP Range). */
+  open(sha256: string, range?: { start: number; end: number }): ReadStream {
+    return createReadStream(this.pathOf(sha256), range);
+  }
+
+  /** Every stored blob name (walks the shards). */
+  async *list(): AsyncGenerator<string> {
+    for (const a of await readdirOrEmpty(this.root)) {
+      if (!/^[0-9a-f]{2}$/.test(a)) continue;
+      for (const b of await readdirOrEmpty(path.join(this.root, a))) {
+        if (!/^[0-9a-f]{2}$/.test(b)) continue;
+        for (const name of await readdirOrEmpty(path.join(this.root, a, b))) {
+          if (isSha256(name) && name.startsWith(a + b)) yield name;
+        }
+      }
+    }
+  }
+
+  /**
+   * Removes blobs no row refers to and temporary files left by a crash, both only once older than
+   * `graceMs`. `referenced` answers which of the names it is given are still in use. Returns how
+   * many blobs and temporary files were removed.
+   */
+  async sweep(
+    referenced: (names: string[]) => Promise<Set<string>>,
+    opts: { now: number; graceMs: number },
+  ): Promise<{ blobs: number; temporary: number }> {
+    const cutoff = opts.now - opts.graceMs;
+    let temporary = 0;
+    for (const name of await readdirOrEmpty(this.tmpDir)) {
+      const file = path.join(this.tmpDir, name);
+      const st = await fs.lstat(file).catch(() => null);
+      if (st && st.mtimeMs < cutoff) {
+        await fs.rm(file, { force: true });
+        temporary++;
+      }
+    }
+    let blobs = 0;
+    let batch: string[] = [];
+    const flush = async (): Promise<void> => {
+      const used = await referenced(batch);
+      for (const name of batch) {
+        if (used.has(name)) continue;
+        const file = this.pathOf(name);
+        const st = await fs.lstat(file).catch(() => null);
+        if (st && st.mtimeMs < cutoff) {
+          await fs.rm(file, { force: true });
+          blobs++;
+        }
+      }
+      batch = [];
+    };
+    for await (const name of this.list()) {
+      batch.push(name);
+      if (batch.length >= 500) await flush();
+    }
+    if (batch.length > 0) await flush();
+    return { blobs, temporary };
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await fs.lstat(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function readdirOrEmpty(dir: string): Promise<string[]> {
+  try {
+    return await fs.readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+}
+
+/** Makes a rename durable: fsync of the folder that holds the new name. */
+async function syncDir(dir: string): Promise<void> {
+  const handle = await fs.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

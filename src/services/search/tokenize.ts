@@ -1,0 +1,71 @@
+// One tokenizer writes the search index terms for both databases, so SQLite and PostgreSQL
+// cannot diverge (see docs/search.md once written; issue: search in any language).
+//
+// Rules:
+// - Text is normalized with Unicode NFKC and lower-cased (full-width letters become ASCII,
+//   "ß" folds to "ss", final sigma to sigma).
+// - Outside CJK, diacritics are removed ("Café" -> "cafe") and a word is a run of letters and
+//   digits; each word is one term.
+// - Han, Hiragana, Katakana and Hangul have no spaces between words: a run of them becomes
+//   overlapping bigrams ("東京都" -> "東京", "京都"), so any substring of two or more characters
+//   matches. A run of a single character is kept as one term.
+// - Mixed text splits at every change between CJK and other scripts.
+
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc\u3005]/u;
+const WORD = /[\p{L}\p{N}\p{M}]/u;
+const MARKS = /\p{M}/gu;
+
+function foldChar(ch: string): string {
+  if (CJK.test(ch)) return ch;
+  return ch.normalize('NFD').replace(MARKS, '').normalize('NFC');
+}
+
+/** NFKC, case folding and (outside CJK) diacritics removal, character by character. */
+export function foldText(text: string): string {
+  const lowered = text.normalize('NFKC').toLowerCase().replace(/ß/g, 'ss').replace(/ς/g, 'σ');
+  let out = '';
+  for (const ch of lowered) out += foldChar(ch);
+  return out.normalize('NFKC');
+}
+
+/** The terms of a text, in order, with repeats: words, and CJK bigrams. */
+export function tokenize(text: string): string[] {
+  const folded = foldText(text);
+  const terms: string[] = [];
+  let word = '';
+  let cjk: string[] = [];
+  const flushWord = () => {
+    if (word) terms.push(word);
+    word = '';
+  };
+  const flushCjk = () => {
+    if (cjk.length === 1) terms.push(cjk[0]!);
+    for (let i = 0; i + 1 < cjk.length; i++) terms.push(cjk[i]! + cjk[i + 1]!);
+    cjk = [];
+  };
+  for (const ch of folded) {
+    if (CJK.test(ch)) {
+      flushWord();
+      cjk.push(ch);
+    } else if (WORD.test(ch)) {
+      flushCjk();
+      word += ch;
+    } else {
+      flushWord();
+      flushCjk();
+    }
+  }
+  flushWord();
+  flushCjk();
+  return terms;
+}
+
+/** The distinct terms to store in the index for a message body. */
+export function indexTerms(text: string): string[] {
+  return [...new Set(tokenize(text))];
+}
+
+/** The distinct terms a query must all find (AND). Empty when the query has no word. */
+export function queryTerms(text: string): string[] {
+  return [...new Set(tokenize(text))];
+}

@@ -17,6 +17,7 @@ import { Admission } from './http/admission.js';
 import { createLogger } from './logger.js';
 import { Metrics } from './metrics.js';
 import { AccountService } from './services/accounts/account-service.js';
+import { Authz } from './services/authz/authz.js';
 import { loadOrCreateServerKeys, type ServerKeys } from './services/instance/server-keys.js';
 import { IpBlockService } from './services/ip-blocks/ip-block-service.js';
 import { AuditLog } from './services/moderation/audit-log.js';
@@ -44,6 +45,8 @@ import { readVersion } from './version.js';
 import type { RealtimeOptions } from './ws/server.js';
 
 export interface Services {
+  /** Who may do what: the action catalogue over workspace roles, memoised per request. */
+  authz: Authz;
   accounts: AccountService;
   sessions: SessionService;
   ipBlocks: IpBlockService;
@@ -209,6 +212,7 @@ export async function createAppContext(
       mailer,
       log.child({ subsystem: 'password-reset' }),
     );
+    const authz = new Authz(db);
     const workspaces = new WorkspaceService({
       db,
       bus,
@@ -334,6 +338,7 @@ export async function createAppContext(
       graphql,
       mailer,
       services: {
+        authz,
         accounts,
         sessions,
         ipBlocks,

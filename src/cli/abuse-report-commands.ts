@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 
-import { CLI_ACTOR } from '../services/moderation/actor.js';
+import { CLI_ACTOR } from '../auth/actor.js';
 import type { ReportView } from '../services/moderation/reports.js';
 
 import { printJson, withContext, type CliIo } from './io.js';
@@ -33,7 +33,7 @@ export function registerAbuseReportCommands(program: Command, io: CliIo): void {
     .option('--after <cursor>', "continue after this report's cursor")
     .action(async (opts: { open?: boolean; after?: string }) => {
       await withContext(io, async (ctx) => {
-        const list = await ctx.services.moderation.reports.listInstance({
+        const list = await ctx.services.moderation.reports.listInstance(CLI_ACTOR, {
           openOnly: opts.open === true,
           after: opts.after ?? null,
           limit: 500,

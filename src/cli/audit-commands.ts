@@ -1,5 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 
+import { CLI_ACTOR } from '../auth/actor.js';
 import { AUDIT_PAGE_MAX, type AuditView } from '../services/moderation/audit-log.js';
 
 import { printJson, withContext, type CliIo } from './io.js';
@@ -24,7 +25,7 @@ export function registerAuditCommands(program: Command, io: CliIo): void {
     .option('--limit <n>', `entries per page (1 to ${AUDIT_PAGE_MAX}, default 50)`, limit)
     .action(async (opts: { before?: string; after?: string; limit?: number }) => {
       await withContext(io, async (ctx) => {
-        const page = await ctx.services.moderation.audit.list({
+        const page = await ctx.services.moderation.audit.list(CLI_ACTOR, {
           before: opts.before ?? null,
           after: opts.after ?? null,
           limit: opts.limit ?? null,

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 
+import { CLI_ACTOR } from '../auth/actor.js';
 import { printJson, withContext, type CliIo } from './io.js';
 
 const wholeNumber = (value: string): number => {
@@ -19,7 +20,7 @@ export function registerInviteCommands(program: Command, io: CliIo): void {
     .action(async (opts: { email?: string; expiresInDays?: number; maxUses?: number }) => {
       await withContext(io, async (ctx) => {
         const { invite: created, token } = await ctx.services.registration.createInstanceInvite(
-          { kind: 'cli' },
+          CLI_ACTOR,
           { email: opts.email, expiresInDays: opts.expiresInDays, maxUses: opts.maxUses },
         );
         printJson(io, { ...view(created), token });
@@ -30,7 +31,7 @@ export function registerInviteCommands(program: Command, io: CliIo): void {
     .description('list instance invites, newest first')
     .action(async () => {
       await withContext(io, async (ctx) => {
-        const invites = await ctx.services.registration.listInstanceInvites({ kind: 'cli' });
+        const invites = await ctx.services.registration.listInstanceInvites(CLI_ACTOR);
         printJson(io, invites.map(view));
       });
     });
@@ -39,7 +40,7 @@ export function registerInviteCommands(program: Command, io: CliIo): void {
     .description('revoke an instance invite')
     .action(async (id: string) => {
       await withContext(io, async (ctx) => {
-        const revoked = await ctx.services.registration.revokeInstanceInvite({ kind: 'cli' }, id);
+        const revoked = await ctx.services.registration.revokeInstanceInvite(CLI_ACTOR, id);
         printJson(io, { id, revoked });
       });
     });

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 
+import { CLI_ACTOR } from '../auth/actor.js';
 import { printJson, withContext, type CliIo } from './io.js';
 
 const view = (b: {
@@ -30,7 +31,7 @@ export function registerIpCommands(program: Command, io: CliIo): void {
     .description('list blocked addresses and ranges, newest first')
     .action(async () => {
       await withContext(io, async (ctx) =>
-        printJson(io, (await ctx.services.ipBlocks.list()).map(view)),
+        printJson(io, (await ctx.services.ipBlocks.list(CLI_ACTOR)).map(view)),
       );
     });
   ip.command('block <cidr>')
@@ -39,11 +40,10 @@ export function registerIpCommands(program: Command, io: CliIo): void {
     .option('--expires-in-days <n>', 'lift the block after this many days (1 to 36500)', days)
     .action(async (cidr: string, opts: { reason?: string; expiresInDays?: number }) => {
       await withContext(io, async (ctx) => {
-        const block = await ctx.services.ipBlocks.block({
+        const block = await ctx.services.ipBlocks.block(CLI_ACTOR, {
           cidr,
           reason: opts.reason ?? null,
           expiresInDays: opts.expiresInDays ?? null,
-          actor: 'cli',
         });
         printJson(io, view(block));
       });
@@ -52,7 +52,7 @@ export function registerIpCommands(program: Command, io: CliIo): void {
     .description('lift the block of an address or range')
     .action(async (cidr: string) => {
       await withContext(io, async (ctx) =>
-        printJson(io, view(await ctx.services.ipBlocks.unblock(cidr, 'cli'))),
+        printJson(io, view(await ctx.services.ipBlocks.unblock(CLI_ACTOR, cidr))),
       );
     });
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 
-import { CLI_ACTOR } from '../services/moderation/actor.js';
+import { CLI_ACTOR } from '../auth/actor.js';
 import type { PrincipalBlockView } from '../services/moderation/principal-blocks.js';
 
 import { printJson, withContext, type CliIo } from './io.js';
@@ -18,7 +18,7 @@ export function registerPrincipalCommands(program: Command, io: CliIo): void {
     .description('list blocked principals, newest first')
     .action(async () => {
       await withContext(io, async (ctx) =>
-        printJson(io, (await ctx.services.moderation.blocks.list()).map(view)),
+        printJson(io, (await ctx.services.moderation.blocks.list(CLI_ACTOR)).map(view)),
       );
     });
   principal

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 
+import { userActor, type UserActor } from '../auth/actor.js';
 import type { AppContext } from '../context.js';
 import { unauthenticated } from '../errors.js';
 import type { IssuedSession, SessionInfo } from '../services/sessions/session-service.js';
@@ -24,10 +25,26 @@ export interface GraphqlContext {
   log: Logger;
   cookies: CookieJar;
   transport: 'http' | 'ws';
+  /**
+   * The signed-in person as services see them, built once per request by `requireActor` (the
+   * per-request role memo of `Authz` hangs off this object).
+   */
+  actor?: UserActor;
 }
 
 /** The caller's session, or UNAUTHENTICATED for an anonymous request. */
 export function requireSession(ctx: GraphqlContext): SessionInfo {
   if (!ctx.session) throw unauthenticated();
   return ctx.session;
+}
+
+/** The caller as an `Actor` for service calls, or UNAUTHENTICATED for an anonymous request. */
+export function requireActor(ctx: GraphqlContext): UserActor {
+  if (ctx.actor) return ctx.actor;
+  return (ctx.actor = userActor(requireSession(ctx)));
+}
+
+/** The caller as an `Actor`, or null for an anonymous request (fields that answer null). */
+export function optionalActor(ctx: GraphqlContext): UserActor | null {
+  return ctx.session ? requireActor(ctx) : null;
 }

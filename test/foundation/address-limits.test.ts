@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { CLI_ACTOR } from '../../src/auth/actor.js';
 import { DAY_MS, ManualClock } from '../../src/lib/clock.js';
 import { createTestApp, type TestApp } from '../_util/app.js';
 
@@ -108,7 +109,7 @@ describe('client address behind a trusted proxy', () => {
   });
 
   it('blocks the address a trusted proxy names', async () => {
-    await t.ctx.services.ipBlocks.block({ cidr: '203.0.113.77', actor: 'test' });
+    await t.ctx.services.ipBlocks.block(CLI_ACTOR, { cidr: '203.0.113.77' });
     const res = await api(t, proxy, { 'x-forwarded-for': '203.0.113.77' });
     expect(res.statusCode).toBe(403);
     expect(res.json()).toStrictEqual({ error: 'blocked' });
@@ -134,7 +135,7 @@ describe('IP deny list', () => {
   ] as const;
 
   it('answers 403 {"error":"blocked"} on every route but /healthz', async () => {
-    await t.ctx.services.ipBlocks.block({ cidr: '198.51.100.0/24', actor: 'test' });
+    await t.ctx.services.ipBlocks.block(CLI_ACTOR, { cidr: '198.51.100.0/24' });
     for (const [method, url] of routes) {
       const res = await t.inject({ method, url, remoteAddress: '198.51.100.200' });
       expect(res.statusCode, url).toBe(403);
@@ -150,14 +151,14 @@ describe('IP deny list', () => {
   });
 
   it('blocks IPv6 ranges, and IPv4-mapped peers by their IPv4 address', async () => {
-    await t.ctx.services.ipBlocks.block({ cidr: '2001:db8:5::/48', actor: 'test' });
+    await t.ctx.services.ipBlocks.block(CLI_ACTOR, { cidr: '2001:db8:5::/48' });
     expect((await api(t, '2001:db8:5:ffff::1')).statusCode).toBe(403);
     expect((await api(t, '2001:db8:6::1')).statusCode).toBe(200);
     expect((await api(t, '::ffff:198.51.100.9')).statusCode).toBe(403);
   });
 
   it('stops blocking the moment a block expires', async () => {
-    await t.ctx.services.ipBlocks.block({ cidr: '192.0.2.0/24', expiresInDays: 1, actor: 'test' });
+    await t.ctx.services.ipBlocks.block(CLI_ACTOR, { cidr: '192.0.2.0/24', expiresInDays: 1 });
     expect((await api(t, '192.0.2.5')).statusCode).toBe(403);
     clock.advance(DAY_MS - 1);
     expect((await api(t, '192.0.2.5')).statusCode).toBe(403);
@@ -166,7 +167,7 @@ describe('IP deny list', () => {
   });
 
   it('lifts a block on unblock', async () => {
-    await t.ctx.services.ipBlocks.unblock('2001:db8:5::/48');
+    await t.ctx.services.ipBlocks.unblock(CLI_ACTOR, '2001:db8:5::/48');
     expect((await api(t, '2001:db8:5:ffff::1')).statusCode).toBe(200);
   });
 });

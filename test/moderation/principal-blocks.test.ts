@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { CLI_ACTOR, type UserActor } from '../../src/auth/actor.js';
 import { createTestApp, type Agent, type TestApp } from '../_util/app.js';
 import { DEFAULT_PASSWORD, signIn, signUpAndIn } from '../_util/seed.js';
 
@@ -17,6 +18,16 @@ const BLOCK = `mutation($p: String!, $r: String, $c: Boolean) {
   instanceBlockPrincipal(principalId: $p, reason: $r, cascade: $c) {
     block { principalId kind reason cascade createdBy username createdAt }
     sessionsEnded messagesRemoved reactionsRemoved workspacesDeleted } }`;
+/** An operator's own sign-in session as services see it. */
+const operator = (a: Agent): UserActor => ({
+  kind: 'user',
+  accountId: a.id,
+  sessionId: 'test-session',
+  username: a.username,
+  deviceId: null,
+  homeServer: null,
+  viaOperatorSession: true,
+});
 const UNBLOCK = `mutation($p: String!) { instanceUnblockPrincipal(principalId: $p) { principalId username } }`;
 const LIST = '{ instancePrincipalBlocks { principalId kind reason cascade createdBy username } }';
 const ME = '{ me { id } }';
@@ -311,19 +322,13 @@ describe('principal blocks', () => {
       // (Called on the service, so both have passed the operator check before either commits.)
       const blocks = t2.ctx.services.moderation.blocks;
       const outcomes = await Promise.allSettled([
-        blocks.block(
-          { kind: 'operator', accountId: second.id },
-          { principalId: `user:${third.id}` },
-        ),
-        blocks.block(
-          { kind: 'operator', accountId: third.id },
-          { principalId: `user:${second.id}` },
-        ),
+        blocks.block(operator(second), { principalId: `user:${third.id}` }),
+        blocks.block(operator(third), { principalId: `user:${second.id}` }),
       ]);
       expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
       const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
       expect(refused.reason).toMatchObject({ code: 'VALIDATION' });
-      expect((await blocks.list()).filter((b) => b.kind === 'user')).toHaveLength(2);
+      expect((await blocks.list(CLI_ACTOR)).filter((b) => b.kind === 'user')).toHaveLength(2);
     } finally {
       await t2.close();
     }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { CLI_ACTOR } from '../../src/auth/actor.js';
 import type { Agent } from '../_util/app.js';
 
 import {
@@ -117,7 +118,7 @@ describe('the WebSocket upgrade', () => {
   });
 
   it('answers 403 blocked to an address on the deny list', async () => {
-    await t.server.ctx.services.ipBlocks.block({ cidr: '127.0.0.1', reason: 'test', actor: 'cli' });
+    await t.server.ctx.services.ipBlocks.block(CLI_ACTOR, { cidr: '127.0.0.1', reason: 'test' });
     try {
       await until(() => t.server.ctx.services.ipBlocks.isBlocked('127.0.0.1'), 'the block');
       const blocked = await upgradeAnswer(port, {
@@ -127,7 +128,7 @@ describe('the WebSocket upgrade', () => {
       expect(blocked.status).toBe(403);
       expect(JSON.parse(blocked.body)).toEqual({ error: 'blocked' });
     } finally {
-      await t.server.ctx.services.ipBlocks.unblock('127.0.0.1');
+      await t.server.ctx.services.ipBlocks.unblock(CLI_ACTOR, '127.0.0.1');
       await until(() => !t.server.ctx.services.ipBlocks.isBlocked('127.0.0.1'), 'the unblock');
     }
   });

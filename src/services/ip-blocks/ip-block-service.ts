@@ -1,3 +1,4 @@
+import { actorId, assertInstanceOperator, type Actor } from '../../auth/actor.js';
 import type { Db } from '../../db/database.js';
 import { notFound, validation } from '../../errors.js';
 import { cidrContains, CidrSet, normalizeCidr } from '../../lib/address.js';
@@ -77,23 +78,27 @@ export class IpBlockService {
     return this.set.has(address);
   }
 
-  async list(): Promise<IpBlockView[]> {
+  async list(actor: Actor): Promise<IpBlockView[]> {
+    assertInstanceOperator(actor);
     return listIpBlocks(this.db.kysely, this.clock.now().getTime());
   }
 
   /**
    * Blocks an address or range. Host bits are cleared (`10.1.2.3/8` is stored as `10.0.0.0/8`);
-   * blocking a range again replaces its reason and expiry. `actor` is the operator's account id
-   * or `cli`; `callerAddress`, when given, may not fall inside the range (an operator locking
+   * blocking a range again replaces its reason and expiry. Operators and the command line only;
+   * `callerAddress`, when given, may not fall inside the range (an operator locking
    * themself out through GraphQL is refused with VALIDATION).
    */
-  async block(input: {
-    cidr: string;
-    reason?: string | null;
-    expiresInDays?: number | null;
-    actor: string;
-    callerAddress?: string | null;
-  }): Promise<IpBlockView> {
+  async block(
+    actor: Actor,
+    input: {
+      cidr: string;
+      reason?: string | null;
+      expiresInDays?: number | null;
+      callerAddress?: string | null;
+    },
+  ): Promise<IpBlockView> {
+    assertInstanceOperator(actor);
     const normalized = normalizeCidr(input.cidr);
     if (!normalized) {
       throw validation(
@@ -117,13 +122,13 @@ export class IpBlockService {
       reason,
       createdAt: now,
       expiresAt: days === null ? null : now + days * DAY_MS,
-      createdBy: input.actor,
+      createdBy: actorId(actor),
     };
     await this.db.transaction(async (tx) => {
       await upsertIpBlock(tx.db, row);
       await this.audit.record(tx, {
         action: 'ip.block',
-        actorId: input.actor,
+        actorId: row.createdBy,
         target: row.cidr,
         reason,
         details: {
@@ -140,8 +145,9 @@ export class IpBlockService {
     return deleteExpiredIpBlocks(this.db.kysely, this.clock.now().getTime());
   }
 
-  /** Lifts a block (NOT_FOUND when none); `actor` is the operator's account id or `cli`. */
-  async unblock(cidr: string, actor = 'cli'): Promise<IpBlockView> {
+  /** Lifts a block (NOT_FOUND when none); operators and the command line only. */
+  async unblock(actor: Actor, cidr: string): Promise<IpBlockView> {
+    assertInstanceOperator(actor);
     const normalized = normalizeCidr(cidr);
     if (!normalized) throw validation(`"${cidr}" is not an IP address or CIDR range`);
     const existing = await this.db.transaction(async (tx) => {
@@ -149,7 +155,11 @@ export class IpBlockService {
       if (!row || !(await deleteIpBlock(tx.db, normalized.cidr))) {
         throw notFound(`address block ${normalized.cidr}`);
       }
-      await this.audit.record(tx, { action: 'ip.unblock', actorId: actor, target: row.cidr });
+      await this.audit.record(tx, {
+        action: 'ip.unblock',
+        actorId: actorId(actor),
+        target: row.cidr,
+      });
       return row;
     });
     await this.refresh();

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 
+import { assertInstanceOperator, type Actor } from '../../auth/actor.js';
 import type { Db } from '../../db/database.js';
 import type { AuditKind } from '../../db/tables/moderation.js';
 import type { Tx } from '../../db/transaction.js';
@@ -98,8 +99,10 @@ export class AuditLog {
    * (a page's nextCursor), `after` goes back to newer ones (its prevCursor).
    */
   async list(
+    actor: Actor,
     opts: { before?: string | null; after?: string | null; limit?: number | null } = {},
   ): Promise<AuditPage> {
+    assertInstanceOperator(actor);
     const limit = opts.limit ?? AUDIT_PAGE_DEFAULT;
     if (!Number.isInteger(limit) || limit < 1 || limit > AUDIT_PAGE_MAX) {
       throw validation(`limit must be a whole number from 1 to ${AUDIT_PAGE_MAX}`);

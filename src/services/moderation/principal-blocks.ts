@@ -1,3 +1,4 @@
+import { actorId, assertInstanceOperator, personOf, type Actor } from '../../auth/actor.js';
 import type { Db } from '../../db/database.js';
 import type { PrincipalKind } from '../../db/tables/moderation.js';
 import type { Tx } from '../../db/transaction.js';
@@ -9,7 +10,6 @@ import { lookupKey } from '../accounts/username.js';
 import type { MessageRemover } from '../messages/removal.js';
 import type { SessionService } from '../sessions/session-service.js';
 
-import { actorId, type ModerationActor } from './actor.js';
 import type { AuditLog } from './audit-log.js';
 import { blockedRefusal, findBlocks } from './blocked.js';
 import {
@@ -97,9 +97,10 @@ export class PrincipalBlockService {
   }
 
   async block(
-    actor: ModerationActor,
+    actor: Actor,
     input: { principalId: unknown; reason?: unknown; cascade?: boolean | null },
   ): Promise<BlockResult> {
+    assertInstanceOperator(actor);
     const principal = await this.resolve(input.principalId);
     const reason = checkReason(input.reason);
     const cascade = input.cascade === true;
@@ -118,7 +119,7 @@ export class PrincipalBlockService {
 
   private async blockInTx(
     tx: Tx,
-    actor: ModerationActor,
+    actor: Actor,
     principal: Resolved,
     o: { reason: string | null; cascade: boolean; by: string; now: number },
   ): Promise<BlockResult> {
@@ -131,7 +132,8 @@ export class PrincipalBlockService {
       throw notFound(`account ${principal.accountId}`);
     }
     const ids = accounts.map((a) => a.id);
-    if (actor.kind === 'operator' && ids.includes(actor.accountId)) {
+    const self = personOf(actor);
+    if (self && ids.includes(self.accountId)) {
       throw validation('you cannot block yourself');
     }
     const operators = accounts.filter((a) => a.isOperator === 1 && a.deletedAt === null);
@@ -192,7 +194,8 @@ export class PrincipalBlockService {
   }
 
   /** Lifts a block; NOT_FOUND when the principal is not blocked. Removed content stays removed. */
-  async unblock(actor: ModerationActor, input: unknown): Promise<PrincipalBlockView> {
+  async unblock(actor: Actor, input: unknown): Promise<PrincipalBlockView> {
+    assertInstanceOperator(actor);
     const principal = await this.resolve(input);
     const by = actorId(actor);
     return this.deps.db.transaction(async (tx) => {
@@ -211,7 +214,8 @@ export class PrincipalBlockService {
   }
 
   /** Every block, newest first, with the username of the local account holding it. */
-  async list(): Promise<PrincipalBlockView[]> {
+  async list(actor: Actor): Promise<PrincipalBlockView[]> {
+    assertInstanceOperator(actor);
     return this.views(this.deps.db.kysely, await listPrincipalBlocks(this.deps.db.kysely));
   }
 

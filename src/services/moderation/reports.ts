@@ -1,3 +1,4 @@
+import { actingAccountId, actorId, assertInstanceOperator, type Actor } from '../../auth/actor.js';
 import type { Db } from '../../db/database.js';
 import type { ReportSubjectKind } from '../../db/tables/moderation.js';
 import { forbidden, notFound, rateLimited, validation } from '../../errors.js';
@@ -5,9 +6,7 @@ import { HOUR_MS, type Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { isId, newId } from '../../lib/ids.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import type { SessionInfo } from '../sessions/session-service.js';
 
-import { actorId, type ModerationActor } from './actor.js';
 import type { AuditLog } from './audit-log.js';
 import {
   canReadConversation,
@@ -104,16 +103,17 @@ export class ReportService {
   ) {}
 
   async reportMessage(
-    session: SessionInfo,
+    actor: Actor,
     input: { messageId: unknown; category: unknown; text?: unknown },
   ): Promise<ReportView> {
+    const me = actingAccountId(actor);
     const { category, text } = checkReportInput(input);
     const messageId = typeof input.messageId === 'string' ? input.messageId : '';
     const msg = isId(messageId) ? await findMessageForReport(this.db.kysely, messageId) : undefined;
     if (
       !msg ||
       msg.deletedAt !== null ||
-      !(await canReadConversation(this.db.kysely, session.accountId, {
+      !(await canReadConversation(this.db.kysely, me, {
         conversationId: msg.conversationId,
         workspaceId: msg.workspaceId,
         kind: msg.conversationKind,
@@ -122,8 +122,8 @@ export class ReportService {
     ) {
       throw notFound('message');
     }
-    if (msg.authorId === session.accountId) throw validation('you cannot report your own message');
-    return this.file(session, {
+    if (msg.authorId === me) throw validation('you cannot report your own message');
+    return this.file(actor, {
       subjectKind: 'message',
       subjectId: msg.id,
       subjectAccountId: msg.authorId,
@@ -146,15 +146,16 @@ export class ReportService {
   }
 
   async reportUser(
-    session: SessionInfo,
+    actor: Actor,
     input: { userId: unknown; category: unknown; text?: unknown },
   ): Promise<ReportView> {
+    const me = actingAccountId(actor);
     const { category, text } = checkReportInput(input);
     const userId = typeof input.userId === 'string' ? input.userId : '';
     const user = isId(userId) ? await findAccountBrief(this.db.kysely, userId) : undefined;
     if (!user || user.deletedAt !== null) throw notFound('user');
-    if (user.id === session.accountId) throw validation('you cannot report yourself');
-    return this.file(session, {
+    if (user.id === me) throw validation('you cannot report yourself');
+    return this.file(actor, {
       subjectKind: 'user',
       subjectId: user.id,
       subjectAccountId: user.id,
@@ -166,9 +167,10 @@ export class ReportService {
   }
 
   async reportWorkspace(
-    session: SessionInfo,
+    actor: Actor,
     input: { serverId: unknown; category: unknown; text?: unknown },
   ): Promise<ReportView> {
+    const me = actingAccountId(actor);
     const { category, text } = checkReportInput(input);
     const serverId = typeof input.serverId === 'string' ? input.serverId : '';
     const ws = isId(serverId) ? await findWorkspaceForReport(this.db.kysely, serverId) : undefined;
@@ -176,10 +178,10 @@ export class ReportService {
     if (ws.isDirect === 1) {
       throw validation('the direct space cannot be reported; report a message or a user');
     }
-    if ((await findWorkspaceRole(this.db.kysely, ws.id, session.accountId)) === null) {
+    if ((await findWorkspaceRole(this.db.kysely, ws.id, me)) === null) {
       throw notFound('workspace');
     }
-    return this.file(session, {
+    return this.file(actor, {
       subjectKind: 'workspace',
       subjectId: ws.id,
       subjectAccountId: ws.ownerId,
@@ -198,7 +200,7 @@ export class ReportService {
   }
 
   private async file(
-    session: SessionInfo,
+    actor: Actor,
     r: {
       subjectKind: ReportSubjectKind;
       subjectId: string;
@@ -209,11 +211,12 @@ export class ReportService {
       snapshot: ReportSnapshot;
     },
   ): Promise<ReportView> {
+    const me = actingAccountId(actor);
     const db = this.db.kysely;
-    const existing = await findOpenReport(db, session.accountId, r.subjectKind, r.subjectId);
+    const existing = await findOpenReport(db, me, r.subjectKind, r.subjectId);
     if (existing) return toView(existing, 'reporter');
     const now = this.clock.now().getTime();
-    const recent = await reportTimesSince(db, session.accountId, now - HOUR_MS);
+    const recent = await reportTimesSince(db, me, now - HOUR_MS);
     if (recent.length >= REPORTS_PER_HOUR) {
       const oldest = recent[recent.length - REPORTS_PER_HOUR] as number;
       throw rateLimited((oldest + HOUR_MS - now) / 1000, 'too many reports');
@@ -222,7 +225,7 @@ export class ReportService {
     try {
       await insertReport(db, {
         id,
-        reporterId: session.accountId,
+        reporterId: me,
         subjectKind: r.subjectKind,
         subjectId: r.subjectId,
         subjectAccountId: r.subjectAccountId,
@@ -239,7 +242,7 @@ export class ReportService {
     } catch (err) {
       // The same person reporting the same thing twice at once: one report, as if in turn.
       if (!isUniqueViolation(err)) throw err;
-      const winner = await findOpenReport(db, session.accountId, r.subjectKind, r.subjectId);
+      const winner = await findOpenReport(db, me, r.subjectKind, r.subjectId);
       if (!winner) throw err;
       return toView(winner, 'reporter');
     }
@@ -247,11 +250,15 @@ export class ReportService {
   }
 
   /** Every report, oldest first (operators and the CLI). */
-  async listInstance(opts: {
-    openOnly?: boolean | null;
-    after?: string | null;
-    limit?: number | null;
-  }): Promise<ReportView[]> {
+  async listInstance(
+    actor: Actor,
+    opts: {
+      openOnly?: boolean | null;
+      after?: string | null;
+      limit?: number | null;
+    },
+  ): Promise<ReportView[]> {
+    assertInstanceOperator(actor);
     const rows = await listReports(this.db.kysely, {
       openOnly: opts.openOnly === true,
       after: opts.after ? decodeCursor(opts.after) : null,
@@ -261,7 +268,8 @@ export class ReportService {
   }
 
   /** Marks a report resolved for the instance; NOT_FOUND for no such report. Idempotent. */
-  async resolveInstance(actor: ModerationActor, id: unknown): Promise<ReportView> {
+  async resolveInstance(actor: Actor, id: unknown): Promise<ReportView> {
+    assertInstanceOperator(actor);
     const reportId = typeof id === 'string' ? id.trim().toLowerCase() : '';
     if (!isId(reportId)) throw notFound('report');
     return this.db.transaction(async (tx) => {
@@ -282,7 +290,7 @@ export class ReportService {
 
   /** A workspace's message reports, oldest first: its owner and Moderators only. */
   async listWorkspace(
-    session: SessionInfo,
+    actor: Actor,
     opts: {
       serverId: unknown;
       openOnly?: boolean | null;
@@ -290,7 +298,7 @@ export class ReportService {
       limit?: number | null;
     },
   ): Promise<ReportView[]> {
-    const serverId = await this.assertWorkspaceModerator(session, opts.serverId);
+    const serverId = await this.assertWorkspaceModerator(actor, opts.serverId);
     const rows = await listReports(this.db.kysely, {
       workspaceId: serverId,
       openOnly: opts.openOnly === true,
@@ -301,19 +309,20 @@ export class ReportService {
   }
 
   /** Marks a report resolved for its workspace; NOT_FOUND unless the caller moderates it. */
-  async resolveWorkspace(session: SessionInfo, id: unknown): Promise<ReportView> {
+  async resolveWorkspace(actor: Actor, id: unknown): Promise<ReportView> {
+    const me = actingAccountId(actor);
     const reportId = typeof id === 'string' ? id.trim().toLowerCase() : '';
     if (!isId(reportId)) throw notFound('report');
     return this.db.transaction(async (tx) => {
       const row = await findReport(tx.db, reportId);
       if (!row || row.workspaceId === null) throw notFound('report');
-      const role = await findWorkspaceRole(tx.db, row.workspaceId, session.accountId);
+      const role = await findWorkspaceRole(tx.db, row.workspaceId, me);
       if (role !== 'owner' && role !== 'moderator') throw notFound('report');
       const now = this.clock.now().getTime();
-      if (await markReportResolved(tx.db, reportId, 'workspace', now, session.accountId)) {
+      if (await markReportResolved(tx.db, reportId, 'workspace', now, me)) {
         await this.audit.record(tx, {
           action: 'workspace_report.resolve',
-          actorId: session.accountId,
+          actorId: me,
           target: `report:${reportId}`,
           details: { serverId: row.workspaceId, subjectKind: row.subjectKind },
         });
@@ -322,9 +331,10 @@ export class ReportService {
     });
   }
 
-  private async assertWorkspaceModerator(session: SessionInfo, serverId: unknown) {
+  private async assertWorkspaceModerator(actor: Actor, serverId: unknown) {
+    const me = actingAccountId(actor);
     const id = typeof serverId === 'string' ? serverId : '';
-    const role = isId(id) ? await findWorkspaceRole(this.db.kysely, id, session.accountId) : null;
+    const role = isId(id) ? await findWorkspaceRole(this.db.kysely, id, me) : null;
     if (role === null) throw notFound('workspace');
     if (role !== 'owner' && role !== 'moderator') {
       throw forbidden("only the workspace's owner and Moderators see its reports");

@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
 
+import { actorId, assertInstanceOperator, type Actor } from '../../auth/actor.js';
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
 import type { InstanceInviteTable } from '../../db/tables/accounts.js';
-import { AppError, capExceeded, forbidden, notFound, validation } from '../../errors.js';
+import { AppError, capExceeded, notFound, validation } from '../../errors.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
 import { isId, newId, randomToken } from '../../lib/ids.js';
 import type { Mailer } from '../../mail/mailer.js';
@@ -12,7 +13,7 @@ import type { AccountService, AccountView } from '../accounts/account-service.js
 import { hashPassword } from '../accounts/passwords.js';
 import { normalizeDisplayName } from '../accounts/profile.js';
 import { checkPassword, normalizeEmail, normalizeUsername } from '../accounts/username.js';
-import type { IssuedSession, SessionInfo, SessionService } from '../sessions/session-service.js';
+import type { IssuedSession, SessionService } from '../sessions/session-service.js';
 
 import {
   emailKeyInUse,
@@ -22,9 +23,6 @@ import {
   revokeInstanceInvite,
 } from './queries.js';
 import { hashInviteToken, type SignupPolicy, type SignupRequest } from './signup-policy.js';
-
-/** Who manages instance invites: an instance operator's session, or the command line. */
-export type InviteActor = { kind: 'cli' } | { kind: 'session'; session: SessionInfo };
 
 export interface InstanceInviteView {
   id: string;
@@ -121,12 +119,10 @@ export class RegistrationService {
     return Number(result.numDeletedRows);
   }
 
-  private assertManager(actor: InviteActor): string {
-    if (actor.kind === 'cli') return 'cli';
-    if (!actor.session.isOperator) {
-      throw forbidden('only an instance operator may manage instance invites');
-    }
-    return actor.session.accountId;
+  /** Instance operators and the command line manage instance invites; answers the audit id. */
+  private assertManager(actor: Actor): string {
+    assertInstanceOperator(actor, 'only an instance operator may manage instance invites');
+    return actorId(actor);
   }
 
   /**
@@ -134,7 +130,7 @@ export class RegistrationService {
    * one use. An invite bound to an address is mailed there (unless `email` is disabled).
    */
   async createInstanceInvite(
-    actor: InviteActor,
+    actor: Actor,
     input: { email?: unknown; expiresInDays?: unknown; maxUses?: unknown },
   ): Promise<{ invite: InstanceInviteView; token: string }> {
     const createdBy = this.assertManager(actor);
@@ -203,13 +199,13 @@ export class RegistrationService {
     return base ? new URL(base).host : 'this server';
   }
 
-  async listInstanceInvites(actor: InviteActor): Promise<InstanceInviteView[]> {
+  async listInstanceInvites(actor: Actor): Promise<InstanceInviteView[]> {
     this.assertManager(actor);
     return (await listInstanceInvites(this.db.kysely)).map(view);
   }
 
   /** Revokes an invite; NOT_FOUND when there is none, false when it was revoked already. */
-  async revokeInstanceInvite(actor: InviteActor, id: string): Promise<boolean> {
+  async revokeInstanceInvite(actor: Actor, id: string): Promise<boolean> {
     const by = this.assertManager(actor);
     // Not an id we issue (and maybe text PostgreSQL refuses, such as a NUL): no such invite.
     if (!isId(id)) throw notFound('invite');

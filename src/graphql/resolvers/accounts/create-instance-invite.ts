@@ -1,11 +1,8 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const createInstanceInvite: Resolver<
   unknown,
   { email?: string | null; expiresInDays?: number | null; maxUses?: number | null }
 > = (_parent, args, ctx) =>
-  ctx.app.services.registration.createInstanceInvite(
-    { kind: 'session', session: requireSession(ctx) },
-    args,
-  );
+  ctx.app.services.registration.createInstanceInvite(requireActor(ctx), args);

@@ -1,8 +1,5 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const instanceInvites: Resolver = (_parent, _args, ctx) =>
-  ctx.app.services.registration.listInstanceInvites({
-    kind: 'session',
-    session: requireSession(ctx),
-  });
+  ctx.app.services.registration.listInstanceInvites(requireActor(ctx));

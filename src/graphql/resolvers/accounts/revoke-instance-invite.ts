@@ -1,8 +1,5 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const revokeInstanceInvite: Resolver<unknown, { id: string }> = (_parent, { id }, ctx) =>
-  ctx.app.services.registration.revokeInstanceInvite(
-    { kind: 'session', session: requireSession(ctx) },
-    id,
-  );
+  ctx.app.services.registration.revokeInstanceInvite(requireActor(ctx), id);

@@ -1,11 +1,10 @@
 import type { Resolver } from '../../resolver-types.js';
 
-import { assertOperator } from './assert-operator.js';
+import { requireActor } from '../../context.js';
 
 export const instanceAuditLog: Resolver<
   unknown,
   { before?: string | null; after?: string | null; limit?: number | null }
 > = (_parent, args, ctx) => {
-  assertOperator(ctx);
-  return ctx.app.services.moderation.audit.list(args);
+  return ctx.app.services.moderation.audit.list(requireActor(ctx), args);
 };

@@ -1,8 +1,7 @@
 import type { Resolver } from '../../resolver-types.js';
 
-import { assertOperator } from './assert-operator.js';
+import { requireActor } from '../../context.js';
 
 export const instanceIpBlocks: Resolver = (_parent, _args, ctx) => {
-  assertOperator(ctx);
-  return ctx.app.services.ipBlocks.list();
+  return ctx.app.services.ipBlocks.list(requireActor(ctx));
 };

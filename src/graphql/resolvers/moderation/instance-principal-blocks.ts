@@ -1,8 +1,7 @@
 import type { Resolver } from '../../resolver-types.js';
 
-import { assertOperator } from './assert-operator.js';
+import { requireActor } from '../../context.js';
 
 export const instancePrincipalBlocks: Resolver = (_parent, _args, ctx) => {
-  assertOperator(ctx);
-  return ctx.app.services.moderation.blocks.list();
+  return ctx.app.services.moderation.blocks.list(requireActor(ctx));
 };

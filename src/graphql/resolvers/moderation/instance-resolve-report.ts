@@ -1,6 +1,6 @@
 import type { Resolver } from '../../resolver-types.js';
 
-import { assertOperator } from './assert-operator.js';
+import { requireActor } from '../../context.js';
 
 export const instanceResolveReport: Resolver<unknown, { id: string }> = (_parent, args, ctx) =>
-  ctx.app.services.moderation.reports.resolveInstance(assertOperator(ctx), args.id);
+  ctx.app.services.moderation.reports.resolveInstance(requireActor(ctx), args.id);

@@ -1,9 +1,9 @@
 import type { Resolver } from '../../resolver-types.js';
 
-import { assertOperator } from './assert-operator.js';
+import { requireActor } from '../../context.js';
 
 export const instanceUnblockPrincipal: Resolver<unknown, { principalId: string }> = (
   _parent,
   args,
   ctx,
-) => ctx.app.services.moderation.blocks.unblock(assertOperator(ctx), args.principalId);
+) => ctx.app.services.moderation.blocks.unblock(requireActor(ctx), args.principalId);

@@ -1,8 +1,8 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const reportMessage: Resolver<
   unknown,
   { messageId: string; category: string; text?: string | null }
 > = (_parent, args, ctx) =>
-  ctx.app.services.moderation.reports.reportMessage(requireSession(ctx), args);
+  ctx.app.services.moderation.reports.reportMessage(requireActor(ctx), args);

@@ -1,8 +1,7 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const reportUser: Resolver<
   unknown,
   { userId: string; category: string; text?: string | null }
-> = (_parent, args, ctx) =>
-  ctx.app.services.moderation.reports.reportUser(requireSession(ctx), args);
+> = (_parent, args, ctx) => ctx.app.services.moderation.reports.reportUser(requireActor(ctx), args);

@@ -1,8 +1,8 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const reportWorkspace: Resolver<
   unknown,
   { serverId: string; category: string; text?: string | null }
 > = (_parent, args, ctx) =>
-  ctx.app.services.moderation.reports.reportWorkspace(requireSession(ctx), args);
+  ctx.app.services.moderation.reports.reportWorkspace(requireActor(ctx), args);

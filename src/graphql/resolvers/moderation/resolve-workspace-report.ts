@@ -1,5 +1,5 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const resolveWorkspaceReport: Resolver<unknown, { id: string }> = (_parent, args, ctx) =>
-  ctx.app.services.moderation.reports.resolveWorkspace(requireSession(ctx), args.id);
+  ctx.app.services.moderation.reports.resolveWorkspace(requireActor(ctx), args.id);

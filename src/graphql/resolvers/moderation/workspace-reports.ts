@@ -1,8 +1,8 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const workspaceReports: Resolver<
   unknown,
   { serverId: string; openOnly?: boolean | null; after?: string | null; limit?: number | null }
 > = (_parent, args, ctx) =>
-  ctx.app.services.moderation.reports.listWorkspace(requireSession(ctx), args);
+  ctx.app.services.moderation.reports.listWorkspace(requireActor(ctx), args);

@@ -1,0 +1,97 @@
+import { personOf, type Actor } from '../../auth/actor.js';
+import { can as roleCan, type Action, type Role } from '../../auth/policy.js';
+import type { Db, Executor } from '../../db/database.js';
+import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
+import { AppError, notFound } from '../../errors.js';
+import { isId } from '../../lib/ids.js';
+import { findMember } from '../workspaces/queries.js';
+import type { Membership } from '../workspaces/rules.js';
+
+/** Where an action is taken; today every scoped action lives in a workspace. */
+export interface AuthzScope {
+  workspaceId: string;
+  /**
+   * Read inside this transaction instead of the request's memo (and refresh the memo): writes
+   * check the membership they lock, so a concurrent change cannot slip between check and write.
+   */
+  db?: Executor;
+}
+
+type Memo = Map<string, Promise<Membership | null>>;
+
+/**
+ * Authorization over the action catalogue of `auth/policy.ts`. The actor's membership in a
+ * workspace is loaded once per request: the memo hangs off the person's actor object, which a
+ * request builds once (`requireActor`), so it lives exactly as long as the request and needs no
+ * clean-up. A service that changes the actor's own membership calls `forget`.
+ *
+ * The command line and remote servers hold no workspace role: `can` answers false for them
+ * (the command line acts through its own service methods). A delegated actor may take an action
+ * only when its grant names it and the person's role allows it.
+ */
+export class Authz {
+  private readonly memos = new WeakMap<object, Memo>();
+
+  constructor(private readonly db: Db) {}
+
+  /** The actor's membership in a workspace, or null (no person, not a member, no workspace). */
+  membership(actor: Actor, scope: AuthzScope): Promise<Membership | null> {
+    const person = personOf(actor);
+    if (!person) return Promise.resolve(null);
+    let memo = this.memos.get(person);
+    if (!memo) this.memos.set(person, (memo = new Map()));
+    const hit = scope.db ? undefined : memo.get(scope.workspaceId);
+    if (hit) return hit;
+    const loaded = this.load(scope.db ?? this.db.kysely, scope.workspaceId, person.accountId);
+    memo.set(scope.workspaceId, loaded);
+    // A failed read is not remembered: the next call asks the database again.
+    loaded.catch(() => memo.delete(scope.workspaceId));
+    return loaded;
+  }
+
+  /** The actor's role in a workspace, or null. */
+  async role(actor: Actor, scope: AuthzScope): Promise<Role | null> {
+    return (await this.membership(actor, scope))?.role ?? null;
+  }
+
+  /** Whether the actor may take the action in the workspace (for fields that resolve to null). */
+  async can(actor: Actor, action: Action, scope: AuthzScope): Promise<boolean> {
+    if (!grantAllows(actor, action)) return false;
+    return roleCan(await this.role(actor, scope), action);
+  }
+
+  /**
+   * The actor's membership when it may take the action: NOT_FOUND for a non-member (a
+   * workspace's existence is never revealed), FORBIDDEN for a member whose role may not.
+   */
+  async assertCan(actor: Actor, action: Action, scope: AuthzScope): Promise<Membership> {
+    const m = await this.membership(actor, scope);
+    if (!m) throw notFound('workspace');
+    if (!grantAllows(actor, action) || !roleCan(m.role, action)) {
+      throw new AppError('FORBIDDEN', `your role in this workspace may not do this (${action})`);
+    }
+    return m;
+  }
+
+  /** Drops what this request remembers of the actor's membership (after changing it). */
+  forget(actor: Actor, workspaceId?: string): void {
+    const person = personOf(actor);
+    if (!person) return;
+    if (workspaceId === undefined) this.memos.delete(person);
+    else this.memos.get(person)?.delete(workspaceId);
+  }
+
+  private async load(db: Executor, workspaceId: string, accountId: string) {
+    if (workspaceId === DIRECT_SPACE_ID) return { role: 'member' as const, timedOutUntil: null };
+    if (!isId(workspaceId)) return null;
+    const row = await findMember(db, workspaceId, accountId);
+    return row ? { role: row.role, timedOutUntil: row.timedOutUntil } : null;
+  }
+}
+
+function grantAllows(actor: Actor, action: Action): boolean {
+  if (actor.kind === 'agent' || actor.kind === 'plugin' || actor.kind === 'pipeline') {
+    return actor.grant.actions.includes(action);
+  }
+  return true;
+}

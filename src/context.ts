@@ -220,6 +220,7 @@ export async function createAppContext(
       clock,
       log: log.child({ subsystem: 'workspaces' }),
       accounts,
+      authz,
     });
     const invites = new InviteService({
       db,
@@ -229,6 +230,7 @@ export async function createAppContext(
       mailer,
       featureState: (name) => config.features.find((f) => f.key === name)?.state ?? 'enabled',
       workspaces,
+      authz,
     });
     const channels = new ChannelService({
       db,
@@ -237,6 +239,7 @@ export async function createAppContext(
       clock,
       log: log.child({ subsystem: 'channels' }),
       workspaces,
+      authz,
     });
     const keyChallenges = new KeyChallenges(db, clock, keys.signingPublicRaw);
     const devices = new DeviceService(db, config, clock, sessions, keyChallenges);

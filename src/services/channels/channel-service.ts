@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 
+import { actingAccountId, type Actor } from '../../auth/actor.js';
 import { assertCan, assertOutranks, can, type Role } from '../../auth/policy.js';
 import type { Config } from '../../config/index.js';
 import type { Db, Executor } from '../../db/database.js';
@@ -10,6 +11,7 @@ import type { EventBus } from '../../events/bus.js';
 import type { Audience, EventType } from '../../events/catalog.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
+import type { Authz } from '../authz/authz.js';
 import { emit } from '../workspaces/events.js';
 import { findMember, findMembers, lockWorkspace } from '../workspaces/queries.js';
 import { assertWritable, type Membership } from '../workspaces/rules.js';
@@ -50,6 +52,7 @@ export interface ChannelServiceDeps {
   clock: Clock;
   log: Logger;
   workspaces: WorkspaceService;
+  authz: Authz;
 }
 
 /** A channel as the caller may see it, with their places in the workspace and the channel. */
@@ -88,11 +91,13 @@ export class ChannelService {
 
   /** The channels of a workspace the caller can see, by name; archived ones on request. */
   async list(
-    accountId: string,
+    actor: Actor,
     serverId: string,
     opts: { includeArchived?: boolean | null } = {},
   ): Promise<ChannelRow[]> {
-    const m = await this.deps.workspaces.requireMember(serverId, accountId);
+    const accountId = actingAccountId(actor);
+    const m = await this.deps.authz.membership(actor, { workspaceId: serverId });
+    if (!m) throw notFound('workspace');
     if (serverId === DIRECT_SPACE_ID) return [];
     return listVisibleChannels(this.deps.db.kysely, serverId, accountId, {
       guest: !can(m.role, 'channel:browse'),
@@ -101,7 +106,8 @@ export class ChannelService {
   }
 
   /** One channel the caller can see. */
-  async get(accountId: string, conversationId: string): Promise<ChannelRow> {
+  async get(actor: Actor, conversationId: string): Promise<ChannelRow> {
+    const accountId = actingAccountId(actor);
     return (await this.seen(this.deps.db.kysely, conversationId, accountId)).channel;
   }
 
@@ -109,7 +115,8 @@ export class ChannelService {
    * Creates a channel (the creator is its first member). CONFLICT for a name the workspace
    * already has, VALIDATION past SVC_LIMIT_CHANNELS_PER_WORKSPACE.
    */
-  async create(accountId: string, input: CreateChannelInput): Promise<ChannelRow> {
+  async create(actor: Actor, input: CreateChannelInput): Promise<ChannelRow> {
+    const accountId = actingAccountId(actor);
     const name = normalizeChannelName(input.name);
     const topic = normalizeTopic(input.topic);
     const isPrivate = input.isPrivate === true;
@@ -165,9 +172,9 @@ export class ChannelService {
   }
 
   /** Renames a channel: staff, or a Member in it. CONFLICT for a name already taken. */
-  async rename(accountId: string, conversationId: string, name: unknown): Promise<ChannelRow> {
+  async rename(actor: Actor, conversationId: string, name: unknown): Promise<ChannelRow> {
     const newName = normalizeChannelName(name);
-    return this.change(accountId, conversationId, async (tx, channel) => {
+    return this.change(actor, conversationId, async (tx, channel) => {
       if (channel.name === newName) return null;
       const other = await findChannelByName(tx.db, channel.workspaceId, newName);
       if (other && other.id !== channel.id) {
@@ -178,21 +185,22 @@ export class ChannelService {
   }
 
   /** Sets or clears (empty or null) a channel's topic: staff, or a Member in it. */
-  async setTopic(accountId: string, conversationId: string, topic: unknown): Promise<ChannelRow> {
+  async setTopic(actor: Actor, conversationId: string, topic: unknown): Promise<ChannelRow> {
     const newTopic = normalizeTopic(topic);
-    return this.change(accountId, conversationId, async (_tx, channel) =>
+    return this.change(actor, conversationId, async (_tx, channel) =>
       channel.topic === newTopic ? null : { topic: newTopic },
     );
   }
 
   private async change(
-    accountId: string,
+    actor: Actor,
     conversationId: string,
     patchOf: (
       tx: Tx,
       channel: ChannelRow,
     ) => Promise<Partial<Pick<ChannelRow, 'name' | 'topic'>> | null>,
   ): Promise<ChannelRow> {
+    const accountId = actingAccountId(actor);
     return this.deps.db.transaction(async (tx) => {
       const { channel, membership, isMember } = await this.seen(tx.db, conversationId, accountId);
       if (!isMember || !can(membership.role, 'channel:update')) {
@@ -210,20 +218,21 @@ export class ChannelService {
   }
 
   /** Archives a channel (staff): read-only until unarchived. Archiving again changes nothing. */
-  async archive(accountId: string, conversationId: string): Promise<ChannelRow> {
-    return this.setArchived(accountId, conversationId, true);
+  async archive(actor: Actor, conversationId: string): Promise<ChannelRow> {
+    return this.setArchived(actor, conversationId, true);
   }
 
   /** Unarchives a channel (staff). */
-  async unarchive(accountId: string, conversationId: string): Promise<ChannelRow> {
-    return this.setArchived(accountId, conversationId, false);
+  async unarchive(actor: Actor, conversationId: string): Promise<ChannelRow> {
+    return this.setArchived(actor, conversationId, false);
   }
 
   private async setArchived(
-    accountId: string,
+    actor: Actor,
     conversationId: string,
     archived: boolean,
   ): Promise<ChannelRow> {
+    const accountId = actingAccountId(actor);
     return this.deps.db.transaction(async (tx) => {
       const { channel, membership } = await this.seen(tx.db, conversationId, accountId);
       assertCan(membership.role, 'channel:archive');
@@ -240,7 +249,8 @@ export class ChannelService {
   }
 
   /** Joins a public channel (not guests). Joining again changes nothing. */
-  async join(accountId: string, conversationId: string): Promise<ChannelRow> {
+  async join(actor: Actor, conversationId: string): Promise<ChannelRow> {
+    const accountId = actingAccountId(actor);
     return this.deps.db.transaction(async (tx) => {
       const { channel, membership, isMember } = await this.seen(tx.db, conversationId, accountId);
       if (isMember) return channel;
@@ -254,7 +264,8 @@ export class ChannelService {
   }
 
   /** Leaves a channel; true when the caller was in it. Allowed during a timeout. */
-  async leave(accountId: string, conversationId: string): Promise<boolean> {
+  async leave(actor: Actor, conversationId: string): Promise<boolean> {
+    const accountId = actingAccountId(actor);
     return this.deps.db.transaction(async (tx) => {
       const { channel, isMember } = await this.seen(tx.db, conversationId, accountId);
       if (!isMember) return false;
@@ -269,10 +280,11 @@ export class ChannelService {
    * Guests can only be added by staff. NOT_FOUND for someone not in the workspace.
    */
   async addMembers(
-    accountId: string,
+    actor: Actor,
     conversationId: string,
     userIds: readonly string[],
   ): Promise<ChannelRow> {
+    const accountId = actingAccountId(actor);
     const ids = [...new Set(userIds)];
     if (ids.length === 0) throw validation('name at least one person to add');
     if (ids.length > ADD_MAX) throw validation(`add at most ${ADD_MAX} people at once`);
@@ -299,7 +311,8 @@ export class ChannelService {
   }
 
   /** Removes someone the caller outranks from a channel (staff). True when they were in it. */
-  async removeMember(accountId: string, conversationId: string, userId: string): Promise<boolean> {
+  async removeMember(actor: Actor, conversationId: string, userId: string): Promise<boolean> {
+    const accountId = actingAccountId(actor);
     return this.deps.db.transaction(async (tx) => {
       const { channel, membership } = await this.seen(tx.db, conversationId, accountId);
       assertCan(membership.role, 'channel:removeMember');

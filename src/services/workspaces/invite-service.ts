@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 
 import type { Logger } from 'pino';
 
+import { actingAccountId, type Actor } from '../../auth/actor.js';
 import { assertCan, can } from '../../auth/policy.js';
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
@@ -12,6 +13,7 @@ import { DAY_MS, HOUR_MS, type Clock } from '../../lib/clock.js';
 import { isId, newId, randomToken } from '../../lib/ids.js';
 import type { Mailer } from '../../mail/mailer.js';
 import { normalizeEmail } from '../accounts/username.js';
+import type { Authz } from '../authz/authz.js';
 import { findChannelsIn, findConversationMember } from '../channels/queries.js';
 
 import {
@@ -84,6 +86,7 @@ export interface InviteServiceDeps {
   mailer: Mailer | null;
   featureState(name: 'email'): 'enabled' | 'disabled' | 'unavailable';
   workspaces: WorkspaceService;
+  authz: Authz;
 }
 
 /**
@@ -105,7 +108,8 @@ export class InviteService {
    * Creates an invite and returns its link to the creator (the token is shown only here). Mails
    * it when an email is given, unless the `email` feature is disabled.
    */
-  async create(accountId: string, input: CreateInviteInput): Promise<CreatedInvite> {
+  async create(actor: Actor, input: CreateInviteInput): Promise<CreatedInvite> {
+    const accountId = actingAccountId(actor);
     const { config, workspaces } = this.deps;
     const serverId = input.serverId;
     const role = input.role ?? 'member';
@@ -208,7 +212,8 @@ export class InviteService {
   }
 
   /** The workspace's usable invites: all of them for staff, one's own for everyone else. */
-  async list(accountId: string, serverId: string): Promise<InviteView[]> {
+  async list(actor: Actor, serverId: string): Promise<InviteView[]> {
+    const accountId = actingAccountId(actor);
     const m = await this.deps.workspaces.requireMember(serverId, accountId);
     if (serverId === DIRECT_SPACE_ID) return [];
     const now = this.now();
@@ -223,7 +228,8 @@ export class InviteService {
   }
 
   /** Revokes an invite: its creator, or the workspace's staff. Revoking again changes nothing. */
-  async revoke(accountId: string, inviteId: string): Promise<InviteView> {
+  async revoke(actor: Actor, inviteId: string): Promise<InviteView> {
+    const accountId = actingAccountId(actor);
     return this.deps.db.transaction(async (tx) => {
       const invite = isId(inviteId) ? await findInvite(tx.db, inviteId) : undefined;
       if (!invite) throw notFound('invite');
@@ -242,13 +248,15 @@ export class InviteService {
    * one, EXPIRED_TOKEN past its expiry, VALIDATION past the member cap. A member already in the
    * workspace gets it back without spending a use.
    */
-  async join(accountId: string, token: string): Promise<WorkspaceView> {
+  async join(actor: Actor, token: string): Promise<WorkspaceView> {
+    const accountId = actingAccountId(actor);
     const workspaceId = await this.deps.db.transaction(async (tx) => {
       const redeemed = await this.redeem(tx, token, accountId);
       if (!redeemed) throw invalidToken();
       return redeemed.workspaceId;
     });
-    return this.deps.workspaces.get(accountId, workspaceId);
+    this.deps.authz.forget(actor, workspaceId);
+    return this.deps.workspaces.get(actor, workspaceId);
   }
 
   /** The signup port: null when the token is no workspace invite at all. */

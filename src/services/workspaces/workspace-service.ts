@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 
+import { actingAccountId, type Actor } from '../../auth/actor.js';
 import { assertCan, assertOutranks, can, type Role } from '../../auth/policy.js';
 import type { Config } from '../../config/index.js';
 import type { Db, Executor } from '../../db/database.js';
@@ -11,6 +12,7 @@ import { MINUTE_MS, type Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { newId, isId } from '../../lib/ids.js';
 import type { AccountService, AccountView } from '../accounts/account-service.js';
+import type { Authz } from '../authz/authz.js';
 import {
   addConversationMembers,
   findChannelsIn,
@@ -101,6 +103,7 @@ export interface WorkspaceServiceDeps {
   clock: Clock;
   log: Logger;
   accounts: AccountService;
+  authz: Authz;
 }
 
 /**
@@ -146,6 +149,13 @@ export class WorkspaceService {
     db: Executor = this.kysely,
   ): Promise<Membership> {
     const m = await this.membership(workspaceId, accountId, db);
+    if (!m) throw notFound('workspace');
+    return m;
+  }
+
+  /** The actor's membership for a read (read once per request, `Authz`), or NOT_FOUND. */
+  private async requireReader(actor: Actor, workspaceId: string): Promise<Membership> {
+    const m = await this.deps.authz.membership(actor, { workspaceId });
     if (!m) throw notFound('workspace');
     return m;
   }
@@ -257,7 +267,8 @@ export class WorkspaceService {
   // ---- Reading ------------------------------------------------------------------------------
 
   /** One workspace the caller belongs to (or the direct space); NOT_FOUND otherwise. */
-  async get(accountId: string, workspaceId: string): Promise<WorkspaceView> {
+  async get(actor: Actor, workspaceId: string): Promise<WorkspaceView> {
+    const accountId = actingAccountId(actor);
     if (!isId(workspaceId)) throw notFound('workspace');
     const row = await findWorkspaceFor(this.kysely, workspaceId, accountId);
     if (!row) throw notFound('workspace');
@@ -266,7 +277,8 @@ export class WorkspaceService {
   }
 
   /** The direct space first, then the caller's workspaces in the order joined. */
-  async listMine(accountId: string): Promise<WorkspaceView[]> {
+  async listMine(actor: Actor): Promise<WorkspaceView[]> {
+    const accountId = actingAccountId(actor);
     const [direct, rows] = await Promise.all([
       findWorkspaceFor(this.kysely, DIRECT_SPACE_ID, accountId),
       listWorkspacesOf(this.kysely, accountId),
@@ -279,11 +291,12 @@ export class WorkspaceService {
    * cannot browse the directory); the direct space has no member list (VALIDATION).
    */
   async membersPage(
-    accountId: string,
+    actor: Actor,
     workspaceId: string,
     args: { after?: string | null; before?: string | null; limit?: number | null },
   ): Promise<MemberPage> {
-    const m = await this.requireMember(workspaceId, accountId);
+    const accountId = actingAccountId(actor);
+    const m = await this.requireReader(actor, workspaceId);
     if (workspaceId === DIRECT_SPACE_ID) {
       throw validation('the direct space has no member list');
     }
@@ -325,12 +338,8 @@ export class WorkspaceService {
   }
 
   /** One member of a workspace the caller belongs to; NOT_FOUND otherwise. */
-  async member(
-    accountId: string,
-    workspaceId: string,
-    userId: string,
-  ): Promise<WorkspaceMemberView> {
-    await this.requireMember(workspaceId, accountId);
+  async member(actor: Actor, workspaceId: string, userId: string): Promise<WorkspaceMemberView> {
+    await this.requireReader(actor, workspaceId);
     const row = await findMember(this.kysely, workspaceId, userId);
     if (!row || workspaceId === DIRECT_SPACE_ID) throw notFound('member');
     return {
@@ -342,6 +351,21 @@ export class WorkspaceService {
     };
   }
 
+  /** `member` for a nullable field: null wherever `member` answers NOT_FOUND. */
+  async memberOrNull(
+    actor: Actor,
+    workspaceId: string,
+    userId: string,
+  ): Promise<WorkspaceMemberView | null> {
+    if (workspaceId === DIRECT_SPACE_ID) return null;
+    try {
+      return await this.member(actor, workspaceId, userId);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'NOT_FOUND') return null;
+      throw err;
+    }
+  }
+
   // ---- Creating and changing ----------------------------------------------------------------
 
   /**
@@ -349,9 +373,10 @@ export class WorkspaceService {
    * cap allows. Refused during probation and past SVC_LIMIT_WORKSPACES_PER_USER (VALIDATION).
    */
   async create(
-    accountId: string,
+    actor: Actor,
     input: { name: unknown; description?: unknown },
   ): Promise<WorkspaceView> {
+    const accountId = actingAccountId(actor);
     const name = checkName(input.name);
     const description = checkDescription(input.description);
     const account = await this.deps.accounts.get(accountId);
@@ -407,15 +432,17 @@ export class WorkspaceService {
         await addConversationMembers(tx.db, [{ conversationId: channelId, accountId }], now);
       }
     });
-    return this.get(accountId, id);
+    this.deps.authz.forget(actor, id);
+    return this.get(actor, id);
   }
 
   /** Renames or describes a workspace (owner and Moderators). */
   async update(
-    accountId: string,
+    actor: Actor,
     workspaceId: string,
     input: { name?: unknown; description?: unknown },
   ): Promise<WorkspaceView> {
+    const accountId = actingAccountId(actor);
     await this.deps.db.transaction(async (tx) => {
       const m = await this.requireMember(workspaceId, accountId, tx.db);
       this.refuseDirect(workspaceId, 'renamed or described');
@@ -435,7 +462,7 @@ export class WorkspaceService {
         ...(patch.description !== undefined ? { description: patch.description } : {}),
       });
     });
-    return this.get(accountId, workspaceId);
+    return this.get(actor, workspaceId);
   }
 
   /**
@@ -443,11 +470,12 @@ export class WorkspaceService {
    * The caller must outrank both the member's current role and the role given.
    */
   async setMemberRole(
-    accountId: string,
+    actor: Actor,
     workspaceId: string,
     userId: string,
     role: Role,
   ): Promise<WorkspaceMemberView> {
+    const accountId = actingAccountId(actor);
     await this.deps.db.transaction(async (tx) => {
       const m = await this.requireMember(workspaceId, accountId, tx.db);
       this.refuseDirect(workspaceId, 'given roles');
@@ -473,7 +501,7 @@ export class WorkspaceService {
         changedBy: accountId,
       });
     });
-    return this.member(accountId, workspaceId, userId);
+    return this.member(actor, workspaceId, userId);
   }
 
   /**
@@ -481,10 +509,11 @@ export class WorkspaceService {
    * Moderator; both changes are announced with MemberRoleChanged.
    */
   async transferOwnership(
-    accountId: string,
+    actor: Actor,
     workspaceId: string,
     userId: string,
   ): Promise<WorkspaceView> {
+    const accountId = actingAccountId(actor);
     await this.deps.db.transaction(async (tx) => {
       const m = await this.requireMember(workspaceId, accountId, tx.db);
       this.refuseDirect(workspaceId, 'handed over');
@@ -514,14 +543,16 @@ export class WorkspaceService {
         });
       }
     });
-    return this.get(accountId, workspaceId);
+    this.deps.authz.forget(actor, workspaceId);
+    return this.get(actor, workspaceId);
   }
 
   /**
    * Deletes a workspace for good (owner only; `confirmName` must equal its name). Every member
    * gets MemberLeft for themself; then WorkspaceDeleted ends the workspace's streams.
    */
-  async delete(accountId: string, workspaceId: string, confirmName: unknown): Promise<boolean> {
+  async delete(actor: Actor, workspaceId: string, confirmName: unknown): Promise<boolean> {
+    const accountId = actingAccountId(actor);
     await this.deps.db.transaction(async (tx) => {
       const m = await this.requireMember(workspaceId, accountId, tx.db);
       this.refuseDirect(workspaceId, 'deleted');
@@ -533,6 +564,7 @@ export class WorkspaceService {
       }
       await this.deleteWithin(tx, workspaceId, accountId);
     });
+    this.deps.authz.forget(actor, workspaceId);
     return true;
   }
 
@@ -568,7 +600,8 @@ export class WorkspaceService {
   }
 
   /** Leaves a workspace; the owner must hand it over first (VALIDATION). */
-  async leave(accountId: string, workspaceId: string): Promise<boolean> {
+  async leave(actor: Actor, workspaceId: string): Promise<boolean> {
+    const accountId = actingAccountId(actor);
     await this.deps.db.transaction(async (tx) => {
       const m = await this.requireMember(workspaceId, accountId, tx.db);
       this.refuseDirect(workspaceId, 'left');
@@ -587,11 +620,13 @@ export class WorkspaceService {
         reason: 'left',
       });
     });
+    this.deps.authz.forget(actor, workspaceId);
     return true;
   }
 
   /** Removes someone the caller outranks (owner and Moderators). */
-  async removeMember(accountId: string, workspaceId: string, userId: string): Promise<boolean> {
+  async removeMember(actor: Actor, workspaceId: string, userId: string): Promise<boolean> {
+    const accountId = actingAccountId(actor);
     await this.deps.db.transaction(async (tx) => {
       const m = await this.requireMember(workspaceId, accountId, tx.db);
       this.refuseDirect(workspaceId, 'managed');
@@ -618,7 +653,7 @@ export class WorkspaceService {
    * TIMED_OUT until then. A new timeout replaces the running one.
    */
   async timeoutMember(
-    accountId: string,
+    actor: Actor,
     workspaceId: string,
     userId: string,
     minutes: number,
@@ -626,24 +661,25 @@ export class WorkspaceService {
     if (!Number.isInteger(minutes) || minutes < 1 || minutes > TIMEOUT_MAX_MINUTES) {
       throw validation(`minutes must be a whole number from 1 to ${TIMEOUT_MAX_MINUTES} (28 days)`);
     }
-    return this.setTimeout(accountId, workspaceId, userId, this.now() + minutes * MINUTE_MS);
+    return this.setTimeout(actor, workspaceId, userId, this.now() + minutes * MINUTE_MS);
   }
 
   /** Ends a member's timeout at once. */
   async clearTimeout(
-    accountId: string,
+    actor: Actor,
     workspaceId: string,
     userId: string,
   ): Promise<WorkspaceMemberView> {
-    return this.setTimeout(accountId, workspaceId, userId, null);
+    return this.setTimeout(actor, workspaceId, userId, null);
   }
 
   private async setTimeout(
-    accountId: string,
+    actor: Actor,
     workspaceId: string,
     userId: string,
     until: number | null,
   ): Promise<WorkspaceMemberView> {
+    const accountId = actingAccountId(actor);
     await this.deps.db.transaction(async (tx) => {
       const m = await this.requireMember(workspaceId, accountId, tx.db);
       this.refuseDirect(workspaceId, 'moderated');
@@ -661,7 +697,7 @@ export class WorkspaceService {
         by: accountId,
       });
     });
-    return this.member(accountId, workspaceId, userId);
+    return this.member(actor, workspaceId, userId);
   }
 
   private refuseDirect(workspaceId: string, what: string): void {

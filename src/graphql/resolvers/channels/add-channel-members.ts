@@ -1,8 +1,8 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const addChannelMembers: Resolver<unknown, { conversationId: string; userIds: string[] }> = (
   _parent,
   { conversationId, userIds },
   ctx,
-) => ctx.app.services.channels.addMembers(requireSession(ctx).accountId, conversationId, userIds);
+) => ctx.app.services.channels.addMembers(requireActor(ctx), conversationId, userIds);

@@ -1,8 +1,8 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const channels: Resolver<unknown, { serverId: string; includeArchived?: boolean | null }> = (
   _parent,
   { serverId, includeArchived },
   ctx,
-) => ctx.app.services.channels.list(requireSession(ctx).accountId, serverId, { includeArchived });
+) => ctx.app.services.channels.list(requireActor(ctx), serverId, { includeArchived });

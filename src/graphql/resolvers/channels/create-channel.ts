@@ -1,9 +1,9 @@
 import type { CreateChannelInput } from '../../../services/channels/channel-service.js';
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const createChannel: Resolver<unknown, { input: CreateChannelInput }> = (
   _parent,
   { input },
   ctx,
-) => ctx.app.services.channels.create(requireSession(ctx).accountId, input);
+) => ctx.app.services.channels.create(requireActor(ctx), input);

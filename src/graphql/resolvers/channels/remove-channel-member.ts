@@ -1,8 +1,8 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const removeChannelMember: Resolver<unknown, { conversationId: string; userId: string }> = (
   _parent,
   { conversationId, userId },
   ctx,
-) => ctx.app.services.channels.removeMember(requireSession(ctx).accountId, conversationId, userId);
+) => ctx.app.services.channels.removeMember(requireActor(ctx), conversationId, userId);

@@ -1,8 +1,8 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const renameChannel: Resolver<unknown, { conversationId: string; name: string }> = (
   _parent,
   { conversationId, name },
   ctx,
-) => ctx.app.services.channels.rename(requireSession(ctx).accountId, conversationId, name);
+) => ctx.app.services.channels.rename(requireActor(ctx), conversationId, name);

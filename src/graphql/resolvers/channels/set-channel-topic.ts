@@ -1,8 +1,8 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const setChannelTopic: Resolver<
   unknown,
   { conversationId: string; topic?: string | null }
 > = (_parent, { conversationId, topic }, ctx) =>
-  ctx.app.services.channels.setTopic(requireSession(ctx).accountId, conversationId, topic);
+  ctx.app.services.channels.setTopic(requireActor(ctx), conversationId, topic);

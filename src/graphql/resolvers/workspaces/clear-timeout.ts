@@ -1,8 +1,8 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const clearTimeout: Resolver<unknown, { serverId: string; userId: string }> = (
   _parent,
   { serverId, userId },
   ctx,
-) => ctx.app.services.workspaces.clearTimeout(requireSession(ctx).accountId, serverId, userId);
+) => ctx.app.services.workspaces.clearTimeout(requireActor(ctx), serverId, userId);

@@ -1,8 +1,7 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const createWorkspace: Resolver<
   unknown,
   { input: { name: string; description?: string | null } }
-> = (_parent, { input }, ctx) =>
-  ctx.app.services.workspaces.create(requireSession(ctx).accountId, input);
+> = (_parent, { input }, ctx) => ctx.app.services.workspaces.create(requireActor(ctx), input);

@@ -1,4 +1,4 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const deleteWorkspace: Resolver<
@@ -6,7 +6,7 @@ export const deleteWorkspace: Resolver<
   { input: { serverId: string; confirmName: string } }
 > = async (_parent, { input }, ctx) => ({
   deleted: await ctx.app.services.workspaces.delete(
-    requireSession(ctx).accountId,
+    requireActor(ctx),
     input.serverId,
     input.confirmName,
   ),

@@ -1,5 +1,5 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const joinWorkspace: Resolver<unknown, { token: string }> = (_parent, { token }, ctx) =>
-  ctx.app.services.invites.join(requireSession(ctx).accountId, token);
+  ctx.app.services.invites.join(requireActor(ctx), token);

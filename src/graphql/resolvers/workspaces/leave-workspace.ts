@@ -1,8 +1,8 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const leaveWorkspace: Resolver<unknown, { serverId: string }> = (
   _parent,
   { serverId },
   ctx,
-) => ctx.app.services.workspaces.leave(requireSession(ctx).accountId, serverId);
+) => ctx.app.services.workspaces.leave(requireActor(ctx), serverId);

@@ -1,5 +1,5 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const myWorkspaces: Resolver = (_parent, _args, ctx) =>
-  ctx.app.services.workspaces.listMine(requireSession(ctx).accountId);
+  ctx.app.services.workspaces.listMine(requireActor(ctx));

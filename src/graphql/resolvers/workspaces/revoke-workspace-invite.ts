@@ -1,8 +1,8 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const revokeWorkspaceInvite: Resolver<unknown, { inviteId: string }> = (
   _parent,
   { inviteId },
   ctx,
-) => ctx.app.services.invites.revoke(requireSession(ctx).accountId, inviteId);
+) => ctx.app.services.invites.revoke(requireActor(ctx), inviteId);

@@ -1,5 +1,5 @@
 import type { Role } from '../../../auth/policy.js';
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const setMemberRole: Resolver<
@@ -7,7 +7,7 @@ export const setMemberRole: Resolver<
   { input: { serverId: string; userId: string; role: Role } }
 > = (_parent, { input }, ctx) =>
   ctx.app.services.workspaces.setMemberRole(
-    requireSession(ctx).accountId,
+    requireActor(ctx),
     input.serverId,
     input.userId,
     input.role,

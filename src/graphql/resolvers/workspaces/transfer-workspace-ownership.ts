@@ -1,12 +1,8 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const transferWorkspaceOwnership: Resolver<
   unknown,
   { input: { serverId: string; userId: string } }
 > = (_parent, { input }, ctx) =>
-  ctx.app.services.workspaces.transferOwnership(
-    requireSession(ctx).accountId,
-    input.serverId,
-    input.userId,
-  );
+  ctx.app.services.workspaces.transferOwnership(requireActor(ctx), input.serverId, input.userId);

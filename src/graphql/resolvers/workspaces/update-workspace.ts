@@ -1,11 +1,11 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const updateWorkspace: Resolver<
   unknown,
   { input: { serverId: string; name?: string | null; description?: string | null } }
 > = (_parent, { input }, ctx) =>
-  ctx.app.services.workspaces.update(requireSession(ctx).accountId, input.serverId, {
+  ctx.app.services.workspaces.update(requireActor(ctx), input.serverId, {
     name: input.name,
     description: input.description,
   });

@@ -1,5 +1,5 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const workspace: Resolver<unknown, { serverId: string }> = (_parent, { serverId }, ctx) =>
-  ctx.app.services.workspaces.get(requireSession(ctx).accountId, serverId);
+  ctx.app.services.workspaces.get(requireActor(ctx), serverId);

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 
+import { actingAccountId, personOf, type Actor } from '../../auth/actor.js';
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
@@ -96,7 +97,8 @@ export class ConversationService {
   }
 
   /** The caller's view of a conversation, for reading (NOT_FOUND / FORBIDDEN as the rules say). */
-  async get(accountId: string, conversationId: string): Promise<ConversationTable> {
+  async get(actor: Actor, conversationId: string): Promise<ConversationTable> {
+    const accountId = actingAccountId(actor);
     if (!plausibleId(conversationId)) throw notFound('conversation');
     const row = await findConversationAccess(this.kysely, conversationId, accountId);
     return toRow(assertReadable(row, this.now()).row);
@@ -106,9 +108,10 @@ export class ConversationService {
 
   /** Starts a DIRECT or GROUP conversation, or reuses the DIRECT one two people already have. */
   async create(
-    callerId: string,
+    actor: Actor,
     input: { memberIds: unknown; name?: unknown; encrypted?: unknown },
   ): Promise<CreateConversationResult> {
+    const callerId = actingAccountId(actor);
     const now = this.now();
     const ids = this.parseMemberIds(input.memberIds, callerId);
     if (ids.length + 1 > MAX_GROUP_MEMBERS) {
@@ -225,9 +228,10 @@ export class ConversationService {
 
   /** Adds people to a GROUP conversation (members only). */
   async addMembers(
-    callerId: string,
+    actor: Actor,
     input: { conversationId: unknown; memberIds: unknown },
   ): Promise<ConversationTable> {
+    const callerId = actingAccountId(actor);
     const now = this.now();
     if (!plausibleId(input.conversationId)) throw notFound('conversation');
     const row = await findConversationAccess(this.kysely, input.conversationId, callerId);
@@ -305,10 +309,11 @@ export class ConversationService {
 
   /** Accepts a live invitation; accepting again changes nothing. */
   async acceptInvite(
-    callerId: string,
+    actor: Actor,
     serverId: string,
     conversationId: string,
   ): Promise<ConversationTable> {
+    const callerId = actingAccountId(actor);
     const now = this.now();
     if (!isId(serverId) || !isId(conversationId)) throw notFound('invitation');
     const row = await findConversationAccess(this.kysely, conversationId, callerId);
@@ -348,7 +353,8 @@ export class ConversationService {
   }
 
   /** Declines (deletes) a live invitation. */
-  async declineInvite(callerId: string, serverId: string, conversationId: string) {
+  async declineInvite(actor: Actor, serverId: string, conversationId: string) {
+    const callerId = actingAccountId(actor);
     const now = this.now();
     if (!isId(serverId) || !isId(conversationId)) throw notFound('invitation');
     const conv = await findConversation(this.kysely, conversationId);
@@ -382,7 +388,8 @@ export class ConversationService {
    * inbox. A direct conversation cannot be left (block the person instead), and a channel is
    * left with `leaveChannel`: both answer VALIDATION. The last member leaving deletes the group.
    */
-  async leave(callerId: string, conversationId: string): Promise<boolean> {
+  async leave(actor: Actor, conversationId: string): Promise<boolean> {
+    const callerId = actingAccountId(actor);
     const now = this.now();
     if (!isId(conversationId)) throw notFound('conversation');
     const conv = await findConversation(this.kysely, conversationId);
@@ -424,7 +431,8 @@ export class ConversationService {
   // ---- inbox ---------------------------------------------------------------------------------
 
   /** The caller's conversations, newest activity first (see `inboxPage`). */
-  async inbox(accountId: string, args: PageArgs): Promise<Page<ConversationTable>> {
+  async inbox(actor: Actor, args: PageArgs): Promise<Page<ConversationTable>> {
+    const accountId = actingAccountId(actor);
     const { before, after, limit } = parsePageArgs(args);
     const { rows, more } = await inboxPage(this.kysely, accountId, {
       now: this.now(),
@@ -457,7 +465,8 @@ export class ConversationService {
     return membersOf(this.kysely, conversationIds, this.now());
   }
 
-  unreadCounts(accountId: string, conversationIds: readonly string[]) {
+  unreadCounts(actor: Actor, conversationIds: readonly string[]) {
+    const accountId = actingAccountId(actor);
     return unreadCounts(this.kysely, accountId, conversationIds);
   }
 
@@ -467,6 +476,41 @@ export class ConversationService {
 
   dmRequestsFor(conversationIds: readonly string[]) {
     return requestsForConversations(this.kysely, conversationIds);
+  }
+
+  // ---- what the caller sees of a conversation (fields that depend on who asks) ---------------
+
+  /** Where the actor stands in a conversation, from its member list (`membersOf`). */
+  standing(
+    actor: Actor | null,
+    members: readonly { accountId: string; state: string }[],
+  ): 'member' | 'pending' | null {
+    const me = actor && personOf(actor)?.accountId;
+    const mine = me ? members.find((m) => m.accountId === me) : undefined;
+    return mine?.state === 'member' || mine?.state === 'pending' ? mine.state : null;
+  }
+
+  /** The MLS group of an encrypted conversation, named to its members only. */
+  mlsGroup(
+    actor: Actor | null,
+    conversation: Pick<ConversationTable, 'id' | 'encrypted'>,
+    members: readonly { accountId: string; state: string }[],
+  ): string | null {
+    // Opaque for now: the conversation's id names its group.
+    return conversation.encrypted === 1 && this.standing(actor, members) === 'member'
+      ? conversation.id
+      : null;
+  }
+
+  /** The actor's own unanswered request of a DIRECT conversation (from `dmRequestsFor`). */
+  ownOpenRequest<R extends { fromId: string; state: string }>(
+    actor: Actor | null,
+    conversation: Pick<ConversationTable, 'kind'>,
+    requests: readonly R[],
+  ): R | null {
+    if (conversation.kind !== 'direct') return null;
+    const me = actor && personOf(actor)?.accountId;
+    return requests.find((r) => r.fromId === me && r.state !== 'accepted') ?? null;
   }
 
   // ---- helpers -------------------------------------------------------------------------------

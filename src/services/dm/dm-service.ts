@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 
+import { actingAccountId, personOf, type Actor } from '../../auth/actor.js';
 import type { Config, DmPartners, DmReach } from '../../config/index.js';
 import type { Db, Executor } from '../../db/database.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
@@ -84,7 +85,8 @@ export class DmService {
 
   // ---- settings ------------------------------------------------------------------------------
 
-  async settings(accountId: string): Promise<DmSettingsView> {
+  async settings(actor: Actor): Promise<DmSettingsView> {
+    const accountId = actingAccountId(actor);
     const [row] = await findDmSettings(this.deps.db.kysely, [accountId]);
     return this.view(row as DmSettingsValue | undefined);
   }
@@ -96,11 +98,12 @@ export class DmService {
 
   /** Changes settings; a choice looser than the operator's floor answers VALIDATION. */
   async updateSettings(
-    accountId: string,
+    actor: Actor,
     input: { inbound?: DmReach | null; outbound?: DmReach | null; partners?: DmPartners | null },
   ): Promise<DmSettingsView> {
+    const accountId = actingAccountId(actor);
     const floors = this.deps.config.dm;
-    const current = await this.settings(accountId);
+    const current = await this.settings(actor);
     const next: DmSettingsValue = {
       inbound: input.inbound ?? current.inbound,
       outbound: input.outbound ?? current.outbound,
@@ -213,7 +216,8 @@ export class DmService {
 
   // ---- requests ------------------------------------------------------------------------------
 
-  async pendingRequests(accountId: string) {
+  async pendingRequests(actor: Actor) {
+    const accountId = actingAccountId(actor);
     return pendingRequestsTo(this.deps.db.kysely, accountId);
   }
 
@@ -227,7 +231,8 @@ export class DmService {
   }
 
   /** The recipient joins the DIRECT conversation; the two become contacts. */
-  async acceptRequest(accountId: string, requestId: string) {
+  async acceptRequest(actor: Actor, requestId: string) {
+    const accountId = actingAccountId(actor);
     const now = this.now();
     const req = await this.requireRequestTo(this.deps.db.kysely, accountId, requestId);
     const conv = await findConversation(this.deps.db.kysely, req.conversationId);
@@ -290,7 +295,8 @@ export class DmService {
   }
 
   /** Declines a request. The sender is not told; their view keeps showing it as pending. */
-  async declineRequest(accountId: string, requestId: string): Promise<boolean> {
+  async declineRequest(actor: Actor, requestId: string): Promise<boolean> {
+    const accountId = actingAccountId(actor);
     const now = this.now();
     const req = await this.requireRequestTo(this.deps.db.kysely, accountId, requestId);
     await this.deps.db.transaction(async (tx) => {
@@ -308,6 +314,27 @@ export class DmService {
     return true;
   }
 
+  /**
+   * A request as the actor sees it: its sender is never told of a decline (it stays pending for
+   * them, without an answer time; docs/direct-messages.md).
+   */
+  requestAsSeenBy(
+    actor: Actor | null,
+    request: Pick<DmRequestTable, 'fromId' | 'state' | 'respondedAt'>,
+  ): { state: DmRequestTable['state']; respondedAt: number | null } {
+    const me = actor && personOf(actor)?.accountId;
+    if (request.state === 'declined' && me === request.fromId) {
+      return { state: 'pending', respondedAt: null };
+    }
+    return { state: request.state, respondedAt: request.respondedAt };
+  }
+
+  /** Whether the actor may see a request's message preview: its sender and its recipient. */
+  maySeePreview(actor: Actor | null, request: Pick<DmRequestTable, 'fromId' | 'toId'>): boolean {
+    const me = actor && personOf(actor)?.accountId;
+    return me === request.fromId || me === request.toId;
+  }
+
   /** The newest messages of DM request conversations, by conversation (see `newestMessagesOf`). */
   async previews(conversationIds: readonly string[]) {
     const rows = await newestMessagesOf(this.deps.db.kysely, conversationIds, PREVIEW_MESSAGES);
@@ -318,7 +345,8 @@ export class DmService {
 
   // ---- blocks --------------------------------------------------------------------------------
 
-  async block(accountId: string, userId: string): Promise<boolean> {
+  async block(actor: Actor, userId: string): Promise<boolean> {
+    const accountId = actingAccountId(actor);
     if (userId === accountId) throw validation('you cannot block yourself');
     await this.requirePerson(userId);
     const now = this.now();
@@ -329,12 +357,14 @@ export class DmService {
     return true;
   }
 
-  async unblock(accountId: string, userId: string): Promise<boolean> {
+  async unblock(actor: Actor, userId: string): Promise<boolean> {
+    const accountId = actingAccountId(actor);
     if (!isId(userId)) return false;
     return deleteBlock(this.deps.db.kysely, accountId, userId);
   }
 
-  async blockedIds(accountId: string): Promise<string[]> {
+  async blockedIds(actor: Actor): Promise<string[]> {
+    const accountId = actingAccountId(actor);
     return (await blockedBy(this.deps.db.kysely, accountId)).map((b) => b.blockedId);
   }
 

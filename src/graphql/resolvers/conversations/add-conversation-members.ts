@@ -1,8 +1,8 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const addConversationMembers: Resolver<
   unknown,
   { input: { conversationId: string; memberIds: string[] } }
 > = (_parent, args, ctx) =>
-  ctx.app.services.conversations.addMembers(requireSession(ctx).accountId, args.input);
+  ctx.app.services.conversations.addMembers(requireActor(ctx), args.input);

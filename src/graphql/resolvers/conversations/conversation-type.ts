@@ -1,5 +1,5 @@
 import type { ConversationTable } from '../../../db/tables/collaboration.js';
-import type { GraphqlContext } from '../../context.js';
+import { optionalActor, type GraphqlContext } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 import {
   loadDmRequests,
@@ -22,15 +22,9 @@ const members = async (c: ConversationTable, ctx: GraphqlContext, info: Info) =>
 const memberIds = async (c: ConversationTable, ctx: GraphqlContext, info: Info) =>
   (await members(c, ctx, info)).filter((m) => m.state === 'member').map((m) => m.accountId);
 
-const isMember = async (c: ConversationTable, ctx: GraphqlContext, info: Info) => {
-  const me = ctx.session?.accountId;
-  return (await members(c, ctx, info)).some((m) => m.accountId === me && m.state === 'member');
-};
-
-const isPending = async (c: ConversationTable, ctx: GraphqlContext, info: Info) => {
-  const me = ctx.session?.accountId;
-  return (await members(c, ctx, info)).some((m) => m.accountId === me && m.state === 'pending');
-};
+/** Where the caller stands in the conversation: the service decides from the member list. */
+const standing = async (c: ConversationTable, ctx: GraphqlContext, info: Info) =>
+  ctx.app.services.conversations.standing(optionalActor(ctx), await members(c, ctx, info));
 
 export const Conversation = {
   serverId: ((c) => c.workspaceId) as R,
@@ -49,22 +43,29 @@ export const Conversation = {
     (await members(c, ctx, info))
       .filter((m) => m.state === 'pending')
       .map((m) => m.accountId)) as R,
-  isMember: ((c, _a, ctx, info) => isMember(c, ctx, info)) as R,
-  // Opaque for now: the conversation's id names its group for members of an encrypted one.
+  isMember: (async (c, _a, ctx, info) => (await standing(c, ctx, info)) === 'member') as R,
   mlsGroup: (async (c, _a, ctx, info) =>
-    c.encrypted === 1 && (await isMember(c, ctx, info)) ? c.id : null) as R,
+    ctx.app.services.conversations.mlsGroup(
+      optionalActor(ctx),
+      c,
+      await members(c, ctx, info),
+    )) as R,
   unreadCount: (async (c, _a, ctx, info) =>
-    (await isMember(c, ctx, info)) ? ((await loadUnread(ctx, info, c.id)) ?? 0) : 0) as R,
+    (await standing(c, ctx, info)) === 'member'
+      ? ((await loadUnread(ctx, info, c.id)) ?? 0)
+      : 0) as R,
   lastMessage: (async (c, _a, ctx, info) =>
-    (await isPending(c, ctx, info))
+    (await standing(c, ctx, info)) === 'pending'
       ? null
       : ((await loadLastMessage(ctx, info, c.id)) ?? null)) as R,
-  dmRequest: (async (c, _a, ctx, info) => {
-    if (c.kind !== 'direct') return null;
-    const me = ctx.session?.accountId;
-    const requests = (await loadDmRequests(ctx, info, c.id)) ?? [];
-    return requests.find((r) => r.fromId === me && r.state !== 'accepted') ?? null;
-  }) as R,
+  dmRequest: (async (c, _a, ctx, info) =>
+    c.kind !== 'direct'
+      ? null
+      : ctx.app.services.conversations.ownOpenRequest(
+          optionalActor(ctx),
+          c,
+          (await loadDmRequests(ctx, info, c.id)) ?? [],
+        )) as R,
 };
 
 /** Enum values as stored (`channel`, `direct`, `group`). */

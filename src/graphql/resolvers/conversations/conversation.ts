@@ -1,5 +1,5 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const conversation: Resolver<unknown, { id: string }> = (_parent, args, ctx) =>
-  ctx.app.services.conversations.get(requireSession(ctx).accountId, args.id);
+  ctx.app.services.conversations.get(requireActor(ctx), args.id);

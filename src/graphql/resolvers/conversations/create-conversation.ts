@@ -1,8 +1,7 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const createConversation: Resolver<
   unknown,
   { input: { memberIds: string[]; name?: string | null; encrypted?: boolean | null } }
-> = (_parent, args, ctx) =>
-  ctx.app.services.conversations.create(requireSession(ctx).accountId, args.input);
+> = (_parent, args, ctx) => ctx.app.services.conversations.create(requireActor(ctx), args.input);

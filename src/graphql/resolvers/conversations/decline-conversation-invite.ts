@@ -1,4 +1,4 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const declineConversationInvite: Resolver<
@@ -6,7 +6,7 @@ export const declineConversationInvite: Resolver<
   { serverId: string; conversationId: string }
 > = (_parent, args, ctx) =>
   ctx.app.services.conversations.declineInvite(
-    requireSession(ctx).accountId,
+    requireActor(ctx),
     args.serverId,
     args.conversationId,
   );

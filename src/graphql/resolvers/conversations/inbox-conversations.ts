@@ -1,8 +1,7 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const inboxConversations: Resolver<
   unknown,
   { after?: string | null; before?: string | null; limit?: number | null }
-> = (_parent, args, ctx) =>
-  ctx.app.services.conversations.inbox(requireSession(ctx).accountId, args);
+> = (_parent, args, ctx) => ctx.app.services.conversations.inbox(requireActor(ctx), args);

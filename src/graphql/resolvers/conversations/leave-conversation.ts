@@ -1,8 +1,8 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const leaveConversation: Resolver<unknown, { conversationId: string }> = (
   _parent,
   args,
   ctx,
-) => ctx.app.services.conversations.leave(requireSession(ctx).accountId, args.conversationId);
+) => ctx.app.services.conversations.leave(requireActor(ctx), args.conversationId);

@@ -1,5 +1,5 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const blockUser: Resolver<unknown, { userId: string }> = (_parent, args, ctx) =>
-  ctx.app.services.dm.block(requireSession(ctx).accountId, args.userId);
+  ctx.app.services.dm.block(requireActor(ctx), args.userId);

@@ -1,8 +1,8 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const blockedUsers: Resolver = async (_parent, _args, ctx) => {
-  const ids = await ctx.app.services.dm.blockedIds(requireSession(ctx).accountId);
+  const ids = await ctx.app.services.dm.blockedIds(requireActor(ctx));
   const users = new Map((await ctx.app.services.messages.accountsByIds(ids)).map((u) => [u.id, u]));
   return ids.flatMap((id) => users.get(id) ?? []);
 };

@@ -1,5 +1,5 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const dmRequests: Resolver<unknown, Record<string, never>> = (_parent, _args, ctx) =>
-  ctx.app.services.dm.pendingRequests(requireSession(ctx).accountId);
+  ctx.app.services.dm.pendingRequests(requireActor(ctx));

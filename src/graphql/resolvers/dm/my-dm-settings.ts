@@ -1,5 +1,5 @@
 import type { DmSettingsView } from '../../../services/dm/dm-service.js';
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 /** The settings with the enum values the SDL uses (DmReach, DmPartners). */
@@ -11,4 +11,4 @@ export const settingsView = (s: DmSettingsView) => ({
 });
 
 export const myDmSettings: Resolver = async (_parent, _args, ctx) =>
-  settingsView(await ctx.app.services.dm.settings(requireSession(ctx).accountId));
+  settingsView(await ctx.app.services.dm.settings(requireActor(ctx)));

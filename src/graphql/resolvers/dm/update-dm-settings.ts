@@ -1,5 +1,5 @@
 import type { DmPartners, DmReach } from '../../../config/index.js';
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 import { settingsView } from './my-dm-settings.js';
@@ -15,7 +15,7 @@ export const updateDmSettings: Resolver<unknown, { input: Input }> = async (
   ctx,
 ) =>
   settingsView(
-    await ctx.app.services.dm.updateSettings(requireSession(ctx).accountId, {
+    await ctx.app.services.dm.updateSettings(requireActor(ctx), {
       inbound: lower<DmReach>(input.inbound),
       outbound: lower<DmReach>(input.outbound),
       partners: lower<DmPartners>(input.partners),

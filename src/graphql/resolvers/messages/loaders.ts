@@ -7,7 +7,7 @@ import type {
   MessageTable,
 } from '../../../db/tables/collaboration.js';
 import type { AccountView } from '../../../services/accounts/account-service.js';
-import type { GraphqlContext } from '../../context.js';
+import { requireActor, type GraphqlContext } from '../../context.js';
 
 // Per-request batching for the fields of a page (no N+1): every key asked for while graphql-js
 // resolves one level of a list is loaded in one query. Loaders are kept per request and per root
@@ -159,7 +159,7 @@ export const loadMembers = (
 
 export const loadUnread = (ctx: GraphqlContext, info: GraphQLResolveInfo, conversationId: string) =>
   loader<number>(ctx, info, 'unread', (ids) =>
-    ctx.app.services.conversations.unreadCounts(callerId(ctx), ids),
+    ctx.app.services.conversations.unreadCounts(requireActor(ctx), ids),
   ).load(conversationId);
 
 export const loadLastMessage = (

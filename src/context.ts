@@ -301,6 +301,7 @@ export async function createAppContext(
       log: log.child({ subsystem: 'messages' }),
       accounts,
       removal: messageRemover,
+      authz,
     });
     const presence = new PresenceService({
       db,

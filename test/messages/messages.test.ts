@@ -521,9 +521,9 @@ describe('messages', () => {
     const svc = t.ctx.services.messages;
     const original = svc.takeMessageRate.bind(svc);
     // The workspace goes between the access check and the insert.
-    svc.takeMessageRate = async (accountId: string) => {
+    svc.takeMessageRate = async (actor) => {
       await t.ctx.db.kysely.deleteFrom('workspace').where('id', '=', doomed).execute();
-      return original(accountId);
+      return original(actor);
     };
     try {
       const err = expectCode(await sendRaw(t, olga, ch, 'too late'), 'NOT_FOUND');

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 
-import { can, type Action, type Role } from '../../auth/policy.js';
+import { actingAccountId, type Actor } from '../../auth/actor.js';
+import type { Action } from '../../auth/policy.js';
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
 import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
@@ -11,6 +12,7 @@ import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { AccountService, AccountView } from '../accounts/account-service.js';
 import { toAccountView } from '../accounts/account-view.js';
+import type { Authz } from '../authz/authz.js';
 import { isForeignKeyViolation } from '../../db/errors.js';
 import {
   assertReadable,
@@ -46,7 +48,6 @@ import {
   pinnedMessages,
   reactionGroups,
   removeReaction,
-  rolesIn,
   visibleChannelIdsByName,
 } from './queries.js';
 import { MessageRateLimiter } from './rate-limit.js';
@@ -77,6 +78,7 @@ export class MessageService {
       log: Logger;
       accounts: AccountService;
       removal: MessageRemover;
+      authz: Authz;
     },
   ) {
     this.rate = new MessageRateLimiter(deps.config.rates, deps.clock);
@@ -96,7 +98,8 @@ export class MessageService {
    * Every kind of message calls it: sends, replies, forwards, and encrypted messages (the e2ee
    * area calls it before storing one).
    */
-  async takeMessageRate(accountId: string): Promise<void> {
+  async takeMessageRate(actor: Actor): Promise<void> {
+    const accountId = actingAccountId(actor);
     let onProbation = false;
     const { config } = this.deps;
     if (config.limits.probationHours !== null && config.rates.probationMessagesPerMin !== null) {
@@ -154,9 +157,10 @@ export class MessageService {
 
   /** Sends a message, or a reply in a thread: one short transaction. */
   async send(
-    accountId: string,
+    actor: Actor,
     input: { conversationId: unknown; text: unknown; threadRootId?: unknown },
   ): Promise<MessageTable> {
+    const accountId = actingAccountId(actor);
     const text = checkText(input.text, this.deps.config.messageBytesMax);
     const rootId = input.threadRootId ?? null;
     if (rootId !== null && !plausibleId(rootId)) throw notFound('message');
@@ -172,7 +176,7 @@ export class MessageService {
         throw validation('that message is a reply: reply in the thread of its root message');
       }
     }
-    await this.takeMessageRate(accountId);
+    await this.takeMessageRate(actor);
     const mentions = await this.resolveMentions(access, accountId, text);
     const now = this.now();
     const message = newMessageRow(conv, accountId, now, {
@@ -186,10 +190,11 @@ export class MessageService {
 
   /** Copies a message's text into another conversation as a new message. */
   async forward(
-    accountId: string,
+    actor: Actor,
     messageId: unknown,
     toConversationId: unknown,
   ): Promise<MessageTable> {
+    const accountId = actingAccountId(actor);
     const { message: source, access: from } = await this.messageFor(accountId, messageId, 'read');
     if (source.deletedAt !== null) throw validation('a deleted message cannot be forwarded');
     if (from.row.encrypted === 1 || source.text === null) {
@@ -200,7 +205,7 @@ export class MessageService {
     if (conv.encrypted === 1) {
       throw validation('this conversation is end-to-end encrypted: send an encrypted message');
     }
-    await this.takeMessageRate(accountId);
+    await this.takeMessageRate(actor);
     const now = this.now();
     const message = newMessageRow(conv, accountId, now, {
       text: source.text,
@@ -286,7 +291,8 @@ export class MessageService {
   // ---- changing ------------------------------------------------------------------------------
 
   /** The author changes their text; the earlier text goes to the edit history. */
-  async edit(accountId: string, messageId: unknown, textInput: unknown): Promise<MessageTable> {
+  async edit(actor: Actor, messageId: unknown, textInput: unknown): Promise<MessageTable> {
+    const accountId = actingAccountId(actor);
     const text = checkText(textInput, this.deps.config.messageBytesMax);
     const { message, access } = await this.messageFor(accountId, messageId, 'write');
     if (message.authorId !== accountId) throw forbidden('only the author can edit a message');
@@ -343,7 +349,8 @@ export class MessageService {
    * (replies stay under it) without text, ciphertext, mentions, edit history, reactions or pin
    * (`removal.ts`, the one removal path).
    */
-  async delete(accountId: string, messageId: unknown): Promise<MessageTable> {
+  async delete(actor: Actor, messageId: unknown): Promise<MessageTable> {
+    const accountId = actingAccountId(actor);
     const { message, access } = await this.messageFor(accountId, messageId, 'write', (m) =>
       m.authorId === accountId ? 'message:post' : 'message:deleteAny',
     );
@@ -369,7 +376,8 @@ export class MessageService {
 
   // ---- reactions and pins --------------------------------------------------------------------
 
-  async addReaction(accountId: string, messageId: unknown, emojiInput: unknown) {
+  async addReaction(actor: Actor, messageId: unknown, emojiInput: unknown) {
+    const accountId = actingAccountId(actor);
     const emoji = checkEmoji(emojiInput);
     const { message, access } = await this.messageFor(
       accountId,
@@ -420,7 +428,8 @@ export class MessageService {
     if (row.deletedAt !== null) throw conflict('the message was deleted');
   }
 
-  async removeReaction(accountId: string, messageId: unknown, emojiInput: unknown) {
+  async removeReaction(actor: Actor, messageId: unknown, emojiInput: unknown) {
+    const accountId = actingAccountId(actor);
     const emoji = checkEmoji(emojiInput);
     const { message, access } = await this.messageFor(
       accountId,
@@ -449,7 +458,8 @@ export class MessageService {
     return message;
   }
 
-  async pin(accountId: string, messageId: unknown) {
+  async pin(actor: Actor, messageId: unknown) {
+    const accountId = actingAccountId(actor);
     const { message, access } = await this.messageFor(accountId, messageId, 'write', 'message:pin');
     if (message.deletedAt !== null) throw conflict('the message was deleted');
     const now = this.now();
@@ -480,7 +490,8 @@ export class MessageService {
     return message;
   }
 
-  async unpin(accountId: string, messageId: unknown) {
+  async unpin(actor: Actor, messageId: unknown) {
+    const accountId = actingAccountId(actor);
     const { message, access } = await this.messageFor(accountId, messageId, 'write', 'message:pin');
     const now = this.now();
     const conv = toRow(access.row);
@@ -506,10 +517,11 @@ export class MessageService {
 
   /** Moves the caller's read marker forward to a message of the conversation (never back). */
   async markRead(
-    accountId: string,
+    actor: Actor,
     conversationId: unknown,
     messageId: unknown,
   ): Promise<ConversationTable> {
+    const accountId = actingAccountId(actor);
     const access = await this.readable(accountId, conversationId);
     if (!access.isMember) throw forbidden('join the channel first');
     const conv = toRow(access.row);
@@ -533,18 +545,16 @@ export class MessageService {
   // ---- reading -------------------------------------------------------------------------------
 
   /** A page of a conversation's messages (thread replies excluded), oldest first. */
-  async page(
-    accountId: string,
-    conversationId: unknown,
-    args: PageArgs,
-  ): Promise<Page<MessageTable>> {
+  async page(actor: Actor, conversationId: unknown, args: PageArgs): Promise<Page<MessageTable>> {
+    const accountId = actingAccountId(actor);
     const parsed = parsePageArgs(args);
     const access = await this.readable(accountId, conversationId);
     return this.readPage({ conversationId: access.row.id, threadRootId: null }, parsed);
   }
 
   /** A page of the replies in a message's thread, oldest first. */
-  async threadPage(accountId: string, messageId: unknown, args: PageArgs) {
+  async threadPage(actor: Actor, messageId: unknown, args: PageArgs) {
+    const accountId = actingAccountId(actor);
     const parsed = parsePageArgs(args);
     const { message } = await this.messageFor(accountId, messageId, 'read');
     if (message.threadRootId !== null) {
@@ -592,14 +602,16 @@ export class MessageService {
   }
 
   /** Pinned messages of a conversation, most recently pinned first. */
-  async pinned(accountId: string, conversationId: unknown): Promise<MessageTable[]> {
+  async pinned(actor: Actor, conversationId: unknown): Promise<MessageTable[]> {
+    const accountId = actingAccountId(actor);
     const access = await this.readable(accountId, conversationId);
     return pinnedMessages(this.kysely, access.row.id, MAX_PINS);
   }
 
   // ---- batch reads for a page's fields (one query per kind per page) -------------------------
 
-  reactionGroups(accountId: string, messageIds: readonly string[]) {
+  reactionGroups(actor: Actor, messageIds: readonly string[]) {
+    const accountId = actingAccountId(actor);
     return reactionGroups(this.kysely, accountId, messageIds);
   }
 
@@ -621,15 +633,12 @@ export class MessageService {
     return rows.filter((r) => r.deletedAt === null).map(toAccountView);
   }
 
-  /** The caller's role in each workspace (the direct space has none). */
-  async rolesIn(accountId: string, workspaceIds: readonly string[]) {
-    const rows = await rolesIn(this.kysely, accountId, workspaceIds);
-    return new Map(rows.map((r) => [r.workspaceId, r.role as Role]));
-  }
-
-  /** Whether the caller may read edit histories in a workspace (its Moderators and owner). */
-  static mayViewEditHistory(role: Role | null | undefined): boolean {
-    return can(role, 'message:viewEditHistory');
+  /**
+   * Whether the actor may read edit histories in a workspace (its Moderators and owner); the
+   * role is read once per request however many messages ask.
+   */
+  mayViewEditHistory(actor: Actor, workspaceId: string): Promise<boolean> {
+    return this.deps.authz.can(actor, 'message:viewEditHistory', { workspaceId });
   }
 }
 

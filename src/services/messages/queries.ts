@@ -294,17 +294,6 @@ export async function accountsByIds(db: Executor, ids: readonly string[]) {
     .execute();
 }
 
-/** The caller's role in some workspaces. */
-export async function rolesIn(db: Executor, accountId: string, workspaceIds: readonly string[]) {
-  if (workspaceIds.length === 0) return [];
-  return db
-    .selectFrom('workspace_member')
-    .select(['workspaceId', 'role'])
-    .where('accountId', '=', accountId)
-    .where('workspaceId', 'in', workspaceIds)
-    .execute();
-}
-
 // ---- removal (removal.ts is the only caller) ------------------------------------------------
 
 /** What a removed message's announcement and the removal hooks need. */

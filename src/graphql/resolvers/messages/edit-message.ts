@@ -1,8 +1,8 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const editMessage: Resolver<unknown, { messageId: string; text: string }> = (
   _parent,
   args,
   ctx,
-) => ctx.app.services.messages.edit(requireSession(ctx).accountId, args.messageId, args.text);
+) => ctx.app.services.messages.edit(requireActor(ctx), args.messageId, args.text);

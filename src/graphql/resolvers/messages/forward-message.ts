@@ -1,13 +1,8 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const forwardMessage: Resolver<unknown, { messageId: string; toConversationId: string }> = (
   _parent,
   args,
   ctx,
-) =>
-  ctx.app.services.messages.forward(
-    requireSession(ctx).accountId,
-    args.messageId,
-    args.toConversationId,
-  );
+) => ctx.app.services.messages.forward(requireActor(ctx), args.messageId, args.toConversationId);

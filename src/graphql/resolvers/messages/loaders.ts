@@ -1,6 +1,5 @@
 import type { GraphQLResolveInfo } from 'graphql';
 
-import type { Role } from '../../../auth/policy.js';
 import type {
   DmRequestTable,
   MessageEditTable,
@@ -86,8 +85,6 @@ const group = <T, K extends keyof T>(rows: T[], key: K) => {
   return out;
 };
 
-const callerId = (ctx: GraphqlContext) => ctx.session?.accountId ?? '';
-
 // ---- accounts and messages
 
 export const loadUser = (ctx: GraphqlContext, info: GraphQLResolveInfo, id: string) =>
@@ -110,7 +107,7 @@ export interface ReactionGroupView {
 
 export const loadReactions = (ctx: GraphqlContext, info: GraphQLResolveInfo, messageId: string) =>
   loader<ReactionGroupView[]>(ctx, info, 'reactions', async (ids) => {
-    const rows = await ctx.app.services.messages.reactionGroups(callerId(ctx), ids);
+    const rows = await ctx.app.services.messages.reactionGroups(requireActor(ctx), ids);
     const out = new Map<string, ReactionGroupView[]>();
     for (const [id, list] of group(rows, 'messageId')) {
       out.set(
@@ -135,11 +132,6 @@ export const loadEdits = (ctx: GraphqlContext, info: GraphQLResolveInfo, message
   loader<MessageEditTable[]>(ctx, info, 'edits', async (ids) =>
     group(await ctx.app.services.messages.editsOf(ids), 'messageId'),
   ).load(messageId);
-
-export const loadRole = (ctx: GraphqlContext, info: GraphQLResolveInfo, workspaceId: string) =>
-  loader<Role>(ctx, info, 'role', (ids) =>
-    ctx.app.services.messages.rolesIn(callerId(ctx), ids),
-  ).load(workspaceId);
 
 // ---- conversations
 

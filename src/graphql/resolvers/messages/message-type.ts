@@ -1,16 +1,9 @@
 import type { MessageEditTable, MessageTable } from '../../../db/tables/collaboration.js';
-import { MessageService } from '../../../services/messages/message-service.js';
 import { readMentions } from '../../../services/messages/text.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
-import {
-  loadEdits,
-  loadMessage,
-  loadPinned,
-  loadReactions,
-  loadRole,
-  loadUser,
-} from './loaders.js';
+import { loadEdits, loadMessage, loadPinned, loadReactions, loadUser } from './loaders.js';
 
 // Message fields; the parent is a message row. Lookups are batched per page (loaders.ts).
 
@@ -39,8 +32,9 @@ export const Message = {
   // Filled by the link-preview capability; always empty while `link_previews` is off.
   linkPreviews: (() => []) as R,
   editHistory: (async (m, _a, ctx, info) => {
-    const role = await loadRole(ctx, info, m.workspaceId);
-    if (!MessageService.mayViewEditHistory(role)) return null;
+    if (!(await ctx.app.services.messages.mayViewEditHistory(requireActor(ctx), m.workspaceId))) {
+      return null;
+    }
     return (await loadEdits(ctx, info, m.id)) ?? [];
   }) as R,
 };

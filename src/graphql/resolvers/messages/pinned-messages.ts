@@ -1,5 +1,5 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const pinnedMessages: Resolver<unknown, { conversationId: string }> = (_parent, args, ctx) =>
-  ctx.app.services.messages.pinned(requireSession(ctx).accountId, args.conversationId);
+  ctx.app.services.messages.pinned(requireActor(ctx), args.conversationId);

@@ -1,13 +1,8 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const removeReaction: Resolver<unknown, { messageId: string; emoji: string }> = (
   _parent,
   args,
   ctx,
-) =>
-  ctx.app.services.messages.removeReaction(
-    requireSession(ctx).accountId,
-    args.messageId,
-    args.emoji,
-  );
+) => ctx.app.services.messages.removeReaction(requireActor(ctx), args.messageId, args.emoji);

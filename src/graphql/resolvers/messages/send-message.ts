@@ -1,8 +1,7 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const sendMessage: Resolver<
   unknown,
   { input: { conversationId: string; text: string; threadRootId?: string | null } }
-> = (_parent, args, ctx) =>
-  ctx.app.services.messages.send(requireSession(ctx).accountId, args.input);
+> = (_parent, args, ctx) => ctx.app.services.messages.send(requireActor(ctx), args.input);

@@ -1,5 +1,5 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const unpinMessage: Resolver<unknown, { messageId: string }> = (_parent, args, ctx) =>
-  ctx.app.services.messages.unpin(requireSession(ctx).accountId, args.messageId);
+  ctx.app.services.messages.unpin(requireActor(ctx), args.messageId);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 
+import { CLI_ACTOR } from '../auth/actor.js';
 import { printJson, withContext, type CliIo } from './io.js';
 
 export function registerOperatorCommands(program: Command, io: CliIo): void {
@@ -17,7 +18,11 @@ export function registerOperatorCommands(program: Command, io: CliIo): void {
       )
       .action(async (username: string) => {
         await withContext(io, async (ctx) => {
-          const account = await ctx.services.accounts.setOperatorByUsername(username, grant);
+          const account = await ctx.services.accounts.setOperatorByUsername(
+            CLI_ACTOR,
+            username,
+            grant,
+          );
           printJson(io, {
             id: account.id,
             username: account.username,

@@ -1,3 +1,5 @@
+import { CLI_ACTOR } from '../../src/auth/actor.js';
+
 import type { Agent, TestApp } from './app.js';
 import { setCookies } from './app.js';
 
@@ -19,7 +21,7 @@ export async function signUpAndIn(
     password,
     email: opts.email ?? null,
   });
-  if (opts.operator) await t.ctx.services.accounts.setOperatorByUsername(username, true);
+  if (opts.operator) await t.ctx.services.accounts.setOperatorByUsername(CLI_ACTOR, username, true);
   return signIn(t, username, password, account.id);
 }
 

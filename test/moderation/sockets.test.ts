@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
+import { CLI_ACTOR } from '../../src/auth/actor.js';
 import { runCli } from '../../src/cli/run.js';
 import { RawClient, startRealtime, type RealtimeTestServer } from '../realtime/_helpers.js';
 
@@ -20,7 +21,7 @@ describe('blocking a principal closes its WebSocket connections', () => {
     const t = await startRealtime({ env: { SVC_WS_SESSION_RECHECK_SECS: '0' } });
     try {
       const op = await t.signUp();
-      await t.server.ctx.services.accounts.setOperatorByUsername(op.username, true);
+      await t.server.ctx.services.accounts.setOperatorByUsername(CLI_ACTOR, op.username, true);
       const victim = await t.signUp();
       const raw = await connected(t, victim);
       const res = await t.gql(BLOCK, { p: `user:${victim.id}` }, op);

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 
+import { actingUser, type Actor } from '../../auth/actor.js';
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
 import type { Tx } from '../../db/transaction.js';
@@ -12,7 +13,7 @@ import { assertLocalAccount } from '../accounts/local-account.js';
 import { findAccountById } from '../accounts/queries.js';
 import { lookupKey } from '../accounts/username.js';
 import type { MessageRemover } from '../messages/removal.js';
-import type { SessionInfo, SessionService } from '../sessions/session-service.js';
+import type { SessionService } from '../sessions/session-service.js';
 
 import {
   dueAccountIds,
@@ -75,7 +76,8 @@ export class AccountDeletionService {
    * Schedules the caller's account for purging after the grace period and ends every other
    * session. The account works as before until then.
    */
-  async request(session: SessionInfo, confirmUsername: unknown): Promise<{ scheduledFor: number }> {
+  async request(actor: Actor, confirmUsername: unknown): Promise<{ scheduledFor: number }> {
+    const session = actingUser(actor);
     assertLocalAccount(session);
     const account = await findAccountById(this.db.kysely, session.accountId);
     if (!account || account.deletedAt !== null) throw notFound('account');
@@ -107,7 +109,8 @@ export class AccountDeletionService {
   }
 
   /** Cancels a pending deletion; whether one was pending. */
-  async cancel(session: SessionInfo): Promise<boolean> {
+  async cancel(actor: Actor): Promise<boolean> {
+    const session = actingUser(actor);
     assertLocalAccount(session);
     return unscheduleDeletion(this.db.kysely, session.accountId);
   }

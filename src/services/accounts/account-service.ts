@@ -1,11 +1,12 @@
+import { actingAccountId, actingUser, actorId, type Actor } from '../../auth/actor.js';
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
 import type { Tx } from '../../db/transaction.js';
-import { AppError, conflict, notFound, rateLimited, validation } from '../../errors.js';
+import { AppError, conflict, forbidden, notFound, rateLimited, validation } from '../../errors.js';
 import { HOUR_MS, type Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { rateLimitKey } from '../../lib/address.js';
-import type { IssuedSession, SessionInfo, SessionService } from '../sessions/session-service.js';
+import type { IssuedSession, SessionService } from '../sessions/session-service.js';
 import type { AuditLog } from '../moderation/audit-log.js';
 import { isAccountBlocked } from '../moderation/blocked.js';
 
@@ -127,6 +128,19 @@ export class AccountService {
     return toAccountView(row);
   }
 
+  /** The actor's own account. */
+  me(actor: Actor): Promise<AccountView> {
+    return this.get(actingAccountId(actor));
+  }
+
+  /**
+   * Whether the actor sees an account's private fields (email, pending deletion, probation,
+   * operator role): only the person themself, on their own session.
+   */
+  seesPrivateFields(actor: Actor | null, accountId: string): boolean {
+    return actor?.kind === 'user' && actor.accountId === accountId;
+  }
+
   async findByUsername(username: string): Promise<AccountView | null> {
     const row = await findAccountByUsernameKey(this.db.kysely, lookupKey(username));
     return row ? this.get(row.id) : null;
@@ -195,9 +209,10 @@ export class AccountService {
    * like a failed sign-in), and ends every other session of the account.
    */
   async changePassword(
-    session: SessionInfo,
+    actor: Actor,
     input: { currentPassword: unknown; newPassword: unknown },
   ): Promise<number> {
+    const session = actingUser(actor);
     assertLocalAccount(session);
     const password = checkPassword(input.newPassword);
     const row = await findAccountById(this.db.kysely, session.accountId);
@@ -229,10 +244,8 @@ export class AccountService {
   }
 
   /** Sets the caller's display name (null or empty clears it). */
-  async updateProfile(
-    session: SessionInfo,
-    input: { displayName?: unknown },
-  ): Promise<AccountView> {
+  async updateProfile(actor: Actor, input: { displayName?: unknown }): Promise<AccountView> {
+    const session = actingUser(actor);
     assertLocalAccount(session);
     if (input.displayName !== undefined) {
       await setDisplayName(
@@ -245,15 +258,17 @@ export class AccountService {
   }
 
   /**
-   * Grants or revokes the instance operator role (`svc operator grant|revoke`; `actor` is `cli`).
-   * A grant is refused (VALIDATION) for an account scheduled for deletion or under a principal
-   * block. A change writes an audit row and line; one that changes nothing writes none.
+   * Grants or revokes the instance operator role: the command line only (`svc operator
+   * grant|revoke`). A grant is refused (VALIDATION) for an account scheduled for deletion or
+   * under a principal block. A change writes an audit row and line; one that changes nothing
+   * writes none.
    */
   async setOperatorByUsername(
+    actor: Actor,
     username: string,
     grant: boolean,
-    actor = 'cli',
   ): Promise<AccountView> {
+    if (actor.kind !== 'cli') throw forbidden('the operator role is granted on the command line');
     const account = await this.findByUsername(username);
     if (!account) throw notFound(`account "${username}"`);
     if (grant && account.deletionScheduledFor !== null) {
@@ -267,7 +282,7 @@ export class AccountService {
       await setOperator(tx.db, account.id, grant);
       await this.audit.record(tx, {
         action: grant ? 'operator.grant' : 'operator.revoke',
-        actorId: actor,
+        actorId: actorId(actor),
         target: `user:${account.id}`,
       });
     });

@@ -43,7 +43,8 @@ export function checkDeviceName(value: unknown): string {
 }
 
 /** A person from another server manages their keys and devices at their relay. */
-export const assertLocal = (session: SessionInfo): void => assertLocalAccount(session);
+export const assertLocal = (session: Pick<SessionInfo, 'homeServer'>): void =>
+  assertLocalAccount(session);
 
 /** VALIDATION naming the cap: the stricter of the instance cap and the relay quota. */
 export function assertDeviceRoom(count: number, cap: number): void {

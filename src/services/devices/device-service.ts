@@ -1,5 +1,6 @@
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 
+import { actingAccountId, actingUser, type Actor, type UserActor } from '../../auth/actor.js';
 import { parsePublicKey } from '../../auth/device-keys.js';
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
@@ -9,7 +10,7 @@ import { isId, newId, randomToken } from '../../lib/ids.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { findAccountById, findAccountByUsernameKey } from '../accounts/queries.js';
 import { lookupKey } from '../accounts/username.js';
-import type { SessionInfo, SessionService } from '../sessions/session-service.js';
+import type { SessionService } from '../sessions/session-service.js';
 
 import {
   assertDeviceRoom,
@@ -92,8 +93,14 @@ export class DeviceService {
     private readonly challenges: KeyChallenges,
   ) {}
 
-  async list(accountId: string): Promise<DeviceView[]> {
+  async list(actor: Actor): Promise<DeviceView[]> {
+    const accountId = actingAccountId(actor);
     return (await listActiveDevices(this.db.kysely, accountId)).map(deviceView);
+  }
+
+  /** Whether a device is the one the actor's session signed in with. */
+  isCurrent(actor: Actor | null, deviceId: string): boolean {
+    return actor?.kind === 'user' && actor.deviceId === deviceId;
   }
 
   /** Whether any live device of the account has published an MLS key package. */
@@ -199,7 +206,8 @@ export class DeviceService {
   }
 
   /** Offers waiting for approval by one of the caller's devices; the code is not among them. */
-  async pendingLinkOffers(session: SessionInfo): Promise<PendingLinkOfferView[]> {
+  async pendingLinkOffers(actor: Actor): Promise<PendingLinkOfferView[]> {
+    const session = actingUser(actor);
     const rows = await listPendingLinkOffers(
       this.db.kysely,
       session.accountId,
@@ -219,9 +227,10 @@ export class DeviceService {
    * code the new device shows. Wrong codes count; the fifth cancels the offer.
    */
   async approveLink(
-    session: SessionInfo,
+    actor: Actor,
     input: { offerId: unknown; code: unknown; deviceName?: unknown },
   ): Promise<DeviceView> {
+    const session = actingUser(actor);
     assertLocal(session);
     if (session.deviceId === null) {
       throw forbidden('approve a device link from a signed-in device of this account');
@@ -280,11 +289,8 @@ export class DeviceService {
    * Cancels a pending offer: by the new device with its secret, or by a signed-in device of the
    * account. True when a pending offer was cancelled.
    */
-  async cancelLink(
-    session: SessionInfo | null,
-    offerId: unknown,
-    offerSecret: unknown,
-  ): Promise<boolean> {
+  async cancelLink(actor: Actor | null, offerId: unknown, offerSecret: unknown): Promise<boolean> {
+    const session = actor && actingUser(actor);
     let offer;
     if (offerSecret !== undefined && offerSecret !== null) {
       offer = await this.offerBySecret(offerId, offerSecret);
@@ -307,7 +313,8 @@ export class DeviceService {
    * Revokes one of the caller's devices and ends its sessions at once (WebSockets close with
    * 4401). The last device of an account without a password cannot go: nothing could sign in.
    */
-  async revoke(session: SessionInfo, deviceId: unknown): Promise<{ endedOwnSession: boolean }> {
+  async revoke(actor: Actor, deviceId: unknown): Promise<{ endedOwnSession: boolean }> {
+    const session = actingUser(actor);
     assertLocal(session);
     const device = await this.ownDevice(session, deviceId);
     const account = await findAccountById(this.db.kysely, session.accountId);
@@ -332,10 +339,11 @@ export class DeviceService {
    * encrypted conversations. Only the device itself publishes its package.
    */
   async publishKeyPackage(
-    session: SessionInfo,
+    actor: Actor,
     deviceId: unknown,
     keyPackage: unknown,
   ): Promise<DeviceView> {
+    const session = actingUser(actor);
     assertLocal(session);
     const device = await this.ownDevice(session, deviceId);
     if (session.deviceId !== device.id) {
@@ -355,7 +363,7 @@ export class DeviceService {
     return deviceView((await findDeviceById(this.db.kysely, device.id))!);
   }
 
-  private async ownDevice(session: SessionInfo, deviceId: unknown) {
+  private async ownDevice(session: UserActor, deviceId: unknown) {
     if (typeof deviceId !== 'string' || !isId(deviceId)) throw notFound('device');
     const device = await findDeviceById(this.db.kysely, deviceId);
     if (!device || device.accountId !== session.accountId || device.revokedAt !== null) {
@@ -364,7 +372,7 @@ export class DeviceService {
     return device;
   }
 
-  private async ownOffer(session: SessionInfo, offerId: unknown) {
+  private async ownOffer(session: UserActor, offerId: unknown) {
     if (typeof offerId !== 'string' || !isId(offerId)) throw notFound('device-link offer');
     const offer = await findLinkOffer(this.db.kysely, offerId);
     if (!offer || offer.accountId !== session.accountId) throw notFound('device-link offer');

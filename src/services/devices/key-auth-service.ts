@@ -1,3 +1,4 @@
+import { actingAccountId, actingUser, type Actor } from '../../auth/actor.js';
 import { keyIdentityId, parsePublicKey } from '../../auth/device-keys.js';
 import type { Config } from '../../config/index.js';
 import type { Db, Executor } from '../../db/database.js';
@@ -11,7 +12,7 @@ import { findAccountById, findAccountByUsernameKey, insertAccount } from '../acc
 import { normalizeDisplayName } from '../accounts/profile.js';
 import { normalizeUsername } from '../accounts/username.js';
 import type { SignupPolicy, SignupRequest } from '../registration/signup-policy.js';
-import type { IssuedSession, SessionInfo, SessionService } from '../sessions/session-service.js';
+import type { IssuedSession, SessionService } from '../sessions/session-service.js';
 
 import {
   assertDeviceRoom,
@@ -274,7 +275,7 @@ export class KeyAuthService {
    * end, this session is bound to the new device, and password sign-in stops working.
    */
   async enroll(
-    session: SessionInfo,
+    actor: Actor,
     input: {
       identityPublicKey: unknown;
       devicePublicKey: unknown;
@@ -285,6 +286,7 @@ export class KeyAuthService {
       deviceSignature: unknown;
     },
   ): Promise<{ account: AccountView; device: DeviceView; identity: KeyIdentityView }> {
+    const session = actingUser(actor);
     assertLocal(session);
     const identityKey = parsePublicKey(input.identityPublicKey, 'identityPublicKey');
     const deviceKey = parsePublicKey(input.devicePublicKey, 'devicePublicKey');
@@ -375,7 +377,7 @@ export class KeyAuthService {
    * key names the account; with one it must be the session account's current key.
    */
   async rotate(
-    session: SessionInfo | null,
+    actor: Actor | null,
     input: {
       identityPublicKey: unknown;
       newIdentityPublicKey: unknown;
@@ -391,6 +393,7 @@ export class KeyAuthService {
       deviceSignature?: unknown;
     },
   ): Promise<KeyIdentityView> {
+    const session = actor && actingUser(actor);
     if (session) assertLocal(session);
     const oldKey = parsePublicKey(input.identityPublicKey, 'identityPublicKey');
     const newKey = parsePublicKey(input.newIdentityPublicKey, 'newIdentityPublicKey');
@@ -518,7 +521,8 @@ export class KeyAuthService {
   }
 
   /** The account's current identity key, or null (a password account). */
-  async identityOf(accountId: string): Promise<KeyIdentityView | null> {
+  async identityOf(actor: Actor): Promise<KeyIdentityView | null> {
+    const accountId = actingAccountId(actor);
     const row = await findCurrentKeyIdentity(this.db.kysely, accountId);
     if (!row || row.publicKey === null) return null;
     return { id: row.id, publicKey: row.publicKey, createdAt: row.createdAt };

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
+import { actingAccountId, type Actor } from '../../auth/actor.js';
 import type { Db } from '../../db/database.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import type { EventBus } from '../../events/bus.js';
@@ -183,7 +184,8 @@ export class PresenceService {
   }
 
   /** Sets what the caller shows; counts as activity. */
-  async setChoice(accountId: string, choice: PresenceChoice): Promise<void> {
+  async setChoice(actor: Actor, choice: PresenceChoice): Promise<void> {
+    const accountId = actingAccountId(actor);
     if (!PRESENCE_CHOICES.includes(choice)) throw validation('unknown presence choice');
     await upsertPresenceChoice(this.deps.db.kysely, {
       accountId,
@@ -198,7 +200,17 @@ export class PresenceService {
     });
   }
 
-  async choiceOf(accountId: string): Promise<PresenceChoice> {
+  /** The actor's own choice and the status others see of them. */
+  async mine(actor: Actor): Promise<{ choice: PresenceChoice; status: PresenceStatus }> {
+    const accountId = actingAccountId(actor);
+    const [choice, [shown]] = await Promise.all([
+      this.choiceOf(accountId),
+      this.presenceOf(actor, [accountId]),
+    ]);
+    return { choice, status: shown?.status ?? 'offline' };
+  }
+
+  private async choiceOf(accountId: string): Promise<PresenceChoice> {
     const [row] = await findPresenceChoices(this.deps.db.kysely, [accountId]);
     return (row?.choice as PresenceChoice | undefined) ?? 'auto';
   }
@@ -208,9 +220,10 @@ export class PresenceService {
    * conversation with the viewer are shown offline, whatever they are.
    */
   async presenceOf(
-    viewerId: string,
+    actor: Actor,
     userIds: readonly string[],
   ): Promise<Array<{ userId: string; status: PresenceStatus }>> {
+    const viewerId = actingAccountId(actor);
     if (userIds.length > PRESENCE_QUERY_MAX) {
       throw validation(`ask for at most ${PRESENCE_QUERY_MAX} users at once`);
     }

@@ -1,3 +1,4 @@
+import { actingAccountId, type Actor } from '../../auth/actor.js';
 import type { Db } from '../../db/database.js';
 import type { EventBus } from '../../events/bus.js';
 import { userTopic } from '../../events/catalog.js';
@@ -29,7 +30,8 @@ export class TypingService {
   ) {}
 
   /** Announces that the caller is typing; false when throttled or held back by a block. */
-  async startTyping(accountId: string, conversationId: string): Promise<boolean> {
+  async startTyping(actor: Actor, conversationId: string): Promise<boolean> {
+    const accountId = actingAccountId(actor);
     if (!isId(conversationId)) throw notFound('conversation');
     const conversation = await findConversationForTyping(this.db.kysely, conversationId);
     const mine = conversation?.members.find((m) => m.accountId === accountId);

@@ -1,5 +1,5 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const cancelAccountDeletion: Resolver = (_parent, _args, ctx) =>
-  ctx.app.services.accountDeletion.cancel(requireSession(ctx));
+  ctx.app.services.accountDeletion.cancel(requireActor(ctx));

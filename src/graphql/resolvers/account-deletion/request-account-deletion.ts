@@ -1,8 +1,8 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const requestAccountDeletion: Resolver<unknown, { input: { confirmUsername: string } }> = (
   _parent,
   { input },
   ctx,
-) => ctx.app.services.accountDeletion.request(requireSession(ctx), input.confirmUsername);
+) => ctx.app.services.accountDeletion.request(requireActor(ctx), input.confirmUsername);

@@ -1,10 +1,10 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const changePassword: Resolver<
   unknown,
   { input: { currentPassword: string; newPassword: string } }
 > = async (_parent, { input }, ctx) => {
-  await ctx.app.services.accounts.changePassword(requireSession(ctx), input);
+  await ctx.app.services.accounts.changePassword(requireActor(ctx), input);
   return true;
 };

@@ -1,8 +1,8 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const updateProfile: Resolver<unknown, { input: { displayName?: string | null } }> = (
   _parent,
   { input },
   ctx,
-) => ctx.app.services.accounts.updateProfile(requireSession(ctx), input);
+) => ctx.app.services.accounts.updateProfile(requireActor(ctx), input);

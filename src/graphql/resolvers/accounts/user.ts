@@ -1,4 +1,5 @@
 import type { AccountView } from '../../../services/accounts/account-service.js';
+import { optionalActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 /**
@@ -7,9 +8,10 @@ import type { Resolver } from '../../resolver-types.js';
  */
 export type UserParent = AccountView & { viewerIsSelf?: boolean };
 
-/** Fields of User that depend on who is asking. */
+/** Fields of User that depend on who is asking; the accounts service decides who that is. */
 const isSelf = (parent: UserParent, ctx: Parameters<Resolver>[2]) =>
-  parent.viewerIsSelf === true || ctx.session?.accountId === parent.id;
+  parent.viewerIsSelf === true ||
+  ctx.app.services.accounts.seesPrivateFields(optionalActor(ctx), parent.id);
 
 export const User = {
   email: ((parent, _args, ctx) =>

@@ -1,7 +1,7 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const approveDeviceLink: Resolver<
   unknown,
   { input: { offerId: string; code: string; deviceName?: string | null } }
-> = (_parent, { input }, ctx) => ctx.app.services.devices.approveLink(requireSession(ctx), input);
+> = (_parent, { input }, ctx) => ctx.app.services.devices.approveLink(requireActor(ctx), input);

@@ -1,7 +1,8 @@
+import { optionalActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const cancelDeviceLink: Resolver<
   unknown,
   { offerId: string; offerSecret?: string | null }
 > = (_parent, { offerId, offerSecret }, ctx) =>
-  ctx.app.services.devices.cancelLink(ctx.session, offerId, offerSecret);
+  ctx.app.services.devices.cancelLink(optionalActor(ctx), offerId, offerSecret);

@@ -1,5 +1,5 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const deviceLinkOffers: Resolver = (_parent, _args, ctx) =>
-  ctx.app.services.devices.pendingLinkOffers(requireSession(ctx));
+  ctx.app.services.devices.pendingLinkOffers(requireActor(ctx));

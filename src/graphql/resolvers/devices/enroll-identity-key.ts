@@ -1,4 +1,4 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const enrollIdentityKey: Resolver<
@@ -16,7 +16,7 @@ export const enrollIdentityKey: Resolver<
   }
 > = async (_parent, { input }, ctx) => {
   const { account, device, identity } = await ctx.app.services.keyAuth.enroll(
-    requireSession(ctx),
+    requireActor(ctx),
     input,
   );
   return {

@@ -1,5 +1,5 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const myDevices: Resolver = (_parent, _args, ctx) =>
-  ctx.app.services.devices.list(requireSession(ctx).accountId);
+  ctx.app.services.devices.list(requireActor(ctx));

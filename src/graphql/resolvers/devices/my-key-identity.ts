@@ -1,5 +1,5 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const myKeyIdentity: Resolver = (_parent, _args, ctx) =>
-  ctx.app.services.keyAuth.identityOf(requireSession(ctx).accountId);
+  ctx.app.services.keyAuth.identityOf(requireActor(ctx));

@@ -1,4 +1,4 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const revokeDevice: Resolver<unknown, { deviceId: string }> = async (
@@ -6,7 +6,7 @@ export const revokeDevice: Resolver<unknown, { deviceId: string }> = async (
   { deviceId },
   ctx,
 ) => {
-  const { endedOwnSession } = await ctx.app.services.devices.revoke(requireSession(ctx), deviceId);
+  const { endedOwnSession } = await ctx.app.services.devices.revoke(requireActor(ctx), deviceId);
   // Revoking the calling device signs it out here too.
   if (endedOwnSession) ctx.cookies.clearSession();
   return true;

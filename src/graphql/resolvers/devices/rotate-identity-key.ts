@@ -1,3 +1,4 @@
+import { optionalActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const rotateIdentityKey: Resolver<
@@ -16,4 +17,4 @@ export const rotateIdentityKey: Resolver<
       deviceSignature?: string | null;
     };
   }
-> = (_parent, { input }, ctx) => ctx.app.services.keyAuth.rotate(ctx.session, input);
+> = (_parent, { input }, ctx) => ctx.app.services.keyAuth.rotate(optionalActor(ctx), input);

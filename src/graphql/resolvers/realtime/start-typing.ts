@@ -1,8 +1,8 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const startTyping: Resolver<unknown, { conversationId: string }> = (
   _parent,
   { conversationId },
   ctx,
-) => ctx.app.services.typing.startTyping(requireSession(ctx).accountId, conversationId);
+) => ctx.app.services.typing.startTyping(requireActor(ctx), conversationId);

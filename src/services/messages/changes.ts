@@ -1,0 +1,98 @@
+import { actingAccountId, type Actor } from '../../auth/actor.js';
+import type { MessageTable } from '../../db/tables/collaboration.js';
+import { conflict, forbidden, validation } from '../../errors.js';
+import { newId } from '../../lib/ids.js';
+import { toRow } from '../conversations/conversation-service.js';
+import { emitConversationEvent, iso } from '../conversations/events.js';
+
+import type { MessageCore } from './message-core.js';
+import { checkText } from './text.js';
+
+/** Changing sent messages: the author's edits, and deletion by the author or staff. */
+export class MessageChanges {
+  constructor(private readonly core: MessageCore) {}
+
+  /** The author changes their text; the earlier text goes to the edit history. */
+  async edit(actor: Actor, messageId: unknown, textInput: unknown): Promise<MessageTable> {
+    const accountId = actingAccountId(actor);
+    const text = checkText(textInput, this.core.deps.config.messageBytesMax);
+    const { message, access } = await this.core.messageFor(accountId, messageId, 'write');
+    if (message.authorId !== accountId) throw forbidden('only the author can edit a message');
+    if (message.deletedAt !== null) throw conflict('the message was deleted');
+    if (message.text === null) throw validation('an encrypted message cannot be edited here');
+    if (message.text === text) return message;
+    const previous = message.text;
+    const mentions = await this.core.resolveMentions(access, accountId, text);
+    const now = this.core.now();
+    const conv = toRow(access.row);
+    await this.core.deps.db.transaction(async (tx) => {
+      await tx.db
+        .insertInto('message_edit')
+        .values({
+          id: newId(),
+          messageId: message.id,
+          previousText: previous,
+          editedAt: now,
+          editorId: accountId,
+        })
+        .execute();
+      // Only over the text this edit saw: a concurrent edit or delete makes it a CONFLICT, and
+      // the history row above rolls back with it.
+      const res = await tx.db
+        .updateTable('message')
+        .set({ text, editedAt: now, mentions: JSON.stringify(mentions) })
+        .where('id', '=', message.id)
+        .where('text', '=', previous)
+        .where('deletedAt', 'is', null)
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) {
+        throw conflict('the message was changed or deleted meanwhile; reload it and try again');
+      }
+      emitConversationEvent(
+        tx,
+        this.core.deps.bus,
+        conv,
+        await this.core.recipients(tx, conv),
+        'MessageEdited',
+        now,
+        {
+          messageId: message.id,
+          text,
+          editedAt: iso(now),
+          mentions,
+        },
+      );
+    });
+    return { ...message, text, editedAt: now, mentions: JSON.stringify(mentions) };
+  }
+
+  /**
+   * Deletes a message: its author, or a Moderator or the owner of its workspace. The row stays
+   * (replies stay under it) without text, ciphertext, mentions, edit history, reactions or pin
+   * (`removal.ts`, the one removal path).
+   */
+  async delete(actor: Actor, messageId: unknown): Promise<MessageTable> {
+    const accountId = actingAccountId(actor);
+    const { message, access } = await this.core.messageFor(accountId, messageId, 'write', (m) =>
+      m.authorId === accountId ? 'message:post' : 'message:deleteAny',
+    );
+    const own = message.authorId === accountId;
+    if (!own && access.row.kind !== 'channel') {
+      throw forbidden('only the author can delete a message here');
+    }
+    if (message.deletedAt !== null) return message;
+    const now = this.core.now();
+    const deleted: MessageTable = {
+      ...message,
+      text: null,
+      ciphertext: null,
+      mentions: null,
+      deletedAt: now,
+      deletedBy: accountId,
+    };
+    await this.core.deps.db.transaction((tx) =>
+      this.core.deps.removal.remove(tx, [message.id], { at: now, by: accountId }),
+    );
+    return deleted;
+  }
+}

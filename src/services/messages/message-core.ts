@@ -1,0 +1,154 @@
+import type { Logger } from 'pino';
+
+import { actingAccountId, type Actor } from '../../auth/actor.js';
+import type { Action } from '../../auth/policy.js';
+import type { Config } from '../../config/index.js';
+import type { Db } from '../../db/database.js';
+import { isForeignKeyViolation } from '../../db/errors.js';
+import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
+import type { Tx } from '../../db/transaction.js';
+import { AppError, notFound } from '../../errors.js';
+import type { EventBus } from '../../events/bus.js';
+import type { Clock } from '../../lib/clock.js';
+import type { AccountService } from '../accounts/account-service.js';
+import type { Authz } from '../authz/authz.js';
+import {
+  type Access,
+  assertReadable,
+  assertWritableBy,
+  plausibleId,
+} from '../conversations/access.js';
+import { findConversationAccess, membersOf } from '../conversations/queries.js';
+
+import { accountIdsByUsernameKey, findMessage, visibleChannelIdsByName } from './queries.js';
+import { MessageRateLimiter } from './rate-limit.js';
+import type { MessageRemover } from './removal.js';
+import { parseMentions, type StoredMentions } from './text.js';
+
+/** What the messages area is built from (context.ts). */
+export interface MessageServiceDeps {
+  db: Db;
+  bus: EventBus;
+  config: Config;
+  clock: Clock;
+  log: Logger;
+  accounts: AccountService;
+  removal: MessageRemover;
+  authz: Authz;
+}
+
+/**
+ * What every part of the messages area shares: its dependencies, the message rate, and the
+ * access checks of `conversations/access.ts` (NOT_FOUND for a conversation the caller cannot
+ * see, FORBIDDEN for a pending invitee, CONVERSATION_ARCHIVED, TIMED_OUT), event recipients and
+ * mention lookup.
+ */
+export class MessageCore {
+  readonly rate: MessageRateLimiter;
+
+  constructor(readonly deps: MessageServiceDeps) {
+    this.rate = new MessageRateLimiter(deps.config.rates, deps.clock);
+  }
+
+  get kysely() {
+    return this.deps.db.kysely;
+  }
+
+  now(): number {
+    return this.deps.clock.now().getTime();
+  }
+
+  /**
+   * Spends one message of the account's rate (RATE_LIMITED with retryAfterSeconds past it).
+   * Every kind of message calls it: sends, replies, forwards, and encrypted messages (the e2ee
+   * area calls it before storing one).
+   */
+  async takeMessageRate(actor: Actor): Promise<void> {
+    const accountId = actingAccountId(actor);
+    let onProbation = false;
+    const { config } = this.deps;
+    if (config.limits.probationHours !== null && config.rates.probationMessagesPerMin !== null) {
+      const row = await this.kysely
+        .selectFrom('account')
+        .select('createdAt')
+        .where('id', '=', accountId)
+        .executeTakeFirst();
+      onProbation = row ? this.deps.accounts.probationEndsAt(row.createdAt) !== null : false;
+    }
+    this.rate.take(accountId, onProbation);
+  }
+
+  async writable(accountId: string, conversationId: unknown, action?: Action) {
+    if (!plausibleId(conversationId)) throw notFound('conversation');
+    const row = await findConversationAccess(this.kysely, conversationId, accountId);
+    return assertWritableBy(row, this.now(), action);
+  }
+
+  async readable(accountId: string, conversationId: unknown): Promise<Access> {
+    if (!plausibleId(conversationId)) throw notFound('conversation');
+    const row = await findConversationAccess(this.kysely, conversationId, accountId);
+    return assertReadable(row, this.now());
+  }
+
+  /**
+   * A message and the caller's access to its conversation; NOT_FOUND when either is hidden.
+   * `action` may depend on the message (deleting one's own or another's).
+   */
+  async messageFor(
+    accountId: string,
+    messageId: unknown,
+    mode: 'read' | 'write',
+    action: Action | ((m: MessageTable) => Action) = 'message:post',
+  ): Promise<{ message: MessageTable; access: Access }> {
+    if (!plausibleId(messageId)) throw notFound('message');
+    const message = await findMessage(this.kysely, messageId);
+    if (!message) throw notFound('message');
+    const row = await findConversationAccess(this.kysely, message.conversationId, accountId);
+    const now = this.now();
+    try {
+      const access =
+        mode === 'read'
+          ? assertReadable(row, now)
+          : assertWritableBy(row, now, typeof action === 'function' ? action(message) : action);
+      return { message, access };
+    } catch (err) {
+      // A conversation the caller cannot see hides its messages the same way.
+      if (err instanceof AppError && err.code === 'NOT_FOUND') throw notFound('message');
+      throw err;
+    }
+  }
+
+  /** NOT_FOUND when what a write points at (or its workspace) was deleted after the check. */
+  async unlessGone<T>(what: string, work: Promise<T>): Promise<T> {
+    try {
+      return await work;
+    } catch (err) {
+      if (isForeignKeyViolation(err)) throw notFound(what);
+      throw err;
+    }
+  }
+
+  /** Members of a direct-space conversation (whose user topics get its events); none for channels. */
+  async recipients(tx: Tx | null, conv: ConversationTable): Promise<string[]> {
+    if (conv.kind === 'channel') return [];
+    const rows = await membersOf(tx ? tx.db : this.kysely, [conv.id], this.now());
+    return rows.filter((r) => r.state === 'member').map((r) => r.accountId);
+  }
+
+  /** Looks up `@username` and `#channel` mentions (at most two queries, none without any). */
+  async resolveMentions(access: Access, accountId: string, text: string): Promise<StoredMentions> {
+    const parsed = parseMentions(text);
+    const users = await accountIdsByUsernameKey(this.kysely, parsed.usernames);
+    const channels =
+      access.row.kind === 'channel'
+        ? await visibleChannelIdsByName(
+            this.kysely,
+            access.row.workspaceId,
+            accountId,
+            parsed.channels,
+            access.role === 'guest',
+          )
+        : [];
+    return { users, channels, here: parsed.here };
+  }
+}

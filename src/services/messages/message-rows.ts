@@ -1,0 +1,47 @@
+import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
+import { newId } from '../../lib/ids.js';
+import { iso } from '../conversations/events.js';
+
+import { NO_MENTIONS, type StoredMentions } from './text.js';
+
+/** The message fields events carry (docs/events.md). */
+export function messagePayload(m: MessageTable) {
+  return {
+    id: m.id,
+    conversationId: m.conversationId,
+    serverId: m.workspaceId,
+    authorId: m.authorId,
+    text: m.deletedAt === null ? m.text : null,
+    threadRootId: m.threadRootId,
+    forwardedFromId: m.forwardedFromId,
+    createdAt: iso(m.createdAt),
+    editedAt: iso(m.editedAt),
+    mentions: m.mentions ? (JSON.parse(m.mentions) as StoredMentions) : NO_MENTIONS,
+  };
+}
+
+/** A new message row of `conv` by `authorId`; `fields` sets what differs between kinds. */
+export function newMessageRow(
+  conv: ConversationTable,
+  authorId: string,
+  now: number,
+  fields: Pick<MessageTable, 'text' | 'mentions'> &
+    Partial<Pick<MessageTable, 'threadRootId' | 'forwardedFromId'>>,
+): MessageTable {
+  return {
+    id: newId(),
+    conversationId: conv.id,
+    workspaceId: conv.workspaceId,
+    authorId,
+    ciphertext: null,
+    threadRootId: null,
+    forwardedFromId: null,
+    createdAt: now,
+    editedAt: null,
+    deletedAt: null,
+    deletedBy: null,
+    replyCount: 0,
+    lastReplyAt: null,
+    ...fields,
+  };
+}

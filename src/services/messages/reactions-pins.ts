@@ -1,0 +1,173 @@
+import { actingAccountId, type Actor } from '../../auth/actor.js';
+import type { Tx } from '../../db/transaction.js';
+import { conflict, notFound, validation } from '../../errors.js';
+import { toRow } from '../conversations/conversation-service.js';
+import { emitConversationEvent, iso } from '../conversations/events.js';
+
+import type { MessageCore } from './message-core.js';
+import {
+  addReaction,
+  countDistinctEmoji,
+  countPins,
+  deletePin,
+  insertPin,
+  removeReaction,
+} from './queries.js';
+import { checkEmoji } from './text.js';
+
+/** Pins one conversation may hold (Slack's limit). */
+export const MAX_PINS = 100;
+/** Different emoji on one message (Discord's limit). */
+export const MAX_REACTION_EMOJI = 20;
+
+/** Reactions and pins: each write re-checks the message inside its transaction. */
+export class ReactionsAndPins {
+  constructor(private readonly core: MessageCore) {}
+
+  async addReaction(actor: Actor, messageId: unknown, emojiInput: unknown) {
+    const accountId = actingAccountId(actor);
+    const emoji = checkEmoji(emojiInput);
+    const { message, access } = await this.core.messageFor(
+      accountId,
+      messageId,
+      'write',
+      'message:react',
+    );
+    if (message.deletedAt !== null) throw conflict('the message was deleted');
+    const now = this.core.now();
+    const conv = toRow(access.row);
+    await this.core.unlessGone(
+      'message',
+      this.core.deps.db.transaction(async (tx) => {
+        await this.assertStillLive(tx, message.id);
+        if (!(await addReaction(tx.db, message.id, accountId, emoji, now))) return;
+        if ((await countDistinctEmoji(tx.db, message.id)) > MAX_REACTION_EMOJI) {
+          throw validation(`a message takes at most ${MAX_REACTION_EMOJI} different emoji`);
+        }
+        emitConversationEvent(
+          tx,
+          this.core.deps.bus,
+          conv,
+          await this.core.recipients(tx, conv),
+          'ReactionAdded',
+          now,
+          {
+            messageId: message.id,
+            emoji,
+            userId: accountId,
+          },
+        );
+      }),
+    );
+    return message;
+  }
+
+  /**
+   * Re-reads the message inside the write's transaction. On PostgreSQL the row is locked FOR
+   * SHARE, so a concurrent delete either commits first (and is seen here) or waits for this
+   * write; without it a reaction or pin could land on a message just deleted. SQLite runs one
+   * writer at a time.
+   */
+  private async assertStillLive(tx: Tx, messageId: string): Promise<void> {
+    let query = tx.db.selectFrom('message').select('deletedAt').where('id', '=', messageId);
+    if (this.core.deps.db.dialect === 'postgres') query = query.forShare();
+    const row = await query.executeTakeFirst();
+    if (!row) throw notFound('message');
+    if (row.deletedAt !== null) throw conflict('the message was deleted');
+  }
+
+  async removeReaction(actor: Actor, messageId: unknown, emojiInput: unknown) {
+    const accountId = actingAccountId(actor);
+    const emoji = checkEmoji(emojiInput);
+    const { message, access } = await this.core.messageFor(
+      accountId,
+      messageId,
+      'write',
+      'message:react',
+    );
+    const now = this.core.now();
+    const conv = toRow(access.row);
+    await this.core.deps.db.transaction(async (tx) => {
+      if (!(await removeReaction(tx.db, message.id, accountId, emoji))) return;
+      emitConversationEvent(
+        tx,
+        this.core.deps.bus,
+        conv,
+        await this.core.recipients(tx, conv),
+        'ReactionRemoved',
+        now,
+        {
+          messageId: message.id,
+          emoji,
+          userId: accountId,
+        },
+      );
+    });
+    return message;
+  }
+
+  async pin(actor: Actor, messageId: unknown) {
+    const accountId = actingAccountId(actor);
+    const { message, access } = await this.core.messageFor(
+      accountId,
+      messageId,
+      'write',
+      'message:pin',
+    );
+    if (message.deletedAt !== null) throw conflict('the message was deleted');
+    const now = this.core.now();
+    const conv = toRow(access.row);
+    await this.core.unlessGone(
+      'message',
+      this.core.deps.db.transaction(async (tx) => {
+        await this.assertStillLive(tx, message.id);
+        if ((await countPins(tx.db, conv.id)) >= MAX_PINS) {
+          throw validation(`a conversation holds at most ${MAX_PINS} pinned messages`);
+        }
+        if (!(await insertPin(tx.db, conv.id, message.id, accountId, now))) return;
+        emitConversationEvent(
+          tx,
+          this.core.deps.bus,
+          conv,
+          await this.core.recipients(tx, conv),
+          'MessagePinned',
+          now,
+          {
+            messageId: message.id,
+            pinnedBy: accountId,
+            pinnedAt: iso(now),
+          },
+        );
+      }),
+    );
+    return message;
+  }
+
+  async unpin(actor: Actor, messageId: unknown) {
+    const accountId = actingAccountId(actor);
+    const { message, access } = await this.core.messageFor(
+      accountId,
+      messageId,
+      'write',
+      'message:pin',
+    );
+    const now = this.core.now();
+    const conv = toRow(access.row);
+    await this.core.deps.db.transaction(async (tx) => {
+      if (!(await deletePin(tx.db, conv.id, message.id))) return;
+      emitConversationEvent(
+        tx,
+        this.core.deps.bus,
+        conv,
+        await this.core.recipients(tx, conv),
+        'MessageUnpinned',
+        now,
+        {
+          messageId: message.id,
+          unpinnedBy: accountId,
+        },
+      );
+    });
+    return message;
+  }
+}

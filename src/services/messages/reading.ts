@@ -1,0 +1,152 @@
+import { actingAccountId, type Actor } from '../../auth/actor.js';
+import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
+import { forbidden, notFound, validation } from '../../errors.js';
+import type { AccountView } from '../accounts/account-service.js';
+import { toAccountView } from '../accounts/account-view.js';
+import { plausibleId } from '../conversations/access.js';
+import { toRow } from '../conversations/conversation-service.js';
+import { emitToUsers, iso } from '../conversations/events.js';
+import { cursorOf, type Page, type PageArgs, parsePageArgs } from '../conversations/paging.js';
+import { advanceReadMarker } from '../conversations/queries.js';
+
+import type { MessageCore } from './message-core.js';
+import {
+  accountsByIds,
+  editsOf,
+  findMessage,
+  findMessagesByIds,
+  messagePageQuery,
+  pinnedAmong,
+  pinnedMessages,
+  reactionGroups,
+} from './queries.js';
+import { MAX_PINS } from './reactions-pins.js';
+
+/** Reading: read markers, pages of a conversation and a thread, pins, and a page's fields. */
+export class MessageReading {
+  constructor(private readonly core: MessageCore) {}
+
+  /** Moves the caller's read marker forward to a message of the conversation (never back). */
+  async markRead(
+    actor: Actor,
+    conversationId: unknown,
+    messageId: unknown,
+  ): Promise<ConversationTable> {
+    const accountId = actingAccountId(actor);
+    const access = await this.core.readable(accountId, conversationId);
+    if (!access.isMember) throw forbidden('join the channel first');
+    const conv = toRow(access.row);
+    if (!plausibleId(messageId)) throw notFound('message');
+    const message = await findMessage(this.core.kysely, messageId);
+    if (!message || message.conversationId !== conv.id) throw notFound('message');
+    const now = this.core.now();
+    await this.core.deps.db.transaction(async (tx) => {
+      if (!(await advanceReadMarker(tx.db, conv.id, accountId, message.createdAt, message.id))) {
+        return;
+      }
+      emitToUsers(tx, this.core.deps.bus, conv, [accountId], 'ReadMarkerUpdated', now, {
+        userId: accountId,
+        messageId: message.id,
+        readAt: iso(message.createdAt),
+      });
+    });
+    return conv;
+  }
+
+  /** A page of a conversation's messages (thread replies excluded), oldest first. */
+  async page(actor: Actor, conversationId: unknown, args: PageArgs): Promise<Page<MessageTable>> {
+    const accountId = actingAccountId(actor);
+    const parsed = parsePageArgs(args);
+    const access = await this.core.readable(accountId, conversationId);
+    return this.readPage({ conversationId: access.row.id, threadRootId: null }, parsed);
+  }
+
+  /** A page of the replies in a message's thread, oldest first. */
+  async threadPage(actor: Actor, messageId: unknown, args: PageArgs) {
+    const accountId = actingAccountId(actor);
+    const parsed = parsePageArgs(args);
+    const { message } = await this.core.messageFor(accountId, messageId, 'read');
+    if (message.threadRootId !== null) {
+      throw validation('this message is a reply; read the thread of its root message');
+    }
+    return this.readPage(
+      { conversationId: message.conversationId, threadRootId: message.id },
+      parsed,
+    );
+  }
+
+  private async readPage(
+    where: { conversationId: string; threadRootId: string | null },
+    parsed: ReturnType<typeof parsePageArgs>,
+  ): Promise<Page<MessageTable>> {
+    const { before, after, limit } = parsed;
+    const rows = await messagePageQuery(this.core.kysely, {
+      ...where,
+      before,
+      after,
+      take: limit + 1,
+    }).execute();
+    const more = rows.length > limit;
+    const page = rows.slice(0, limit);
+    // Pages always read oldest first; the query walked newest first unless going forward.
+    if (!after) page.reverse();
+    const first = page[0];
+    const last = page[page.length - 1];
+    const cur = (m: MessageTable | undefined) => (m ? cursorOf(m.createdAt, m.id) : null);
+    if (after) {
+      // Toward newer messages there is always a cursor to come back with: more may arrive.
+      return {
+        items: page,
+        hasMore: more,
+        nextCursor: cur(last) ?? args_(after),
+        prevCursor: cur(first),
+      };
+    }
+    return {
+      items: page,
+      hasMore: more,
+      nextCursor: more ? cur(first) : null,
+      prevCursor: cur(last),
+    };
+  }
+
+  /** Pinned messages of a conversation, most recently pinned first. */
+  async pinned(actor: Actor, conversationId: unknown): Promise<MessageTable[]> {
+    const accountId = actingAccountId(actor);
+    const access = await this.core.readable(accountId, conversationId);
+    return pinnedMessages(this.core.kysely, access.row.id, MAX_PINS);
+  }
+
+  reactionGroups(actor: Actor, messageIds: readonly string[]) {
+    const accountId = actingAccountId(actor);
+    return reactionGroups(this.core.kysely, accountId, messageIds);
+  }
+
+  pinnedAmong(messageIds: readonly string[]) {
+    return pinnedAmong(this.core.kysely, messageIds);
+  }
+
+  editsOf(messageIds: readonly string[]) {
+    return editsOf(this.core.kysely, messageIds);
+  }
+
+  messagesByIds(ids: readonly string[]) {
+    return findMessagesByIds(this.core.kysely, ids);
+  }
+
+  /** Users by id as the User type takes them; a purged account is left out. */
+  async accountsByIds(ids: readonly string[]): Promise<AccountView[]> {
+    const rows = await accountsByIds(this.core.kysely, ids);
+    return rows.filter((r) => r.deletedAt === null).map(toAccountView);
+  }
+
+  /**
+   * Whether the actor may read edit histories in a workspace (its Moderators and owner); the
+   * role is read once per request however many messages ask.
+   */
+  mayViewEditHistory(actor: Actor, workspaceId: string): Promise<boolean> {
+    return this.core.deps.authz.can(actor, 'message:viewEditHistory', { workspaceId });
+  }
+}
+
+const args_ = (pos: { at: number; id: string }) => cursorOf(pos.at, pos.id);

@@ -1,0 +1,120 @@
+import { actingAccountId, type Actor } from '../../auth/actor.js';
+import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
+import { notFound, validation } from '../../errors.js';
+import { plausibleId } from '../conversations/access.js';
+import { toRow } from '../conversations/conversation-service.js';
+import { emitConversationEvent } from '../conversations/events.js';
+import { advanceReadMarker, touchConversation } from '../conversations/queries.js';
+
+import type { MessageCore } from './message-core.js';
+import { messagePayload, newMessageRow } from './message-rows.js';
+import { bumpThreadRoot, findMessage, insertMessage } from './queries.js';
+import { checkText, NO_MENTIONS } from './text.js';
+
+/** Sending: new messages, thread replies and forwards, each one short transaction. */
+export class MessageSending {
+  constructor(
+    private readonly core: MessageCore,
+    /** Spends the sender's message rate (MessageService.takeMessageRate). */
+    private readonly takeRate: (actor: Actor) => Promise<void>,
+  ) {}
+
+  /** Sends a message, or a reply in a thread: one short transaction. */
+  async send(
+    actor: Actor,
+    input: { conversationId: unknown; text: unknown; threadRootId?: unknown },
+  ): Promise<MessageTable> {
+    const accountId = actingAccountId(actor);
+    const text = checkText(input.text, this.core.deps.config.messageBytesMax);
+    const rootId = input.threadRootId ?? null;
+    if (rootId !== null && !plausibleId(rootId)) throw notFound('message');
+    const access = await this.core.writable(accountId, input.conversationId);
+    const conv = toRow(access.row);
+    if (conv.encrypted === 1) {
+      throw validation('this conversation is end-to-end encrypted: send an encrypted message');
+    }
+    if (rootId !== null) {
+      const root = await findMessage(this.core.kysely, rootId);
+      if (!root || root.conversationId !== conv.id) throw notFound('message');
+      if (root.threadRootId !== null) {
+        throw validation('that message is a reply: reply in the thread of its root message');
+      }
+    }
+    await this.takeRate(actor);
+    const mentions = await this.core.resolveMentions(access, accountId, text);
+    const now = this.core.now();
+    const message = newMessageRow(conv, accountId, now, {
+      text,
+      threadRootId: rootId,
+      mentions: JSON.stringify(mentions),
+    });
+    await this.insert(conv, message);
+    return message;
+  }
+
+  /** Copies a message's text into another conversation as a new message. */
+  async forward(
+    actor: Actor,
+    messageId: unknown,
+    toConversationId: unknown,
+  ): Promise<MessageTable> {
+    const accountId = actingAccountId(actor);
+    const { message: source, access: from } = await this.core.messageFor(
+      accountId,
+      messageId,
+      'read',
+    );
+    if (source.deletedAt !== null) throw validation('a deleted message cannot be forwarded');
+    if (from.row.encrypted === 1 || source.text === null) {
+      throw validation('an encrypted message cannot be forwarded by the server');
+    }
+    const access = await this.core.writable(accountId, toConversationId);
+    const conv = toRow(access.row);
+    if (conv.encrypted === 1) {
+      throw validation('this conversation is end-to-end encrypted: send an encrypted message');
+    }
+    await this.takeRate(actor);
+    const now = this.core.now();
+    const message = newMessageRow(conv, accountId, now, {
+      text: source.text,
+      // A forward of a forward points at the original, whose author the text belongs to.
+      forwardedFromId: source.forwardedFromId ?? source.id,
+      // A forward notifies nobody: its mentions were meant for another audience.
+      mentions: JSON.stringify(NO_MENTIONS),
+    });
+    await this.insert(conv, message);
+    return message;
+  }
+
+  private async insert(conv: ConversationTable, message: MessageTable) {
+    await this.core.unlessGone('conversation', this.insertWithin(conv, message));
+  }
+
+  private async insertWithin(conv: ConversationTable, message: MessageTable) {
+    await this.core.deps.db.transaction(async (tx) => {
+      if (message.threadRootId !== null) {
+        if (!(await bumpThreadRoot(tx.db, message.threadRootId, conv.id, message.createdAt))) {
+          throw notFound('thread root message');
+        }
+      }
+      await insertMessage(tx.db, message);
+      if (message.threadRootId === null) {
+        await touchConversation(tx.db, conv.id, message.createdAt);
+        // One's own message is read: sending moves the sender's marker, as in Slack.
+        await advanceReadMarker(tx.db, conv.id, message.authorId, message.createdAt, message.id);
+      }
+      const recipients = await this.core.recipients(tx, conv);
+      emitConversationEvent(
+        tx,
+        this.core.deps.bus,
+        conv,
+        recipients,
+        'MessageCreated',
+        message.createdAt,
+        {
+          message: messagePayload(message),
+        },
+      );
+    });
+  }
+}

@@ -1,4 +1,5 @@
 import type { Role } from '../../auth/policy.js';
+import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import { AppError } from '../../errors.js';
 
 // Pure write rules shared by every area that writes into a workspace (channels, conversations,
@@ -29,5 +30,12 @@ export function assertWritable(conversation: { archivedAt: number | null }) {
       'CONVERSATION_ARCHIVED',
       'this conversation is archived and read-only; unarchive it first',
     );
+  }
+}
+
+/** VALIDATION for what the direct space cannot be (`renamed`, `deleted`, ...). */
+export function refuseDirect(workspaceId: string, what: string): void {
+  if (workspaceId === DIRECT_SPACE_ID) {
+    throw new AppError('VALIDATION', `the direct space cannot be ${what}`);
   }
 }

@@ -1,11 +1,41 @@
 import type { Role } from '../../auth/policy.js';
 import { validation } from '../../errors.js';
+import type { AccountView } from '../accounts/account-service.js';
 import { toAccountView } from '../accounts/account-view.js';
 
 import type { MemberPageRow, WorkspaceViewRow } from './queries.js';
-import type { WorkspaceMemberView, WorkspaceView } from './workspace-service.js';
 
-// Row-to-view mapping and input checks of the workspace service.
+// The views the workspace service answers, their mapping from rows, and input checks.
+
+/** A workspace as the caller sees it. */
+export interface WorkspaceView {
+  id: string;
+  name: string;
+  description: string | null;
+  ownerId: string | null;
+  isDirect: boolean;
+  createdAt: number;
+  updatedAt: number;
+  /** The caller's role; null in the direct space. */
+  myRole: Role | null;
+  myTimedOutUntil: number | null;
+  memberCount: number;
+}
+
+/** One member of a workspace. */
+export interface WorkspaceMemberView {
+  serverId: string;
+  user: AccountView;
+  role: Role;
+  joinedAt: number;
+  timedOutUntil: number | null;
+}
+
+export interface MemberPage {
+  items: WorkspaceMemberView[];
+  nextCursor: string | null;
+  prevCursor: string | null;
+}
 
 const NAME_MAX = 80;
 const DESCRIPTION_MAX = 1000;

@@ -1,0 +1,197 @@
+import { actingAccountId, type Actor } from '../../auth/actor.js';
+import { assertCan } from '../../auth/policy.js';
+import type { Executor } from '../../db/database.js';
+import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
+import type { Tx } from '../../db/transaction.js';
+import { capExceeded, notFound, validation } from '../../errors.js';
+import { isId } from '../../lib/ids.js';
+import {
+  addConversationMembers,
+  findChannelsIn,
+  listOpenPublicChannelIds,
+} from '../channels/queries.js';
+
+import { emit } from './events.js';
+import {
+  countMembers,
+  deleteMember,
+  findMember,
+  findWorkspace,
+  insertMember,
+  lockWorkspace,
+} from './queries.js';
+import { assertNotTimedOut, type Membership, refuseDirect } from './rules.js';
+import { WorkspacePart } from './workspace-part.js';
+
+/** The signup port's way to join through a workspace invite token (InviteService.redeem). */
+export type InviteRedeemer = (
+  tx: Tx,
+  token: string,
+  accountId: string,
+) => Promise<{ workspaceId: string } | null>;
+
+/**
+ * Who belongs to a workspace: the checks other areas guard their writes with (`membership`,
+ * `requireMember`, `requireWriter`, `assertNotTimedOut`), joining (`addMember`, `joinAsMember`)
+ * and leaving. The owner of the `workspace_member` table.
+ */
+export class WorkspaceMembership extends WorkspacePart {
+  private inviteRedeemer: InviteRedeemer | null = null;
+
+  /**
+   * The account's role and timeout in a workspace, or null when not a member (or no such
+   * workspace). In the direct space every account is a plain member without a timeout.
+   */
+  async membership(
+    workspaceId: string,
+    accountId: string,
+    db: Executor = this.kysely,
+  ): Promise<Membership | null> {
+    if (workspaceId === DIRECT_SPACE_ID) return { role: 'member', timedOutUntil: null };
+    if (!isId(workspaceId)) return null;
+    const row = await findMember(db, workspaceId, accountId);
+    return row ? { role: row.role, timedOutUntil: row.timedOutUntil } : null;
+  }
+
+  /** The membership, or NOT_FOUND (the workspace's existence is never revealed). */
+  async requireMember(
+    workspaceId: string,
+    accountId: string,
+    db: Executor = this.kysely,
+  ): Promise<Membership> {
+    const m = await this.membership(workspaceId, accountId, db);
+    if (!m) throw notFound('workspace');
+    return m;
+  }
+
+  /** The actor's membership for a read (read once per request, `Authz`), or NOT_FOUND. */
+  async requireReader(actor: Actor, workspaceId: string): Promise<Membership> {
+    const m = await this.deps.authz.membership(actor, { workspaceId });
+    if (!m) throw notFound('workspace');
+    return m;
+  }
+
+  /** TIMED_OUT with `until` (RFC 3339) while the membership's timeout runs. */
+  assertNotTimedOut(membership: Pick<Membership, 'timedOutUntil'>): void {
+    assertNotTimedOut(membership, this.now());
+  }
+
+  /** A member who may write now: NOT_FOUND for a non-member, TIMED_OUT during a timeout. */
+  async requireWriter(
+    workspaceId: string,
+    accountId: string,
+    db: Executor = this.kysely,
+  ): Promise<Membership> {
+    const m = await this.requireMember(workspaceId, accountId, db);
+    this.assertNotTimedOut(m);
+    return m;
+  }
+
+  /**
+   * Makes an account a Member with the workspace's public channels (signups to
+   * SVC_DEFAULT_WORKSPACE). Joining again changes nothing. NOT_FOUND for no such workspace,
+   * VALIDATION for the direct space and past SVC_LIMIT_MEMBERS_PER_WORKSPACE.
+   */
+  async joinAsMember(tx: Tx, workspaceId: string, accountId: string): Promise<{ joined: boolean }> {
+    if (workspaceId === DIRECT_SPACE_ID || !isId(workspaceId)) {
+      this.deps.log.warn({ workspaceId }, 'joinAsMember: not a workspace one can join; skipped');
+      return { joined: false };
+    }
+    if (!(await findWorkspace(tx.db, workspaceId))) {
+      this.deps.log.warn({ workspaceId }, 'joinAsMember: no such workspace; skipped');
+      return { joined: false };
+    }
+    return this.addMember(tx, workspaceId, accountId, { role: 'member' });
+  }
+
+  /** The signup port: joins through a workspace invite token (see InviteService.redeem). */
+  async redeemInviteForSignup(
+    tx: Tx,
+    token: string,
+    accountId: string,
+  ): Promise<{ workspaceId: string } | null> {
+    if (!this.inviteRedeemer) return null;
+    return this.inviteRedeemer(tx, token, accountId);
+  }
+
+  /** Set by the invite service so signups can redeem workspace invites through this service. */
+  setInviteRedeemer(fn: InviteRedeemer): void {
+    this.inviteRedeemer = fn;
+  }
+
+  /**
+   * Adds a person as `member` (with every open public channel) or `guest` (with the given
+   * channels only), under the member cap. Used by joining with an invite and by signups.
+   */
+  async addMember(
+    tx: Tx,
+    workspaceId: string,
+    accountId: string,
+    opts: { role: 'member' | 'guest'; channelIds?: readonly string[]; inviteId?: string },
+  ): Promise<{ joined: boolean }> {
+    if (workspaceId === DIRECT_SPACE_ID) {
+      throw validation('the direct space has no members to join');
+    }
+    if (!isId(workspaceId) || !(await lockWorkspace(tx.db, workspaceId))) {
+      throw notFound('workspace');
+    }
+    if (await findMember(tx.db, workspaceId, accountId)) return { joined: false };
+    const cap = this.deps.config.limits.membersPerWorkspace;
+    if (cap !== null && (await countMembers(tx.db, workspaceId)) >= cap) {
+      throw capExceeded('members per workspace', 'SVC_LIMIT_MEMBERS_PER_WORKSPACE', cap);
+    }
+    const now = this.now();
+    await insertMember(tx.db, {
+      workspaceId,
+      accountId,
+      role: opts.role,
+      joinedAt: now,
+      timedOutUntil: null,
+    });
+    const channelIds =
+      opts.role === 'member'
+        ? await listOpenPublicChannelIds(tx.db, workspaceId)
+        : (await findChannelsIn(tx.db, workspaceId, opts.channelIds ?? []))
+            .filter((c) => c.archivedAt === null)
+            .map((c) => c.id);
+    await addConversationMembers(
+      tx.db,
+      channelIds.map((conversationId) => ({ conversationId, accountId })),
+      now,
+    );
+    emit(tx, this.deps.bus, now, 'MemberJoined', {
+      audience: { kind: 'workspace' },
+      serverId: workspaceId,
+      userId: accountId,
+      role: opts.role,
+      channelIds,
+      inviteId: opts.inviteId ?? null,
+    });
+    return { joined: true };
+  }
+
+  /** Leaves a workspace; the owner must hand it over first (VALIDATION). */
+  async leave(actor: Actor, workspaceId: string): Promise<boolean> {
+    const accountId = actingAccountId(actor);
+    await this.deps.db.transaction(async (tx) => {
+      const m = await this.requireMember(workspaceId, accountId, tx.db);
+      refuseDirect(workspaceId, 'left');
+      if (m.role === 'owner') {
+        throw validation(
+          'the owner cannot leave; hand the workspace over with transferWorkspaceOwnership, or delete it',
+        );
+      }
+      assertCan(m.role, 'workspace:leave');
+      await lockWorkspace(tx.db, workspaceId);
+      await deleteMember(tx.db, workspaceId, accountId);
+      emit(tx, this.deps.bus, this.now(), 'MemberLeft', {
+        audience: { kind: 'workspace' },
+        serverId: workspaceId,
+        userId: accountId,
+        reason: 'left',
+      });
+    });
+    this.deps.authz.forget(actor, workspaceId);
+    return true;
+  }
+}

@@ -2,7 +2,7 @@ import { actingAccountId, type Actor } from '../../auth/actor.js';
 import type { MessageTable } from '../../db/tables/collaboration.js';
 import { conflict, forbidden, validation } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
-import { toRow } from '../conversations/conversation-service.js';
+import { toRow } from '../conversations/rows.js';
 import { emitConversationEvent, iso } from '../conversations/events.js';
 
 import type { MessageCore } from './message-core.js';

@@ -1,7 +1,7 @@
 import { actingAccountId, type Actor } from '../../auth/actor.js';
 import type { Tx } from '../../db/transaction.js';
 import { conflict, notFound, validation } from '../../errors.js';
-import { toRow } from '../conversations/conversation-service.js';
+import { toRow } from '../conversations/rows.js';
 import { emitConversationEvent, iso } from '../conversations/events.js';
 
 import type { MessageCore } from './message-core.js';

@@ -4,7 +4,7 @@ import { forbidden, notFound, validation } from '../../errors.js';
 import type { AccountView } from '../accounts/account-service.js';
 import { toAccountView } from '../accounts/account-view.js';
 import { plausibleId } from '../conversations/access.js';
-import { toRow } from '../conversations/conversation-service.js';
+import { toRow } from '../conversations/rows.js';
 import { emitToUsers, iso } from '../conversations/events.js';
 import { cursorOf, type Page, type PageArgs, parsePageArgs } from '../conversations/paging.js';
 import { advanceReadMarker } from '../conversations/queries.js';

@@ -2,7 +2,7 @@ import { actingAccountId, type Actor } from '../../auth/actor.js';
 import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
 import { notFound, validation } from '../../errors.js';
 import { plausibleId } from '../conversations/access.js';
-import { toRow } from '../conversations/conversation-service.js';
+import { toRow } from '../conversations/rows.js';
 import { emitConversationEvent } from '../conversations/events.js';
 import { advanceReadMarker, touchConversation } from '../conversations/queries.js';
 

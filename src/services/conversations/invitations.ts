@@ -1,0 +1,139 @@
+import { actingAccountId, type Actor } from '../../auth/actor.js';
+import type { ConversationTable } from '../../db/tables/collaboration.js';
+import { notFound, validation } from '../../errors.js';
+import { isId } from '../../lib/ids.js';
+
+import { ConversationPart } from './conversation-part.js';
+import { emitConversationEvent } from './events.js';
+import {
+  deleteExpiredInvites,
+  findConversation,
+  findConversationAccess,
+  INVITE_TTL_MS,
+  membersOf,
+} from './queries.js';
+import { toRow } from './rows.js';
+
+/** Answering invitations to encrypted conversations, and leaving a conversation. */
+export class ConversationInvitations extends ConversationPart {
+  /** Accepts a live invitation; accepting again changes nothing. */
+  async acceptInvite(
+    actor: Actor,
+    serverId: string,
+    conversationId: string,
+  ): Promise<ConversationTable> {
+    const callerId = actingAccountId(actor);
+    const now = this.now();
+    if (!isId(serverId) || !isId(conversationId)) throw notFound('invitation');
+    const row = await findConversationAccess(this.kysely, conversationId, callerId);
+    if (!row || row.workspaceId !== serverId) throw notFound('invitation');
+    const conv = toRow(row);
+    if (row.memberState === 'member') return conv;
+    if (row.memberState !== 'pending' || (row.memberJoinedAt ?? 0) <= now - INVITE_TTL_MS) {
+      throw notFound('invitation');
+    }
+    if (!(await this.deps.dm.hasDevice(callerId))) {
+      throw validation('set up a device for encryption before accepting the invitation');
+    }
+    await this.deps.db.transaction(async (tx) => {
+      const res = await tx.db
+        .updateTable('conversation_member')
+        .set({ state: 'member', joinedAt: now, lastReadAt: null, lastReadMessageId: null })
+        .where('conversationId', '=', conv.id)
+        .where('accountId', '=', callerId)
+        .where('state', '=', 'pending')
+        .executeTakeFirst();
+      // Accepted meanwhile by another request: nothing more to do.
+      if (Number(res.numUpdatedRows) !== 1) return;
+      const members = (await membersOf(tx.db, [conv.id], now))
+        .filter((m) => m.state === 'member')
+        .map((m) => m.accountId);
+      emitConversationEvent(tx, this.deps.bus, conv, members, 'MemberAddedToConversation', now, {
+        userId: callerId,
+        state: 'member',
+        addedBy: callerId,
+      });
+      emitConversationEvent(tx, this.deps.bus, conv, members, 'MlsMembershipChanged', now, {
+        added: [callerId],
+        removed: [],
+      });
+    });
+    return conv;
+  }
+
+  /** Declines (deletes) a live invitation. */
+  async declineInvite(actor: Actor, serverId: string, conversationId: string) {
+    const callerId = actingAccountId(actor);
+    const now = this.now();
+    if (!isId(serverId) || !isId(conversationId)) throw notFound('invitation');
+    const conv = await findConversation(this.kysely, conversationId);
+    if (!conv || conv.workspaceId !== serverId) throw notFound('invitation');
+    await this.deps.db.transaction(async (tx) => {
+      const res = await tx.db
+        .deleteFrom('conversation_member')
+        .where('conversationId', '=', conv.id)
+        .where('accountId', '=', callerId)
+        .where('state', '=', 'pending')
+        .where('joinedAt', '>', now - INVITE_TTL_MS)
+        .executeTakeFirst();
+      if (Number(res.numDeletedRows) !== 1) throw notFound('invitation');
+      const members = (await membersOf(tx.db, [conv.id], now)).map((m) => m.accountId);
+      emitConversationEvent(
+        tx,
+        this.deps.bus,
+        conv,
+        [...members, callerId],
+        'MemberRemovedFromConversation',
+        now,
+        { userId: callerId, removedBy: null, reason: 'inviteDeclined' },
+      );
+    });
+    return true;
+  }
+
+  /**
+   * Leaves a group conversation: the caller's membership goes, the others hear
+   * MemberRemovedFromConversation (reason `left`), and the conversation leaves the caller's
+   * inbox. A direct conversation cannot be left (block the person instead), and a channel is
+   * left with `leaveChannel`: both answer VALIDATION. The last member leaving deletes the group.
+   */
+  async leave(actor: Actor, conversationId: string): Promise<boolean> {
+    const callerId = actingAccountId(actor);
+    const now = this.now();
+    if (!isId(conversationId)) throw notFound('conversation');
+    const conv = await findConversation(this.kysely, conversationId);
+    if (!conv) throw notFound('conversation');
+    await this.deps.db.transaction(async (tx) => {
+      const res = await tx.db
+        .deleteFrom('conversation_member')
+        .where('conversationId', '=', conv.id)
+        .where('accountId', '=', callerId)
+        .where('state', '=', 'member')
+        .executeTakeFirst();
+      if (Number(res.numDeletedRows) !== 1) throw notFound('conversation');
+      if (conv.kind === 'direct') {
+        throw validation('a direct conversation cannot be left; block the person to stop it');
+      }
+      if (conv.kind === 'channel') throw validation('leave a channel with leaveChannel');
+      const members = (await membersOf(tx.db, [conv.id], now)).map((m) => m.accountId);
+      if (!members.some((id) => id !== callerId)) {
+        await tx.db.deleteFrom('conversation').where('id', '=', conv.id).execute();
+      }
+      emitConversationEvent(
+        tx,
+        this.deps.bus,
+        conv,
+        [...members, callerId],
+        'MemberRemovedFromConversation',
+        now,
+        { userId: callerId, removedBy: callerId, reason: 'left' },
+      );
+    });
+    return true;
+  }
+
+  /** Deletes invitations past their 30 days (reads already ignore them). */
+  async purgeExpiredInvites(): Promise<number> {
+    return deleteExpiredInvites(this.kysely, this.now());
+  }
+}

@@ -1,0 +1,106 @@
+import { actingAccountId, type Actor, personOf } from '../../auth/actor.js';
+import type { ConversationTable } from '../../db/tables/collaboration.js';
+import { notFound } from '../../errors.js';
+import { requestsForConversations } from '../dm/queries.js';
+
+import { assertReadable, plausibleId } from './access.js';
+import { ConversationPart } from './conversation-part.js';
+import { cursorOf, type Page, type PageArgs, parsePageArgs } from './paging.js';
+import {
+  findConversationAccess,
+  inboxPage,
+  lastMessages,
+  membersOf,
+  unreadCounts,
+} from './queries.js';
+import { toRow } from './rows.js';
+
+/** Reading: one conversation, the inbox, a page's fields, and what the caller sees of them. */
+export class ConversationReading extends ConversationPart {
+  /** The caller's view of a conversation, for reading (NOT_FOUND / FORBIDDEN as the rules say). */
+  async get(actor: Actor, conversationId: string): Promise<ConversationTable> {
+    const accountId = actingAccountId(actor);
+    if (!plausibleId(conversationId)) throw notFound('conversation');
+    const row = await findConversationAccess(this.kysely, conversationId, accountId);
+    return toRow(assertReadable(row, this.now()).row);
+  }
+
+  /** The caller's conversations, newest activity first (see `inboxPage`). */
+  async inbox(actor: Actor, args: PageArgs): Promise<Page<ConversationTable>> {
+    const accountId = actingAccountId(actor);
+    const { before, after, limit } = parsePageArgs(args);
+    const { rows, more } = await inboxPage(this.kysely, accountId, {
+      now: this.now(),
+      limit,
+      before,
+      after,
+    });
+    const first = rows[0];
+    const last = rows[rows.length - 1];
+    const cur = (r: ConversationTable | undefined) => (r ? cursorOf(r.lastActivityAt, r.id) : null);
+    if (before) {
+      return {
+        items: rows,
+        hasMore: more,
+        nextCursor: more ? cur(first) : null,
+        prevCursor: cur(last),
+      };
+    }
+    return {
+      items: rows,
+      hasMore: more,
+      nextCursor: more ? cur(last) : null,
+      prevCursor: after ? cur(first) : null,
+    };
+  }
+
+  membersOf(conversationIds: readonly string[]) {
+    return membersOf(this.kysely, conversationIds, this.now());
+  }
+
+  unreadCounts(actor: Actor, conversationIds: readonly string[]) {
+    const accountId = actingAccountId(actor);
+    return unreadCounts(this.kysely, accountId, conversationIds);
+  }
+
+  lastMessages(conversationIds: readonly string[]) {
+    return lastMessages(this.kysely, conversationIds);
+  }
+
+  dmRequestsFor(conversationIds: readonly string[]) {
+    return requestsForConversations(this.kysely, conversationIds);
+  }
+
+  /** Where the actor stands in a conversation, from its member list (`membersOf`). */
+  standing(
+    actor: Actor | null,
+    members: readonly { accountId: string; state: string }[],
+  ): 'member' | 'pending' | null {
+    const me = actor && personOf(actor)?.accountId;
+    const mine = me ? members.find((m) => m.accountId === me) : undefined;
+    return mine?.state === 'member' || mine?.state === 'pending' ? mine.state : null;
+  }
+
+  /** The MLS group of an encrypted conversation, named to its members only. */
+  mlsGroup(
+    actor: Actor | null,
+    conversation: Pick<ConversationTable, 'id' | 'encrypted'>,
+    members: readonly { accountId: string; state: string }[],
+  ): string | null {
+    // Opaque for now: the conversation's id names its group.
+    return conversation.encrypted === 1 && this.standing(actor, members) === 'member'
+      ? conversation.id
+      : null;
+  }
+
+  /** The actor's own unanswered request of a DIRECT conversation (from `dmRequestsFor`). */
+  ownOpenRequest<R extends { fromId: string; state: string }>(
+    actor: Actor | null,
+    conversation: Pick<ConversationTable, 'kind'>,
+    requests: readonly R[],
+  ): R | null {
+    if (conversation.kind !== 'direct') return null;
+    const me = actor && personOf(actor)?.accountId;
+    return requests.find((r) => r.fromId === me && r.state !== 'accepted') ?? null;
+  }
+}

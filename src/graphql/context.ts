@@ -5,6 +5,8 @@ import type { AppContext } from '../context.js';
 import { unauthenticated } from '../errors.js';
 import type { IssuedSession, SessionInfo } from '../services/sessions/session-service.js';
 
+import type { RequestLoaders } from './loaders.js';
+
 /** What a resolver may do to the response's cookies (HTTP only; a no-op on the WebSocket). */
 export interface CookieJar {
   /** Sets `svc_session` and `svc_csrf` for a newly started session. */
@@ -30,6 +32,8 @@ export interface GraphqlContext {
    * per-request role memo of `Authz` hangs off this object).
    */
   actor?: UserActor;
+  /** The request's batching loaders (graphql/loaders.ts), created on first use. */
+  loaders?: RequestLoaders;
 }
 
 /** The caller's session, or UNAUTHENTICATED for an anonymous request. */

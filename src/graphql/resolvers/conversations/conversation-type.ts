@@ -1,14 +1,15 @@
 import type { ConversationTable } from '../../../db/tables/collaboration.js';
 import { optionalActor, type GraphqlContext } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
+import { loadUser } from '../accounts/loaders.js';
+
 import {
   loadDmRequests,
   loadLastMessage,
   loadMembers,
   loadUnread,
-  loadUser,
   type MemberView,
-} from '../messages/loaders.js';
+} from './loaders.js';
 
 // Conversation fields; the parent is a conversation row (channels' rows come from the channels
 // area). Member lists, unread counts and last messages are loaded for a whole page at once.

@@ -1,7 +1,9 @@
 import type { DmRequestTable } from '../../../db/tables/collaboration.js';
 import { optionalActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
-import { loadPreview, loadUser } from '../messages/loaders.js';
+import { loadUser } from '../accounts/loaders.js';
+
+import { loadPreview } from './loaders.js';
 
 /** DmRequest fields; the parent is a dm_request row. What the caller sees is the service's rule. */
 export const DmRequest = {

@@ -3,7 +3,9 @@ import { readMentions } from '../../../services/messages/text.js';
 import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
-import { loadEdits, loadMessage, loadPinned, loadReactions, loadUser } from './loaders.js';
+import { loadUser } from '../accounts/loaders.js';
+
+import { loadEdits, loadMessage, loadPinned, loadReactions } from './loaders.js';
 
 // Message fields; the parent is a message row. Lookups are batched per page (loaders.ts).
 

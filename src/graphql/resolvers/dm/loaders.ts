@@ -1,0 +1,15 @@
+import type { GraphQLResolveInfo } from 'graphql';
+
+import type { MessageTable } from '../../../db/tables/collaboration.js';
+import type { GraphqlContext } from '../../context.js';
+import { loader } from '../../loaders.js';
+
+/** The newest messages of a DM request's conversation, batched per page. */
+export const loadPreview = (
+  ctx: GraphqlContext,
+  info: GraphQLResolveInfo,
+  conversationId: string,
+) =>
+  loader<MessageTable[]>(ctx, info, 'preview', (ids) => ctx.app.services.dm.previews(ids)).load(
+    conversationId,
+  );

@@ -49,6 +49,13 @@ export class Authz {
     return loaded;
   }
 
+  /** The actor's membership, or NOT_FOUND (a workspace's existence is never revealed). */
+  async requireMember(actor: Actor, scope: AuthzScope): Promise<Membership> {
+    const m = await this.membership(actor, scope);
+    if (!m) throw notFound('workspace');
+    return m;
+  }
+
   /** The actor's role in a workspace, or null. */
   async role(actor: Actor, scope: AuthzScope): Promise<Role | null> {
     return (await this.membership(actor, scope))?.role ?? null;
@@ -65,8 +72,7 @@ export class Authz {
    * workspace's existence is never revealed), FORBIDDEN for a member whose role may not.
    */
   async assertCan(actor: Actor, action: Action, scope: AuthzScope): Promise<Membership> {
-    const m = await this.membership(actor, scope);
-    if (!m) throw notFound('workspace');
+    const m = await this.requireMember(actor, scope);
     if (!grantAllows(actor, action) || !roleCan(m.role, action)) {
       throw new AppError('FORBIDDEN', `your role in this workspace may not do this (${action})`);
     }

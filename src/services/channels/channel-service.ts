@@ -77,10 +77,14 @@ export class ChannelService {
    * A channel the account can see: a member of the workspace and either in the channel or, for
    * anyone but a guest, the channel is public. NOT_FOUND otherwise (existence is never shown).
    */
-  async seen(db: Executor, conversationId: string, accountId: string): Promise<Seen> {
+  async seen(db: Executor, conversationId: string, actor: Actor): Promise<Seen> {
+    const accountId = actingAccountId(actor);
     const channel = isId(conversationId) ? await findChannel(db, conversationId) : undefined;
     if (!channel) throw notFound('channel');
-    const membership = await this.deps.workspaces.membership(channel.workspaceId, accountId, db);
+    const membership = await this.deps.authz.membership(actor, {
+      workspaceId: channel.workspaceId,
+      db,
+    });
     if (!membership) throw notFound('channel');
     const isMember = !!(await findConversationMember(db, channel.id, accountId));
     if (!isMember && (channel.isPrivate === 1 || !can(membership.role, 'channel:browse'))) {
@@ -96,8 +100,7 @@ export class ChannelService {
     opts: { includeArchived?: boolean | null } = {},
   ): Promise<ChannelRow[]> {
     const accountId = actingAccountId(actor);
-    const m = await this.deps.authz.membership(actor, { workspaceId: serverId });
-    if (!m) throw notFound('workspace');
+    const m = await this.deps.authz.requireMember(actor, { workspaceId: serverId });
     if (serverId === DIRECT_SPACE_ID) return [];
     return listVisibleChannels(this.deps.db.kysely, serverId, accountId, {
       guest: !can(m.role, 'channel:browse'),
@@ -107,8 +110,7 @@ export class ChannelService {
 
   /** One channel the caller can see. */
   async get(actor: Actor, conversationId: string): Promise<ChannelRow> {
-    const accountId = actingAccountId(actor);
-    return (await this.seen(this.deps.db.kysely, conversationId, accountId)).channel;
+    return (await this.seen(this.deps.db.kysely, conversationId, actor)).channel;
   }
 
   /**
@@ -125,7 +127,7 @@ export class ChannelService {
     const serverId = input.serverId;
     const id = newId();
     return this.deps.db.transaction(async (tx) => {
-      const m = await this.deps.workspaces.requireMember(serverId, accountId, tx.db);
+      const m = await this.deps.authz.requireMember(actor, { workspaceId: serverId, db: tx.db });
       if (serverId === DIRECT_SPACE_ID) {
         throw validation('the direct space has no channels: start a group conversation instead');
       }
@@ -202,7 +204,7 @@ export class ChannelService {
   ): Promise<ChannelRow> {
     const accountId = actingAccountId(actor);
     return this.deps.db.transaction(async (tx) => {
-      const { channel, membership, isMember } = await this.seen(tx.db, conversationId, accountId);
+      const { channel, membership, isMember } = await this.seen(tx.db, conversationId, actor);
       if (!isMember || !can(membership.role, 'channel:update')) {
         assertCan(membership.role, 'channel:updateAny');
       }
@@ -234,7 +236,7 @@ export class ChannelService {
   ): Promise<ChannelRow> {
     const accountId = actingAccountId(actor);
     return this.deps.db.transaction(async (tx) => {
-      const { channel, membership } = await this.seen(tx.db, conversationId, accountId);
+      const { channel, membership } = await this.seen(tx.db, conversationId, actor);
       assertCan(membership.role, 'channel:archive');
       this.deps.workspaces.assertNotTimedOut(membership);
       if ((channel.archivedAt !== null) === archived) return channel;
@@ -252,7 +254,7 @@ export class ChannelService {
   async join(actor: Actor, conversationId: string): Promise<ChannelRow> {
     const accountId = actingAccountId(actor);
     return this.deps.db.transaction(async (tx) => {
-      const { channel, membership, isMember } = await this.seen(tx.db, conversationId, accountId);
+      const { channel, membership, isMember } = await this.seen(tx.db, conversationId, actor);
       if (isMember) return channel;
       assertCan(membership.role, 'channel:join');
       this.deps.workspaces.assertNotTimedOut(membership);
@@ -267,7 +269,7 @@ export class ChannelService {
   async leave(actor: Actor, conversationId: string): Promise<boolean> {
     const accountId = actingAccountId(actor);
     return this.deps.db.transaction(async (tx) => {
-      const { channel, isMember } = await this.seen(tx.db, conversationId, accountId);
+      const { channel, isMember } = await this.seen(tx.db, conversationId, actor);
       if (!isMember) return false;
       await removeConversationMember(tx.db, channel.id, accountId);
       this.publishRemoval(tx, channel, accountId, null);
@@ -289,7 +291,7 @@ export class ChannelService {
     if (ids.length === 0) throw validation('name at least one person to add');
     if (ids.length > ADD_MAX) throw validation(`add at most ${ADD_MAX} people at once`);
     return this.deps.db.transaction(async (tx) => {
-      const { channel, membership, isMember } = await this.seen(tx.db, conversationId, accountId);
+      const { channel, membership, isMember } = await this.seen(tx.db, conversationId, actor);
       if (!isMember || !can(membership.role, 'channel:addMember')) {
         assertCan(membership.role, 'channel:updateAny');
       }
@@ -314,7 +316,7 @@ export class ChannelService {
   async removeMember(actor: Actor, conversationId: string, userId: string): Promise<boolean> {
     const accountId = actingAccountId(actor);
     return this.deps.db.transaction(async (tx) => {
-      const { channel, membership } = await this.seen(tx.db, conversationId, accountId);
+      const { channel, membership } = await this.seen(tx.db, conversationId, actor);
       assertCan(membership.role, 'channel:removeMember');
       this.deps.workspaces.assertNotTimedOut(membership);
       assertWritable(channel);

@@ -151,7 +151,7 @@ export class InviteService {
     let mailed = false;
     let workspaceName = '';
     await this.deps.db.transaction(async (tx) => {
-      const m = await workspaces.requireMember(serverId, accountId, tx.db);
+      const m = await this.deps.authz.requireMember(actor, { workspaceId: serverId, db: tx.db });
       if (serverId === DIRECT_SPACE_ID) {
         throw validation('the direct space has no invites: start a conversation instead');
       }
@@ -214,7 +214,7 @@ export class InviteService {
   /** The workspace's usable invites: all of them for staff, one's own for everyone else. */
   async list(actor: Actor, serverId: string): Promise<InviteView[]> {
     const accountId = actingAccountId(actor);
-    const m = await this.deps.workspaces.requireMember(serverId, accountId);
+    const m = await this.deps.authz.requireMember(actor, { workspaceId: serverId });
     if (serverId === DIRECT_SPACE_ID) return [];
     const now = this.now();
     const mine = !can(m.role, 'invite:manage');
@@ -233,7 +233,10 @@ export class InviteService {
     return this.deps.db.transaction(async (tx) => {
       const invite = isId(inviteId) ? await findInvite(tx.db, inviteId) : undefined;
       if (!invite) throw notFound('invite');
-      const m = await this.deps.workspaces.membership(invite.workspaceId, accountId, tx.db);
+      const m = await this.deps.authz.membership(actor, {
+        workspaceId: invite.workspaceId,
+        db: tx.db,
+      });
       if (!m) throw notFound('invite');
       if (invite.createdBy !== accountId) assertCan(m.role, 'invite:manage');
       this.deps.workspaces.assertNotTimedOut(m);

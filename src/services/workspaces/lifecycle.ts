@@ -145,7 +145,7 @@ export class WorkspaceLifecycle extends WorkspacePart {
   ): Promise<WorkspaceView> {
     const accountId = actingAccountId(actor);
     await this.deps.db.transaction(async (tx) => {
-      const m = await this.membership.requireMember(workspaceId, accountId, tx.db);
+      const m = await this.deps.authz.requireMember(actor, { workspaceId, db: tx.db });
       refuseDirect(workspaceId, 'renamed or described');
       assertCan(m.role, 'workspace:update');
       this.membership.assertNotTimedOut(m);
@@ -177,7 +177,7 @@ export class WorkspaceLifecycle extends WorkspacePart {
   ): Promise<WorkspaceView> {
     const accountId = actingAccountId(actor);
     await this.deps.db.transaction(async (tx) => {
-      const m = await this.membership.requireMember(workspaceId, accountId, tx.db);
+      const m = await this.deps.authz.requireMember(actor, { workspaceId, db: tx.db });
       refuseDirect(workspaceId, 'handed over');
       assertCan(m.role, 'workspace:transfer');
       await lockWorkspace(tx.db, workspaceId);
@@ -221,7 +221,7 @@ export class WorkspaceLifecycle extends WorkspacePart {
   async delete(actor: Actor, workspaceId: string, confirmName: unknown): Promise<boolean> {
     const accountId = actingAccountId(actor);
     await this.deps.db.transaction(async (tx) => {
-      const m = await this.membership.requireMember(workspaceId, accountId, tx.db);
+      const m = await this.deps.authz.requireMember(actor, { workspaceId, db: tx.db });
       refuseDirect(workspaceId, 'deleted');
       assertCan(m.role, 'workspace:delete');
       const ws = await findWorkspace(tx.db, workspaceId);

@@ -45,7 +45,7 @@ export class WorkspaceMembers extends WorkspacePart {
     args: { after?: string | null; before?: string | null; limit?: number | null },
   ): Promise<MemberPage> {
     const accountId = actingAccountId(actor);
-    const m = await this.membership.requireReader(actor, workspaceId);
+    const m = await this.deps.authz.requireMember(actor, { workspaceId });
     if (workspaceId === DIRECT_SPACE_ID) {
       throw validation('the direct space has no member list');
     }
@@ -88,7 +88,7 @@ export class WorkspaceMembers extends WorkspacePart {
 
   /** One member of a workspace the caller belongs to; NOT_FOUND otherwise. */
   async member(actor: Actor, workspaceId: string, userId: string): Promise<WorkspaceMemberView> {
-    await this.membership.requireReader(actor, workspaceId);
+    await this.deps.authz.requireMember(actor, { workspaceId });
     const row = await findMember(this.kysely, workspaceId, userId);
     if (!row || workspaceId === DIRECT_SPACE_ID) throw notFound('member');
     return {
@@ -127,7 +127,7 @@ export class WorkspaceMembers extends WorkspacePart {
   ): Promise<WorkspaceMemberView> {
     const accountId = actingAccountId(actor);
     await this.deps.db.transaction(async (tx) => {
-      const m = await this.membership.requireMember(workspaceId, accountId, tx.db);
+      const m = await this.deps.authz.requireMember(actor, { workspaceId, db: tx.db });
       refuseDirect(workspaceId, 'given roles');
       if (role === 'owner') {
         throw validation(
@@ -158,7 +158,7 @@ export class WorkspaceMembers extends WorkspacePart {
   async removeMember(actor: Actor, workspaceId: string, userId: string): Promise<boolean> {
     const accountId = actingAccountId(actor);
     await this.deps.db.transaction(async (tx) => {
-      const m = await this.membership.requireMember(workspaceId, accountId, tx.db);
+      const m = await this.deps.authz.requireMember(actor, { workspaceId, db: tx.db });
       refuseDirect(workspaceId, 'managed');
       assertCan(m.role, 'member:remove');
       this.membership.assertNotTimedOut(m);
@@ -211,7 +211,7 @@ export class WorkspaceMembers extends WorkspacePart {
   ): Promise<WorkspaceMemberView> {
     const accountId = actingAccountId(actor);
     await this.deps.db.transaction(async (tx) => {
-      const m = await this.membership.requireMember(workspaceId, accountId, tx.db);
+      const m = await this.deps.authz.requireMember(actor, { workspaceId, db: tx.db });
       refuseDirect(workspaceId, 'moderated');
       assertCan(m.role, 'member:timeout');
       this.membership.assertNotTimedOut(m);

@@ -64,13 +64,6 @@ export class WorkspaceMembership extends WorkspacePart {
     return m;
   }
 
-  /** The actor's membership for a read (read once per request, `Authz`), or NOT_FOUND. */
-  async requireReader(actor: Actor, workspaceId: string): Promise<Membership> {
-    const m = await this.deps.authz.membership(actor, { workspaceId });
-    if (!m) throw notFound('workspace');
-    return m;
-  }
-
   /** TIMED_OUT with `until` (RFC 3339) while the membership's timeout runs. */
   assertNotTimedOut(membership: Pick<Membership, 'timedOutUntil'>): void {
     assertNotTimedOut(membership, this.now());
@@ -174,7 +167,7 @@ export class WorkspaceMembership extends WorkspacePart {
   async leave(actor: Actor, workspaceId: string): Promise<boolean> {
     const accountId = actingAccountId(actor);
     await this.deps.db.transaction(async (tx) => {
-      const m = await this.requireMember(workspaceId, accountId, tx.db);
+      const m = await this.deps.authz.requireMember(actor, { workspaceId, db: tx.db });
       refuseDirect(workspaceId, 'left');
       if (m.role === 'owner') {
         throw validation(

@@ -45,7 +45,9 @@ export class Authz {
     const loaded = this.load(scope.db ?? this.db.kysely, scope.workspaceId, person.accountId);
     memo.set(scope.workspaceId, loaded);
     // A failed read is not remembered: the next call asks the database again.
-    loaded.catch(() => memo.delete(scope.workspaceId));
+    loaded.catch(() => {
+      if (memo.get(scope.workspaceId) === loaded) memo.delete(scope.workspaceId);
+    });
     return loaded;
   }
 

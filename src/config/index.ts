@@ -99,6 +99,11 @@ export interface Config {
     wsSessionRecheckSecs: number;
   };
   limits: Limits;
+  /**
+   * Which bound sets `limits.dmRequestsPerDay`: the instance cap (one more answers VALIDATION)
+   * or the relay quota (RATE_LIMITED). A tie goes to the cap, the operator's explicit choice.
+   */
+  dmRequestsBoundBy: 'cap' | 'quota';
   /** The hard ceiling on message text: SVC_LIMIT_MESSAGE_BYTES or 65536. */
   messageBytesMax: number;
   linkPreviewConcurrency: number;
@@ -212,6 +217,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pendingInvitesPerUser: e.SVC_LIMIT_PENDING_INVITES_PER_USER,
       probationHours: e.SVC_PROBATION_HOURS,
     },
+    dmRequestsBoundBy:
+      e.SVC_LIMIT_DM_REQUESTS_PER_DAY !== null &&
+      e.SVC_LIMIT_DM_REQUESTS_PER_DAY <= dmRequestsPerDay
+        ? 'cap'
+        : 'quota',
     messageBytesMax: e.SVC_LIMIT_MESSAGE_BYTES ?? MAX_MESSAGE_BYTES,
     linkPreviewConcurrency: e.SVC_LINK_PREVIEW_CONCURRENCY,
   };

@@ -342,3 +342,14 @@ export async function findAccounts(db: Executor, ids: readonly string[]) {
 
 /** For a dialect-neutral boolean read back from `exists(...)`. */
 export const truthy = (v: unknown) => v === true || v === 1 || v === '1' || v === 't';
+
+/** Whether the member joined by accepting an invitation (see `acceptInvite`). */
+export async function joinedByInvitation(db: Executor, conversationId: string, accountId: string) {
+  const row = await db
+    .selectFrom('conversation_member')
+    .select('acceptedInviteAt')
+    .where('conversationId', '=', conversationId)
+    .where('accountId', '=', accountId)
+    .executeTakeFirst();
+  return row?.acceptedInviteAt !== null && row?.acceptedInviteAt !== undefined;
+}

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { OperationTypeNode } from 'graphql';
 
 import { needsCsrf, type CsrfRequest } from '../../auth/csrf.js';
 import type { AppContext } from '../../context.js';
@@ -9,11 +10,15 @@ import {
   type FormattedResult,
   type GraphqlRequest,
 } from '../../graphql/executor.js';
+import { parseBounded } from '../../graphql/document-limits.js';
 import { codedError, plainError } from '../../graphql/format-error.js';
+import { selectOperation } from '../../lib/graphql-operation.js';
 import { Lru } from '../../lib/lru.js';
 import { firstHeader } from '../../lib/headers.js';
 import { httpCookieJar } from '../cookies.js';
 import { csrfAccepted, CSRF_REFUSAL } from '../plugins/csrf.js';
+
+import { graphiqlPage } from './graphiql.js';
 
 const CSRF_CACHE_MAX_SOURCE = 20_000;
 
@@ -22,7 +27,10 @@ export const API_BODY_LIMIT = 1024 * 1024;
 
 type Item = { ok: true; request: GraphqlRequest } | { ok: false; error: string };
 
-/** POST /api: one GraphQL request or a batch, with every pre-execution rule of the contract. */
+/**
+ * POST /api (one GraphQL request or a batch) and GET /api (one query as URL parameters), with
+ * every pre-execution rule of the contract.
+ */
 export function registerGraphqlRoute(api: FastifyInstance, ctx: AppContext): void {
   // Classifying a document parses it; clients repeat the same few documents, so the answer is
   // kept per (document, operation name, cookie present).
@@ -65,7 +73,20 @@ export function registerGraphqlRoute(api: FastifyInstance, ctx: AppContext): voi
           : 'the body must be a JSON object with a "query" string, or an array of them',
       });
     }
-    const items = raw.map((r) => readRequest(r as Record<string, unknown>));
+    return respond(request, reply, raw as Record<string, unknown>[], isBatch);
+  });
+
+  /**
+   * Runs requests that passed their transport's checks (POST body or GET parameters): CSRF for
+   * the whole batch, then the mutation limit, then each request. The one path of both methods.
+   */
+  async function respond(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    raw: Record<string, unknown>[],
+    isBatch: boolean,
+  ) {
+    const items = raw.map((r) => readRequest(r));
     const requestId = request.id;
     const answer = (results: FormattedResult[]) => reply.send(isBatch ? results : results[0]);
 
@@ -137,7 +158,54 @@ export function registerGraphqlRoute(api: FastifyInstance, ctx: AppContext): voi
       results.push(result);
     }
     return answer(results);
+  }
+
+  // GET /api: a query as URL parameters (GraphQL over HTTP), as urql sends by default; without
+  // a `query` parameter, the explorer or its 404 (./graphiql.ts).
+  const explorer = graphiqlPage(ctx);
+  api.get<{ Querystring: Record<string, unknown> }>('', async (request, reply) => {
+    const params = request.query ?? {};
+    if (!Object.hasOwn(params, 'query')) return explorer(request, reply);
+    const body = fromUrlParameters(params);
+    // A mutation never runs over GET (a link or an image could trigger it): 405, nothing runs.
+    if (typeof body.query === 'string') {
+      const parsed = parseBounded(body.query);
+      if ('document' in parsed) {
+        const op = selectOperation(parsed.document, body.operationName);
+        if (op?.operation === OperationTypeNode.MUTATION) {
+          return reply
+            .code(405)
+            .header('allow', 'POST')
+            .send({ error: 'method_not_allowed', message: 'send mutations with POST' });
+        }
+      }
+    }
+    // Answers depend on the session cookie: no cache may keep them.
+    reply.header('cache-control', 'no-store');
+    return respond(request, reply, [body], false);
   });
+}
+
+/**
+ * A GET request's parameters as the body POST would carry: `variables` is JSON-encoded; a value
+ * that is not a JSON object is passed on as it is, so `readRequest` refuses it as it refuses the
+ * same in a POST body. A repeated parameter is an array, hence no string. `extensions` is
+ * ignored, as in a POST body.
+ */
+function fromUrlParameters(params: Record<string, unknown>): Record<string, unknown> {
+  const json = (v: unknown) => {
+    if (typeof v !== 'string') return v;
+    try {
+      return JSON.parse(v) as unknown;
+    } catch {
+      return v;
+    }
+  };
+  return {
+    query: params.query,
+    variables: json(params.variables),
+    operationName: params.operationName,
+  };
 }
 
 function readRequest(r: Record<string, unknown>): Item {

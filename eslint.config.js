@@ -20,7 +20,16 @@ const upward = (from, forbidden) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', 'bench/results/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'dist.*/**',
+      'node_modules/**',
+      'data/**',
+      'coverage/**',
+      'bench/results/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -39,6 +39,7 @@ import { MessageService } from './services/messages/message-service.js';
 import { MessageRemover } from './services/messages/removal.js';
 import { PresenceService, type PresenceTimings } from './services/presence/presence-service.js';
 import { TypingService } from './services/presence/typing-service.js';
+import { RealtimeService } from './services/realtime/realtime-service.js';
 import { FileStorage } from './services/files/file-storage.js';
 import { readVersion } from './version.js';
 import type { RealtimeOptions } from './ws/server.js';
@@ -71,6 +72,8 @@ export interface Services {
   presence: PresenceService;
   /** Typing indicators for direct conversations. */
   typing: TypingService;
+  /** The subscriptions' streams, authorized once at subscribe (docs/realtime.md). */
+  realtime: RealtimeService;
   /** The blob store under SVC_DATA_DIR and the sources that keep blobs alive (docs/files.md). */
   files: FileStorage;
 }
@@ -352,6 +355,7 @@ export async function createAppContext(
         dm,
         presence,
         typing,
+        realtime: new RealtimeService(db, presence),
         files: new FileStorage(config.dataDir, clock),
       },
       limiters,

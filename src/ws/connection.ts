@@ -23,7 +23,7 @@ import { newId } from '../lib/ids.js';
 import type { SessionInfo } from '../services/sessions/session-service.js';
 
 import type { Delivery, Fanout } from './fanout.js';
-import { isLiveSource, type LiveStream } from './live-stream.js';
+import { isLiveSource, type LiveStream } from '../events/live-stream.js';
 import type { WriteBatcher } from './write-batcher.js';
 import {
   codecFor,

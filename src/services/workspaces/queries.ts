@@ -323,3 +323,17 @@ export async function listUsableInvites(
   if (createdBy) q = q.where('createdBy', '=', createdBy);
   return q.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(500).execute();
 }
+
+// Read by the realtime workspace stream at subscribe (services/realtime).
+
+/** The workspace (or direct space) and the caller's role in it; undefined when it does not exist. */
+export async function findWorkspaceAccess(db: Executor, workspaceId: string, accountId: string) {
+  return db
+    .selectFrom('workspace as w')
+    .leftJoin('workspace_member as wm', (j) =>
+      j.onRef('wm.workspaceId', '=', 'w.id').on('wm.accountId', '=', accountId),
+    )
+    .select(['w.id', 'w.isDirect', 'wm.role'])
+    .where('w.id', '=', workspaceId)
+    .executeTakeFirst();
+}

@@ -48,8 +48,8 @@ export interface Admission {
 }
 
 /**
- * The parts of the workspaces service a signup uses, looked up when a signup runs (the
- * workspaces area may not offer them yet; see completeSignup).
+ * The parts of the workspaces area a signup uses (membership and workspace invites), composed
+ * by the root from the workspace and invite services.
  */
 export interface WorkspaceSignupPort {
   /** Member of the workspace and its public channels; events after the transaction commits. */
@@ -93,7 +93,7 @@ export class SignupPolicy {
     private readonly log: Logger,
     /** The server's cookie secret, which also signs proof-of-work challenges. */
     private readonly secret: Buffer,
-    private readonly workspaces: () => WorkspaceSignupPort | undefined,
+    private readonly workspaces: WorkspaceSignupPort,
   ) {}
 
   /** FORBIDDEN while new accounts must sign up with a device key (SVC_SIGNUP_REQUIRE_KEYS). */
@@ -213,7 +213,7 @@ export class SignupPolicy {
       if (spent) {
         instanceInviteId = spent.inviteId;
         email = spent.email;
-      } else if (this.workspaces()?.redeemInviteForSignup) {
+      } else if (this.workspaces.redeemInviteForSignup) {
         workspaceInviteToken = token;
       } else {
         throw invalidInvite();
@@ -248,7 +248,7 @@ export class SignupPolicy {
     }
     let serverId: string | null = null;
     if (admission.workspaceInviteToken !== null) {
-      const redeemed = await this.workspaces()?.redeemInviteForSignup?.(
+      const redeemed = await this.workspaces.redeemInviteForSignup?.(
         tx,
         admission.workspaceInviteToken,
         accountId,
@@ -264,7 +264,7 @@ export class SignupPolicy {
   async joinDefaultWorkspace(tx: Tx, accountId: string): Promise<void> {
     const workspaceId = this.config.instance.defaultWorkspace;
     if (workspaceId === null) return;
-    const port = this.workspaces();
+    const port = this.workspaces;
     if (port?.joinAsMember) {
       await port.joinAsMember(tx, workspaceId, accountId);
       return;

@@ -91,11 +91,7 @@ export interface InviteServiceDeps {
  * joining with a token, on its own or during a signup.
  */
 export class InviteService {
-  constructor(private readonly deps: InviteServiceDeps) {
-    deps.workspaces.setInviteRedeemer((tx, token, accountId) =>
-      this.redeemForSignup(tx, token, accountId),
-    );
-  }
+  constructor(private readonly deps: InviteServiceDeps) {}
 
   private now(): number {
     return this.deps.clock.now().getTime();

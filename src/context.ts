@@ -217,18 +217,12 @@ export async function createAppContext(
       featureState: (name) => config.features.find((f) => f.key === name)?.state ?? 'enabled',
       workspaces,
     });
-    const signup = new SignupPolicy(
-      config,
-      clock,
-      log.child({ subsystem: 'registration' }),
-      keys.cookie,
-      {
-        joinAsMember: (tx, workspaceId, accountId) =>
-          workspaces.joinAsMember(tx, workspaceId, accountId),
-        redeemInviteForSignup: (tx, token, accountId) =>
-          invites.redeemForSignup(tx, token, accountId),
-      },
-    );
+    const signup = new SignupPolicy(config, clock, keys.cookie, {
+      joinAsMember: (tx, workspaceId, accountId) =>
+        workspaces.joinAsMember(tx, workspaceId, accountId),
+      redeemInviteForSignup: (tx, token, accountId) =>
+        invites.redeemForSignup(tx, token, accountId),
+    });
     const registration = new RegistrationService(
       db,
       config,

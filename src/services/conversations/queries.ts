@@ -378,3 +378,23 @@ export async function membersAmong(
     .execute();
   return rows.map((r) => r.accountId);
 }
+
+/** Every conversation membership and invitation of an account (its purge). */
+export async function deleteConversationMembershipsOf(db: Executor, accountId: string) {
+  await db.deleteFrom('conversation_member').where('accountId', '=', accountId).execute();
+}
+
+/** The account's memberships of the conversations of one workspace (leaving it). */
+export async function deleteMembershipsInWorkspace(
+  db: Executor,
+  workspaceId: string,
+  accountId: string,
+) {
+  await db
+    .deleteFrom('conversation_member')
+    .where('accountId', '=', accountId)
+    .where('conversationId', 'in', (eb) =>
+      eb.selectFrom('conversation').select('id').where('workspaceId', '=', workspaceId),
+    )
+    .execute();
+}

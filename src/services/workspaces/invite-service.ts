@@ -13,6 +13,7 @@ import { isId, newId, randomToken } from '../../lib/ids.js';
 import type { Mailer } from '../../mail/mailer.js';
 import { normalizeEmail } from '../accounts/username.js';
 import { findChannelsIn, findConversationMember } from '../channels/queries.js';
+import { lockAccount } from '../accounts/queries.js';
 
 import {
   consumeInviteUse,
@@ -23,7 +24,6 @@ import {
   findWorkspace,
   insertInvite,
   listUsableInvites,
-  lockAccount,
   revokeInvite,
 } from './queries.js';
 import { assertWritable } from './rules.js';

@@ -17,6 +17,7 @@ import {
   insertChannel,
   listOpenPublicChannelIds,
 } from '../channels/queries.js';
+import { lockAccount } from '../accounts/queries.js';
 
 import { emit, iso } from './events.js';
 import {
@@ -32,7 +33,6 @@ import {
   listMemberIds,
   listMembersPage,
   listWorkspacesOf,
-  lockAccount,
   lockWorkspace,
   setMemberRole,
   setMemberTimeout,

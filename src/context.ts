@@ -40,7 +40,6 @@ import { TypingService } from './services/presence/typing-service.js';
 import { RealtimeService } from './services/realtime/realtime-service.js';
 import { FileStorage } from './services/files/file-storage.js';
 import { readVersion } from './version.js';
-import type { RealtimeOptions } from './ws/server.js';
 
 export interface Services {
   accounts: AccountService;
@@ -119,8 +118,6 @@ export interface ContextOverrides {
   ipBlockRefreshMs?: number;
   /** Presence timings (tests shorten them); defaults in presence-service.ts. */
   presence?: Partial<PresenceTimings>;
-  /** WebSocket keep-alive, buffers and recheck (tests shorten them); used by startServer. */
-  realtime?: RealtimeOptions;
   /** Refuse nested transactions (the tests; it slows every promise, see db/transaction.ts). */
   checkTransactions?: boolean;
 }

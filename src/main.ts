@@ -15,7 +15,7 @@ import { buildGraphqlExecutor } from './graphql/build.js';
 import { buildHttpApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { startMetricsListener } from './http/metrics-listener.js';
-import { attachRealtime, type RealtimeServer } from './ws/server.js';
+import { attachRealtime, type RealtimeOptions, type RealtimeServer } from './ws/server.js';
 
 export interface RunningServer {
   ctx: AppContext;
@@ -51,6 +51,12 @@ export function logFeatureStates(ctx: AppContext): void {
   );
 }
 
+/** What a test may change in a server: the context's overrides and the WebSocket timings. */
+export interface ServerOverrides extends ContextOverrides {
+  /** WebSocket keep-alive, buffers and recheck (tests shorten them). */
+  realtime?: RealtimeOptions;
+}
+
 /**
  * Applies pending migrations (`svc serve` and `svc migrate`; every other command refuses a
  * database with pending ones). Returns the names applied, oldest first.
@@ -73,7 +79,7 @@ export async function migrateDatabase(
 export async function startServer(
   config: Config,
   secrets: Secrets,
-  overrides: ContextOverrides = {},
+  overrides: ServerOverrides = {},
 ): Promise<RunningServer> {
   const applied = await migrateDatabase(config, secrets, overrides);
   const ctx = await createAppContext(config, secrets, overrides);

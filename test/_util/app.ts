@@ -13,7 +13,12 @@ import { buildGraphqlExecutor } from '../../src/graphql/build.js';
 import type { GraphqlExecutor } from '../../src/graphql/executor.js';
 import { buildHttpApp, type HttpAppOptions } from '../../src/http/app.js';
 import type { Clock } from '../../src/lib/clock.js';
-import { migrateDatabase, startServer, type RunningServer } from '../../src/main.js';
+import {
+  migrateDatabase,
+  startServer,
+  type RunningServer,
+  type ServerOverrides,
+} from '../../src/main.js';
 
 /** Which database this test run uses: `sqlite` (default) or `postgres` (SVC_TEST_DATABASE_URL). */
 export const TEST_DB = (process.env.SVC_TEST_DB ?? 'sqlite') as 'sqlite' | 'postgres';
@@ -78,8 +83,8 @@ export interface TestAppOptions {
   database?: TestDatabase;
   /** Start the periodic jobs (off by default: tests run them with ctx.scheduler.runOnce). */
   jobs?: boolean;
-  /** Further context overrides (e.g. a short deny-list refresh). */
-  overrides?: Partial<ContextOverrides>;
+  /** Further context and server overrides (e.g. a short deny-list refresh). */
+  overrides?: Partial<ServerOverrides>;
   /** Test-only routes in the /api and /s2s/v1 trees, and an s2s verifier. */
   http?: HttpAppOptions;
 }

@@ -17,6 +17,7 @@ import { Lru } from '../../lib/lru.js';
 import { firstHeader } from '../../lib/headers.js';
 import { httpCookieJar } from '../cookies.js';
 import { csrfAccepted, CSRF_REFUSAL } from '../plugins/csrf.js';
+import type { ApiRoutes } from '../trees/api.js';
 
 import { graphiqlPage } from './graphiql.js';
 
@@ -31,7 +32,15 @@ type Item = { ok: true; request: GraphqlRequest } | { ok: false; error: string }
  * POST /api (one GraphQL request or a batch) and GET /api (one query as URL parameters), with
  * every pre-execution rule of the contract.
  */
-export function registerGraphqlRoute(api: FastifyInstance, ctx: AppContext): void {
+export function graphqlRoute(graphql: GraphqlExecutor): ApiRoutes {
+  return (api, ctx) => registerGraphqlRoute(api, ctx, graphql);
+}
+
+function registerGraphqlRoute(
+  api: FastifyInstance,
+  ctx: AppContext,
+  graphql: GraphqlExecutor,
+): void {
   // Classifying a document parses it; clients repeat the same few documents, so the answer is
   // kept per (document, operation name, cookie present).
   const csrfCache = new Lru<string, boolean>(1000);
@@ -98,7 +107,7 @@ export function registerGraphqlRoute(api: FastifyInstance, ctx: AppContext): voi
         return answer(
           items.map((item) => {
             const errors = [plainError(CSRF_REFUSAL, requestId)];
-            const own = item.ok ? ctx.graphql.prepare(item.request.query) : null;
+            const own = item.ok ? graphql.prepare(item.request.query) : null;
             const reasons = !item.ok ? [item.error] : own && !own.ok ? own.errors : [];
             for (const reason of reasons) errors.push(plainError(reason, requestId));
             return { errors };
@@ -108,7 +117,7 @@ export function registerGraphqlRoute(api: FastifyInstance, ctx: AppContext): voi
     }
 
     const prepared = items.map((item) =>
-      item.ok ? { item, prep: ctx.graphql.prepare(item.request.query) } : { item, prep: null },
+      item.ok ? { item, prep: graphql.prepare(item.request.query) } : { item, prep: null },
     );
 
     // Mutation rate limit: every field, alias and fragment expansion of the batch, before anything runs.
@@ -117,7 +126,7 @@ export function registerGraphqlRoute(api: FastifyInstance, ctx: AppContext): voi
       let cost = 0;
       for (const { item, prep } of prepared) {
         if (item.ok && prep?.ok)
-          cost += ctx.graphql.mutationFieldCount(prep.doc, item.request.operationName);
+          cost += graphql.mutationFieldCount(prep.doc, item.request.operationName);
       }
       if (cost > 0) {
         const key = request.svc.session
@@ -142,7 +151,7 @@ export function registerGraphqlRoute(api: FastifyInstance, ctx: AppContext): voi
         results.push(GraphqlExecutor.preparationErrors(prep ? prep.errors : [], requestId));
         continue;
       }
-      const kind = ctx.graphql.operationType(prep.doc, item.request.operationName);
+      const kind = graphql.operationType(prep.doc, item.request.operationName);
       if (kind === 'subscription') {
         results.push({
           errors: [plainError('subscriptions run over the WebSocket at /api/ws', requestId)],
@@ -150,9 +159,9 @@ export function registerGraphqlRoute(api: FastifyInstance, ctx: AppContext): voi
         continue;
       }
       const context = graphqlContext(ctx, request, reply);
-      const result = await ctx.graphql.run(prep.doc, item.request, context);
+      const result = await graphql.run(prep.doc, item.request, context);
       ctx.metrics.graphqlOperation(
-        ctx.graphql.operationName(prep.doc, item.request.operationName),
+        graphql.operationName(prep.doc, item.request.operationName),
         result.errors ? 'error' : 'ok',
       );
       results.push(result);

@@ -74,7 +74,7 @@ export class DmService {
       clock: Clock;
       log: Logger;
       accounts: AccountService;
-      devices: () => EncryptionDevices | undefined;
+      devices: EncryptionDevices;
     },
   ) {}
 
@@ -352,8 +352,6 @@ export class DmService {
   }
 
   async hasDevice(accountId: string): Promise<boolean> {
-    const devices = this.deps.devices();
-    if (!devices) return false;
-    return devices.hasEncryptionDevice(accountId);
+    return this.deps.devices.hasEncryptionDevice(accountId);
   }
 }

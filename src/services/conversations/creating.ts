@@ -13,6 +13,7 @@ import { emitConversationEvent, emitToUsers, iso } from './events.js';
 import {
   claimDirectPair,
   countPendingInvites,
+  deletePendingMembers,
   findAccounts,
   findConversation,
   findConversationAccess,
@@ -203,12 +204,7 @@ export class ConversationCreation extends ConversationPart {
     const states = await this.inviteStates(added, conv.encrypted === 1, now);
     await this.deps.db.transaction(async (tx) => {
       // An invitation that lapsed still has its row; it gives way to the new one.
-      await tx.db
-        .deleteFrom('conversation_member')
-        .where('conversationId', '=', conv.id)
-        .where('accountId', 'in', fresh)
-        .where('state', '=', 'pending')
-        .execute();
+      await deletePendingMembers(tx.db, conv.id, fresh);
       await insertMembers(
         tx.db,
         added.map((p) => memberRow(conv.id, p.id, states.get(p.id) ?? 'member', now)),

@@ -6,10 +6,15 @@ import { isId } from '../../lib/ids.js';
 import { ConversationPart } from './conversation-part.js';
 import { emitConversationEvent } from './events.js';
 import {
+  acceptPendingMember,
+  declineLiveInvite,
+  deleteConversation,
   deleteExpiredInvites,
+  deleteJoinedMember,
   findConversation,
   findConversationAccess,
   INVITE_TTL_MS,
+  joinedByInvitation,
   membersOf,
 } from './queries.js';
 import { toRow } from './rows.js';
@@ -28,7 +33,11 @@ export class ConversationInvitations extends ConversationPart {
     const row = await findConversationAccess(this.kysely, conversationId, callerId);
     if (!row || row.workspaceId !== serverId) throw notFound('invitation');
     const conv = toRow(row);
-    if (row.memberState === 'member') return conv;
+    if (row.memberState === 'member') {
+      // Accepting again changes nothing; a member who never held an invitation has none to accept.
+      if (await joinedByInvitation(this.kysely, conv.id, callerId)) return conv;
+      throw notFound('invitation');
+    }
     if (row.memberState !== 'pending' || (row.memberJoinedAt ?? 0) <= now - INVITE_TTL_MS) {
       throw notFound('invitation');
     }
@@ -36,15 +45,8 @@ export class ConversationInvitations extends ConversationPart {
       throw validation('set up a device for encryption before accepting the invitation');
     }
     await this.deps.db.transaction(async (tx) => {
-      const res = await tx.db
-        .updateTable('conversation_member')
-        .set({ state: 'member', joinedAt: now, lastReadAt: null, lastReadMessageId: null })
-        .where('conversationId', '=', conv.id)
-        .where('accountId', '=', callerId)
-        .where('state', '=', 'pending')
-        .executeTakeFirst();
       // Accepted meanwhile by another request: nothing more to do.
-      if (Number(res.numUpdatedRows) !== 1) return;
+      if (!(await acceptPendingMember(tx.db, conv.id, callerId, now))) return;
       const members = (await membersOf(tx.db, [conv.id], now))
         .filter((m) => m.state === 'member')
         .map((m) => m.accountId);
@@ -69,14 +71,7 @@ export class ConversationInvitations extends ConversationPart {
     const conv = await findConversation(this.kysely, conversationId);
     if (!conv || conv.workspaceId !== serverId) throw notFound('invitation');
     await this.deps.db.transaction(async (tx) => {
-      const res = await tx.db
-        .deleteFrom('conversation_member')
-        .where('conversationId', '=', conv.id)
-        .where('accountId', '=', callerId)
-        .where('state', '=', 'pending')
-        .where('joinedAt', '>', now - INVITE_TTL_MS)
-        .executeTakeFirst();
-      if (Number(res.numDeletedRows) !== 1) throw notFound('invitation');
+      if (!(await declineLiveInvite(tx.db, conv.id, callerId, now))) throw notFound('invitation');
       const members = (await membersOf(tx.db, [conv.id], now)).map((m) => m.accountId);
       emitConversationEvent(
         tx,
@@ -104,20 +99,14 @@ export class ConversationInvitations extends ConversationPart {
     const conv = await findConversation(this.kysely, conversationId);
     if (!conv) throw notFound('conversation');
     await this.deps.db.transaction(async (tx) => {
-      const res = await tx.db
-        .deleteFrom('conversation_member')
-        .where('conversationId', '=', conv.id)
-        .where('accountId', '=', callerId)
-        .where('state', '=', 'member')
-        .executeTakeFirst();
-      if (Number(res.numDeletedRows) !== 1) throw notFound('conversation');
+      if (!(await deleteJoinedMember(tx.db, conv.id, callerId))) throw notFound('conversation');
       if (conv.kind === 'direct') {
         throw validation('a direct conversation cannot be left; block the person to stop it');
       }
       if (conv.kind === 'channel') throw validation('leave a channel with leaveChannel');
       const members = (await membersOf(tx.db, [conv.id], now)).map((m) => m.accountId);
       if (!members.some((id) => id !== callerId)) {
-        await tx.db.deleteFrom('conversation').where('id', '=', conv.id).execute();
+        await deleteConversation(tx.db, conv.id);
       }
       emitConversationEvent(
         tx,

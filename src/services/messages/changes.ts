@@ -6,6 +6,7 @@ import { toRow } from '../conversations/rows.js';
 import { emitConversationEvent, iso } from '../conversations/events.js';
 
 import type { MessageCore } from './message-core.js';
+import { insertEdit, replaceText } from './queries.js';
 import { checkText } from './text.js';
 
 /** Changing sent messages: the author's edits, and deletion by the author or staff. */
@@ -26,26 +27,21 @@ export class MessageChanges {
     const now = this.core.now();
     const conv = toRow(access.row);
     await this.core.deps.db.transaction(async (tx) => {
-      await tx.db
-        .insertInto('message_edit')
-        .values({
-          id: newId(),
-          messageId: message.id,
-          previousText: previous,
-          editedAt: now,
-          editorId: accountId,
-        })
-        .execute();
+      await insertEdit(tx.db, {
+        id: newId(),
+        messageId: message.id,
+        previousText: previous,
+        editedAt: now,
+        editorId: accountId,
+      });
       // Only over the text this edit saw: a concurrent edit or delete makes it a CONFLICT, and
       // the history row above rolls back with it.
-      const res = await tx.db
-        .updateTable('message')
-        .set({ text, editedAt: now, mentions: JSON.stringify(mentions) })
-        .where('id', '=', message.id)
-        .where('text', '=', previous)
-        .where('deletedAt', 'is', null)
-        .executeTakeFirst();
-      if (Number(res.numUpdatedRows) !== 1) {
+      const replaced = await replaceText(tx.db, message.id, previous, {
+        text,
+        editedAt: now,
+        mentions: JSON.stringify(mentions),
+      });
+      if (!replaced) {
         throw conflict('the message was changed or deleted meanwhile; reload it and try again');
       }
       emitConversationEvent(

@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
-import type { MessageTable } from '../../db/tables/collaboration.js';
+import type { MessageEditTable, MessageTable } from '../../db/tables/collaboration.js';
 import type { CursorPosition } from '../../lib/cursor.js';
 
 // Message queries, executor first. Every list is a keyset scan of an index over (…, createdAt, id).
@@ -396,4 +396,39 @@ export async function conversationsByIds(db: Executor, ids: readonly string[]) {
     .select(['id', 'workspaceId', 'kind', 'isPrivate'])
     .where('id', 'in', ids)
     .execute();
+}
+
+/** Reactions some accounts added to anyone's messages. */
+export async function deleteReactionsBy(db: Executor, accountIds: string[]): Promise<number> {
+  if (accountIds.length === 0) return 0;
+  const res = await db
+    .deleteFrom('reaction')
+    .where('accountId', 'in', accountIds)
+    .executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
+
+/** One earlier text of a message, for its edit history. */
+export async function insertEdit(db: Executor, row: MessageEditTable): Promise<void> {
+  await db.insertInto('message_edit').values(row).execute();
+}
+
+/**
+ * Replaces a live message's text, only while it still reads `previous`; false when a
+ * concurrent edit or delete came first.
+ */
+export async function replaceText(
+  db: Executor,
+  messageId: string,
+  previous: string,
+  next: { text: string; editedAt: number; mentions: string },
+): Promise<boolean> {
+  const res = await db
+    .updateTable('message')
+    .set(next)
+    .where('id', '=', messageId)
+    .where('text', '=', previous)
+    .where('deletedAt', 'is', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
 }

@@ -9,6 +9,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import { lookupKey } from '../accounts/username.js';
 import type { MessageRemover } from '../messages/removal.js';
 import type { SessionService } from '../sessions/session-service.js';
+import { deleteReactionsBy } from '../messages/queries.js';
 
 import type { AuditLog } from './audit-log.js';
 import { blockedRefusal, findBlocks } from './blocked.js';
@@ -22,7 +23,6 @@ import {
   accountsOfPrincipal,
   countOtherUnblockedOperators,
   deletePrincipalBlock,
-  deleteReactionsBy,
   findPrincipalBlock,
   insertPrincipalBlock,
   lockPrincipalBlocks,

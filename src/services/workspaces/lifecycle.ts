@@ -5,6 +5,7 @@ import type { Tx } from '../../db/transaction.js';
 import { capExceeded, notFound, validation } from '../../errors.js';
 import { MINUTE_MS } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
+import { lockAccount } from '../accounts/queries.js';
 import { addConversationMembers, insertChannel } from '../channels/queries.js';
 
 import { emit } from './events.js';
@@ -19,7 +20,6 @@ import {
   insertWorkspace,
   listMemberIds,
   listWorkspacesOf,
-  lockAccount,
   lockWorkspace,
   setMemberRole,
   setMemberTimeout,

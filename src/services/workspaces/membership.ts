@@ -23,21 +23,12 @@ import {
 import { assertNotTimedOut, type Membership, refuseDirect } from './rules.js';
 import { WorkspacePart } from './workspace-part.js';
 
-/** The signup port's way to join through a workspace invite token (InviteService.redeem). */
-export type InviteRedeemer = (
-  tx: Tx,
-  token: string,
-  accountId: string,
-) => Promise<{ workspaceId: string } | null>;
-
 /**
  * Who belongs to a workspace: the checks other areas guard their writes with (`membership`,
  * `requireMember`, `requireWriter`, `assertNotTimedOut`), joining (`addMember`, `joinAsMember`)
  * and leaving. The owner of the `workspace_member` table.
  */
 export class WorkspaceMembership extends WorkspacePart {
-  private inviteRedeemer: InviteRedeemer | null = null;
-
   /**
    * The account's role and timeout in a workspace, or null when not a member (or no such
    * workspace). In the direct space every account is a plain member without a timeout.
@@ -95,21 +86,6 @@ export class WorkspaceMembership extends WorkspacePart {
       return { joined: false };
     }
     return this.addMember(tx, workspaceId, accountId, { role: 'member' });
-  }
-
-  /** The signup port: joins through a workspace invite token (see InviteService.redeem). */
-  async redeemInviteForSignup(
-    tx: Tx,
-    token: string,
-    accountId: string,
-  ): Promise<{ workspaceId: string } | null> {
-    if (!this.inviteRedeemer) return null;
-    return this.inviteRedeemer(tx, token, accountId);
-  }
-
-  /** Set by the invite service so signups can redeem workspace invites through this service. */
-  setInviteRedeemer(fn: InviteRedeemer): void {
-    this.inviteRedeemer = fn;
   }
 
   /**

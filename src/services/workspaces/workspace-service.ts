@@ -33,8 +33,6 @@ export class WorkspaceService {
   readonly requireWriter: WorkspaceMembership['requireWriter'];
   readonly assertNotTimedOut: WorkspaceMembership['assertNotTimedOut'];
   readonly joinAsMember: WorkspaceMembership['joinAsMember'];
-  readonly redeemInviteForSignup: WorkspaceMembership['redeemInviteForSignup'];
-  readonly setInviteRedeemer: WorkspaceMembership['setInviteRedeemer'];
   readonly addMember: WorkspaceMembership['addMember'];
   readonly leave: WorkspaceMembership['leave'];
   // Members
@@ -64,8 +62,6 @@ export class WorkspaceService {
     this.requireWriter = membership.requireWriter.bind(membership);
     this.assertNotTimedOut = membership.assertNotTimedOut.bind(membership);
     this.joinAsMember = membership.joinAsMember.bind(membership);
-    this.redeemInviteForSignup = membership.redeemInviteForSignup.bind(membership);
-    this.setInviteRedeemer = membership.setInviteRedeemer.bind(membership);
     this.addMember = membership.addMember.bind(membership);
     this.leave = membership.leave.bind(membership);
     this.membersPage = members.membersPage.bind(members);

@@ -1,3 +1,4 @@
+import { actingAccountId, type Actor } from '../../auth/actor.js';
 import type { Db } from '../../db/database.js';
 import { LiveSource } from '../../events/live-stream.js';
 import type { PresenceService } from '../presence/presence-service.js';
@@ -17,14 +18,16 @@ export class RealtimeService {
   ) {}
 
   /** workspaceEvents(serverId): NOT_FOUND for a non-member; subscribing counts as activity. */
-  async workspaceStream(accountId: string, serverId: string): Promise<LiveSource> {
+  async workspaceStream(actor: Actor, serverId: string): Promise<LiveSource> {
+    const accountId = actingAccountId(actor);
     const stream = await WorkspaceStream.open(this.db, accountId, serverId);
     this.presence.touch(accountId);
     return new LiveSource([stream]);
   }
 
   /** relayStream: the account's own topic; subscribing counts as activity. */
-  relayStream(accountId: string): LiveSource {
+  relayStream(actor: Actor): LiveSource {
+    const accountId = actingAccountId(actor);
     this.presence.touch(accountId);
     return new LiveSource([new RelayStream(accountId)]);
   }

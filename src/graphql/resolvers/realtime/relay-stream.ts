@@ -1,4 +1,4 @@
-import { requireSession } from '../../context.js';
+import { requireActor } from '../../context.js';
 import type { SubscriptionResolver } from '../../resolver-types.js';
 
 /**
@@ -6,7 +6,6 @@ import type { SubscriptionResolver } from '../../resolver-types.js';
  * direct and group conversations go to each member's topic).
  */
 export const relayStream: SubscriptionResolver = {
-  subscribe: (_parent, _args, ctx) =>
-    ctx.app.services.realtime.relayStream(requireSession(ctx).accountId),
+  subscribe: (_parent, _args, ctx) => ctx.app.services.realtime.relayStream(requireActor(ctx)),
   resolve: (event) => event,
 };

@@ -141,6 +141,17 @@ export async function createAppContext(
     onCheckpointError: (message) => log.warn({ message }, 'WAL checkpoint failed; will retry'),
     onAfterCommitError: (err) => log.error({ err }, 'after-commit work failed'),
     checkNesting: overrides.checkTransactions ?? false,
+    timeouts: {
+      connectMs: config.database.connectTimeoutMs,
+      statementMs: config.database.statementTimeoutMs,
+    },
+    // Tests find their own backends by this name (pg_terminate_backend).
+    applicationName: overrides.pgSchema ? `svc:${overrides.pgSchema}` : 'svc',
+    onConnectionError: (err) =>
+      log.warn(
+        { err: err.message, code: (err as { code?: unknown }).code },
+        'database connection lost',
+      ),
   });
   const closers: Array<() => Promise<void> | void> = [() => db.close()];
   const close = async () => {

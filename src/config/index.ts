@@ -48,8 +48,19 @@ export interface Config {
     role: 'relay' | 'host' | 'both';
   };
   dataDir: string;
-  database: { url: string | null; poolSize: number };
+  database: {
+    url: string | null;
+    poolSize: number;
+    /** Connecting to PostgreSQL and waiting for a free pooled connection. */
+    connectTimeoutMs: number;
+    /** One PostgreSQL statement; SQLite's wait for another process's write lock. */
+    statementTimeoutMs: number;
+  };
+  /** `/readyz` fails while the data directory's file system has less free space than this. */
+  dataMinFreeBytes: number;
   redisUrl: string | null;
+  /** Connecting to Redis and each Redis command. */
+  redisTimeoutMs: number;
   /** Prefix of every Redis channel and key (SVC_REDIS_PREFIX). */
   redisPrefix: string;
   metricsAddr: { host: string; port: number } | null;
@@ -143,8 +154,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       role: e.SVC_ROLE,
     },
     dataDir: path.resolve(e.SVC_DATA_DIR),
-    database: { url: e.SVC_DATABASE_URL, poolSize: e.SVC_DATABASE_POOL_SIZE },
+    database: {
+      url: e.SVC_DATABASE_URL,
+      poolSize: e.SVC_DATABASE_POOL_SIZE,
+      connectTimeoutMs: e.SVC_DATABASE_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: e.SVC_DATABASE_STATEMENT_TIMEOUT_MS,
+    },
+    dataMinFreeBytes: e.SVC_DATA_MIN_FREE_MB * 1024 * 1024,
     redisUrl: e.SVC_REDIS_URL,
+    redisTimeoutMs: e.SVC_REDIS_TIMEOUT_MS,
     redisPrefix: e.SVC_REDIS_PREFIX,
     metricsAddr: e.SVC_METRICS_ADDR,
     logLevel: e.SVC_LOG_LEVEL,

@@ -1,8 +1,13 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import { needsCsrf, type CsrfRequest } from '../../auth/csrf.js';
 import type { AppContext } from '../../context.js';
-import { rateLimited } from '../../errors.js';
+import {
+  DEPENDENCY_RETRY_AFTER_SECONDS,
+  dependencyError,
+  logDependencyFailure,
+  rateLimited,
+} from '../../errors.js';
 import type { GraphqlContext } from '../../graphql/context.js';
 import {
   GraphqlExecutor,
@@ -13,12 +18,15 @@ import { codedError, plainError } from '../../graphql/format-error.js';
 import { Lru } from '../../lib/lru.js';
 import { firstHeader } from '../../lib/headers.js';
 import { httpCookieJar } from '../cookies.js';
+import { fastifyErrorHandler } from '../errors.js';
 import { csrfAccepted, CSRF_REFUSAL } from '../plugins/csrf.js';
 
 const CSRF_CACHE_MAX_SOURCE = 20_000;
 
 /** Largest accepted body on POST /api. */
 export const API_BODY_LIMIT = 1024 * 1024;
+
+const ROUTE_OPTIONS = { bodyLimit: API_BODY_LIMIT, errorHandler: dependencyErrorHandler };
 
 type Item = { ok: true; request: GraphqlRequest } | { ok: false; error: string };
 
@@ -40,7 +48,7 @@ export function registerGraphqlRoute(api: FastifyInstance, ctx: AppContext): voi
       }
       return needed;
     });
-  api.post('', { bodyLimit: API_BODY_LIMIT }, async (request, reply) => {
+  api.post('', ROUTE_OPTIONS, async (request, reply) => {
     // Fastify also parses text/plain; POST /api takes JSON only.
     const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
     if (type !== 'application/json') {
@@ -138,6 +146,25 @@ export function registerGraphqlRoute(api: FastifyInstance, ctx: AppContext): voi
     }
     return answer(results);
   });
+}
+
+/**
+ * A dependency that fails before the operations run (the session lookup in the preHandler)
+ * answers as GraphQL: one UNAVAILABLE or TIMEOUT error per request of the batch, never a bare
+ * HTTP 500 and never an anonymous run. Anything else goes to the tree's handler.
+ */
+function dependencyErrorHandler(
+  err: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  const dependency = dependencyError(err);
+  if (!dependency) return fastifyErrorHandler(err, request, reply);
+  logDependencyFailure(request.log, dependency, { phase: 'before execution' });
+  const result = { errors: [codedError(dependency, request.id)] };
+  const count = Array.isArray(request.body) ? request.body.length : 0;
+  reply.header('retry-after', String(DEPENDENCY_RETRY_AFTER_SECONDS));
+  return reply.send(count > 0 ? Array.from({ length: count }, () => result) : result);
 }
 
 function readRequest(r: Record<string, unknown>): Item {

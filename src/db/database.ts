@@ -134,7 +134,7 @@ function openSqlite(file: string, opts: OpenOptions): Db {
   const guard = opts.checkNesting ? new NestingGuard() : null;
   const dialect = new SqliteDialect({ database: cachingStatements(sqlite) });
   const kysely = new Kysely<Database>({ dialect: guard ? guard.dialect(dialect) : dialect });
-  const committer = new GroupCommitter(kysely);
+  const committer = new GroupCommitter(kysely, () => sqlite.inTransaction);
   let checkpointer: WalCheckpointer | null = null;
   if (opts.backgroundCheckpoint) {
     // SQLite's own checkpoint stays as a backstop (at 40 MiB of WAL instead of 4) should the

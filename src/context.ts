@@ -181,6 +181,7 @@ export async function createAppContext(
       ? await RedisBus.connect({
           url: config.redisUrl,
           prefix: config.redisPrefix,
+          timeoutMs: config.redisTimeoutMs,
           log: log.child({ subsystem: 'bus' }),
           onHandlerError,
         })

@@ -75,8 +75,10 @@ export class GroupCommitter {
           outcomes.push({ ok: true, value });
         } catch (error) {
           // SQLite rolled the whole transaction back (disk full, I/O error): the savepoint is
-          // gone, and this error, not the failing ROLLBACK TO, is what every caller gets.
-          if (!this.inTransaction()) throw error;
+          // gone, and this error, not the failing ROLLBACK TO, is what every caller gets. The
+          // write lock held by another process: every transaction of the group would wait out
+          // busy_timeout in turn, so the group fails at once.
+          if (!this.inTransaction() || isBusy(error)) throw error;
           await sql`rollback to savepoint svc_group`.execute(trx);
           await sql`release savepoint svc_group`.execute(trx);
           outcomes.push({ ok: false, error });
@@ -109,4 +111,10 @@ export class GroupCommitter {
     this.scheduled = false;
     this.schedule();
   }
+}
+
+/** SQLITE_BUSY and its extended codes: another connection holds the lock. */
+function isBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import {
+  agentHeaders,
   createTestApp,
   createTestDatabase,
   PG_URL,
@@ -36,7 +37,20 @@ describe.skipIf(TEST_DB !== 'postgres')('PostgreSQL failures', () => {
     proxy = await FaultProxy.start(target.hostname, Number(target.port || 5432));
     database = await createTestDatabase();
     database.env.SVC_DATABASE_URL = proxy.rewrite(database.env.SVC_DATABASE_URL!);
-    t = await createTestApp({ database, env: { SVC_DATABASE_POOL_SIZE: '4' } });
+    t = await createTestApp({
+      database,
+      env: { SVC_DATABASE_POOL_SIZE: '4' },
+      // A plain route (as the file routes are) that needs the database.
+      http: {
+        apiRoutes: [
+          (api, ctx, guards) =>
+            api.get('/test-plain', { preHandler: [guards.session] }, async () => {
+              await ctx.db.kysely.selectFrom('instance').select('id').execute();
+              return { ok: true };
+            }),
+        ],
+      },
+    });
     agent = await signUpAndIn(t);
     admin = new pg.Client({ connectionString: PG_URL });
     await admin.connect();
@@ -129,6 +143,16 @@ describe.skipIf(TEST_DB !== 'postgres')('PostgreSQL failures', () => {
       expect(res.body.errors?.[0]?.extensions?.request_id).toEqual(expect.any(String));
     }
     expect(t.logs.lines.some((l) => l.msg === 'database failed')).toBe(true);
+
+    // Plain routes: 503 {"error"} with Retry-After.
+    const plain = await t.inject({
+      method: 'GET',
+      url: '/api/test-plain',
+      headers: agentHeaders(agent),
+    });
+    expect(plain.statusCode).toBe(503);
+    expect(plain.headers['retry-after']).toBe('5');
+    expect(plain.json()).toEqual({ error: expect.any(String) });
 
     const readyStarted = Date.now();
     const ready = await t.inject({ method: 'GET', url: '/readyz' });

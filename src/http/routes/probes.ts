@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 
 import type { FastifyInstance } from 'fastify';
 
@@ -82,7 +83,7 @@ function failed(ctx: AppContext, database: Check): Readiness {
 async function diskCheck(ctx: AppContext): Promise<Check> {
   let free: number;
   try {
-    const stats = await fs.promises.statfs(ctx.config.dataDir);
+    const stats = await fs.promises.statfs(existingAncestor(ctx.config.dataDir));
     free = stats.bavail * stats.bsize;
   } catch (err) {
     return { status: 'fail', reason: `cannot read the data directory: ${(err as Error).message}` };
@@ -128,4 +129,15 @@ async function databaseChecks(ctx: AppContext): Promise<Readiness> {
   const checks = { database, migrations, serverKey, frankingKey };
   const ok = Object.values(checks).every((c) => c.status === 'ok');
   return { status: ok ? 'ok' : 'fail', version: ctx.version, checks };
+}
+
+/** `dir`, or its nearest ancestor that exists (on PostgreSQL the data directory may not yet). */
+function existingAncestor(dir: string): string {
+  let current = path.resolve(dir);
+  while (!fs.existsSync(current)) {
+    const parent = path.dirname(current);
+    if (parent === current) break;
+    current = parent;
+  }
+  return current;
 }

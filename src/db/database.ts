@@ -196,8 +196,9 @@ function openPostgres(url: string, opts: OpenOptions): Db {
   // A connection that fails emits 'error' on its client, and pg-pool listens only while the
   // client is idle: without a listener of our own for the checked-out ones, a reset or a
   // terminated backend during a query would end the process. The query in flight fails on its
-  // own; pg-pool drops a client that errored when it comes back.
-  pool.on('error', (err) => onConnectionError(err));
+  // own; pg-pool drops a client that errored when it comes back. The pool re-emits an idle
+  // client's error: that one is already reported by the client's listener.
+  pool.on('error', () => {});
   pool.on('connect', (client) => {
     client.on('error', (err) => onConnectionError(err));
   });

@@ -6,6 +6,7 @@ import {
   agentHeaders,
   createTestApp,
   createTestDatabase,
+  startTestServer,
   PG_URL,
   TEST_DB,
   type Agent,
@@ -14,6 +15,7 @@ import {
 } from '../_util/app.js';
 import { FaultProxy, sleep } from '../_util/fault-proxy.js';
 import { DEFAULT_PASSWORD, signUpAndIn } from '../_util/seed.js';
+import { cookieHeader, upgradeAnswer } from '../realtime/_helpers.js';
 
 const ME = '{ me { id username } }';
 const CREATE = 'mutation($n: String!) { createWorkspace(input: { name: $n }) { id } }';
@@ -31,6 +33,8 @@ describe.skipIf(TEST_DB !== 'postgres')('PostgreSQL failures', () => {
   let t: TestApp;
   let agent: Agent;
   let admin: pg.Client;
+  // A listening server on the same database, for the WebSocket upgrade.
+  let server: Awaited<ReturnType<typeof startTestServer>>;
 
   beforeAll(async () => {
     const target = new URL(PG_URL);
@@ -52,6 +56,7 @@ describe.skipIf(TEST_DB !== 'postgres')('PostgreSQL failures', () => {
       },
     });
     agent = await signUpAndIn(t);
+    server = await startTestServer({ database });
     admin = new pg.Client({ connectionString: PG_URL });
     await admin.connect();
   });
@@ -63,6 +68,7 @@ describe.skipIf(TEST_DB !== 'postgres')('PostgreSQL failures', () => {
   afterAll(async () => {
     await admin?.end();
     await proxy?.pass();
+    await server?.stop();
     await t?.close();
     await database?.drop();
     await proxy?.close();
@@ -153,6 +159,14 @@ describe.skipIf(TEST_DB !== 'postgres')('PostgreSQL failures', () => {
     expect(plain.statusCode).toBe(503);
     expect(plain.headers['retry-after']).toBe('5');
     expect(plain.json()).toEqual({ error: expect.any(String) });
+
+    // The WebSocket upgrade, whose session lookup needs the database: 503, not 500.
+    const upgrade = await upgradeAnswer(server.address.port, {
+      cookie: cookieHeader(agent),
+      'Sec-WebSocket-Protocol': 'graphql-transport-ws',
+    });
+    expect(upgrade.status).toBe(503);
+    expect(upgrade.headers).toMatch(/^Retry-After: 5$/im);
 
     const readyStarted = Date.now();
     const ready = await t.inject({ method: 'GET', url: '/readyz' });

@@ -48,8 +48,8 @@ export interface Config {
     role: 'relay' | 'host' | 'both';
   };
   dataDir: string;
+  /** The connection URL is a secret (config/secrets.ts). */
   database: {
-    url: string | null;
     poolSize: number;
     /** Connecting to PostgreSQL and waiting for a free pooled connection. */
     connectTimeoutMs: number;
@@ -58,7 +58,6 @@ export interface Config {
   };
   /** `/readyz` fails while the data directory's file system has less free space than this. */
   dataMinFreeBytes: number;
-  redisUrl: string | null;
   /** Connecting to Redis and each Redis command. */
   redisTimeoutMs: number;
   /** Prefix of every Redis channel and key (SVC_REDIS_PREFIX). */
@@ -83,7 +82,6 @@ export interface Config {
     port: number;
     secure: boolean;
     user: string | null;
-    password: string | null;
     from: string | null;
   };
   instance: {
@@ -110,6 +108,11 @@ export interface Config {
     wsSessionRecheckSecs: number;
   };
   limits: Limits;
+  /**
+   * Which bound sets `limits.dmRequestsPerDay`: the instance cap (one more answers VALIDATION)
+   * or the relay quota (RATE_LIMITED). A tie goes to the cap, the operator's explicit choice.
+   */
+  dmRequestsBoundBy: 'cap' | 'quota';
   /** The hard ceiling on message text: SVC_LIMIT_MESSAGE_BYTES or 65536. */
   messageBytesMax: number;
   linkPreviewConcurrency: number;
@@ -155,13 +158,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     dataDir: path.resolve(e.SVC_DATA_DIR),
     database: {
-      url: e.SVC_DATABASE_URL,
       poolSize: e.SVC_DATABASE_POOL_SIZE,
       connectTimeoutMs: e.SVC_DATABASE_CONNECT_TIMEOUT_MS,
       statementTimeoutMs: e.SVC_DATABASE_STATEMENT_TIMEOUT_MS,
     },
     dataMinFreeBytes: e.SVC_DATA_MIN_FREE_MB * 1024 * 1024,
-    redisUrl: e.SVC_REDIS_URL,
     redisTimeoutMs: e.SVC_REDIS_TIMEOUT_MS,
     redisPrefix: e.SVC_REDIS_PREFIX,
     metricsAddr: e.SVC_METRICS_ADDR,
@@ -185,7 +186,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       port: e.SVC_SMTP_PORT,
       secure: e.SVC_SMTP_SECURE,
       user: e.SVC_SMTP_USER,
-      password: e.SVC_SMTP_PASSWORD,
       from: e.SVC_SMTP_FROM,
     },
     instance: {
@@ -230,6 +230,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pendingInvitesPerUser: e.SVC_LIMIT_PENDING_INVITES_PER_USER,
       probationHours: e.SVC_PROBATION_HOURS,
     },
+    dmRequestsBoundBy:
+      e.SVC_LIMIT_DM_REQUESTS_PER_DAY !== null &&
+      e.SVC_LIMIT_DM_REQUESTS_PER_DAY <= dmRequestsPerDay
+        ? 'cap'
+        : 'quota',
     messageBytesMax: e.SVC_LIMIT_MESSAGE_BYTES ?? MAX_MESSAGE_BYTES,
     linkPreviewConcurrency: e.SVC_LINK_PREVIEW_CONCURRENCY,
   };

@@ -75,12 +75,8 @@ export type EventType = (typeof EVENT_TYPES)[number];
 // Payloads by kind, as docs/events.md lists them. Every payload also carries the routing fields
 // of `EventPayload`; times are RFC 3339 strings, roles lower case.
 
-type Role = 'owner' | 'moderator' | 'member' | 'guest';
-
-/** Routing fields of an event about one conversation. */
-interface ConversationRouting extends EventPayload {
-  conversationId: string;
-}
+/** `owner`, `moderator`, `member` or `guest` (rows keep roles as text). */
+type Role = string;
 
 /** Mentions of a message: account and channel ids, and whether `@here` was used. */
 export interface MentionsPayload {
@@ -104,40 +100,45 @@ export interface MessagePayload {
   [field: string]: unknown;
 }
 
-/** Event kind -> payload type (docs/events.md). */
-export interface EventMap {
-  WorkspaceUpdated: EventPayload & { updatedBy: string; name?: string; description?: string };
-  WorkspaceDeleted: EventPayload & { deletedBy: string | null };
-  MemberJoined: EventPayload & {
+/** Event kind -> its own payload fields, besides the routing ones (docs/events.md). */
+export interface EventFields {
+  WorkspaceUpdated: {
+    updatedBy: string;
+    name?: string;
+    description?: string | null;
+  };
+  WorkspaceDeleted: { deletedBy: string | null };
+  MemberJoined: {
     userId: string;
     role: Role;
     channelIds: string[];
     inviteId: string | null;
   };
-  MemberLeft: EventPayload & {
+  MemberLeft: {
     userId: string;
     reason: 'left' | 'removed' | 'workspaceDeleted';
     removedBy?: string;
   };
-  MemberRoleChanged: EventPayload & {
+  MemberRoleChanged: {
     userId: string;
     role: Role;
     previousRole: Role;
     changedBy: string;
   };
-  MemberTimedOut: EventPayload & { userId: string; until: string | null; by: string };
-  ChannelCreated: ConversationRouting & {
+  MemberTimedOut: { userId: string; until: string | null; by: string };
+  ChannelCreated: {
     name: string;
     topic: string | null;
     isPrivate: boolean;
     createdBy: string;
     memberIds: string[];
   };
-  ChannelUpdated: ConversationRouting & { updatedBy: string; name?: string; topic?: string | null };
-  ChannelArchived: ConversationRouting & { by: string };
-  ChannelUnarchived: ConversationRouting & { by: string };
-  ConversationCreated: ConversationRouting & {
-    kind: 'direct' | 'group';
+  ChannelUpdated: { updatedBy: string; name?: string; topic?: string | null };
+  ChannelArchived: { by: string };
+  ChannelUnarchived: { by: string };
+  ConversationCreated: {
+    /** `direct` or `group`. */
+    kind: string;
     name: string | null;
     encrypted: boolean;
     createdBy: string;
@@ -145,56 +146,59 @@ export interface EventMap {
     pendingMemberIds: string[];
     createdAt: string;
   };
-  ConversationUpdated: ConversationRouting;
-  MemberAddedToConversation: ConversationRouting & {
+  ConversationUpdated: Record<never, never>;
+  MemberAddedToConversation: {
     userId: string;
     addedBy: string | null;
     state?: 'pending' | 'member';
   };
-  MemberRemovedFromConversation: ConversationRouting & {
+  MemberRemovedFromConversation: {
     userId: string;
     removedBy: string | null;
     reason?: 'inviteDeclined' | 'left';
   };
-  MlsMembershipChanged: ConversationRouting & { added: string[]; removed: string[] };
-  MessageCreated: ConversationRouting & { message: MessagePayload };
-  MessageEdited: ConversationRouting & {
+  MlsMembershipChanged: { added: string[]; removed: string[] };
+  MessageCreated: { message: MessagePayload };
+  MessageEdited: {
     messageId: string;
     text: string | null;
     editedAt: string;
     mentions: MentionsPayload;
   };
-  MessageDeleted: ConversationRouting & {
+  MessageDeleted: {
     messageId: string;
     threadRootId: string | null;
     deletedBy: string;
   };
-  ReactionAdded: ConversationRouting & { messageId: string; emoji: string; userId: string };
-  ReactionRemoved: ConversationRouting & { messageId: string; emoji: string; userId: string };
-  MessagePinned: ConversationRouting & { messageId: string; pinnedBy: string; pinnedAt: string };
-  MessageUnpinned: ConversationRouting & { messageId: string; unpinnedBy: string };
-  ReadMarkerUpdated: ConversationRouting & { userId: string; messageId: string; readAt: string };
-  DmRequestReceived: ConversationRouting & {
+  ReactionAdded: { messageId: string; emoji: string; userId: string };
+  ReactionRemoved: { messageId: string; emoji: string; userId: string };
+  MessagePinned: { messageId: string; pinnedBy: string; pinnedAt: string };
+  MessageUnpinned: { messageId: string; unpinnedBy: string };
+  ReadMarkerUpdated: { userId: string; messageId: string; readAt: string };
+  DmRequestReceived: {
     requestId: string;
     fromId: string;
     toId: string;
     createdAt: string;
   };
-  DmRequestAnswered: ConversationRouting & {
+  DmRequestAnswered: {
     requestId: string;
     fromId: string;
     toId: string;
     state: 'accepted' | 'declined';
   };
-  TypingStarted: ConversationRouting & {
+  TypingStarted: {
     user_id: string;
     username: string;
     display_name: string | null;
   };
-  PresenceChanged: EventPayload & { userId: string; status: 'ONLINE' | 'AWAY' | 'OFFLINE' };
-  SessionEnded: EventPayload;
-  AccountUpdated: EventPayload;
+  PresenceChanged: { userId: string; status: 'ONLINE' | 'AWAY' | 'OFFLINE' };
+  SessionEnded: Record<never, never>;
+  AccountUpdated: Record<never, never>;
 }
+
+/** Event kind -> payload type: the routing fields and the kind's own. */
+export type EventMap = { [K in keyof EventFields]: EventPayload & EventFields[K] };
 
 // Every kind of EVENT_TYPES has a payload type, and nothing else does.
 type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;

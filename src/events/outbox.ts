@@ -175,6 +175,7 @@ export class Outbox {
       if (claimed.length > 0) await this.flush();
       if (claimed.length < CHUNK) break;
     }
+    if (total > 0) this.opts.log.debug({ events: total }, 'outbox rows delivered by the drainer');
     return total;
   }
 }

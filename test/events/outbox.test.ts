@@ -7,6 +7,7 @@ import { insertOutboxRows } from '../../src/events/outbox.js';
 import { emit, publishOnCommit } from '../../src/events/publish.js';
 import { newId } from '../../src/lib/ids.js';
 import { configFor, createTestDatabase, type TestDatabase } from '../_util/app.js';
+import { countQueries } from '../conversations/_helpers.js';
 import { until } from '../realtime/_helpers.js';
 
 // The transactional outbox (docs/events.md, "Delivery"), driven on the contexts themselves.
@@ -84,6 +85,27 @@ describe('the event outbox', () => {
     });
     // Published by the time the transaction's promise settles (today's fast path).
     expect(seen.map((e) => e.payload.n ?? e.payload.name)).toEqual([1, 'n']);
+    await ctx.outbox.flush();
+    expect(await rowsOf(ctx)).toEqual([]);
+  });
+
+  it('writes all events of a transaction in one statement', async () => {
+    const topic = `test:${newId()}`;
+    const seen = listen(ctx, topic);
+    const cost = async (events: number) => {
+      await ctx.outbox.flush();
+      return countQueries(() =>
+        ctx.db.transaction(async (tx) => {
+          await tx.db.selectFrom('event_outbox').select('id').limit(1).execute();
+          for (let i = 0; i < events; i += 1) publishOnCommit(tx, ctx.bus, event(topic, i));
+        }),
+      );
+    };
+    const none = await cost(0);
+    const one = await cost(1);
+    expect(one).toBe(none + 1);
+    expect(await cost(40)).toBe(one);
+    expect(seen).toHaveLength(41);
     await ctx.outbox.flush();
     expect(await rowsOf(ctx)).toEqual([]);
   });

@@ -167,10 +167,11 @@ export class Outbox {
       const claimed = await db.transaction((tx) =>
         claimOutboxRows(tx, cutoff, this.origin, now, CHUNK),
       );
-      for (const row of claimed) {
-        await bus.publish(toBusEvent(row));
-        this.delivered.push(row.id);
-      }
+      // Issued together, in order: one connection keeps Redis's order, and the in-process bus
+      // delivers each at once. Should one fail, the batch stays claimed and is published again
+      // after the grace period.
+      await Promise.all(claimed.map((row) => bus.publish(toBusEvent(row))));
+      for (const row of claimed) this.delivered.push(row.id);
       total += claimed.length;
       if (claimed.length > 0) await this.flush();
       if (claimed.length < CHUNK) break;

@@ -5,6 +5,7 @@ import { createAppContext, type AppContext, type ContextOverrides } from '../../
 import type { BusEvent } from '../../src/events/bus.js';
 import { insertOutboxRows } from '../../src/events/outbox.js';
 import { emit, publishOnCommit } from '../../src/events/publish.js';
+import { whenSubscribed } from '../../src/events/redis-bus.js';
 import { newId } from '../../src/lib/ids.js';
 import { configFor, createTestDatabase, type TestDatabase } from '../_util/app.js';
 import { countQueries } from '../conversations/_helpers.js';
@@ -219,5 +220,40 @@ describe('two servers draining one outbox', () => {
       expect(ns).toEqual([...ns].sort((x, y) => x - y));
     }
     expect(await rowsOf(a!)).toEqual([]);
+  });
+});
+
+describe.runIf(process.env.SVC_TEST_REDIS_URL)('draining through Redis', () => {
+  it('publishes a claimed batch in order and removes it', async () => {
+    const database = await createTestDatabase();
+    const prefix = `svc-test-${newId()}:`;
+    const ctx = await createAppContext(
+      configFor(database, {
+        SVC_REDIS_URL: process.env.SVC_TEST_REDIS_URL!,
+        SVC_REDIS_PREFIX: prefix,
+      }),
+      {
+        checkTransactions: true,
+        log: quiet,
+        pgSchema: database.pgSchema,
+        noJobs: true,
+        outbox: { drainIntervalMs: 3_600_000 },
+      },
+    );
+    try {
+      const topic = `test:${newId()}`;
+      const seen = listen(ctx, topic);
+      await whenSubscribed(ctx.bus, topic);
+      const now = Date.now();
+      const rows = Array.from({ length: 700 }, (_, i) => leftRow(topic, i, null, now));
+      await ctx.db.transaction((tx) => insertOutboxRows(tx.db, rows));
+      expect(await ctx.outbox.drain()).toBe(700);
+      await until(() => seen.length === 700, 'the events back from Redis');
+      expect(seen.map((e) => e.payload.n)).toEqual(rows.map((_, i) => i));
+      expect(await rowsOf(ctx)).toEqual([]);
+    } finally {
+      await ctx.close();
+      await database.drop();
+    }
   });
 });

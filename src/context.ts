@@ -1,17 +1,15 @@
 import type { Logger } from 'pino';
 
 import { featureEnabled, type Config } from './config/index.js';
+import type { Secrets } from './config/secrets.js';
 import { openDatabase, type Db } from './db/database.js';
-import { migrateToLatest } from './db/migrate.js';
+import { assertMigrated } from './db/migrate.js';
 import type { BusEvent, EventBus } from './events/bus.js';
 import { MemoryBus } from './events/memory-bus.js';
 import { Outbox } from './events/outbox.js';
 import { RedisBus } from './events/redis-bus.js';
-import { GraphqlExecutor } from './graphql/executor.js';
 import { allJobs } from './jobs/index.js';
 import { Scheduler } from './jobs/scheduler.js';
-import { buildExecutableSchema, readSdl } from './graphql/load-schema.js';
-import { allResolvers } from './graphql/resolvers/index.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { TokenBucketLimiter } from './lib/token-bucket.js';
 import { Admission } from './http/admission.js';
@@ -30,7 +28,7 @@ import { KeyChallenges } from './services/devices/key-challenges.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { PasswordResetService } from './services/accounts/password-reset.js';
 import { RegistrationService } from './services/registration/registration-service.js';
-import { SignupPolicy, type WorkspaceSignupPort } from './services/registration/signup-policy.js';
+import { SignupPolicy } from './services/registration/signup-policy.js';
 import { ChannelService } from './services/channels/channel-service.js';
 import { InviteService } from './services/workspaces/invite-service.js';
 import { WorkspaceService } from './services/workspaces/workspace-service.js';
@@ -40,9 +38,9 @@ import { MessageService } from './services/messages/message-service.js';
 import { MessageRemover } from './services/messages/removal.js';
 import { PresenceService, type PresenceTimings } from './services/presence/presence-service.js';
 import { TypingService } from './services/presence/typing-service.js';
+import { RealtimeService } from './services/realtime/realtime-service.js';
 import { FileStorage } from './services/files/file-storage.js';
 import { readVersion } from './version.js';
-import type { RealtimeOptions } from './ws/server.js';
 
 export interface Services {
   accounts: AccountService;
@@ -72,6 +70,8 @@ export interface Services {
   presence: PresenceService;
   /** Typing indicators for direct conversations. */
   typing: TypingService;
+  /** The subscriptions' streams, authorized once at subscribe (docs/realtime.md). */
+  realtime: RealtimeService;
   /** The blob store under SVC_DATA_DIR and the sources that keep blobs alive (docs/files.md). */
   files: FileStorage;
 }
@@ -89,7 +89,6 @@ export interface AppContext {
   keys: ServerKeys;
   keyCreatedAt: number;
   metrics: Metrics;
-  graphql: GraphqlExecutor;
   mailer: Mailer;
   services: Services;
   /** Periodic jobs; started by the server, idle in the CLI (which runs jobs on demand). */
@@ -122,23 +121,21 @@ export interface ContextOverrides {
   ipBlockRefreshMs?: number;
   /** Presence timings (tests shorten them); defaults in presence-service.ts. */
   presence?: Partial<PresenceTimings>;
-  /** WebSocket keep-alive, buffers and recheck (tests shorten them); used by startServer. */
-  realtime?: RealtimeOptions;
   /** Refuse nested transactions (the tests; it slows every promise, see db/transaction.ts). */
   checkTransactions?: boolean;
   /** The outbox drainer's interval and grace period (tests shorten them); see events/outbox.ts. */
   outbox?: { drainIntervalMs?: number; graceMs?: number };
 }
 
-/** Opens the database, runs migrations, loads keys and builds every service. */
-export async function createAppContext(
+/** The server's database as configured; the root and `migrateDatabase` (main.ts) open it. */
+export function openAppDatabase(
   config: Config,
-  overrides: ContextOverrides = {},
-): Promise<AppContext> {
-  const log = overrides.log ?? createLogger(config.logLevel);
-  const clock = overrides.clock ?? systemClock;
-  const db = openDatabase({
-    url: config.database.url,
+  secrets: Secrets,
+  log: Logger,
+  overrides: Pick<ContextOverrides, 'pgSchema' | 'passive' | 'checkTransactions'> = {},
+): Db {
+  return openDatabase({
+    url: secrets.databaseUrl,
     dataDir: config.dataDir,
     poolSize: config.database.poolSize,
     schema: overrides.pgSchema,
@@ -147,6 +144,21 @@ export async function createAppContext(
     onAfterCommitError: (err) => log.error({ err }, 'after-commit work failed'),
     checkNesting: overrides.checkTransactions ?? false,
   });
+}
+
+/**
+ * Opens the database, loads the keys and builds every long-lived object in dependency order.
+ * It does not migrate: `svc serve` and `svc migrate` do (main.ts), and a database with pending
+ * migrations is refused here (PendingMigrationsError) so no command runs on an old schema.
+ */
+export async function createAppContext(
+  config: Config,
+  secrets: Secrets,
+  overrides: ContextOverrides = {},
+): Promise<AppContext> {
+  const log = overrides.log ?? createLogger(config.logLevel);
+  const clock = overrides.clock ?? systemClock;
+  const db = openAppDatabase(config, secrets, log, overrides);
   const closers: Array<() => Promise<void> | void> = [() => db.close()];
   const close = async () => {
     for (const fn of closers.reverse()) {
@@ -158,7 +170,7 @@ export async function createAppContext(
     }
   };
   try {
-    await migrateToLatest(db);
+    await assertMigrated(db);
     const keys = await loadOrCreateServerKeys(db, clock);
     if (!keys)
       throw new Error('the server keys are missing from the database; restore them from a backup');
@@ -171,9 +183,9 @@ export async function createAppContext(
     const onHandlerError = (err: unknown, event: BusEvent) =>
       log.error({ err, topic: event.topic, type: event.type }, 'event handler failed');
     // With SVC_REDIS_URL events reach every process (the CLI's too) through Redis pub/sub.
-    const bus: EventBus = config.redisUrl
+    const bus: EventBus = secrets.redisUrl
       ? await RedisBus.connect({
-          url: config.redisUrl,
+          url: secrets.redisUrl,
           prefix: config.redisPrefix,
           log: log.child({ subsystem: 'bus' }),
           onHandlerError,
@@ -197,15 +209,33 @@ export async function createAppContext(
     const sessions = new SessionService(db, clock, config.sessionTtlDays, keys.cookie);
     const audit = new AuditLog(db, clock, log);
     const accounts = new AccountService(db, config, clock, sessions, audit);
-    const mailer = overrides.mailer ?? createMailer(config, log.child({ subsystem: 'mail' }));
+    const mailer =
+      overrides.mailer ??
+      createMailer(config, secrets.smtpPassword, log.child({ subsystem: 'mail' }));
     closers.push(() => mailer.close());
-    const signup = new SignupPolicy(
+    const workspaces = new WorkspaceService({
+      db,
+      bus,
       config,
       clock,
-      log.child({ subsystem: 'registration' }),
-      keys.cookie,
-      () => (ctx.services as Partial<Record<'workspaces', WorkspaceSignupPort>>).workspaces,
-    );
+      log: log.child({ subsystem: 'workspaces' }),
+      accounts,
+    });
+    const invites = new InviteService({
+      db,
+      config,
+      clock,
+      log: log.child({ subsystem: 'invites' }),
+      mailer,
+      featureState: (name) => config.features.find((f) => f.key === name)?.state ?? 'enabled',
+      workspaces,
+    });
+    const signup = new SignupPolicy(config, clock, keys.cookie, {
+      joinAsMember: (tx, workspaceId, accountId) =>
+        workspaces.joinAsMember(tx, workspaceId, accountId),
+      redeemInviteForSignup: (tx, token, accountId) =>
+        invites.redeemForSignup(tx, token, accountId),
+    });
     const registration = new RegistrationService(
       db,
       config,
@@ -225,23 +255,6 @@ export async function createAppContext(
       mailer,
       log.child({ subsystem: 'password-reset' }),
     );
-    const workspaces = new WorkspaceService({
-      db,
-      bus,
-      config,
-      clock,
-      log: log.child({ subsystem: 'workspaces' }),
-      accounts,
-    });
-    const invites = new InviteService({
-      db,
-      config,
-      clock,
-      log: log.child({ subsystem: 'invites' }),
-      mailer,
-      featureState: (name) => config.features.find((f) => f.key === name)?.state ?? 'enabled',
-      workspaces,
-    });
     const channels = new ChannelService({
       db,
       bus,
@@ -292,7 +305,7 @@ export async function createAppContext(
       clock,
       log: log.child({ subsystem: 'dm' }),
       accounts,
-      devices: () => devices,
+      devices,
     });
     const conversations = new ConversationService({
       db,
@@ -321,6 +334,8 @@ export async function createAppContext(
       timings: overrides.presence,
     });
     closers.push(() => presence.stop());
+    // The idle sweep and the Redis heartbeat run in the server, not in a CLI command.
+    if (!overrides.passive) presence.start();
     const typing = new TypingService(db, bus, clock, presence);
     const ipBlocks = new IpBlockService(db, clock, overrides.ipBlockRefreshMs, audit);
     if (!overrides.passive) {
@@ -330,14 +345,45 @@ export async function createAppContext(
       await ipBlocks.refresh();
     }
 
-    const graphql = new GraphqlExecutor(buildExecutableSchema(readSdl(), allResolvers()));
+    const files = new FileStorage(config.dataDir, clock);
+    const realtime = new RealtimeService(db, presence);
     const limiters = {
       addresses: perMinuteLimiter(config.rates.requestsPerMinPerIp),
       mutations: perMinuteLimiter(config.rates.mutationsPerMinPerSession),
     };
     const admission = new Admission(config, ipBlocks, limiters.addresses);
 
-    const ctx: AppContext = {
+    const services: Services = {
+      accounts,
+      sessions,
+      ipBlocks,
+      moderation,
+      signup,
+      registration,
+      passwordResets,
+      workspaces,
+      invites,
+      channels,
+      devices,
+      keyAuth,
+      accountDeletion,
+      conversations,
+      messages,
+      dm,
+      presence,
+      typing,
+      realtime,
+      files,
+    };
+    const scheduler = new Scheduler(
+      db,
+      log.child({ subsystem: 'jobs' }),
+      allJobs({ services, clock }),
+    );
+    closers.push(() => scheduler.stop());
+    if (!overrides.passive && !overrides.noJobs) scheduler.start();
+
+    return {
       version: readVersion(),
       config,
       log,
@@ -348,39 +394,14 @@ export async function createAppContext(
       keys,
       keyCreatedAt: keyRow.createdAt,
       metrics,
-      graphql,
       mailer,
-      services: {
-        accounts,
-        sessions,
-        ipBlocks,
-        moderation,
-        signup,
-        registration,
-        passwordResets,
-        workspaces,
-        invites,
-        channels,
-        devices,
-        keyAuth,
-        accountDeletion,
-        conversations,
-        messages,
-        dm,
-        presence,
-        typing,
-        files: new FileStorage(config.dataDir, clock),
-      },
+      services,
       limiters,
       admission,
-      scheduler: undefined as unknown as Scheduler,
+      scheduler,
       featureEnabled: (name) => featureEnabled(config, name),
       close,
     };
-    ctx.scheduler = new Scheduler(db, log.child({ subsystem: 'jobs' }), allJobs(ctx));
-    closers.push(() => ctx.scheduler.stop());
-    if (!overrides.passive && !overrides.noJobs) ctx.scheduler.start();
-    return ctx;
   } catch (err) {
     await close();
     throw err;

@@ -3,10 +3,19 @@ import type http from 'node:http';
 import type { FastifyInstance } from 'fastify';
 
 import type { Config } from './config/index.js';
-import { createAppContext, type AppContext, type ContextOverrides } from './context.js';
+import type { Secrets } from './config/secrets.js';
+import {
+  createAppContext,
+  openAppDatabase,
+  type AppContext,
+  type ContextOverrides,
+} from './context.js';
+import { migrateToLatest } from './db/migrate.js';
+import { buildGraphqlExecutor } from './graphql/build.js';
 import { buildHttpApp } from './http/app.js';
+import { createLogger } from './logger.js';
 import { startMetricsListener } from './http/metrics-listener.js';
-import { attachRealtime, type RealtimeServer } from './ws/server.js';
+import { attachRealtime, type RealtimeOptions, type RealtimeServer } from './ws/server.js';
 
 export interface RunningServer {
   ctx: AppContext;
@@ -42,20 +51,49 @@ export function logFeatureStates(ctx: AppContext): void {
   );
 }
 
-/** config -> AppContext -> listeners. No logic of its own. */
+/** What a test may change in a server: the context's overrides and the WebSocket timings. */
+export interface ServerOverrides extends ContextOverrides {
+  /** WebSocket keep-alive, buffers and recheck (tests shorten them). */
+  realtime?: RealtimeOptions;
+}
+
+/**
+ * Applies pending migrations (`svc serve` and `svc migrate`; every other command refuses a
+ * database with pending ones). Returns the names applied, oldest first.
+ */
+export async function migrateDatabase(
+  config: Config,
+  secrets: Secrets,
+  overrides: Pick<ContextOverrides, 'log' | 'pgSchema'> = {},
+): Promise<string[]> {
+  const log = overrides.log ?? createLogger(config.logLevel);
+  const db = openAppDatabase(config, secrets, log, { pgSchema: overrides.pgSchema, passive: true });
+  try {
+    return await migrateToLatest(db);
+  } finally {
+    await db.close();
+  }
+}
+
+/** config -> migrations -> AppContext -> GraphQL -> listeners. No logic of its own. */
 export async function startServer(
   config: Config,
-  overrides: ContextOverrides = {},
+  secrets: Secrets,
+  overrides: ServerOverrides = {},
 ): Promise<RunningServer> {
-  const ctx = await createAppContext(config, overrides);
+  const applied = await migrateDatabase(config, secrets, overrides);
+  const ctx = await createAppContext(config, secrets, overrides);
+  if (applied.length > 0) ctx.log.info({ migrations: applied }, 'migrations applied');
   logFeatureStates(ctx);
   let app: FastifyInstance;
   let metricsServer: http.Server | null = null;
   let realtime: RealtimeServer;
   try {
-    app = await buildHttpApp(ctx);
+    // The edges share one executor: the schema is built once per process.
+    const graphql = buildGraphqlExecutor();
+    app = await buildHttpApp(ctx, { graphql });
     await app.listen({ host: config.server.host, port: config.server.port });
-    realtime = attachRealtime(ctx, app.server, overrides.realtime);
+    realtime = attachRealtime(ctx, graphql, app.server, overrides.realtime);
     if (config.metricsAddr)
       metricsServer = await startMetricsListener(ctx.metrics, config.metricsAddr);
   } catch (err) {

@@ -2,7 +2,8 @@ import { Command, CommanderError } from 'commander';
 
 import { ConfigError, loadConfig, unknownVariables, type Config } from '../config/index.js';
 import { AppError } from '../errors.js';
-import { startServer } from '../main.js';
+import { loadSecrets } from '../config/secrets.js';
+import { migrateDatabase, startServer } from '../main.js';
 import { readVersion } from '../version.js';
 
 import { registerAbuseReportCommands } from './abuse-report-commands.js';
@@ -14,7 +15,7 @@ import { registerOperatorCommands } from './operator-commands.js';
 import { registerPrincipalCommands } from './principal-commands.js';
 
 export { EXIT, printJson, withContext, type CliIo } from './io.js';
-import { EXIT, withContext, type CliIo } from './io.js';
+import { cliLogger, EXIT, type CliIo } from './io.js';
 
 /** Runs the CLI with `argv` (without node and script); resolves to the exit code. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
@@ -43,7 +44,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       };
       process.once('SIGTERM', () => onSignal('SIGTERM'));
       process.once('SIGINT', () => onSignal('SIGINT'));
-      const server = await startServer(config);
+      const server = await startServer(config, loadSecrets(io.env));
       const unknown = unknownVariables(io.env);
       if (unknown.length > 0) {
         server.ctx.log.warn({ variables: unknown }, 'unknown SVC_* variables are ignored');
@@ -65,9 +66,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .command('migrate')
     .description('apply pending database migrations and exit (the server also does this at boot)')
     .action(async () => {
-      await withContext(io, async () => {
-        io.out('migrations are up to date\n');
-      });
+      const config = loadConfig(io.env);
+      await migrateDatabase(config, loadSecrets(io.env), { log: cliLogger(io) });
+      io.out('migrations are up to date\n');
     });
 
   registerAccountCommands(program, io);

@@ -48,8 +48,8 @@ export interface Config {
     role: 'relay' | 'host' | 'both';
   };
   dataDir: string;
-  database: { url: string | null; poolSize: number };
-  redisUrl: string | null;
+  /** The connection URL is a secret (config/secrets.ts). */
+  database: { poolSize: number };
   /** Prefix of every Redis channel and key (SVC_REDIS_PREFIX). */
   redisPrefix: string;
   metricsAddr: { host: string; port: number } | null;
@@ -72,7 +72,6 @@ export interface Config {
     port: number;
     secure: boolean;
     user: string | null;
-    password: string | null;
     from: string | null;
   };
   instance: {
@@ -99,6 +98,11 @@ export interface Config {
     wsSessionRecheckSecs: number;
   };
   limits: Limits;
+  /**
+   * Which bound sets `limits.dmRequestsPerDay`: the instance cap (one more answers VALIDATION)
+   * or the relay quota (RATE_LIMITED). A tie goes to the cap, the operator's explicit choice.
+   */
+  dmRequestsBoundBy: 'cap' | 'quota';
   /** The hard ceiling on message text: SVC_LIMIT_MESSAGE_BYTES or 65536. */
   messageBytesMax: number;
   linkPreviewConcurrency: number;
@@ -143,8 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       role: e.SVC_ROLE,
     },
     dataDir: path.resolve(e.SVC_DATA_DIR),
-    database: { url: e.SVC_DATABASE_URL, poolSize: e.SVC_DATABASE_POOL_SIZE },
-    redisUrl: e.SVC_REDIS_URL,
+    database: { poolSize: e.SVC_DATABASE_POOL_SIZE },
     redisPrefix: e.SVC_REDIS_PREFIX,
     metricsAddr: e.SVC_METRICS_ADDR,
     logLevel: e.SVC_LOG_LEVEL,
@@ -167,7 +170,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       port: e.SVC_SMTP_PORT,
       secure: e.SVC_SMTP_SECURE,
       user: e.SVC_SMTP_USER,
-      password: e.SVC_SMTP_PASSWORD,
       from: e.SVC_SMTP_FROM,
     },
     instance: {
@@ -212,6 +214,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pendingInvitesPerUser: e.SVC_LIMIT_PENDING_INVITES_PER_USER,
       probationHours: e.SVC_PROBATION_HOURS,
     },
+    dmRequestsBoundBy:
+      e.SVC_LIMIT_DM_REQUESTS_PER_DAY !== null &&
+      e.SVC_LIMIT_DM_REQUESTS_PER_DAY <= dmRequestsPerDay
+        ? 'cap'
+        : 'quota',
     messageBytesMax: e.SVC_LIMIT_MESSAGE_BYTES ?? MAX_MESSAGE_BYTES,
     linkPreviewConcurrency: e.SVC_LINK_PREVIEW_CONCURRENCY,
   };

@@ -77,3 +77,20 @@ export async function pendingMigrations(db: Db): Promise<string[]> {
   const all = await migrator.getMigrations();
   return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
 }
+
+/** A command other than `serve` or `migrate` found the schema behind this build. */
+export class PendingMigrationsError extends Error {
+  constructor(readonly pending: readonly string[]) {
+    const n = pending.length;
+    super(
+      `the database has ${n} pending migration${n === 1 ? '' : 's'}; run \`svc migrate\` (or start the server) first`,
+    );
+    this.name = 'PendingMigrationsError';
+  }
+}
+
+/** Throws PendingMigrationsError unless every migration of this build has run. */
+export async function assertMigrated(db: Db): Promise<void> {
+  const pending = await pendingMigrations(db);
+  if (pending.length > 0) throw new PendingMigrationsError(pending);
+}

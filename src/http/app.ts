@@ -2,14 +2,16 @@ import cookie from '@fastify/cookie';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 
 import type { AppContext } from '../context.js';
+import { buildGraphqlExecutor } from '../graphql/build.js';
+import type { GraphqlExecutor } from '../graphql/executor.js';
 import { newId } from '../lib/ids.js';
 
 import { fastifyErrorHandler } from './errors.js';
 import { registerDiscovery } from './routes/discovery.js';
 import { registerGraphiql } from './routes/graphiql.js';
-import { registerGraphqlRoute } from './routes/graphql.js';
+import { graphqlRoute } from './routes/graphql.js';
 import { registerHealth, registerReadiness } from './routes/probes.js';
-import { registerSdl } from './routes/sdl.js';
+import { sdlRoute } from './routes/sdl.js';
 import { registerWebClient } from './routes/web-client.js';
 import { registerApiTree, type ApiRoutes } from './trees/api.js';
 import { registerPublicTrees } from './trees/public.js';
@@ -22,11 +24,17 @@ import {
 import './request-state.js';
 
 /** The routes of each tree; an area adds its registrar here. */
-const API_ROUTES: readonly ApiRoutes[] = [registerSdl, registerGraphqlRoute, registerGraphiql];
+const apiRoutes = (graphql: GraphqlExecutor): readonly ApiRoutes[] => [
+  sdlRoute(graphql),
+  graphqlRoute(graphql),
+  registerGraphiql,
+];
 const S2S_ROUTES: readonly S2sRoutes[] = [];
 
 /** Routes and the s2s verifier beyond the built-in ones (tests add probes of their own). */
 export interface HttpAppOptions {
+  /** The GraphQL executor; default the contract's schema (main.ts shares one with WebSocket). */
+  graphql?: GraphqlExecutor;
   apiRoutes?: readonly ApiRoutes[];
   s2sRoutes?: readonly S2sRoutes[];
   s2sVerifier?: S2sVerifier;
@@ -82,7 +90,8 @@ export async function buildHttpApp(
     health: registerHealth,
     public: [registerReadiness, registerDiscovery, registerWebClient],
   });
-  registerApiTree(app, ctx, [...API_ROUTES, ...(options.apiRoutes ?? [])]);
+  const graphql = options.graphql ?? buildGraphqlExecutor();
+  registerApiTree(app, ctx, [...apiRoutes(graphql), ...(options.apiRoutes ?? [])]);
   registerS2sTree(app, ctx, {
     verify: options.s2sVerifier ?? refuseUnverified,
     routes: [...S2S_ROUTES, ...(options.s2sRoutes ?? [])],

@@ -1,10 +1,10 @@
-import type { AppContext } from '../context.js';
-import { MINUTE_MS } from '../lib/clock.js';
+import type { Services } from '../context.js';
+import { MINUTE_MS, type Clock } from '../lib/clock.js';
 
 import type { Job } from './scheduler.js';
 
 /** Every periodic job of the server. An area adds its job here. */
-export function allJobs(ctx: AppContext): Job[] {
+export function allJobs(ctx: { services: Services; clock: Clock }): Job[] {
   return [
     {
       // Spent or expired password reset tokens and proof-of-work records.

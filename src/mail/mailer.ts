@@ -47,13 +47,14 @@ export class SmtpMailer implements Mailer {
 
   constructor(
     private readonly smtp: Config['smtp'] & { host: string; from: string },
+    password: string | null,
     private readonly log: Logger,
   ) {
     this.transport = nodemailer.createTransport({
       host: smtp.host,
       port: smtp.port,
       secure: smtp.secure,
-      ...(smtp.user ? { auth: { user: smtp.user, pass: smtp.password ?? '' } } : {}),
+      ...(smtp.user ? { auth: { user: smtp.user, pass: password ?? '' } } : {}),
       connectionTimeout: 10_000,
       greetingTimeout: 10_000,
       socketTimeout: 30_000,
@@ -76,8 +77,8 @@ export class SmtpMailer implements Mailer {
 }
 
 /** The mailer the configuration asks for: SMTP when host and sender are set, else the log. */
-export function createMailer(config: Config, log: Logger): Mailer {
+export function createMailer(config: Config, smtpPassword: string | null, log: Logger): Mailer {
   const { host, from } = config.smtp;
-  if (host && from) return new SmtpMailer({ ...config.smtp, host, from }, log);
+  if (host && from) return new SmtpMailer({ ...config.smtp, host, from }, smtpPassword, log);
   return new LogMailer(log);
 }

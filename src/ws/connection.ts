@@ -23,7 +23,7 @@ import { newId } from '../lib/ids.js';
 import type { SessionInfo } from '../services/sessions/session-service.js';
 
 import type { Delivery, Fanout } from './fanout.js';
-import { isLiveSource, type LiveStream } from './live-stream.js';
+import { isLiveSource, type LiveStream } from '../events/live-stream.js';
 import type { WriteBatcher } from './write-batcher.js';
 import {
   codecFor,
@@ -67,6 +67,7 @@ export interface ConnectionLimits {
 /** What a connection needs from the server that accepted it. */
 export interface ConnectionHost {
   readonly ctx: AppContext;
+  readonly graphql: GraphqlExecutor;
   readonly fanout: Fanout;
   readonly limits: ConnectionLimits;
   /** Batches the writes of one turn of the event loop per socket. */
@@ -266,7 +267,7 @@ export class Connection {
    * subscriptions-only rule, the per-connection limit, and only then the subscription itself.
    */
   private async startOperation(id: string, payload: OperationPayload): Promise<void> {
-    const { ctx } = this.host;
+    const { ctx, graphql } = this.host;
     if (!(await this.sessionLive())) {
       this.endSession();
       return;
@@ -274,9 +275,9 @@ export class Connection {
     if (!this.open) return;
     const requestId = newId();
     const request: GraphqlRequest = payload;
-    const prepared = ctx.graphql.prepare(payload.query);
+    const prepared = graphql.prepare(payload.query);
     const kind = prepared.ok
-      ? ctx.graphql.operationType(prepared.doc, payload.operationName)
+      ? graphql.operationType(prepared.doc, payload.operationName)
       : operationKind(payload.query, payload.operationName);
     if (kind === 'query' || kind === 'mutation') {
       ctx.metrics.graphqlOperation(payload.operationName, 'invalid');
@@ -303,7 +304,7 @@ export class Connection {
     let source: unknown;
     try {
       source = await createSourceEventStream({
-        schema: ctx.graphql.schema,
+        schema: graphql.schema,
         document: prepared.doc.document,
         variableValues: request.variables ?? undefined,
         operationName: request.operationName ?? undefined,
@@ -333,7 +334,7 @@ export class Connection {
     if (sub.legs.length > 0) {
       await Promise.all(sub.legs.map((leg) => this.host.fanout.add(leg)));
     } else {
-      sub.iterate(ctx.graphql.schema);
+      sub.iterate(graphql.schema);
     }
     // The place counts once the stream is live (for the in-process bus: at once).
     if (this.subs.get(id) === sub) {
@@ -490,7 +491,7 @@ class Subscription {
   }
 
   /** For a subscription root that returns a plain async iterable: executes per value. */
-  iterate(schema: AppContext['graphql']['schema']): void {
+  iterate(schema: GraphqlExecutor['schema']): void {
     const iterator = this.source[Symbol.asyncIterator]();
     this.iterator = iterator;
     void (async () => {

@@ -12,7 +12,7 @@ import { whenSubscribed } from '../events/redis-bus.js';
 import type { GraphqlContext } from '../graphql/context.js';
 import { formatError } from '../graphql/format-error.js';
 
-import type { LiveStream, Verdict } from './live-stream.js';
+import type { LiveStream, Verdict } from '../events/live-stream.js';
 
 /** One subscription as the hub sees it: its stream, its document, and how to reach it. */
 export interface Delivery {

@@ -5,6 +5,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 
 import type { AppContext } from '../context.js';
 import { SESSION_COOKIE } from '../auth/cookies.js';
+import type { GraphqlExecutor } from '../graphql/executor.js';
 import { firstHeader, readCookie } from '../lib/headers.js';
 import type { SessionInfo } from '../services/sessions/session-service.js';
 
@@ -60,10 +61,11 @@ export class RealtimeServer implements ConnectionHost {
 
   constructor(
     readonly ctx: AppContext,
+    readonly graphql: GraphqlExecutor,
     options: RealtimeOptions = {},
   ) {
     const { config } = ctx;
-    this.fanout = new Fanout(ctx.bus, ctx.graphql.schema, ctx.log.child({ subsystem: 'fanout' }));
+    this.fanout = new Fanout(ctx.bus, graphql.schema, ctx.log.child({ subsystem: 'fanout' }));
     this.limits = {
       maxPendingMessages: MAX_PENDING_MESSAGES,
       maxBufferedBytes: options.maxBufferedBytes ?? REALTIME_DEFAULTS.maxBufferedBytes,
@@ -80,7 +82,6 @@ export class RealtimeServer implements ConnectionHost {
       handleProtocols: (protocols) => chooseProtocol([...protocols].join(',')) ?? false,
     });
     this.stopListening = ctx.services.sessions.onEnded((ids) => this.endSessions(ids));
-    ctx.services.presence.start();
     const keepAlive = options.keepAliveMs ?? REALTIME_DEFAULTS.keepAliveMs;
     this.every(keepAlive, () => {
       for (const conn of this.connections) conn.heartbeat();
@@ -256,10 +257,11 @@ export class RealtimeServer implements ConnectionHost {
 /** Attaches the WebSocket endpoint to the API server (main.ts calls it after listen). */
 export function attachRealtime(
   ctx: AppContext,
+  graphql: GraphqlExecutor,
   server: Server,
   options: RealtimeOptions = {},
 ): RealtimeServer {
-  const realtime = new RealtimeServer(ctx, options);
+  const realtime = new RealtimeServer(ctx, graphql, options);
   realtime.attach(server);
   return realtime;
 }

@@ -7,10 +7,18 @@ import pg from 'pg';
 import pino from 'pino';
 
 import { loadConfig, type Config } from '../../src/config/index.js';
+import { loadSecrets, type Secrets } from '../../src/config/secrets.js';
 import { createAppContext, type AppContext, type ContextOverrides } from '../../src/context.js';
+import { buildGraphqlExecutor } from '../../src/graphql/build.js';
+import type { GraphqlExecutor } from '../../src/graphql/executor.js';
 import { buildHttpApp, type HttpAppOptions } from '../../src/http/app.js';
 import type { Clock } from '../../src/lib/clock.js';
-import { startServer, type RunningServer } from '../../src/main.js';
+import {
+  migrateDatabase,
+  startServer,
+  type RunningServer,
+  type ServerOverrides,
+} from '../../src/main.js';
 
 /** Which database this test run uses: `sqlite` (default) or `postgres` (SVC_TEST_DATABASE_URL). */
 export const TEST_DB = (process.env.SVC_TEST_DB ?? 'sqlite') as 'sqlite' | 'postgres';
@@ -75,8 +83,8 @@ export interface TestAppOptions {
   database?: TestDatabase;
   /** Start the periodic jobs (off by default: tests run them with ctx.scheduler.runOnce). */
   jobs?: boolean;
-  /** Further context overrides (e.g. a short deny-list refresh). */
-  overrides?: Partial<ContextOverrides>;
+  /** Further context and server overrides (e.g. a short deny-list refresh). */
+  overrides?: Partial<ServerOverrides>;
   /** Test-only routes in the /api and /s2s/v1 trees, and an s2s verifier. */
   http?: HttpAppOptions;
 }
@@ -85,6 +93,8 @@ export interface TestAppOptions {
 export interface TestApp {
   ctx: AppContext;
   app: FastifyInstance;
+  /** The executor the app's /api route runs. */
+  graphql: GraphqlExecutor;
   config: Config;
   database: TestDatabase;
   logs: LogCapture;
@@ -120,6 +130,25 @@ export function configFor(database: TestDatabase, env: Record<string, string> = 
   return loadConfig({ SVC_LOG_LEVEL: 'info', ...database.env, ...env });
 }
 
+export function secretsFor(database: TestDatabase, env: Record<string, string> = {}): Secrets {
+  return loadSecrets({ ...database.env, ...env });
+}
+
+/**
+ * The context of a test app on a migrated database (what `svc serve` does before it builds the
+ * context; createAppContext itself refuses pending migrations).
+ */
+export async function createMigratedContext(
+  database: TestDatabase,
+  env: Record<string, string> = {},
+  overrides: ContextOverrides = {},
+): Promise<AppContext> {
+  const config = configFor(database, env);
+  const secrets = secretsFor(database, env);
+  await migrateDatabase(config, secrets, { log: overrides.log, pgSchema: database.pgSchema });
+  return createAppContext(config, secrets, { ...overrides, pgSchema: database.pgSchema });
+}
+
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const database = opts.database ?? (await createTestDatabase());
   const config = configFor(database, opts.env);
@@ -128,18 +157,19 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     { level: 'debug', base: { service: 'svc' } },
     { write: (s: string) => logs.write(s) },
   );
-  const ctx = await createAppContext(config, {
+  const ctx = await createMigratedContext(database, opts.env, {
     checkTransactions: true,
     ...opts.overrides,
     clock: opts.clock,
     log,
-    pgSchema: database.pgSchema,
   });
-  const app = await buildHttpApp(ctx, opts.http);
+  const graphql = opts.http?.graphql ?? buildGraphqlExecutor();
+  const app = await buildHttpApp(ctx, { ...opts.http, graphql });
   await app.ready();
   const t: TestApp = {
     ctx,
     app,
+    graphql,
     config,
     database,
     logs,
@@ -188,7 +218,7 @@ export async function startTestServer(
   const config = configFor(database, { SVC_SERVER_PORT: '0', ...opts.env });
   const logs = new LogCapture();
   const log = pino({ level: 'debug' }, { write: (s: string) => logs.write(s) });
-  const server = await startServer(config, {
+  const server = await startServer(config, secretsFor(database, opts.env), {
     checkTransactions: true,
     ...opts.overrides,
     clock: opts.clock,

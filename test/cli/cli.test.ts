@@ -4,7 +4,14 @@ import path from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { createTestApp, createTestDatabase, type TestDatabase } from '../_util/app.js';
+import { pendingMigrations } from '../../src/db/migrate.js';
+import { migrations } from '../../src/db/migrations/index.js';
+import {
+  createTestApp,
+  createTestDatabase,
+  startTestServer,
+  type TestDatabase,
+} from '../_util/app.js';
 import { signIn } from '../_util/seed.js';
 
 import { cli } from './cli-io.js';
@@ -130,6 +137,46 @@ describe('svc CLI', () => {
     const run = await cli(['ip', 'list'], { ...env, SVC_DATABASE_POOL_SIZE: 'many' });
     expect(run.code).toBe(2);
     expect(run.err).toMatch(/^svc: invalid configuration:\n {2}SVC_DATABASE_POOL_SIZE: expected/);
+  });
+});
+
+describe('pending migrations', () => {
+  let database: TestDatabase;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    env = { ...database.env, SVC_LOG_LEVEL: 'warn' };
+  });
+  afterAll(async () => database?.drop());
+
+  it('are refused by every command but migrate and serve, which apply them', async () => {
+    const n = Object.keys(migrations).length;
+    for (const argv of [
+      ['ip', 'list'],
+      ['audit', 'list'],
+      ['operator', 'grant', 'alice'],
+    ]) {
+      const refused = await cli(argv, env);
+      expect(refused).toMatchObject({
+        code: 1,
+        out: '',
+        err: `svc: the database has ${n} pending migrations; run \`svc migrate\` (or start the server) first\n`,
+      });
+    }
+    expect(await cli(['migrate'], env)).toMatchObject({ code: 0 });
+    expect(await cli(['ip', 'list'], env)).toMatchObject({ code: 0, out: '[]\n' });
+  });
+
+  it('are applied by the server at boot', async () => {
+    const fresh = await createTestDatabase();
+    const server = await startTestServer({ database: fresh });
+    try {
+      expect(await pendingMigrations(server.ctx.db)).toEqual([]);
+      expect(server.logs.find('migrations applied')?.migrations).toEqual(Object.keys(migrations));
+    } finally {
+      await server.stop();
+      await fresh.drop();
+    }
   });
 });
 

@@ -222,7 +222,7 @@ describe('direct and group conversations', () => {
     expect(view.conversation.dmRequest).toBeNull();
   });
 
-  it('caps DM requests a day with RATE_LIMITED and the seconds until a slot frees', async () => {
+  it('caps DM requests a day with VALIDATION naming SVC_LIMIT_DM_REQUESTS_PER_DAY', async () => {
     const sender = await signUpAndIn(t, { username: 'capdm' });
     const targets = await Promise.all(
       ['cap1', 'cap2', 'cap3'].map((u) => signUpAndIn(t, { username: `${u}dm` })),
@@ -230,12 +230,9 @@ describe('direct and group conversations', () => {
     await conversationOf(t, sender, [targets[0]!]);
     clock.advance(HOUR_MS);
     await conversationOf(t, sender, [targets[1]!]);
-    const limited = expectCode(
-      await createConversation(t, sender, [targets[2]!.id]),
-      'RATE_LIMITED',
-    );
-    expect(limited.extensions!.retryAfterSeconds).toBe(23 * 3600);
-    expect(limited.message).toMatch(/2 message requests.*SVC_LIMIT_DM_REQUESTS_PER_DAY/);
+    const capped = expectCode(await createConversation(t, sender, [targets[2]!.id]), 'VALIDATION');
+    expect(capped.message).toMatch(/capped at 2 \(SVC_LIMIT_DM_REQUESTS_PER_DAY\)/);
+    expect(capped.extensions!.limit).toBe(2);
     // Nothing was created by the refused call.
     const convs = await t.ctx.db.kysely
       .selectFrom('conversation')

@@ -1,13 +1,13 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { createAppContext, type AppContext, type ContextOverrides } from '../../src/context.js';
+import type { AppContext, ContextOverrides } from '../../src/context.js';
 import type { BusEvent } from '../../src/events/bus.js';
 import { insertOutboxRows } from '../../src/events/outbox.js';
 import { emit, publishOnCommit } from '../../src/events/publish.js';
 import { whenSubscribed } from '../../src/events/redis-bus.js';
 import { newId } from '../../src/lib/ids.js';
-import { configFor, createTestDatabase, type TestDatabase } from '../_util/app.js';
+import { createMigratedContext, createTestDatabase, type TestDatabase } from '../_util/app.js';
 import { countQueries } from '../conversations/_helpers.js';
 import { until } from '../realtime/_helpers.js';
 
@@ -18,11 +18,11 @@ const quiet = pino({ level: 'silent' });
 async function context(
   database: TestDatabase,
   overrides: Partial<ContextOverrides> = {},
+  env: Record<string, string> = {},
 ): Promise<AppContext> {
-  return createAppContext(configFor(database), {
+  return createMigratedContext(database, env, {
     checkTransactions: true,
     log: quiet,
-    pgSchema: database.pgSchema,
     noJobs: true,
     ...overrides,
   });
@@ -227,18 +227,10 @@ describe.runIf(process.env.SVC_TEST_REDIS_URL)('draining through Redis', () => {
   it('publishes a claimed batch in order and removes it', async () => {
     const database = await createTestDatabase();
     const prefix = `svc-test-${newId()}:`;
-    const ctx = await createAppContext(
-      configFor(database, {
-        SVC_REDIS_URL: process.env.SVC_TEST_REDIS_URL!,
-        SVC_REDIS_PREFIX: prefix,
-      }),
-      {
-        checkTransactions: true,
-        log: quiet,
-        pgSchema: database.pgSchema,
-        noJobs: true,
-        outbox: { drainIntervalMs: 3_600_000 },
-      },
+    const ctx = await context(
+      database,
+      { outbox: { drainIntervalMs: 3_600_000 } },
+      { SVC_REDIS_URL: process.env.SVC_TEST_REDIS_URL!, SVC_REDIS_PREFIX: prefix },
     );
     try {
       const topic = `test:${newId()}`;

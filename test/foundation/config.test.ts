@@ -14,7 +14,6 @@ describe('configuration', () => {
     const c = loadConfig({});
     expect(c.server).toEqual({ host: '127.0.0.1', port: 8080, publicBaseUrl: null, role: 'both' });
     expect(c.dataDir).toBe(path.resolve('./data'));
-    expect(c.database.url).toBeNull();
     expect(c.metricsAddr).toBeNull();
     expect(c.rates.apiMaxBatch).toBe(20);
     expect(c.rates.requestsPerMinPerIp).toBeNull();

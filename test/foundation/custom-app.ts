@@ -1,13 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 
-import { createAppContext, type AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/context.js';
 import { GraphqlExecutor } from '../../src/graphql/executor.js';
 import { buildExecutableSchema, readSdl } from '../../src/graphql/load-schema.js';
 import { allResolvers } from '../../src/graphql/resolvers/index.js';
 import { mergeResolvers, type Resolvers } from '../../src/graphql/resolver-types.js';
 import { buildHttpApp, type HttpAppOptions } from '../../src/http/app.js';
-import { configFor, createTestDatabase, LogCapture, type TestDatabase } from '../_util/app.js';
+import {
+  createMigratedContext,
+  createTestDatabase,
+  LogCapture,
+  type TestDatabase,
+} from '../_util/app.js';
 
 /** A real app whose schema has extra test-only fields, and extra test-only routes. */
 export interface CustomApp {
@@ -26,20 +31,19 @@ export async function createCustomApp(opts: {
 }): Promise<CustomApp> {
   const database: TestDatabase = await createTestDatabase();
   const logs = new LogCapture();
-  const ctx = await createAppContext(configFor(database, opts.env), {
+  const ctx = await createMigratedContext(database, opts.env, {
     log: pino({ level: 'debug' }, { write: (s: string) => logs.write(s) }),
-    pgSchema: database.pgSchema,
     noJobs: true,
   });
-  if (opts.sdl) {
-    ctx.graphql = new GraphqlExecutor(
-      buildExecutableSchema(
-        `${readSdl()}\n${opts.sdl}\n`,
-        mergeResolvers(allResolvers(), opts.resolvers?.(ctx) ?? {}),
-      ),
-    );
-  }
-  const app = await buildHttpApp(ctx, opts.http);
+  const graphql = opts.sdl
+    ? new GraphqlExecutor(
+        buildExecutableSchema(
+          `${readSdl()}\n${opts.sdl}\n`,
+          mergeResolvers(allResolvers(), opts.resolvers?.(ctx) ?? {}),
+        ),
+      )
+    : undefined;
+  const app = await buildHttpApp(ctx, { ...opts.http, graphql });
   await app.ready();
   return {
     ctx,

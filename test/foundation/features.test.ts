@@ -4,14 +4,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { assertFeature } from '../../src/config/feature-guard.js';
 import { loadConfig, type FeatureName } from '../../src/config/index.js';
-import { createAppContext, type AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/context.js';
 import { GraphqlExecutor } from '../../src/graphql/executor.js';
 import { buildExecutableSchema, readSdl } from '../../src/graphql/load-schema.js';
 import { allResolvers } from '../../src/graphql/resolvers/index.js';
 import { mergeResolvers } from '../../src/graphql/resolver-types.js';
 import { buildHttpApp } from '../../src/http/app.js';
 import { requireFeature } from '../../src/http/require-feature.js';
-import { configFor, createTestDatabase, startTestServer, type TestDatabase } from '../_util/app.js';
+import {
+  createMigratedContext,
+  createTestDatabase,
+  startTestServer,
+  type TestDatabase,
+} from '../_util/app.js';
 
 const BOOT_LINE = 'instance features (SVC_FEATURES_DISABLED)';
 const states = (env: Record<string, string>) =>
@@ -96,21 +101,20 @@ describe('the feature guard', () => {
   let app: FastifyInstance;
   beforeAll(async () => {
     database = await createTestDatabase();
-    const config = configFor(database, { SVC_FEATURES_DISABLED: 'attachments' });
-    ctx = await createAppContext(config, {
-      log: pino({ level: 'silent' }),
-      pgSchema: database.pgSchema,
-      noJobs: true,
-    });
+    ctx = await createMigratedContext(
+      database,
+      { SVC_FEATURES_DISABLED: 'attachments' },
+      { log: pino({ level: 'silent' }), noJobs: true },
+    );
     const sdl = `${readSdl()}\nextend type Query { gated(feature: String!): Boolean! }\n`;
     const gated = (_: unknown, args: { feature: FeatureName }) => {
       assertFeature(ctx.config, args.feature);
       return true;
     };
-    ctx.graphql = new GraphqlExecutor(
+    const graphql = new GraphqlExecutor(
       buildExecutableSchema(sdl, mergeResolvers(allResolvers(), { Query: { gated } })),
     );
-    app = await buildHttpApp(ctx);
+    app = await buildHttpApp(ctx, { graphql });
     for (const feature of ['attachments', 'email', 'custom_emoji'] as const) {
       app.get(
         `/api/test-gated/${feature}`,

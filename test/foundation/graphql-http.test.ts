@@ -126,18 +126,18 @@ describe('GraphQL over HTTP', () => {
 
   it('caches parsed and validated documents', () => {
     const source = '{ serverInfo { version apiVersion } }';
-    const first = t.ctx.graphql.prepare(source);
+    const first = t.graphql.prepare(source);
     expect(first.ok).toBe(true);
-    expect(t.ctx.graphql.prepare(source)).toBe(first);
-    const bad = t.ctx.graphql.prepare('{ nope }');
-    expect(t.ctx.graphql.prepare('{ nope }')).toBe(bad);
+    expect(t.graphql.prepare(source)).toBe(first);
+    const bad = t.graphql.prepare('{ nope }');
+    expect(t.graphql.prepare('{ nope }')).toBe(bad);
   });
 
   it('serves the schema at GET /api/sdl as text/plain', async () => {
     const res = await t.inject({ method: 'GET', url: '/api/sdl' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
-    expect(res.body).toBe(printPublicSdl(t.ctx.graphql.schema));
+    expect(res.body).toBe(printPublicSdl(t.graphql.schema));
     expect(res.body).toContain('type ServerInfo {');
     expect(res.body).toContain('serverInfo: ServerInfo!');
   });

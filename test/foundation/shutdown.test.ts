@@ -67,6 +67,7 @@ describe('graceful shutdown', () => {
   // A real process started through tsx: allow for a slow start on a busy machine.
   it('finishes an in-flight request on SIGTERM, closes the database and exits 0', async () => {
     database = await createTestDatabase();
+    expect((await cli(['migrate'], database.env)).code).toBe(0);
     const created = await cli(
       ['account', 'create', 'dora', '--password-stdin'],
       database.env,

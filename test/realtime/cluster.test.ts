@@ -8,6 +8,7 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { loadConfig } from '../../src/config/index.js';
+import { loadSecrets } from '../../src/config/secrets.js';
 import { createAppContext, type AppContext } from '../../src/context.js';
 import { createTestDatabase, TEST_DB, type TestDatabase } from '../_util/app.js';
 
@@ -177,7 +178,10 @@ describe.skipIf(!REDIS_URL || TEST_DB !== 'postgres')('two server processes', ()
     await a.ready();
     b = new ServerProcess(await freePort(), await freePort(), env);
     await b.ready();
-    setup = await createAppContext(loadConfig(env), { passive: true, pgSchema: database.pgSchema });
+    setup = await createAppContext(loadConfig(env), loadSecrets(env), {
+      passive: true,
+      pgSchema: database.pgSchema,
+    });
     for (const username of ['alice', 'bob']) {
       await setup.services.accounts.createPasswordAccount({
         username,

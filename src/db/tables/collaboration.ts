@@ -52,6 +52,8 @@ export interface ConversationMemberTable {
   /** Read marker: the newest message the member has read (time and id). */
   lastReadAt: number | null;
   lastReadMessageId: string | null;
+  /** When the member accepted an invitation to an encrypted conversation; null otherwise. */
+  acceptedInviteAt?: number | null;
 }
 
 export interface WorkspaceInviteTable {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import type { AppContext } from '../../context.js';
 
@@ -73,28 +73,32 @@ const PAGE = `<!doctype html>
 `;
 
 /**
- * GET /api: the GraphiQL explorer while SVC_ENABLE_GRAPHIQL=true, and its files under
- * /api/graphiql-assets/. While off, GET /api answers 404 JSON and no asset route exists.
+ * GET /api without a `query` parameter (./graphql.ts serves it with one): the GraphiQL explorer
+ * while SVC_ENABLE_GRAPHIQL=true, else 404 JSON.
  */
-export function registerGraphiql(api: FastifyInstance, ctx: AppContext): void {
+export function graphiqlPage(
+  ctx: AppContext,
+): (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> {
   if (!ctx.config.http.enableGraphiql) {
-    api.get('', async (_request, reply) =>
+    return async (_request, reply) =>
       reply.code(404).send({
         error: 'not_found',
         message: 'the GraphQL explorer is off on this server (SVC_ENABLE_GRAPHIQL)',
-      }),
-    );
-    return;
+      });
   }
+  return async (_request, reply) =>
+    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(PAGE);
+}
+
+/** The explorer's files under /api/graphiql-assets/, only while SVC_ENABLE_GRAPHIQL=true. */
+export function registerGraphiql(api: FastifyInstance, ctx: AppContext): void {
+  if (!ctx.config.http.enableGraphiql) return;
   // Read once at boot: a missing package stops boot instead of serving a broken page.
   const files = new Map(
     Object.entries(ASSETS).map(([name, a]) => [
       name,
       { body: fs.readFileSync(assetPath(a.pkg, a.file)), type: a.type },
     ]),
-  );
-  api.get('', async (_request, reply) =>
-    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(PAGE),
   );
   api.get<{ Params: { name: string } }>(
     `${GRAPHIQL_ASSETS.slice('/api'.length)}/:name`,

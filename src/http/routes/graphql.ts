@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { OperationTypeNode } from 'graphql';
 
 import { needsCsrf, type CsrfRequest } from '../../auth/csrf.js';
 import type { AppContext } from '../../context.js';
@@ -9,11 +10,16 @@ import {
   type FormattedResult,
   type GraphqlRequest,
 } from '../../graphql/executor.js';
+import { parseBounded } from '../../graphql/document-limits.js';
 import { codedError, plainError } from '../../graphql/format-error.js';
+import { selectOperation } from '../../lib/graphql-operation.js';
 import { Lru } from '../../lib/lru.js';
 import { firstHeader } from '../../lib/headers.js';
 import { httpCookieJar } from '../cookies.js';
 import { csrfAccepted, CSRF_REFUSAL } from '../plugins/csrf.js';
+import type { ApiRoutes } from '../trees/api.js';
+
+import { graphiqlPage } from './graphiql.js';
 
 const CSRF_CACHE_MAX_SOURCE = 20_000;
 
@@ -22,8 +28,19 @@ export const API_BODY_LIMIT = 1024 * 1024;
 
 type Item = { ok: true; request: GraphqlRequest } | { ok: false; error: string };
 
-/** POST /api: one GraphQL request or a batch, with every pre-execution rule of the contract. */
-export function registerGraphqlRoute(api: FastifyInstance, ctx: AppContext): void {
+/**
+ * POST /api (one GraphQL request or a batch) and GET /api (one query as URL parameters), with
+ * every pre-execution rule of the contract.
+ */
+export function graphqlRoute(graphql: GraphqlExecutor): ApiRoutes {
+  return (api, ctx) => registerGraphqlRoute(api, ctx, graphql);
+}
+
+function registerGraphqlRoute(
+  api: FastifyInstance,
+  ctx: AppContext,
+  graphql: GraphqlExecutor,
+): void {
   // Classifying a document parses it; clients repeat the same few documents, so the answer is
   // kept per (document, operation name, cookie present).
   const csrfCache = new Lru<string, boolean>(1000);
@@ -65,7 +82,20 @@ export function registerGraphqlRoute(api: FastifyInstance, ctx: AppContext): voi
           : 'the body must be a JSON object with a "query" string, or an array of them',
       });
     }
-    const items = raw.map((r) => readRequest(r as Record<string, unknown>));
+    return respond(request, reply, raw as Record<string, unknown>[], isBatch);
+  });
+
+  /**
+   * Runs requests that passed their transport's checks (POST body or GET parameters): CSRF for
+   * the whole batch, then the mutation limit, then each request. The one path of both methods.
+   */
+  async function respond(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    raw: Record<string, unknown>[],
+    isBatch: boolean,
+  ) {
+    const items = raw.map((r) => readRequest(r));
     const requestId = request.id;
     const answer = (results: FormattedResult[]) => reply.send(isBatch ? results : results[0]);
 
@@ -77,7 +107,7 @@ export function registerGraphqlRoute(api: FastifyInstance, ctx: AppContext): voi
         return answer(
           items.map((item) => {
             const errors = [plainError(CSRF_REFUSAL, requestId)];
-            const own = item.ok ? ctx.graphql.prepare(item.request.query) : null;
+            const own = item.ok ? graphql.prepare(item.request.query) : null;
             const reasons = !item.ok ? [item.error] : own && !own.ok ? own.errors : [];
             for (const reason of reasons) errors.push(plainError(reason, requestId));
             return { errors };
@@ -87,7 +117,7 @@ export function registerGraphqlRoute(api: FastifyInstance, ctx: AppContext): voi
     }
 
     const prepared = items.map((item) =>
-      item.ok ? { item, prep: ctx.graphql.prepare(item.request.query) } : { item, prep: null },
+      item.ok ? { item, prep: graphql.prepare(item.request.query) } : { item, prep: null },
     );
 
     // Mutation rate limit: every field, alias and fragment expansion of the batch, before anything runs.
@@ -96,7 +126,7 @@ export function registerGraphqlRoute(api: FastifyInstance, ctx: AppContext): voi
       let cost = 0;
       for (const { item, prep } of prepared) {
         if (item.ok && prep?.ok)
-          cost += ctx.graphql.mutationFieldCount(prep.doc, item.request.operationName);
+          cost += graphql.mutationFieldCount(prep.doc, item.request.operationName);
       }
       if (cost > 0) {
         const key = request.svc.session
@@ -121,7 +151,7 @@ export function registerGraphqlRoute(api: FastifyInstance, ctx: AppContext): voi
         results.push(GraphqlExecutor.preparationErrors(prep ? prep.errors : [], requestId));
         continue;
       }
-      const kind = ctx.graphql.operationType(prep.doc, item.request.operationName);
+      const kind = graphql.operationType(prep.doc, item.request.operationName);
       if (kind === 'subscription') {
         results.push({
           errors: [plainError('subscriptions run over the WebSocket at /api/ws', requestId)],
@@ -129,15 +159,62 @@ export function registerGraphqlRoute(api: FastifyInstance, ctx: AppContext): voi
         continue;
       }
       const context = graphqlContext(ctx, request, reply);
-      const result = await ctx.graphql.run(prep.doc, item.request, context);
+      const result = await graphql.run(prep.doc, item.request, context);
       ctx.metrics.graphqlOperation(
-        ctx.graphql.operationName(prep.doc, item.request.operationName),
+        graphql.operationName(prep.doc, item.request.operationName),
         result.errors ? 'error' : 'ok',
       );
       results.push(result);
     }
     return answer(results);
+  }
+
+  // GET /api: a query as URL parameters (GraphQL over HTTP), as urql sends by default; without
+  // a `query` parameter, the explorer or its 404 (./graphiql.ts).
+  const explorer = graphiqlPage(ctx);
+  api.get<{ Querystring: Record<string, unknown> }>('', async (request, reply) => {
+    const params = request.query ?? {};
+    if (!Object.hasOwn(params, 'query')) return explorer(request, reply);
+    const body = fromUrlParameters(params);
+    // A mutation never runs over GET (a link or an image could trigger it): 405, nothing runs.
+    if (typeof body.query === 'string') {
+      const parsed = parseBounded(body.query);
+      if ('document' in parsed) {
+        const op = selectOperation(parsed.document, body.operationName);
+        if (op?.operation === OperationTypeNode.MUTATION) {
+          return reply
+            .code(405)
+            .header('allow', 'POST')
+            .send({ error: 'method_not_allowed', message: 'send mutations with POST' });
+        }
+      }
+    }
+    // Answers depend on the session cookie: no cache may keep them.
+    reply.header('cache-control', 'no-store');
+    return respond(request, reply, [body], false);
   });
+}
+
+/**
+ * A GET request's parameters as the body POST would carry: `variables` is JSON-encoded; a value
+ * that is not a JSON object is passed on as it is, so `readRequest` refuses it as it refuses the
+ * same in a POST body. A repeated parameter is an array, hence no string. `extensions` is
+ * ignored, as in a POST body.
+ */
+function fromUrlParameters(params: Record<string, unknown>): Record<string, unknown> {
+  const json = (v: unknown) => {
+    if (typeof v !== 'string') return v;
+    try {
+      return JSON.parse(v) as unknown;
+    } catch {
+      return v;
+    }
+  };
+  return {
+    query: params.query,
+    variables: json(params.variables),
+    operationName: params.operationName,
+  };
 }
 
 function readRequest(r: Record<string, unknown>): Item {

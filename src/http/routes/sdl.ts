@@ -1,10 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 
-import type { AppContext } from '../../context.js';
+import type { GraphqlExecutor } from '../../graphql/executor.js';
 import { printPublicSdl } from '../../graphql/load-schema.js';
+import type { ApiRoutes } from '../trees/api.js';
 
 /** GET /api/sdl: the running build's schema as text. */
-export function registerSdl(api: FastifyInstance, ctx: AppContext): void {
-  const sdl = printPublicSdl(ctx.graphql.schema);
-  api.get('/sdl', async (_request, reply) => reply.type('text/plain; charset=utf-8').send(sdl));
+export function sdlRoute(graphql: GraphqlExecutor): ApiRoutes {
+  const sdl = printPublicSdl(graphql.schema);
+  return (api: FastifyInstance) =>
+    void api.get('/sdl', async (_request, reply) =>
+      reply.type('text/plain; charset=utf-8').send(sdl),
+    );
 }

@@ -9,10 +9,16 @@ import { publishOnCommit } from '../../events/publish.js';
 import { conflict, notFound, validation } from '../../errors.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
 import { assertLocalAccount } from '../accounts/local-account.js';
-import { findAccountById } from '../accounts/queries.js';
+import {
+  findAccountById,
+  scheduleDeletion,
+  unscheduleDeletion,
+  writeTombstone,
+} from '../accounts/queries.js';
 import { lookupKey } from '../accounts/username.js';
 import type { MessageRemover } from '../messages/removal.js';
 import type { SessionInfo, SessionService } from '../sessions/session-service.js';
+import { transferOwnership } from '../workspaces/queries.js';
 
 import {
   dueAccountIds,
@@ -20,12 +26,8 @@ import {
   ownedWorkspaces,
   ownedWorkspacesWithOthers,
   purgeAccountRows,
-  scheduleDeletion,
   successorOf,
-  transferOwnership,
-  unscheduleDeletion,
   usernameKeyTaken,
-  writeTombstone,
 } from './queries.js';
 
 /**

@@ -1,33 +1,13 @@
 import { sql } from 'kysely';
 
 import type { Executor } from '../../db/database.js';
-
-export async function scheduleDeletion(
-  db: Executor,
-  accountId: string,
-  requestedAt: number,
-  scheduledFor: number,
-): Promise<boolean> {
-  const res = await db
-    .updateTable('account')
-    .set({ deletionRequestedAt: requestedAt, deletionScheduledFor: scheduledFor })
-    .where('id', '=', accountId)
-    .where('deletionScheduledFor', 'is', null)
-    .where('deletedAt', 'is', null)
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) === 1;
-}
-
-export async function unscheduleDeletion(db: Executor, accountId: string): Promise<boolean> {
-  const res = await db
-    .updateTable('account')
-    .set({ deletionRequestedAt: null, deletionScheduledFor: null })
-    .where('id', '=', accountId)
-    .where('deletionScheduledFor', 'is not', null)
-    .where('deletedAt', 'is', null)
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) === 1;
-}
+import { deletePasswordResetsOf } from '../accounts/queries.js';
+import { deleteConversationMembershipsOf } from '../conversations/queries.js';
+import { deleteDevicesOf } from '../devices/queries.js';
+import { deleteDmRowsOf } from '../dm/queries.js';
+import { deleteReactionsBy } from '../messages/queries.js';
+import { deleteSessionsOf } from '../sessions/queries.js';
+import { deleteWorkspaceMembershipsOf } from '../workspaces/queries.js';
 
 /** Names of the workspaces the account owns that have other members. */
 export async function ownedWorkspacesWithOthers(db: Executor, accountId: string) {
@@ -139,66 +119,16 @@ export async function successorOf(db: Executor, workspaceId: string, accountId: 
     .executeTakeFirst();
 }
 
-export async function transferOwnership(db: Executor, workspaceId: string, newOwnerId: string) {
-  await db
-    .updateTable('workspace')
-    .set({ ownerId: newOwnerId })
-    .where('id', '=', workspaceId)
-    .execute();
-  await db
-    .updateTable('workspace_member')
-    // An owner cannot be timed out: nobody outranks them.
-    .set({ role: 'owner', timedOutUntil: null })
-    .where('workspaceId', '=', workspaceId)
-    .where('accountId', '=', newOwnerId)
-    .execute();
-}
-
-/** Everything else the account holds that the purge removes (docs/account-deletion.md). */
+/**
+ * Everything else the account holds that the purge removes (docs/account-deletion.md), each
+ * table through its owner's query function.
+ */
 export async function purgeAccountRows(db: Executor, accountId: string) {
-  await db.deleteFrom('reaction').where('accountId', '=', accountId).execute();
-  await db.deleteFrom('conversation_member').where('accountId', '=', accountId).execute();
-  await db.deleteFrom('workspace_member').where('accountId', '=', accountId).execute();
-  await db.deleteFrom('dm_settings').where('accountId', '=', accountId).execute();
-  await db
-    .deleteFrom('dm_request')
-    .where((eb) => eb.or([eb('fromId', '=', accountId), eb('toId', '=', accountId)]))
-    .execute();
-  await db
-    .deleteFrom('user_block')
-    .where((eb) => eb.or([eb('blockerId', '=', accountId), eb('blockedId', '=', accountId)]))
-    .execute();
-  await db.deleteFrom('password_reset').where('accountId', '=', accountId).execute();
-  await db.deleteFrom('device_link_offer').where('accountId', '=', accountId).execute();
-  await db.deleteFrom('device').where('accountId', '=', accountId).execute();
-  // The identity ids stay (the same identity can never sign up again); the keys go.
-  await db
-    .updateTable('key_identity')
-    .set({ publicKey: null })
-    .where('accountId', '=', accountId)
-    .execute();
-  await db.deleteFrom('session').where('accountId', '=', accountId).execute();
-}
-
-export async function writeTombstone(
-  db: Executor,
-  accountId: string,
-  username: string,
-  now: number,
-) {
-  await db
-    .updateTable('account')
-    .set({
-      username,
-      usernameKey: username.toLowerCase(),
-      displayName: 'Deleted account',
-      email: null,
-      emailKey: null,
-      passwordHash: null,
-      avatarPath: null,
-      isOperator: 0,
-      deletedAt: now,
-    })
-    .where('id', '=', accountId)
-    .execute();
+  await deleteReactionsBy(db, [accountId]);
+  await deleteConversationMembershipsOf(db, accountId);
+  await deleteWorkspaceMembershipsOf(db, accountId);
+  await deleteDmRowsOf(db, accountId);
+  await deletePasswordResetsOf(db, accountId);
+  await deleteDevicesOf(db, accountId);
+  await deleteSessionsOf(db, accountId);
 }

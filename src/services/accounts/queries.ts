@@ -58,3 +58,105 @@ export async function findLiveAccountByEmailKey(db: Executor, emailKey: string) 
     .where('deletedAt', 'is', null)
     .executeTakeFirst();
 }
+
+export async function scheduleDeletion(
+  db: Executor,
+  accountId: string,
+  requestedAt: number,
+  scheduledFor: number,
+): Promise<boolean> {
+  const res = await db
+    .updateTable('account')
+    .set({ deletionRequestedAt: requestedAt, deletionScheduledFor: scheduledFor })
+    .where('id', '=', accountId)
+    .where('deletionScheduledFor', 'is', null)
+    .where('deletedAt', 'is', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+export async function unscheduleDeletion(db: Executor, accountId: string): Promise<boolean> {
+  const res = await db
+    .updateTable('account')
+    .set({ deletionRequestedAt: null, deletionScheduledFor: null })
+    .where('id', '=', accountId)
+    .where('deletionScheduledFor', 'is not', null)
+    .where('deletedAt', 'is', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+export async function writeTombstone(
+  db: Executor,
+  accountId: string,
+  username: string,
+  now: number,
+) {
+  await db
+    .updateTable('account')
+    .set({
+      username,
+      usernameKey: username.toLowerCase(),
+      displayName: 'Deleted account',
+      email: null,
+      emailKey: null,
+      passwordHash: null,
+      avatarPath: null,
+      isOperator: 0,
+      deletedAt: now,
+    })
+    .where('id', '=', accountId)
+    .execute();
+}
+
+export async function setAccountKeyIdentity(
+  db: Executor,
+  accountId: string,
+  keyIdentityId: string,
+  opts: { dropPassword: boolean },
+) {
+  await db
+    .updateTable('account')
+    .set(opts.dropPassword ? { keyIdentityId, passwordHash: null } : { keyIdentityId })
+    .where('id', '=', accountId)
+    .execute();
+}
+
+export async function setAccountEmail(
+  db: Executor,
+  accountId: string,
+  email: { email: string; key: string },
+) {
+  await db
+    .updateTable('account')
+    .set({ email: email.email, emailKey: email.key })
+    .where('id', '=', accountId)
+    .execute();
+}
+
+export async function recordTermsAcceptance(
+  db: Executor,
+  accountId: string,
+  url: string,
+  at: number,
+) {
+  await db
+    .updateTable('account')
+    .set({ acceptedTermsUrl: url, acceptedTermsAt: at })
+    .where('id', '=', accountId)
+    .execute();
+}
+
+/** Same as lockWorkspace for an account: serialises per-person caps (owned workspaces, invites). */
+export async function lockAccount(db: Executor, id: string): Promise<void> {
+  await db
+    .updateTable('account')
+    .set((eb) => ({ createdAt: eb.ref('createdAt') }))
+    .where('id', '=', id)
+    .execute();
+}
+
+/** The account's password reset tokens (its purge). */
+export async function deletePasswordResetsOf(db: Executor, accountId: string) {
+  await db.deleteFrom('password_reset').where('accountId', '=', accountId).execute();
+}

@@ -35,6 +35,7 @@ import {
   inboxPage,
   insertConversation,
   insertMembers,
+  joinedByInvitation,
   lastMessages,
   membersOf,
   unreadCounts,
@@ -314,7 +315,11 @@ export class ConversationService {
     const row = await findConversationAccess(this.kysely, conversationId, callerId);
     if (!row || row.workspaceId !== serverId) throw notFound('invitation');
     const conv = toRow(row);
-    if (row.memberState === 'member') return conv;
+    if (row.memberState === 'member') {
+      // Accepting again changes nothing; a member who never held an invitation has none to accept.
+      if (await joinedByInvitation(this.kysely, conv.id, callerId)) return conv;
+      throw notFound('invitation');
+    }
     if (row.memberState !== 'pending' || (row.memberJoinedAt ?? 0) <= now - INVITE_TTL_MS) {
       throw notFound('invitation');
     }
@@ -324,7 +329,13 @@ export class ConversationService {
     await this.deps.db.transaction(async (tx) => {
       const res = await tx.db
         .updateTable('conversation_member')
-        .set({ state: 'member', joinedAt: now, lastReadAt: null, lastReadMessageId: null })
+        .set({
+          state: 'member',
+          joinedAt: now,
+          lastReadAt: null,
+          lastReadMessageId: null,
+          acceptedInviteAt: now,
+        })
         .where('conversationId', '=', conv.id)
         .where('accountId', '=', callerId)
         .where('state', '=', 'pending')

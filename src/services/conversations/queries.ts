@@ -342,3 +342,70 @@ export async function findAccounts(db: Executor, ids: readonly string[]) {
 
 /** For a dialect-neutral boolean read back from `exists(...)`. */
 export const truthy = (v: unknown) => v === true || v === 1 || v === '1' || v === 't';
+
+/** Whether the member joined by accepting an invitation (see `acceptInvite`). */
+export async function joinedByInvitation(db: Executor, conversationId: string, accountId: string) {
+  const row = await db
+    .selectFrom('conversation_member')
+    .select('acceptedInviteAt')
+    .where('conversationId', '=', conversationId)
+    .where('accountId', '=', accountId)
+    .executeTakeFirst();
+  return row?.acceptedInviteAt !== null && row?.acceptedInviteAt !== undefined;
+}
+
+// Read by the realtime workspace stream at subscribe and after membership events.
+
+/** Conversations of a workspace the account is a member of (pending invitees are not). */
+export async function listMemberConversationIds(
+  db: Executor,
+  workspaceId: string,
+  accountId: string,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('conversation_member as cm')
+    .innerJoin('conversation as c', 'c.id', 'cm.conversationId')
+    .select('cm.conversationId')
+    .where('c.workspaceId', '=', workspaceId)
+    .where('cm.accountId', '=', accountId)
+    .where('cm.state', '=', 'member')
+    .execute();
+  return rows.map((r) => r.conversationId);
+}
+
+/** Of these accounts, the ones that are members of the conversation. */
+export async function membersAmong(
+  db: Executor,
+  conversationId: string,
+  accountIds: readonly string[],
+): Promise<string[]> {
+  if (accountIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('conversation_member')
+    .select('accountId')
+    .where('conversationId', '=', conversationId)
+    .where('accountId', 'in', accountIds)
+    .where('state', '=', 'member')
+    .execute();
+  return rows.map((r) => r.accountId);
+}
+
+/** Every conversation membership and invitation of an account (its purge). */
+export async function deleteConversationMembershipsOf(db: Executor, accountId: string) {
+  await db.deleteFrom('conversation_member').where('accountId', '=', accountId).execute();
+}
+
+/** The account's memberships of the conversations of one workspace (leaving it). */
+export async function deleteMembershipsInWorkspace(
+  db: Executor,
+  workspaceId: string,
+  accountId: string,
+) {
+  await db
+    .deleteFrom('conversation_member')
+    .where('accountId', '=', accountId)
+    .where('conversationId', 'in', (eb) =>
+      eb.selectFrom('conversation').select('id').where('workspaceId', '=', workspaceId),
+    )
+    .execute();
+}

@@ -7,11 +7,17 @@ import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import type { AccountService, AccountView } from '../accounts/account-service.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import { findAccountById, findAccountByUsernameKey, insertAccount } from '../accounts/queries.js';
+import {
+  findAccountById,
+  findAccountByUsernameKey,
+  insertAccount,
+  setAccountKeyIdentity,
+} from '../accounts/queries.js';
 import { normalizeDisplayName } from '../accounts/profile.js';
 import { normalizeUsername } from '../accounts/username.js';
 import type { SignupPolicy, SignupRequest } from '../registration/signup-policy.js';
 import type { IssuedSession, SessionInfo, SessionService } from '../sessions/session-service.js';
+import { bindSessionToDevice } from '../sessions/queries.js';
 
 import {
   assertDeviceRoom,
@@ -22,7 +28,6 @@ import {
 } from './device-rules.js';
 import type { KeyChallenges } from './key-challenges.js';
 import {
-  bindSessionToDevice,
   countActiveDevices,
   deviceKeyRegistered,
   findCurrentKeyIdentity,
@@ -34,7 +39,6 @@ import {
   lockAccount,
   retireKeyIdentity,
   revokeDeviceRow,
-  setAccountKeyIdentity,
   touchDevice,
 } from './queries.js';
 

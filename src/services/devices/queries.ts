@@ -81,19 +81,6 @@ export async function retireKeyIdentity(db: Executor, id: string, now: number, r
   return Number(res.numUpdatedRows) === 1;
 }
 
-export async function setAccountKeyIdentity(
-  db: Executor,
-  accountId: string,
-  keyIdentityId: string,
-  opts: { dropPassword: boolean },
-) {
-  await db
-    .updateTable('account')
-    .set(opts.dropPassword ? { keyIdentityId, passwordHash: null } : { keyIdentityId })
-    .where('id', '=', accountId)
-    .execute();
-}
-
 // ---- devices
 
 export async function insertDevice(db: Executor, row: DeviceTable) {
@@ -173,11 +160,6 @@ export async function accountHasEncryptionDevice(db: Executor, accountId: string
   return row !== undefined;
 }
 
-/** Binds a live session to a device (identity enrolment). */
-export async function bindSessionToDevice(db: Executor, sessionId: string, deviceId: string) {
-  await db.updateTable('session').set({ deviceId }).where('id', '=', sessionId).execute();
-}
-
 /**
  * Serialises writers of one account's devices on PostgreSQL (a row lock held to commit), so two
  * approvals cannot both pass the device cap. SQLite runs one writer at a time anyway.
@@ -255,4 +237,18 @@ export async function recordWrongCode(db: Executor, id: string, max: number, now
 
 export async function deleteLinkOffersBefore(db: Executor, before: number) {
   await db.deleteFrom('device_link_offer').where('expiresAt', '<', before).execute();
+}
+
+/**
+ * The account's device link offers and devices, and its identity keys (its purge). The identity
+ * ids stay (the same identity can never sign up again); the keys go.
+ */
+export async function deleteDevicesOf(db: Executor, accountId: string) {
+  await db.deleteFrom('device_link_offer').where('accountId', '=', accountId).execute();
+  await db.deleteFrom('device').where('accountId', '=', accountId).execute();
+  await db
+    .updateTable('key_identity')
+    .set({ publicKey: null })
+    .where('accountId', '=', accountId)
+    .execute();
 }

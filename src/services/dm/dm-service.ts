@@ -6,7 +6,7 @@ import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import type { DmRequestTable } from '../../db/tables/collaboration.js';
 import type { Tx } from '../../db/transaction.js';
 import type { EventBus } from '../../events/bus.js';
-import { forbidden, notFound, rateLimited, validation } from '../../errors.js';
+import { capExceeded, forbidden, notFound, rateLimited, validation } from '../../errors.js';
 import { DAY_MS, MINUTE_MS, type Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import type { AccountService } from '../accounts/account-service.js';
@@ -74,7 +74,7 @@ export class DmService {
       clock: Clock;
       log: Logger;
       accounts: AccountService;
-      devices: () => EncryptionDevices | undefined;
+      devices: EncryptionDevices;
     },
   ) {}
 
@@ -162,7 +162,9 @@ export class DmService {
 
   /**
    * May the caller send one more DM request now: VALIDATION during probation (saying when, in
-   * minutes rounded up), RATE_LIMITED past the daily cap with the seconds until a slot frees.
+   * minutes rounded up); past the daily limit, VALIDATION naming SVC_LIMIT_DM_REQUESTS_PER_DAY
+   * when that cap is the stricter bound (an instance cap), else RATE_LIMITED with the seconds
+   * until a slot frees (the relay quota).
    */
   async assertMayRequest(db: Executor, caller: Person): Promise<void> {
     const now = this.now();
@@ -176,14 +178,16 @@ export class DmService {
     }
     const cap = this.deps.config.limits.dmRequestsPerDay;
     const times = await recentRequestTimes(db, caller.id, now - DAY_MS);
-    if (times.length >= cap) {
-      // The slot that frees first is the cap-th newest request's, a day after it was sent.
-      const frees = (times[cap - 1] as number) + DAY_MS;
-      throw rateLimited(
-        (frees - now) / 1000,
-        `you sent the ${cap} message requests a day allows (the stricter of SVC_LIMIT_DM_REQUESTS_PER_DAY and SVC_RELAY_DM_REQUESTS_PER_DAY)`,
-      );
+    if (times.length < cap) return;
+    if (this.deps.config.dmRequestsBoundBy === 'cap') {
+      throw capExceeded('DM requests per day', 'SVC_LIMIT_DM_REQUESTS_PER_DAY', cap);
     }
+    // The slot that frees first is the cap-th newest request's, a day after it was sent.
+    const frees = (times[cap - 1] as number) + DAY_MS;
+    throw rateLimited(
+      (frees - now) / 1000,
+      `you sent the ${cap} message requests a day your relay allows (SVC_RELAY_DM_REQUESTS_PER_DAY)`,
+    );
   }
 
   /** Records a request and tells the recipient, after commit. */
@@ -348,8 +352,6 @@ export class DmService {
   }
 
   async hasDevice(accountId: string): Promise<boolean> {
-    const devices = this.deps.devices();
-    if (!devices) return false;
-    return devices.hasEncryptionDevice(accountId);
+    return this.deps.devices.hasEncryptionDevice(accountId);
   }
 }

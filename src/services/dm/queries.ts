@@ -225,3 +225,16 @@ export async function newestMessagesOf(
     .execute();
   return rows.map(({ rn: _rn, ...m }) => m);
 }
+
+/** The account's DM settings, its requests either way and its blocks either way (its purge). */
+export async function deleteDmRowsOf(db: Executor, accountId: string) {
+  await db.deleteFrom('dm_settings').where('accountId', '=', accountId).execute();
+  await db
+    .deleteFrom('dm_request')
+    .where((eb) => eb.or([eb('fromId', '=', accountId), eb('toId', '=', accountId)]))
+    .execute();
+  await db
+    .deleteFrom('user_block')
+    .where((eb) => eb.or([eb('blockerId', '=', accountId), eb('blockedId', '=', accountId)]))
+    .execute();
+}

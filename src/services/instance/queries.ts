@@ -18,3 +18,15 @@ export async function insertServerKey(
 ) {
   await db.insertInto('server_key').values(row).execute();
 }
+
+/**
+ * Takes the one `instance` row's write lock for the rest of the transaction (a no-op update: a
+ * row lock on PostgreSQL, the write lock on SQLite), for instance-wide checks.
+ */
+export async function lockInstance(db: Executor): Promise<void> {
+  await db
+    .updateTable('instance')
+    .set((eb) => ({ createdAt: eb.ref('createdAt') }))
+    .where('id', '=', 1)
+    .execute();
+}

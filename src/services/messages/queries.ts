@@ -408,3 +408,13 @@ export async function conversationsByIds(db: Executor, ids: readonly string[]) {
     .where('id', 'in', ids)
     .execute();
 }
+
+/** Reactions some accounts added to anyone's messages. */
+export async function deleteReactionsBy(db: Executor, accountIds: string[]): Promise<number> {
+  if (accountIds.length === 0) return 0;
+  const res = await db
+    .deleteFrom('reaction')
+    .where('accountId', 'in', accountIds)
+    .executeTakeFirst();
+  return Number(res.numDeletedRows);
+}

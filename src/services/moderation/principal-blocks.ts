@@ -8,6 +8,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import { lookupKey } from '../accounts/username.js';
 import type { MessageRemover } from '../messages/removal.js';
 import type { SessionService } from '../sessions/session-service.js';
+import { deleteReactionsBy } from '../messages/queries.js';
 
 import { actorId, type ModerationActor } from './actor.js';
 import type { AuditLog } from './audit-log.js';
@@ -22,7 +23,6 @@ import {
   accountsOfPrincipal,
   countOtherUnblockedOperators,
   deletePrincipalBlock,
-  deleteReactionsBy,
   findPrincipalBlock,
   insertPrincipalBlock,
   lockPrincipalBlocks,

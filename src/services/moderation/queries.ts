@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.js';
+import { lockInstance } from '../instance/queries.js';
 import type {
   AbuseReportTable,
   PrincipalBlockTable,
@@ -203,11 +204,7 @@ export async function markReportResolved(
  * each other at once cannot both pass the last-operator check.
  */
 export async function lockPrincipalBlocks(db: Executor): Promise<void> {
-  await db
-    .updateTable('instance')
-    .set((eb) => ({ createdAt: eb.ref('createdAt') }))
-    .where('id', '=', 1)
-    .execute();
+  await lockInstance(db);
 }
 
 export async function findPrincipalBlock(db: Executor, principalId: string) {
@@ -302,16 +299,6 @@ export async function messagesBy(db: Executor, accountIds: string[]) {
     .where('authorId', 'in', accountIds)
     .where('deletedAt', 'is', null)
     .execute();
-}
-
-/** Reactions some accounts added to anyone's messages. */
-export async function deleteReactionsBy(db: Executor, accountIds: string[]): Promise<number> {
-  if (accountIds.length === 0) return 0;
-  const res = await db
-    .deleteFrom('reaction')
-    .where('accountId', 'in', accountIds)
-    .executeTakeFirst();
-  return Number(res.numDeletedRows);
 }
 
 /** Workspaces (not the direct space) some accounts own, with their members. */

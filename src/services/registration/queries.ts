@@ -66,80 +66,11 @@ export async function emailKeyInUse(db: Executor, emailKey: string, exceptAccoun
   return (await q.executeTakeFirst()) !== undefined;
 }
 
-export async function setAccountEmail(
-  db: Executor,
-  accountId: string,
-  email: { email: string; key: string },
-) {
-  await db
-    .updateTable('account')
-    .set({ email: email.email, emailKey: email.key })
-    .where('id', '=', accountId)
-    .execute();
-}
-
-export async function recordTermsAcceptance(
-  db: Executor,
-  accountId: string,
-  url: string,
-  at: number,
-) {
-  await db
-    .updateTable('account')
-    .set({ acceptedTermsUrl: url, acceptedTermsAt: at })
-    .where('id', '=', accountId)
-    .execute();
-}
-
-// Default-workspace join used only while the workspaces service does not offer joinAsMember.
-
-export async function findWorkspace(db: Executor, id: string) {
-  return db
-    .selectFrom('workspace')
-    .select(['id', 'isDirect'])
-    .where('id', '=', id)
+/** Forgets spent proof-of-work challenges that expired before `now`; how many. */
+export async function deleteExpiredPowUses(db: Executor, now: number): Promise<number> {
+  const result = await db
+    .deleteFrom('registration_pow_use')
+    .where('expiresAt', '<', now)
     .executeTakeFirst();
-}
-
-export async function countWorkspaceMembers(db: Executor, workspaceId: string): Promise<number> {
-  const row = await db
-    .selectFrom('workspace_member')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('workspaceId', '=', workspaceId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
-export async function insertWorkspaceMemberWithPublicChannels(
-  db: Executor,
-  workspaceId: string,
-  accountId: string,
-  now: number,
-) {
-  await db
-    .insertInto('workspace_member')
-    .values({ workspaceId, accountId, role: 'member', joinedAt: now, timedOutUntil: null })
-    .execute();
-  const channels = await db
-    .selectFrom('conversation')
-    .select('id')
-    .where('workspaceId', '=', workspaceId)
-    .where('kind', '=', 'channel')
-    .where('isPrivate', '=', 0)
-    .where('archivedAt', 'is', null)
-    .execute();
-  if (channels.length === 0) return;
-  await db
-    .insertInto('conversation_member')
-    .values(
-      channels.map((c) => ({
-        conversationId: c.id,
-        accountId,
-        state: 'member' as const,
-        joinedAt: now,
-        lastReadAt: null,
-        lastReadMessageId: null,
-      })),
-    )
-    .execute();
+  return Number(result.numDeletedRows);
 }

@@ -15,6 +15,7 @@ import { checkPassword, normalizeEmail, normalizeUsername } from '../accounts/us
 import type { IssuedSession, SessionInfo, SessionService } from '../sessions/session-service.js';
 
 import {
+  deleteExpiredPowUses,
   emailKeyInUse,
   findInstanceInviteById,
   insertInstanceInvite,
@@ -114,11 +115,7 @@ export class RegistrationService {
 
   /** Drops the record of spent proof-of-work challenges once they expired; the hourly job. */
   async pruneExpired(): Promise<number> {
-    const result = await this.db.kysely
-      .deleteFrom('registration_pow_use')
-      .where('expiresAt', '<', this.clock.now().getTime())
-      .executeTakeFirst();
-    return Number(result.numDeletedRows);
+    return deleteExpiredPowUses(this.db.kysely, this.clock.now().getTime());
   }
 
   private assertManager(actor: InviteActor): string {

@@ -1,24 +1,18 @@
 import { createHash } from 'node:crypto';
 
-import type { Logger } from 'pino';
-
 import type { Config } from '../../config/index.js';
 import type { Tx } from '../../db/transaction.js';
-import { AppError, capExceeded, forbidden, validation } from '../../errors.js';
+import { AppError, forbidden, validation } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { normalizeEmail } from '../accounts/username.js';
+import { recordTermsAcceptance, setAccountEmail } from '../accounts/queries.js';
 
 import { issuePowChallenge, verifyPow, type PowChallenge } from './pow.js';
 import {
-  countWorkspaceMembers,
   emailKeyInUse,
   findInstanceInviteByTokenHash,
-  findWorkspace,
-  insertWorkspaceMemberWithPublicChannels,
   recordPowUse,
-  recordTermsAcceptance,
-  setAccountEmail,
   spendInstanceInvite,
 } from './queries.js';
 
@@ -48,17 +42,17 @@ export interface Admission {
 }
 
 /**
- * The parts of the workspaces service a signup uses, looked up when a signup runs (the
- * workspaces area may not offer them yet; see completeSignup).
+ * The parts of the workspaces area a signup uses (membership and workspace invites), composed
+ * by the root from the workspace and invite services.
  */
 export interface WorkspaceSignupPort {
   /** Member of the workspace and its public channels; events after the transaction commits. */
-  joinAsMember?(tx: Tx, workspaceId: string, accountId: string): Promise<unknown>;
+  joinAsMember(tx: Tx, workspaceId: string, accountId: string): Promise<unknown>;
   /**
    * Joins the new account through a workspace invite token; null when the token is not a
    * workspace invite. Throws the invite's own refusals (INVALID_TOKEN, EXPIRED_TOKEN, caps).
    */
-  redeemInviteForSignup?(
+  redeemInviteForSignup(
     tx: Tx,
     token: string,
     accountId: string,
@@ -90,10 +84,9 @@ export class SignupPolicy {
   constructor(
     private readonly config: Config,
     private readonly clock: Clock,
-    private readonly log: Logger,
     /** The server's cookie secret, which also signs proof-of-work challenges. */
     private readonly secret: Buffer,
-    private readonly workspaces: () => WorkspaceSignupPort | undefined,
+    private readonly workspaces: WorkspaceSignupPort,
   ) {}
 
   /** FORBIDDEN while new accounts must sign up with a device key (SVC_SIGNUP_REQUIRE_KEYS). */
@@ -213,10 +206,8 @@ export class SignupPolicy {
       if (spent) {
         instanceInviteId = spent.inviteId;
         email = spent.email;
-      } else if (this.workspaces()?.redeemInviteForSignup) {
-        workspaceInviteToken = token;
       } else {
-        throw invalidInvite();
+        workspaceInviteToken = token;
       }
     }
     if (email && instanceInviteId === null && (await emailKeyInUse(tx.db, email.key))) {
@@ -248,7 +239,7 @@ export class SignupPolicy {
     }
     let serverId: string | null = null;
     if (admission.workspaceInviteToken !== null) {
-      const redeemed = await this.workspaces()?.redeemInviteForSignup?.(
+      const redeemed = await this.workspaces.redeemInviteForSignup(
         tx,
         admission.workspaceInviteToken,
         accountId,
@@ -264,30 +255,7 @@ export class SignupPolicy {
   async joinDefaultWorkspace(tx: Tx, accountId: string): Promise<void> {
     const workspaceId = this.config.instance.defaultWorkspace;
     if (workspaceId === null) return;
-    const port = this.workspaces();
-    if (port?.joinAsMember) {
-      await port.joinAsMember(tx, workspaceId, accountId);
-      return;
-    }
-    // Until the workspaces area offers joinAsMember: the same rows, the member cap, no events.
-    const workspace = await findWorkspace(tx.db, workspaceId);
-    if (!workspace || workspace.isDirect === 1) {
-      this.log.warn(
-        { workspaceId },
-        'SVC_DEFAULT_WORKSPACE names no workspace; the new account joins none',
-      );
-      return;
-    }
-    const cap = this.config.limits.membersPerWorkspace;
-    if (cap !== null && (await countWorkspaceMembers(tx.db, workspaceId)) >= cap) {
-      throw capExceeded('members per workspace', 'SVC_LIMIT_MEMBERS_PER_WORKSPACE', cap);
-    }
-    await insertWorkspaceMemberWithPublicChannels(
-      tx.db,
-      workspaceId,
-      accountId,
-      this.clock.now().getTime(),
-    );
+    await this.workspaces.joinAsMember(tx, workspaceId, accountId);
   }
 }
 

@@ -108,3 +108,13 @@ export async function listLiveSessions(db: Executor, accountId: string, now: num
     .limit(500)
     .execute();
 }
+
+/** Binds a live session to a device (identity enrolment). */
+export async function bindSessionToDevice(db: Executor, sessionId: string, deviceId: string) {
+  await db.updateTable('session').set({ deviceId }).where('id', '=', sessionId).execute();
+}
+
+/** Every session of the account (its purge). */
+export async function deleteSessionsOf(db: Executor, accountId: string) {
+  await db.deleteFrom('session').where('accountId', '=', accountId).execute();
+}

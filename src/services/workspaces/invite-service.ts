@@ -13,6 +13,7 @@ import { isId, newId, randomToken } from '../../lib/ids.js';
 import type { Mailer } from '../../mail/mailer.js';
 import { normalizeEmail } from '../accounts/username.js';
 import { findChannelsIn, findConversationMember } from '../channels/queries.js';
+import { lockAccount } from '../accounts/queries.js';
 
 import {
   consumeInviteUse,
@@ -23,7 +24,6 @@ import {
   findWorkspace,
   insertInvite,
   listUsableInvites,
-  lockAccount,
   revokeInvite,
 } from './queries.js';
 import { assertWritable } from './rules.js';
@@ -91,11 +91,7 @@ export interface InviteServiceDeps {
  * joining with a token, on its own or during a signup.
  */
 export class InviteService {
-  constructor(private readonly deps: InviteServiceDeps) {
-    deps.workspaces.setInviteRedeemer((tx, token, accountId) =>
-      this.redeemForSignup(tx, token, accountId),
-    );
-  }
+  constructor(private readonly deps: InviteServiceDeps) {}
 
   private now(): number {
     return this.deps.clock.now().getTime();

@@ -5,6 +5,7 @@ import type {
   WorkspaceRole,
   WorkspaceTable,
 } from '../../db/tables/collaboration.js';
+import { deleteMembershipsInWorkspace } from '../conversations/queries.js';
 
 // Workspace, membership and invite queries, executor first. Lists are single indexed queries.
 
@@ -24,15 +25,6 @@ export async function lockWorkspace(db: Executor, id: string): Promise<boolean> 
     .where('id', '=', id)
     .executeTakeFirst();
   return Number(res.numUpdatedRows) > 0;
-}
-
-/** Same as lockWorkspace for an account: serialises per-person caps (owned workspaces, invites). */
-export async function lockAccount(db: Executor, id: string): Promise<void> {
-  await db
-    .updateTable('account')
-    .set((eb) => ({ createdAt: eb.ref('createdAt') }))
-    .where('id', '=', id)
-    .execute();
 }
 
 export async function insertWorkspace(db: Executor, row: WorkspaceTable) {
@@ -155,13 +147,7 @@ export async function setMemberTimeout(
 
 /** Removes a member and their channel memberships in the workspace. */
 export async function deleteMember(db: Executor, workspaceId: string, accountId: string) {
-  await db
-    .deleteFrom('conversation_member')
-    .where('accountId', '=', accountId)
-    .where('conversationId', 'in', (eb) =>
-      eb.selectFrom('conversation').select('id').where('workspaceId', '=', workspaceId),
-    )
-    .execute();
+  await deleteMembershipsInWorkspace(db, workspaceId, accountId);
   await db
     .deleteFrom('workspace_member')
     .where('workspaceId', '=', workspaceId)
@@ -322,4 +308,38 @@ export async function listUsableInvites(
     .where((eb) => eb.or([eb('maxUses', 'is', null), eb('uses', '<', eb.ref('maxUses'))]));
   if (createdBy) q = q.where('createdBy', '=', createdBy);
   return q.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(500).execute();
+}
+
+// Read by the realtime workspace stream at subscribe (services/realtime).
+
+/** The workspace (or direct space) and the caller's role in it; undefined when it does not exist. */
+export async function findWorkspaceAccess(db: Executor, workspaceId: string, accountId: string) {
+  return db
+    .selectFrom('workspace as w')
+    .leftJoin('workspace_member as wm', (j) =>
+      j.onRef('wm.workspaceId', '=', 'w.id').on('wm.accountId', '=', accountId),
+    )
+    .select(['w.id', 'w.isDirect', 'wm.role'])
+    .where('w.id', '=', workspaceId)
+    .executeTakeFirst();
+}
+
+export async function transferOwnership(db: Executor, workspaceId: string, newOwnerId: string) {
+  await db
+    .updateTable('workspace')
+    .set({ ownerId: newOwnerId })
+    .where('id', '=', workspaceId)
+    .execute();
+  await db
+    .updateTable('workspace_member')
+    // An owner cannot be timed out: nobody outranks them.
+    .set({ role: 'owner', timedOutUntil: null })
+    .where('workspaceId', '=', workspaceId)
+    .where('accountId', '=', newOwnerId)
+    .execute();
+}
+
+/** Every workspace membership of an account (its purge). */
+export async function deleteWorkspaceMembershipsOf(db: Executor, accountId: string) {
+  await db.deleteFrom('workspace_member').where('accountId', '=', accountId).execute();
 }

@@ -17,6 +17,7 @@ import {
   insertChannel,
   listOpenPublicChannelIds,
 } from '../channels/queries.js';
+import { lockAccount } from '../accounts/queries.js';
 
 import { emit, iso } from './events.js';
 import {
@@ -32,7 +33,6 @@ import {
   listMemberIds,
   listMembersPage,
   listWorkspacesOf,
-  lockAccount,
   lockWorkspace,
   setMemberRole,
   setMemberTimeout,
@@ -78,12 +78,6 @@ export interface MemberPage {
 /** Work another area does inside the transaction that deletes a workspace (its own rows). */
 export type WorkspaceDeletionHook = (tx: Tx, workspaceId: string) => Promise<void>;
 
-type InviteRedeemer = (
-  tx: Tx,
-  token: string,
-  accountId: string,
-) => Promise<{ workspaceId: string } | null>;
-
 /** The default channels of a new workspace, in order; the channel cap may cut the list. */
 export const DEFAULT_CHANNELS = [
   { name: 'general', topic: 'Announcements and work for the whole workspace' },
@@ -110,7 +104,6 @@ export interface WorkspaceServiceDeps {
  */
 export class WorkspaceService {
   private readonly deletionHooks: WorkspaceDeletionHook[] = [];
-  private inviteRedeemer: InviteRedeemer | null = null;
 
   constructor(private readonly deps: WorkspaceServiceDeps) {}
 
@@ -186,21 +179,6 @@ export class WorkspaceService {
       return { joined: false };
     }
     return this.addMember(tx, workspaceId, accountId, { role: 'member' });
-  }
-
-  /** The signup port: joins through a workspace invite token (see InviteService.redeem). */
-  async redeemInviteForSignup(
-    tx: Tx,
-    token: string,
-    accountId: string,
-  ): Promise<{ workspaceId: string } | null> {
-    if (!this.inviteRedeemer) return null;
-    return this.inviteRedeemer(tx, token, accountId);
-  }
-
-  /** Set by the invite service so signups can redeem workspace invites through this service. */
-  setInviteRedeemer(fn: InviteRedeemer): void {
-    this.inviteRedeemer = fn;
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { BusEvent } from '../../events/bus.js';
 import { userTopic } from '../../events/catalog.js';
-import { LiveStream, type Verdict } from '../live-stream.js';
+import { LiveStream, type Verdict } from '../../events/live-stream.js';
 
 /**
  * relayStream: the caller's own events (topic `user:<id>`) across every space: the direct space,

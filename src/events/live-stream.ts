@@ -1,4 +1,4 @@
-import type { BusEvent } from '../events/bus.js';
+import type { BusEvent } from './bus.js';
 
 /** What one subscription does with one event of its topic. */
 export type Verdict = 'skip' | 'deliver' | 'deliver-end' | 'end';

@@ -3,9 +3,10 @@ import type { BusEvent } from '../../events/bus.js';
 import { workspaceTopic, type Audience, type EventPayload } from '../../events/catalog.js';
 import { notFound } from '../../errors.js';
 import { isId } from '../../lib/ids.js';
-import { LiveStream, type TopicPolicy, type Verdict } from '../live-stream.js';
+import { LiveStream, type TopicPolicy, type Verdict } from '../../events/live-stream.js';
 
-import { findWorkspaceAccess, listMemberConversationIds, membersAmong } from './queries.js';
+import { listMemberConversationIds, membersAmong } from '../conversations/queries.js';
+import { findWorkspaceAccess } from '../workspaces/queries.js';
 
 /** Events after which who is in a conversation may have changed: reread for local subscribers. */
 const CONVERSATION_MEMBERSHIP_EVENTS = new Set([

@@ -1,0 +1,109 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+import {
+  OWNER_FILES,
+  PENDING_MOVES,
+  TABLE_OWNERS,
+  type TableName,
+} from '../src/db/table-owners.js';
+
+// R1's check: a write to a table (Kysely's insertInto/updateTable/deleteFrom, or a `sql`
+// template's insert into/update/delete from) only in the owning area's queries.ts or a file the
+// owner map lists. Run by `npm run lint`; `tsx scripts/check-table-owners.ts` alone.
+
+export interface Source {
+  /** Path under src/, with forward slashes. */
+  path: string;
+  text: string;
+}
+
+export interface ForeignWrite {
+  path: string;
+  line: number;
+  table: TableName;
+  owner: string;
+}
+
+const BUILDER_WRITE =
+  /\b(?:insertInto|updateTable|deleteFrom)\(\s*['"`]([a-z_]+)(?:\s+as\s+\w+)?['"`]/g;
+const SQL_TEMPLATE = /\bsql(?:<[^`]*?>)?`([^`]*)`/g;
+const SQL_WRITE = /\b(?:insert\s+into|update|delete\s+from)\s+"?([a-z_]+)"?/gi;
+
+const isTable = (name: string): name is TableName => Object.hasOwn(TABLE_OWNERS, name);
+
+/** May `file` write `table`? */
+export function mayWrite(file: string, table: TableName): boolean {
+  const owner = TABLE_OWNERS[table];
+  return file === `${owner}/queries.ts` || (OWNER_FILES[owner] ?? []).includes(file);
+}
+
+/** Every write in `sources` outside its table's owner (migrations and tests are not checked). */
+export function foreignWrites(sources: readonly Source[]): ForeignWrite[] {
+  const found: ForeignWrite[] = [];
+  for (const { path: file, text } of sources) {
+    if (file.startsWith('db/migrations/') || file.endsWith('.test.ts')) continue;
+    const lineOf = (index: number) => text.slice(0, index).split('\n').length;
+    const report = (table: string, index: number) => {
+      if (isTable(table) && !mayWrite(file, table)) {
+        found.push({ path: file, line: lineOf(index), table, owner: TABLE_OWNERS[table] });
+      }
+    };
+    for (const m of text.matchAll(BUILDER_WRITE)) report(m[1]!, m.index);
+    for (const t of text.matchAll(SQL_TEMPLATE)) {
+      for (const w of t[1]!.matchAll(SQL_WRITE)) report(w[1]!.toLowerCase(), t.index + w.index);
+    }
+  }
+  return found;
+}
+
+/** The problems to print: foreign writes not pending a move, and pending moves already done. */
+export function checkTableOwners(
+  sources: readonly Source[],
+  pending: readonly string[] = PENDING_MOVES,
+): string[] {
+  const writes = foreignWrites(sources);
+  const seen = new Set(writes.map((w) => `${w.path} ${w.table}`));
+  const problems = writes
+    .filter((w) => !pending.includes(`${w.path} ${w.table}`))
+    .map(
+      (w) =>
+        `src/${w.path}:${w.line}: writes ${w.table}, which ${w.owner} owns; call an exported function of src/${w.owner}/queries.ts`,
+    );
+  for (const p of pending) {
+    if (!seen.has(p)) problems.push(`"${p}" is no longer written; remove it from PENDING_MOVES`);
+  }
+  return problems;
+}
+
+/** The .ts files under `root` (src/), paths relative to it. */
+export function readSources(root: string): Source[] {
+  const out: Source[] = [];
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.name.endsWith('.ts')) {
+        out.push({
+          path: path.relative(root, full).split(path.sep).join('/'),
+          text: fs.readFileSync(full, 'utf8'),
+        });
+      }
+    }
+  };
+  walk(root);
+  return out;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const src = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src');
+  const problems = checkTableOwners(readSources(src));
+  for (const p of problems) console.error(p);
+  if (problems.length > 0) {
+    console.error(
+      `table owners: ${problems.length} problem(s) (docs/decisions.md, "Table owners")`,
+    );
+    process.exitCode = 1;
+  }
+}

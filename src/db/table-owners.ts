@@ -1,0 +1,66 @@
+import type { Database } from './schema.js';
+
+// R1: one owner per table (docs/decisions.md, "Table owners"). Other areas read through joins
+// and write only by calling the owner's exported query functions. `npm run lint` runs the check
+// (scripts/check-table-owners.ts); the type below makes a new table without an owner a type
+// error.
+
+/** The area (folder under src/) that writes each table: one line per table. */
+export const TABLE_OWNERS = {
+  instance: 'services/instance',
+  server_key: 'services/instance',
+  ip_block: 'services/ip-blocks',
+  account: 'services/accounts',
+  session: 'services/sessions',
+  workspace: 'services/workspaces',
+  workspace_member: 'services/workspaces',
+  workspace_invite: 'services/workspaces',
+  conversation: 'services/conversations',
+  conversation_member: 'services/conversations',
+  direct_pair: 'services/conversations',
+  message: 'services/messages',
+  message_edit: 'services/messages',
+  reaction: 'services/messages',
+  pin: 'services/messages',
+  dm_settings: 'services/dm',
+  dm_request: 'services/dm',
+  user_block: 'services/dm',
+  instance_invite: 'services/registration',
+  registration_pow_use: 'services/registration',
+  password_reset: 'services/accounts',
+  key_identity: 'services/devices',
+  device: 'services/devices',
+  key_challenge: 'services/devices',
+  device_link_offer: 'services/devices',
+  abuse_report: 'services/moderation',
+  principal_block: 'services/moderation',
+  audit_log: 'services/moderation',
+  presence_setting: 'services/presence',
+  event_outbox: 'events',
+} as const satisfies Record<keyof Database, string>;
+
+export type TableName = keyof typeof TABLE_OWNERS;
+
+/**
+ * Files besides `<area>/queries.ts` that write an area's tables (paths under src/). Channels
+ * are conversations of kind channel, so their query module writes conversation rows; the audit
+ * log and password resets each have a module of their own that is their table's only writer.
+ */
+export const OWNER_FILES: Readonly<Record<string, readonly string[]>> = {
+  'services/conversations': ['services/channels/queries.ts'],
+  'services/moderation': ['services/moderation/audit-log.ts'],
+  'services/accounts': ['services/accounts/password-reset.ts'],
+  events: ['events/outbox.ts'],
+};
+
+/**
+ * Writes still inline in a service of the owning area, as `file table`, to move into its
+ * queries.ts as those services are split. The check fails when one is gone, so the list only
+ * shrinks; nothing may be added.
+ */
+export const PENDING_MOVES: readonly string[] = [
+  'services/conversations/conversation-service.ts conversation',
+  'services/conversations/conversation-service.ts conversation_member',
+  'services/messages/message-service.ts message',
+  'services/messages/message-service.ts message_edit',
+];

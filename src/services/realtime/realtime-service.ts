@@ -1,0 +1,31 @@
+import type { Db } from '../../db/database.js';
+import { LiveSource } from '../../events/live-stream.js';
+import type { PresenceService } from '../presence/presence-service.js';
+
+import { RelayStream } from './relay-stream.js';
+import { WorkspaceStream } from './workspace-stream.js';
+
+/**
+ * The subscriptions' streams: who may see which events is decided here, once at subscribe, by
+ * the workspace and conversation membership (their owners' query functions). The WebSocket
+ * layer only fans the streams' events out.
+ */
+export class RealtimeService {
+  constructor(
+    private readonly db: Db,
+    private readonly presence: PresenceService,
+  ) {}
+
+  /** workspaceEvents(serverId): NOT_FOUND for a non-member; subscribing counts as activity. */
+  async workspaceStream(accountId: string, serverId: string): Promise<LiveSource> {
+    const stream = await WorkspaceStream.open(this.db, accountId, serverId);
+    this.presence.touch(accountId);
+    return new LiveSource([stream]);
+  }
+
+  /** relayStream: the account's own topic; subscribing counts as activity. */
+  relayStream(accountId: string): LiveSource {
+    this.presence.touch(accountId);
+    return new LiveSource([new RelayStream(accountId)]);
+  }
+}

@@ -1,0 +1,96 @@
+import path from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+import { checkTableOwners, foreignWrites, readSources } from '../../scripts/check-table-owners.js';
+
+const q = (s: string) => `export async function f(db) {\n  ${s}\n}\n`;
+
+describe('the table-owner check', () => {
+  it.each([
+    // [file under src/, code, the tables it should flag]
+    [
+      'services/messages/queries.ts',
+      q("await db.insertInto('message').values(row).execute();"),
+      [],
+    ],
+    [
+      'services/moderation/queries.ts',
+      q("await db.deleteFrom('reaction').execute();"),
+      ['reaction'],
+    ],
+    [
+      'services/messages/message-service.ts',
+      q("await db.updateTable('message').set(p).execute();"),
+      ['message'],
+    ],
+    [
+      'services/workspaces/queries.ts',
+      q("await db.updateTable('account as a').set(p).execute();"),
+      ['account'],
+    ],
+    [
+      'services/channels/queries.ts',
+      q("await db.insertInto('conversation').values(r).execute();"),
+      [],
+    ],
+    [
+      'services/channels/queries.ts',
+      q("await db.insertInto('workspace_member').values(r).execute();"),
+      ['workspace_member'],
+    ],
+    [
+      'services/moderation/audit-log.ts',
+      q("await db.insertInto('audit_log').values(r).execute();"),
+      [],
+    ],
+    ['services/dm/queries.ts', q("await db.selectFrom('account').selectAll().execute();"), []],
+    [
+      'services/registration/queries.ts',
+      q('await sql`insert into workspace_member (a) values (${a})`.execute(db);'),
+      ['workspace_member'],
+    ],
+    [
+      'services/dm/queries.ts',
+      q(
+        'await sql`insert into dm_settings (a) values (1) on conflict (a) do update set a = 2`.execute(db);',
+      ),
+      [],
+    ],
+    [
+      'services/account-deletion/queries.ts',
+      q('await sql`select id from account where id = ${id} for update`.execute(db);'),
+      [],
+    ],
+    [
+      'services/devices/queries.ts',
+      q('await sql`delete from session where "accountId" = ${id}`.execute(db);'),
+      ['session'],
+    ],
+    ['db/migrations/0009-x.ts', q("await db.insertInto('account').values(r).execute();"), []],
+    ['services/x/thing.test.ts', q("await db.insertInto('account').values(r).execute();"), []],
+  ])('%s: %s', (file, text, tables) => {
+    expect(foreignWrites([{ path: file, text }]).map((w) => w.table)).toEqual(tables);
+  });
+
+  it('names the file, line and owner of a foreign write', () => {
+    const text = q("await db.deleteFrom('reaction').execute();");
+    expect(checkTableOwners([{ path: 'services/moderation/queries.ts', text }], [])).toEqual([
+      'src/services/moderation/queries.ts:2: writes reaction, which services/messages owns; call an exported function of src/services/messages/queries.ts',
+    ]);
+  });
+
+  it('tolerates a pending move only while it is still there', () => {
+    const text = q("await db.updateTable('message').set(p).execute();");
+    const file = 'services/messages/message-service.ts';
+    expect(checkTableOwners([{ path: file, text }], [`${file} message`])).toEqual([]);
+    expect(checkTableOwners([{ path: file, text: '' }], [`${file} message`])).toEqual([
+      `"${file} message" is no longer written; remove it from PENDING_MOVES`,
+    ]);
+  });
+
+  it('passes on the source tree', () => {
+    const src = path.resolve(import.meta.dirname, '../../src');
+    expect(checkTableOwners(readSources(src))).toEqual([]);
+  });
+});

@@ -50,7 +50,6 @@ export const OWNER_FILES: Readonly<Record<string, readonly string[]>> = {
   'services/conversations': ['services/channels/queries.ts'],
   'services/moderation': ['services/moderation/audit-log.ts'],
   'services/accounts': ['services/accounts/password-reset.ts'],
-  events: ['events/outbox.ts'],
 };
 
 /**

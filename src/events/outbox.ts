@@ -1,14 +1,19 @@
 import type { Logger } from 'pino';
 
-import type { Db, Executor } from '../db/database.js';
+import type { Db } from '../db/database.js';
 import type { EventOutboxTable } from '../db/tables/events.js';
 import type { Tx } from '../db/transaction.js';
 import { newId } from '../lib/ids.js';
 
 import type { BusEvent, EventBus } from './bus.js';
-
-/** Rows per statement: inside SQLite's and PostgreSQL's limits on bound parameters. */
-const CHUNK = 500;
+import {
+  CHUNK,
+  claimOutboxRows,
+  deleteOutboxRows,
+  hasDueOutboxRows,
+  insertOutboxRows,
+  toBusEvent,
+} from './queries.js';
 
 export interface OutboxOptions {
   db: Db;
@@ -49,7 +54,7 @@ export function outboxOf(bus: EventBus): Outbox {
 export class Outbox {
   /** This process's id in `origin`; a restart is another process. */
   readonly origin = newId();
-  private readonly pending = new WeakMap<Tx, Array<Insertable>>();
+  private readonly pending = new WeakMap<Tx, Array<EventOutboxTable>>();
   private readonly delivered: string[] = [];
   private removing: Promise<void> | null = null;
   private draining: Promise<number> | null = null;
@@ -67,7 +72,7 @@ export class Outbox {
    * it is published (when this process reaches the listeners) in the order of registration.
    */
   publishOnCommit(tx: Tx, event: BusEvent): void {
-    const row: Insertable = {
+    const row: EventOutboxTable = {
       id: newId(),
       topic: event.topic,
       type: event.type,
@@ -78,7 +83,7 @@ export class Outbox {
     };
     let rows = this.pending.get(tx);
     if (!rows) {
-      const list: Insertable[] = [];
+      const list: EventOutboxTable[] = [];
       rows = list;
       this.pending.set(tx, list);
       tx.beforeCommit(() => insertOutboxRows(tx.db, list));
@@ -179,72 +184,4 @@ export class Outbox {
     if (total > 0) this.opts.log.debug({ events: total }, 'outbox rows delivered by the drainer');
     return total;
   }
-}
-
-type Insertable = EventOutboxTable;
-
-/** The event an outbox row holds. */
-export function toBusEvent(row: EventOutboxTable): BusEvent {
-  return {
-    topic: row.topic,
-    type: row.type,
-    at: row.at,
-    payload: JSON.parse(row.payload) as Record<string, unknown>,
-  };
-}
-
-/** Writes outbox rows (in the caller's transaction), a few hundred per statement. */
-export async function insertOutboxRows(db: Executor, rows: EventOutboxTable[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += CHUNK) {
-    await db
-      .insertInto('event_outbox')
-      .values(rows.slice(i, i + CHUNK))
-      .execute();
-  }
-}
-
-export async function deleteOutboxRows(db: Executor, ids: readonly string[]): Promise<void> {
-  for (let i = 0; i < ids.length; i += CHUNK) {
-    await db
-      .deleteFrom('event_outbox')
-      .where('id', 'in', ids.slice(i, i + CHUNK))
-      .execute();
-  }
-}
-
-async function hasDueOutboxRows(db: Executor, cutoff: number): Promise<boolean> {
-  const row = await db
-    .selectFrom('event_outbox')
-    .select('id')
-    .where((eb) => eb.or([eb('origin', 'is', null), eb('createdAt', '<', cutoff)]))
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
-/**
- * Takes over up to `limit` due rows for `origin`: they become this process's own rows, fresh for
- * another grace period, so no other drainer takes them while they are published. Oldest first.
- */
-export async function claimOutboxRows(
-  tx: Tx,
-  cutoff: number,
-  origin: string,
-  now: number,
-  limit: number,
-): Promise<EventOutboxTable[]> {
-  let due = tx.db
-    .selectFrom('event_outbox')
-    .select('id')
-    .where((eb) => eb.or([eb('origin', 'is', null), eb('createdAt', '<', cutoff)]))
-    .orderBy('id')
-    .limit(limit);
-  if (tx.dialect === 'postgres') due = due.forUpdate().skipLocked();
-  const rows = await tx.db
-    .updateTable('event_outbox')
-    .set({ origin, createdAt: now })
-    .where('id', 'in', due)
-    .returningAll()
-    .execute();
-  return rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { AppContext, ContextOverrides } from '../../src/context.js';
 import type { BusEvent } from '../../src/events/bus.js';
-import { insertOutboxRows } from '../../src/events/outbox.js';
+import { insertOutboxRows } from '../../src/events/queries.js';
 import { emit, publishOnCommit } from '../../src/events/publish.js';
 import { whenSubscribed } from '../../src/events/redis-bus.js';
 import { newId } from '../../src/lib/ids.js';

@@ -6,6 +6,7 @@ import { openDatabase, type Db } from './db/database.js';
 import { assertMigrated } from './db/migrate.js';
 import type { BusEvent, EventBus } from './events/bus.js';
 import { MemoryBus } from './events/memory-bus.js';
+import { Outbox } from './events/outbox.js';
 import { RedisBus } from './events/redis-bus.js';
 import { allJobs } from './jobs/index.js';
 import { Scheduler } from './jobs/scheduler.js';
@@ -86,6 +87,8 @@ export interface AppContext {
   clock: Clock;
   db: Db;
   bus: EventBus;
+  /** Where every transactional event is written, and the drainer of rows others left. */
+  outbox: Outbox;
   keys: ServerKeys;
   keyCreatedAt: number;
   metrics: Metrics;
@@ -123,6 +126,8 @@ export interface ContextOverrides {
   presence?: Partial<PresenceTimings>;
   /** Refuse nested transactions (the tests; it slows every promise, see db/transaction.ts). */
   checkTransactions?: boolean;
+  /** The outbox drainer's interval and grace period (tests shorten them); see events/outbox.ts. */
+  outbox?: { drainIntervalMs?: number; graceMs?: number };
 }
 
 /** The server's database as configured; the root and `migrateDatabase` (main.ts) open it. */
@@ -141,6 +146,17 @@ export function openAppDatabase(
     onCheckpointError: (message) => log.warn({ message }, 'WAL checkpoint failed; will retry'),
     onAfterCommitError: (err) => log.error({ err }, 'after-commit work failed'),
     checkNesting: overrides.checkTransactions ?? false,
+    timeouts: {
+      connectMs: config.database.connectTimeoutMs,
+      statementMs: config.database.statementTimeoutMs,
+    },
+    // Tests find their own backends by this name (pg_terminate_backend).
+    applicationName: overrides.pgSchema ? `svc:${overrides.pgSchema}` : 'svc',
+    onConnectionError: (err) =>
+      log.warn(
+        { err: err.message, code: (err as { code?: unknown }).code },
+        'database connection lost',
+      ),
   });
 }
 
@@ -185,11 +201,23 @@ export async function createAppContext(
       ? await RedisBus.connect({
           url: secrets.redisUrl,
           prefix: config.redisPrefix,
+          timeoutMs: config.redisTimeoutMs,
           log: log.child({ subsystem: 'bus' }),
           onHandlerError,
         })
       : new MemoryBus(onHandlerError);
     closers.push(() => bus.close());
+    // Every event goes through the outbox (docs/events.md, "Delivery"). The command line without
+    // Redis reaches no listener: it leaves its events to the servers' drainer.
+    const outbox = new Outbox({
+      db,
+      bus,
+      log: log.child({ subsystem: 'outbox' }),
+      reachesListeners: !overrides.passive || bus instanceof RedisBus,
+      ...overrides.outbox,
+    });
+    closers.push(() => outbox.close());
+    if (!overrides.passive) outbox.start();
     const metrics = new Metrics(db);
     closers.push(() => metrics.close());
 
@@ -383,6 +411,7 @@ export async function createAppContext(
       clock,
       db,
       bus,
+      outbox,
       keys,
       keyCreatedAt: keyRow.createdAt,
       metrics,

@@ -89,3 +89,128 @@ export const capExceeded = (cap: string, variable: string, limit: number) =>
   new AppError('VALIDATION', `limit reached: ${cap} is capped at ${limit} (${variable})`, {
     limit,
   });
+
+/** Which dependency failed, for the log. */
+export type Dependency = 'database' | 'disk' | 'redis' | 'smtp';
+
+/**
+ * UNAVAILABLE or TIMEOUT for a dependency that failed (database, disk, Redis, SMTP). The client
+ * sees a fixed message; `cause` (the driver's error) and `dependency` go to the log.
+ */
+export class DependencyError extends AppError {
+  constructor(
+    code: 'UNAVAILABLE' | 'TIMEOUT',
+    readonly dependency: Dependency,
+    override readonly cause: unknown,
+  ) {
+    super(
+      code,
+      code === 'TIMEOUT'
+        ? `the ${dependency === 'disk' ? 'database' : dependency} took too long to answer; retry shortly`
+        : dependency === 'disk'
+          ? 'the server cannot store data right now; retry shortly'
+          : `the ${dependency} is unavailable; retry shortly`,
+    );
+    this.name = 'DependencyError';
+  }
+}
+
+/** Seconds a client is asked to wait before retrying after UNAVAILABLE or TIMEOUT. */
+export const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
+
+// Socket errors that mean the peer cannot be reached or the connection broke.
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EAI_AGAIN',
+  'ECONNABORTED',
+]);
+
+// pg's own messages for a connection that broke, never opened, or timed out.
+const PG_UNAVAILABLE = [
+  'Connection terminated',
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+];
+const PG_TIMEOUT = [
+  'timeout exceeded when trying to connect',
+  'Connection terminated due to connection timeout',
+  'Query read timeout',
+];
+
+/**
+ * The DependencyError a driver error stands for (pg, better-sqlite3, ioredis, nodemailer, the
+ * socket layer), or null when it is not a dependency failure (a fault, or bad input). Follows
+ * `cause` chains.
+ */
+export function dependencyError(err: unknown): DependencyError | null {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
+    if (e instanceof DependencyError) return e;
+    const kind = classify(e as Error & { code?: unknown; name?: string });
+    if (kind) return new DependencyError(kind[0], kind[1], err);
+    e = (e as { cause?: unknown }).cause;
+  }
+  return null;
+}
+
+function classify(
+  e: Error & { code?: unknown },
+): [code: 'UNAVAILABLE' | 'TIMEOUT', dependency: Dependency] | null {
+  const code = typeof e.code === 'string' ? e.code : '';
+  const message = typeof e.message === 'string' ? e.message : '';
+  // better-sqlite3
+  if (code === 'SQLITE_FULL') return ['UNAVAILABLE', 'disk'];
+  if (code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_READONLY'))
+    return ['UNAVAILABLE', 'disk'];
+  if (code === 'SQLITE_CANTOPEN') return ['UNAVAILABLE', 'database'];
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))
+    return ['TIMEOUT', 'database'];
+  // PostgreSQL SQLSTATEs: 08 connection exception, 57P0x shutdown or terminated backend, 53
+  // insufficient resources (disk full, too many connections), 57014 statement cancelled by
+  // statement_timeout, 25P03 idle-in-transaction timeout.
+  if (/^[0-9A-Z]{5}$/.test(code)) {
+    if (code === '57014' || code === '25P03') return ['TIMEOUT', 'database'];
+    if (code.startsWith('08') || code.startsWith('57P') || code.startsWith('53'))
+      return ['UNAVAILABLE', 'database'];
+    return null;
+  }
+  if (PG_TIMEOUT.some((m) => message.startsWith(m))) return ['TIMEOUT', 'database'];
+  if (PG_UNAVAILABLE.some((m) => message.startsWith(m))) return ['UNAVAILABLE', 'database'];
+  // ioredis
+  if (e.name === 'MaxRetriesPerRequestError' || message === 'Connection is closed.')
+    return ['UNAVAILABLE', 'redis'];
+  if (message === 'Command timed out') return ['TIMEOUT', 'redis'];
+  // nodemailer
+  if (code === 'ECONNECTION' || code === 'ESOCKET') return ['UNAVAILABLE', 'smtp'];
+  if (code === 'ETIMEDOUT' && 'command' in e) return ['TIMEOUT', 'smtp'];
+  // the socket layer (the database unless a driver above said otherwise)
+  if (NETWORK_CODES.has(code)) return ['UNAVAILABLE', 'database'];
+  if (code === 'ETIMEDOUT') return ['TIMEOUT', 'database'];
+  return null;
+}
+
+/**
+ * A dependency failure is expected in operation (a restart, a full disk): logged as a warning
+ * with the driver's own error, which is the real cause, and without a stack trace.
+ */
+export function logDependencyFailure(
+  log: { warn(obj: object, msg: string): void },
+  err: DependencyError,
+  extra: Record<string, unknown> = {},
+): void {
+  const cause = err.cause as { message?: unknown; code?: unknown } | null;
+  log.warn(
+    {
+      dependency: err.dependency,
+      code: err.code,
+      cause: { message: cause?.message, code: cause?.code },
+      ...extra,
+    },
+    `${err.dependency} failed`,
+  );
+}

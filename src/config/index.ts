@@ -49,7 +49,17 @@ export interface Config {
   };
   dataDir: string;
   /** The connection URL is a secret (config/secrets.ts). */
-  database: { poolSize: number };
+  database: {
+    poolSize: number;
+    /** Connecting to PostgreSQL and waiting for a free pooled connection. */
+    connectTimeoutMs: number;
+    /** One PostgreSQL statement; SQLite's wait for another process's write lock. */
+    statementTimeoutMs: number;
+  };
+  /** `/readyz` fails while the data directory's file system has less free space than this. */
+  dataMinFreeBytes: number;
+  /** Connecting to Redis and each Redis command. */
+  redisTimeoutMs: number;
   /** Prefix of every Redis channel and key (SVC_REDIS_PREFIX). */
   redisPrefix: string;
   metricsAddr: { host: string; port: number } | null;
@@ -147,7 +157,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       role: e.SVC_ROLE,
     },
     dataDir: path.resolve(e.SVC_DATA_DIR),
-    database: { poolSize: e.SVC_DATABASE_POOL_SIZE },
+    database: {
+      poolSize: e.SVC_DATABASE_POOL_SIZE,
+      connectTimeoutMs: e.SVC_DATABASE_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: e.SVC_DATABASE_STATEMENT_TIMEOUT_MS,
+    },
+    dataMinFreeBytes: e.SVC_DATA_MIN_FREE_MB * 1024 * 1024,
+    redisTimeoutMs: e.SVC_REDIS_TIMEOUT_MS,
     redisPrefix: e.SVC_REDIS_PREFIX,
     metricsAddr: e.SVC_METRICS_ADDR,
     logLevel: e.SVC_LOG_LEVEL,

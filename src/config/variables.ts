@@ -38,6 +38,12 @@ export const variables = {
   SVC_DATABASE_POOL_SIZE: intWithDefault(10, { min: 1, max: 1000 }),
   SVC_REDIS_URL: optionalUrlOfScheme(['redis:', 'rediss:'], 'a redis:// or rediss:// URL'),
   SVC_REDIS_PREFIX: stringWithDefault('svc:'),
+  // Time limits of the dependencies (docs/failures.md): together they keep a request that needs
+  // a failing dependency under five seconds.
+  SVC_DATABASE_CONNECT_TIMEOUT_MS: intWithDefault(1500, { min: 100, max: 60_000 }),
+  SVC_DATABASE_STATEMENT_TIMEOUT_MS: intWithDefault(3000, { min: 100, max: 600_000 }),
+  SVC_REDIS_TIMEOUT_MS: intWithDefault(2000, { min: 100, max: 60_000 }),
+  SVC_DATA_MIN_FREE_MB: intWithDefault(16, { min: 0, max: 1_000_000 }),
   SVC_METRICS_ADDR: optionalListenAddr(),
   SVC_LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   SVC_ROLE: oneOf(['relay', 'host', 'both'], 'both'),

@@ -7,6 +7,8 @@ import {
   Kysely,
   PostgresDialect,
   SqliteDialect,
+  type PostgresPool,
+  type PostgresPoolClient,
   type SqliteDatabase,
   type Transaction,
 } from 'kysely';
@@ -45,6 +47,11 @@ export interface Db {
   assertNotTransaction(what?: string): void;
   /** SQLite's group committer (group sizes for tests and metrics); null on PostgreSQL. */
   groupCommitter: GroupCommitter | null;
+  /**
+   * SQLite: the last transaction failed for lack of disk space and none has committed since
+   * (readiness reports it). Always false on PostgreSQL, whose server reports its own disk.
+   */
+  diskFull(): boolean;
   /** Statistics for the metrics listener. */
   poolStats(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
@@ -72,7 +79,32 @@ export interface OpenOptions {
   onAfterCommitError?: (err: unknown) => void;
   /** Refuse nested transactions and root queries inside one (see NestingGuard; tests). */
   checkNesting?: boolean;
+  /** Time limits; defaults in DEFAULT_DB_TIMEOUTS (docs/configuration.md). */
+  timeouts?: Partial<DbTimeouts>;
+  /** PostgreSQL `application_name` of every connection (default `svc`). */
+  applicationName?: string;
+  /**
+   * Told when a PostgreSQL connection fails outside a query (reset, terminated backend, idle
+   * timeout). The connection is dropped; the request using it, if any, fails on its own.
+   */
+  onConnectionError?: (err: Error) => void;
 }
+
+/** How long the database may take before a request fails with TIMEOUT. */
+export interface DbTimeouts {
+  /** PostgreSQL: opening a connection, and waiting for a free one in the pool. */
+  connectMs: number;
+  /**
+   * PostgreSQL: one statement (the server cancels it; the client gives up slightly later on a
+   * stalled network path). SQLite: waiting for another process's write lock.
+   */
+  statementMs: number;
+}
+
+export const DEFAULT_DB_TIMEOUTS: DbTimeouts = { connectMs: 1500, statementMs: 3000 };
+
+/** How much later than the server's statement_timeout the client stops waiting for an answer. */
+const READ_TIMEOUT_GRACE_MS = 250;
 
 // int8 (bigint) columns hold millisecond timestamps and counters well inside 2^53: read them as
 // numbers rather than pg's default strings.
@@ -93,15 +125,16 @@ function openSqlite(file: string, opts: OpenOptions): Db {
   const sqlite = new Sqlite(file);
   // WAL lets the CLI read and write while the server runs; FULL keeps every acknowledged commit
   // through a power loss (docs/durability.md). busy_timeout makes a second process wait for the
-  // write lock instead of failing at once.
+  // write lock instead of failing at once, within the statement budget.
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
+  const timeouts = { ...DEFAULT_DB_TIMEOUTS, ...opts.timeouts };
+  sqlite.pragma(`busy_timeout = ${Math.trunc(timeouts.statementMs)}`);
   const guard = opts.checkNesting ? new NestingGuard() : null;
   const dialect = new SqliteDialect({ database: cachingStatements(sqlite) });
   const kysely = new Kysely<Database>({ dialect: guard ? guard.dialect(dialect) : dialect });
-  const committer = new GroupCommitter(kysely);
+  const committer = new GroupCommitter(kysely, () => sqlite.inTransaction);
   let checkpointer: WalCheckpointer | null = null;
   if (opts.backgroundCheckpoint) {
     // SQLite's own checkpoint stays as a backstop (at 40 MiB of WAL instead of 4) should the
@@ -111,11 +144,22 @@ function openSqlite(file: string, opts: OpenOptions): Db {
     checkpointer = new WalCheckpointer(file, driver, 250, opts.onCheckpointError);
   }
   const runner = transactions(kysely, 'sqlite', committer, guard, opts);
+  let diskFull = false;
   return {
     kysely,
     dialect: 'sqlite',
     file,
-    transaction: (fn) => runner.run(fn),
+    transaction: async (fn) => {
+      try {
+        const result = await runner.run(fn);
+        diskFull = false;
+        return result;
+      } catch (err) {
+        if ((err as { code?: unknown }).code === 'SQLITE_FULL') diskFull = true;
+        throw err;
+      }
+    },
+    diskFull: () => diskFull,
     assertNotTransaction: (what) => runner.assertNotTransaction(what),
     groupCommitter: committer,
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
@@ -128,17 +172,38 @@ function openSqlite(file: string, opts: OpenOptions): Db {
 
 function openPostgres(url: string, opts: OpenOptions): Db {
   const schema = opts.schema;
+  const timeouts = { ...DEFAULT_DB_TIMEOUTS, ...opts.timeouts };
+  const onConnectionError = opts.onConnectionError ?? (() => {});
   const pool = new pg.Pool({
     connectionString: url,
     max: opts.poolSize ?? 10,
     types: pgTypes,
+    application_name: opts.applicationName ?? 'svc',
+    // Connecting, and waiting for a free connection when all are busy (pg-pool uses this one
+    // limit for both).
+    connectionTimeoutMillis: timeouts.connectMs,
+    // The server cancels a statement past the budget (57014)...
+    statement_timeout: timeouts.statementMs,
+    // ...and the client stops waiting a little later, for a network path that stalls.
+    query_timeout: timeouts.statementMs + READ_TIMEOUT_GRACE_MS,
+    // A transaction left open by a vanished client does not hold its locks for long.
+    idle_in_transaction_session_timeout: Math.max(10_000, timeouts.statementMs * 4),
+    // Finds a dead peer on an idle connection (silent NAT or firewall drop) in about a minute.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
-  // An idle client that loses its connection emits 'error' on the pool; without a listener the
-  // process would crash. The next checkout opens a fresh connection.
+  // A connection that fails emits 'error' on its client, and pg-pool listens only while the
+  // client is idle: without a listener of our own for the checked-out ones, a reset or a
+  // terminated backend during a query would end the process. The query in flight fails on its
+  // own; pg-pool drops a client that errored when it comes back. The pool re-emits an idle
+  // client's error: that one is already reported by the client's listener.
   pool.on('error', () => {});
+  pool.on('connect', (client) => {
+    client.on('error', (err) => onConnectionError(err));
+  });
   const guard = opts.checkNesting ? new NestingGuard() : null;
-  const dialect = new PostgresDialect({ pool });
+  const dialect = new PostgresDialect({ pool: discardingTimedOut(pool) });
   const kysely = new Kysely<Database>({ dialect: guard ? guard.dialect(dialect) : dialect });
   const runner = transactions(kysely, 'postgres', null, guard, opts);
   return {
@@ -148,8 +213,42 @@ function openPostgres(url: string, opts: OpenOptions): Db {
     transaction: (fn) => runner.run(fn),
     assertNotTransaction: (what) => runner.assertNotTransaction(what),
     groupCommitter: null,
+    diskFull: () => false,
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => kysely.destroy(),
+  };
+}
+
+/**
+ * The pool as Kysely sees it, except that a client whose query hit the client-side read timeout
+ * is destroyed on release instead of reused: its connection still waits for the answer to the
+ * abandoned query, and the next query on it would wait behind that.
+ */
+function discardingTimedOut(pool: pg.Pool): PostgresPool {
+  const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  const timedOut = new WeakSet<pg.PoolClient>();
+  return {
+    async connect() {
+      const client = await pool.connect();
+      let wrapper = wrappers.get(client);
+      if (!wrapper) {
+        wrapper = {
+          // Kysely passes (sql, parameters); no cursor is configured.
+          query: ((text: string, values: unknown[]) =>
+            client.query(text, values).catch((err: unknown) => {
+              if (err instanceof Error && err.message === 'Query read timeout') {
+                timedOut.add(client);
+              }
+              throw err;
+            })) as unknown as PostgresPoolClient['query'],
+          release: () =>
+            client.release(timedOut.has(client) ? new Error('query read timeout') : undefined),
+        };
+        wrappers.set(client, wrapper);
+      }
+      return wrapper;
+    },
+    end: () => pool.end(),
   };
 }
 

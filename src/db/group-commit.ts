@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type ControlledTransaction, type Kysely, type Transaction } from 'kysely';
 
 import type { Database } from './schema.js';
 
@@ -28,7 +28,15 @@ export class GroupCommitter {
   /** Sizes of recent groups, for tests and metrics. */
   lastGroupSize = 0;
 
-  constructor(private readonly kysely: Kysely<Database>) {}
+  /**
+   * `inTransaction` tells whether SQLite still holds the group's transaction: after disk full or
+   * an I/O error SQLite rolls it back on its own, and a savepoint or ROLLBACK would then fail
+   * with a message that hides the real cause.
+   */
+  constructor(
+    private readonly kysely: Kysely<Database>,
+    private readonly inTransaction: () => boolean = () => true,
+  ) {}
 
   run<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -50,32 +58,47 @@ export class GroupCommitter {
     const group = this.queue.splice(0, MAX_GROUP);
     this.lastGroupSize = group.length;
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    let failure: { error: unknown } | null = null;
+    let trx: ControlledTransaction<Database> | null = null;
     try {
-      await this.kysely.transaction().execute(async (trx) => {
-        for (const item of group) {
-          if (group.length === 1) {
-            // Alone in its group: no savepoint needed; a throw rolls the transaction back.
-            outcomes.push({ ok: true, value: await item.work(trx) });
-            continue;
-          }
-          await sql`savepoint svc_group`.execute(trx);
-          try {
-            const value = await item.work(trx);
-            await sql`release savepoint svc_group`.execute(trx);
-            outcomes.push({ ok: true, value });
-          } catch (error) {
-            // If SQLite rolled the whole transaction back (disk full, I/O error) the savepoint is
-            // gone and this throws: the group fails as a whole below.
-            await sql`rollback to savepoint svc_group`.execute(trx);
-            await sql`release savepoint svc_group`.execute(trx);
-            outcomes.push({ ok: false, error });
-          }
+      trx = await this.kysely.startTransaction().execute();
+      for (const item of group) {
+        if (group.length === 1) {
+          // Alone in its group: no savepoint needed; a throw rolls the transaction back.
+          outcomes.push({ ok: true, value: await item.work(trx) });
+          continue;
         }
-      });
+        await sql`savepoint svc_group`.execute(trx);
+        try {
+          const value = await item.work(trx);
+          await sql`release savepoint svc_group`.execute(trx);
+          outcomes.push({ ok: true, value });
+        } catch (error) {
+          // SQLite rolled the whole transaction back (disk full, I/O error): the savepoint is
+          // gone, and this error, not the failing ROLLBACK TO, is what every caller gets. The
+          // write lock held by another process: every transaction of the group would wait out
+          // busy_timeout in turn, so the group fails at once.
+          if (!this.inTransaction() || isBusy(error)) throw error;
+          await sql`rollback to savepoint svc_group`.execute(trx);
+          await sql`release savepoint svc_group`.execute(trx);
+          outcomes.push({ ok: false, error });
+        }
+      }
+      await trx.commit().execute();
     } catch (error) {
-      // Nothing of the group is committed: every caller fails. A lone transaction's own error
-      // is its answer.
-      for (const item of group) item.reject(error);
+      failure = { error };
+      // Releases the connection even when SQLite has already rolled back (then ROLLBACK itself
+      // fails with "no transaction is active", which says nothing: the cause is `error`).
+      if (trx)
+        await trx
+          .rollback()
+          .execute()
+          .catch(() => {});
+    }
+    if (failure) {
+      // Nothing of the group is committed: every caller fails with the cause. A lone
+      // transaction's own error is its answer.
+      for (const item of group) item.reject(failure.error);
       this.scheduled = false;
       this.schedule();
       return;
@@ -88,4 +111,10 @@ export class GroupCommitter {
     this.scheduled = false;
     this.schedule();
   }
+}
+
+/** SQLITE_BUSY and its extended codes: another connection holds the lock. */
+function isBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }

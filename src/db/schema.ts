@@ -33,6 +33,7 @@ import type {
 import type { DirectPairTable } from './tables/messages.js';
 import type { AbuseReportTable, AuditLogTable, PrincipalBlockTable } from './tables/moderation.js';
 import type { PresenceSettingTable } from './tables/presence.js';
+import type { EventOutboxTable } from './tables/events.js';
 /** Every table, by name. Each area adds its tables in `tables/<area>.ts` and lists them here. */
 export interface Database {
   instance: InstanceTable;
@@ -64,4 +65,5 @@ export interface Database {
   principal_block: PrincipalBlockTable;
   audit_log: AuditLogTable;
   presence_setting: PresenceSettingTable;
+  event_outbox: EventOutboxTable;
 }

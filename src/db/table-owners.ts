@@ -36,6 +36,7 @@ export const TABLE_OWNERS = {
   principal_block: 'services/moderation',
   audit_log: 'services/moderation',
   presence_setting: 'services/presence',
+  event_outbox: 'events',
 } as const satisfies Record<keyof Database, string>;
 
 export type TableName = keyof typeof TABLE_OWNERS;

@@ -13,6 +13,12 @@ export interface Tx {
   dialect: Dialect;
   /** Runs `fn` after a successful commit; never when the transaction rolls back. */
   onCommit(fn: () => void | Promise<void>): void;
+  /**
+   * Runs `fn` inside the transaction once its callback has returned, just before the commit, in
+   * order: for writes gathered during the transaction and made in one statement (the event
+   * outbox). A throw rolls the transaction back.
+   */
+  beforeCommit(fn: () => Promise<void>): void;
 }
 
 export interface TransactionRunnerOptions {
@@ -89,8 +95,20 @@ export class TransactionRunner {
     const after: Array<() => void | Promise<void>> = [];
     const { dialect, committer, kysely } = this.opts;
     const work = (trx: Transaction<Database>) => {
-      const tx: Tx = { db: trx, dialect, onCommit: (cb) => void after.push(cb) };
-      return this.opts.guard ? this.opts.guard.run(() => fn(tx)) : fn(tx);
+      const before: Array<() => Promise<void>> = [];
+      const tx: Tx = {
+        db: trx,
+        dialect,
+        onCommit: (cb) => void after.push(cb),
+        beforeCommit: (cb) => void before.push(cb),
+      };
+      const body = async () => {
+        const result = await fn(tx);
+        // A callback may register another (none does today); the loop runs those too.
+        for (let i = 0; i < before.length; i += 1) await before[i]!();
+        return result;
+      };
+      return this.opts.guard ? this.opts.guard.run(body) : body();
     };
     const result = committer ? await committer.run(work) : await kysely.transaction().execute(work);
     for (const cb of after) {

@@ -71,3 +71,135 @@ export const EVENT_TYPES = [
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
+
+// Payloads by kind, as docs/events.md lists them. Every payload also carries the routing fields
+// of `EventPayload`; times are RFC 3339 strings, roles lower case.
+
+/** `owner`, `moderator`, `member` or `guest` (rows keep roles as text). */
+type Role = string;
+
+/** Mentions of a message: account and channel ids, and whether `@here` was used. */
+export interface MentionsPayload {
+  users: string[];
+  channels: string[];
+  here: boolean;
+}
+
+/** A message as `MessageCreated` carries it. */
+export interface MessagePayload {
+  id: string;
+  conversationId: string;
+  serverId: string;
+  authorId: string;
+  text: string | null;
+  threadRootId: string | null;
+  forwardedFromId: string | null;
+  createdAt: string;
+  editedAt: string | null;
+  mentions: MentionsPayload;
+  [field: string]: unknown;
+}
+
+/** Event kind -> its own payload fields, besides the routing ones (docs/events.md). */
+export interface EventFields {
+  WorkspaceUpdated: {
+    updatedBy: string;
+    name?: string;
+    description?: string | null;
+  };
+  WorkspaceDeleted: { deletedBy: string | null };
+  MemberJoined: {
+    userId: string;
+    role: Role;
+    channelIds: string[];
+    inviteId: string | null;
+  };
+  MemberLeft: {
+    userId: string;
+    reason: 'left' | 'removed' | 'workspaceDeleted';
+    removedBy?: string;
+  };
+  MemberRoleChanged: {
+    userId: string;
+    role: Role;
+    previousRole: Role;
+    changedBy: string;
+  };
+  MemberTimedOut: { userId: string; until: string | null; by: string };
+  ChannelCreated: {
+    name: string;
+    topic: string | null;
+    isPrivate: boolean;
+    createdBy: string;
+    memberIds: string[];
+  };
+  ChannelUpdated: { updatedBy: string; name?: string; topic?: string | null };
+  ChannelArchived: { by: string };
+  ChannelUnarchived: { by: string };
+  ConversationCreated: {
+    /** `direct` or `group`. */
+    kind: string;
+    name: string | null;
+    encrypted: boolean;
+    createdBy: string;
+    memberIds: string[];
+    pendingMemberIds: string[];
+    createdAt: string;
+  };
+  ConversationUpdated: Record<never, never>;
+  MemberAddedToConversation: {
+    userId: string;
+    addedBy: string | null;
+    state?: 'pending' | 'member';
+  };
+  MemberRemovedFromConversation: {
+    userId: string;
+    removedBy: string | null;
+    reason?: 'inviteDeclined' | 'left';
+  };
+  MlsMembershipChanged: { added: string[]; removed: string[] };
+  MessageCreated: { message: MessagePayload };
+  MessageEdited: {
+    messageId: string;
+    text: string | null;
+    editedAt: string;
+    mentions: MentionsPayload;
+  };
+  MessageDeleted: {
+    messageId: string;
+    threadRootId: string | null;
+    deletedBy: string;
+  };
+  ReactionAdded: { messageId: string; emoji: string; userId: string };
+  ReactionRemoved: { messageId: string; emoji: string; userId: string };
+  MessagePinned: { messageId: string; pinnedBy: string; pinnedAt: string };
+  MessageUnpinned: { messageId: string; unpinnedBy: string };
+  ReadMarkerUpdated: { userId: string; messageId: string; readAt: string };
+  DmRequestReceived: {
+    requestId: string;
+    fromId: string;
+    toId: string;
+    createdAt: string;
+  };
+  DmRequestAnswered: {
+    requestId: string;
+    fromId: string;
+    toId: string;
+    state: 'accepted' | 'declined';
+  };
+  TypingStarted: {
+    user_id: string;
+    username: string;
+    display_name: string | null;
+  };
+  PresenceChanged: { userId: string; status: 'ONLINE' | 'AWAY' | 'OFFLINE' };
+  SessionEnded: Record<never, never>;
+  AccountUpdated: Record<never, never>;
+}
+
+/** Event kind -> payload type: the routing fields and the kind's own. */
+export type EventMap = { [K in keyof EventFields]: EventPayload & EventFields[K] };
+
+// Every kind of EVENT_TYPES has a payload type, and nothing else does.
+type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+export const eventMapCoversCatalog: Exact<keyof EventMap, EventType> = true;

@@ -1,11 +1,30 @@
 import type { Tx } from '../db/transaction.js';
 
 import type { BusEvent, EventBus } from './bus.js';
+import type { EventMap, EventType } from './catalog.js';
+import { outboxOf } from './outbox.js';
 
 /**
  * Publishes an event once the transaction has committed; a rolled-back change publishes
- * nothing. A publish failure is logged by the transaction's error hook, never undoing the write.
+ * nothing. The event is written to the outbox in the same transaction (outbox.ts), so it is
+ * delivered even when this process cannot publish it (the command line, a crash after commit).
+ * A publish failure is logged by the transaction's error hook, never undoing the write.
  */
 export function publishOnCommit(tx: Tx, bus: EventBus, event: BusEvent): void {
-  tx.onCommit(() => bus.publish(event));
+  outboxOf(bus).publishOnCommit(tx, event);
+}
+
+/**
+ * Publishes one catalog event on `topic` after `tx` commits, its payload checked against the
+ * kind (`EventMap`). `at` is the event's time in milliseconds (the service's clock).
+ */
+export function emit<K extends EventType>(
+  tx: Tx,
+  bus: EventBus,
+  topic: string,
+  type: K,
+  payload: EventMap[K],
+  at: number,
+): void {
+  publishOnCommit(tx, bus, { topic, type, at, payload: payload as Record<string, unknown> });
 }

@@ -11,7 +11,12 @@ export interface RedisBusOptions {
   onHandlerError?: (err: unknown, event: BusEvent) => void;
   /** How long boot waits for Redis before giving up. */
   connectTimeoutMs?: number;
+  /** Each connection attempt and each command once running (SVC_REDIS_TIMEOUT_MS). */
+  timeoutMs?: number;
 }
+
+/** Events held while Redis is away, per process; past this the oldest are dropped (logged). */
+const MAX_HELD_EVENTS = 10_000;
 
 interface TopicEntry {
   handlers: Set<BusHandler>;
@@ -29,8 +34,12 @@ interface TopicEntry {
  *   every process (this one included) sees the events of a channel once each, in the one order
  *   Redis delivered them. All events of a conversation travel on one topic, which keeps their
  *   order per conversation.
- * - Pub/sub is at most once: an event published while a process is disconnected from Redis is
- *   not replayed to it (clients refetch after reconnecting, as they do after a restart).
+ * - Pub/sub is at most once, so an outage is handled on both sides (docs/failures.md): a
+ *   process that cannot reach Redis holds the events it publishes (up to MAX_HELD_EVENTS) and
+ *   publishes them, in order, once its connection is back; a process whose subscriber
+ *   connection dropped may have missed events of others, so when it is back (subscriptions
+ *   renewed) it tells `onResync` listeners, which end the live subscriptions so that clients
+ *   resubscribe and refetch.
  */
 export class RedisBus implements EventBus {
   /** The publishing connection; also usable for ordinary commands (presence keys). */
@@ -39,16 +48,33 @@ export class RedisBus implements EventBus {
   private readonly topics = new Map<string, TopicEntry>();
   private readonly prefix: string;
   private closed = false;
+  /** Events published while the command connection was down, oldest first. */
+  private held: BusEvent[] = [];
+  private readonly resyncListeners = new Set<() => void>();
+  /** The subscriber connection was lost since it was last ready. */
+  private subscriberLost = false;
+  private readonly heartbeat: NodeJS.Timeout;
 
   private constructor(private readonly opts: RedisBusOptions) {
     this.prefix = opts.prefix;
+    const timeoutMs = opts.timeoutMs ?? 2000;
     const common = {
       lazyConnect: true,
       maxRetriesPerRequest: null,
       connectionName: 'svc',
-      retryStrategy: (times: number) => Math.min(times * 200, 5000),
+      connectTimeout: timeoutMs,
+      // TCP keep-alive finds a silently dead path to Redis on an idle connection.
+      keepAlive: 10_000,
+      // Reconnect quickly at first, then every two seconds at most, for as long as it takes.
+      retryStrategy: (times: number) => Math.min(times * 100, 2000),
     };
-    this.commands = new Redis(opts.url, common);
+    // A command cut off by a broken connection fails rather than being sent again on the next
+    // one: publish() holds its event itself (and nothing else here must run twice).
+    this.commands = new Redis(opts.url, {
+      ...common,
+      commandTimeout: timeoutMs,
+      autoResendUnfulfilledCommands: false,
+    });
     this.sub = new Redis(opts.url, { ...common, autoResubscribe: true });
     const log = opts.log;
     for (const [name, client] of [
@@ -60,6 +86,24 @@ export class RedisBus implements EventBus {
           log.warn({ err: err.message, connection: name }, 'redis connection error');
       });
     }
+    this.commands.on('ready', () => this.publishHeld());
+    this.sub.on('close', () => {
+      if (!this.closed) this.subscriberLost = true;
+    });
+    this.sub.on('ready', () => {
+      if (!this.subscriberLost || this.closed) return;
+      this.subscriberLost = false;
+      // ioredis renews the subscriptions right after 'ready'; a PING answered after them
+      // means they are live again before clients are sent to resubscribe.
+      void this.sub
+        .ping()
+        .catch(() => undefined)
+        .then(() => this.resync());
+    });
+    // A stalled path never closes the subscriber connection on its own: a PING that gets no
+    // answer in time renews it (and then clients are told to resync).
+    this.heartbeat = setInterval(() => void this.checkSubscriber(timeoutMs), timeoutMs);
+    this.heartbeat.unref();
     this.sub.on('messageBuffer', (channel: Buffer, message: Buffer) =>
       this.onMessage(channel.toString('utf8'), message),
     );
@@ -89,8 +133,91 @@ export class RedisBus implements EventBus {
     return bus;
   }
 
+  /**
+   * Publishes `event`; while Redis cannot be reached (or events are still held from an outage)
+   * the event is held and published once the connection is back, and this resolves at once: a
+   * request that committed is not made to wait for Redis.
+   */
   async publish(event: BusEvent): Promise<void> {
-    await this.commands.publish(this.prefix + event.topic, JSON.stringify(event));
+    if (this.commands.status !== 'ready' || this.held.length > 0) {
+      this.hold(event);
+      return;
+    }
+    try {
+      await this.commands.publish(this.prefix + event.topic, JSON.stringify(event));
+    } catch (err) {
+      // Timed out on a stalled connection, or it broke mid-command: the outcome is unknown, so
+      // the event is held and published again on a fresh connection (at least once).
+      this.opts.log.warn({ err, topic: event.topic }, 'redis publish failed; holding the event');
+      this.hold(event);
+      if (!this.closed) this.commands.disconnect(true);
+    }
+  }
+
+  /** Called after the subscriber connection came back: events may have been missed. */
+  onResync(listener: () => void): () => void {
+    this.resyncListeners.add(listener);
+    return () => void this.resyncListeners.delete(listener);
+  }
+
+  private resync(): void {
+    if (this.closed) return;
+    this.opts.log.warn('redis subscriber connection is back; clients are told to resync');
+    for (const listener of [...this.resyncListeners]) {
+      try {
+        listener();
+      } catch (err) {
+        this.opts.log.error({ err }, 'resync listener failed');
+      }
+    }
+  }
+
+  private async checkSubscriber(timeoutMs: number): Promise<void> {
+    if (this.closed || this.sub.status !== 'ready') return;
+    let timer: NodeJS.Timeout | undefined;
+    const answered = await Promise.race([
+      this.sub.ping().then(
+        () => true,
+        () => false,
+      ),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!answered && !this.closed && this.sub.status === 'ready') {
+      this.opts.log.warn('redis subscriber connection does not answer; reconnecting');
+      this.sub.disconnect(true);
+    }
+  }
+
+  private hold(event: BusEvent): void {
+    if (this.held.length === 0)
+      this.opts.log.warn('redis is unreachable; holding published events until it is back');
+    this.held.push(event);
+    if (this.held.length > MAX_HELD_EVENTS) {
+      this.held.shift();
+      this.opts.log.error(
+        { held: MAX_HELD_EVENTS },
+        'redis unreachable for too long: dropped the oldest held event',
+      );
+    }
+  }
+
+  private publishHeld(): void {
+    if (this.held.length === 0 || this.closed) return;
+    const events = this.held;
+    this.held = [];
+    // One pipeline keeps their order; events published meanwhile wait behind it.
+    const pipeline = this.commands.pipeline();
+    for (const event of events) pipeline.publish(this.prefix + event.topic, JSON.stringify(event));
+    pipeline.exec().then(
+      () => this.opts.log.info({ events: events.length }, 'published the held events'),
+      (err: unknown) => {
+        this.opts.log.warn({ err }, 'publishing the held events failed; holding them again');
+        this.held = [...events, ...this.held];
+      },
+    );
   }
 
   subscribe(topic: string, handler: BusHandler): () => void {
@@ -152,6 +279,7 @@ export class RedisBus implements EventBus {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearInterval(this.heartbeat);
     this.topics.clear();
     await Promise.allSettled([quit(this.sub), quit(this.commands)]);
   }

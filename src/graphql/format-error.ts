@@ -1,7 +1,7 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { Logger } from 'pino';
 
-import { AppError } from '../errors.js';
+import { AppError, dependencyError, logDependencyFailure } from '../errors.js';
 
 /**
  * Maps an error to what the client sees. A resolver's AppError carries its code and extra
@@ -24,6 +24,15 @@ export function formatError(
   if (err.locations) base.locations = err.locations;
   if (err.path) base.path = err.path;
 
+  const dependency = original ? dependencyError(original) : null;
+  if (dependency) {
+    logDependencyFailure(log, dependency, { path: err.path });
+    return {
+      ...base,
+      message: dependency.message,
+      extensions: { code: dependency.code, request_id: requestId },
+    };
+  }
   if (original instanceof AppError) {
     return {
       ...base,

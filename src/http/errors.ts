@@ -1,6 +1,12 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
-import { AppError, HTTP_STATUS_BY_CODE } from '../errors.js';
+import {
+  AppError,
+  DEPENDENCY_RETRY_AFTER_SECONDS,
+  dependencyError,
+  HTTP_STATUS_BY_CODE,
+  logDependencyFailure,
+} from '../errors.js';
 
 /**
  * A refusal that only plain routes give and the GraphQL error family has no code for (contract:
@@ -26,6 +32,13 @@ export class RouteError extends Error {
  */
 export function sendError(reply: FastifyReply, err: unknown): FastifyReply {
   if (err instanceof RouteError) return reply.code(err.status).send({ error: err.message });
+  const dependency = dependencyError(err);
+  if (dependency) {
+    // 503 or 504, with Retry-After: the client may try again once the dependency is back.
+    logDependencyFailure(reply.request.log, dependency);
+    reply.header('retry-after', String(DEPENDENCY_RETRY_AFTER_SECONDS));
+    return reply.code(HTTP_STATUS_BY_CODE[dependency.code]).send({ error: dependency.message });
+  }
   if (err instanceof AppError) {
     const status = HTTP_STATUS_BY_CODE[err.code];
     if (err.code === 'RATE_LIMITED' && typeof err.extensions.retryAfterSeconds === 'number') {
@@ -45,7 +58,8 @@ export function fastifyErrorHandler(
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
-  if (err instanceof AppError || err instanceof RouteError) return sendError(reply, err);
+  if (err instanceof AppError || err instanceof RouteError || dependencyError(err))
+    return sendError(reply, err);
   const status = err.statusCode ?? 500;
   if (status >= 400 && status < 500) {
     const code = err.code;

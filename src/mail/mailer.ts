@@ -59,6 +59,11 @@ export class SmtpMailer implements Mailer {
       greetingTimeout: 10_000,
       socketTimeout: 30_000,
     });
+    // A send's failure reaches its caller; this covers anything the transport emits besides,
+    // which would otherwise end the process.
+    this.transport.on('error', (err: Error) =>
+      this.log.warn({ err: err.message }, 'smtp transport error'),
+    );
   }
 
   async send(message: MailMessage): Promise<void> {

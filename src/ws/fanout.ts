@@ -8,7 +8,7 @@ import {
 import type { Logger } from 'pino';
 
 import type { BusEvent, EventBus } from '../events/bus.js';
-import { whenSubscribed } from '../events/redis-bus.js';
+import { RedisBus, whenSubscribed } from '../events/redis-bus.js';
 import type { GraphqlContext } from '../graphql/context.js';
 import { formatError } from '../graphql/format-error.js';
 
@@ -61,7 +61,24 @@ export class Fanout {
     private readonly bus: EventBus,
     private readonly schema: GraphQLSchema,
     private readonly log: Logger,
-  ) {}
+  ) {
+    // After a Redis outage events may have been missed: end every live subscription (the client
+    // gets `complete`), so that clients resubscribe and refetch instead of showing a gap.
+    if (bus instanceof RedisBus) bus.onResync(() => this.endAll());
+  }
+
+  /** Ends every subscription from the server's side. */
+  endAll(): void {
+    const deliveries = [...this.channels.values()].flatMap((c) =>
+      [...c.groups.values()].flatMap((g) => [...g.members]),
+    );
+    for (const delivery of deliveries) {
+      this.remove(delivery);
+      delivery.end();
+    }
+    if (deliveries.length > 0)
+      this.log.info({ subscriptions: deliveries.length }, 'ended subscriptions to resync');
+  }
 
   /** Registers a subscription; resolves once its topic is live on the bus. */
   add(delivery: Delivery): Promise<void> {

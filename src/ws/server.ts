@@ -5,6 +5,12 @@ import { WebSocketServer, type WebSocket } from 'ws';
 
 import type { AppContext } from '../context.js';
 import { SESSION_COOKIE } from '../auth/cookies.js';
+import {
+  DEPENDENCY_RETRY_AFTER_SECONDS,
+  dependencyError,
+  HTTP_STATUS_BY_CODE,
+  logDependencyFailure,
+} from '../errors.js';
 import type { GraphqlExecutor } from '../graphql/executor.js';
 import { firstHeader, readCookie } from '../lib/headers.js';
 import type { SessionInfo } from '../services/sessions/session-service.js';
@@ -95,6 +101,18 @@ export class RealtimeServer implements ConnectionHost {
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       socket.on('error', () => {});
       this.upgrade(req, socket, head).catch((err: unknown) => {
+        const dependency = dependencyError(err);
+        if (dependency) {
+          // The session lookup needs the database: 503 or 504 with Retry-After, like /api.
+          logDependencyFailure(this.ctx.log, dependency, { phase: 'websocket upgrade' });
+          refuseUpgrade(
+            socket,
+            HTTP_STATUS_BY_CODE[dependency.code],
+            { error: dependency.code.toLowerCase(), message: dependency.message },
+            { 'Retry-After': String(DEPENDENCY_RETRY_AFTER_SECONDS) },
+          );
+          return;
+        }
         this.ctx.log.error({ err }, 'websocket upgrade failed');
         refuseUpgrade(socket, 500, { error: 'internal', message: 'the upgrade failed' });
       });

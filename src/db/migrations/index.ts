@@ -9,6 +9,7 @@ import * as m0006 from './0006-messages.js';
 import * as m0007 from './0007-moderation.js';
 import * as m0008 from './0008-presence.js';
 import * as m0009 from './0009-invite-acceptance.js';
+import * as m0010 from './0010-event-outbox.js';
 
 /**
  * Every migration, in order. Append-only: a shipped migration is never edited; a change is a new
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0007-moderation': m0007,
   '0008-presence': m0008,
   '0009-invite-acceptance': m0009,
+  '0010-event-outbox': m0010,
 };

@@ -1,9 +1,14 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OperationTypeNode } from 'graphql';
 
 import { needsCsrf, type CsrfRequest } from '../../auth/csrf.js';
 import type { AppContext } from '../../context.js';
-import { rateLimited } from '../../errors.js';
+import {
+  DEPENDENCY_RETRY_AFTER_SECONDS,
+  dependencyError,
+  logDependencyFailure,
+  rateLimited,
+} from '../../errors.js';
 import type { GraphqlContext } from '../../graphql/context.js';
 import {
   GraphqlExecutor,
@@ -16,6 +21,7 @@ import { selectOperation } from '../../lib/graphql-operation.js';
 import { Lru } from '../../lib/lru.js';
 import { firstHeader } from '../../lib/headers.js';
 import { httpCookieJar } from '../cookies.js';
+import { fastifyErrorHandler } from '../errors.js';
 import { csrfAccepted, CSRF_REFUSAL } from '../plugins/csrf.js';
 import type { ApiRoutes } from '../trees/api.js';
 
@@ -25,6 +31,8 @@ const CSRF_CACHE_MAX_SOURCE = 20_000;
 
 /** Largest accepted body on POST /api. */
 export const API_BODY_LIMIT = 1024 * 1024;
+
+const ROUTE_OPTIONS = { bodyLimit: API_BODY_LIMIT, errorHandler: dependencyErrorHandler };
 
 type Item = { ok: true; request: GraphqlRequest } | { ok: false; error: string };
 
@@ -57,7 +65,7 @@ function registerGraphqlRoute(
       }
       return needed;
     });
-  api.post('', { bodyLimit: API_BODY_LIMIT }, async (request, reply) => {
+  api.post('', ROUTE_OPTIONS, async (request, reply) => {
     // Fastify also parses text/plain; POST /api takes JSON only.
     const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
     if (type !== 'application/json') {
@@ -172,7 +180,7 @@ function registerGraphqlRoute(
   // GET /api: a query as URL parameters (GraphQL over HTTP), as urql sends by default; without
   // a `query` parameter, the explorer or its 404 (./graphiql.ts).
   const explorer = graphiqlPage(ctx);
-  api.get<{ Querystring: Record<string, unknown> }>('', async (request, reply) => {
+  api.get<{ Querystring: Record<string, unknown> }>('', ROUTE_OPTIONS, async (request, reply) => {
     const params = request.query ?? {};
     if (!Object.hasOwn(params, 'query')) return explorer(request, reply);
     const body = fromUrlParameters(params);
@@ -215,6 +223,25 @@ function fromUrlParameters(params: Record<string, unknown>): Record<string, unkn
     variables: json(params.variables),
     operationName: params.operationName,
   };
+}
+
+/**
+ * A dependency that fails before the operations run (the session lookup in the preHandler)
+ * answers as GraphQL: one UNAVAILABLE or TIMEOUT error per request of the batch, never a bare
+ * HTTP 500 and never an anonymous run. Anything else goes to the tree's handler.
+ */
+function dependencyErrorHandler(
+  err: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  const dependency = dependencyError(err);
+  if (!dependency) return fastifyErrorHandler(err, request, reply);
+  logDependencyFailure(request.log, dependency, { phase: 'before execution' });
+  const result = { errors: [codedError(dependency, request.id)] };
+  const count = Array.isArray(request.body) ? request.body.length : 0;
+  reply.header('retry-after', String(DEPENDENCY_RETRY_AFTER_SECONDS));
+  return reply.send(count > 0 ? Array.from({ length: count }, () => result) : result);
 }
 
 function readRequest(r: Record<string, unknown>): Item {

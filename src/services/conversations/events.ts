@@ -1,7 +1,13 @@
 import type { ConversationTable } from '../../db/tables/collaboration.js';
 import type { Tx } from '../../db/transaction.js';
 import type { EventBus } from '../../events/bus.js';
-import { userTopic, workspaceTopic, type Audience, type EventType } from '../../events/catalog.js';
+import {
+  userTopic,
+  workspaceTopic,
+  type Audience,
+  type EventFields,
+  type EventType,
+} from '../../events/catalog.js';
 import { publishOnCommit } from '../../events/publish.js';
 
 // Where conversation and message events go (docs/events.md, "Conversations and messages"):
@@ -14,14 +20,14 @@ import { publishOnCommit } from '../../events/publish.js';
 type Conv = Pick<ConversationTable, 'id' | 'workspaceId' | 'kind' | 'isPrivate'>;
 
 /** Publishes one event about a conversation after the transaction commits. */
-export function emitConversationEvent(
+export function emitConversationEvent<K extends EventType>(
   tx: Tx,
   bus: EventBus,
   conv: Conv,
   recipients: readonly string[],
-  type: EventType,
+  type: K,
   at: number,
-  fields: Record<string, unknown>,
+  fields: EventFields[K],
 ): void {
   const payload = { ...fields, serverId: conv.workspaceId, conversationId: conv.id };
   if (conv.kind === 'channel') {
@@ -48,14 +54,14 @@ export function emitConversationEvent(
  * invitee): their user topics for the direct space, the workspace topic with audience `users`
  * for a channel.
  */
-export function emitToUsers(
+export function emitToUsers<K extends EventType>(
   tx: Tx,
   bus: EventBus,
   conv: Pick<ConversationTable, 'id' | 'workspaceId' | 'kind'>,
   userIds: readonly string[],
-  type: EventType,
+  type: K,
   at: number,
-  fields: Record<string, unknown>,
+  fields: EventFields[K],
 ): void {
   const audience: Audience = { kind: 'users', userIds: [...userIds] };
   const payload = { ...fields, serverId: conv.workspaceId, conversationId: conv.id, audience };
@@ -68,5 +74,8 @@ export function emitToUsers(
   }
 }
 
-export const iso = (ms: number | null): string | null =>
-  ms === null ? null : new Date(ms).toISOString();
+export function iso(ms: number): string;
+export function iso(ms: number | null): string | null;
+export function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}

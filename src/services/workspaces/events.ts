@@ -1,21 +1,24 @@
 import type { Tx } from '../../db/transaction.js';
 import type { EventBus } from '../../events/bus.js';
-import { workspaceTopic, type EventPayload, type EventType } from '../../events/catalog.js';
+import { workspaceTopic, type EventMap, type EventType } from '../../events/catalog.js';
 import { publishOnCommit } from '../../events/publish.js';
 
 /**
  * Publishes one catalog event on the workspace's topic after the transaction commits. Times in
  * payloads are RFC 3339 strings, like the GraphQL DateTime (docs/events.md).
  */
-export function emit(
+export function emit<K extends EventType>(
   tx: Tx,
   bus: EventBus,
   at: number,
-  type: EventType,
-  payload: EventPayload,
+  type: K,
+  payload: EventMap[K],
 ): void {
   publishOnCommit(tx, bus, { topic: workspaceTopic(payload.serverId), type, at, payload });
 }
 
-export const iso = (ms: number | null): string | null =>
-  ms === null ? null : new Date(ms).toISOString();
+export function iso(ms: number): string;
+export function iso(ms: number | null): string | null;
+export function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}

@@ -16,6 +16,7 @@ import {
 import { refreshConversation, refreshDmRequests, unfollow } from './session.ts';
 import { cachedConversation, cachedThread, timelinesOf } from './timeline.ts';
 import { reading } from './view.ts';
+import { RecentEvents } from './repeats.ts';
 
 type P = Record<string, unknown>;
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
@@ -23,8 +24,14 @@ const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 /** How long a typing indicator shows after the last TypingStarted (the server sends one per 3 s). */
 export const TYPING_SHOWN_MS = 6000;
 
-/** Applies one live event (docs/events.md) to the client's state. Unknown kinds are ignored. */
+const recent = new RecentEvents();
+
+/**
+ * Applies one live event (docs/events.md) to the client's state. Unknown kinds are ignored, and
+ * so is a repeat (delivery is at least once).
+ */
 export function applyEvent(e: LiveEvent): void {
+  if (recent.repeated(e)) return;
   const p = e.payload;
   const conv = e.conversationId;
   const myId = me.value?.id;

@@ -1,0 +1,187 @@
+import type { Logger } from 'pino';
+
+import type { Db } from '../db/database.js';
+import type { EventOutboxTable } from '../db/tables/events.js';
+import type { Tx } from '../db/transaction.js';
+import { newId } from '../lib/ids.js';
+
+import type { BusEvent, EventBus } from './bus.js';
+import {
+  CHUNK,
+  claimOutboxRows,
+  deleteOutboxRows,
+  hasDueOutboxRows,
+  insertOutboxRows,
+  toBusEvent,
+} from './queries.js';
+
+export interface OutboxOptions {
+  db: Db;
+  bus: EventBus;
+  log: Logger;
+  /**
+   * Whether publishing on this process's bus reaches the listeners. False for the command line
+   * with the in-process bus: its rows are left for the servers' drainer.
+   */
+  reachesListeners: boolean;
+  /** How often the drainer looks for rows to deliver (default 1 s). */
+  drainIntervalMs?: number;
+  /**
+   * How old a row written by a process that publishes itself must be before the drainer takes
+   * it over (that process crashed, or its publish failed); default 10 s.
+   */
+  graceMs?: number;
+}
+
+const outboxes = new WeakMap<EventBus, Outbox>();
+
+/** The outbox publishing through `bus` (created with the context). */
+export function outboxOf(bus: EventBus): Outbox {
+  const outbox = outboxes.get(bus);
+  if (!outbox) throw new Error('no event outbox was created for this bus');
+  return outbox;
+}
+
+/**
+ * The transactional outbox (docs/events.md, "Delivery"). Every event is written as an
+ * `event_outbox` row in the transaction that raised it (one insert per transaction, however many
+ * events), so it commits or rolls back with the change. After the commit the writing process
+ * publishes it at once and removes the delivered rows in shared batches. Rows nobody published
+ * (written by the command line without Redis, or left by a process that crashed between commit
+ * and publish) are claimed by a server's drainer, published and removed. Delivery is at least
+ * once: a crash after the publish and before the removal publishes the event again.
+ */
+export class Outbox {
+  /** This process's id in `origin`; a restart is another process. */
+  readonly origin = newId();
+  private readonly pending = new WeakMap<Tx, Array<EventOutboxTable>>();
+  private readonly delivered: string[] = [];
+  private removing: Promise<void> | null = null;
+  private draining: Promise<number> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+  private readonly graceMs: number;
+
+  constructor(private readonly opts: OutboxOptions) {
+    this.graceMs = opts.graceMs ?? 10_000;
+    outboxes.set(opts.bus, this);
+  }
+
+  /**
+   * Registers `event` with `tx`: its row is written just before the commit, and after the commit
+   * it is published (when this process reaches the listeners) in the order of registration.
+   */
+  publishOnCommit(tx: Tx, event: BusEvent): void {
+    const row: EventOutboxTable = {
+      id: newId(),
+      topic: event.topic,
+      type: event.type,
+      at: event.at,
+      payload: JSON.stringify(event.payload),
+      origin: this.opts.reachesListeners ? this.origin : null,
+      createdAt: Date.now(),
+    };
+    let rows = this.pending.get(tx);
+    if (!rows) {
+      const list: EventOutboxTable[] = [];
+      rows = list;
+      this.pending.set(tx, list);
+      tx.beforeCommit(() => insertOutboxRows(tx.db, list));
+    }
+    rows.push(row);
+    if (this.opts.reachesListeners) tx.onCommit(() => this.deliver(row.id, event));
+  }
+
+  /** Starts the drainer (servers only). */
+  start(): void {
+    if (this.timer || this.closed) return;
+    this.timer = setInterval(() => {
+      this.drain().catch((err: unknown) => this.opts.log.error({ err }, 'outbox drain failed'));
+    }, this.opts.drainIntervalMs ?? 1000);
+    this.timer.unref();
+  }
+
+  /**
+   * Delivers the rows due now: those nobody publishes (origin null) and those whose writer has
+   * not removed them within the grace period. Each batch is claimed first (on PostgreSQL with
+   * `for update skip locked`, so concurrent drainers take disjoint rows), then published in
+   * order and removed. Resolves to the number of events published.
+   */
+  drain(): Promise<number> {
+    if (this.draining) return this.draining;
+    const run = this.drainAll().finally(() => {
+      this.draining = null;
+    });
+    this.draining = run;
+    return run;
+  }
+
+  /** Waits until the delivered rows registered so far are removed. */
+  async flush(): Promise<void> {
+    while (this.removing || this.delivered.length > 0) {
+      if (!this.removing) this.scheduleRemoval();
+      await this.removing;
+    }
+  }
+
+  /** Stops the drainer and removes what this process delivered. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.draining?.catch(() => {});
+    await this.flush().catch((err: unknown) =>
+      this.opts.log.warn({ err }, 'outbox rows left for the drainer'),
+    );
+  }
+
+  private async deliver(id: string, event: BusEvent): Promise<void> {
+    // A failed publish throws to the transaction's after-commit error log and leaves the row:
+    // a drainer delivers it after the grace period.
+    await this.opts.bus.publish(event);
+    this.delivered.push(id);
+    if (!this.removing) this.scheduleRemoval();
+  }
+
+  /** One delete for every row delivered since the last one; the next waits for it. */
+  private scheduleRemoval(): void {
+    this.removing = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(async () => {
+        const ids = this.delivered.splice(0);
+        if (ids.length > 0) await this.opts.db.transaction((tx) => deleteOutboxRows(tx.db, ids));
+      })
+      .catch((err: unknown) => {
+        // The rows stay; a drainer publishes them again after the grace period.
+        this.opts.log.warn({ err }, 'could not remove delivered outbox rows');
+      })
+      .finally(() => {
+        this.removing = null;
+        if (this.delivered.length > 0 && !this.closed) this.scheduleRemoval();
+      });
+  }
+
+  private async drainAll(): Promise<number> {
+    const { db, bus } = this.opts;
+    let total = 0;
+    for (;;) {
+      if (this.closed) break;
+      const cutoff = Date.now() - this.graceMs;
+      // An idle server pays one read per interval, outside any transaction.
+      if (!(await hasDueOutboxRows(db.kysely, cutoff))) break;
+      const now = Date.now();
+      const claimed = await db.transaction((tx) =>
+        claimOutboxRows(tx, cutoff, this.origin, now, CHUNK),
+      );
+      // Issued together, in order: one connection keeps Redis's order, and the in-process bus
+      // delivers each at once. Should one fail, the batch stays claimed and is published again
+      // after the grace period.
+      await Promise.all(claimed.map((row) => bus.publish(toBusEvent(row))));
+      for (const row of claimed) this.delivered.push(row.id);
+      total += claimed.length;
+      if (claimed.length > 0) await this.flush();
+      if (claimed.length < CHUNK) break;
+    }
+    if (total > 0) this.opts.log.debug({ events: total }, 'outbox rows delivered by the drainer');
+    return total;
+  }
+}

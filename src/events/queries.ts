@@ -1,0 +1,76 @@
+import type { Executor } from '../db/database.js';
+import type { EventOutboxTable } from '../db/tables/events.js';
+import type { Tx } from '../db/transaction.js';
+
+import type { BusEvent } from './bus.js';
+
+// The event outbox's queries (its table's only writer; outbox.ts uses them).
+
+/** Rows per statement: inside SQLite's and PostgreSQL's limits on bound parameters. */
+export const CHUNK = 500;
+
+/** The event an outbox row holds. */
+export function toBusEvent(row: EventOutboxTable): BusEvent {
+  return {
+    topic: row.topic,
+    type: row.type,
+    at: row.at,
+    payload: JSON.parse(row.payload) as Record<string, unknown>,
+  };
+}
+
+/** Writes outbox rows (in the caller's transaction), a few hundred per statement. */
+export async function insertOutboxRows(db: Executor, rows: EventOutboxTable[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    await db
+      .insertInto('event_outbox')
+      .values(rows.slice(i, i + CHUNK))
+      .execute();
+  }
+}
+
+export async function deleteOutboxRows(db: Executor, ids: readonly string[]): Promise<void> {
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    await db
+      .deleteFrom('event_outbox')
+      .where('id', 'in', ids.slice(i, i + CHUNK))
+      .execute();
+  }
+}
+
+export async function hasDueOutboxRows(db: Executor, cutoff: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('event_outbox')
+    .select('id')
+    .where((eb) => eb.or([eb('origin', 'is', null), eb('createdAt', '<', cutoff)]))
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Takes over up to `limit` due rows for `origin`: they become this process's own rows, fresh for
+ * another grace period, so no other drainer takes them while they are published. Oldest first.
+ */
+export async function claimOutboxRows(
+  tx: Tx,
+  cutoff: number,
+  origin: string,
+  now: number,
+  limit: number,
+): Promise<EventOutboxTable[]> {
+  let due = tx.db
+    .selectFrom('event_outbox')
+    .select('id')
+    .where((eb) => eb.or([eb('origin', 'is', null), eb('createdAt', '<', cutoff)]))
+    .orderBy('id')
+    .limit(limit);
+  if (tx.dialect === 'postgres') due = due.forUpdate().skipLocked();
+  const rows = await tx.db
+    .updateTable('event_outbox')
+    .set({ origin, createdAt: now })
+    .where('id', 'in', due)
+    .returningAll()
+    .execute();
+  return rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}

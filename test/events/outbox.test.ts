@@ -1,0 +1,251 @@
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import type { AppContext, ContextOverrides } from '../../src/context.js';
+import type { BusEvent } from '../../src/events/bus.js';
+import { insertOutboxRows } from '../../src/events/queries.js';
+import { emit, publishOnCommit } from '../../src/events/publish.js';
+import { whenSubscribed } from '../../src/events/redis-bus.js';
+import { newId } from '../../src/lib/ids.js';
+import { createMigratedContext, createTestDatabase, type TestDatabase } from '../_util/app.js';
+import { countQueries } from '../conversations/_helpers.js';
+import { until } from '../realtime/_helpers.js';
+
+// The transactional outbox (docs/events.md, "Delivery"), driven on the contexts themselves.
+
+const quiet = pino({ level: 'silent' });
+
+async function context(
+  database: TestDatabase,
+  overrides: Partial<ContextOverrides> = {},
+  env: Record<string, string> = {},
+): Promise<AppContext> {
+  return createMigratedContext(database, env, {
+    checkTransactions: true,
+    log: quiet,
+    noJobs: true,
+    ...overrides,
+  });
+}
+
+/** Everything published on `topic` of the context's bus, as it arrives. */
+function listen(ctx: AppContext, topic: string): BusEvent[] {
+  const seen: BusEvent[] = [];
+  ctx.bus.subscribe(topic, (e) => seen.push(e));
+  return seen;
+}
+
+const rowsOf = async (ctx: AppContext) =>
+  ctx.db.kysely.selectFrom('event_outbox').selectAll().orderBy('id').execute();
+
+function event(topic: string, n: number): BusEvent {
+  return { topic, type: 'WorkspaceUpdated', at: Date.now(), payload: { n } };
+}
+
+/** An outbox row as a process that is gone would have left it. */
+function leftRow(topic: string, n: number, origin: string | null, createdAt: number) {
+  return {
+    id: newId(),
+    topic,
+    type: 'WorkspaceUpdated',
+    at: createdAt,
+    payload: JSON.stringify({ n }),
+    origin,
+    createdAt,
+  };
+}
+
+describe('the event outbox', () => {
+  let database: TestDatabase;
+  let ctx: AppContext;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    // The drainer does not run on its own here: each test calls drain().
+    ctx = await context(database, { outbox: { drainIntervalMs: 3_600_000, graceMs: 5_000 } });
+  });
+  afterAll(async () => {
+    await ctx?.close();
+    await database?.drop();
+  });
+
+  it('publishes after commit, in order, and removes the rows it delivered', async () => {
+    const topic = `test:${newId()}`;
+    const seen = listen(ctx, topic);
+    await ctx.db.transaction(async (tx) => {
+      publishOnCommit(tx, ctx.bus, event(topic, 1));
+      emit(
+        tx,
+        ctx.bus,
+        topic,
+        'WorkspaceUpdated',
+        { audience: { kind: 'workspace' }, serverId: 'w', updatedBy: 'u', name: 'n' },
+        Date.now(),
+      );
+      // Written just before the commit, not yet published.
+      expect(seen).toEqual([]);
+    });
+    // Published by the time the transaction's promise settles (today's fast path).
+    expect(seen.map((e) => e.payload.n ?? e.payload.name)).toEqual([1, 'n']);
+    await ctx.outbox.flush();
+    expect(await rowsOf(ctx)).toEqual([]);
+  });
+
+  it('writes all events of a transaction in one statement', async () => {
+    const topic = `test:${newId()}`;
+    const seen = listen(ctx, topic);
+    const cost = async (events: number) => {
+      await ctx.outbox.flush();
+      return countQueries(() =>
+        ctx.db.transaction(async (tx) => {
+          await tx.db.selectFrom('event_outbox').select('id').limit(1).execute();
+          for (let i = 0; i < events; i += 1) publishOnCommit(tx, ctx.bus, event(topic, i));
+        }),
+      );
+    };
+    const none = await cost(0);
+    const one = await cost(1);
+    expect(one).toBe(none + 1);
+    expect(await cost(40)).toBe(one);
+    expect(seen).toHaveLength(41);
+    await ctx.outbox.flush();
+    expect(await rowsOf(ctx)).toEqual([]);
+  });
+
+  it('writes the row in the transaction: a rollback publishes and leaves nothing', async () => {
+    const topic = `test:${newId()}`;
+    const seen = listen(ctx, topic);
+    await expect(
+      ctx.db.transaction(async (tx) => {
+        publishOnCommit(tx, ctx.bus, event(topic, 1));
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    // A rollback after the row was written (by a later step of the same transaction) too.
+    await expect(
+      ctx.db.transaction(async (tx) => {
+        publishOnCommit(tx, ctx.bus, event(topic, 2));
+        tx.beforeCommit(async () => {
+          throw new Error('failed before commit');
+        });
+      }),
+    ).rejects.toThrow('failed before commit');
+    await ctx.db.transaction(async (tx) => publishOnCommit(tx, ctx.bus, event(topic, 3)));
+    await ctx.outbox.flush();
+    expect(await rowsOf(ctx)).toEqual([]);
+    expect(await ctx.outbox.drain()).toBe(0);
+    expect(seen.map((e) => e.payload.n)).toEqual([3]);
+  });
+
+  it('delivers once a row a crashed writer left, after the grace period, and removes it', async () => {
+    const topic = `test:${newId()}`;
+    const seen = listen(ctx, topic);
+    const now = Date.now();
+    await ctx.db.transaction((tx) =>
+      insertOutboxRows(tx.db, [
+        // Another process that publishes itself wrote this one a moment ago: not ours yet.
+        leftRow(topic, 2, newId(), now),
+        // Left by a writer that crashed between commit and publish.
+        leftRow(topic, 1, newId(), now - 60_000),
+      ]),
+    );
+    expect(await ctx.outbox.drain()).toBe(1);
+    expect(seen.map((e) => e.payload.n)).toEqual([1]);
+    expect((await rowsOf(ctx)).map((r) => JSON.parse(r.payload).n)).toEqual([2]);
+    expect(await ctx.outbox.drain()).toBe(0);
+    expect(seen).toHaveLength(1);
+    await ctx.db.kysely.deleteFrom('event_outbox').execute();
+  });
+
+  it('delivers at once, oldest first, what the command line left for the servers', async () => {
+    const topic = `test:${newId()}`;
+    const seen = listen(ctx, topic);
+    const now = Date.now();
+    await ctx.db.transaction((tx) =>
+      insertOutboxRows(tx.db, [leftRow(topic, 1, null, now), leftRow(topic, 2, null, now)]),
+    );
+    expect(await ctx.outbox.drain()).toBe(2);
+    expect(seen.map((e) => e.payload.n)).toEqual([1, 2]);
+    expect(await rowsOf(ctx)).toEqual([]);
+  });
+
+  it('leaves the rows of a command line without Redis to the drainer, which runs on its own', async () => {
+    const topic = `test:${newId()}`;
+    const server = await context(database, { outbox: { drainIntervalMs: 20 } });
+    const cliContext = await context(database, { passive: true });
+    try {
+      const heard = listen(server, topic);
+      await cliContext.db.transaction(async (tx) =>
+        publishOnCommit(tx, cliContext.bus, event(topic, 7)),
+      );
+      await cliContext.close();
+      await until(() => heard.length === 1, 'the drained event');
+      expect(heard[0]).toMatchObject({ topic, type: 'WorkspaceUpdated', payload: { n: 7 } });
+      await until(async () => (await rowsOf(server)).length === 0, 'the row to be removed');
+      expect(heard).toHaveLength(1);
+    } finally {
+      await cliContext.close();
+      await server.close();
+    }
+  });
+});
+
+describe('two servers draining one outbox', () => {
+  let database: TestDatabase;
+  const contexts: AppContext[] = [];
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    for (const c of contexts) await c.close();
+    await database?.drop();
+  });
+
+  it('deliver each row once', async () => {
+    const opts = { outbox: { drainIntervalMs: 3_600_000 } };
+    const [a, b] = [await context(database, opts), await context(database, opts)];
+    contexts.push(a!, b!);
+    const topic = `test:${newId()}`;
+    const heard = [listen(a!, topic), listen(b!, topic)];
+    const now = Date.now();
+    const rows = Array.from({ length: 1200 }, (_, i) => leftRow(topic, i, null, now));
+    await a!.db.transaction((tx) => insertOutboxRows(tx.db, rows));
+    const [na, nb] = await Promise.all([a!.outbox.drain(), b!.outbox.drain()]);
+    expect(na + nb).toBe(1200);
+    const delivered = [...heard[0]!, ...heard[1]!].map((e) => e.payload.n as number);
+    expect(delivered).toHaveLength(1200);
+    expect(new Set(delivered).size).toBe(1200);
+    // Each drainer published its share in order.
+    for (const list of heard) {
+      const ns = list.map((e) => e.payload.n as number);
+      expect(ns).toEqual([...ns].sort((x, y) => x - y));
+    }
+    expect(await rowsOf(a!)).toEqual([]);
+  });
+});
+
+describe.runIf(process.env.SVC_TEST_REDIS_URL)('draining through Redis', () => {
+  it('publishes a claimed batch in order and removes it', async () => {
+    const database = await createTestDatabase();
+    const prefix = `svc-test-${newId()}:`;
+    const ctx = await context(
+      database,
+      { outbox: { drainIntervalMs: 3_600_000 } },
+      { SVC_REDIS_URL: process.env.SVC_TEST_REDIS_URL!, SVC_REDIS_PREFIX: prefix },
+    );
+    try {
+      const topic = `test:${newId()}`;
+      const seen = listen(ctx, topic);
+      await whenSubscribed(ctx.bus, topic);
+      const now = Date.now();
+      const rows = Array.from({ length: 700 }, (_, i) => leftRow(topic, i, null, now));
+      await ctx.db.transaction((tx) => insertOutboxRows(tx.db, rows));
+      expect(await ctx.outbox.drain()).toBe(700);
+      await until(() => seen.length === 700, 'the events back from Redis');
+      expect(seen.map((e) => e.payload.n)).toEqual(rows.map((_, i) => i));
+      expect(await rowsOf(ctx)).toEqual([]);
+    } finally {
+      await ctx.close();
+      await database.drop();
+    }
+  });
+});

@@ -1,0 +1,172 @@
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+import type { BusEvent } from '../../src/events/bus.js';
+import { RedisBus } from '../../src/events/redis-bus.js';
+import { TEST_DB } from '../_util/app.js';
+import { FaultProxy, sleep } from '../_util/fault-proxy.js';
+import {
+  Collected,
+  createWorkspace,
+  modernClient,
+  startRealtime,
+  WORKSPACE_EVENTS,
+  type RealtimeTestServer,
+} from '../realtime/_helpers.js';
+
+const REDIS_URL = process.env.SVC_TEST_REDIS_URL;
+const silent = pino({ level: 'silent' });
+
+/** Resolves once `check` holds, or fails after `ms`. */
+async function until(check: () => boolean, ms = 8000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(20);
+  }
+}
+
+// The bus does not depend on the database: run once, in the SQLite project.
+describe.skipIf(!REDIS_URL || TEST_DB !== 'sqlite')('Redis failures', () => {
+  let proxy: FaultProxy;
+  let prefix: string;
+  // `faulty` reaches Redis through the proxy; `other` stands for another server process.
+  let faulty: RedisBus;
+  let other: RedisBus;
+  const seenByFaulty: number[] = [];
+  const seenByOther: number[] = [];
+  let resyncs = 0;
+  const topic = 'conversation:faults';
+  const event = (n: number): BusEvent => ({ topic, type: 'MessageCreated', at: n, payload: { n } });
+  const n = (e: BusEvent) => (e.payload as { n: number }).n;
+
+  beforeAll(async () => {
+    const target = new URL(REDIS_URL!);
+    proxy = await FaultProxy.start(target.hostname, Number(target.port || 6379));
+    prefix = `svctest:${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}:`;
+    faulty = await RedisBus.connect({
+      url: proxy.rewrite(REDIS_URL!),
+      prefix,
+      log: silent,
+      timeoutMs: 300,
+    });
+    other = await RedisBus.connect({ url: REDIS_URL!, prefix, log: silent });
+    faulty.subscribe(topic, (e) => seenByFaulty.push(n(e)));
+    other.subscribe(topic, (e) => seenByOther.push(n(e)));
+    faulty.onResync(() => resyncs++);
+    await Promise.all([faulty.whenSubscribed(topic), other.whenSubscribed(topic)]);
+  });
+
+  afterEach(async () => {
+    await proxy.pass();
+  });
+
+  afterAll(async () => {
+    await faulty?.close();
+    await other?.close();
+    await proxy?.close();
+  });
+
+  /** Publishes on `faulty` until both buses see it (the connection is back and subscribed). */
+  async function expectFlowing(marker: number): Promise<void> {
+    await until(() => resyncs > 0 || faulty.commands.status === 'ready');
+    await faulty.publish(event(marker));
+    await until(() => seenByOther.includes(marker) && seenByFaulty.includes(marker));
+  }
+
+  it('survives reset connections, resubscribes, and tells its clients to resync', async () => {
+    await expectFlowing(1);
+    const before = resyncs;
+    proxy.reset();
+    await until(() => resyncs > before);
+    await expectFlowing(2);
+  });
+
+  it('holds events published while Redis is unreachable and delivers them once it is back', async () => {
+    await expectFlowing(10);
+    const before = resyncs;
+    await proxy.refuse();
+    await until(() => faulty.commands.status !== 'ready');
+    const started = Date.now();
+    for (const k of [11, 12, 13]) await faulty.publish(event(k));
+    // A committed request is not made to wait for Redis.
+    expect(Date.now() - started).toBeLessThan(1000);
+    // Meanwhile another process publishes: this process cannot receive it...
+    await other.publish(event(14));
+    await sleep(200);
+    expect(seenByFaulty).not.toContain(14);
+
+    await proxy.pass();
+    // ...so once back it tells its clients to resync, and the held events reach everyone in order.
+    await until(() => resyncs > before);
+    await until(() => [11, 12, 13].every((k) => seenByOther.includes(k)));
+    const held = seenByOther.filter((k) => k >= 11 && k <= 13);
+    expect(held).toEqual([11, 12, 13]);
+    await expectFlowing(15);
+  });
+
+  it('renews stalled connections: publishes time out, are held, and are delivered after', async () => {
+    await expectFlowing(20);
+    const before = resyncs;
+    proxy.stall();
+    const started = Date.now();
+    await faulty.publish(event(21));
+    expect(Date.now() - started).toBeLessThan(2000);
+    // The heartbeat finds the stalled subscriber connection.
+    await sleep(1000);
+    await proxy.pass();
+    await until(() => resyncs > before);
+    await until(() => seenByOther.includes(21));
+    await expectFlowing(22);
+  });
+});
+
+describe.skipIf(!REDIS_URL || TEST_DB !== 'sqlite')('a server whose Redis path resets', () => {
+  let proxy: FaultProxy;
+  let t: RealtimeTestServer;
+
+  beforeAll(async () => {
+    const target = new URL(REDIS_URL!);
+    proxy = await FaultProxy.start(target.hostname, Number(target.port || 6379));
+    t = await startRealtime({
+      env: {
+        SVC_REDIS_URL: proxy.rewrite(REDIS_URL!),
+        SVC_REDIS_PREFIX: `svctest:${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}:`,
+        SVC_REDIS_TIMEOUT_MS: '300',
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await proxy?.pass();
+    await t?.stop();
+    await proxy?.close();
+  });
+
+  it('ends live subscriptions so clients resubscribe and refetch, and keeps serving', async () => {
+    const alice = await t.signUp();
+    const space = await createWorkspace(t, alice, 'Resync');
+    const client = modernClient(t.wsUrl, alice);
+    const sub = new Collected(client, WORKSPACE_EVENTS, { id: space.id });
+    for (let i = 0; i < 100; i++) {
+      if ((await t.subscriptions()) === 1) break;
+      await sleep(20);
+    }
+    expect(await t.subscriptions()).toBe(1);
+    await proxy.refuse();
+    // Requests that publish events keep answering while Redis is away.
+    const started = Date.now();
+    const res = await t.gql(
+      'mutation($n: String!) { createWorkspace(input: { name: $n }) { id } }',
+      { n: 'while Redis is away' },
+      alice,
+    );
+    expect(res.errors).toBeUndefined();
+    expect(Date.now() - started).toBeLessThan(5000);
+    await proxy.pass();
+    // The subscription ends from the server's side: the client knows to resubscribe.
+    await until(() => sub.completed);
+    expect(sub.error).toBeNull();
+    await client.dispose();
+  });
+});

@@ -41,6 +41,7 @@ import { PresenceService, type PresenceTimings } from './services/presence/prese
 import { TypingService } from './services/presence/typing-service.js';
 import { RealtimeService } from './services/realtime/realtime-service.js';
 import { FileStorage } from './services/files/file-storage.js';
+import { AttachmentService } from './services/attachments/attachment-service.js';
 import { readVersion } from './version.js';
 
 export interface Services {
@@ -77,6 +78,8 @@ export interface Services {
   realtime: RealtimeService;
   /** The blob store under SVC_DATA_DIR and the sources that keep blobs alive (docs/files.md). */
   files: FileStorage;
+  /** Attachments: upload tokens, uploads, finalizing, downloads (docs/files.md). */
+  attachments: AttachmentService;
 }
 
 /** Everything long-lived, created in one place and closed in reverse order. */
@@ -366,6 +369,19 @@ export async function createAppContext(
     }
 
     const files = new FileStorage(config.dataDir, clock);
+    const attachments = new AttachmentService({
+      db,
+      config,
+      clock,
+      log: log.child({ subsystem: 'attachments' }),
+      files,
+    });
+    // Attachment rows go with their message, workspace or uploader, in the same transaction;
+    // their blobs go with the next blob sweep once no row names them.
+    messageRemover.onRemove((tx, removal) => attachments.onMessagesRemoved(tx, removal));
+    workspaces.onDelete((tx, id) => attachments.onWorkspaceDeleted(tx, id));
+    accountDeletion.addPurgeStep('attachments', (tx, id) => attachments.onAccountPurged(tx, id));
+    files.addReferenceSource('attachments', (names) => attachments.referencedBlobs(names));
     const realtime = new RealtimeService(db, presence);
     const limiters = {
       addresses: perMinuteLimiter(config.rates.requestsPerMinPerIp),
@@ -395,6 +411,7 @@ export async function createAppContext(
       typing,
       realtime,
       files,
+      attachments,
     };
     const scheduler = new Scheduler(
       db,

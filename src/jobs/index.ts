@@ -46,6 +46,14 @@ export function allJobs(ctx: { services: Services; clock: Clock }): Job[] {
       },
     },
     {
+      // Attachments never finalized, a day after their creation (docs/files.md).
+      name: 'attachment-expiry',
+      intervalMs: 60 * MINUTE_MS,
+      run: async () => {
+        await ctx.services.attachments.expireUnfinalized();
+      },
+    },
+    {
       // Blobs no row names any more, and temporary files left by a crash (docs/files.md).
       name: 'blob-sweep',
       intervalMs: 60 * MINUTE_MS,

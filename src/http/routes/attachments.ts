@@ -26,6 +26,9 @@ const UPLOAD_LIMITS = {
   files: 1,
   parts: 10,
   headerPairs: 10,
+  // Busboy keeps at most this much of a part's header block and drops the rest unread; a part
+  // whose Content-Disposition is dropped is no file, so a 1 MiB header answers 400 "no file".
+  headerSize: 16 * 1024,
   // One byte more than allowed reaches the blob store, which refuses it (413) at once.
   fileSize: ATTACHMENT_MAX_BYTES + 1,
 } as const;

@@ -115,6 +115,29 @@ describe('attachment rules', () => {
     expect((await download(bob, a.attachmentId)).statusCode).toBe(200);
   });
 
+  it('hides and then removes an attachment a finalize left on a message removed meanwhile', async () => {
+    const a = await create(alice);
+    expect((await upload(alice, a, Buffer.from('raced'))).statusCode).toBe(200);
+    const message = await seedMessage(t, channelId, alice, 'raced');
+    expect(
+      (await t.gql(FINALIZE, { a: a.attachmentId, m: message }, alice)).body.errors,
+    ).toBeUndefined();
+    // What a finalize committing after the removal's hook leaves: a row on a deleted message.
+    await t.ctx.db.kysely
+      .updateTable('message')
+      .set({ deletedAt: clock.now().getTime(), text: null })
+      .where('id', '=', message)
+      .execute();
+    expect((await download(alice, a.attachmentId)).statusCode).toBe(404);
+    expect(await t.ctx.services.attachments.expireUnfinalized()).toBeGreaterThanOrEqual(1);
+    const rows = await t.ctx.db.kysely
+      .selectFrom('attachment')
+      .select('id')
+      .where('id', '=', a.attachmentId)
+      .execute();
+    expect(rows).toEqual([]);
+  });
+
   it('caps a message at 10 attachments', async () => {
     const message = await seedMessage(t, channelId, alice, 'many');
     for (let i = 0; i < 11; i++) {

@@ -27,6 +27,7 @@ import {
   deleteForMessages,
   deleteForUploader,
   deleteForWorkspace,
+  deleteOnRemovedMessages,
   deleteUnfinalizedBefore,
   findAttachment,
   findMessageForAttaching,
@@ -301,6 +302,10 @@ export class AttachmentService {
     const row = await findAttachment(this.kysely, attachmentId);
     if (!row || row.sha256 === null || row.sizeBytes === null) throw notFound('attachment');
     if (row.messageId === null && row.uploaderId !== accountId) throw notFound('attachment');
+    if (row.messageId !== null) {
+      const message = await findMessageForAttaching(this.kysely, row.messageId);
+      if (!message || message.deletedAt !== null) throw notFound('attachment');
+    }
     const conv = await findConversationAccess(this.kysely, row.conversationId, accountId);
     let member = false;
     try {
@@ -335,12 +340,15 @@ export class AttachmentService {
   }
 
   /**
-   * Removes attachments never finalized a day after their creation; returns how many. Does
+   * Removes attachments never finalized a day after their creation, and any a finalize left on
+   * a message removed at the same moment; returns how many. Does
    * nothing while the feature is off, since switching it off deletes nothing.
    */
   async expireUnfinalized(): Promise<number> {
     if (!this.featureOn()) return 0;
-    const removed = await deleteUnfinalizedBefore(this.kysely, this.now() - UNFINALIZED_TTL_MS);
+    const removed =
+      (await deleteUnfinalizedBefore(this.kysely, this.now() - UNFINALIZED_TTL_MS)) +
+      (await deleteOnRemovedMessages(this.kysely));
     if (removed > 0)
       this.deps.log.info({ attachments: removed }, 'unfinalized attachments expired');
     return removed;

@@ -123,6 +123,29 @@ export async function deleteUnfinalizedBefore(db: Executor, cutoff: number): Pro
   return Number(res.numDeletedRows);
 }
 
+/**
+ * Removes attachments left on a message that is deleted or gone: a finalize that raced the
+ * message's removal (the removal hook ran before the attachment named the message).
+ */
+export async function deleteOnRemovedMessages(db: Executor): Promise<number> {
+  const res = await db
+    .deleteFrom('attachment')
+    .where('messageId', 'is not', null)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('message')
+            .select('message.id')
+            .whereRef('message.id', '=', 'attachment.messageId')
+            .where('message.deletedAt', 'is', null),
+        ),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
+
 /** Which of the blob names some attachment still uses (the blob sweep's question). */
 export async function referencedBlobs(db: Executor, names: readonly string[]): Promise<string[]> {
   if (names.length === 0) return [];

@@ -14,4 +14,4 @@ export const Attachment = {
 
 /** `Message.attachments`; listed while the feature is off too (contract rule 3). */
 export const messageAttachments: Resolver<MessageTable> = async (m, _a, ctx, info) =>
-  (await loadAttachments(ctx, info, m.id)) ?? [];
+  m.deletedAt !== null ? [] : ((await loadAttachments(ctx, info, m.id)) ?? []);

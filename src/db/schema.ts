@@ -34,7 +34,7 @@ import type { DirectPairTable } from './tables/messages.js';
 import type { AbuseReportTable, AuditLogTable, PrincipalBlockTable } from './tables/moderation.js';
 import type { PresenceSettingTable } from './tables/presence.js';
 import type { EventOutboxTable } from './tables/events.js';
-import type { MessageSearchTable } from './tables/search.js';
+import type { MessageSearchTable, SearchBackfillTable } from './tables/search.js';
 /** Every table, by name. Each area adds its tables in `tables/<area>.ts` and lists them here. */
 export interface Database {
   instance: InstanceTable;
@@ -68,4 +68,5 @@ export interface Database {
   presence_setting: PresenceSettingTable;
   event_outbox: EventOutboxTable;
   message_search: MessageSearchTable;
+  search_backfill: SearchBackfillTable;
 }

@@ -208,6 +208,28 @@ describe('search', () => {
     expectCode(await t.gql(SEARCH, { q: 'a', after: 'forged!' }, ann), 'VALIDATION');
   });
 
+  it('indexes messages older than the index in batches by the backfill job', async () => {
+    // As just after migration 0011: messages without index rows, and the backfill to do.
+    await t.ctx.db.kysely.deleteFrom('message_search').execute();
+    await t.ctx.db.kysely.deleteFrom('search_backfill').execute();
+    await t.ctx.db.kysely
+      .insertInto('search_backfill')
+      .values({ id: 'messages', afterAt: null, afterId: null })
+      .execute();
+    expect(await found(bob, 'review')).toEqual([]);
+    // One batch of three: the oldest messages (en1, en2, en3) only, and the position kept.
+    expect(await t.ctx.services.search.backfill(1, 3)).toBe(false);
+    expect(await found(bob, 'review')).toEqual([ids.en3, ids.en1]);
+    expect(await found(bob, 'cafe')).toEqual([]);
+    const state = await t.ctx.db.kysely.selectFrom('search_backfill').selectAll().execute();
+    expect(state).toEqual([{ id: 'messages', afterAt: expect.anything(), afterId: ids.en3 }]);
+    // The job takes it from there to the end, and then has nothing left to do.
+    expect(await t.ctx.scheduler.runOnce('search-backfill')).toBe(true);
+    expect(await found(bob, 'cafe')).toEqual([ids.fr2, ids.fr1]);
+    expect(await t.ctx.db.kysely.selectFrom('search_backfill').selectAll().execute()).toEqual([]);
+    expect(await t.ctx.services.search.backfill(1, 3)).toBe(true);
+  });
+
   it('rebuilds the index with svc search reindex', async () => {
     await t.ctx.db.kysely.deleteFrom('message_search').execute();
     expect(await found(bob, 'report')).toEqual([]);

@@ -1,12 +1,24 @@
 import { sql, SqliteAdapter, type Kysely } from 'kysely';
 
+import { MS } from './helpers.js';
+
 // The message search index (docs/search.md, "How the index is stored"). The server's tokenizer
 // writes the terms; each database only finds rows holding every term of a query, so both give
 // the same answers. The table and its index differ by dialect, which is why this migration is
 // written in SQL: SQLite keeps an FTS5 table over the terms, PostgreSQL a GIN index over them as
-// an array. Messages already sent are indexed by `svc search reindex` in short batches while
-// the server runs (docs/search.md, "Rebuilding").
+// an array. Messages already sent are indexed afterwards in short batches while the server runs,
+// by the `search-backfill` job from the position kept in `search_backfill` (or at once by
+// `svc search reindex`; docs/search.md, "Rebuilding").
 export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('search_backfill')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('afterAt', MS)
+    .addColumn('afterId', 'text')
+    .execute();
+  await sql`insert into search_backfill (id, "afterAt", "afterId") values ('messages', null, null)`.execute(
+    db,
+  );
   if (db.getExecutor().adapter instanceof SqliteAdapter) {
     // SQLite only: `doc` is the FTS5 rowid. An INTEGER PRIMARY KEY keeps it stable across VACUUM.
     await sql`create table message_search (

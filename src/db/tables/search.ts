@@ -11,3 +11,14 @@ export interface MessageSearchTable {
   messageId: string;
   terms: string;
 }
+
+/**
+ * The backfill of messages sent before the index existed (one row, `id` = 'messages', while it
+ * is under way): the keyset position (send time, id) of the last message indexed, null before
+ * the first batch. The `search-backfill` job moves it on and deletes the row when done.
+ */
+export interface SearchBackfillTable {
+  id: string;
+  afterAt: number | null;
+  afterId: string | null;
+}

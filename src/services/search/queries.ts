@@ -93,6 +93,29 @@ export async function rewriteMessageTerms(
   }
 }
 
+/** Where the backfill of older messages stands; undefined once it is done (or never began). */
+export async function findBackfill(db: Executor) {
+  return db
+    .selectFrom('search_backfill')
+    .select(['afterAt', 'afterId'])
+    .where('id', '=', 'messages')
+    .executeTakeFirst();
+}
+
+/** Moves the backfill on to the last message of the batch just indexed. */
+export async function saveBackfill(db: Executor, after: { at: number; id: string }) {
+  await db
+    .updateTable('search_backfill')
+    .set({ afterAt: after.at, afterId: after.id })
+    .where('id', '=', 'messages')
+    .execute();
+}
+
+/** Ends the backfill: every message older than the index has been through it. */
+export async function finishBackfill(db: Executor) {
+  await db.deleteFrom('search_backfill').where('id', '=', 'messages').execute();
+}
+
 /** Quotes terms for FTS5's MATCH: each a one-token phrase; phrases side by side are an AND. */
 function ftsQuery(terms: readonly string[]): string {
   return terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(' ');

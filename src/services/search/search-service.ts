@@ -11,6 +11,9 @@ import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import { highlightsOf, type Highlight } from './highlight.js';
 import {
   dropMessageTerms,
+  findBackfill,
+  finishBackfill,
+  saveBackfill,
   messagesToIndex,
   rewriteMessageTerms,
   searchMessageRows,
@@ -146,21 +149,53 @@ export class SearchService {
     onBatch?: (done: number) => void,
   ): Promise<number> {
     assertInstanceOperator(actor, 'only an instance operator may rebuild the search index');
-    let after: { at: number; id: string } | null = null;
+    let after: Position | null = null;
     let done = 0;
     for (;;) {
-      const n: number = await this.db.transaction(async (tx) => {
-        const rows = await messagesToIndex(tx.db, tx.dialect, after, batchSize);
-        await rewriteMessageTerms(tx.db, rows);
-        const last = rows[rows.length - 1];
-        if (last) after = { at: Number(last.createdAt), id: last.id };
-        return rows.length;
-      });
-      done += n;
+      const batch = await this.db.transaction((tx) => indexBatch(tx, after, batchSize));
+      done += batch.count;
+      after = batch.last;
       onBatch?.(done);
-      if (n < batchSize) return done;
+      if (batch.count < batchSize) return done;
     }
   }
+
+  /**
+   * The `search-backfill` job: indexes up to `batches` batches of the messages sent before the
+   * index existed, from where the last run stopped, each batch with its position in one short
+   * transaction. Returns true when nothing is left to do.
+   */
+  async backfill(batches: number, batchSize: number): Promise<boolean> {
+    for (let i = 0; i < batches; i += 1) {
+      const finished = await this.db.transaction(async (tx) => {
+        const state = await findBackfill(tx.db);
+        if (!state) return true;
+        const after =
+          state.afterAt !== null && state.afterId !== null
+            ? { at: Number(state.afterAt), id: state.afterId }
+            : null;
+        const batch = await indexBatch(tx, after, batchSize);
+        if (batch.count < batchSize) {
+          await finishBackfill(tx.db);
+          return true;
+        }
+        await saveBackfill(tx.db, batch.last!);
+        return false;
+      });
+      if (finished) return true;
+    }
+    return false;
+  }
+}
+
+type Position = { at: number; id: string };
+
+/** Rewrites the index rows of the batch of messages after `after`; its size and last position. */
+async function indexBatch(tx: Tx, after: Position | null, batchSize: number) {
+  const rows = await messagesToIndex(tx.db, tx.dialect, after, batchSize);
+  await rewriteMessageTerms(tx.db, rows);
+  const last = rows[rows.length - 1];
+  return { count: rows.length, last: last ? { at: Number(last.createdAt), id: last.id } : after };
 }
 
 /**

@@ -24,6 +24,8 @@ export const MESSAGES: Record<string, string> = {
   ko1: '서울에서 친구를 만났어요.',
   ko2: '부산에서 서울까지 기차로 갔어요.',
   ko3: '회의는 내일 오전 열 시입니다.',
+  // Words that are FTS5 operators when bare, and a quote inside a word.
+  op1: 'Now or NEVER, not near the "end" of it.',
 };
 
 /** Each query, the messages it must find (all others must not be found). */
@@ -64,4 +66,8 @@ export const QUERIES: Array<{ query: string; expect: string[] }> = [
   // Mixed scripts, and terms from two languages at once (AND).
   { query: '北京 很好', expect: ['zh2'] },
   { query: 'cafe 東京', expect: [] },
+  // FTS5's operators and quotes are plain words in a query.
+  { query: 'or not', expect: ['op1'] },
+  { query: 'NEAR "end"', expect: ['op1'] },
+  { query: 'never AND now', expect: [] },
 ];

@@ -37,6 +37,7 @@ import { ConversationService } from './services/conversations/conversation-servi
 import { DmService } from './services/dm/dm-service.js';
 import { MessageService } from './services/messages/message-service.js';
 import { MessageRemover } from './services/messages/removal.js';
+import { SearchService } from './services/search/search-service.js';
 import { PresenceService, type PresenceTimings } from './services/presence/presence-service.js';
 import { TypingService } from './services/presence/typing-service.js';
 import { RealtimeService } from './services/realtime/realtime-service.js';
@@ -78,6 +79,8 @@ export interface Services {
   realtime: RealtimeService;
   /** The blob store under SVC_DATA_DIR and the sources that keep blobs alive (docs/files.md). */
   files: FileStorage;
+  /** Message search and people and places search (docs/search.md). */
+  search: SearchService;
   /** Attachments: upload tokens, uploads, finalizing, downloads (docs/files.md). */
   attachments: AttachmentService;
 }
@@ -298,6 +301,13 @@ export async function createAppContext(
     );
     // The one removal path for messages; areas register their clean-up on it (removal.ts).
     const messageRemover = new MessageRemover(bus);
+    const search = new SearchService({ db, workspaces, channels });
+    messageRemover.onRemove((tx, removal) =>
+      search.onMessagesRemoved(
+        tx,
+        removal.messages.map((m) => m.id),
+      ),
+    );
     const accountDeletion = new AccountDeletionService(
       db,
       config,
@@ -411,6 +421,7 @@ export async function createAppContext(
       typing,
       realtime,
       files,
+      search,
       attachments,
     };
     const scheduler = new Scheduler(

@@ -37,6 +37,8 @@ export const TABLE_OWNERS = {
   audit_log: 'services/moderation',
   presence_setting: 'services/presence',
   event_outbox: 'events',
+  message_search: 'services/search',
+  search_backfill: 'services/search',
   attachment: 'services/attachments',
 } as const satisfies Record<keyof Database, string>;
 

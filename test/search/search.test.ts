@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { CLI_ACTOR } from '../../src/auth/actor.js';
 import { ManualClock, MINUTE_MS } from '../../src/lib/clock.js';
-import { createTestApp, type Agent, type TestApp } from '../_util/app.js';
+import { agentHeaders, createTestApp, type Agent, type TestApp } from '../_util/app.js';
 import { signUpAndIn } from '../_util/seed.js';
 import {
   conversationOf,
@@ -22,6 +22,10 @@ const SEARCH = `query($q: String!, $f: MessageSearchFilter, $after: String, $lim
 const EDIT = 'mutation($m: ID!, $t: String!) { editMessage(messageId: $m, text: $t) { id } }';
 const DELETE = 'mutation($m: ID!) { deleteMessage(messageId: $m) { id } }';
 const CHANNELS = 'query($s: ID!) { channels(serverId: $s) { id name } }';
+const CREATE_ATTACHMENT = `mutation($c: ID!, $n: String!) {
+  createAttachment(input: { conversationId: $c, fileName: $n, contentType: "text/plain" }) { attachmentId uploadToken } }`;
+const FINALIZE = `mutation($a: ID!, $m: ID!) {
+  finalizeAttachment(input: { attachmentId: $a, messageId: $m }) { id } }`;
 const CREATE_CHANNEL = 'mutation($i: CreateChannelInput!) { createChannel(input: $i) { id } }';
 
 describe('search', () => {
@@ -183,6 +187,38 @@ describe('search', () => {
     const at = new Date(clock.now().getTime()).toISOString();
     expect(await found(ann, 'lemur', { from: at })).toEqual([elsewhere.id]);
     expect(await found(ann, 'lemur', { to: at })).toEqual([reply.id, root.id]);
+  });
+
+  it('filters on having an attachment: finalized on the message, through the upload', async () => {
+    /** Creates and uploads a text file in `general`; returns its id, not yet finalized. */
+    const uploaded = async (name: string) => {
+      const a = ok(await t.gql(CREATE_ATTACHMENT, { c: general, n: name }, ann)).createAttachment;
+      const b = 'srchboundary';
+      const body = Buffer.from(
+        `--${b}\r\nContent-Disposition: form-data; name="upload_token"\r\n\r\n${a.uploadToken}\r\n` +
+          `--${b}\r\nContent-Disposition: form-data; name="attachment_id"\r\n\r\n${a.attachmentId}\r\n` +
+          `--${b}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\n` +
+          `Content-Type: text/plain\r\n\r\nminutes of the meeting\r\n--${b}--\r\n`,
+      );
+      const res = await t.inject({
+        method: 'POST',
+        url: '/api/files/upload',
+        headers: { 'content-type': `multipart/form-data; boundary=${b}`, ...agentHeaders(ann) },
+        payload: body,
+      });
+      expect(res.statusCode).toBe(200);
+      return a.attachmentId as string;
+    };
+    const withFile = await send(t, ann, general, 'ibex minutes attached');
+    ok(await t.gql(FINALIZE, { a: await uploaded('minutes.txt'), m: withFile.id }, ann));
+    clock.advance(MINUTE_MS);
+    const plain = await send(t, ann, general, 'ibex minutes to follow');
+    // Uploaded but never finalized: it names no message, so `plain` still has no attachment.
+    await uploaded('draft.txt');
+    expect(await found(bob, 'ibex')).toEqual([plain.id, withFile.id]);
+    expect(await found(bob, 'ibex', { hasAttachment: true })).toEqual([withFile.id]);
+    expect(await found(bob, 'ibex', { hasAttachment: false })).toEqual([plain.id]);
+    expect(await found(bob, 'ibex', { hasAttachment: true, authorId: bob.id })).toEqual([]);
   });
 
   it('pages newest first with a cursor', async () => {

@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 
 import type { Dialect, Executor } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
 import type { MessageTable } from '../../db/tables/collaboration.js';
 
 import { indexTerms } from './tokenize.js';
@@ -130,12 +131,56 @@ export interface MessageSearchFilters {
   to?: number | null;
   /** true: only thread replies; false: only messages of the conversation itself. */
   inThread?: boolean | null;
+  /** true: only messages with a finalized attachment; false: only those without. */
+  hasAttachment?: boolean | null;
+}
+
+/** A keyset position: results continue strictly before it, newest first. */
+export type SearchPosition = { at: number; id: string };
+
+/** The filters, and the keyset position, as one condition on `message as m`. */
+function messageConditions(
+  eb: ExpressionBuilder<Database & { m: MessageTable }, 'm'>,
+  filters: MessageSearchFilters,
+  before: SearchPosition | null,
+) {
+  const all: Array<Expression<SqlBool>> = [eb('m.deletedAt', 'is', null)];
+  if (filters.workspaceId) all.push(eb('m.workspaceId', '=', filters.workspaceId));
+  if (filters.conversationId) all.push(eb('m.conversationId', '=', filters.conversationId));
+  if (filters.authorId) all.push(eb('m.authorId', '=', filters.authorId));
+  if (filters.from !== null && filters.from !== undefined)
+    all.push(eb('m.createdAt', '>=', filters.from));
+  if (filters.to !== null && filters.to !== undefined) all.push(eb('m.createdAt', '<', filters.to));
+  if (filters.inThread === true) all.push(eb('m.threadRootId', 'is not', null));
+  if (filters.inThread === false) all.push(eb('m.threadRootId', 'is', null));
+  if (typeof filters.hasAttachment === 'boolean') {
+    // A message has an attachment when a finalized attachment row names it (docs/files.md);
+    // attachment_message_idx answers it.
+    const attached = eb.exists(
+      eb
+        .selectFrom('attachment as a')
+        .select('a.id')
+        .whereRef('a.messageId', '=', 'm.id')
+        .where('a.finalizedAt', 'is not', null),
+    );
+    all.push(filters.hasAttachment ? attached : eb.not(attached));
+  }
+  if (before) {
+    all.push(
+      eb.or([
+        eb('m.createdAt', '<', before.at),
+        eb.and([eb('m.createdAt', '=', before.at), eb('m.id', '<', before.id)]),
+      ]),
+    );
+  }
+  return eb.and(all);
 }
 
 /**
  * Messages holding every term, that `accountId` may read (a member of a conversation that is
  * not encrypted, in a workspace they belong to for channels), not deleted, newest first after
- * the keyset `before`; `limit + 1` rows so the caller knows whether there are more.
+ * the keyset `before`; `limit + 1` rows so the caller knows whether there are more. Every match
+ * is read and sorted: cheap for a rare query (see `countMatches`), not for a common one.
  */
 export async function searchMessageRows(
   db: Executor,
@@ -143,7 +188,7 @@ export async function searchMessageRows(
   accountId: string,
   terms: readonly string[],
   filters: MessageSearchFilters,
-  before: { at: number; id: string } | null,
+  before: SearchPosition | null,
   limit: number,
 ) {
   const ref = sql.ref;
@@ -152,7 +197,7 @@ export async function searchMessageRows(
       ? sql<boolean>`${ref('s.doc')} in (select rowid from message_search_fts
           where message_search_fts match ${ftsQuery(terms)})`
       : sql<boolean>`string_to_array(${ref('s.terms')}, ' ') @> ${sql.val([...terms])}::text[]`;
-  let q = db
+  return db
     .selectFrom('message_search as s')
     .innerJoin('message as m', 'm.id', 's.messageId')
     .innerJoin('conversation as c', 'c.id', 'm.conversationId')
@@ -167,26 +212,9 @@ export async function searchMessageRows(
     )
     .selectAll('m')
     .where(matches)
-    .where('m.deletedAt', 'is', null)
     .where('c.encrypted', '=', 0)
-    .where((eb) => eb.or([eb('c.kind', '<>', 'channel'), eb('wm.accountId', 'is not', null)]));
-  if (filters.workspaceId) q = q.where('m.workspaceId', '=', filters.workspaceId);
-  if (filters.conversationId) q = q.where('m.conversationId', '=', filters.conversationId);
-  if (filters.authorId) q = q.where('m.authorId', '=', filters.authorId);
-  if (filters.from !== null && filters.from !== undefined)
-    q = q.where('m.createdAt', '>=', filters.from);
-  if (filters.to !== null && filters.to !== undefined) q = q.where('m.createdAt', '<', filters.to);
-  if (filters.inThread === true) q = q.where('m.threadRootId', 'is not', null);
-  if (filters.inThread === false) q = q.where('m.threadRootId', 'is', null);
-  if (before) {
-    q = q.where((eb) =>
-      eb.or([
-        eb('m.createdAt', '<', before.at),
-        eb.and([eb('m.createdAt', '=', before.at), eb('m.id', '<', before.id)]),
-      ]),
-    );
-  }
-  return q
+    .where((eb) => eb.or([eb('c.kind', '<>', 'channel'), eb('wm.accountId', 'is not', null)]))
+    .where((eb) => messageConditions(eb, filters, before))
     .orderBy('m.createdAt', 'desc')
     .orderBy('m.id', 'desc')
     .limit(limit + 1)

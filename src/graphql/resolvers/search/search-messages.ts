@@ -8,6 +8,7 @@ interface Filter {
   from?: Date | null;
   to?: Date | null;
   inThread?: boolean | null;
+  hasAttachment?: boolean | null;
 }
 
 export const searchMessages: Resolver<
@@ -24,4 +25,5 @@ export const searchMessages: Resolver<
     from: filter?.from ? filter.from.getTime() : null,
     to: filter?.to ? filter.to.getTime() : null,
     inThread: filter?.inThread,
+    hasAttachment: filter?.hasAttachment,
   });

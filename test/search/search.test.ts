@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { CLI_ACTOR } from '../../src/auth/actor.js';
+import { CLI_ACTOR, type UserActor } from '../../src/auth/actor.js';
 import { ManualClock, MINUTE_MS } from '../../src/lib/clock.js';
+import { SearchService, type SearchServiceDeps } from '../../src/services/search/search-service.js';
 import { agentHeaders, createTestApp, type Agent, type TestApp } from '../_util/app.js';
 import { signUpAndIn } from '../_util/seed.js';
 import {
@@ -235,6 +236,66 @@ describe('search', () => {
       after = page.nextCursor;
     }
     expect(seen).toEqual([...sent].reverse());
+  });
+
+  it('gives the same pages whether it sorts the matches or walks the messages', async () => {
+    // The app's own service sorts here (every query has fewer matches than `sortedMax`); these
+    // two walk every query, one to the end, one handing over to sorting after three messages.
+    const deps = (tuning: SearchServiceDeps['tuning']) =>
+      new SearchService({
+        db: t.ctx.db,
+        workspaces: t.ctx.services.workspaces,
+        channels: t.ctx.services.channels,
+        tuning,
+      });
+    const ways = {
+      sorted: t.ctx.services.search,
+      walk: deps({ sortedMax: 1, walkStep: 2, walkBudget: 1_000_000 }),
+      handOver: deps({ sortedMax: 1, walkStep: 1, walkBudget: 3 }),
+    };
+    const actor = (a: Agent): UserActor => ({
+      kind: 'user',
+      accountId: a.id,
+      sessionId: 'search-test',
+      username: 'search-test',
+      deviceId: null,
+      homeServer: null,
+      viaOperatorSession: false,
+    });
+    /** Every page of a search, two at a time, as ids. */
+    const pages = async (way: SearchService, a: Agent, query: string, f: object = {}) => {
+      const out: string[][] = [];
+      let after: string | null = null;
+      do {
+        const page = await way.messages(actor(a), { query, ...f, after, limit: 2 });
+        out.push(page.items.map((i) => i.message.id));
+        after = page.nextCursor;
+      } while (after);
+      return out;
+    };
+    const cases: Array<[Agent, string, object]> = [
+      ...QUERIES.map(({ query }): [Agent, string, object] => [bob, query, {}]),
+      [ann, 'lemur', {}],
+      [ann, 'lemur', { inThread: false }],
+      [bob, 'ibex', { hasAttachment: true }],
+      [ann, 'zebra', {}],
+      [bob, 'zebra', {}],
+      [cy, 'review', {}],
+      [ann, 'quokka', { authorId: ann.id }],
+    ];
+    for (const [a, query, f] of cases) {
+      const want = await pages(ways.sorted, a, query, f);
+      expect({ query, f, got: await pages(ways.walk, a, query, f) }).toEqual({
+        query,
+        f,
+        got: want,
+      });
+      expect({ query, f, got: await pages(ways.handOver, a, query, f) }).toEqual({
+        query,
+        f,
+        got: want,
+      });
+    }
   });
 
   it('answers VALIDATION for bad input and nothing for a query without a word', async () => {

@@ -220,3 +220,69 @@ export async function searchMessageRows(
     .limit(limit + 1)
     .execute() as Promise<MessageTable[]>;
 }
+
+/**
+ * How many messages hold every term, counted up to `cap` only: the index is read no further
+ * than `cap` matches (SQLite's FTS5 doclists in rowid order), so it stays cheap for a common
+ * query. The count covers every conversation, readable or not.
+ */
+export async function countMatches(
+  db: Executor,
+  dialect: Dialect,
+  terms: readonly string[],
+  cap: number,
+): Promise<number> {
+  const inner =
+    dialect === 'sqlite'
+      ? sql`select rowid from message_search_fts where message_search_fts match ${ftsQuery(terms)}
+          limit ${cap}`
+      : sql`select 1 from message_search
+          where string_to_array(terms, ' ') @> ${sql.val([...terms])}::text[] limit ${cap}`;
+  const res = await sql<{
+    n: number | string;
+  }>`select count(*) as n from (${inner}) as hits`.execute(db);
+  return Number(res.rows[0]?.n ?? 0);
+}
+
+/**
+ * The conversations `accountId` may search: a member of, not encrypted, and for a channel in a
+ * workspace they belong to (the same rule as `searchMessageRows`' joins).
+ */
+export async function searchableConversationIds(db: Executor, accountId: string) {
+  const rows = await db
+    .selectFrom('conversation_member as cm')
+    .innerJoin('conversation as c', 'c.id', 'cm.conversationId')
+    .leftJoin('workspace_member as wm', (j) =>
+      j.onRef('wm.workspaceId', '=', 'c.workspaceId').on('wm.accountId', '=', accountId),
+    )
+    .select('c.id')
+    .where('cm.accountId', '=', accountId)
+    .where('cm.state', '=', 'member')
+    .where('c.encrypted', '=', 0)
+    .where((eb) => eb.or([eb('c.kind', '<>', 'channel'), eb('wm.accountId', 'is not', null)]))
+    .execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+/**
+ * Indexed messages newest first after `before`, with their terms, whatever their words: the
+ * candidates a search for a common query walks (by `message_time_idx`, or a conversation's
+ * or author's index when the filters name one) and checks term by term.
+ */
+export async function messagesWithTerms(
+  db: Executor,
+  filters: MessageSearchFilters,
+  before: SearchPosition | null,
+  limit: number,
+) {
+  return db
+    .selectFrom('message as m')
+    .innerJoin('message_search as s', 's.messageId', 'm.id')
+    .selectAll('m')
+    .select('s.terms')
+    .where((eb) => messageConditions(eb, filters, before))
+    .orderBy('m.createdAt', 'desc')
+    .orderBy('m.id', 'desc')
+    .limit(limit)
+    .execute() as Promise<Array<MessageTable & { terms: string }>>;
+}

@@ -8,6 +8,7 @@ import type { ChannelService } from '../channels/channel-service.js';
 import type { WorkspaceMemberView } from '../workspaces/views.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 
+import { DEFAULT_SEARCH_TUNING, findMessages, type SearchTuning } from './find-messages.js';
 import { highlightsOf, type Highlight } from './highlight.js';
 import {
   dropMessageTerms,
@@ -16,7 +17,6 @@ import {
   saveBackfill,
   messagesToIndex,
   rewriteMessageTerms,
-  searchMessageRows,
   type MessageSearchFilters,
 } from './queries.js';
 import { queryTerms, tokenize } from './tokenize.js';
@@ -26,6 +26,8 @@ export interface SearchServiceDeps {
   db: Db;
   workspaces: WorkspaceService;
   channels: ChannelService;
+  /** How a message search chooses its way (find-messages.ts); the defaults suit production. */
+  tuning?: Partial<SearchTuning>;
 }
 
 /** Longest query, in characters. */
@@ -57,9 +59,11 @@ export interface MessageSearchArgs extends MessageSearchFilters {
  */
 export class SearchService {
   private readonly db: Db;
+  private readonly tuning: SearchTuning;
 
   constructor(private readonly deps: SearchServiceDeps) {
     this.db = deps.db;
+    this.tuning = { ...DEFAULT_SEARCH_TUNING, ...deps.tuning };
   }
 
   /**
@@ -75,14 +79,14 @@ export class SearchService {
       throw validation('from must be before to');
     }
     if (terms.length === 0) return { items: [], hasMore: false, nextCursor: null };
-    const rows = await searchMessageRows(
-      this.db.kysely,
-      this.db.dialect,
+    const rows = await findMessages(
+      this.db,
+      this.tuning,
       accountId,
       terms,
       args,
       before,
-      limit,
+      limit + 1,
     );
     const hasMore = rows.length > limit;
     const page = rows.slice(0, limit);

@@ -1,0 +1,81 @@
+import type { Db } from '../../db/database.js';
+import type { MessageTable } from '../../db/tables/collaboration.js';
+
+import {
+  countMatches,
+  messagesWithTerms,
+  searchableConversationIds,
+  searchMessageRows,
+  type MessageSearchFilters,
+  type SearchPosition,
+} from './queries.js';
+
+// Two ways to find a page of matches newest first, which give the same rows (docs/search.md,
+// "Scale"):
+// - sorted: the index finds every match, the database sorts them by time and keeps a page.
+//   Its cost grows with the number of matches: cheap for a rare query, not for a common one.
+// - walk: read messages newest first (message_time_idx) with their terms and keep those the
+//   caller may read that hold every term, until the page is full. Its cost grows with how many
+//   messages lie between matches: cheap for a common query, not for a rare one.
+// A capped count of the matches chooses: under `sortedMax` matches, sorted; otherwise walk. A
+// walk that has read `walkBudget` messages without filling the page (a word common elsewhere
+// but rare where the caller may read, or under the filters) hands over to sorted from where it
+// stopped, so its extra cost is bounded and the rows are still the same.
+
+/** The thresholds that choose between the two ways; tests lower them to reach both. */
+export interface SearchTuning {
+  /** Matches (counted up to this) from which a query walks instead of sorting. */
+  sortedMax: number;
+  /** Messages a walk reads at most before it hands over to sorting. */
+  walkBudget: number;
+  /** Messages read by the walk's first step; each further step reads twice as many. */
+  walkStep: number;
+}
+
+export const DEFAULT_SEARCH_TUNING: SearchTuning = {
+  sortedMax: 2000,
+  walkBudget: 10_000,
+  walkStep: 256,
+};
+
+/**
+ * Up to `want` messages that `accountId` may read holding every term and passing the filters,
+ * newest first strictly before `before`.
+ */
+export async function findMessages(
+  db: Db,
+  tuning: SearchTuning,
+  accountId: string,
+  terms: readonly string[],
+  filters: MessageSearchFilters,
+  before: SearchPosition | null,
+  want: number,
+): Promise<MessageTable[]> {
+  const sorted = (from: SearchPosition | null, n: number) =>
+    searchMessageRows(db.kysely, db.dialect, accountId, terms, filters, from, n - 1);
+  const matches = await countMatches(db.kysely, db.dialect, terms, tuning.sortedMax);
+  if (matches < tuning.sortedMax) return sorted(before, want);
+
+  const readable = await searchableConversationIds(db.kysely, accountId);
+  const found: MessageTable[] = [];
+  let position = before;
+  let read = 0;
+  let step = tuning.walkStep;
+  while (read < tuning.walkBudget) {
+    const n = Math.min(step, tuning.walkBudget - read);
+    const batch = await messagesWithTerms(db.kysely, filters, position, n);
+    for (const { terms: indexed, ...message } of batch) {
+      if (!readable.has(message.conversationId)) continue;
+      const held = new Set(indexed.split(' '));
+      if (!terms.every((t) => held.has(t))) continue;
+      found.push(message);
+      if (found.length === want) return found;
+    }
+    const last = batch[batch.length - 1];
+    if (batch.length < n || !last) return found;
+    position = { at: Number(last.createdAt), id: last.id };
+    read += batch.length;
+    step *= 2;
+  }
+  return [...found, ...(await sorted(position, want - found.length))];
+}

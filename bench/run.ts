@@ -9,6 +9,7 @@ import { fanoutBurst, fanoutLatency, fanoutManyChannels } from './scenarios/fano
 import { graphqlHttp } from './scenarios/graphql-http.js';
 import { idleConnections } from './scenarios/idle.js';
 import { multiprocess } from './scenarios/multiprocess.js';
+import { search } from './scenarios/search.js';
 import { send } from './scenarios/send.js';
 import { webClient } from './scenarios/web-client.js';
 
@@ -19,6 +20,7 @@ const scenarios: Record<string, (opts: { pg: boolean }) => Promise<ScenarioResul
   'idle-connections': idleConnections,
   'connect-storm': connectStorm,
   send,
+  search,
   'graphql-http': graphqlHttp,
   multiprocess: () => multiprocess(),
   'web-client': () => webClient(),

@@ -17,7 +17,7 @@ import type { Options } from './fanout.js';
 // languages, in ten channels of one workspace, written straight into the database in bulk with
 // their index rows (the server's own tokenizer makes the terms, as a send would), then searches
 // through the GraphQL API one at a time, and sends with and without index work.
-// BENCH_SEARCH_MESSAGES sets the count (default 1,000,000).
+// BENCH_SEARCH_MESSAGES sets the count (default 1,000,000); BENCH_SEARCH_KEEP=1 keeps the database.
 
 const MESSAGES = Number(process.env.BENCH_SEARCH_MESSAGES ?? 1_000_000);
 const CHANNELS = 10;
@@ -337,7 +337,9 @@ export async function search(opts: Options): Promise<ScenarioResult> {
     );
   } finally {
     await svc.proc.stop();
-    await backend.drop();
+    // BENCH_SEARCH_KEEP=1 keeps the loaded database to study plans (printed here).
+    if (process.env.BENCH_SEARCH_KEEP) console.log(`kept ${JSON.stringify(backend.env)}`);
+    else await backend.drop();
   }
   return result;
 }

@@ -250,8 +250,8 @@ describe('search', () => {
       });
     const ways = {
       sorted: t.ctx.services.search,
-      walk: deps({ sortedMax: 1, walkStep: 2, walkBudget: 1_000_000 }),
-      handOver: deps({ sortedMax: 1, walkStep: 1, walkBudget: 3 }),
+      walk: deps({ sortedMax: 1, estimatedSortedMax: 0, walkStep: 2, walkBudget: 1_000_000 }),
+      handOver: deps({ sortedMax: 1, estimatedSortedMax: 0, walkStep: 1, walkBudget: 3 }),
     };
     const actor = (a: Agent): UserActor => ({
       kind: 'user',

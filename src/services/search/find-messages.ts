@@ -3,6 +3,7 @@ import type { MessageTable } from '../../db/tables/collaboration.js';
 
 import {
   countMatches,
+  estimateMatches,
   messagesWithTerms,
   searchableConversationIds,
   searchMessageRows,
@@ -17,15 +18,19 @@ import {
 // - walk: read messages newest first (message_time_idx) with their terms and keep those the
 //   caller may read that hold every term, until the page is full. Its cost grows with how many
 //   messages lie between matches: cheap for a common query, not for a rare one.
-// A capped count of the matches chooses: under `sortedMax` matches, sorted; otherwise walk. A
+// How many matches there are chooses: on SQLite a count capped at `sortedMax` (FTS5 stops at
+// the cap); on PostgreSQL the planner's estimate against `estimatedSortedMax` (its floor for a
+// word outside its statistics is some thousands in a million rows). Fewer, sorted; more, walk. A
 // walk that has read `walkBudget` messages without filling the page (a word common elsewhere
 // but rare where the caller may read, or under the filters) hands over to sorted from where it
 // stopped, so its extra cost is bounded and the rows are still the same.
 
 /** The thresholds that choose between the two ways; tests lower them to reach both. */
 export interface SearchTuning {
-  /** Matches (counted up to this) from which a query walks instead of sorting. */
+  /** SQLite: matches (counted up to this) from which a query walks instead of sorting. */
   sortedMax: number;
+  /** PostgreSQL: matches the planner estimates from which a query walks instead of sorting. */
+  estimatedSortedMax: number;
   /** Messages a walk reads at most before it hands over to sorting. */
   walkBudget: number;
   /** Messages read by the walk's first step; each further step reads twice as many. */
@@ -34,6 +39,7 @@ export interface SearchTuning {
 
 export const DEFAULT_SEARCH_TUNING: SearchTuning = {
   sortedMax: 2000,
+  estimatedSortedMax: 10_000,
   walkBudget: 10_000,
   walkStep: 256,
 };
@@ -53,8 +59,11 @@ export async function findMessages(
 ): Promise<MessageTable[]> {
   const sorted = (from: SearchPosition | null, n: number) =>
     searchMessageRows(db.kysely, db.dialect, accountId, terms, filters, from, n - 1);
-  const matches = await countMatches(db.kysely, db.dialect, terms, tuning.sortedMax);
-  if (matches < tuning.sortedMax) return sorted(before, want);
+  const few =
+    db.dialect === 'sqlite'
+      ? (await countMatches(db.kysely, terms, tuning.sortedMax)) < tuning.sortedMax
+      : (await estimateMatches(db.kysely, terms)) < tuning.estimatedSortedMax;
+  if (few) return sorted(before, want);
 
   const readable = await searchableConversationIds(db.kysely, accountId);
   const found: MessageTable[] = [];

@@ -1,6 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 
 import type { Dialect, Executor } from '../../db/database.js';
+import { preparedQuery } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 import type { MessageTable } from '../../db/tables/collaboration.js';
 
@@ -13,6 +14,20 @@ import { indexTerms } from './tokenize.js';
 /** Rows per statement: below SQLite's bound-parameter limit with room to spare. */
 const CHUNK = 500;
 
+// The writes of every send and edit, built and compiled once (db/prepared.ts): building a
+// Kysely query costs more than SQLite takes to run it.
+const upsertTerms = preparedQuery(2, (db, messageId: string, terms: string) =>
+  db
+    .insertInto('message_search')
+    .values({ messageId, terms })
+    .onConflict((oc) =>
+      oc.column('messageId').doUpdateSet((eb) => ({ terms: eb.ref('excluded.terms') })),
+    ),
+);
+const deleteTerms = preparedQuery(1, (db, messageId: string) =>
+  db.deleteFrom('message_search').where('messageId', '=', messageId),
+);
+
 /**
  * Indexes a message's text (a send, an edit) in the writing transaction: the row is replaced,
  * so an edited message is never found by its old words once the edit commits. Null text (an
@@ -21,15 +36,10 @@ const CHUNK = 500;
 export async function writeMessageTerms(db: Executor, messageId: string, text: string | null) {
   const terms = text === null ? [] : indexTerms(text);
   if (terms.length === 0) {
-    await db.deleteFrom('message_search').where('messageId', '=', messageId).execute();
+    await deleteTerms(db, messageId);
     return;
   }
-  const joined = terms.join(' ');
-  await db
-    .insertInto('message_search')
-    .values({ messageId, terms: joined })
-    .onConflict((oc) => oc.column('messageId').doUpdateSet({ terms: joined }))
-    .execute();
+  await upsertTerms(db, messageId, terms.join(' '));
 }
 
 /** Drops the terms of removed messages (the removal hook; docs/messages.md, "Removal"). */
@@ -222,26 +232,30 @@ export async function searchMessageRows(
 }
 
 /**
- * How many messages hold every term, counted up to `cap` only: the index is read no further
- * than `cap` matches (SQLite's FTS5 doclists in rowid order), so it stays cheap for a common
- * query. The count covers every conversation, readable or not.
+ * How many messages hold every term, counted up to `cap` only: FTS5 reads its doclists no
+ * further than `cap` matches, so this stays cheap for a common query. SQLite only; the count
+ * covers every conversation, readable or not.
  */
-export async function countMatches(
-  db: Executor,
-  dialect: Dialect,
-  terms: readonly string[],
-  cap: number,
-): Promise<number> {
-  const inner =
-    dialect === 'sqlite'
-      ? sql`select rowid from message_search_fts where message_search_fts match ${ftsQuery(terms)}
-          limit ${cap}`
-      : sql`select 1 from message_search
-          where string_to_array(terms, ' ') @> ${sql.val([...terms])}::text[] limit ${cap}`;
-  const res = await sql<{
-    n: number | string;
-  }>`select count(*) as n from (${inner}) as hits`.execute(db);
+export async function countMatches(db: Executor, terms: readonly string[], cap: number) {
+  const res = await sql<{ n: number }>`select count(*) as n from (select rowid
+    from message_search_fts where message_search_fts match ${ftsQuery(terms)} limit ${cap})`.execute(
+    db,
+  );
   return Number(res.rows[0]?.n ?? 0);
+}
+
+/**
+ * The planner's estimate of how many messages hold every term (PostgreSQL only), from the GIN
+ * index's element statistics: no index is read. Counting instead would read a common term's
+ * whole posting list (a GIN index returns no row before its bitmap is built). A word too rare to
+ * be among the statistics' most common elements is estimated at a floor of a fraction of a
+ * percent of the rows.
+ */
+export async function estimateMatches(db: Executor, terms: readonly string[]) {
+  const res = await sql<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>`explain
+    (format json) select 1 from message_search
+    where string_to_array(terms, ' ') @> ${sql.val([...terms])}::text[]`.execute(db);
+  return Number(res.rows[0]?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0);
 }
 
 /**

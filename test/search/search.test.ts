@@ -250,8 +250,15 @@ describe('search', () => {
       });
     const ways = {
       sorted: t.ctx.services.search,
-      walk: deps({ sortedMax: 1, estimatedSortedMax: 0, walkStep: 2, walkBudget: 1_000_000 }),
-      handOver: deps({ sortedMax: 1, estimatedSortedMax: 0, walkStep: 1, walkBudget: 3 }),
+      // On PostgreSQL: a low estimate, then a count of one or more, then the walk.
+      walk: deps({ sortedMax: { sqlite: 1, postgres: 1 }, walkStep: 2, walkBudget: 1_000_000 }),
+      // On PostgreSQL: an estimate of zero or more, so the walk without counting.
+      handOver: deps({
+        sortedMax: { sqlite: 1, postgres: 1 },
+        estimatedSortedMax: 0,
+        walkStep: 1,
+        walkBudget: 3,
+      }),
     };
     const actor = (a: Agent): UserActor => ({
       kind: 'user',

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database.js';
+import type { Db, Dialect } from '../../db/database.js';
 import type { MessageTable } from '../../db/tables/collaboration.js';
 
 import {
@@ -18,18 +18,20 @@ import {
 // - walk: read messages newest first (message_time_idx) with their terms and keep those the
 //   caller may read that hold every term, until the page is full. Its cost grows with how many
 //   messages lie between matches: cheap for a common query, not for a rare one.
-// How many matches there are chooses: on SQLite a count capped at `sortedMax` (FTS5 stops at
-// the cap); on PostgreSQL the planner's estimate against `estimatedSortedMax` (its floor for a
-// word outside its statistics is some thousands in a million rows). Fewer, sorted; more, walk. A
+// How many matches there are chooses: a count capped at `sortedMax` (FTS5 stops at the cap),
+// fewer sorted, more walk. On PostgreSQL counting a common word reads its whole GIN posting
+// list, so a planner's estimate of `estimatedSortedMax` or more walks without counting (a word
+// outside the statistics is estimated at a floor of some thousands in a million rows, so a
+// low estimate still needs the count). A
 // walk that has read `walkBudget` messages without filling the page (a word common elsewhere
 // but rare where the caller may read, or under the filters) hands over to sorted from where it
 // stopped, so its extra cost is bounded and the rows are still the same.
 
 /** The thresholds that choose between the two ways; tests lower them to reach both. */
 export interface SearchTuning {
-  /** SQLite: matches (counted up to this) from which a query walks instead of sorting. */
-  sortedMax: number;
-  /** PostgreSQL: matches the planner estimates from which a query walks instead of sorting. */
+  /** Matches (counted up to this) from which a query walks instead of sorting, per database. */
+  sortedMax: Record<Dialect, number>;
+  /** PostgreSQL: matches the planner estimates from which a query walks without counting. */
   estimatedSortedMax: number;
   /** Messages a walk reads at most before it hands over to sorting. */
   walkBudget: number;
@@ -38,7 +40,8 @@ export interface SearchTuning {
 }
 
 export const DEFAULT_SEARCH_TUNING: SearchTuning = {
-  sortedMax: 2000,
+  // A match costs PostgreSQL a heap visit to count and sort, SQLite a doclist entry.
+  sortedMax: { sqlite: 2000, postgres: 1000 },
   estimatedSortedMax: 10_000,
   walkBudget: 10_000,
   walkStep: 256,
@@ -59,11 +62,12 @@ export async function findMessages(
 ): Promise<MessageTable[]> {
   const sorted = (from: SearchPosition | null, n: number) =>
     searchMessageRows(db.kysely, db.dialect, accountId, terms, filters, from, n - 1);
-  const few =
-    db.dialect === 'sqlite'
-      ? (await countMatches(db.kysely, terms, tuning.sortedMax)) < tuning.sortedMax
-      : (await estimateMatches(db.kysely, terms)) < tuning.estimatedSortedMax;
-  if (few) return sorted(before, want);
+  const cap = tuning.sortedMax[db.dialect];
+  const common =
+    (db.dialect === 'postgres' &&
+      (await estimateMatches(db.kysely, terms)) >= tuning.estimatedSortedMax) ||
+    (await countMatches(db.kysely, db.dialect, terms, cap)) >= cap;
+  if (!common) return sorted(before, want);
 
   const readable = await searchableConversationIds(db.kysely, accountId);
   const found: MessageTable[] = [];

@@ -232,24 +232,34 @@ export async function searchMessageRows(
 }
 
 /**
- * How many messages hold every term, counted up to `cap` only: FTS5 reads its doclists no
- * further than `cap` matches, so this stays cheap for a common query. SQLite only; the count
- * covers every conversation, readable or not.
+ * How many messages hold every term, counted up to `cap` only. SQLite's FTS5 reads its doclists
+ * no further than the cap; PostgreSQL's GIN builds the whole bitmap of the rarest term first, so
+ * call it there only for words the planner does not hold to be common (`estimateMatches`). The
+ * count covers every conversation, readable or not.
  */
-export async function countMatches(db: Executor, terms: readonly string[], cap: number) {
-  const res = await sql<{ n: number }>`select count(*) as n from (select rowid
-    from message_search_fts where message_search_fts match ${ftsQuery(terms)} limit ${cap})`.execute(
-    db,
-  );
+export async function countMatches(
+  db: Executor,
+  dialect: Dialect,
+  terms: readonly string[],
+  cap: number,
+): Promise<number> {
+  const inner =
+    dialect === 'sqlite'
+      ? sql`select rowid from message_search_fts where message_search_fts match ${ftsQuery(terms)}
+          limit ${cap}`
+      : sql`select 1 from message_search
+          where string_to_array(terms, ' ') @> ${sql.val([...terms])}::text[] limit ${cap}`;
+  const res = await sql<{
+    n: number | string;
+  }>`select count(*) as n from (${inner}) as hits`.execute(db);
   return Number(res.rows[0]?.n ?? 0);
 }
 
 /**
  * The planner's estimate of how many messages hold every term (PostgreSQL only), from the GIN
- * index's element statistics: no index is read. Counting instead would read a common term's
- * whole posting list (a GIN index returns no row before its bitmap is built). A word too rare to
- * be among the statistics' most common elements is estimated at a floor of a fraction of a
- * percent of the rows.
+ * index's element statistics: no index is read. A word too rare to be among the statistics'
+ * most common elements is estimated at a floor of a fraction of a percent of the rows, so a low
+ * estimate says little.
  */
 export async function estimateMatches(db: Executor, terms: readonly string[]) {
   const res = await sql<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>`explain

@@ -1,3 +1,4 @@
+import multipart from '@fastify/multipart';
 import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
 
 import type { FeatureName } from '../../config/features.js';
@@ -49,6 +50,9 @@ export function registerApiTree(
     async (api) => {
       registerAdmission(api, ctx.admission, 'api');
       registerSessionReader(api, ctx.services.sessions);
+      // Multipart bodies for the file routes; each route sets its own limits when it reads the
+      // parts (request.parts({ limits })), so nothing is buffered and no default limit applies.
+      await api.register(multipart);
       for (const register of routes) register(api, ctx, guards);
       api.setNotFoundHandler(notFoundHandler);
     },

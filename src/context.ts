@@ -16,6 +16,7 @@ import { Admission } from './http/admission.js';
 import { createLogger } from './logger.js';
 import { Metrics } from './metrics.js';
 import { AccountService } from './services/accounts/account-service.js';
+import { Avatars } from './services/accounts/avatars.js';
 import { Authz } from './services/authz/authz.js';
 import { loadOrCreateServerKeys, type ServerKeys } from './services/instance/server-keys.js';
 import { IpBlockService } from './services/ip-blocks/ip-block-service.js';
@@ -77,6 +78,8 @@ export interface Services {
   realtime: RealtimeService;
   /** The blob store under SVC_DATA_DIR and the sources that keep blobs alive (docs/files.md). */
   files: FileStorage;
+  /** Avatar images, re-encoded into the blob store (docs/files.md, "Avatars"). */
+  avatars: Avatars;
 }
 
 /** Everything long-lived, created in one place and closed in reverse order. */
@@ -366,6 +369,7 @@ export async function createAppContext(
     }
 
     const files = new FileStorage(config.dataDir, clock);
+    const avatars = new Avatars(db, files);
     const realtime = new RealtimeService(db, presence);
     const limiters = {
       addresses: perMinuteLimiter(config.rates.requestsPerMinPerIp),
@@ -395,6 +399,7 @@ export async function createAppContext(
       typing,
       realtime,
       files,
+      avatars,
     };
     const scheduler = new Scheduler(
       db,

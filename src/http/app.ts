@@ -7,6 +7,7 @@ import type { GraphqlExecutor } from '../graphql/executor.js';
 import { newId } from '../lib/ids.js';
 
 import { fastifyErrorHandler } from './errors.js';
+import { avatarRoutes } from './routes/avatars.js';
 import { registerDiscovery } from './routes/discovery.js';
 import { registerGraphiql } from './routes/graphiql.js';
 import { graphqlRoute } from './routes/graphql.js';
@@ -28,6 +29,7 @@ const apiRoutes = (graphql: GraphqlExecutor): readonly ApiRoutes[] => [
   sdlRoute(graphql),
   graphqlRoute(graphql),
   registerGraphiql,
+  avatarRoutes,
 ];
 const S2S_ROUTES: readonly S2sRoutes[] = [];
 

@@ -42,6 +42,7 @@ import { PresenceService, type PresenceTimings } from './services/presence/prese
 import { TypingService } from './services/presence/typing-service.js';
 import { RealtimeService } from './services/realtime/realtime-service.js';
 import { FileStorage } from './services/files/file-storage.js';
+import { EmojiService } from './services/emoji/emoji-service.js';
 import { readVersion } from './version.js';
 
 export interface Services {
@@ -80,6 +81,8 @@ export interface Services {
   files: FileStorage;
   /** Avatar images, re-encoded into the blob store (docs/files.md, "Avatars"). */
   avatars: Avatars;
+  /** Custom emoji of workspaces, behind `custom_emoji` (docs/files.md, "Custom emoji"). */
+  emoji: EmojiService;
 }
 
 /** Everything long-lived, created in one place and closed in reverse order. */
@@ -337,6 +340,9 @@ export async function createAppContext(
       log: log.child({ subsystem: 'conversations' }),
       dm,
     });
+    const files = new FileStorage(config.dataDir, clock);
+    const avatars = new Avatars(db, files);
+    const emoji = new EmojiService({ db, config, clock, authz, files, workspaces });
     const messages = new MessageService({
       db,
       bus,
@@ -346,6 +352,7 @@ export async function createAppContext(
       accounts,
       removal: messageRemover,
       authz,
+      emoji,
     });
     const presence = new PresenceService({
       db,
@@ -368,8 +375,6 @@ export async function createAppContext(
       await ipBlocks.refresh();
     }
 
-    const files = new FileStorage(config.dataDir, clock);
-    const avatars = new Avatars(db, files);
     const realtime = new RealtimeService(db, presence);
     const limiters = {
       addresses: perMinuteLimiter(config.rates.requestsPerMinPerIp),
@@ -400,6 +405,7 @@ export async function createAppContext(
       realtime,
       files,
       avatars,
+      emoji,
     };
     const scheduler = new Scheduler(
       db,

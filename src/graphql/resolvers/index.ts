@@ -6,6 +6,7 @@ import { channelResolvers } from './channels/index.js';
 import { conversationResolvers } from './conversations/index.js';
 import { deviceResolvers } from './devices/index.js';
 import { dmResolvers } from './dm/index.js';
+import { emojiResolvers } from './emoji/index.js';
 import { foundationResolvers } from './foundation/index.js';
 import { messageResolvers } from './messages/index.js';
 import { workspaceResolvers } from './workspaces/index.js';
@@ -26,5 +27,6 @@ export function allResolvers(): Resolvers {
     messageResolvers,
     dmResolvers,
     realtimeResolvers,
+    emojiResolvers,
   );
 }

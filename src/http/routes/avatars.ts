@@ -50,7 +50,15 @@ export const avatarRoutes: ApiRoutes = (api, ctx, guards) => {
     const raw = request.url.slice('/api/files/'.length).split('?')[0]!;
     const image = parseImagePath(raw);
     if (!image) return sendError(reply, forbidden(OUTSIDE_AVATARS));
-    const served = await ctx.services.avatars.isServed(image.path);
+    let served: boolean;
+    try {
+      // An emoji's image is refused (FEATURE_DISABLED) while custom_emoji is off.
+      served =
+        (await ctx.services.avatars.isServed(image.path)) ||
+        (await ctx.services.emoji.isServed(image.path));
+    } catch (err) {
+      return sendError(reply, err);
+    }
     const blob = served ? await openBlobNoFollow(ctx.services.files.blobs, image.sha256) : null;
     if (!blob) return reply.code(404).send({ error: 'image not found' });
     return reply

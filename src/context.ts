@@ -38,6 +38,7 @@ import { ConversationService } from './services/conversations/conversation-servi
 import { DmService } from './services/dm/dm-service.js';
 import { MessageService } from './services/messages/message-service.js';
 import { MessageRemover } from './services/messages/removal.js';
+import { SearchService } from './services/search/search-service.js';
 import { PresenceService, type PresenceTimings } from './services/presence/presence-service.js';
 import { TypingService } from './services/presence/typing-service.js';
 import { RealtimeService } from './services/realtime/realtime-service.js';
@@ -83,6 +84,8 @@ export interface Services {
   avatars: Avatars;
   /** Custom emoji of workspaces, behind `custom_emoji` (docs/files.md, "Custom emoji"). */
   emoji: EmojiService;
+  /** Message search and people and places search (docs/search.md). */
+  search: SearchService;
 }
 
 /** Everything long-lived, created in one place and closed in reverse order. */
@@ -301,6 +304,13 @@ export async function createAppContext(
     );
     // The one removal path for messages; areas register their clean-up on it (removal.ts).
     const messageRemover = new MessageRemover(bus);
+    const search = new SearchService({ db, workspaces, channels });
+    messageRemover.onRemove((tx, removal) =>
+      search.onMessagesRemoved(
+        tx,
+        removal.messages.map((m) => m.id),
+      ),
+    );
     const accountDeletion = new AccountDeletionService(
       db,
       config,
@@ -406,6 +416,7 @@ export async function createAppContext(
       files,
       avatars,
       emoji,
+      search,
     };
     const scheduler = new Scheduler(
       db,

@@ -35,6 +35,7 @@ import type { AbuseReportTable, AuditLogTable, PrincipalBlockTable } from './tab
 import type { PresenceSettingTable } from './tables/presence.js';
 import type { EventOutboxTable } from './tables/events.js';
 import type { CustomEmojiTable } from './tables/emoji.js';
+import type { MessageSearchTable, SearchBackfillTable } from './tables/search.js';
 /** Every table, by name. Each area adds its tables in `tables/<area>.ts` and lists them here. */
 export interface Database {
   instance: InstanceTable;
@@ -68,4 +69,6 @@ export interface Database {
   presence_setting: PresenceSettingTable;
   event_outbox: EventOutboxTable;
   custom_emoji: CustomEmojiTable;
+  message_search: MessageSearchTable;
+  search_backfill: SearchBackfillTable;
 }

@@ -38,6 +38,8 @@ export const TABLE_OWNERS = {
   presence_setting: 'services/presence',
   event_outbox: 'events',
   custom_emoji: 'services/emoji',
+  message_search: 'services/search',
+  search_backfill: 'services/search',
 } as const satisfies Record<keyof Database, string>;
 
 export type TableName = keyof typeof TABLE_OWNERS;

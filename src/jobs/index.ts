@@ -53,5 +53,14 @@ export function allJobs(ctx: { services: Services; clock: Clock }): Job[] {
         await ctx.services.files.sweep();
       },
     },
+    {
+      // Messages sent before the search index existed, 20 batches of 500 a run, until none is
+      // left (docs/search.md, "Rebuilding"); a no-op query once done.
+      name: 'search-backfill',
+      intervalMs: 15_000,
+      run: async () => {
+        await ctx.services.search.backfill(20, 500);
+      },
+    },
   ];
 }

@@ -12,6 +12,7 @@ import { messageResolvers } from './messages/index.js';
 import { workspaceResolvers } from './workspaces/index.js';
 import { moderationResolvers } from './moderation/index.js';
 import { realtimeResolvers } from './realtime/index.js';
+import { searchResolvers } from './search/index.js';
 
 /** Every area's resolvers. An area adds one line here. */
 export function allResolvers(): Resolvers {
@@ -28,5 +29,6 @@ export function allResolvers(): Resolvers {
     dmResolvers,
     realtimeResolvers,
     emojiResolvers,
+    searchResolvers,
   );
 }

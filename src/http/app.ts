@@ -8,6 +8,7 @@ import { newId } from '../lib/ids.js';
 
 import { fastifyErrorHandler } from './errors.js';
 import { registerAttachmentRoutes } from './routes/attachments.js';
+import { avatarRoutes } from './routes/avatars.js';
 import { registerDiscovery } from './routes/discovery.js';
 import { registerGraphiql } from './routes/graphiql.js';
 import { graphqlRoute } from './routes/graphql.js';
@@ -30,6 +31,7 @@ const apiRoutes = (graphql: GraphqlExecutor): readonly ApiRoutes[] => [
   graphqlRoute(graphql),
   registerGraphiql,
   registerAttachmentRoutes,
+  avatarRoutes,
 ];
 const S2S_ROUTES: readonly S2sRoutes[] = [];
 

@@ -4,9 +4,12 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql } from '../api/graphql.ts';
 import { EDIT, SEND, START_TYPING } from '../api/queries.ts';
 import type { Conversation, Message, User } from '../api/types.ts';
+import { addFiles, finalizePending, hasPending, pendingFiles } from '../state/attachments.ts';
+import { emojiOf } from '../state/emoji.ts';
 import { conversations, me, serverInfo, users } from '../state/store.ts';
 import { cachedConversation, cachedThread } from '../state/timeline.ts';
 
+import { canAttach, filesKey, PendingFiles } from './attachments.tsx';
 import { composerActions } from './composer-actions.tsx';
 import { searchEmoji, shortName } from './emoji-data.ts';
 import { EmojiPicker } from './emoji-picker.tsx';
@@ -28,6 +31,8 @@ interface Suggestion {
   label: string;
   insert: string;
   detail?: string;
+  /** A custom emoji's picture, shown before the label. */
+  image?: string;
 }
 
 /**
@@ -52,6 +57,8 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
   const inputId = thread ? 'thread-input' : 'composer-input';
   const limit = serverInfo.value?.limits.messageBytes ?? 65536;
   const bytes = new TextEncoder().encode(text).length;
+  const fileKey = filesKey(c.id, p.threadRootId);
+  const withFiles = !editing && hasPending(fileKey);
 
   // Edit requests from the message list.
   const req = editRequest.value;
@@ -77,7 +84,15 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
   }, [text]);
 
   const submit = async () => {
-    const body = text.trim();
+    // A message needs text: files sent alone are announced by their names.
+    const body =
+      text.trim() ||
+      (withFiles
+        ? (pendingFiles.value[fileKey] ?? [])
+            .filter((f) => f.state !== 'failed')
+            .map((f) => f.name)
+            .join(', ')
+        : '');
     if (!body || sending) return;
     if (bytes > limit) return;
     setSending(true);
@@ -92,6 +107,12 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
         });
         if (p.threadRootId) cachedThread(p.threadRootId)?.add(d.sendMessage);
         else cachedConversation(c.id)?.add(d.sendMessage);
+        setText('');
+        setSuggest(null);
+        if (withFiles) {
+          const failed = await finalizePending(fileKey, d.sendMessage);
+          if (failed) setError(failed);
+        }
       }
       setText('');
       setSuggest(null);
@@ -149,12 +170,24 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
     const colon = /(^|\s):([a-z0-9_+-]{2,})$/.exec(before);
     if (colon) {
       const q = colon[2] ?? '';
-      const items = searchEmoji(q, 8).map((e) => ({
-        id: e[0],
-        label: e[0],
-        detail: `:${shortName(e)}:`,
-        insert: `${e[0]} `,
-      }));
+      const custom = emojiOf(c.serverId)
+        .filter((e) => e.name.includes(q.toLowerCase()))
+        .slice(0, 4)
+        .map((e) => ({
+          id: e.shortcode,
+          label: e.shortcode,
+          image: e.url,
+          insert: `${e.shortcode} `,
+        }));
+      const items: Suggestion[] = [
+        ...custom,
+        ...searchEmoji(q, 8 - custom.length).map((e) => ({
+          id: e[0],
+          label: e[0],
+          detail: `:${shortName(e)}:`,
+          insert: `${e[0]} `,
+        })),
+      ];
       setSuggest(items.length ? { items, start: caret - q.length - 1, active: 0 } : null);
       return;
     }
@@ -226,8 +259,19 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
 
   const canWrite = c.isMember && !c.archived;
   const listId = `${inputId}-suggest`;
+  const takeFiles = (files: FileList | null | undefined, e: Event) => {
+    if (!files?.length || !canAttach(c) || !canWrite) return;
+    e.preventDefault();
+    addFiles(fileKey, c.id, files);
+  };
   return (
-    <div class={`composer${editing ? ' editing' : ''}`}>
+    <div
+      class={`composer${editing ? ' editing' : ''}`}
+      onDragOver={(e) => {
+        if (canAttach(c) && e.dataTransfer?.types.includes('Files')) e.preventDefault();
+      }}
+      onDrop={(e) => takeFiles(e.dataTransfer?.files, e)}
+    >
       {editing && (
         <p class="editing-note" id={`${inputId}-editing`}>
           Editing a message. Enter saves, Escape cancels.
@@ -248,11 +292,13 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
                 accept(s);
               }}
             >
+              {s.image && <img class="custom-emoji" src={s.image} alt="" />}
               <span dir="auto">{s.label}</span> {s.detail && <span class="muted">{s.detail}</span>}
             </li>
           ))}
         </ul>
       )}
+      <PendingFiles fileKey={fileKey} />
       <div class="composer-row">
         {composerActions(c, p.threadRootId, insertAtCaret)}
         <textarea
@@ -275,6 +321,7 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
             if (el.value) typingNow();
           }}
           onKeyDown={onKey}
+          onPaste={(e) => takeFiles(e.clipboardData?.files, e)}
           onBlur={() => setTimeout(() => setSuggest(null), 150)}
         />
         <button
@@ -290,7 +337,7 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
         <button
           type="button"
           class="primary send"
-          disabled={!canWrite || sending || !text.trim() || bytes > limit}
+          disabled={!canWrite || sending || (!text.trim() && !withFiles) || bytes > limit}
           onClick={() => void submit()}
         >
           {editing ? 'Save' : 'Send'}
@@ -305,6 +352,7 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
       )}
       {emojiOpen && (
         <EmojiPicker
+          serverId={c.serverId}
           label="Insert an emoji"
           onPick={(e) => {
             setEmojiOpen(false);

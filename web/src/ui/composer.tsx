@@ -2,11 +2,11 @@ import { signal } from '@preact/signals';
 import { useEffect, useRef, useState } from 'preact/hooks';
 
 import { gql } from '../api/graphql.ts';
-import { EDIT, SEND, START_TYPING } from '../api/queries.ts';
-import type { Conversation, Message, User } from '../api/types.ts';
+import { EDIT, SEARCH_MEMBERS, SEND, START_TYPING } from '../api/queries.ts';
+import type { Conversation, Message, User, WorkspaceMember } from '../api/types.ts';
 import { addFiles, finalizePending, hasPending, pendingFiles } from '../state/attachments.ts';
 import { emojiOf } from '../state/emoji.ts';
-import { conversations, me, serverInfo, users } from '../state/store.ts';
+import { conversations, me, rememberUsers, serverInfo, users, workspaces } from '../state/store.ts';
 import { cachedConversation, cachedThread } from '../state/timeline.ts';
 
 import { canAttach, filesKey, PendingFiles } from './attachments.tsx';
@@ -53,6 +53,7 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
   const [emojiOpen, setEmojiOpen] = useState(false);
   const area = useRef<HTMLTextAreaElement>(null);
   const lastTyping = useRef(0);
+  const memberSearch = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const thread = !!p.threadRootId;
   const inputId = thread ? 'thread-input' : 'composer-input';
   const limit = serverInfo.value?.limits.messageBytes ?? 65536;
@@ -156,6 +157,7 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
           detail: `@${u.username}`,
           insert: `@${u.username} `,
         }));
+      if (items.length < 8 && q && c.kind === 'CHANNEL') askMembers(q);
       if (c.kind === 'CHANNEL' && 'here'.startsWith(q)) {
         items.push({
           id: 'here',
@@ -192,6 +194,25 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
       return;
     }
     setSuggest(null);
+  };
+
+  // Members of the workspace the client has not met yet come from `searchMembers`; once known,
+  // the suggestions are worked out again for what the box holds then.
+  const askMembers = (q: string) => {
+    if (workspaces.value.find((w) => w.id === c.serverId)?.isDirect !== false) return;
+    clearTimeout(memberSearch.current);
+    memberSearch.current = setTimeout(() => {
+      gql<{ searchMembers: WorkspaceMember[] }>(SEARCH_MEMBERS, { serverId: c.serverId, query: q })
+        .then((d) => {
+          const before = Object.keys(users.value).length;
+          rememberUsers(d.searchMembers.map((m) => m.user));
+          const el = area.current;
+          if (el && Object.keys(users.value).length > before) {
+            updateSuggestions(el.value, el.selectionStart);
+          }
+        })
+        .catch(() => undefined);
+    }, 250);
   };
 
   const accept = (s: Suggestion) => {

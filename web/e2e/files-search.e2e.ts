@@ -193,6 +193,13 @@ describe('files, avatars, custom emoji and search in the web client', () => {
     await dialog.getByLabel('Words to find').fill('DEPLOYMENT plan');
     await dialog.getByLabel('Words to find').press('Enter');
     await hits.locator('mark', { hasText: 'deployment' }).waitFor();
+    await dialog.getByRole('button', { name: 'Close' }).click();
+
+    await p.getByRole('button', { name: 'Browse channels' }).click();
+    const browser = p.getByRole('dialog', { name: 'Channels' });
+    await browser.getByLabel('Find a channel by name or topic').fill('RAND');
+    await expect.poll(() => browser.getByText('#general').count()).toBe(0);
+    await browser.getByText('#random').waitFor();
     await p.keyboard.press('Escape');
     expect(alice.problems).toEqual([]);
     expect(bob.problems).toEqual([]);

@@ -36,6 +36,7 @@ import type { PresenceSettingTable } from './tables/presence.js';
 import type { EventOutboxTable } from './tables/events.js';
 import type { MessageSearchTable, SearchBackfillTable } from './tables/search.js';
 import type { AttachmentTable } from './tables/attachments.js';
+import type { PluginBundleTable, WorkspacePluginTable } from './tables/plugins.js';
 /** Every table, by name. Each area adds its tables in `tables/<area>.ts` and lists them here. */
 export interface Database {
   instance: InstanceTable;
@@ -71,4 +72,6 @@ export interface Database {
   message_search: MessageSearchTable;
   search_backfill: SearchBackfillTable;
   attachment: AttachmentTable;
+  plugin_bundle: PluginBundleTable;
+  workspace_plugin: WorkspacePluginTable;
 }

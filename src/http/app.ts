@@ -8,6 +8,7 @@ import { newId } from '../lib/ids.js';
 
 import { fastifyErrorHandler } from './errors.js';
 import { registerAttachmentRoutes } from './routes/attachments.js';
+import { registerPluginBundleRoutes } from './routes/plugin-bundles.js';
 import { registerDiscovery } from './routes/discovery.js';
 import { registerGraphiql } from './routes/graphiql.js';
 import { graphqlRoute } from './routes/graphql.js';
@@ -30,6 +31,7 @@ const apiRoutes = (graphql: GraphqlExecutor): readonly ApiRoutes[] => [
   graphqlRoute(graphql),
   registerGraphiql,
   registerAttachmentRoutes,
+  registerPluginBundleRoutes,
 ];
 const S2S_ROUTES: readonly S2sRoutes[] = [];
 

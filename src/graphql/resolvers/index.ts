@@ -9,6 +9,7 @@ import { dmResolvers } from './dm/index.js';
 import { fileResolvers } from './files/index.js';
 import { foundationResolvers } from './foundation/index.js';
 import { messageResolvers } from './messages/index.js';
+import { pluginResolvers } from './plugins/index.js';
 import { workspaceResolvers } from './workspaces/index.js';
 import { moderationResolvers } from './moderation/index.js';
 import { realtimeResolvers } from './realtime/index.js';
@@ -30,5 +31,6 @@ export function allResolvers(): Resolvers {
     realtimeResolvers,
     searchResolvers,
     fileResolvers,
+    pluginResolvers,
   );
 }

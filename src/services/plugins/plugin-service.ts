@@ -441,13 +441,11 @@ export class PluginService {
   private async entryFor(tx: Tx, actor: Actor, id: unknown): Promise<WorkspacePluginTable> {
     if (typeof id !== 'string' || !isId(id)) throw notFound('workspace plugin');
     const row = await findPlugin(tx.db, id);
-    if (!row || !(await this.deps.authz.membership(actor, { workspaceId: row.workspaceId }))) {
+    const scope = { workspaceId: row?.workspaceId ?? '', db: tx.db };
+    if (!row || !(await this.deps.authz.membership(actor, scope))) {
       throw notFound('workspace plugin');
     }
-    await this.deps.authz.assertCan(actor, 'plugin:manage', {
-      workspaceId: row.workspaceId,
-      db: tx.db,
-    });
+    await this.deps.authz.assertCan(actor, 'plugin:manage', scope);
     return row;
   }
 

@@ -170,6 +170,11 @@ describe('plugin bundle routes', () => {
       '{"x":[' + Array.from({ length: 1_000_000 }, () => '{"a":0}').join(',') + ']}',
       /more than 20000 object keys/,
     ],
+    [
+      'an empty body',
+      '',
+      /^not valid JSON: the text ends where a value was expected at line 1, column 1$/,
+    ],
     ['a wrong format version', bundleBytes((b) => (b.formatVersion = 3)), /^\/formatVersion is 3/],
     [
       'a schema violation',

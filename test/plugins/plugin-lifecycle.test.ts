@@ -143,4 +143,22 @@ describe('workspace plugins across the feature switch and workspace deletion', (
     });
     expect(res.rawPayload.equals(shared)).toBe(true);
   });
+
+  it('holds at most the built-in 100 plugins when SVC_LIMIT_PLUGINS_PER_WORKSPACE is unset', async () => {
+    t = await createTestApp();
+    const owner = await signUpAndIn(t);
+    const ws = await createWorkspace(t, owner, 'plugins-full');
+    const add = async (n: number) => {
+      const bytes = Buffer.from(
+        exampleBundleText().replace('com.example.standup', `com.example.p${n}`),
+      );
+      const sha = await uploadBundle(t!, owner, ws.id, bytes);
+      return t!.gql(ADD, { i: { serverId: ws.id, bundleSha256: sha } }, owner);
+    };
+    for (let n = 0; n < 100; n++) ok(await add(n));
+    const err = expectCode(await add(100), 'VALIDATION');
+    expect(err.message).toBe(
+      'limit reached: plugins per workspace is capped at 100 (SVC_LIMIT_PLUGINS_PER_WORKSPACE)',
+    );
+  });
 });

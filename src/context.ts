@@ -16,6 +16,7 @@ import { Admission } from './http/admission.js';
 import { createLogger } from './logger.js';
 import { Metrics } from './metrics.js';
 import { AccountService } from './services/accounts/account-service.js';
+import { Avatars } from './services/accounts/avatars.js';
 import { Authz } from './services/authz/authz.js';
 import { loadOrCreateServerKeys, type ServerKeys } from './services/instance/server-keys.js';
 import { IpBlockService } from './services/ip-blocks/ip-block-service.js';
@@ -43,6 +44,7 @@ import { TypingService } from './services/presence/typing-service.js';
 import { RealtimeService } from './services/realtime/realtime-service.js';
 import { FileStorage } from './services/files/file-storage.js';
 import { AttachmentService } from './services/attachments/attachment-service.js';
+import { EmojiService } from './services/emoji/emoji-service.js';
 import { PluginService } from './services/plugins/plugin-service.js';
 import { readVersion } from './version.js';
 
@@ -80,6 +82,10 @@ export interface Services {
   realtime: RealtimeService;
   /** The blob store under SVC_DATA_DIR and the sources that keep blobs alive (docs/files.md). */
   files: FileStorage;
+  /** Avatar images, re-encoded into the blob store (docs/files.md, "Avatars"). */
+  avatars: Avatars;
+  /** Custom emoji of workspaces, behind `custom_emoji` (docs/files.md, "Custom emoji"). */
+  emoji: EmojiService;
   /** Message search and people and places search (docs/search.md). */
   search: SearchService;
   /** Attachments: upload tokens, uploads, finalizing, downloads (docs/files.md). */
@@ -350,6 +356,9 @@ export async function createAppContext(
       log: log.child({ subsystem: 'conversations' }),
       dm,
     });
+    const files = new FileStorage(config.dataDir, clock);
+    const avatars = new Avatars(db, files);
+    const emoji = new EmojiService({ db, config, clock, authz, files, workspaces });
     const messages = new MessageService({
       db,
       bus,
@@ -359,6 +368,7 @@ export async function createAppContext(
       accounts,
       removal: messageRemover,
       authz,
+      emoji,
     });
     const presence = new PresenceService({
       db,
@@ -381,7 +391,6 @@ export async function createAppContext(
       await ipBlocks.refresh();
     }
 
-    const files = new FileStorage(config.dataDir, clock);
     const attachments = new AttachmentService({
       db,
       config,
@@ -437,6 +446,8 @@ export async function createAppContext(
       typing,
       realtime,
       files,
+      avatars,
+      emoji,
       search,
       attachments,
       plugins,

@@ -37,6 +37,7 @@ export const TABLE_OWNERS = {
   audit_log: 'services/moderation',
   presence_setting: 'services/presence',
   event_outbox: 'events',
+  custom_emoji: 'services/emoji',
   message_search: 'services/search',
   search_backfill: 'services/search',
   attachment: 'services/attachments',

@@ -7,6 +7,7 @@ import { conversationResolvers } from './conversations/index.js';
 import { deviceResolvers } from './devices/index.js';
 import { dmResolvers } from './dm/index.js';
 import { fileResolvers } from './files/index.js';
+import { emojiResolvers } from './emoji/index.js';
 import { foundationResolvers } from './foundation/index.js';
 import { messageResolvers } from './messages/index.js';
 import { pluginResolvers } from './plugins/index.js';
@@ -29,6 +30,7 @@ export function allResolvers(): Resolvers {
     messageResolvers,
     dmResolvers,
     realtimeResolvers,
+    emojiResolvers,
     searchResolvers,
     fileResolvers,
     pluginResolvers,

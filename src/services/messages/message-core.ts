@@ -22,6 +22,8 @@ import { findConversationAccess, membersOf } from '../conversations/queries.js';
 
 import { accountIdsByUsernameKey, findMessage, visibleChannelIdsByName } from './queries.js';
 import { MessageRateLimiter } from './rate-limit.js';
+import type { EmojiLookup } from '../emoji/emoji-service.js';
+
 import type { MessageRemover } from './removal.js';
 import { parseMentions, type StoredMentions } from './text.js';
 
@@ -35,6 +37,8 @@ export interface MessageServiceDeps {
   accounts: AccountService;
   removal: MessageRemover;
   authz: Authz;
+  /** Custom emoji for `:name:` reactions (the emoji area's EmojiLookup). */
+  emoji: EmojiLookup;
 }
 
 /**

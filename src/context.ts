@@ -45,6 +45,7 @@ import { RealtimeService } from './services/realtime/realtime-service.js';
 import { FileStorage } from './services/files/file-storage.js';
 import { AttachmentService } from './services/attachments/attachment-service.js';
 import { EmojiService } from './services/emoji/emoji-service.js';
+import { PluginService } from './services/plugins/plugin-service.js';
 import { readVersion } from './version.js';
 
 export interface Services {
@@ -89,6 +90,8 @@ export interface Services {
   search: SearchService;
   /** Attachments: upload tokens, uploads, finalizing, downloads (docs/files.md). */
   attachments: AttachmentService;
+  /** Workspace plugins: bundles, the registry, contributions (docs/plugins.md). */
+  plugins: PluginService;
 }
 
 /** Everything long-lived, created in one place and closed in reverse order. */
@@ -401,6 +404,19 @@ export async function createAppContext(
     workspaces.onDelete((tx, id) => attachments.onWorkspaceDeleted(tx, id));
     accountDeletion.addPurgeStep('attachments', (tx, id) => attachments.onAccountPurged(tx, id));
     files.addReferenceSource('attachments', (names) => attachments.referencedBlobs(names));
+    const plugins = new PluginService({
+      db,
+      bus,
+      config,
+      clock,
+      log: log.child({ subsystem: 'plugins' }),
+      files,
+      authz,
+      audit,
+    });
+    // A workspace's registry and bundle rows go with it; the blobs with the next sweep.
+    workspaces.onDelete((tx, id) => plugins.onWorkspaceDeleted(tx, id));
+    files.addReferenceSource('plugin-bundles', (names) => plugins.referencedBlobs(names));
     const realtime = new RealtimeService(db, presence);
     const limiters = {
       addresses: perMinuteLimiter(config.rates.requestsPerMinPerIp),
@@ -434,6 +450,7 @@ export async function createAppContext(
       emoji,
       search,
       attachments,
+      plugins,
     };
     const scheduler = new Scheduler(
       db,

@@ -37,6 +37,7 @@ import type { EventOutboxTable } from './tables/events.js';
 import type { CustomEmojiTable } from './tables/emoji.js';
 import type { MessageSearchTable, SearchBackfillTable } from './tables/search.js';
 import type { AttachmentTable } from './tables/attachments.js';
+import type { PluginBundleTable, WorkspacePluginTable } from './tables/plugins.js';
 /** Every table, by name. Each area adds its tables in `tables/<area>.ts` and lists them here. */
 export interface Database {
   instance: InstanceTable;
@@ -73,4 +74,6 @@ export interface Database {
   message_search: MessageSearchTable;
   search_backfill: SearchBackfillTable;
   attachment: AttachmentTable;
+  plugin_bundle: PluginBundleTable;
+  workspace_plugin: WorkspacePluginTable;
 }

@@ -41,6 +41,8 @@ export const TABLE_OWNERS = {
   message_search: 'services/search',
   search_backfill: 'services/search',
   attachment: 'services/attachments',
+  plugin_bundle: 'services/plugins',
+  workspace_plugin: 'services/plugins',
 } as const satisfies Record<keyof Database, string>;
 
 export type TableName = keyof typeof TABLE_OWNERS;

@@ -10,6 +10,7 @@ import { fileResolvers } from './files/index.js';
 import { emojiResolvers } from './emoji/index.js';
 import { foundationResolvers } from './foundation/index.js';
 import { messageResolvers } from './messages/index.js';
+import { pluginResolvers } from './plugins/index.js';
 import { workspaceResolvers } from './workspaces/index.js';
 import { moderationResolvers } from './moderation/index.js';
 import { realtimeResolvers } from './realtime/index.js';
@@ -32,5 +33,6 @@ export function allResolvers(): Resolvers {
     emojiResolvers,
     searchResolvers,
     fileResolvers,
+    pluginResolvers,
   );
 }

@@ -397,6 +397,7 @@ export async function createAppContext(
       clock,
       log: log.child({ subsystem: 'attachments' }),
       files,
+      announce: messages.announce,
     });
     // Attachment rows go with their message, workspace or uploader, in the same transaction;
     // their blobs go with the next blob sweep once no row names them.

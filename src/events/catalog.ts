@@ -59,6 +59,7 @@ export const EVENT_TYPES = [
   'MessageCreated',
   'MessageEdited',
   'MessageDeleted',
+  'MessageAttachmentAdded',
   'ReactionAdded',
   'ReactionRemoved',
   'MessagePinned',
@@ -90,6 +91,17 @@ export interface MentionsPayload {
 }
 
 /** A message as `MessageCreated` carries it. */
+/** An attachment as `Message.attachments` lists it (docs/files.md). */
+export interface AttachmentPayload {
+  id: string;
+  fileName: string;
+  contentType: string;
+  sizeBytes: number;
+  width: number | null;
+  height: number | null;
+  url: string;
+}
+
 export interface MessagePayload {
   id: string;
   conversationId: string;
@@ -193,6 +205,7 @@ export interface EventFields {
     threadRootId: string | null;
     deletedBy: string;
   };
+  MessageAttachmentAdded: { messageId: string; attachment: AttachmentPayload };
   ReactionAdded: { messageId: string; emoji: string; userId: string };
   ReactionRemoved: { messageId: string; emoji: string; userId: string };
   MessagePinned: { messageId: string; pinnedBy: string; pinnedAt: string };

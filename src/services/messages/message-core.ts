@@ -9,6 +9,7 @@ import type { ConversationTable, MessageTable } from '../../db/tables/collaborat
 import type { Tx } from '../../db/transaction.js';
 import { AppError, notFound } from '../../errors.js';
 import type { EventBus } from '../../events/bus.js';
+import type { EventFields, EventType } from '../../events/catalog.js';
 import type { Clock } from '../../lib/clock.js';
 import type { AccountService } from '../accounts/account-service.js';
 import type { Authz } from '../authz/authz.js';
@@ -18,9 +19,15 @@ import {
   assertWritableBy,
   plausibleId,
 } from '../conversations/access.js';
+import { emitConversationEvent } from '../conversations/events.js';
 import { findConversationAccess, membersOf } from '../conversations/queries.js';
 
-import { accountIdsByUsernameKey, findMessage, visibleChannelIdsByName } from './queries.js';
+import {
+  accountIdsByUsernameKey,
+  conversationsByIds,
+  findMessage,
+  visibleChannelIdsByName,
+} from './queries.js';
 import { MessageRateLimiter } from './rate-limit.js';
 import type { EmojiLookup } from '../emoji/emoji-service.js';
 
@@ -137,6 +144,28 @@ export class MessageCore {
     if (conv.kind === 'channel') return [];
     const rows = await membersOf(tx ? tx.db : this.kysely, [conv.id], this.now());
     return rows.filter((r) => r.state === 'member').map((r) => r.accountId);
+  }
+
+  /**
+   * Publishes an event about a message of the conversation, raised by another area's write in
+   * `tx` (attachments finalized onto it), to the audience the message's own events have.
+   */
+  async announce<K extends EventType>(
+    tx: Tx,
+    conversationId: string,
+    type: K,
+    at: number,
+    fields: EventFields[K],
+  ): Promise<void> {
+    const [conv] = await conversationsByIds(tx.db, [conversationId]);
+    if (!conv) return;
+    const recipients =
+      conv.kind === 'channel'
+        ? []
+        : (await membersOf(tx.db, [conv.id], at))
+            .filter((r) => r.state === 'member')
+            .map((r) => r.accountId);
+    emitConversationEvent(tx, this.deps.bus, conv, recipients, type, at, fields);
   }
 
   /** Looks up `@username` and `#channel` mentions (at most two queries, none without any). */

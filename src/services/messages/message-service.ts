@@ -39,6 +39,8 @@ export class MessageService {
   readonly messagesByIds: MessageReading['messagesByIds'];
   readonly accountsByIds: MessageReading['accountsByIds'];
   readonly mayViewEditHistory: MessageReading['mayViewEditHistory'];
+  /** Events other areas raise about a message (attachments finalized onto it). */
+  readonly announce: MessageCore['announce'];
 
   private readonly core: MessageCore;
 
@@ -46,6 +48,7 @@ export class MessageService {
     this.core = new MessageCore(deps);
     this.rate = this.core.rate;
     this.removal = deps.removal;
+    this.announce = this.core.announce.bind(this.core);
     // Sends spend the rate through `takeMessageRate` here, the one place every kind of message
     // (the e2ee area's too) passes.
     const sending = new MessageSending(this.core, (actor) => this.takeMessageRate(actor));

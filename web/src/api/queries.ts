@@ -94,9 +94,6 @@ export const CREATE_ATTACHMENT = `mutation CreateAttachment($input: CreateAttach
 export const FINALIZE_ATTACHMENT = `mutation FinalizeAttachment($input: FinalizeAttachmentInput!) {
   finalizeAttachment(input: $input) { ${ATTACHMENT} } }`;
 /** The newest messages' attachments: finalizing publishes no event, so readers look again. */
-export const RECENT_ATTACHMENTS = `query RecentAttachments($id: ID!) {
-  messages(conversationId: $id, limit: 10) { items { id attachments { ${ATTACHMENT} } } } }`;
-
 export const CUSTOM_EMOJI = `id name shortcode url width height`;
 export const CUSTOM_EMOJIS = `query CustomEmojis($serverId: ID!) { customEmojis(serverId: $serverId) { ${CUSTOM_EMOJI} } }`;
 export const CREATE_CUSTOM_EMOJI = `mutation CreateCustomEmoji($input: CreateCustomEmojiInput!) {

@@ -1,11 +1,10 @@
 import { signal } from '@preact/signals';
 
 import { ApiError, gql, postForm } from '../api/graphql.ts';
-import { CREATE_ATTACHMENT, FINALIZE_ATTACHMENT, RECENT_ATTACHMENTS } from '../api/queries.ts';
+import { CREATE_ATTACHMENT, FINALIZE_ATTACHMENT } from '../api/queries.ts';
 import type { Attachment, Message } from '../api/types.ts';
 
-import { featureOn } from './store.ts';
-import { cachedConversation, timelinesOf } from './timeline.ts';
+import { timelinesOf } from './timeline.ts';
 
 /** The server's upload limit (docs/files.md): checked here too, so nothing is sent in vain. */
 export const MAX_UPLOAD_BYTES = 26_214_400;
@@ -131,42 +130,4 @@ export async function finalizePending(key: string, message: Message): Promise<un
     }
   }
   return firstError;
-}
-
-const looking = new Set<string>();
-
-/**
- * Finalizing an attachment publishes no event (docs/events.md), so a reader whose timeline shows
- * a new message from someone else reads the newest messages' attachments again, a moment after
- * the send and once more a little later: at most two small queries per burst of messages.
- */
-export function lookForAttachments(conversationId: string): void {
-  if (looking.has(conversationId) || !featureOn('attachments')) return;
-  if (!cachedConversation(conversationId)) return;
-  looking.add(conversationId);
-  const look = async () => {
-    try {
-      const d = await gql<{ messages: { items: Pick<Message, 'id' | 'attachments'>[] } }>(
-        RECENT_ATTACHMENTS,
-        { id: conversationId },
-      );
-      for (const item of d.messages.items) {
-        if (!item.attachments.length) continue;
-        for (const t of timelinesOf(conversationId)) {
-          const m = t.find(item.id);
-          if (m && m.attachments.length !== item.attachments.length) {
-            t.update(item.id, (x) => ({ ...x, attachments: item.attachments }));
-          }
-        }
-      }
-    } catch {
-      // the next event or reload shows them
-    }
-  };
-  setTimeout(() => {
-    void look()
-      .then(() => new Promise((r) => setTimeout(r, 3000)))
-      .then(look)
-      .finally(() => looking.delete(conversationId));
-  }, 1200);
 }

@@ -1,4 +1,4 @@
-import type { Conversation, LiveEvent, Message, User } from '../api/types.ts';
+import type { Attachment, Conversation, LiveEvent, Message, User } from '../api/types.ts';
 
 import {
   conversations,
@@ -17,7 +17,6 @@ import { refreshConversation, refreshDmRequests, unfollow } from './session.ts';
 import { cachedConversation, cachedThread, timelinesOf } from './timeline.ts';
 import { reading } from './view.ts';
 import { RecentEvents } from './repeats.ts';
-import { lookForAttachments } from './attachments.ts';
 
 type P = Record<string, unknown>;
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
@@ -58,6 +57,14 @@ export function applyEvent(e: LiveEvent): void {
         reactions: [],
         pinned: false,
       }));
+    }
+    case 'MessageAttachmentAdded': {
+      const a = p.attachment as Attachment | undefined;
+      if (!a?.id) return;
+      // The sender already shows it from its finalize answer: add each attachment once.
+      return updateMessage(conv, str(p.messageId), (m) =>
+        m.attachments.some((x) => x.id === a.id) ? m : { ...m, attachments: [...m.attachments, a] },
+      );
     }
     case 'ReactionAdded':
     case 'ReactionRemoved': {
@@ -246,7 +253,6 @@ function messageCreated(raw: P, myId: string | undefined): void {
     return;
   }
   cachedConversation(conv)?.add(msg);
-  if (authorId !== myId) lookForAttachments(conv);
   const c = conversations.value[conv];
   if (!c) {
     void refreshConversation(conv);

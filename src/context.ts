@@ -41,6 +41,8 @@ import { PresenceService, type PresenceTimings } from './services/presence/prese
 import { TypingService } from './services/presence/typing-service.js';
 import { RealtimeService } from './services/realtime/realtime-service.js';
 import { FileStorage } from './services/files/file-storage.js';
+import { LinkPreviewService } from './services/link-previews/link-preview-service.js';
+import { SafeFetch, type SafeFetchOptions } from './net/safe-fetch.js';
 import { readVersion } from './version.js';
 
 export interface Services {
@@ -77,6 +79,8 @@ export interface Services {
   realtime: RealtimeService;
   /** The blob store under SVC_DATA_DIR and the sources that keep blobs alive (docs/files.md). */
   files: FileStorage;
+  /** Link previews of new and edited messages (docs/link-previews.md). */
+  linkPreviews: LinkPreviewService;
 }
 
 /** Everything long-lived, created in one place and closed in reverse order. */
@@ -128,6 +132,8 @@ export interface ContextOverrides {
   checkTransactions?: boolean;
   /** The outbox drainer's interval and grace period (tests shorten them); see events/outbox.ts. */
   outbox?: { drainIntervalMs?: number; graceMs?: number };
+  /** Link-preview fetcher options (tests); the defaults are the contract's limits. */
+  safeFetch?: SafeFetchOptions;
 }
 
 /** The server's database as configured; the root and `migrateDatabase` (main.ts) open it. */
@@ -344,6 +350,20 @@ export async function createAppContext(
       removal: messageRemover,
       authz,
     });
+    // Outbound fetches of user-named URLs; it connects to nothing until asked (net/safe-fetch.ts).
+    const safeFetch = new SafeFetch(overrides.safeFetch);
+    closers.push(() => safeFetch.close());
+    const linkPreviews = new LinkPreviewService({
+      db,
+      clock,
+      log: log.child({ subsystem: 'link-previews' }),
+      messages,
+      fetcher: safeFetch,
+      enabled: featureEnabled(config, 'link_previews'),
+      concurrency: config.linkPreviewConcurrency,
+    });
+    closers.push(() => linkPreviews.close());
+    messageRemover.onRemove(linkPreviews.onRemove);
     const presence = new PresenceService({
       db,
       bus,
@@ -395,6 +415,7 @@ export async function createAppContext(
       typing,
       realtime,
       files,
+      linkPreviews,
     };
     const scheduler = new Scheduler(
       db,

@@ -34,6 +34,7 @@ import type { DirectPairTable } from './tables/messages.js';
 import type { AbuseReportTable, AuditLogTable, PrincipalBlockTable } from './tables/moderation.js';
 import type { PresenceSettingTable } from './tables/presence.js';
 import type { EventOutboxTable } from './tables/events.js';
+import type { LinkPreviewTable } from './tables/link-previews.js';
 /** Every table, by name. Each area adds its tables in `tables/<area>.ts` and lists them here. */
 export interface Database {
   instance: InstanceTable;
@@ -66,4 +67,5 @@ export interface Database {
   audit_log: AuditLogTable;
   presence_setting: PresenceSettingTable;
   event_outbox: EventOutboxTable;
+  link_preview: LinkPreviewTable;
 }

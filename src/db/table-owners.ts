@@ -37,6 +37,7 @@ export const TABLE_OWNERS = {
   audit_log: 'services/moderation',
   presence_setting: 'services/presence',
   event_outbox: 'events',
+  link_preview: 'services/link-previews',
 } as const satisfies Record<keyof Database, string>;
 
 export type TableName = keyof typeof TABLE_OWNERS;

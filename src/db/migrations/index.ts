@@ -10,6 +10,7 @@ import * as m0007 from './0007-moderation.js';
 import * as m0008 from './0008-presence.js';
 import * as m0009 from './0009-invite-acceptance.js';
 import * as m0010 from './0010-event-outbox.js';
+import * as m0011 from './0011-link-previews.js';
 
 /**
  * Every migration, in order. Append-only: a shipped migration is never edited; a change is a new
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0008-presence': m0008,
   '0009-invite-acceptance': m0009,
   '0010-event-outbox': m0010,
+  '0011-link-previews': m0011,
 };

@@ -21,6 +21,7 @@ import {
 import { findConversationAccess, membersOf } from '../conversations/queries.js';
 
 import { accountIdsByUsernameKey, findMessage, visibleChannelIdsByName } from './queries.js';
+import { MessageHooks } from './hooks.js';
 import { MessageRateLimiter } from './rate-limit.js';
 import type { MessageRemover } from './removal.js';
 import { parseMentions, type StoredMentions } from './text.js';
@@ -45,9 +46,11 @@ export interface MessageServiceDeps {
  */
 export class MessageCore {
   readonly rate: MessageRateLimiter;
+  readonly hooks: MessageHooks;
 
   constructor(readonly deps: MessageServiceDeps) {
     this.rate = new MessageRateLimiter(deps.config.rates, deps.clock);
+    this.hooks = new MessageHooks(deps.log);
   }
 
   get kysely() {
@@ -129,7 +132,7 @@ export class MessageCore {
   }
 
   /** Members of a direct-space conversation (whose user topics get its events); none for channels. */
-  async recipients(tx: Tx | null, conv: ConversationTable): Promise<string[]> {
+  async recipients(tx: Tx | null, conv: Pick<ConversationTable, 'id' | 'kind'>): Promise<string[]> {
     if (conv.kind === 'channel') return [];
     const rows = await membersOf(tx ? tx.db : this.kysely, [conv.id], this.now());
     return rows.filter((r) => r.state === 'member').map((r) => r.accountId);

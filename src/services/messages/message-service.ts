@@ -1,7 +1,13 @@
 import type { Actor } from '../../auth/actor.js';
+import type { MessageTable } from '../../db/tables/collaboration.js';
+import type { Tx } from '../../db/transaction.js';
+import type { EventFields } from '../../events/catalog.js';
+import { emitConversationEvent } from '../conversations/events.js';
 
 import { MessageChanges } from './changes.js';
+import type { MessageHooks } from './hooks.js';
 import { MessageCore, type MessageServiceDeps } from './message-core.js';
+import { conversationsByIds, findMessage } from './queries.js';
 import type { MessageRateLimiter } from './rate-limit.js';
 import { ReactionsAndPins } from './reactions-pins.js';
 import { MessageReading } from './reading.js';
@@ -20,6 +26,8 @@ export class MessageService {
   readonly rate: MessageRateLimiter;
   /** The one removal path; areas register their clean-up with `removal.onRemove`. */
   readonly removal: MessageRemover;
+  /** After-commit hooks on new and edited text; areas register with `hooks.onCreated`. */
+  readonly hooks: MessageHooks;
 
   readonly send: MessageSending['send'];
   readonly forward: MessageSending['forward'];
@@ -46,6 +54,7 @@ export class MessageService {
     this.core = new MessageCore(deps);
     this.rate = this.core.rate;
     this.removal = deps.removal;
+    this.hooks = this.core.hooks;
     // Sends spend the rate through `takeMessageRate` here, the one place every kind of message
     // (the e2ee area's too) passes.
     const sending = new MessageSending(this.core, (actor) => this.takeMessageRate(actor));
@@ -79,5 +88,30 @@ export class MessageService {
    */
   takeMessageRate(actor: Actor): Promise<void> {
     return this.core.takeMessageRate(actor);
+  }
+
+  /**
+   * Announces `MessageUpdated` (docs/events.md) for fields another area keeps about a message
+   * (its link previews), to whoever sees the message, after `tx` commits. Nothing is announced,
+   * and false returned, when the message is gone, deleted, or no longer `current` (its text
+   * changed since the caller read it): the caller then writes nothing either.
+   */
+  async announceUpdate(
+    tx: Tx,
+    messageId: string,
+    at: number,
+    fields: Omit<EventFields['MessageUpdated'], 'messageId'>,
+    current: (message: MessageTable) => boolean = () => true,
+  ): Promise<boolean> {
+    const message = await findMessage(tx.db, messageId);
+    if (!message || message.deletedAt !== null || !current(message)) return false;
+    const [conv] = await conversationsByIds(tx.db, [message.conversationId]);
+    if (!conv) return false;
+    const recipients = await this.core.recipients(tx, conv);
+    emitConversationEvent(tx, this.core.deps.bus, conv, recipients, 'MessageUpdated', at, {
+      messageId,
+      ...fields,
+    });
+    return true;
   }
 }

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,18 +24,93 @@ export function netnsUnavailable(): string | null {
   return null;
 }
 
+/** Whether this process runs inside the namespace `runVitestInNetns` made. */
+export const IN_NETNS = process.env.SVC_IN_NETNS === '1';
+
+/** The shell lines that set the namespace up, then run `command`. */
+function setupScript(resolv: string, command: string): string {
+  const addrs = [...PUBLIC_V4, ...PRIVATE_V4].map((a) => `ip addr add ${a}/32 dev lo`);
+  return [
+    'set -e',
+    'ip link set lo up',
+    ...addrs,
+    `mount --bind ${resolv} /etc/resolv.conf`,
+    `exec ${command}`,
+  ].join('\n');
+}
+
+/**
+ * Relays a Unix socket to PostgreSQL's TCP port, so a test inside the namespace (whose
+ * 127.0.0.1 is its own) reaches the test database: returns the URL to use there.
+ */
+async function pgRelay(dir: string): Promise<{ url: string; close: () => void } | null> {
+  const pgUrl = process.env.SVC_TEST_DATABASE_URL;
+  if (!pgUrl || process.env.SVC_TEST_DB !== 'postgres') return null;
+  const target = new URL(pgUrl);
+  const sockDir = path.join(dir, 'pg');
+  fs.mkdirSync(sockDir);
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port || 5432), target.hostname);
+    client.pipe(upstream).pipe(client);
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', end);
+    upstream.on('error', end);
+  });
+  await new Promise<void>((resolve) =>
+    server.listen(path.join(sockDir, `.s.PGSQL.${target.port || 5432}`), resolve),
+  );
+  const inside = new URL(pgUrl);
+  inside.hostname = 'localhost';
+  inside.searchParams.set('host', sockDir);
+  return { url: inside.toString(), close: () => server.close() };
+}
+
+/**
+ * Runs one test file under vitest inside a fresh namespace (SVC_IN_NETNS=1 there), on the
+ * current project's database; resolves to its exit code and output.
+ */
+export async function runVitestInNetns(file: string): Promise<{ code: number; output: string }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-netns-'));
+  const resolv = path.join(dir, 'resolv.conf');
+  fs.writeFileSync(resolv, 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n');
+  const relay = await pgRelay(dir);
+  const project = process.env.SVC_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
+  const vitest = path.join(root, 'node_modules/vitest/vitest.mjs');
+  const script = setupScript(
+    resolv,
+    `node ${vitest} run --project ${project} --reporter=verbose ${path.relative(root, file)}`,
+  );
+  try {
+    return await new Promise((resolve, reject) => {
+      const child = spawn('unshare', ['--net', '--mount', '--', 'sh', '-c', script], {
+        cwd: root,
+        env: {
+          ...process.env,
+          SVC_IN_NETNS: '1',
+          ...(relay ? { SVC_TEST_DATABASE_URL: relay.url } : {}),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code: code ?? 1, output }));
+    });
+  } finally {
+    relay?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function runInNetns<T>(scenario: string, input: unknown = {}): Promise<T> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-netns-'));
   const resolv = path.join(dir, 'resolv.conf');
   fs.writeFileSync(resolv, 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n');
-  const addrs = [...PUBLIC_V4, ...PRIVATE_V4].map((a) => `ip addr add ${a}/32 dev lo`).join(' && ');
-  const script = [
-    'set -e',
-    'ip link set lo up',
-    addrs,
-    `mount --bind ${resolv} /etc/resolv.conf`,
-    `exec node --import tsx ${path.join(here, scenario)}`,
-  ].join('\n');
+  const script = setupScript(resolv, `node --import tsx ${path.join(here, scenario)}`);
   try {
     return await new Promise<T>((resolve, reject) => {
       const child = spawn('unshare', ['--net', '--mount', '--', 'sh', '-c', script], {

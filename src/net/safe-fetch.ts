@@ -125,7 +125,8 @@ export class SafeFetch {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new Error('timeout')), this.opts.timeoutMs);
     const onAbort = () => controller.abort(new Error('aborted'));
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    if (opts.signal?.aborted) onAbort();
+    else opts.signal?.addEventListener('abort', onAbort, { once: true });
     try {
       return await this.follow(url, opts.accept, controller.signal);
     } catch (err) {

@@ -55,6 +55,8 @@ export class LinkPreviewService {
   private readonly inFlight = new Map<string, Promise<PreviewData | null>>();
   private readonly running = new Set<Promise<void>>();
   private closed = false;
+  /** Aborts the fetches under way at shutdown. */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly deps: LinkPreviewDeps) {
     this.slots = new Slots(deps.concurrency, deps.slotWaitMs ?? SLOT_WAIT_MS);
@@ -89,9 +91,10 @@ export class LinkPreviewService {
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 
-  /** Stops taking work and waits for what runs. */
+  /** Stops taking work, aborts the fetches under way and waits for the rest to settle. */
   async close(): Promise<void> {
     this.closed = true;
+    this.stopping.abort();
     await this.idle();
   }
 
@@ -109,6 +112,7 @@ export class LinkPreviewService {
   private async previewMessage(message: MessageTable): Promise<void> {
     const links = linksIn(message.text);
     const previews = await Promise.all(links.map((url) => this.preview(url)));
+    if (this.stopping.signal.aborted) return;
     const now = this.deps.clock.now().getTime();
     const rows: LinkPreviewTable[] = [];
     links.forEach((url, i) => {
@@ -156,6 +160,7 @@ export class LinkPreviewService {
     try {
       const res = await this.deps.fetcher.get(url, {
         accept: 'text/html,application/xhtml+xml,image/*;q=0.8',
+        signal: this.stopping.signal,
       });
       if (!res.ok) {
         this.deps.log.debug(
@@ -168,7 +173,10 @@ export class LinkPreviewService {
     } finally {
       release();
     }
-    this.cache.set(url, { at: this.deps.clock.now().getTime(), preview });
+    // A fetch cut short by shutdown says nothing about the URL.
+    if (!this.stopping.signal.aborted) {
+      this.cache.set(url, { at: this.deps.clock.now().getTime(), preview });
+    }
     return preview;
   }
 }

@@ -16,6 +16,7 @@ import { Admission } from './http/admission.js';
 import { createLogger } from './logger.js';
 import { Metrics } from './metrics.js';
 import { AccountService } from './services/accounts/account-service.js';
+import { Avatars } from './services/accounts/avatars.js';
 import { Authz } from './services/authz/authz.js';
 import { loadOrCreateServerKeys, type ServerKeys } from './services/instance/server-keys.js';
 import { IpBlockService } from './services/ip-blocks/ip-block-service.js';
@@ -37,10 +38,14 @@ import { ConversationService } from './services/conversations/conversation-servi
 import { DmService } from './services/dm/dm-service.js';
 import { MessageService } from './services/messages/message-service.js';
 import { MessageRemover } from './services/messages/removal.js';
+import { SearchService } from './services/search/search-service.js';
 import { PresenceService, type PresenceTimings } from './services/presence/presence-service.js';
 import { TypingService } from './services/presence/typing-service.js';
 import { RealtimeService } from './services/realtime/realtime-service.js';
 import { FileStorage } from './services/files/file-storage.js';
+import { AttachmentService } from './services/attachments/attachment-service.js';
+import { EmojiService } from './services/emoji/emoji-service.js';
+import { PluginService } from './services/plugins/plugin-service.js';
 import { LinkPreviewService } from './services/link-previews/link-preview-service.js';
 import { SafeFetch, type SafeFetchOptions } from './net/safe-fetch.js';
 import { readVersion } from './version.js';
@@ -79,6 +84,16 @@ export interface Services {
   realtime: RealtimeService;
   /** The blob store under SVC_DATA_DIR and the sources that keep blobs alive (docs/files.md). */
   files: FileStorage;
+  /** Avatar images, re-encoded into the blob store (docs/files.md, "Avatars"). */
+  avatars: Avatars;
+  /** Custom emoji of workspaces, behind `custom_emoji` (docs/files.md, "Custom emoji"). */
+  emoji: EmojiService;
+  /** Message search and people and places search (docs/search.md). */
+  search: SearchService;
+  /** Attachments: upload tokens, uploads, finalizing, downloads (docs/files.md). */
+  attachments: AttachmentService;
+  /** Workspace plugins: bundles, the registry, contributions (docs/plugins.md). */
+  plugins: PluginService;
   /** Link previews of new and edited messages (docs/link-previews.md). */
   linkPreviews: LinkPreviewService;
 }
@@ -301,6 +316,13 @@ export async function createAppContext(
     );
     // The one removal path for messages; areas register their clean-up on it (removal.ts).
     const messageRemover = new MessageRemover(bus);
+    const search = new SearchService({ db, workspaces, channels });
+    messageRemover.onRemove((tx, removal) =>
+      search.onMessagesRemoved(
+        tx,
+        removal.messages.map((m) => m.id),
+      ),
+    );
     const accountDeletion = new AccountDeletionService(
       db,
       config,
@@ -340,6 +362,9 @@ export async function createAppContext(
       log: log.child({ subsystem: 'conversations' }),
       dm,
     });
+    const files = new FileStorage(config.dataDir, clock);
+    const avatars = new Avatars(db, files);
+    const emoji = new EmojiService({ db, config, clock, authz, files, workspaces });
     const messages = new MessageService({
       db,
       bus,
@@ -349,6 +374,7 @@ export async function createAppContext(
       accounts,
       removal: messageRemover,
       authz,
+      emoji,
     });
     // Outbound fetches of user-named URLs; it connects to nothing until asked (net/safe-fetch.ts).
     const safeFetch = new SafeFetch(overrides.safeFetch);
@@ -385,7 +411,32 @@ export async function createAppContext(
       await ipBlocks.refresh();
     }
 
-    const files = new FileStorage(config.dataDir, clock);
+    const attachments = new AttachmentService({
+      db,
+      config,
+      clock,
+      log: log.child({ subsystem: 'attachments' }),
+      files,
+    });
+    // Attachment rows go with their message, workspace or uploader, in the same transaction;
+    // their blobs go with the next blob sweep once no row names them.
+    messageRemover.onRemove((tx, removal) => attachments.onMessagesRemoved(tx, removal));
+    workspaces.onDelete((tx, id) => attachments.onWorkspaceDeleted(tx, id));
+    accountDeletion.addPurgeStep('attachments', (tx, id) => attachments.onAccountPurged(tx, id));
+    files.addReferenceSource('attachments', (names) => attachments.referencedBlobs(names));
+    const plugins = new PluginService({
+      db,
+      bus,
+      config,
+      clock,
+      log: log.child({ subsystem: 'plugins' }),
+      files,
+      authz,
+      audit,
+    });
+    // A workspace's registry and bundle rows go with it; the blobs with the next sweep.
+    workspaces.onDelete((tx, id) => plugins.onWorkspaceDeleted(tx, id));
+    files.addReferenceSource('plugin-bundles', (names) => plugins.referencedBlobs(names));
     const realtime = new RealtimeService(db, presence);
     const limiters = {
       addresses: perMinuteLimiter(config.rates.requestsPerMinPerIp),
@@ -415,6 +466,11 @@ export async function createAppContext(
       typing,
       realtime,
       files,
+      avatars,
+      emoji,
+      search,
+      attachments,
+      plugins,
       linkPreviews,
     };
     const scheduler = new Scheduler(

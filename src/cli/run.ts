@@ -13,6 +13,7 @@ import { registerInviteCommands } from './invite-commands.js';
 import { registerIpCommands } from './ip-commands.js';
 import { registerOperatorCommands } from './operator-commands.js';
 import { registerPrincipalCommands } from './principal-commands.js';
+import { registerSearchCommands } from './search-commands.js';
 
 export { EXIT, printJson, withContext, type CliIo } from './io.js';
 import { cliLogger, EXIT, type CliIo } from './io.js';
@@ -78,6 +79,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerAbuseReportCommands(program, io);
   registerAuditCommands(program, io);
   registerInviteCommands(program, io);
+  registerSearchCommands(program, io);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -41,6 +41,10 @@ export const EVENT_TYPES = [
   'MemberLeft',
   'MemberRoleChanged',
   'MemberTimedOut',
+  // workspace plugins
+  'WorkspacePluginAdded',
+  'WorkspacePluginUpdated',
+  'WorkspacePluginRemoved',
   // channels and conversations
   'ChannelCreated',
   'ChannelUpdated',
@@ -139,6 +143,25 @@ export interface EventFields {
     changedBy: string;
   };
   MemberTimedOut: { userId: string; until: string | null; by: string };
+  WorkspacePluginAdded: {
+    workspacePluginId: string;
+    pluginId: string;
+    version: string;
+    bundleSha256: string;
+    enabled: boolean;
+    by: string;
+  };
+  WorkspacePluginUpdated: {
+    workspacePluginId: string;
+    pluginId: string;
+    version: string;
+    bundleSha256: string;
+    enabled: boolean;
+    /** What changed: `enabled`, `bundle`, `settings`. */
+    changed: string[];
+    by: string;
+  };
+  WorkspacePluginRemoved: { workspacePluginId: string; pluginId: string; by: string };
   ChannelCreated: {
     name: string;
     topic: string | null;

@@ -46,11 +46,28 @@ export function allJobs(ctx: { services: Services; clock: Clock }): Job[] {
       },
     },
     {
+      // Attachments never finalized, a day after their creation (docs/files.md).
+      name: 'attachment-expiry',
+      intervalMs: 60 * MINUTE_MS,
+      run: async () => {
+        await ctx.services.attachments.expireUnfinalized();
+      },
+    },
+    {
       // Blobs no row names any more, and temporary files left by a crash (docs/files.md).
       name: 'blob-sweep',
       intervalMs: 60 * MINUTE_MS,
       run: async () => {
         await ctx.services.files.sweep();
+      },
+    },
+    {
+      // Messages sent before the search index existed, 20 batches of 500 a run, until none is
+      // left (docs/search.md, "Rebuilding"); a no-op query once done.
+      name: 'search-backfill',
+      intervalMs: 15_000,
+      run: async () => {
+        await ctx.services.search.backfill(20, 500);
       },
     },
   ];

@@ -10,7 +10,11 @@ import * as m0007 from './0007-moderation.js';
 import * as m0008 from './0008-presence.js';
 import * as m0009 from './0009-invite-acceptance.js';
 import * as m0010 from './0010-event-outbox.js';
-import * as m0011 from './0011-link-previews.js';
+import * as m0011 from './0011-search.js';
+import * as m0012 from './0012-attachments.js';
+import * as m0013 from './0013-custom-emoji.js';
+import * as m0014 from './0014-plugins.js';
+import * as m0015 from './0015-link-previews.js';
 
 /**
  * Every migration, in order. Append-only: a shipped migration is never edited; a change is a new
@@ -27,5 +31,9 @@ export const migrations: Record<string, Migration> = {
   '0008-presence': m0008,
   '0009-invite-acceptance': m0009,
   '0010-event-outbox': m0010,
-  '0011-link-previews': m0011,
+  '0011-search': m0011,
+  '0012-attachments': m0012,
+  '0013-custom-emoji': m0013,
+  '0014-plugins': m0014,
+  '0015-link-previews': m0015,
 };

@@ -6,11 +6,15 @@ import { channelResolvers } from './channels/index.js';
 import { conversationResolvers } from './conversations/index.js';
 import { deviceResolvers } from './devices/index.js';
 import { dmResolvers } from './dm/index.js';
+import { fileResolvers } from './files/index.js';
+import { emojiResolvers } from './emoji/index.js';
 import { foundationResolvers } from './foundation/index.js';
 import { messageResolvers } from './messages/index.js';
+import { pluginResolvers } from './plugins/index.js';
 import { workspaceResolvers } from './workspaces/index.js';
 import { moderationResolvers } from './moderation/index.js';
 import { realtimeResolvers } from './realtime/index.js';
+import { searchResolvers } from './search/index.js';
 
 /** Every area's resolvers. An area adds one line here. */
 export function allResolvers(): Resolvers {
@@ -26,5 +30,9 @@ export function allResolvers(): Resolvers {
     messageResolvers,
     dmResolvers,
     realtimeResolvers,
+    emojiResolvers,
+    searchResolvers,
+    fileResolvers,
+    pluginResolvers,
   );
 }

@@ -1,3 +1,4 @@
+import multipart from '@fastify/multipart';
 import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
 
 import type { FeatureName } from '../../config/features.js';
@@ -49,6 +50,11 @@ export function registerApiTree(
     async (api) => {
       registerAdmission(api, ctx.admission, 'api');
       registerSessionReader(api, ctx.services.sessions);
+      // Multipart for the file routes: parsing starts only when a route asks for the parts,
+      // with that route's own limits (request.parts({ limits })); these are the defaults.
+      await api.register(multipart, {
+        limits: { fields: 10, fieldSize: 4096, files: 1, parts: 20, headerPairs: 20 },
+      });
       for (const register of routes) register(api, ctx, guards);
       api.setNotFoundHandler(notFoundHandler);
     },

@@ -4,6 +4,7 @@ import { conflict, forbidden, validation } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import { toRow } from '../conversations/rows.js';
 import { emitConversationEvent, iso } from '../conversations/events.js';
+import { writeMessageTerms } from '../search/queries.js';
 
 import type { MessageCore } from './message-core.js';
 import { insertEdit, replaceText } from './queries.js';
@@ -44,6 +45,7 @@ export class MessageChanges {
       if (!replaced) {
         throw conflict('the message was changed or deleted meanwhile; reload it and try again');
       }
+      await writeMessageTerms(tx.db, message.id, text);
       emitConversationEvent(
         tx,
         this.core.deps.bus,

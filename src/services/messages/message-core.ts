@@ -23,6 +23,8 @@ import { findConversationAccess, membersOf } from '../conversations/queries.js';
 import { accountIdsByUsernameKey, findMessage, visibleChannelIdsByName } from './queries.js';
 import { MessageHooks } from './hooks.js';
 import { MessageRateLimiter } from './rate-limit.js';
+import type { EmojiLookup } from '../emoji/emoji-service.js';
+
 import type { MessageRemover } from './removal.js';
 import { parseMentions, type StoredMentions } from './text.js';
 
@@ -36,6 +38,8 @@ export interface MessageServiceDeps {
   accounts: AccountService;
   removal: MessageRemover;
   authz: Authz;
+  /** Custom emoji for `:name:` reactions (the emoji area's EmojiLookup). */
+  emoji: EmojiLookup;
 }
 
 /**

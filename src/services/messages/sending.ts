@@ -2,6 +2,7 @@ import { actingAccountId, type Actor } from '../../auth/actor.js';
 import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
 import { notFound, validation } from '../../errors.js';
 import { plausibleId } from '../conversations/access.js';
+import { writeMessageTerms } from '../search/queries.js';
 import { toRow } from '../conversations/rows.js';
 import { emitConversationEvent } from '../conversations/events.js';
 import { advanceReadMarker, touchConversation } from '../conversations/queries.js';
@@ -98,6 +99,7 @@ export class MessageSending {
         }
       }
       await insertMessage(tx.db, message);
+      await writeMessageTerms(tx.db, message.id, message.text);
       if (message.threadRootId === null) {
         await touchConversation(tx.db, conv.id, message.createdAt);
         // One's own message is read: sending moves the sender's marker, as in Slack.

@@ -15,6 +15,12 @@ const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hang
 const WORD = /[\p{L}\p{N}\p{M}]/u;
 const MARKS = /\p{M}/gu;
 
+/** Whether a folded character is CJK (bigrammed) by the rules above. */
+export const isCjkChar = (ch: string): boolean => CJK.test(ch);
+
+/** Whether a folded character belongs to a word (letters, digits, marks) outside CJK. */
+export const isWordChar = (ch: string): boolean => WORD.test(ch);
+
 function foldChar(ch: string): string {
   if (CJK.test(ch)) return ch;
   return ch.normalize('NFD').replace(MARKS, '').normalize('NFC');

@@ -17,6 +17,7 @@ import { refreshConversation, refreshDmRequests, unfollow } from './session.ts';
 import { cachedConversation, cachedThread, timelinesOf } from './timeline.ts';
 import { reading } from './view.ts';
 import { RecentEvents } from './repeats.ts';
+import { lookForAttachments } from './attachments.ts';
 
 type P = Record<string, unknown>;
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
@@ -221,6 +222,7 @@ export function messageFromEvent(m: P): Message {
     mentions: mentionsOf(m.mentions),
     pinned: false,
     linkPreviews: [],
+    attachments: [],
   };
 }
 
@@ -252,6 +254,7 @@ function messageCreated(raw: P, myId: string | undefined): void {
     return;
   }
   cachedConversation(conv)?.add(msg);
+  if (authorId !== myId) lookForAttachments(conv);
   const c = conversations.value[conv];
   if (!c) {
     void refreshConversation(conv);

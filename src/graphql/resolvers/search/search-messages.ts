@@ -1,0 +1,27 @@
+import { requireActor } from '../../context.js';
+import type { Resolver } from '../../resolver-types.js';
+
+interface Filter {
+  serverId?: string | null;
+  conversationId?: string | null;
+  authorId?: string | null;
+  from?: Date | null;
+  to?: Date | null;
+  inThread?: boolean | null;
+}
+
+export const searchMessages: Resolver<
+  unknown,
+  { query: string; filter?: Filter | null; after?: string | null; limit?: number | null }
+> = (_parent, { query, filter, after, limit }, ctx) =>
+  ctx.app.services.search.messages(requireActor(ctx), {
+    query,
+    after,
+    limit,
+    workspaceId: filter?.serverId,
+    conversationId: filter?.conversationId,
+    authorId: filter?.authorId,
+    from: filter?.from ? filter.from.getTime() : null,
+    to: filter?.to ? filter.to.getTime() : null,
+    inThread: filter?.inThread,
+  });

@@ -1,0 +1,292 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { CLI_ACTOR } from '../../src/auth/actor.js';
+import { ManualClock, MINUTE_MS } from '../../src/lib/clock.js';
+import { createTestApp, type Agent, type TestApp } from '../_util/app.js';
+import { signUpAndIn } from '../_util/seed.js';
+import {
+  conversationOf,
+  createWorkspace,
+  expectCode,
+  inviteAndJoin,
+  ok,
+  send,
+} from '../conversations/_helpers.js';
+import { cli, seedConversation } from '../moderation/_helpers.js';
+
+import { MESSAGES, QUERIES } from './labelled-set.js';
+
+const SEARCH = `query($q: String!, $f: MessageSearchFilter, $after: String, $limit: Int) {
+  searchMessages(query: $q, filter: $f, after: $after, limit: $limit) {
+    items { message { id text threadRootId } highlights { start length } } hasMore nextCursor } }`;
+const EDIT = 'mutation($m: ID!, $t: String!) { editMessage(messageId: $m, text: $t) { id } }';
+const DELETE = 'mutation($m: ID!) { deleteMessage(messageId: $m) { id } }';
+const CHANNELS = 'query($s: ID!) { channels(serverId: $s) { id name } }';
+const CREATE_CHANNEL = 'mutation($i: CreateChannelInput!) { createChannel(input: $i) { id } }';
+
+describe('search', () => {
+  const clock = new ManualClock(Date.parse('2030-03-01T00:00:00Z'));
+  let t: TestApp;
+  let ann: Agent, bob: Agent, cy: Agent;
+  let serverId: string, general: string, secret: string;
+  const ids: Record<string, string> = {};
+
+  async function search(agent: Agent, q: string, f?: Record<string, unknown>, extra = {}) {
+    return ok(await t.gql(SEARCH, { q, f, ...extra }, agent)).searchMessages as {
+      items: Array<{ message: { id: string; text: string }; highlights: any[] }>;
+      hasMore: boolean;
+      nextCursor: string | null;
+    };
+  }
+  const found = async (agent: Agent, q: string, f?: Record<string, unknown>) =>
+    (await search(agent, q, f)).items.map((i) => i.message.id);
+
+  beforeAll(async () => {
+    t = await createTestApp({ clock });
+    [ann, bob, cy] = await Promise.all(
+      ['ann', 'bob', 'cy'].map((u) => signUpAndIn(t, { username: `${u}srch` })),
+    );
+    serverId = (await createWorkspace(t, ann, 'Recherche')).id;
+    await inviteAndJoin(t, ann, serverId, [bob]);
+    const channels = ok(await t.gql(CHANNELS, { s: serverId }, ann)).channels;
+    general = channels.find((c: any) => c.name === 'general').id;
+    secret = ok(
+      await t.gql(CREATE_CHANNEL, { i: { serverId, name: 'secret', isPrivate: true } }, ann),
+    ).createChannel.id;
+    for (const [key, text] of Object.entries(MESSAGES)) {
+      clock.advance(MINUTE_MS);
+      ids[key] = (await send(t, key.startsWith('ko') ? bob : ann, general, text)).id;
+    }
+  });
+  afterAll(async () => t?.close());
+
+  it('finds exactly the labelled messages of every query (recall and precision 1)', async () => {
+    const keyOf = new Map(Object.entries(ids).map(([k, id]) => [id, k]));
+    for (const { query, expect: want } of QUERIES) {
+      const got = (await found(bob, query, { conversationId: general }))
+        .map((id) => keyOf.get(id))
+        .sort();
+      expect({ query, got }).toEqual({ query, got: [...want].sort() });
+    }
+  });
+
+  it('highlights the matched ranges of the original text', async () => {
+    const [hit] = (await search(ann, 'cafe noel', { conversationId: general })).items;
+    const text = MESSAGES.fr1!;
+    const parts = hit!.highlights.map((h) => text.slice(h.start, h.start + h.length));
+    expect(parts).toEqual(['café', 'Noël']);
+    const [ja] = (await search(ann, '東京都')).items;
+    expect(ja!.highlights.map((h) => MESSAGES.ja1!.slice(h.start, h.start + h.length))).toEqual([
+      '東京都',
+    ]);
+    const [de] = (await search(ann, 'strasse', { authorId: ann.id, conversationId: general }))
+      .items;
+    expect(de!.highlights.length).toBe(1);
+  });
+
+  it('finds only what the caller may read', async () => {
+    await send(t, ann, secret, 'zebra in the private channel');
+    expect(await found(ann, 'zebra')).toHaveLength(1);
+    // bob is in the workspace but not in the private channel; cy is in neither.
+    expect(await found(bob, 'zebra')).toEqual([]);
+    expect(await found(cy, 'review')).toEqual([]);
+    // A direct conversation: its two members only.
+    const dm = (await conversationOf(t, ann, [bob])).conversation.id as string;
+    await send(t, ann, dm, 'giraffe spotted');
+    expect(await found(bob, 'giraffe')).toHaveLength(1);
+    expect(await found(cy, 'giraffe')).toEqual([]);
+  });
+
+  it('never finds messages of encrypted conversations, even if their rows had text', async () => {
+    const enc = await seedConversation(t, { kind: 'direct', members: [ann, cy] });
+    await t.ctx.db.kysely
+      .updateTable('conversation')
+      .set({ encrypted: 1 })
+      .where('id', '=', enc)
+      .execute();
+    await t.ctx.db.kysely
+      .insertInto('message')
+      .values({
+        id: '01900000-0000-7000-8000-00000000e2ee',
+        conversationId: enc,
+        workspaceId: '00000000-0000-7000-8000-000000000000',
+        authorId: ann.id,
+        text: 'okapi ciphertext stand-in',
+        ciphertext: 'x',
+        threadRootId: null,
+        forwardedFromId: null,
+        createdAt: clock.now().getTime(),
+        editedAt: null,
+        deletedAt: null,
+        deletedBy: null,
+        replyCount: 0,
+        lastReplyAt: null,
+        mentions: null,
+      })
+      .execute();
+    await t.ctx.services.search.reindex(CLI_ACTOR, 7);
+    expect(await found(ann, 'okapi')).toEqual([]);
+    const row = await t.ctx.db.kysely
+      .selectFrom('message_search')
+      .select('messageId')
+      .where('messageId', '=', '01900000-0000-7000-8000-00000000e2ee')
+      .executeTakeFirst();
+    expect(row).toBeUndefined();
+  });
+
+  it('follows edits and deletions in the same transaction', async () => {
+    const m = await send(t, ann, general, 'walrus sighting');
+    expect(await found(bob, 'walrus')).toEqual([m.id]);
+    ok(await t.gql(EDIT, { m: m.id, t: 'narwhal sighting' }, ann));
+    expect(await found(bob, 'walrus')).toEqual([]);
+    expect(await found(bob, 'narwhal')).toEqual([m.id]);
+    ok(await t.gql(DELETE, { m: m.id }, ann));
+    expect(await found(bob, 'narwhal')).toEqual([]);
+    expect(await found(bob, 'sighting')).toEqual([]);
+  });
+
+  it('drops the terms of an account purge', async () => {
+    const dan = await signUpAndIn(t, { username: 'dansrch' });
+    await inviteAndJoin(t, ann, serverId, [dan]);
+    await send(t, dan, general, 'platypus facts');
+    expect(await found(ann, 'platypus')).toHaveLength(1);
+    await t.ctx.db.transaction((tx) =>
+      t.ctx.services.messages.removal.purgeAuthor(tx, dan.id, clock.now().getTime()),
+    );
+    expect(await found(ann, 'platypus')).toEqual([]);
+    const left = await t.ctx.db.kysely
+      .selectFrom('message_search as s')
+      .innerJoin('message as m', 'm.id', 's.messageId')
+      .select('s.messageId')
+      .where('m.authorId', '=', dan.id)
+      .execute();
+    expect(left).toEqual([]);
+  });
+
+  it('applies filters', async () => {
+    const root = await send(t, ann, general, 'lemur thread start');
+    clock.advance(MINUTE_MS);
+    const reply = await send(t, bob, general, 'lemur reply', root.id);
+    const other = ok(await t.gql(CHANNELS, { s: serverId }, ann)).channels.find(
+      (c: any) => c.name === 'random',
+    ).id;
+    clock.advance(MINUTE_MS);
+    const elsewhere = await send(t, ann, other, 'lemur elsewhere');
+    expect(await found(ann, 'lemur')).toEqual([elsewhere.id, reply.id, root.id]);
+    expect(await found(ann, 'lemur', { inThread: true })).toEqual([reply.id]);
+    expect(await found(ann, 'lemur', { inThread: false })).toEqual([elsewhere.id, root.id]);
+    expect(await found(ann, 'lemur', { authorId: bob.id })).toEqual([reply.id]);
+    expect(await found(ann, 'lemur', { conversationId: other })).toEqual([elsewhere.id]);
+    expect(await found(ann, 'lemur', { serverId: '00000000-0000-7000-8000-000000000000' })).toEqual(
+      [],
+    );
+    const at = new Date(clock.now().getTime()).toISOString();
+    expect(await found(ann, 'lemur', { from: at })).toEqual([elsewhere.id]);
+    expect(await found(ann, 'lemur', { to: at })).toEqual([reply.id, root.id]);
+  });
+
+  it('pages newest first with a cursor', async () => {
+    const sent: string[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      sent.push((await send(t, ann, general, `quokka number ${i}`)).id);
+    }
+    const seen: string[] = [];
+    let after: string | null = null;
+    for (;;) {
+      const page = await search(ann, 'quokka', undefined, { after, limit: 2 });
+      seen.push(...page.items.map((i) => i.message.id));
+      if (!page.hasMore) break;
+      after = page.nextCursor;
+    }
+    expect(seen).toEqual([...sent].reverse());
+  });
+
+  it('answers VALIDATION for bad input and nothing for a query without a word', async () => {
+    expect((await search(ann, '!!! ...')).items).toEqual([]);
+    expectCode(await t.gql(SEARCH, { q: 'x'.repeat(501) }, ann), 'VALIDATION');
+    expectCode(await t.gql(SEARCH, { q: 'a', limit: 0 }, ann), 'VALIDATION');
+    expectCode(await t.gql(SEARCH, { q: 'a', after: 'forged!' }, ann), 'VALIDATION');
+  });
+
+  it('indexes messages older than the index in batches by the backfill job', async () => {
+    // As just after migration 0011: messages without index rows, and the backfill to do.
+    await t.ctx.db.kysely.deleteFrom('message_search').execute();
+    await t.ctx.db.kysely.deleteFrom('search_backfill').execute();
+    await t.ctx.db.kysely
+      .insertInto('search_backfill')
+      .values({ id: 'messages', afterAt: null, afterId: null })
+      .execute();
+    expect(await found(bob, 'review')).toEqual([]);
+    // One batch of three: the oldest messages (en1, en2, en3) only, and the position kept.
+    expect(await t.ctx.services.search.backfill(1, 3)).toBe(false);
+    expect(await found(bob, 'review')).toEqual([ids.en3, ids.en1]);
+    expect(await found(bob, 'cafe')).toEqual([]);
+    const state = await t.ctx.db.kysely.selectFrom('search_backfill').selectAll().execute();
+    expect(state).toEqual([{ id: 'messages', afterAt: expect.anything(), afterId: ids.en3 }]);
+    // The job takes it from there to the end, and then has nothing left to do.
+    expect(await t.ctx.scheduler.runOnce('search-backfill')).toBe(true);
+    expect(await found(bob, 'cafe')).toEqual([ids.fr2, ids.fr1]);
+    expect(await t.ctx.db.kysely.selectFrom('search_backfill').selectAll().execute()).toEqual([]);
+    expect(await t.ctx.services.search.backfill(1, 3)).toBe(true);
+  });
+
+  it('rebuilds the index with svc search reindex', async () => {
+    await t.ctx.db.kysely.deleteFrom('message_search').execute();
+    expect(await found(bob, 'report')).toEqual([]);
+    const res = await cli(t, ['search', 'reindex', '--batch', '3']);
+    expect(res.code).toBe(0);
+    expect(await found(bob, 'report')).toEqual([ids.en1]);
+    expect(await found(bob, 'narwhal')).toEqual([]);
+  });
+
+  it('finds members, channels and workspaces by folded name prefix', async () => {
+    const zoe = await signUpAndIn(t, { username: 'zoesrch' });
+    await t.ctx.db.kysely
+      .updateTable('account')
+      .set({ displayName: 'Zoë Dupont 東京' })
+      .where('id', '=', zoe.id)
+      .execute();
+    await inviteAndJoin(t, ann, serverId, [zoe]);
+    const members = async (q: string) =>
+      ok(
+        await t.gql(
+          'query($s: ID!, $q: String!) { searchMembers(serverId: $s, query: $q) { user { id } } }',
+          { s: serverId, q },
+          bob,
+        ),
+      ).searchMembers.map((m: any) => m.user.id);
+    expect(await members('zoe')).toEqual([zoe.id]);
+    expect(await members('DUP zo')).toEqual([zoe.id]);
+    expect(await members('東')).toEqual([zoe.id]);
+    expect(await members('dupond')).toEqual([]);
+    expect(await members('annsr')).toEqual([ann.id]);
+    expect(await members('')).toEqual([]);
+    // cy is not in the workspace.
+    expectCode(
+      await t.gql(
+        'query($s: ID!, $q: String!) { searchMembers(serverId: $s, query: $q) { user { id } } }',
+        { s: serverId, q: 'zoe' },
+        cy,
+      ),
+      'NOT_FOUND',
+    );
+    const channels = async (agent: Agent, q: string) =>
+      ok(
+        await t.gql(
+          'query($s: ID!, $q: String!) { searchChannels(serverId: $s, query: $q) { name } }',
+          { s: serverId, q },
+          agent,
+        ),
+      ).searchChannels.map((c: any) => c.name);
+    expect(await channels(ann, 'gen')).toEqual(['general']);
+    expect(await channels(ann, 'SEC')).toEqual(['secret']);
+    // A private channel the caller is not in is never listed.
+    expect(await channels(bob, 'sec')).toEqual([]);
+    const workspaces = async (agent: Agent, q: string) =>
+      ok(
+        await t.gql('query($q: String!) { searchWorkspaces(query: $q) { id } }', { q }, agent),
+      ).searchWorkspaces.map((w: any) => w.id);
+    expect(await workspaces(bob, 'rech')).toEqual([serverId]);
+    expect(await workspaces(cy, 'rech')).toEqual([]);
+  });
+});

@@ -46,6 +46,8 @@ import { FileStorage } from './services/files/file-storage.js';
 import { AttachmentService } from './services/attachments/attachment-service.js';
 import { EmojiService } from './services/emoji/emoji-service.js';
 import { PluginService } from './services/plugins/plugin-service.js';
+import { LinkPreviewService } from './services/link-previews/link-preview-service.js';
+import { SafeFetch, type SafeFetchOptions } from './net/safe-fetch.js';
 import { readVersion } from './version.js';
 
 export interface Services {
@@ -92,6 +94,8 @@ export interface Services {
   attachments: AttachmentService;
   /** Workspace plugins: bundles, the registry, contributions (docs/plugins.md). */
   plugins: PluginService;
+  /** Link previews of new and edited messages (docs/link-previews.md). */
+  linkPreviews: LinkPreviewService;
 }
 
 /** Everything long-lived, created in one place and closed in reverse order. */
@@ -143,6 +147,8 @@ export interface ContextOverrides {
   checkTransactions?: boolean;
   /** The outbox drainer's interval and grace period (tests shorten them); see events/outbox.ts. */
   outbox?: { drainIntervalMs?: number; graceMs?: number };
+  /** Link-preview fetcher options (tests); the defaults are the contract's limits. */
+  safeFetch?: SafeFetchOptions;
 }
 
 /** The server's database as configured; the root and `migrateDatabase` (main.ts) open it. */
@@ -370,6 +376,20 @@ export async function createAppContext(
       authz,
       emoji,
     });
+    // Outbound fetches of user-named URLs; it connects to nothing until asked (net/safe-fetch.ts).
+    const safeFetch = new SafeFetch(overrides.safeFetch);
+    closers.push(() => safeFetch.close());
+    const linkPreviews = new LinkPreviewService({
+      db,
+      clock,
+      log: log.child({ subsystem: 'link-previews' }),
+      messages,
+      fetcher: safeFetch,
+      enabled: featureEnabled(config, 'link_previews'),
+      concurrency: config.linkPreviewConcurrency,
+    });
+    closers.push(() => linkPreviews.close());
+    messageRemover.onRemove(linkPreviews.onRemove);
     const presence = new PresenceService({
       db,
       bus,
@@ -452,6 +472,7 @@ export async function createAppContext(
       search,
       attachments,
       plugins,
+      linkPreviews,
     };
     const scheduler = new Scheduler(
       db,

@@ -38,6 +38,7 @@ import type { CustomEmojiTable } from './tables/emoji.js';
 import type { MessageSearchTable, SearchBackfillTable } from './tables/search.js';
 import type { AttachmentTable } from './tables/attachments.js';
 import type { PluginBundleTable, WorkspacePluginTable } from './tables/plugins.js';
+import type { LinkPreviewTable } from './tables/link-previews.js';
 /** Every table, by name. Each area adds its tables in `tables/<area>.ts` and lists them here. */
 export interface Database {
   instance: InstanceTable;
@@ -76,4 +77,5 @@ export interface Database {
   attachment: AttachmentTable;
   plugin_bundle: PluginBundleTable;
   workspace_plugin: WorkspacePluginTable;
+  link_preview: LinkPreviewTable;
 }

@@ -43,6 +43,7 @@ export const TABLE_OWNERS = {
   attachment: 'services/attachments',
   plugin_bundle: 'services/plugins',
   workspace_plugin: 'services/plugins',
+  link_preview: 'services/link-previews',
 } as const satisfies Record<keyof Database, string>;
 
 export type TableName = keyof typeof TABLE_OWNERS;

@@ -60,6 +60,7 @@ export const EVENT_TYPES = [
   'MessageEdited',
   'MessageDeleted',
   'MessageAttachmentAdded',
+  'MessageUpdated',
   'ReactionAdded',
   'ReactionRemoved',
   'MessagePinned',
@@ -114,6 +115,18 @@ export interface MessagePayload {
   editedAt: string | null;
   mentions: MentionsPayload;
   [field: string]: unknown;
+}
+
+/** A link preview as `MessageUpdated` carries it (the GraphQL `LinkPreview` fields). */
+export interface LinkPreviewPayload {
+  url: string;
+  kind: 'page' | 'image';
+  title: string | null;
+  description: string | null;
+  imageUrl: string | null;
+  siteName: string | null;
+  mimeType: string | null;
+  size: number | null;
 }
 
 /** Event kind -> its own payload fields, besides the routing ones (docs/events.md). */
@@ -206,6 +219,8 @@ export interface EventFields {
     deletedBy: string;
   };
   MessageAttachmentAdded: { messageId: string; attachment: AttachmentPayload };
+  /** Fields kept beside the message changed; today only its link previews (all of them). */
+  MessageUpdated: { messageId: string; linkPreviews: LinkPreviewPayload[] };
   ReactionAdded: { messageId: string; emoji: string; userId: string };
   ReactionRemoved: { messageId: string; emoji: string; userId: string };
   MessagePinned: { messageId: string; pinnedBy: string; pinnedAt: string };

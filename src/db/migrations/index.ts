@@ -14,6 +14,7 @@ import * as m0011 from './0011-search.js';
 import * as m0012 from './0012-attachments.js';
 import * as m0013 from './0013-custom-emoji.js';
 import * as m0014 from './0014-plugins.js';
+import * as m0015 from './0015-link-previews.js';
 
 /**
  * Every migration, in order. Append-only: a shipped migration is never edited; a change is a new
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '0012-attachments': m0012,
   '0013-custom-emoji': m0013,
   '0014-plugins': m0014,
+  '0015-link-previews': m0015,
 };

@@ -28,6 +28,7 @@ import {
   findMessage,
   visibleChannelIdsByName,
 } from './queries.js';
+import { MessageHooks } from './hooks.js';
 import { MessageRateLimiter } from './rate-limit.js';
 import type { EmojiLookup } from '../emoji/emoji-service.js';
 
@@ -56,9 +57,11 @@ export interface MessageServiceDeps {
  */
 export class MessageCore {
   readonly rate: MessageRateLimiter;
+  readonly hooks: MessageHooks;
 
   constructor(readonly deps: MessageServiceDeps) {
     this.rate = new MessageRateLimiter(deps.config.rates, deps.clock);
+    this.hooks = new MessageHooks(deps.log);
   }
 
   get kysely() {
@@ -140,7 +143,7 @@ export class MessageCore {
   }
 
   /** Members of a direct-space conversation (whose user topics get its events); none for channels. */
-  async recipients(tx: Tx | null, conv: ConversationTable): Promise<string[]> {
+  async recipients(tx: Tx | null, conv: Pick<ConversationTable, 'id' | 'kind'>): Promise<string[]> {
     if (conv.kind === 'channel') return [];
     const rows = await membersOf(tx ? tx.db : this.kysely, [conv.id], this.now());
     return rows.filter((r) => r.state === 'member').map((r) => r.accountId);
@@ -159,13 +162,15 @@ export class MessageCore {
   ): Promise<void> {
     const [conv] = await conversationsByIds(tx.db, [conversationId]);
     if (!conv) return;
-    const recipients =
-      conv.kind === 'channel'
-        ? []
-        : (await membersOf(tx.db, [conv.id], at))
-            .filter((r) => r.state === 'member')
-            .map((r) => r.accountId);
-    emitConversationEvent(tx, this.deps.bus, conv, recipients, type, at, fields);
+    emitConversationEvent(
+      tx,
+      this.deps.bus,
+      conv,
+      await this.recipients(tx, conv),
+      type,
+      at,
+      fields,
+    );
   }
 
   /** Looks up `@username` and `#channel` mentions (at most two queries, none without any). */

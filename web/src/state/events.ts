@@ -45,6 +45,14 @@ export function applyEvent(e: LiveEvent): void {
         editedAt: str(p.editedAt),
         mentions: mentionsOf(p.mentions),
       }));
+    case 'MessageUpdated':
+      // The message's whole list of link previews (docs/events.md): applied as a state.
+      return updateMessage(conv, str(p.messageId), (m) => ({
+        ...m,
+        linkPreviews: Array.isArray(p.linkPreviews)
+          ? (p.linkPreviews as Message['linkPreviews'])
+          : [],
+      }));
     case 'MessageDeleted': {
       const root = str(p.threadRootId);
       if (root && conv) {

@@ -77,6 +77,7 @@ export default tseslint.config(
   },
   upward('db', ['services', 'graphql', 'http', 'ws', 'cli', 'jobs']),
   upward('lib', ['services', 'graphql', 'http', 'ws', 'cli', 'jobs', 'db', 'events']),
+  upward('net', ['services', 'graphql', 'http', 'ws', 'cli', 'jobs', 'db', 'events']),
   upward('events', ['services', 'graphql', 'http', 'ws', 'cli', 'jobs']),
   upward('services', ['graphql', 'http', 'ws', 'cli']),
   upward('auth', ['graphql', 'http', 'ws', 'cli']),

@@ -9,6 +9,7 @@ import { fanoutBurst, fanoutLatency, fanoutManyChannels } from './scenarios/fano
 import { graphqlHttp } from './scenarios/graphql-http.js';
 import { idleConnections } from './scenarios/idle.js';
 import { multiprocess } from './scenarios/multiprocess.js';
+import { previews } from './scenarios/previews.js';
 import { search } from './scenarios/search.js';
 import { send } from './scenarios/send.js';
 import { webClient } from './scenarios/web-client.js';
@@ -24,6 +25,7 @@ const scenarios: Record<string, (opts: { pg: boolean }) => Promise<ScenarioResul
   'graphql-http': graphqlHttp,
   multiprocess: () => multiprocess(),
   'web-client': () => webClient(),
+  previews,
 };
 
 const args = process.argv.slice(2);

@@ -16,6 +16,7 @@ import { Admission } from './http/admission.js';
 import { createLogger } from './logger.js';
 import { Metrics } from './metrics.js';
 import { AccountService } from './services/accounts/account-service.js';
+import { Avatars } from './services/accounts/avatars.js';
 import { Authz } from './services/authz/authz.js';
 import { loadOrCreateServerKeys, type ServerKeys } from './services/instance/server-keys.js';
 import { IpBlockService } from './services/ip-blocks/ip-block-service.js';
@@ -43,6 +44,10 @@ import { TypingService } from './services/presence/typing-service.js';
 import { RealtimeService } from './services/realtime/realtime-service.js';
 import { FileStorage } from './services/files/file-storage.js';
 import { AttachmentService } from './services/attachments/attachment-service.js';
+import { EmojiService } from './services/emoji/emoji-service.js';
+import { PluginService } from './services/plugins/plugin-service.js';
+import { LinkPreviewService } from './services/link-previews/link-preview-service.js';
+import { SafeFetch, type SafeFetchOptions } from './net/safe-fetch.js';
 import { readVersion } from './version.js';
 
 export interface Services {
@@ -79,10 +84,18 @@ export interface Services {
   realtime: RealtimeService;
   /** The blob store under SVC_DATA_DIR and the sources that keep blobs alive (docs/files.md). */
   files: FileStorage;
+  /** Avatar images, re-encoded into the blob store (docs/files.md, "Avatars"). */
+  avatars: Avatars;
+  /** Custom emoji of workspaces, behind `custom_emoji` (docs/files.md, "Custom emoji"). */
+  emoji: EmojiService;
   /** Message search and people and places search (docs/search.md). */
   search: SearchService;
   /** Attachments: upload tokens, uploads, finalizing, downloads (docs/files.md). */
   attachments: AttachmentService;
+  /** Workspace plugins: bundles, the registry, contributions (docs/plugins.md). */
+  plugins: PluginService;
+  /** Link previews of new and edited messages (docs/link-previews.md). */
+  linkPreviews: LinkPreviewService;
 }
 
 /** Everything long-lived, created in one place and closed in reverse order. */
@@ -134,6 +147,8 @@ export interface ContextOverrides {
   checkTransactions?: boolean;
   /** The outbox drainer's interval and grace period (tests shorten them); see events/outbox.ts. */
   outbox?: { drainIntervalMs?: number; graceMs?: number };
+  /** Link-preview fetcher options (tests); the defaults are the contract's limits. */
+  safeFetch?: SafeFetchOptions;
 }
 
 /** The server's database as configured; the root and `migrateDatabase` (main.ts) open it. */
@@ -347,6 +362,9 @@ export async function createAppContext(
       log: log.child({ subsystem: 'conversations' }),
       dm,
     });
+    const files = new FileStorage(config.dataDir, clock);
+    const avatars = new Avatars(db, files);
+    const emoji = new EmojiService({ db, config, clock, authz, files, workspaces });
     const messages = new MessageService({
       db,
       bus,
@@ -356,7 +374,22 @@ export async function createAppContext(
       accounts,
       removal: messageRemover,
       authz,
+      emoji,
     });
+    // Outbound fetches of user-named URLs; it connects to nothing until asked (net/safe-fetch.ts).
+    const safeFetch = new SafeFetch(overrides.safeFetch);
+    closers.push(() => safeFetch.close());
+    const linkPreviews = new LinkPreviewService({
+      db,
+      clock,
+      log: log.child({ subsystem: 'link-previews' }),
+      messages,
+      fetcher: safeFetch,
+      enabled: featureEnabled(config, 'link_previews'),
+      concurrency: config.linkPreviewConcurrency,
+    });
+    closers.push(() => linkPreviews.close());
+    messageRemover.onRemove(linkPreviews.onRemove);
     const presence = new PresenceService({
       db,
       bus,
@@ -378,13 +411,13 @@ export async function createAppContext(
       await ipBlocks.refresh();
     }
 
-    const files = new FileStorage(config.dataDir, clock);
     const attachments = new AttachmentService({
       db,
       config,
       clock,
       log: log.child({ subsystem: 'attachments' }),
       files,
+      announce: messages.announce,
     });
     // Attachment rows go with their message, workspace or uploader, in the same transaction;
     // their blobs go with the next blob sweep once no row names them.
@@ -392,6 +425,19 @@ export async function createAppContext(
     workspaces.onDelete((tx, id) => attachments.onWorkspaceDeleted(tx, id));
     accountDeletion.addPurgeStep('attachments', (tx, id) => attachments.onAccountPurged(tx, id));
     files.addReferenceSource('attachments', (names) => attachments.referencedBlobs(names));
+    const plugins = new PluginService({
+      db,
+      bus,
+      config,
+      clock,
+      log: log.child({ subsystem: 'plugins' }),
+      files,
+      authz,
+      audit,
+    });
+    // A workspace's registry and bundle rows go with it; the blobs with the next sweep.
+    workspaces.onDelete((tx, id) => plugins.onWorkspaceDeleted(tx, id));
+    files.addReferenceSource('plugin-bundles', (names) => plugins.referencedBlobs(names));
     const realtime = new RealtimeService(db, presence);
     const limiters = {
       addresses: perMinuteLimiter(config.rates.requestsPerMinPerIp),
@@ -421,8 +467,12 @@ export async function createAppContext(
       typing,
       realtime,
       files,
+      avatars,
+      emoji,
       search,
       attachments,
+      plugins,
+      linkPreviews,
     };
     const scheduler = new Scheduler(
       db,

@@ -63,8 +63,8 @@ export const PERMISSIONS = {
   'message:viewEditHistory': STAFF,
   'conversation:archive': STAFF,
   // Workspace customisation (other areas)
-  'emoji:create': MEMBERS,
-  'emoji:deleteAny': STAFF,
+  /** Adding and deleting custom emoji (Slack's and Discord's default: staff manage them). */
+  'emoji:manage': STAFF,
   'plugin:manage': STAFF,
   'macro:manage': STAFF,
   'pipeline:manage': STAFF,

@@ -34,8 +34,11 @@ import type { DirectPairTable } from './tables/messages.js';
 import type { AbuseReportTable, AuditLogTable, PrincipalBlockTable } from './tables/moderation.js';
 import type { PresenceSettingTable } from './tables/presence.js';
 import type { EventOutboxTable } from './tables/events.js';
+import type { CustomEmojiTable } from './tables/emoji.js';
 import type { MessageSearchTable, SearchBackfillTable } from './tables/search.js';
 import type { AttachmentTable } from './tables/attachments.js';
+import type { PluginBundleTable, WorkspacePluginTable } from './tables/plugins.js';
+import type { LinkPreviewTable } from './tables/link-previews.js';
 /** Every table, by name. Each area adds its tables in `tables/<area>.ts` and lists them here. */
 export interface Database {
   instance: InstanceTable;
@@ -68,7 +71,11 @@ export interface Database {
   audit_log: AuditLogTable;
   presence_setting: PresenceSettingTable;
   event_outbox: EventOutboxTable;
+  custom_emoji: CustomEmojiTable;
   message_search: MessageSearchTable;
   search_backfill: SearchBackfillTable;
   attachment: AttachmentTable;
+  plugin_bundle: PluginBundleTable;
+  workspace_plugin: WorkspacePluginTable;
+  link_preview: LinkPreviewTable;
 }

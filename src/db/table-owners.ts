@@ -37,9 +37,13 @@ export const TABLE_OWNERS = {
   audit_log: 'services/moderation',
   presence_setting: 'services/presence',
   event_outbox: 'events',
+  custom_emoji: 'services/emoji',
   message_search: 'services/search',
   search_backfill: 'services/search',
   attachment: 'services/attachments',
+  plugin_bundle: 'services/plugins',
+  workspace_plugin: 'services/plugins',
+  link_preview: 'services/link-previews',
 } as const satisfies Record<keyof Database, string>;
 
 export type TableName = keyof typeof TABLE_OWNERS;

@@ -41,6 +41,10 @@ export const EVENT_TYPES = [
   'MemberLeft',
   'MemberRoleChanged',
   'MemberTimedOut',
+  // workspace plugins
+  'WorkspacePluginAdded',
+  'WorkspacePluginUpdated',
+  'WorkspacePluginRemoved',
   // channels and conversations
   'ChannelCreated',
   'ChannelUpdated',
@@ -55,6 +59,8 @@ export const EVENT_TYPES = [
   'MessageCreated',
   'MessageEdited',
   'MessageDeleted',
+  'MessageAttachmentAdded',
+  'MessageUpdated',
   'ReactionAdded',
   'ReactionRemoved',
   'MessagePinned',
@@ -86,6 +92,17 @@ export interface MentionsPayload {
 }
 
 /** A message as `MessageCreated` carries it. */
+/** An attachment as `Message.attachments` lists it (docs/files.md). */
+export interface AttachmentPayload {
+  id: string;
+  fileName: string;
+  contentType: string;
+  sizeBytes: number;
+  width: number | null;
+  height: number | null;
+  url: string;
+}
+
 export interface MessagePayload {
   id: string;
   conversationId: string;
@@ -98,6 +115,18 @@ export interface MessagePayload {
   editedAt: string | null;
   mentions: MentionsPayload;
   [field: string]: unknown;
+}
+
+/** A link preview as `MessageUpdated` carries it (the GraphQL `LinkPreview` fields). */
+export interface LinkPreviewPayload {
+  url: string;
+  kind: 'page' | 'image';
+  title: string | null;
+  description: string | null;
+  imageUrl: string | null;
+  siteName: string | null;
+  mimeType: string | null;
+  size: number | null;
 }
 
 /** Event kind -> its own payload fields, besides the routing ones (docs/events.md). */
@@ -126,6 +155,25 @@ export interface EventFields {
     changedBy: string;
   };
   MemberTimedOut: { userId: string; until: string | null; by: string };
+  WorkspacePluginAdded: {
+    workspacePluginId: string;
+    pluginId: string;
+    version: string;
+    bundleSha256: string;
+    enabled: boolean;
+    by: string;
+  };
+  WorkspacePluginUpdated: {
+    workspacePluginId: string;
+    pluginId: string;
+    version: string;
+    bundleSha256: string;
+    enabled: boolean;
+    /** What changed: `enabled`, `bundle`, `settings`. */
+    changed: string[];
+    by: string;
+  };
+  WorkspacePluginRemoved: { workspacePluginId: string; pluginId: string; by: string };
   ChannelCreated: {
     name: string;
     topic: string | null;
@@ -170,6 +218,9 @@ export interface EventFields {
     threadRootId: string | null;
     deletedBy: string;
   };
+  MessageAttachmentAdded: { messageId: string; attachment: AttachmentPayload };
+  /** Fields kept beside the message changed; today only its link previews (all of them). */
+  MessageUpdated: { messageId: string; linkPreviews: LinkPreviewPayload[] };
   ReactionAdded: { messageId: string; emoji: string; userId: string };
   ReactionRemoved: { messageId: string; emoji: string; userId: string };
   MessagePinned: { messageId: string; pinnedBy: string; pinnedAt: string };

@@ -8,9 +8,11 @@ import { newId } from '../lib/ids.js';
 
 import { fastifyErrorHandler } from './errors.js';
 import { registerAttachmentRoutes } from './routes/attachments.js';
+import { avatarRoutes } from './routes/avatars.js';
 import { registerDiscovery } from './routes/discovery.js';
 import { registerGraphiql } from './routes/graphiql.js';
 import { graphqlRoute } from './routes/graphql.js';
+import { registerPluginBundleRoutes } from './routes/plugin-bundles.js';
 import { registerHealth, registerReadiness } from './routes/probes.js';
 import { sdlRoute } from './routes/sdl.js';
 import { registerWebClient } from './routes/web-client.js';
@@ -30,6 +32,8 @@ const apiRoutes = (graphql: GraphqlExecutor): readonly ApiRoutes[] => [
   graphqlRoute(graphql),
   registerGraphiql,
   registerAttachmentRoutes,
+  avatarRoutes,
+  registerPluginBundleRoutes,
 ];
 const S2S_ROUTES: readonly S2sRoutes[] = [];
 

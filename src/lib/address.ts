@@ -1,5 +1,7 @@
 import ipaddr from 'ipaddr.js';
 
+import { addressRefusal } from './special-addresses.js';
+
 // Address parsing is deliberately stricter than ipaddr.js: it takes only dotted-quad decimal IPv4
 // (no `10.1`, `0x7f.1` or leading zeros, which other tools read as octal) and IPv6 without a zone
 // id, so the deny list, the rate-limit key and the SSRF check all agree on what an address is.
@@ -296,68 +298,13 @@ export function clientAddress(opts: {
   return parseNode(entries[entries.length - 1] as string)?.toString() ?? peer;
 }
 
-type Range = readonly [address: string, prefix: number];
-
-// IANA IPv4 special-purpose registry, plus multicast and 240/4, kept here rather than trusting
-// ipaddr.js alone so a change in its tables cannot quietly open a range.
-const V4_NOT_PUBLIC: readonly Range[] = [
-  ['0.0.0.0', 8], // "this network"
-  ['10.0.0.0', 8], // private
-  ['100.64.0.0', 10], // shared address space (carrier-grade NAT)
-  ['127.0.0.0', 8], // loopback
-  ['169.254.0.0', 16], // link-local (cloud metadata lives here)
-  ['172.16.0.0', 12], // private
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.0.2.0', 24], // documentation
-  ['192.88.99.0', 24], // 6to4 relay anycast (deprecated)
-  ['192.168.0.0', 16], // private
-  ['198.18.0.0', 15], // benchmarking
-  ['198.51.100.0', 24], // documentation
-  ['203.0.113.0', 24], // documentation
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, including broadcast 255.255.255.255
-];
-
-const V6_NOT_PUBLIC: readonly Range[] = [
-  ['2001::', 23], // IETF protocol assignments (Teredo is judged before this)
-  ['2001:db8::', 32], // documentation
-  ['3fff::', 20], // documentation
-];
-
-const V4_TABLE = V4_NOT_PUBLIC.map(([a, p]) => [ipaddr.IPv4.parse(a), p] as const);
-const V6_TABLE = V6_NOT_PUBLIC.map(([a, p]) => [ipaddr.IPv6.parse(a), p] as const);
-const V6_GLOBAL_UNICAST = ipaddr.IPv6.parse('2000::');
-const NAT64_WELL_KNOWN = ipaddr.IPv6.parse('64:ff9b::');
-const SIX_TO_FOUR = ipaddr.IPv6.parse('2002::');
-const TEREDO = ipaddr.IPv6.parse('2001::');
-
-function isPublicV4(addr: ipaddr.IPv4): boolean {
-  if (V4_TABLE.some(([net, prefix]) => addr.match(net, prefix))) return false;
-  return addr.range() === 'unicast';
-}
-
 /**
- * Whether a link preview may connect to the address: only global unicast is public. IPv6 forms
- * that carry an IPv4 address are judged by it, since the packets end up there: IPv4-mapped
- * (`::ffff:0:0/96`), NAT64 `64:ff9b::/96`, 6to4 `2002::/16`, and Teredo `2001::/32` (both its
- * server and its de-obfuscated client address must be public). Refused outright, because where
- * the embedded address sits or how a stack routes it is not knowable: the local-use NAT64 prefix
- * `64:ff9b:1::/48` (its IPv4 position depends on the operator's prefix length), IPv4-compatible
- * `::a.b.c.d` and IPv4-translated `::ffff:0:a.b.c.d` (both deprecated). Malformed input and zone
+ * Whether a link preview may connect to the address: only global unicast outside every IANA
+ * special-purpose range (`special-addresses.ts`, which says how IPv6 forms embedding IPv4 are
+ * judged). Malformed input, the spellings this module refuses (`0x7f.1`, `2130706433`) and zone
  * ids are not public.
  */
 export function isPublicAddress(address: string): boolean {
-  const addr = parseAddress(address);
-  if (!addr) return false;
-  if (addr instanceof ipaddr.IPv4) return isPublicV4(addr);
-  if (addr.match(NAT64_WELL_KNOWN, 96)) return isPublicV4(embeddedV4(addr, 96));
-  if (addr.match(SIX_TO_FOUR, 16)) return isPublicV4(embeddedV4(addr, 16));
-  if (addr.match(TEREDO, 32)) {
-    return isPublicV4(embeddedV4(addr, 32)) && isPublicV4(embeddedV4(addr, 96, true));
-  }
-  // Everything outside 2000::/3 is special-use: loopback, unspecified, ULA, link-local,
-  // multicast, discard, the other embedded-IPv4 forms, segment routing, and unassigned space.
-  if (!addr.match(V6_GLOBAL_UNICAST, 3)) return false;
-  if (V6_TABLE.some(([net, prefix]) => addr.match(net, prefix))) return false;
-  return addr.range() === 'unicast';
+  const addr = parseExact(address);
+  return addr !== null && addressRefusal(addr) === null;
 }

@@ -12,7 +12,10 @@ import * as m0009 from './0009-invite-acceptance.js';
 import * as m0010 from './0010-event-outbox.js';
 import * as m0011 from './0011-search.js';
 import * as m0012 from './0012-attachments.js';
-import * as m0013 from './0013-search-walk.js';
+import * as m0013 from './0013-custom-emoji.js';
+import * as m0014 from './0014-plugins.js';
+import * as m0015 from './0015-link-previews.js';
+import * as m0016 from './0016-search-walk.js';
 
 /**
  * Every migration, in order. Append-only: a shipped migration is never edited; a change is a new
@@ -31,5 +34,8 @@ export const migrations: Record<string, Migration> = {
   '0010-event-outbox': m0010,
   '0011-search': m0011,
   '0012-attachments': m0012,
-  '0013-search-walk': m0013,
+  '0013-custom-emoji': m0013,
+  '0014-plugins': m0014,
+  '0015-link-previews': m0015,
+  '0016-search-walk': m0016,
 };

@@ -7,8 +7,10 @@ import { conversationResolvers } from './conversations/index.js';
 import { deviceResolvers } from './devices/index.js';
 import { dmResolvers } from './dm/index.js';
 import { fileResolvers } from './files/index.js';
+import { emojiResolvers } from './emoji/index.js';
 import { foundationResolvers } from './foundation/index.js';
 import { messageResolvers } from './messages/index.js';
+import { pluginResolvers } from './plugins/index.js';
 import { workspaceResolvers } from './workspaces/index.js';
 import { moderationResolvers } from './moderation/index.js';
 import { realtimeResolvers } from './realtime/index.js';
@@ -28,7 +30,9 @@ export function allResolvers(): Resolvers {
     messageResolvers,
     dmResolvers,
     realtimeResolvers,
+    emojiResolvers,
     searchResolvers,
     fileResolvers,
+    pluginResolvers,
   );
 }

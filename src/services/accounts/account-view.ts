@@ -8,6 +8,8 @@ export interface AccountView {
   isOperator: boolean;
   deletionScheduledFor: number | null;
   homeServer: string | null;
+  /** `avatars/<sha256>.<ext>` under /api/files/, or null (accounts/avatars.ts). */
+  avatarPath: string | null;
 }
 
 /** The account columns the view is made from, whichever query read them. */
@@ -20,6 +22,7 @@ export interface AccountViewRow {
   isOperator: number;
   deletionScheduledFor: number | null;
   homeServer: string | null;
+  avatarPath: string | null;
 }
 
 /** The one mapping from account columns to `AccountView`. */
@@ -33,5 +36,6 @@ export function toAccountView(row: AccountViewRow): AccountView {
     isOperator: row.isOperator === 1,
     deletionScheduledFor: row.deletionScheduledFor,
     homeServer: row.homeServer,
+    avatarPath: row.avatarPath,
   };
 }

@@ -160,3 +160,30 @@ export async function lockAccount(db: Executor, id: string): Promise<void> {
 export async function deletePasswordResetsOf(db: Executor, accountId: string) {
   await db.deleteFrom('password_reset').where('accountId', '=', accountId).execute();
 }
+
+/** Sets (or clears) the path of an account's avatar image (`avatars/<sha256>.<ext>`). */
+export async function setAvatarPath(db: Executor, id: string, avatarPath: string | null) {
+  await db.updateTable('account').set({ avatarPath }).where('id', '=', id).execute();
+}
+
+/** Whether a live account shows this avatar path. */
+export async function avatarPathInUse(db: Executor, avatarPath: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('account')
+    .select('id')
+    .where('avatarPath', '=', avatarPath)
+    .where('deletedAt', 'is', null)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Which of these avatar paths some account still holds (the blob sweep's reference source). */
+export async function avatarPathsAmong(db: Executor, paths: readonly string[]): Promise<string[]> {
+  if (paths.length === 0) return [];
+  const rows = await db
+    .selectFrom('account')
+    .select('avatarPath')
+    .where('avatarPath', 'in', paths)
+    .execute();
+  return rows.map((r) => r.avatarPath).filter((p): p is string => p !== null);
+}

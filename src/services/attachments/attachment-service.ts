@@ -10,6 +10,7 @@ import type { Db } from '../../db/database.js';
 import type { AttachmentTable } from '../../db/tables/attachments.js';
 import type { Tx } from '../../db/transaction.js';
 import { conflict, forbidden, notFound, validation } from '../../errors.js';
+import type { AttachmentPayload, EventFields, EventType } from '../../events/catalog.js';
 import { DAY_MS, HOUR_MS, type Clock } from '../../lib/clock.js';
 import { newId, randomToken } from '../../lib/ids.js';
 import { assertReadable, assertWritableBy, plausibleId } from '../conversations/access.js';
@@ -63,6 +64,27 @@ export interface AttachmentServiceDeps {
   clock: Clock;
   log: Logger;
   files: FileStorage;
+  /** Publishes an event about a message to its conversation's audience (the messages area). */
+  announce: <K extends EventType>(
+    tx: Tx,
+    conversationId: string,
+    type: K,
+    at: number,
+    fields: EventFields[K],
+  ) => Promise<void>;
+}
+
+/** An attachment as `Message.attachments` and `MessageAttachmentAdded` show it. */
+export function attachmentPayload(row: AttachmentTable): AttachmentPayload {
+  return {
+    id: row.id,
+    fileName: row.fileName,
+    contentType: row.contentType ?? 'application/octet-stream',
+    sizeBytes: Number(row.sizeBytes ?? 0),
+    width: row.width,
+    height: row.height,
+    url: `/api/attachments/${row.id}/download`,
+  };
 }
 
 /** What a download serves: the blob, and how it is named and typed to the client. */
@@ -280,7 +302,13 @@ export class AttachmentService {
       if (!(await attachToMessage(tx.db, row.id, messageId, at))) {
         throw conflict('this attachment was finalized or deleted meanwhile');
       }
-      return { ...row, messageId, finalizedAt: at };
+      const finalized = { ...row, messageId, finalizedAt: at };
+      // Readers who have the message open learn of the file without reloading it.
+      await this.deps.announce(tx, message.conversationId, 'MessageAttachmentAdded', at, {
+        messageId,
+        attachment: attachmentPayload(finalized),
+      });
+      return finalized;
     });
   }
 

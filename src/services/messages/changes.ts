@@ -61,7 +61,9 @@ export class MessageChanges {
         },
       );
     });
-    return { ...message, text, editedAt: now, mentions: JSON.stringify(mentions) };
+    const edited = { ...message, text, editedAt: now, mentions: JSON.stringify(mentions) };
+    this.core.hooks.edited(edited);
+    return edited;
   }
 
   /**

@@ -9,6 +9,7 @@ import type { ConversationTable, MessageTable } from '../../db/tables/collaborat
 import type { Tx } from '../../db/transaction.js';
 import { AppError, notFound } from '../../errors.js';
 import type { EventBus } from '../../events/bus.js';
+import type { EventFields, EventType } from '../../events/catalog.js';
 import type { Clock } from '../../lib/clock.js';
 import type { AccountService } from '../accounts/account-service.js';
 import type { Authz } from '../authz/authz.js';
@@ -18,10 +19,19 @@ import {
   assertWritableBy,
   plausibleId,
 } from '../conversations/access.js';
+import { emitConversationEvent } from '../conversations/events.js';
 import { findConversationAccess, membersOf } from '../conversations/queries.js';
 
-import { accountIdsByUsernameKey, findMessage, visibleChannelIdsByName } from './queries.js';
+import {
+  accountIdsByUsernameKey,
+  conversationsByIds,
+  findMessage,
+  visibleChannelIdsByName,
+} from './queries.js';
+import { MessageHooks } from './hooks.js';
 import { MessageRateLimiter } from './rate-limit.js';
+import type { EmojiLookup } from '../emoji/emoji-service.js';
+
 import type { MessageRemover } from './removal.js';
 import { parseMentions, type StoredMentions } from './text.js';
 
@@ -35,6 +45,8 @@ export interface MessageServiceDeps {
   accounts: AccountService;
   removal: MessageRemover;
   authz: Authz;
+  /** Custom emoji for `:name:` reactions (the emoji area's EmojiLookup). */
+  emoji: EmojiLookup;
 }
 
 /**
@@ -45,9 +57,11 @@ export interface MessageServiceDeps {
  */
 export class MessageCore {
   readonly rate: MessageRateLimiter;
+  readonly hooks: MessageHooks;
 
   constructor(readonly deps: MessageServiceDeps) {
     this.rate = new MessageRateLimiter(deps.config.rates, deps.clock);
+    this.hooks = new MessageHooks(deps.log);
   }
 
   get kysely() {
@@ -129,10 +143,34 @@ export class MessageCore {
   }
 
   /** Members of a direct-space conversation (whose user topics get its events); none for channels. */
-  async recipients(tx: Tx | null, conv: ConversationTable): Promise<string[]> {
+  async recipients(tx: Tx | null, conv: Pick<ConversationTable, 'id' | 'kind'>): Promise<string[]> {
     if (conv.kind === 'channel') return [];
     const rows = await membersOf(tx ? tx.db : this.kysely, [conv.id], this.now());
     return rows.filter((r) => r.state === 'member').map((r) => r.accountId);
+  }
+
+  /**
+   * Publishes an event about a message of the conversation, raised by another area's write in
+   * `tx` (attachments finalized onto it), to the audience the message's own events have.
+   */
+  async announce<K extends EventType>(
+    tx: Tx,
+    conversationId: string,
+    type: K,
+    at: number,
+    fields: EventFields[K],
+  ): Promise<void> {
+    const [conv] = await conversationsByIds(tx.db, [conversationId]);
+    if (!conv) return;
+    emitConversationEvent(
+      tx,
+      this.deps.bus,
+      conv,
+      await this.recipients(tx, conv),
+      type,
+      at,
+      fields,
+    );
   }
 
   /** Looks up `@username` and `#channel` mentions (at most two queries, none without any). */

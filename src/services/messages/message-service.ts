@@ -1,7 +1,12 @@
 import type { Actor } from '../../auth/actor.js';
+import type { MessageTable } from '../../db/tables/collaboration.js';
+import type { Tx } from '../../db/transaction.js';
+import type { EventFields } from '../../events/catalog.js';
 
 import { MessageChanges } from './changes.js';
+import type { MessageHooks } from './hooks.js';
 import { MessageCore, type MessageServiceDeps } from './message-core.js';
+import { findMessage } from './queries.js';
 import type { MessageRateLimiter } from './rate-limit.js';
 import { ReactionsAndPins } from './reactions-pins.js';
 import { MessageReading } from './reading.js';
@@ -20,6 +25,8 @@ export class MessageService {
   readonly rate: MessageRateLimiter;
   /** The one removal path; areas register their clean-up with `removal.onRemove`. */
   readonly removal: MessageRemover;
+  /** After-commit hooks on new and edited text; areas register with `hooks.onCreated`. */
+  readonly hooks: MessageHooks;
 
   readonly send: MessageSending['send'];
   readonly forward: MessageSending['forward'];
@@ -39,6 +46,8 @@ export class MessageService {
   readonly messagesByIds: MessageReading['messagesByIds'];
   readonly accountsByIds: MessageReading['accountsByIds'];
   readonly mayViewEditHistory: MessageReading['mayViewEditHistory'];
+  /** Events other areas raise about a message (attachments finalized onto it). */
+  readonly announce: MessageCore['announce'];
 
   private readonly core: MessageCore;
 
@@ -46,6 +55,8 @@ export class MessageService {
     this.core = new MessageCore(deps);
     this.rate = this.core.rate;
     this.removal = deps.removal;
+    this.announce = this.core.announce.bind(this.core);
+    this.hooks = this.core.hooks;
     // Sends spend the rate through `takeMessageRate` here, the one place every kind of message
     // (the e2ee area's too) passes.
     const sending = new MessageSending(this.core, (actor) => this.takeMessageRate(actor));
@@ -79,5 +90,27 @@ export class MessageService {
    */
   takeMessageRate(actor: Actor): Promise<void> {
     return this.core.takeMessageRate(actor);
+  }
+
+  /**
+   * Announces `MessageUpdated` (docs/events.md) for fields another area keeps about a message
+   * (its link previews), to whoever sees the message, after `tx` commits. Nothing is announced,
+   * and false returned, when the message is gone, deleted, or no longer `current` (its text
+   * changed since the caller read it): the caller then writes nothing either.
+   */
+  async announceUpdate(
+    tx: Tx,
+    messageId: string,
+    at: number,
+    fields: Omit<EventFields['MessageUpdated'], 'messageId'>,
+    current: (message: MessageTable) => boolean = () => true,
+  ): Promise<boolean> {
+    const message = await findMessage(tx.db, messageId);
+    if (!message || message.deletedAt !== null || !current(message)) return false;
+    await this.core.announce(tx, message.conversationId, 'MessageUpdated', at, {
+      messageId,
+      ...fields,
+    });
+    return true;
   }
 }

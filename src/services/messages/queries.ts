@@ -288,6 +288,7 @@ export async function accountsByIds(db: Executor, ids: readonly string[]) {
       'isOperator',
       'deletionScheduledFor',
       'homeServer',
+      'avatarPath',
       'deletedAt',
     ])
     .where('id', 'in', ids)

@@ -13,7 +13,7 @@ import {
   insertPin,
   removeReaction,
 } from './queries.js';
-import { checkEmoji } from './text.js';
+import { checkEmoji, customEmojiName } from './text.js';
 
 /** Pins one conversation may hold (Slack's limit). */
 export const MAX_PINS = 100;
@@ -34,6 +34,15 @@ export class ReactionsAndPins {
       'message:react',
     );
     if (message.deletedAt !== null) throw conflict('the message was deleted');
+    const custom = customEmojiName(emoji);
+    if (custom !== null) {
+      // A custom emoji must exist in the message's workspace when added; removing one (below)
+      // needs only its text, so a reaction outlives its deleted emoji.
+      this.core.deps.emoji.assertEnabled();
+      if (!(await this.core.deps.emoji.has(access.row.workspaceId, custom))) {
+        throw validation(`this workspace has no custom emoji ${emoji}`);
+      }
+    }
     const now = this.core.now();
     const conv = toRow(access.row);
     await this.core.unlessGone(

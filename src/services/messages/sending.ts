@@ -117,6 +117,7 @@ export class MessageSending {
           message: messagePayload(message),
         },
       );
+      tx.onCommit(() => this.core.hooks.created(message));
     });
   }
 }

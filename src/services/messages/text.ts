@@ -84,19 +84,32 @@ const RGI_EMOJI = new RegExp('^\\p{RGI_Emoji}$', 'v');
 const PICTOGRAPH = /^\p{Extended_Pictographic}$/u;
 const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
 
+/** A custom emoji in a reaction: `:name:`, 2 to 32 of `a-z 0-9 _ + -` (services/emoji). */
+const CUSTOM_EMOJI = /^:([a-z0-9_+-]{2,32}):$/;
+
 /**
  * The emoji to store for a reaction: exactly one Unicode emoji (a fully qualified RGI emoji,
- * ZWJ sequences, skin tones, flags and keycaps included). A pictograph sent without its emoji
- * variation selector (U+FE0F) is stored with it, so "❤" and "❤️" count as one. Anything else,
- * custom `:name:` emoji included, answers VALIDATION.
+ * ZWJ sequences, skin tones, flags and keycaps included), or a custom emoji written `:name:`
+ * (case-folded; whether the workspace has it is the caller's check, see `customEmojiName`). A
+ * pictograph sent without its emoji variation selector (U+FE0F) is stored with it, so "❤" and
+ * "❤️" count as one. Anything else answers VALIDATION.
  */
 export function checkEmoji(value: unknown): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > 64) {
-    throw validation('a reaction is one Unicode emoji');
+    throw validation(REACTION_RULE);
   }
+  const folded = value.toLowerCase();
+  if (CUSTOM_EMOJI.test(folded)) return folded;
   const graphemes = [...segmenter.segment(value)];
-  if (graphemes.length !== 1) throw validation('a reaction is one Unicode emoji');
+  if (graphemes.length !== 1) throw validation(REACTION_RULE);
   if (RGI_EMOJI.test(value)) return value;
   if (PICTOGRAPH.test(value) && RGI_EMOJI.test(`${value}\uFE0F`)) return `${value}\uFE0F`;
-  throw validation('a reaction is one Unicode emoji');
+  throw validation(REACTION_RULE);
+}
+
+const REACTION_RULE = 'a reaction is one Unicode emoji or a custom emoji written :name:';
+
+/** The name of a custom emoji reaction (as `checkEmoji` returns it), or null for Unicode. */
+export function customEmojiName(emoji: string): string | null {
+  return CUSTOM_EMOJI.exec(emoji)?.[1] ?? null;
 }

@@ -203,6 +203,7 @@ export async function listMembersPage(
       'a.isOperator',
       'a.deletionScheduledFor',
       'a.homeServer',
+      'a.avatarPath',
     ])
     .where('m.workspaceId', '=', workspaceId)
     .where('a.deletedAt', 'is', null);

@@ -132,6 +132,18 @@ export function explain(err: unknown, context: 'signin' | 'default' = 'default')
           todo: 'Open the app from the server’s own address.',
         };
       }
+      if (e.status === 413) {
+        return {
+          what: 'The file is larger than this server accepts.',
+          todo: 'Choose a smaller file.',
+        };
+      }
+      if (e.status === 415) {
+        return {
+          what: 'The server does not accept this kind of file here.',
+          todo: 'Send another type of file, or put it in an archive.',
+        };
+      }
       return {
         what: `The server refused the request (${String(e.status)}).`,
         todo: 'Reload the page and try again.',

@@ -84,6 +84,40 @@ async function post(body: unknown): Promise<unknown> {
   return res.json();
 }
 
+/**
+ * Sends a multipart form to one of the file routes (`POST /api/files/...`), with the session and
+ * the CSRF header; answers the JSON body. A refusal is an ApiError: `HTTP` with the status in
+ * `extensions.status` (413 too large, 415 a type refused), or the feature's `FEATURE_DISABLED`.
+ */
+export async function postForm<T>(path: string, form: FormData): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'x-csrf-token': csrfToken() },
+      body: form,
+    });
+  } catch {
+    throw new ApiError('the server could not be reached', NETWORK);
+  }
+  if (res.ok) return (await res.json()) as T;
+  const err = await httpRefusal(res.clone());
+  let body: Record<string, unknown> = {};
+  try {
+    body = (await res.json()) as Record<string, unknown>;
+  } catch {
+    // not JSON
+  }
+  if (body.code === 'FEATURE_DISABLED') {
+    throw new ApiError(err.message, 'FEATURE_DISABLED', {
+      ...err.extensions,
+      feature: body.feature,
+    });
+  }
+  throw err;
+}
+
 /** Runs one operation; answers its data or throws the first error as an ApiError. */
 export async function gql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
   const res = (await post({ query, variables })) as GraphqlResponse<T>;

@@ -1,12 +1,15 @@
 // The GraphQL documents of the client, named so the server's metrics count them by name.
 
-export const USER = `id username displayName`;
+export const USER = `id username displayName avatarUrl`;
+
+export const ATTACHMENT = `id fileName contentType sizeBytes width height url`;
 
 export const MESSAGE = `id conversationId text isDeleted createdAt editedAt threadRootId
   replyCount lastReplyAt pinned author { ${USER} }
   reactions { emoji count reactedByMe }
   mentions { userIds channelIds here }
-  linkPreviews { url title description imageUrl siteName }`;
+  linkPreviews { url title description imageUrl siteName }
+  attachments { ${ATTACHMENT} }`;
 
 export const CONVERSATION = `id serverId kind name topic isPrivate encrypted archived memberIds
   memberCount isMember unreadCount lastActivityAt dmRequest { id state }`;
@@ -85,3 +88,23 @@ export const BLOCK_USER = `mutation BlockUser($id: ID!) { blockUser(userId: $id)
 
 export const MEMBERS = `query WorkspaceMembers($serverId: ID!, $after: String) { workspace(serverId: $serverId) {
   members(after: $after, limit: 200) { items { user { ${USER} } role joinedAt timedOutUntil } nextCursor } } }`;
+
+export const CREATE_ATTACHMENT = `mutation CreateAttachment($input: CreateAttachmentInput!) {
+  createAttachment(input: $input) { attachmentId uploadToken } }`;
+export const FINALIZE_ATTACHMENT = `mutation FinalizeAttachment($input: FinalizeAttachmentInput!) {
+  finalizeAttachment(input: $input) { ${ATTACHMENT} } }`;
+/** The newest messages' attachments: finalizing publishes no event, so readers look again. */
+export const CUSTOM_EMOJI = `id name shortcode url width height`;
+export const CUSTOM_EMOJIS = `query CustomEmojis($serverId: ID!) { customEmojis(serverId: $serverId) { ${CUSTOM_EMOJI} } }`;
+export const CREATE_CUSTOM_EMOJI = `mutation CreateCustomEmoji($input: CreateCustomEmojiInput!) {
+  createCustomEmoji(input: $input) { ${CUSTOM_EMOJI} } }`;
+export const DELETE_CUSTOM_EMOJI = `mutation DeleteCustomEmoji($serverId: ID!, $name: String!) {
+  deleteCustomEmoji(serverId: $serverId, name: $name) }`;
+
+export const SEARCH_MESSAGES = `query SearchMessages($query: String!, $filter: MessageSearchFilter, $after: String) {
+  searchMessages(query: $query, filter: $filter, after: $after, limit: 20) {
+  items { message { ${MESSAGE} } highlights { start length } } hasMore nextCursor } }`;
+export const SEARCH_MEMBERS = `query SearchMembers($serverId: ID!, $query: String!) {
+  searchMembers(serverId: $serverId, query: $query, limit: 8) { user { ${USER} } } }`;
+export const SEARCH_CHANNELS = `query SearchChannels($serverId: ID!, $query: String!) {
+  searchChannels(serverId: $serverId, query: $query, limit: 50) { ${CONVERSATION} } }`;

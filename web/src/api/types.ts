@@ -10,6 +10,8 @@ export interface User {
   id: string;
   username: string;
   displayName: string | null;
+  /** `/api/files/avatars/...` on this server; null without an avatar. */
+  avatarUrl?: string | null;
 }
 
 export interface Me extends User {
@@ -63,6 +65,31 @@ export interface Message {
   mentions: { userIds: string[]; channelIds: string[]; here: boolean };
   pinned: boolean;
   linkPreviews: LinkPreview[];
+  attachments: Attachment[];
+}
+
+export interface Attachment {
+  id: string;
+  fileName: string;
+  contentType: string;
+  sizeBytes: number;
+  width: number | null;
+  height: number | null;
+  url: string;
+}
+
+export interface CustomEmoji {
+  id: string;
+  name: string;
+  shortcode: string;
+  url: string;
+  width: number;
+  height: number;
+}
+
+export interface MessageSearchHit {
+  message: Message;
+  highlights: { start: number; length: number }[];
 }
 
 export interface LinkPreview {

@@ -1,4 +1,4 @@
-import type { Conversation, LiveEvent, Message, User } from '../api/types.ts';
+import type { Attachment, Conversation, LiveEvent, Message, User } from '../api/types.ts';
 
 import {
   conversations,
@@ -45,6 +45,14 @@ export function applyEvent(e: LiveEvent): void {
         editedAt: str(p.editedAt),
         mentions: mentionsOf(p.mentions),
       }));
+    case 'MessageUpdated':
+      // The message's whole list of link previews (docs/events.md): applied as a state.
+      return updateMessage(conv, str(p.messageId), (m) => ({
+        ...m,
+        linkPreviews: Array.isArray(p.linkPreviews)
+          ? (p.linkPreviews as Message['linkPreviews'])
+          : [],
+      }));
     case 'MessageDeleted': {
       const root = str(p.threadRootId);
       if (root && conv) {
@@ -57,6 +65,14 @@ export function applyEvent(e: LiveEvent): void {
         reactions: [],
         pinned: false,
       }));
+    }
+    case 'MessageAttachmentAdded': {
+      const a = p.attachment as Attachment | undefined;
+      if (!a?.id) return;
+      // The sender already shows it from its finalize answer: add each attachment once.
+      return updateMessage(conv, str(p.messageId), (m) =>
+        m.attachments.some((x) => x.id === a.id) ? m : { ...m, attachments: [...m.attachments, a] },
+      );
     }
     case 'ReactionAdded':
     case 'ReactionRemoved': {
@@ -213,6 +229,7 @@ export function messageFromEvent(m: P): Message {
     mentions: mentionsOf(m.mentions),
     pinned: false,
     linkPreviews: [],
+    attachments: [],
   };
 }
 

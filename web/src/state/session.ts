@@ -39,6 +39,7 @@ import {
   serverInfo,
   workspaces,
 } from './store.ts';
+import { forgetCustomEmoji } from './emoji.ts';
 import { forgetTimelines, markAllStale } from './timeline.ts';
 
 /** `booting` until we know whether a session exists; then `in` or `out`. */
@@ -253,6 +254,7 @@ export function leave(reason: string | null): void {
   live = null;
   rememberCsrf(null);
   forgetTimelines();
+  forgetCustomEmoji();
   resetStore();
   signedOutReason.value = reason;
   phase.value = 'out';

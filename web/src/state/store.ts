@@ -40,7 +40,12 @@ export function rememberUsers(list: (User | null | undefined)[]): void {
   for (const u of list) {
     if (!u) continue;
     const had = next[u.id];
-    if (!had || had.username !== u.username || had.displayName !== u.displayName) {
+    if (
+      !had ||
+      had.username !== u.username ||
+      had.displayName !== u.displayName ||
+      (u.avatarUrl !== undefined && had.avatarUrl !== u.avatarUrl)
+    ) {
       next[u.id] = u;
       changed = true;
     }

@@ -16,6 +16,8 @@ export const sidePane = signal<
 >(null);
 /** The workspace last opened: the sidebar keeps showing it on the settings and admin pages. */
 export const lastServer = signal<string | null>(null);
+/** Whether the message search dialog is open (Ctrl+Shift+F, or the sidebar's button). */
+export const searchOpen = signal(false);
 /** Narrow screens show the conversation list as a drawer. */
 export const drawerOpen = signal(false);
 

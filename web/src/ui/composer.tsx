@@ -2,11 +2,14 @@ import { signal } from '@preact/signals';
 import { useEffect, useRef, useState } from 'preact/hooks';
 
 import { gql } from '../api/graphql.ts';
-import { EDIT, SEND, START_TYPING } from '../api/queries.ts';
-import type { Conversation, Message, User } from '../api/types.ts';
-import { conversations, me, serverInfo, users } from '../state/store.ts';
+import { EDIT, SEARCH_MEMBERS, SEND, START_TYPING } from '../api/queries.ts';
+import type { Conversation, Message, User, WorkspaceMember } from '../api/types.ts';
+import { addFiles, finalizePending, hasPending, pendingFiles } from '../state/attachments.ts';
+import { emojiOf } from '../state/emoji.ts';
+import { conversations, me, rememberUsers, serverInfo, users, workspaces } from '../state/store.ts';
 import { cachedConversation, cachedThread } from '../state/timeline.ts';
 
+import { canAttach, filesKey, PendingFiles } from './attachments.tsx';
 import { composerActions } from './composer-actions.tsx';
 import { searchEmoji, shortName } from './emoji-data.ts';
 import { EmojiPicker } from './emoji-picker.tsx';
@@ -28,6 +31,8 @@ interface Suggestion {
   label: string;
   insert: string;
   detail?: string;
+  /** A custom emoji's picture, shown before the label. */
+  image?: string;
 }
 
 /**
@@ -48,10 +53,13 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
   const [emojiOpen, setEmojiOpen] = useState(false);
   const area = useRef<HTMLTextAreaElement>(null);
   const lastTyping = useRef(0);
+  const memberSearch = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const thread = !!p.threadRootId;
   const inputId = thread ? 'thread-input' : 'composer-input';
   const limit = serverInfo.value?.limits.messageBytes ?? 65536;
   const bytes = new TextEncoder().encode(text).length;
+  const fileKey = filesKey(c.id, p.threadRootId);
+  const withFiles = !editing && hasPending(fileKey);
 
   // Edit requests from the message list.
   const req = editRequest.value;
@@ -77,7 +85,15 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
   }, [text]);
 
   const submit = async () => {
-    const body = text.trim();
+    // A message needs text: files sent alone are announced by their names.
+    const body =
+      text.trim() ||
+      (withFiles
+        ? (pendingFiles.value[fileKey] ?? [])
+            .filter((f) => f.state !== 'failed')
+            .map((f) => f.name)
+            .join(', ')
+        : '');
     if (!body || sending) return;
     if (bytes > limit) return;
     setSending(true);
@@ -92,6 +108,12 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
         });
         if (p.threadRootId) cachedThread(p.threadRootId)?.add(d.sendMessage);
         else cachedConversation(c.id)?.add(d.sendMessage);
+        setText('');
+        setSuggest(null);
+        if (withFiles) {
+          const failed = await finalizePending(fileKey, d.sendMessage);
+          if (failed) setError(failed);
+        }
       }
       setText('');
       setSuggest(null);
@@ -135,6 +157,7 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
           detail: `@${u.username}`,
           insert: `@${u.username} `,
         }));
+      if (items.length < 8 && q && c.kind === 'CHANNEL') askMembers(q);
       if (c.kind === 'CHANNEL' && 'here'.startsWith(q)) {
         items.push({
           id: 'here',
@@ -149,16 +172,47 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
     const colon = /(^|\s):([a-z0-9_+-]{2,})$/.exec(before);
     if (colon) {
       const q = colon[2] ?? '';
-      const items = searchEmoji(q, 8).map((e) => ({
-        id: e[0],
-        label: e[0],
-        detail: `:${shortName(e)}:`,
-        insert: `${e[0]} `,
-      }));
+      const custom = emojiOf(c.serverId)
+        .filter((e) => e.name.includes(q.toLowerCase()))
+        .slice(0, 4)
+        .map((e) => ({
+          id: e.shortcode,
+          label: e.shortcode,
+          image: e.url,
+          insert: `${e.shortcode} `,
+        }));
+      const items: Suggestion[] = [
+        ...custom,
+        ...searchEmoji(q, 8 - custom.length).map((e) => ({
+          id: e[0],
+          label: e[0],
+          detail: `:${shortName(e)}:`,
+          insert: `${e[0]} `,
+        })),
+      ];
       setSuggest(items.length ? { items, start: caret - q.length - 1, active: 0 } : null);
       return;
     }
     setSuggest(null);
+  };
+
+  // Members of the workspace the client has not met yet come from `searchMembers`; once known,
+  // the suggestions are worked out again for what the box holds then.
+  const askMembers = (q: string) => {
+    if (workspaces.value.find((w) => w.id === c.serverId)?.isDirect !== false) return;
+    clearTimeout(memberSearch.current);
+    memberSearch.current = setTimeout(() => {
+      gql<{ searchMembers: WorkspaceMember[] }>(SEARCH_MEMBERS, { serverId: c.serverId, query: q })
+        .then((d) => {
+          const before = Object.keys(users.value).length;
+          rememberUsers(d.searchMembers.map((m) => m.user));
+          const el = area.current;
+          if (el && Object.keys(users.value).length > before) {
+            updateSuggestions(el.value, el.selectionStart);
+          }
+        })
+        .catch(() => undefined);
+    }, 250);
   };
 
   const accept = (s: Suggestion) => {
@@ -226,8 +280,19 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
 
   const canWrite = c.isMember && !c.archived;
   const listId = `${inputId}-suggest`;
+  const takeFiles = (files: FileList | null | undefined, e: Event) => {
+    if (!files?.length || !canAttach(c) || !canWrite) return;
+    e.preventDefault();
+    addFiles(fileKey, c.id, files);
+  };
   return (
-    <div class={`composer${editing ? ' editing' : ''}`}>
+    <div
+      class={`composer${editing ? ' editing' : ''}`}
+      onDragOver={(e) => {
+        if (canAttach(c) && e.dataTransfer?.types.includes('Files')) e.preventDefault();
+      }}
+      onDrop={(e) => takeFiles(e.dataTransfer?.files, e)}
+    >
       {editing && (
         <p class="editing-note" id={`${inputId}-editing`}>
           Editing a message. Enter saves, Escape cancels.
@@ -248,11 +313,13 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
                 accept(s);
               }}
             >
+              {s.image && <img class="custom-emoji" src={s.image} alt="" />}
               <span dir="auto">{s.label}</span> {s.detail && <span class="muted">{s.detail}</span>}
             </li>
           ))}
         </ul>
       )}
+      <PendingFiles fileKey={fileKey} />
       <div class="composer-row">
         {composerActions(c, p.threadRootId, insertAtCaret)}
         <textarea
@@ -275,6 +342,7 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
             if (el.value) typingNow();
           }}
           onKeyDown={onKey}
+          onPaste={(e) => takeFiles(e.clipboardData?.files, e)}
           onBlur={() => setTimeout(() => setSuggest(null), 150)}
         />
         <button
@@ -290,7 +358,7 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
         <button
           type="button"
           class="primary send"
-          disabled={!canWrite || sending || !text.trim() || bytes > limit}
+          disabled={!canWrite || sending || (!text.trim() && !withFiles) || bytes > limit}
           onClick={() => void submit()}
         >
           {editing ? 'Save' : 'Send'}
@@ -305,6 +373,7 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
       )}
       {emojiOpen && (
         <EmojiPicker
+          serverId={c.serverId}
           label="Insert an emoji"
           onPick={(e) => {
             setEmojiOpen(false);

@@ -1,6 +1,15 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 
+import { emojiOf } from '../state/emoji.ts';
+
 import { searchEmoji, shortName } from './emoji-data.ts';
+
+/** One choice: a Unicode emoji, or a workspace's custom emoji (`:name:` with its picture). */
+interface Choice {
+  value: string;
+  name: string;
+  image?: string;
+}
 
 /**
  * A grid of emoji with a search box: arrows move, Enter picks, Escape closes. Focus starts in
@@ -8,6 +17,8 @@ import { searchEmoji, shortName } from './emoji-data.ts';
  */
 export function EmojiPicker(p: {
   label: string;
+  /** The workspace whose custom emoji are offered first. */
+  serverId?: string | null;
   onPick: (e: string) => void;
   onClose: () => void;
 }) {
@@ -15,7 +26,13 @@ export function EmojiPicker(p: {
   const [active, setActive] = useState(0);
   const box = useRef<HTMLDivElement>(null);
   const input = useRef<HTMLInputElement>(null);
-  const list = searchEmoji(q, 64);
+  const ql = q.trim().toLowerCase().replace(/^:|:$/g, '');
+  const list: Choice[] = [
+    ...emojiOf(p.serverId)
+      .filter((e) => e.name.includes(ql))
+      .map((e) => ({ value: e.shortcode, name: e.name, image: e.url })),
+    ...searchEmoji(q, 64).map((e) => ({ value: e[0], name: shortName(e) })),
+  ];
   useEffect(() => {
     const back = document.activeElement as HTMLElement | null;
     input.current?.focus();
@@ -42,7 +59,7 @@ export function EmojiPicker(p: {
     } else if (e.key === 'Enter') {
       e.preventDefault();
       const pick = list[active];
-      if (pick) p.onPick(pick[0]);
+      if (pick) p.onPick(pick.value);
     } else if (e.key === 'Escape') {
       e.preventDefault();
       e.stopPropagation();
@@ -68,17 +85,17 @@ export function EmojiPicker(p: {
         {list.map((e, i) => (
           <button
             type="button"
-            key={e[0]}
+            key={e.value}
             id={`emoji-${i}`}
             role="option"
             tabIndex={-1}
             aria-selected={i === active}
-            aria-label={shortName(e).replace(/_/g, ' ')}
-            title={`:${shortName(e)}:`}
+            aria-label={e.name.replace(/_/g, ' ')}
+            title={`:${e.name}:`}
             class={i === active ? 'active' : ''}
-            onClick={() => p.onPick(e[0])}
+            onClick={() => p.onPick(e.value)}
           >
-            {e[0]}
+            {e.image ? <img class="custom-emoji" src={e.image} alt="" /> : e.value}
           </button>
         ))}
         {!list.length && <p class="hint">No emoji by that name.</p>}

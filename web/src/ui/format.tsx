@@ -1,13 +1,14 @@
 import type { ComponentChildren } from 'preact';
 
 import type { Message } from '../api/types.ts';
+import { findCustomEmoji } from '../state/emoji.ts';
 import { conversations, me, users } from '../state/store.ts';
 
 // Message text as people wrote it: plain text with line breaks, links, @mentions and #channels
 // made visible. Nothing is parsed as HTML; every piece is a text node or an element we build.
 
 const TOKEN =
-  /(https?:\/\/[^\s<>"']+[^\s<>"'.,;:!?)\]}]|@[A-Za-z0-9][A-Za-z0-9._-]*|#[a-z0-9_-]+)/g;
+  /(https?:\/\/[^\s<>"']+[^\s<>"'.,;:!?)\]}]|@[A-Za-z0-9][A-Za-z0-9._-]*|#[a-z0-9_-]+|:[A-Za-z0-9_+-]{2,32}:)/g;
 
 let namesOf: Record<string, unknown> | null = null;
 let byName = new Map<string, { id: string }>();
@@ -36,6 +37,9 @@ export function MessageText({ message }: { message: Message }) {
           {token}
         </a>,
       );
+    } else if (token.startsWith(':')) {
+      const e = findCustomEmoji(conversations.value[message.conversationId]?.serverId, token);
+      out.push(e ? <CustomEmojiImage url={e.url} shortcode={e.shortcode} /> : token);
     } else if (token.startsWith('@')) {
       const name = token.slice(1).replace(/[._-]+$/, '');
       const u = userByName(name);
@@ -71,6 +75,11 @@ export function MessageText({ message }: { message: Message }) {
       {out}
     </div>
   );
+}
+
+/** A custom emoji drawn in text: its `:name:` is the alternative text, so copying keeps it. */
+export function CustomEmojiImage({ url, shortcode }: { url: string; shortcode: string }) {
+  return <img class="custom-emoji" src={url} alt={shortcode} title={shortcode} />;
 }
 
 // Formatters are made once: building an Intl formatter per message costs more than rendering it.

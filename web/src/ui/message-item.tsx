@@ -3,11 +3,13 @@ import { useState } from 'preact/hooks';
 import { gql } from '../api/graphql.ts';
 import { DELETE, PIN, REACT, UNPIN, UNREACT } from '../api/queries.ts';
 import type { Message } from '../api/types.ts';
-import { me } from '../state/store.ts';
+import { findCustomEmoji } from '../state/emoji.ts';
+import { conversations, me } from '../state/store.ts';
 import { sidePane } from '../state/view.ts';
 
+import { Avatar } from './avatar.tsx';
 import { EmojiPicker } from './emoji-picker.tsx';
-import { fullTime, MessageText, timeOf } from './format.tsx';
+import { CustomEmojiImage, fullTime, MessageText, timeOf } from './format.tsx';
 import { Icon } from './icons.tsx';
 import { memo } from './memo.ts';
 import { messageParts } from './message-parts.tsx';
@@ -27,11 +29,6 @@ export interface MessageActions {
 
 function authorName(m: Message): string {
   return m.author ? (m.author.displayName ?? m.author.username) : 'Deleted account';
-}
-
-function initials(m: Message): string {
-  const n = authorName(m).trim();
-  return (Array.from(n)[0] ?? '?').toUpperCase();
 }
 
 export async function react(m: Message, emoji: string): Promise<void> {
@@ -57,6 +54,7 @@ export const MessageItem = memo(function MessageItem(p: {
   const own = m.author?.id === me.value?.id;
   const name = authorName(m);
   const labelId = `m-${m.id}-label`;
+  const serverId = conversations.value[m.conversationId]?.serverId;
   if (m.isDeleted) {
     return (
       <article
@@ -82,11 +80,7 @@ export const MessageItem = memo(function MessageItem(p: {
       tabIndex={-1}
       aria-labelledby={labelId}
     >
-      {!p.compact && (
-        <span class="avatar" aria-hidden="true">
-          {initials(m)}
-        </span>
-      )}
+      {!p.compact && <Avatar user={m.author} />}
       <div class="msg-body">
         <header class={p.compact ? 'visually-hidden' : 'msg-head'} id={labelId}>
           <strong dir="auto">{name}</strong>{' '}
@@ -114,7 +108,7 @@ export const MessageItem = memo(function MessageItem(p: {
                   disabled={!actions.canWrite}
                   onClick={() => void react(m, r.emoji)}
                 >
-                  {r.emoji} {r.count}
+                  <ReactionEmoji serverId={serverId} emoji={r.emoji} /> {r.count}
                 </button>
               </li>
             ))}
@@ -181,6 +175,7 @@ export const MessageItem = memo(function MessageItem(p: {
       </div>
       {picking && (
         <EmojiPicker
+          serverId={serverId}
           label="Add a reaction"
           onPick={(e) => {
             setPicking(false);
@@ -213,4 +208,10 @@ function ThreadSummary({ m }: { m: Message }) {
       {m.lastReplyAt && <span class="muted"> · last {timeOf(m.lastReplyAt)}</span>}
     </button>
   );
+}
+
+/** A reaction's emoji: a custom one as its picture when the workspace has it, else as written. */
+function ReactionEmoji({ serverId, emoji }: { serverId?: string; emoji: string }) {
+  const custom = emoji.startsWith(':') ? findCustomEmoji(serverId, emoji) : undefined;
+  return custom ? <CustomEmojiImage url={custom.url} shortcode={custom.shortcode} /> : <>{emoji}</>;
 }

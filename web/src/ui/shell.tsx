@@ -6,10 +6,11 @@ import type { Workspace } from '../api/types.ts';
 import { navigate, route } from '../state/router.ts';
 import { follow, loadEverything } from '../state/session.ts';
 import { connection, conversations, directSpace, workspaces } from '../state/store.ts';
-import { drawerOpen, lastServer, pageTitle, sidePane } from '../state/view.ts';
+import { drawerOpen, lastServer, pageTitle, searchOpen, sidePane } from '../state/view.ts';
 
 import { ConversationView } from './conversation-view.tsx';
 import { lazyScreen } from './lazy.tsx';
+import { SearchDialog } from './search.tsx';
 import { QuickSwitcher, ShortcutHelp, useShortcuts } from './shortcuts.tsx';
 import { SidePane } from './side-pane.tsx';
 import { Sidebar, WorkspaceRail } from './sidebar.tsx';
@@ -76,6 +77,7 @@ export function Shell() {
       {sidePane.value && <SidePane />}
       {dialog === 'switcher' && <QuickSwitcher onClose={() => setDialog(null)} />}
       {dialog === 'help' && <ShortcutHelp onClose={() => setDialog(null)} />}
+      {searchOpen.value && <SearchDialog />}
     </div>
   );
 }

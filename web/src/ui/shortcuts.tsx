@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Conversation } from '../api/types.ts';
 import { navigate, route } from '../state/router.ts';
 import { conversations, mentions, titleOf, workspaces } from '../state/store.ts';
-import { sidePane } from '../state/view.ts';
+import { searchOpen, sidePane } from '../state/view.ts';
 
 import { Dialog } from './dialog.tsx';
 
@@ -13,6 +13,7 @@ import { Dialog } from './dialog.tsx';
  */
 export const SHORTCUTS: [string, string][] = [
   ['Ctrl+K (⌘K)', 'Jump to a conversation'],
+  ['Ctrl+Shift+F (⌘⇧F)', 'Search messages'],
   ['Alt+↑ / Alt+↓', 'Previous / next conversation'],
   ['Alt+Shift+↑ / Alt+Shift+↓', 'Previous / next conversation with unread messages'],
   ['Ctrl+/ (⌘/) or ? ', 'Show these shortcuts'],
@@ -56,7 +57,10 @@ export function useShortcuts(open: (d: 'switcher' | 'help') => void): void {
     const f = (e: KeyboardEvent) => {
       const mod = e.ctrlKey || e.metaKey;
       const typing = /^(INPUT|TEXTAREA|SELECT)$/.test((e.target as HTMLElement).tagName);
-      if (mod && e.key.toLowerCase() === 'k') {
+      if (mod && e.shiftKey && e.key.toLowerCase() === 'f') {
+        e.preventDefault();
+        searchOpen.value = true;
+      } else if (mod && e.key.toLowerCase() === 'k') {
         e.preventDefault();
         open('switcher');
       } else if ((mod && e.key === '/') || (!typing && e.key === '?')) {

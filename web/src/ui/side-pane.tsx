@@ -9,6 +9,7 @@ import { conversations, directSpace, me, putConversations, users } from '../stat
 import { cachedConversation, threadTimeline } from '../state/timeline.ts';
 import { sidePane } from '../state/view.ts';
 
+import { Avatar } from './avatar.tsx';
 import { Composer } from './composer.tsx';
 import { fullTime, MessageText } from './format.tsx';
 import { PresenceDot, presenceWords } from './presence.tsx';
@@ -146,6 +147,7 @@ function Members({ c }: { c: Conversation }) {
         const u = users.value[id];
         return (
           <li key={id}>
+            <Avatar user={u ?? null} small />
             <PresenceDot userId={id} />
             <span dir="auto">{u?.displayName ?? u?.username ?? 'Someone'}</span>
             {u && <span class="muted">@{u.username}</span>}

@@ -13,7 +13,7 @@ import {
   titleOf,
   workspaces,
 } from '../state/store.ts';
-import { drawerOpen, lastServer } from '../state/view.ts';
+import { drawerOpen, lastServer, searchOpen } from '../state/view.ts';
 
 import { Icon } from './icons.tsx';
 import { lazyScreen } from './lazy.tsx';
@@ -180,6 +180,13 @@ export function Sidebar() {
         </p>
       )}
       <div class="sidebar-actions">
+        <button
+          type="button"
+          title="Search messages (Ctrl+Shift+F)"
+          onClick={() => (searchOpen.value = true)}
+        >
+          <Icon name="search" /> Search
+        </button>
         {w.isDirect ? (
           <>
             <button type="button" onClick={() => setDialog({ kind: 'new-conversation' })}>

@@ -1,4 +1,5 @@
 import type { AccountView } from '../../../services/accounts/account-service.js';
+import { avatarUrlOf } from '../../../services/accounts/avatars.js';
 import { optionalActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
@@ -24,4 +25,5 @@ export const User = {
       : null) as Resolver<UserParent>,
   instanceOperator: ((parent, _args, ctx) =>
     isSelf(parent, ctx) && parent.isOperator) as Resolver<UserParent>,
+  avatarUrl: ((parent) => avatarUrlOf(parent.avatarPath ?? null)) as Resolver<UserParent>,
 };

@@ -1,5 +1,6 @@
 import type { AttachmentTable } from '../../../db/tables/attachments.js';
 import type { MessageTable } from '../../../db/tables/collaboration.js';
+import { attachmentPayload } from '../../../services/attachments/attachment-service.js';
 import type { Resolver } from '../../resolver-types.js';
 
 import { loadAttachments } from './loaders.js';
@@ -7,9 +8,9 @@ import { loadAttachments } from './loaders.js';
 type R = Resolver<AttachmentTable>;
 
 export const Attachment = {
-  contentType: ((a) => a.contentType ?? 'application/octet-stream') as R,
-  sizeBytes: ((a) => Number(a.sizeBytes ?? 0)) as R,
-  url: ((a) => `/api/attachments/${a.id}/download`) as R,
+  contentType: ((a) => attachmentPayload(a).contentType) as R,
+  sizeBytes: ((a) => attachmentPayload(a).sizeBytes) as R,
+  url: ((a) => attachmentPayload(a).url) as R,
 };
 
 /** `Message.attachments`; listed while the feature is off too (contract rule 3). */

@@ -5,7 +5,7 @@ import { deleteMessage } from './delete-message.js';
 import { editMessage } from './edit-message.js';
 import { forwardMessage } from './forward-message.js';
 import { markRead } from './mark-read.js';
-import { ForwardedFrom, Message, MessageEdit } from './message-type.js';
+import { ForwardedFrom, LinkPreview, Message, MessageEdit } from './message-type.js';
 import { messages } from './messages.js';
 import { pinMessage } from './pin-message.js';
 import { pinnedMessages } from './pinned-messages.js';
@@ -30,4 +30,5 @@ export const messageResolvers: Resolvers = {
   Message,
   ForwardedFrom,
   MessageEdit,
+  LinkPreview,
 };

@@ -1,6 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 
 import type { MessageEditTable, MessageTable } from '../../../db/tables/collaboration.js';
+import type { LinkPreviewView } from '../../../services/link-previews/link-preview-service.js';
 import { requireActor, type GraphqlContext } from '../../context.js';
 import { group, loader } from '../../loaders.js';
 
@@ -44,4 +45,13 @@ export const loadPinned = (ctx: GraphqlContext, info: GraphQLResolveInfo, messag
 export const loadEdits = (ctx: GraphqlContext, info: GraphQLResolveInfo, messageId: string) =>
   loader<MessageEditTable[]>(ctx, info, 'edits', async (ids) =>
     group(await ctx.app.services.messages.editsOf(ids), 'messageId'),
+  ).load(messageId);
+
+export const loadLinkPreviews = (
+  ctx: GraphqlContext,
+  info: GraphQLResolveInfo,
+  messageId: string,
+) =>
+  loader<LinkPreviewView[]>(ctx, info, 'linkPreviews', (ids) =>
+    ctx.app.services.linkPreviews.previewsFor(ids),
   ).load(messageId);

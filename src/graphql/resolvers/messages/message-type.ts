@@ -1,11 +1,12 @@
 import type { MessageEditTable, MessageTable } from '../../../db/tables/collaboration.js';
+import type { LinkPreviewView } from '../../../services/link-previews/link-preview-service.js';
 import { readMentions } from '../../../services/messages/text.js';
 import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 import { loadUser } from '../accounts/loaders.js';
 
-import { loadEdits, loadMessage, loadPinned, loadReactions } from './loaders.js';
+import { loadEdits, loadLinkPreviews, loadMessage, loadPinned, loadReactions } from './loaders.js';
 
 // Message fields; the parent is a message row. Lookups are batched per page (loaders.ts).
 
@@ -31,8 +32,10 @@ export const Message = {
     return { userIds: s.users, channelIds: s.channels, here: s.here };
   }) as R,
   pinned: (async (m, _a, ctx, info) => (await loadPinned(ctx, info, m.id)) ?? false) as R,
-  // Filled by the link-preview capability; always empty while `link_previews` is off.
-  linkPreviews: (() => []) as R,
+  // Empty while `link_previews` is off (the service answers nothing then) and for a deleted
+  // message (its previews went with it).
+  linkPreviews: (async (m, _a, ctx, info) =>
+    m.deletedAt !== null ? [] : ((await loadLinkPreviews(ctx, info, m.id)) ?? [])) as R,
   editHistory: (async (m, _a, ctx, info) => {
     if (!(await ctx.app.services.messages.mayViewEditHistory(requireActor(ctx), m.workspaceId))) {
       return null;
@@ -53,4 +56,8 @@ export const ForwardedFrom = {
 export const MessageEdit = {
   editor: ((e, _a, ctx, info) =>
     loadUser(ctx, info, e.editorId).then((u) => u ?? null)) as Resolver<MessageEditTable>,
+};
+
+export const LinkPreview = {
+  kind: ((p) => p.kind.toUpperCase()) as Resolver<LinkPreviewView>,
 };

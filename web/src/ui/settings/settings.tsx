@@ -25,6 +25,7 @@ import { pageTitle } from '../../state/view.ts';
 import { setTheme, theme, type Theme } from '../theme.ts';
 import { ErrorText, showInfo } from '../toasts.tsx';
 
+import './avatar-setting.tsx';
 import { profileExtras } from './profile-extras.tsx';
 import { PageTabs } from '../page-tabs.tsx';
 

@@ -16,10 +16,12 @@ import { LEAVE_WORKSPACE, MEMBERS } from '../../api/queries.ts';
 import type { Role, WorkspaceInvite, WorkspaceMember } from '../../api/types.ts';
 import { navigate } from '../../state/router.ts';
 import { unfollow } from '../../state/session.ts';
-import { me, rememberUsers, workspaces } from '../../state/store.ts';
+import { featureOn, me, rememberUsers, workspaces } from '../../state/store.ts';
+import { Avatar } from '../avatar.tsx';
 import { Dialog } from '../dialog.tsx';
 import { ErrorText, showError, showInfo } from '../toasts.tsx';
 
+import { EmojiSettings } from './emoji-settings.tsx';
 import { ReportList, type Report } from './report-list.tsx';
 import { WorkspaceSettings } from './workspace-settings.tsx';
 
@@ -45,6 +47,9 @@ export function WorkspaceAdmin(p: { serverId: string; tab: string; onClose: () =
           ['reports', 'Reports'],
           ['settings', 'Settings'],
         ] as [string, string][])
+      : []),
+    ...(staff && featureOn('custom_emoji')
+      ? ([['emoji', 'Custom emoji']] as [string, string][])
       : []),
   ];
   return (
@@ -72,6 +77,7 @@ export function WorkspaceAdmin(p: { serverId: string; tab: string; onClose: () =
         )}
         {tab === 'reports' && <Reports serverId={w.id} />}
         {tab === 'settings' && <WorkspaceSettings w={w} onClose={p.onClose} />}
+        {tab === 'emoji' && <EmojiSettings serverId={w.id} />}
       </div>
       {w.myRole !== 'OWNER' && (
         <p>
@@ -142,8 +148,9 @@ function Members({ serverId, myRole }: { serverId: string; myRole: Role }) {
             const timedOut = m.timedOutUntil && new Date(m.timedOutUntil) > new Date();
             return (
               <tr key={m.user.id}>
-                <td>
-                  <span dir="auto">{name}</span> <span class="muted">@{m.user.username}</span>
+                <td class="person">
+                  <Avatar user={m.user} small /> <span dir="auto">{name}</span>{' '}
+                  <span class="muted">@{m.user.username}</span>
                 </td>
                 <td>
                   {outranked && m.user.id !== myId ? (

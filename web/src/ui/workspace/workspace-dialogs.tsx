@@ -11,6 +11,7 @@ import {
   JOIN_CHANNEL,
   JOIN_WORKSPACE,
   MEMBERS,
+  SEARCH_CHANNELS,
 } from '../../api/queries.ts';
 import type { Conversation, User, Workspace, WorkspaceMember } from '../../api/types.ts';
 import { navigate } from '../../state/router.ts';
@@ -119,8 +120,26 @@ function NewWorkspace({ onClose }: { onClose: () => void }) {
 
 function BrowseChannels({ serverId, onClose }: { serverId: string; onClose: () => void }) {
   const [error, setError] = useState<unknown>(null);
+  const [q, setQ] = useState('');
+  // Matches by name or topic as the server folds words (accents, width, CJK), not only prefixes
+  // of the ASCII name; null while the box is empty.
+  const [found, setFound] = useState<Set<string> | null>(null);
+  useEffect(() => {
+    const query = q.trim();
+    if (!query) return setFound(null);
+    const t = setTimeout(() => {
+      gql<{ searchChannels: Conversation[] }>(SEARCH_CHANNELS, { serverId, query })
+        .then((d) => {
+          putConversations(d.searchChannels);
+          setFound(new Set(d.searchChannels.map((c) => c.id)));
+        })
+        .catch(setError);
+    }, 200);
+    return () => clearTimeout(t);
+  }, [q]);
   const list = Object.values(conversations.value)
     .filter((c) => c.serverId === serverId && c.kind === 'CHANNEL' && !c.archived)
+    .filter((c) => !found || found.has(c.id))
     .sort((a, b) => (a.name ?? '').localeCompare(b.name ?? ''));
   const join = (c: Conversation) =>
     gql<{ joinChannel: Conversation }>(JOIN_CHANNEL, { id: c.id })
@@ -132,7 +151,16 @@ function BrowseChannels({ serverId, onClose }: { serverId: string; onClose: () =
       .catch(setError);
   return (
     <Dialog title="Channels" onClose={onClose}>
+      <input
+        type="search"
+        aria-label="Find a channel by name or topic"
+        placeholder="Find a channel"
+        dir="auto"
+        value={q}
+        onInput={(e) => setQ(e.currentTarget.value)}
+      />
       <ErrorText error={error} />
+      {found && !list.length && <p class="hint">No channel matches.</p>}
       <ul class="plain channel-browser">
         {list.map((c) => (
           <li key={c.id}>

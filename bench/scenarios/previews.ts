@@ -1,0 +1,185 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+
+import { startDns } from '../../test/link-previews/_netns-env.js';
+import { gql, signup, type Session } from '../lib/client.js';
+import { freePort } from '../lib/proc.js';
+import type { ScenarioResult } from '../lib/report.js';
+import { SEND } from '../lib/setup.js';
+import { createBackend, startSvc } from '../lib/svc.js';
+
+// `previews`: 1,000 messages, each with a link to a page server, sent with link previews off and
+// then on; the send rate with previews on must stay within 10% of the rate with them off, and
+// the server's event-loop delay p99 under 20 ms while the previews are fetched. The page server
+// must be on a public address, so the scenario reruns itself in a network namespace of its own
+// (`unshare --net --mount`, as root) where 93.184.216.34 is on the loopback device and a DNS
+// server of its own answers `www.example-site.com`. SQLite only: the namespace has no
+// PostgreSQL.
+
+const MESSAGES = 1000;
+const SENDERS = 8;
+const PAGE_ADDR = '93.184.216.34';
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+
+interface Run {
+  perSecond: number;
+  fetched: number;
+  loopDelayP99Ms: number | null;
+}
+
+async function metric(url: string, name: string): Promise<number | null> {
+  const text = await (await fetch(url)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  return line ? Number(line.split(' ')[1]) : null;
+}
+
+async function oneRun(previews: boolean, hits: () => number): Promise<Run> {
+  const backend = await createBackend(false);
+  const metricsPort = await freePort();
+  const svc = await startSvc(backend, {
+    SVC_METRICS_ADDR: `127.0.0.1:${metricsPort}`,
+    ...(previews ? {} : { SVC_FEATURES_DISABLED: 'link_previews' }),
+  });
+  const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+  try {
+    const senders: { s: Session; conv: string }[] = [];
+    for (let i = 0; i < SENDERS; i++) {
+      const s = await signup(svc.url, `prv${i}${Date.now().toString(36)}`);
+      const ws = await gql(
+        svc.url,
+        'mutation($i: CreateWorkspaceInput!) { createWorkspace(input: $i) { channels { id } } }',
+        { i: { name: `previews ${i}` } },
+        s,
+      );
+      senders.push({ s, conv: ws.data.createWorkspace.channels[0].id });
+    }
+    const before = hits();
+    // The event-loop histogram restarts at each scrape: this one opens the measured window.
+    await metric(metricsUrl, 'svc_nodejs_eventloop_lag_p99_seconds');
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      senders.map(async ({ s, conv }) => {
+        for (let i = next++; i < MESSAGES; i = next++) {
+          const text = `see http://www.example-site.com/p/${previews ? 'on' : 'off'}/${i}`;
+          await gql(svc.url, SEND, { i: { conversationId: conv, text } }, s);
+        }
+      }),
+    );
+    const perSecond = MESSAGES / ((performance.now() - started) / 1000);
+    const deadline = Date.now() + 30_000;
+    while (previews && hits() - before < MESSAGES && Date.now() < deadline) {
+      // Previews still arriving after the sends: the window covers the fetches too.
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const lag = await metric(metricsUrl, 'svc_nodejs_eventloop_lag_p99_seconds');
+    return {
+      perSecond,
+      fetched: hits() - before,
+      loopDelayP99Ms: lag === null ? null : lag * 1000,
+    };
+  } finally {
+    await svc.proc.stop();
+    await backend.drop();
+  }
+}
+
+/** Inside the namespace: the page server, the DNS server, both runs. */
+async function inside(): Promise<ScenarioResult> {
+  const dns = await startDns({ 'www.example-site.com': [PAGE_ADDR] });
+  let count = 0;
+  const server = http.createServer((req, res) => {
+    count++;
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(
+      `<html><head><title>Page ${req.url}</title><meta property="og:description" content="A page"></head></html>`,
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(80, PAGE_ADDR, resolve));
+  try {
+    const off = await oneRun(false, () => count);
+    const on = await oneRun(true, () => count);
+    const ratio = on.perSecond / off.perSecond;
+    return {
+      scenario: 'previews',
+      database: 'sqlite',
+      rows: [
+        {
+          target: 'previews off',
+          messages: MESSAGES,
+          messages_per_s: Math.round(off.perSecond),
+          pages_fetched: off.fetched,
+          event_loop_p99_ms: off.loopDelayP99Ms ?? -1,
+        },
+        {
+          target: 'previews on',
+          messages: MESSAGES,
+          messages_per_s: Math.round(on.perSecond),
+          pages_fetched: on.fetched,
+          event_loop_p99_ms: on.loopDelayP99Ms ?? -1,
+        },
+      ],
+      targets: [
+        {
+          target: 'send rate with previews within 10% of without',
+          met: ratio >= 0.9,
+          detail: `${(ratio * 100).toFixed(0)}%`,
+        },
+        {
+          target: 'event-loop delay p99 < 20 ms while fetching',
+          met: on.loopDelayP99Ms !== null && on.loopDelayP99Ms < 20,
+          detail: `${on.loopDelayP99Ms?.toFixed(1) ?? '?'} ms`,
+        },
+        {
+          target: `every message previewed (${MESSAGES} pages fetched)`,
+          met: on.fetched >= MESSAGES,
+          detail: String(on.fetched),
+        },
+      ],
+    };
+  } finally {
+    server.close();
+    dns.close();
+  }
+}
+
+export async function previews(opts: { pg: boolean }): Promise<ScenarioResult> {
+  if (opts.pg) throw new Error('previews runs on SQLite only (its namespace has no PostgreSQL)');
+  if (process.env.SVC_BENCH_IN_NETNS === '1') return inside();
+  if (process.getuid?.() !== 0) throw new Error('previews needs root (unshare --net)');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-netns-'));
+  const resolv = path.join(dir, 'resolv.conf');
+  const out = path.join(dir, 'result.json');
+  fs.writeFileSync(resolv, 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n');
+  const script = [
+    'set -e',
+    'ip link set lo up',
+    `ip addr add ${PAGE_ADDR}/32 dev lo`,
+    `mount --bind ${resolv} /etc/resolv.conf`,
+    `exec node --import tsx ${path.join(root, 'bench/scenarios/previews-inner.ts')} ${out}`,
+  ].join('\n');
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn('unshare', ['--net', '--mount', '--', 'sh', '-c', script], {
+        cwd: root,
+        env: { ...process.env, SVC_BENCH_IN_NETNS: '1' },
+        stdio: 'inherit',
+      });
+      child.on('error', reject);
+      child.on('close', (code) =>
+        code === 0 ? resolve() : reject(new Error(`namespace run exited ${code}`)),
+      );
+    });
+    return JSON.parse(fs.readFileSync(out, 'utf8')) as ScenarioResult;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The namespace's entry (previews-inner.ts). */
+export async function runInside(out: string): Promise<void> {
+  fs.writeFileSync(out, JSON.stringify(await inside()));
+}

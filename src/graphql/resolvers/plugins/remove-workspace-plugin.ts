@@ -1,0 +1,8 @@
+import { requireActor } from '../../context.js';
+import type { Resolver } from '../../resolver-types.js';
+
+export const removeWorkspacePlugin: Resolver<unknown, { id: string }> = async (
+  _parent,
+  args,
+  ctx,
+) => ({ id: await ctx.app.services.plugins.remove(requireActor(ctx), args.id) });

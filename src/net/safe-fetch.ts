@@ -1,0 +1,305 @@
+import dns from 'node:dns';
+import type { Socket } from 'node:net';
+import type { Readable } from 'node:stream';
+import zlib from 'node:zlib';
+
+import ipaddr from 'ipaddr.js';
+import { Agent, buildConnector, errors as undiciErrors } from 'undici';
+
+import { addressRefusal } from '../lib/special-addresses.js';
+
+// Outbound HTTP for content named by users (link previews; s2s may share it): only public
+// addresses, checked on the address each connection actually goes to (docs/link-previews.md).
+
+/** Resolves a host name to every address it has (`dns.lookup` by default: the system resolver). */
+export type Resolve = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
+
+export interface SafeFetchOptions {
+  /** Whole-fetch budget: connect, redirects, headers and body (default 5 s). */
+  timeoutMs?: number;
+  /** Redirects followed (default 5). */
+  maxRedirects?: number;
+  /** Decoded body bytes read; a longer body is `tooLarge` (default 1 MiB). */
+  maxBodyBytes?: number;
+  /** Response header bytes (default 16 KiB); larger headers fail the fetch. */
+  maxHeaderBytes?: number;
+  /** The resolver (tests point it at their own DNS server); default the system's. */
+  resolve?: Resolve;
+  /** `User-Agent` sent. */
+  userAgent?: string;
+}
+
+export type SafeFetchResult =
+  | {
+      ok: true;
+      /** The URL of the last response, after redirects. */
+      url: string;
+      status: number;
+      headers: Record<string, string>;
+      body: Buffer;
+    }
+  | { ok: false; reason: SafeFetchFailure; detail?: string };
+
+export type SafeFetchFailure =
+  | 'badUrl'
+  | 'refusedAddress'
+  | 'dns'
+  | 'timeout'
+  | 'tooManyRedirects'
+  | 'tooLarge'
+  | 'headersTooLarge'
+  | 'network'
+  | 'aborted';
+
+/** A destination that failed the address check; the connect step's error. */
+export class RefusedAddressError extends Error {
+  readonly code = 'SVC_REFUSED_ADDRESS';
+  constructor(
+    readonly host: string,
+    readonly address: string,
+    readonly range: string,
+  ) {
+    super(`refused ${host} (${address}): ${range}`);
+  }
+}
+
+class TooLargeError extends Error {}
+
+const systemResolve: Resolve = (hostname) =>
+  dns.promises.lookup(hostname, { all: true, verbatim: true });
+
+/** The address a URL host names literally (WHATWG already turned `0x7f.1` into `127.0.0.1`). */
+function literalAddress(hostname: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  const bare = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
+  return ipaddr.isValid(bare) ? ipaddr.parse(bare) : null;
+}
+
+function refusal(address: string): string | null {
+  return ipaddr.isValid(address) ? addressRefusal(ipaddr.parse(address)) : 'not an address';
+}
+
+/**
+ * GET with every safeguard a server fetching user-named URLs needs: http(s) only, no URL
+ * credentials sent, redirects followed by hand (at most `maxRedirects`, each checked again), a
+ * connector of its own that resolves the name itself, refuses it when any answer is special-use
+ * and connects to the checked address (so a second DNS answer cannot be slipped in: DNS
+ * rebinding), then checks the peer of the socket once more; a time budget for everything;
+ * headers and decoded body capped (gzip, deflate and br decoded as they arrive). Proxy variables
+ * are never read: the `Agent` is ours, not undici's environment-proxy one.
+ */
+export class SafeFetch {
+  private readonly agent: Agent;
+  private readonly opts: Required<Omit<SafeFetchOptions, 'resolve'>> & { resolve: Resolve };
+
+  constructor(options: SafeFetchOptions = {}) {
+    this.opts = {
+      timeoutMs: options.timeoutMs ?? 5000,
+      maxRedirects: options.maxRedirects ?? 5,
+      maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+      maxHeaderBytes: options.maxHeaderBytes ?? 16 * 1024,
+      resolve: options.resolve ?? systemResolve,
+      userAgent: options.userAgent ?? 'svc-link-preview',
+    };
+    const connect = buildConnector({ timeout: this.opts.timeoutMs });
+    this.agent = new Agent({
+      connect: (connOpts, callback) => {
+        this.checkedConnect(connOpts, connect)
+          .then((socket) => callback(null, socket))
+          .catch((err: Error) => callback(err, null));
+      },
+      maxHeaderSize: this.opts.maxHeaderBytes,
+      headersTimeout: this.opts.timeoutMs,
+      bodyTimeout: this.opts.timeoutMs,
+      // A fresh connection per fetch: each is checked, and none is left open to a stranger.
+      pipelining: 0,
+      keepAliveTimeout: 1,
+      keepAliveMaxTimeout: 1,
+    });
+  }
+
+  /** Fetches `url`; never throws for a refused or failed fetch, it answers why. */
+  async get(
+    url: string,
+    opts: { accept?: string; signal?: AbortSignal } = {},
+  ): Promise<SafeFetchResult> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new Error('timeout')), this.opts.timeoutMs);
+    const onAbort = () => controller.abort(new Error('aborted'));
+    if (opts.signal?.aborted) onAbort();
+    else opts.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      return await this.follow(url, opts.accept, controller.signal);
+    } catch (err) {
+      return this.failure(err, controller.signal);
+    } finally {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+
+  private async follow(
+    start: string,
+    accept: string | undefined,
+    signal: AbortSignal,
+  ): Promise<SafeFetchResult> {
+    let current = start;
+    for (let hop = 0; ; hop++) {
+      let url: URL;
+      try {
+        url = new URL(current);
+      } catch {
+        return { ok: false, reason: 'badUrl' };
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+        return { ok: false, reason: 'badUrl', detail: url.protocol };
+      }
+      url.username = '';
+      url.password = '';
+      url.hash = '';
+      const res = await this.agent.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: 'GET',
+        headers: {
+          'user-agent': this.opts.userAgent,
+          accept: accept ?? '*/*',
+          'accept-encoding': 'gzip, deflate, br',
+        },
+        signal,
+      });
+      if (res.statusCode >= 300 && res.statusCode < 400 && res.headers.location !== undefined) {
+        res.body.resume();
+        res.body.on('error', () => {});
+        if (hop >= this.opts.maxRedirects) return { ok: false, reason: 'tooManyRedirects' };
+        const location = Array.isArray(res.headers.location)
+          ? res.headers.location[0]
+          : res.headers.location;
+        try {
+          current = new URL(location ?? '', url).toString();
+        } catch {
+          return { ok: false, reason: 'badUrl' };
+        }
+        continue;
+      }
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(res.headers)) {
+        if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+      }
+      const body = await this.readBody(res.body, headers['content-encoding'], signal);
+      return { ok: true, url: url.toString(), status: res.statusCode, headers, body };
+    }
+  }
+
+  /** Reads the body decoded, stopping past the cap (a gzip bomb stops at the cap too). */
+  private async readBody(
+    raw: Readable,
+    encoding: string | undefined,
+    signal: AbortSignal,
+  ): Promise<Buffer> {
+    const coding = (encoding ?? '').trim().toLowerCase();
+    let stream: Readable = raw;
+    if (coding === 'gzip' || coding === 'x-gzip') stream = raw.pipe(zlib.createGunzip());
+    else if (coding === 'deflate') stream = raw.pipe(zlib.createInflate());
+    else if (coding === 'br') stream = raw.pipe(zlib.createBrotliDecompress());
+    else if (coding !== '' && coding !== 'identity') {
+      raw.destroy();
+      throw new Error(`unsupported content-encoding ${coding}`);
+    }
+    if (stream !== raw) raw.on('error', (err) => stream.destroy(err));
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of stream) {
+        if (signal.aborted) throw signal.reason;
+        const buf = chunk as Buffer;
+        size += buf.length;
+        if (size > this.opts.maxBodyBytes) throw new TooLargeError();
+        chunks.push(buf);
+      }
+    } finally {
+      stream.destroy();
+      raw.destroy();
+    }
+    return Buffer.concat(chunks);
+  }
+
+  private failure(err: unknown, signal: AbortSignal): SafeFetchResult {
+    const reasonOf = (e: unknown): SafeFetchResult | null => {
+      if (e instanceof RefusedAddressError) {
+        return { ok: false, reason: 'refusedAddress', detail: e.message };
+      }
+      if (e instanceof TooLargeError) return { ok: false, reason: 'tooLarge' };
+      if (e instanceof undiciErrors.HeadersOverflowError) {
+        return { ok: false, reason: 'headersTooLarge' };
+      }
+      return null;
+    };
+    const known = reasonOf(err) ?? reasonOf((err as { cause?: unknown } | null)?.cause);
+    if (known) return known;
+    if (signal.aborted) {
+      const why = (signal.reason as Error | undefined)?.message;
+      return { ok: false, reason: why === 'timeout' ? 'timeout' : 'aborted' };
+    }
+    if (
+      err instanceof undiciErrors.HeadersTimeoutError ||
+      err instanceof undiciErrors.BodyTimeoutError ||
+      err instanceof undiciErrors.ConnectTimeoutError
+    ) {
+      return { ok: false, reason: 'timeout' };
+    }
+    const code = (err as { code?: unknown } | null)?.code;
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA') {
+      return { ok: false, reason: 'dns' };
+    }
+    return { ok: false, reason: 'network', detail: String((err as Error)?.message ?? err) };
+  }
+
+  /**
+   * The connect step: resolve, refuse special-use answers, connect to the checked address with
+   * the name kept for TLS (SNI and certificate), then check the socket's peer.
+   */
+  private async checkedConnect(
+    opts: buildConnector.Options,
+    connect: buildConnector.connector,
+  ): Promise<Socket> {
+    const host = opts.hostname;
+    const literal = literalAddress(host);
+    let address: string;
+    if (literal) {
+      address = literal.toString();
+    } else {
+      const answers = await this.opts.resolve(host);
+      if (answers.length === 0) throw Object.assign(new Error('no address'), { code: 'ENOTFOUND' });
+      // Any special-use answer refuses the name: it shows the name is aimed inward.
+      for (const a of answers) {
+        const range = refusal(a.address);
+        if (range) throw new RefusedAddressError(host, a.address, range);
+      }
+      address = (answers[0] as { address: string }).address;
+    }
+    const range = refusal(address);
+    if (range) throw new RefusedAddressError(host, address, range);
+    const socket = await new Promise<Socket>((resolve, reject) => {
+      connect(
+        {
+          ...opts,
+          hostname: address,
+          host: address,
+          servername: literal ? undefined : (opts.servername ?? host),
+        },
+        (err, sock) => (err ? reject(err) : resolve(sock as Socket)),
+      );
+    });
+    const peer = socket.remoteAddress ?? '';
+    const peerRange = refusal(peer);
+    if (peerRange) {
+      socket.destroy();
+      throw new RefusedAddressError(host, peer, peerRange);
+    }
+    return socket;
+  }
+}

@@ -1,0 +1,133 @@
+import { signal } from '@preact/signals';
+
+import { ApiError, gql, postForm } from '../api/graphql.ts';
+import { CREATE_ATTACHMENT, FINALIZE_ATTACHMENT } from '../api/queries.ts';
+import type { Attachment, Message } from '../api/types.ts';
+
+import { timelinesOf } from './timeline.ts';
+
+/** The server's upload limit (docs/files.md): checked here too, so nothing is sent in vain. */
+export const MAX_UPLOAD_BYTES = 26_214_400;
+
+/** A file chosen in a message box: uploaded at once, attached to the message once it is sent. */
+export interface PendingFile {
+  localId: number;
+  name: string;
+  size: number;
+  state: 'uploading' | 'ready' | 'failed';
+  attachmentId: string | null;
+  error: unknown;
+  done: Promise<void>;
+}
+
+/** Files waiting in each message box, by `conversationId:threadRootId`. */
+export const pendingFiles = signal<Record<string, PendingFile[]>>({});
+
+let nextId = 1;
+
+function patch(key: string, localId: number, change: Partial<PendingFile>): void {
+  const list = pendingFiles.value[key] ?? [];
+  pendingFiles.value = {
+    ...pendingFiles.value,
+    [key]: list.map((f) => (f.localId === localId ? { ...f, ...change } : f)),
+  };
+}
+
+/** An upload refusal in the words of docs/files.md. */
+export function uploadError(err: unknown): unknown {
+  if (!(err instanceof ApiError) || err.code !== 'HTTP') return err;
+  const status = err.extensions.status;
+  if (status === 413) {
+    return new ApiError('the file is larger than 25 MB, the most this server takes', 'VALIDATION');
+  }
+  if (status === 415) {
+    return new ApiError(
+      'the server does not take this kind of file here (images, text, PDF, JSON, zip and gzip are taken; SVG is not)',
+      'VALIDATION',
+    );
+  }
+  return err;
+}
+
+/**
+ * Starts the upload of each file: `createAttachment`, then `POST /api/files/upload` with the
+ * token and id before the file part (docs/files.md, "The steps").
+ */
+export function addFiles(key: string, conversationId: string, files: Iterable<File>): void {
+  for (const file of files) {
+    const localId = nextId++;
+    const name = file.name || `pasted-${localId}.${(file.type.split('/')[1] ?? 'bin').slice(0, 8)}`;
+    const entry: PendingFile = {
+      localId,
+      name,
+      size: file.size,
+      state: 'uploading',
+      attachmentId: null,
+      error: null,
+      done: Promise.resolve(),
+    };
+    entry.done = (async () => {
+      try {
+        if (file.size > MAX_UPLOAD_BYTES)
+          throw uploadError(new ApiError('', 'HTTP', { status: 413 }));
+        if (file.size === 0) throw new ApiError('the file is empty', 'VALIDATION');
+        const d = await gql<{ createAttachment: { attachmentId: string; uploadToken: string } }>(
+          CREATE_ATTACHMENT,
+          { input: { conversationId, fileName: name, contentType: file.type || null } },
+        );
+        const form = new FormData();
+        form.append('upload_token', d.createAttachment.uploadToken);
+        form.append('attachment_id', d.createAttachment.attachmentId);
+        form.append('file', file, name);
+        await postForm('/api/files/upload', form);
+        patch(key, localId, { state: 'ready', attachmentId: d.createAttachment.attachmentId });
+      } catch (err) {
+        patch(key, localId, { state: 'failed', error: uploadError(err) });
+      }
+    })();
+    pendingFiles.value = {
+      ...pendingFiles.value,
+      [key]: [...(pendingFiles.value[key] ?? []), entry],
+    };
+  }
+}
+
+export function removePending(key: string, localId: number): void {
+  const list = (pendingFiles.value[key] ?? []).filter((f) => f.localId !== localId);
+  pendingFiles.value = { ...pendingFiles.value, [key]: list };
+}
+
+/** Whether the box has files still uploading or ready to go. */
+export function hasPending(key: string): boolean {
+  return (pendingFiles.value[key] ?? []).some((f) => f.state !== 'failed');
+}
+
+/**
+ * After the message is sent: waits for the uploads, finalizes each onto the message, and shows
+ * them on it. Failed files stay in the box with their reason.
+ */
+export async function finalizePending(key: string, message: Message): Promise<unknown> {
+  const list = pendingFiles.value[key] ?? [];
+  await Promise.all(list.map((f) => f.done));
+  const attached: Attachment[] = [];
+  let firstError: unknown = null;
+  for (const f of pendingFiles.value[key] ?? []) {
+    if (f.state !== 'ready' || !f.attachmentId) continue;
+    try {
+      const d = await gql<{ finalizeAttachment: Attachment }>(FINALIZE_ATTACHMENT, {
+        input: { attachmentId: f.attachmentId, messageId: message.id },
+      });
+      attached.push(d.finalizeAttachment);
+      removePending(key, f.localId);
+    } catch (err) {
+      firstError ??= err;
+      patch(key, f.localId, { state: 'failed', error: err });
+    }
+  }
+  if (attached.length) {
+    for (const t of timelinesOf(message.conversationId)) {
+      t.update(message.id, (m) => ({ ...m, attachments: [...m.attachments, ...attached] }));
+    }
+  }
+  return firstError;
+}

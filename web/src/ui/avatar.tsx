@@ -1,0 +1,24 @@
+import type { User } from '../api/types.ts';
+import { users } from '../state/store.ts';
+
+function initialOf(name: string): string {
+  return (Array.from(name.trim())[0] ?? '?').toUpperCase();
+}
+
+/**
+ * A person's picture (`User.avatarUrl`, served by this server), or the first letter of their
+ * name. Decorative: the name is always written beside it.
+ */
+export function Avatar({ user, small }: { user: User | null; small?: boolean }) {
+  const known = user ? users.value[user.id] : undefined;
+  const url = known?.avatarUrl !== undefined ? known.avatarUrl : user?.avatarUrl;
+  const name = user ? (user.displayName ?? user.username) : '?';
+  const cls = small ? 'avatar small' : 'avatar';
+  return url?.startsWith('/') ? (
+    <img class={cls} src={url} alt="" aria-hidden="true" loading="lazy" />
+  ) : (
+    <span class={cls} aria-hidden="true">
+      {initialOf(name)}
+    </span>
+  );
+}

@@ -1,0 +1,176 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+
+import { gql } from '../api/graphql.ts';
+import { SEARCH_MESSAGES } from '../api/queries.ts';
+import type { Message, MessageSearchHit } from '../api/types.ts';
+import { navigate } from '../state/router.ts';
+import { refreshConversation } from '../state/session.ts';
+import { conversations, rememberUsers, titleOf, workspaces } from '../state/store.ts';
+import { conversationTimeline, threadTimeline, type Timeline } from '../state/timeline.ts';
+import { searchOpen, sidePane } from '../state/view.ts';
+
+import { Dialog } from './dialog.tsx';
+import { fullTime } from './format.tsx';
+import { ErrorText } from './toasts.tsx';
+
+/** The message text with the server's highlights (UTF-16 ranges) as `<mark>`. */
+function Highlighted({ text, hits }: { text: string; hits: MessageSearchHit['highlights'] }) {
+  const out: (string | preact.JSX.Element)[] = [];
+  let at = 0;
+  for (const h of hits) {
+    if (h.start < at) continue;
+    out.push(text.slice(at, h.start));
+    out.push(<mark key={h.start}>{text.slice(h.start, h.start + h.length)}</mark>);
+    at = h.start + h.length;
+  }
+  out.push(text.slice(at));
+  return (
+    <p class="hit-text" dir="auto">
+      {out}
+    </p>
+  );
+}
+
+const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function settled(t: Timeline): Promise<void> {
+  for (let i = 0; i < 100 && (t.loading.peek() || !t.ready.peek()); i++) await wait(50);
+}
+
+/**
+ * Opens a message's conversation (and its thread for a reply), pages back until the message is
+ * in the window, then scrolls to it and focuses it.
+ */
+export async function jumpToMessage(m: Message): Promise<void> {
+  const c = conversations.value[m.conversationId] ?? (await refreshConversation(m.conversationId));
+  if (!c) return;
+  navigate({ name: 'workspace', serverId: c.serverId, conversationId: c.id });
+  // A closing dialog gives focus back where it was: let it, then move focus to the message.
+  for (let i = 0; i < 40 && document.querySelector('dialog[open]'); i++) await wait(25);
+  let t: Timeline;
+  if (m.threadRootId) {
+    sidePane.value = { kind: 'thread', rootId: m.threadRootId };
+    t = threadTimeline(m.threadRootId);
+  } else {
+    t = conversationTimeline(c.id);
+  }
+  await settled(t);
+  for (let i = 0; i < 20 && !t.find(m.id) && !t.atStart; i++) {
+    await t.loadOlder();
+    await settled(t);
+  }
+  for (let i = 0; i < 40; i++) {
+    const el = document.getElementById(`m-${m.id}`);
+    if (el) {
+      el.scrollIntoView({ block: 'center' });
+      el.focus({ preventScroll: true });
+      el.classList.add('found');
+      setTimeout(() => el.classList.remove('found'), 3000);
+      return;
+    }
+    await wait(50);
+  }
+}
+
+/** Searches the messages of every conversation the person is in (Ctrl+Shift+F). */
+export function SearchDialog() {
+  const [q, setQ] = useState('');
+  const [hits, setHits] = useState<MessageSearchHit[] | null>(null);
+  const [next, setNext] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => input.current?.focus(), []);
+  const close = () => (searchOpen.value = false);
+  const run = async (after: string | null) => {
+    const query = q.trim();
+    if (!query) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const d = await gql<{
+        searchMessages: { items: MessageSearchHit[]; nextCursor: string | null };
+      }>(SEARCH_MESSAGES, { query, after });
+      rememberUsers(d.searchMessages.items.map((h) => h.message.author));
+      setHits(after ? [...(hits ?? []), ...d.searchMessages.items] : d.searchMessages.items);
+      setNext(d.searchMessages.nextCursor);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog title="Search messages" onClose={close} wide>
+      <form
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void run(null);
+        }}
+      >
+        <label>
+          Words to find
+          <input
+            ref={input}
+            type="search"
+            name="q"
+            dir="auto"
+            maxLength={500}
+            value={q}
+            onInput={(e) => setQ(e.currentTarget.value)}
+          />
+        </label>
+        <button type="submit" class="primary" disabled={busy || !q.trim()}>
+          Search
+        </button>
+      </form>
+      <p class="hint">
+        Every word must be in the message; case and accents do not matter, and Chinese, Japanese or
+        Korean match any two characters or more. Encrypted conversations are not searched.
+      </p>
+      <ErrorText error={error} />
+      {hits && (
+        <p role="status" class="muted">
+          {hits.length ? `${hits.length}${next ? '+' : ''} found` : 'Nothing found.'}
+        </p>
+      )}
+      {hits && hits.length > 0 && (
+        <ul class="plain search-hits" aria-label="Messages found">
+          {hits.map((h) => {
+            const c = conversations.value[h.message.conversationId];
+            const w = c && workspaces.value.find((x) => x.id === c.serverId);
+            const who = h.message.author
+              ? (h.message.author.displayName ?? h.message.author.username)
+              : 'Deleted account';
+            return (
+              <li key={h.message.id}>
+                <button
+                  type="button"
+                  class="hit"
+                  onClick={() => {
+                    close();
+                    void jumpToMessage(h.message);
+                  }}
+                >
+                  <span class="muted small" dir="auto">
+                    {c ? titleOf(c) : 'A conversation'}
+                    {w && !w.isDirect ? ` · ${w.name}` : ''} · {who} ·{' '}
+                    {fullTime(h.message.createdAt)}
+                    {h.message.threadRootId ? ' · in a thread' : ''}
+                  </span>
+                  <Highlighted text={h.message.text ?? ''} hits={h.highlights} />
+                </button>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      {next && (
+        <button type="button" disabled={busy} onClick={() => void run(next)}>
+          More results
+        </button>
+      )}
+    </Dialog>
+  );
+}

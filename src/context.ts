@@ -146,7 +146,7 @@ export interface ContextOverrides {
   /** Refuse nested transactions (the tests; it slows every promise, see db/transaction.ts). */
   checkTransactions?: boolean;
   /** The outbox drainer's interval and grace period (tests shorten them); see events/outbox.ts. */
-  outbox?: { drainIntervalMs?: number; graceMs?: number };
+  outbox?: { drainIntervalMs?: number; graceMs?: number; keepRows?: boolean };
   /** Link-preview fetcher options (tests); the defaults are the contract's limits. */
   safeFetch?: SafeFetchOptions;
 }
@@ -228,13 +228,15 @@ export async function createAppContext(
         })
       : new MemoryBus(onHandlerError);
     closers.push(() => bus.close());
-    // Every event goes through the outbox (docs/events.md, "Delivery"). The command line without
-    // Redis reaches no listener: it leaves its events to the servers' drainer.
+    // Events go through the outbox (docs/events.md, "Delivery"). The command line without Redis
+    // reaches no listener: it leaves its events to the servers' drainer. A server on the
+    // in-process bus holds every listener itself and writes no rows.
     const outbox = new Outbox({
       db,
       bus,
       log: log.child({ subsystem: 'outbox' }),
       reachesListeners: !overrides.passive || bus instanceof RedisBus,
+      keepRows: Boolean(overrides.passive) || bus instanceof RedisBus,
       ...overrides.outbox,
     });
     closers.push(() => outbox.close());

@@ -24,6 +24,14 @@ export interface OutboxOptions {
    * with the in-process bus: its rows are left for the servers' drainer.
    */
   reachesListeners: boolean;
+  /**
+   * Whether events are written as rows at all. False for a server on the in-process bus: every
+   * listener lives in this process, so an event it fails to publish (a crash between commit and
+   * publish) is one no listener is left to miss; the rows would be written and removed for
+   * nothing on the hot path. True wherever a listener elsewhere could miss it: the command line,
+   * and every process on Redis.
+   */
+  keepRows: boolean;
   /** How often the drainer looks for rows to deliver (default 1 s). */
   drainIntervalMs?: number;
   /**
@@ -72,6 +80,10 @@ export class Outbox {
    * it is published (when this process reaches the listeners) in the order of registration.
    */
   publishOnCommit(tx: Tx, event: BusEvent): void {
+    if (!this.opts.keepRows) {
+      tx.onCommit(() => this.opts.bus.publish(event));
+      return;
+    }
     const row: EventOutboxTable = {
       id: newId(),
       topic: event.topic,

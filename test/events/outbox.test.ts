@@ -25,6 +25,8 @@ async function context(
     log: quiet,
     noJobs: true,
     ...overrides,
+    // These tests are about the rows: a server on the in-process bus writes none (below).
+    outbox: { keepRows: true, ...overrides.outbox },
   });
 }
 
@@ -185,6 +187,37 @@ describe('the event outbox', () => {
     } finally {
       await cliContext.close();
       await server.close();
+    }
+  });
+});
+
+describe('a server on the in-process bus', () => {
+  it('publishes after commit, nothing on rollback, and writes no row', async () => {
+    const database = await createTestDatabase();
+    // The process holds every listener: no row is written for anyone else to drain.
+    const ctx = await createMigratedContext(database, {}, { log: quiet, noJobs: true });
+    try {
+      const topic = `workspace:${newId()}`;
+      const heard = listen(ctx, topic);
+      let seenInside = -1;
+      await ctx.db.transaction(async (tx) => {
+        publishOnCommit(tx, ctx.bus, event(topic, 1));
+        tx.beforeCommit(async () => {
+          seenInside = (await tx.db.selectFrom('event_outbox').select('id').execute()).length;
+        });
+      });
+      await expect(
+        ctx.db.transaction(async (tx) => {
+          publishOnCommit(tx, ctx.bus, event(topic, 2));
+          throw new Error('rolled back');
+        }),
+      ).rejects.toThrow('rolled back');
+      expect(seenInside).toBe(0);
+      expect(heard.map((e) => e.payload.n)).toEqual([1]);
+      expect(await rowsOf(ctx)).toEqual([]);
+    } finally {
+      await ctx.close();
+      await database.drop();
     }
   });
 });

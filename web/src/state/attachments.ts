@@ -126,7 +126,14 @@ export async function finalizePending(key: string, message: Message): Promise<un
   }
   if (attached.length) {
     for (const t of timelinesOf(message.conversationId)) {
-      t.update(message.id, (m) => ({ ...m, attachments: [...m.attachments, ...attached] }));
+      // MessageAttachmentAdded may have shown some already: each attachment once.
+      t.update(message.id, (m) => ({
+        ...m,
+        attachments: [
+          ...m.attachments,
+          ...attached.filter((a) => !m.attachments.some((x) => x.id === a.id)),
+        ],
+      }));
     }
   }
   return firstError;

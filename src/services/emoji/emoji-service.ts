@@ -1,6 +1,7 @@
 import { actingAccountId, type Actor } from '../../auth/actor.js';
 import { assertFeature } from '../../config/feature-guard.js';
 import { featureEnabled, type Config } from '../../config/index.js';
+import type { CustomEmojiTable } from '../../db/tables/emoji.js';
 import type { Db } from '../../db/database.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import { isUniqueViolation } from '../../db/errors.js';
@@ -238,17 +239,7 @@ function refuseDirectSpace(workspaceId: string): void {
 
 const taken = (name: string) => conflict(`this workspace already has an emoji named :${name}:`);
 
-function toView(row: {
-  id: string;
-  workspaceId: string;
-  name: string;
-  imagePath: string;
-  contentType: string;
-  width: number;
-  height: number;
-  createdBy: string | null;
-  createdAt: number;
-}): CustomEmojiView {
+function toView(row: CustomEmojiTable): CustomEmojiView {
   return {
     id: row.id,
     serverId: row.workspaceId,

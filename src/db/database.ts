@@ -17,6 +17,7 @@ import pg from 'pg';
 import { Lru } from '../lib/lru.js';
 
 import { WalCheckpointer } from './checkpointer.js';
+import { LazyBegin } from './deferred-writes.js';
 import { GroupCommitter } from './group-commit.js';
 import type { Database } from './schema.js';
 import { NestingGuard, TransactionRunner, type Dialect, type Tx } from './transaction.js';
@@ -88,6 +89,8 @@ export interface OpenOptions {
    * timeout). The connection is dropped; the request using it, if any, fails on its own.
    */
   onConnectionError?: (err: Error) => void;
+  /** PostgreSQL: told of every statement sent to the server (tests count round trips). */
+  onStatement?: (sql: string) => void;
 }
 
 /** How long the database may take before a request fails with TIMEOUT. */
@@ -203,7 +206,7 @@ function openPostgres(url: string, opts: OpenOptions): Db {
     client.on('error', (err) => onConnectionError(err));
   });
   const guard = opts.checkNesting ? new NestingGuard() : null;
-  const dialect = new PostgresDialect({ pool: discardingTimedOut(pool) });
+  const dialect = new PostgresDialect({ pool: discardingTimedOut(pool, opts.onStatement) });
   const kysely = new Kysely<Database>({ dialect: guard ? guard.dialect(dialect) : dialect });
   const runner = transactions(kysely, 'postgres', null, guard, opts);
   return {
@@ -221,10 +224,14 @@ function openPostgres(url: string, opts: OpenOptions): Db {
 
 /**
  * The pool as Kysely sees it, except that a client whose query hit the client-side read timeout
- * is destroyed on release instead of reused: its connection still waits for the answer to the
- * abandoned query, and the next query on it would wait behind that.
+ * is destroyed on release instead of reused (its connection still waits for the answer to the
+ * abandoned query, and the next query on it would wait behind that), and that `begin` is held
+ * back until the transaction's first statement (LazyBegin in deferred-writes.ts).
  */
-function discardingTimedOut(pool: pg.Pool): PostgresPool {
+function discardingTimedOut(
+  pool: pg.Pool,
+  onStatement: ((sql: string) => void) | undefined,
+): PostgresPool {
   const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   const timedOut = new WeakSet<pg.PoolClient>();
   return {
@@ -232,17 +239,28 @@ function discardingTimedOut(pool: pg.Pool): PostgresPool {
       const client = await pool.connect();
       let wrapper = wrappers.get(client);
       if (!wrapper) {
+        const lazyBegin = new LazyBegin();
+        const send = (text: string, values: unknown[]) => {
+          onStatement?.(text);
+          return client.query(text, values).catch((err: unknown) => {
+            if (err instanceof Error && err.message === 'Query read timeout') {
+              timedOut.add(client);
+            }
+            throw err;
+          });
+        };
         wrapper = {
           // Kysely passes (sql, parameters); no cursor is configured.
-          query: ((text: string, values: unknown[]) =>
-            client.query(text, values).catch((err: unknown) => {
-              if (err instanceof Error && err.message === 'Query read timeout') {
-                timedOut.add(client);
-              }
-              throw err;
-            })) as unknown as PostgresPoolClient['query'],
-          release: () =>
-            client.release(timedOut.has(client) ? new Error('query read timeout') : undefined),
+          query: (async (text: string, values: unknown[]) => {
+            const route = lazyBegin.route(text);
+            if (route.action === 'skip') return route.result;
+            if (route.beginFirst) await send('begin', []);
+            return send(text, values);
+          }) as unknown as PostgresPoolClient['query'],
+          release: () => {
+            lazyBegin.reset();
+            client.release(timedOut.has(client) ? new Error('query read timeout') : undefined);
+          },
         };
         wrappers.set(client, wrapper);
       }

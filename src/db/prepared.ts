@@ -19,9 +19,9 @@ interface Template {
 export function preparedQuery<A extends unknown[], R>(
   arity: number,
   build: (db: Executor, ...args: A) => Compilable<R>,
-): (db: Executor, ...args: A) => Promise<QueryResult<R>> {
+): PreparedQuery<A, R> {
   const templates = new Map<unknown, Template>();
-  return async (db, ...args) => {
+  const statement = (db: Executor, ...args: A): CompiledQuery<R> => {
     const adapter = db.getExecutor().adapter.constructor;
     let template = templates.get(adapter);
     if (!template) {
@@ -37,6 +37,14 @@ export function preparedQuery<A extends unknown[], R>(
       templates.set(adapter, template);
     }
     const params = template.slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
-    return db.executeQuery<R>(CompiledQuery.raw(template.sql, params));
+    return CompiledQuery.raw(template.sql, params) as CompiledQuery<R>;
   };
+  const run = (db: Executor, ...args: A) => db.executeQuery<R>(statement(db, ...args));
+  return Object.assign(run, { statement });
+}
+
+/** Runs the query (`q(db, ...args)`), or compiles it for `tx.defer` (`q.statement(db, ...args)`). */
+export interface PreparedQuery<A extends unknown[], R> {
+  (db: Executor, ...args: A): Promise<QueryResult<R>>;
+  statement(db: Executor, ...args: A): CompiledQuery<R>;
 }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 
-import type { Executor } from '../../db/database.js';
+import type { Executor, Tx } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type { ConversationMemberTable, ConversationTable } from '../../db/tables/collaboration.js';
 import { DAY_MS } from '../../lib/clock.js';
@@ -180,6 +180,11 @@ export async function touchConversation(db: Executor, id: string, at: number) {
   await touchConversationQuery(db, id, at);
 }
 
+/** `touchConversation` held for the transaction's one statement of writes (`tx.defer`). */
+export function deferTouchConversation(tx: Tx, id: string, at: number) {
+  return tx.defer(touchConversationQuery.statement(tx.db, id, at));
+}
+
 /**
  * One page of the caller's inbox: conversations they are a member of or hold a live invitation
  * to, newest activity first. A DIRECT conversation with someone either of them blocked is left
@@ -309,6 +314,19 @@ export async function advanceReadMarker(
 ) {
   const res = await advanceReadMarkerQuery(db, conversationId, accountId, at, messageId);
   return Number(res.numAffectedRows) === 1;
+}
+
+/** `advanceReadMarker` held for the transaction's one statement of writes (`tx.defer`). */
+export function deferAdvanceReadMarker(
+  tx: Tx,
+  conversationId: string,
+  accountId: string,
+  at: number,
+  messageId: string,
+) {
+  return tx.defer(
+    advanceReadMarkerQuery.statement(tx.db, conversationId, accountId, at, messageId),
+  );
 }
 
 const advanceReadMarkerQuery = preparedQuery(

@@ -18,6 +18,7 @@ import { Lru } from '../lib/lru.js';
 
 import { WalCheckpointer } from './checkpointer.js';
 import { LazyBegin } from './deferred-writes.js';
+import { namedStatements } from './prepared.js';
 import { GroupCommitter } from './group-commit.js';
 import type { Database } from './schema.js';
 import { NestingGuard, TransactionRunner, type Dialect, type Tx } from './transaction.js';
@@ -242,12 +243,15 @@ function discardingTimedOut(
         const lazyBegin = new LazyBegin();
         const send = (text: string, values: unknown[]) => {
           onStatement?.(text);
-          return client.query(text, values).catch((err: unknown) => {
-            if (err instanceof Error && err.message === 'Query read timeout') {
-              timedOut.add(client);
-            }
-            throw err;
-          });
+          const name = namedStatements.get(text);
+          return (name ? client.query({ name, text, values }) : client.query(text, values)).catch(
+            (err: unknown) => {
+              if (err instanceof Error && err.message === 'Query read timeout') {
+                timedOut.add(client);
+              }
+              throw err;
+            },
+          );
         };
         wrapper = {
           // Kysely passes (sql, parameters); no cursor is configured.

@@ -1,4 +1,6 @@
-import { CompiledQuery, type Compilable, type QueryResult } from 'kysely';
+import { createHash } from 'node:crypto';
+
+import { CompiledQuery, PostgresAdapter, type Compilable, type QueryResult } from 'kysely';
 
 import type { Executor } from './database.js';
 
@@ -27,6 +29,7 @@ export function preparedQuery<A extends unknown[], R>(
     if (!template) {
       const placeholders = Array.from({ length: arity }, (_, i) => `\u0001svc:arg:${i}\u0001`);
       const compiled = build(db, ...(placeholders as A)).compile();
+      if (db.getExecutor().adapter instanceof PostgresAdapter) nameStatement(compiled.sql);
       template = {
         sql: compiled.sql,
         slots: compiled.parameters.map((p) => {
@@ -47,4 +50,21 @@ export function preparedQuery<A extends unknown[], R>(
 export interface PreparedQuery<A extends unknown[], R> {
   (db: Executor, ...args: A): Promise<QueryResult<R>>;
   statement(db: Executor, ...args: A): CompiledQuery<R>;
+}
+
+/**
+ * PostgreSQL: the SQL texts of the prepared queries and the name each runs under as a named
+ * prepared statement (parsed and planned once per connection instead of on every call). The
+ * name is a hash of the text, so a process running other code uses other names.
+ */
+export const namedStatements = new Map<string, string>();
+
+/** Statements that take whatever columns a table has: their plan's shape could change. */
+const STAR = /\bselect\s+\*|\.\*|\breturning\s+\*/i;
+
+function nameStatement(sql: string): void {
+  // A migration that adds a column changes what `*` means, and PostgreSQL then refuses to run a
+  // statement it planned before ("cached plan must not change result type").
+  if (STAR.test(sql)) throw new Error(`a prepared query must list its columns: ${sql}`);
+  namedStatements.set(sql, `svc_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`);
 }

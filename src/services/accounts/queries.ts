@@ -6,8 +6,40 @@ export async function insertAccount(db: Executor, row: AccountTable) {
   await db.insertInto('account').values(row).execute();
 }
 
+/**
+ * Every column of `account`, listed: a prepared statement names its columns, so a column added
+ * by a later migration never changes the shape of a plan a running process holds.
+ */
+const ACCOUNT_COLUMNS = [
+  'id',
+  'username',
+  'usernameKey',
+  'displayName',
+  'email',
+  'emailKey',
+  'passwordHash',
+  'keyIdentityId',
+  'homeServer',
+  'isOperator',
+  'avatarPath',
+  'acceptedTermsUrl',
+  'acceptedTermsAt',
+  'createdAt',
+  'deletionRequestedAt',
+  'deletionScheduledFor',
+  'deletedAt',
+] as const satisfies ReadonlyArray<keyof AccountTable>;
+// Fails to compile when AccountTable gains a column the list above lacks.
+const everyAccountColumn: Exclude<
+  keyof AccountTable,
+  (typeof ACCOUNT_COLUMNS)[number]
+> extends never
+  ? true
+  : never = true;
+void everyAccountColumn;
+
 const accountByIdQuery = preparedQuery(1, (db, id: string) =>
-  db.selectFrom('account').selectAll().where('id', '=', id),
+  db.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', id),
 );
 
 export async function findAccountById(db: Executor, id: string) {

@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.js';
+import { everyColumn } from '../../db/columns.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type { AccountTable } from '../../db/tables/foundation.js';
 
@@ -6,11 +7,8 @@ export async function insertAccount(db: Executor, row: AccountTable) {
   await db.insertInto('account').values(row).execute();
 }
 
-/**
- * Every column of `account`, listed: a prepared statement names its columns, so a column added
- * by a later migration never changes the shape of a plan a running process holds.
- */
-const ACCOUNT_COLUMNS = [
+/** Every column of `account`, listed (prepared statements never take `*`; src/db/columns.ts). */
+const ACCOUNT_COLUMNS = everyColumn<AccountTable>()([
   'id',
   'username',
   'usernameKey',
@@ -28,15 +26,7 @@ const ACCOUNT_COLUMNS = [
   'deletionRequestedAt',
   'deletionScheduledFor',
   'deletedAt',
-] as const satisfies ReadonlyArray<keyof AccountTable>;
-// Fails to compile when AccountTable gains a column the list above lacks.
-const everyAccountColumn: Exclude<
-  keyof AccountTable,
-  (typeof ACCOUNT_COLUMNS)[number]
-> extends never
-  ? true
-  : never = true;
-void everyAccountColumn;
+]);
 
 const accountByIdQuery = preparedQuery(1, (db, id: string) =>
   db.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', id),

@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
 import { printTable, writeResult, type ScenarioResult } from './lib/report.js';
+import { activeUsers } from './scenarios/active-users.js';
 import { connectStorm } from './scenarios/connect-storm.js';
 import { fanoutBurst, fanoutLatency, fanoutManyChannels } from './scenarios/fanout.js';
 import { files } from './scenarios/files.js';
@@ -28,6 +29,7 @@ const scenarios: Record<string, (opts: { pg: boolean }) => Promise<ScenarioResul
   'web-client': () => webClient(),
   previews,
   files,
+  'active-users': activeUsers,
 };
 
 const args = process.argv.slice(2);
@@ -45,7 +47,11 @@ if (!args.includes('--no-build')) {
 }
 
 let failures = 0;
-for (const name of chosen.length ? chosen : Object.keys(scenarios)) {
+// Run only when named: it ramps for as long as the server holds (tens of minutes).
+const onRequest = new Set(['active-users']);
+for (const name of chosen.length
+  ? chosen
+  : Object.keys(scenarios).filter((n) => !onRequest.has(n))) {
   const started = Date.now();
   try {
     const result = await (scenarios[name] as (o: { pg: boolean }) => Promise<ScenarioResult>)({

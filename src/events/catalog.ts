@@ -71,6 +71,7 @@ export const EVENT_TYPES = [
   'DmRequestAnswered',
   'TypingStarted',
   'PresenceChanged',
+  'PresencesChanged',
   // account
   'SessionEnded',
   'AccountUpdated',
@@ -244,6 +245,9 @@ export interface EventFields {
     display_name: string | null;
   };
   PresenceChanged: { userId: string; status: 'ONLINE' | 'AWAY' | 'OFFLINE' };
+  PresencesChanged: {
+    changes: Array<{ userId: string; status: 'ONLINE' | 'AWAY' | 'OFFLINE' }>;
+  };
   SessionEnded: Record<never, never>;
   AccountUpdated: Record<never, never>;
 }

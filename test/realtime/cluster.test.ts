@@ -290,9 +290,10 @@ describe.skipIf(!REDIS_URL || TEST_DB !== 'postgres')('two server processes', ()
           .events('workspaceEvents')
           .some(
             (e) =>
-              e.type === 'PresenceChanged' &&
-              e.payload.userId === aliceId &&
-              e.payload.status === 'ONLINE',
+              e.type === 'PresencesChanged' &&
+              (e.payload.changes as Array<{ userId: string; status: string }>).some(
+                (c) => c.userId === aliceId && c.status === 'ONLINE',
+              ),
           ),
       'alice online, announced on B',
       20_000,

@@ -32,12 +32,19 @@ describe('presence', () => {
   let bobsWorkspace: Collected;
   let bobsRelay: Collected;
 
-  /** PresenceChanged events about alice seen by bob so far, on one of his streams. */
+  /**
+   * Statuses of alice seen by bob so far, on one of his streams: `PresenceChanged` on his own
+   * topic, the changes of `PresencesChanged` on a workspace's.
+   */
   const statuses = (stream: Collected, field: string) =>
-    stream
-      .events(field)
-      .filter((e) => e.type === 'PresenceChanged' && e.payload.userId === alice.id)
-      .map((e) => e.payload.status);
+    stream.events(field).flatMap((e) => {
+      if (e.type === 'PresenceChanged')
+        return e.payload.userId === alice.id ? [e.payload.status] : [];
+      if (e.type !== 'PresencesChanged') return [];
+      return (e.payload.changes as Array<{ userId: string; status: string }>)
+        .filter((c) => c.userId === alice.id)
+        .map((c) => c.status);
+    });
 
   const seen = () => statuses(bobsWorkspace, 'workspaceEvents');
 

@@ -126,7 +126,11 @@ describe.skipIf(!REDIS_URL)('a server on the Redis bus', () => {
       () =>
         sub
           .events('workspaceEvents')
-          .some((e) => e.type === 'PresenceChanged' && e.payload.userId === alice.id),
+          .some(
+            (e) =>
+              e.type === 'PresencesChanged' &&
+              (e.payload.changes as Array<{ userId: string }>).some((c) => c.userId === alice.id),
+          ),
       'alice online',
     );
     await sendMessage(t, alice, space.channels.general!, 'over redis');
@@ -162,9 +166,10 @@ describe.skipIf(!REDIS_URL)('a server on the Redis bus', () => {
           .events('workspaceEvents')
           .some(
             (e) =>
-              e.type === 'PresenceChanged' &&
-              e.payload.userId === alice.id &&
-              e.payload.status === 'OFFLINE',
+              e.type === 'PresencesChanged' &&
+              (e.payload.changes as Array<{ userId: string; status: string }>).some(
+                (c) => c.userId === alice.id && c.status === 'OFFLINE',
+              ),
           ),
       'alice announced offline',
     );

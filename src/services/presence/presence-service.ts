@@ -37,12 +37,15 @@ export interface PresenceTimings {
   offlineGraceMs: number;
   /** How often idle users are checked (for away) and Redis holds are refreshed. */
   sweepMs: number;
+  /** How long changes gather per workspace before one `PresencesChanged` carries them all. */
+  batchMs: number;
 }
 
 export const PRESENCE_DEFAULTS: PresenceTimings = {
   awayAfterMs: 10 * 60_000,
   offlineGraceMs: 15_000,
   sweepMs: 30_000,
+  batchMs: 250,
 };
 
 /** Users shown online whose process is gone, checked per sweep (by one process). */
@@ -70,9 +73,12 @@ export interface PresenceDeps {
  *   choice, **offline** otherwise or when they chose to be invisible.
  * - Changes are debounced: a closed last connection shows offline only after `offlineGraceMs`
  *   without a new one, so a reconnect never flaps.
- * - Each change is announced once (the last announced status is swapped atomically) as
- *   `PresenceChanged` on the topic of every workspace the user is in, and on the own topics of
- *   the people they share a direct or group conversation with (and their own).
+ * - Each change is announced once (the last announced status is swapped atomically): on the
+ *   topic of every workspace the user is in, gathered for `batchMs` into one `PresencesChanged`
+ *   per workspace (a storm of N sign-ins is a few events to each member, not N: the deliveries
+ *   grow with the members times the batches, not with the members squared); and as
+ *   `PresenceChanged` on the own topics of the people they share a direct or group conversation
+ *   with (and their own).
  */
 export class PresenceService {
   private readonly store: PresenceStore;
@@ -84,6 +90,9 @@ export class PresenceService {
   private readonly offlineTimers = new Map<string, NodeJS.Timeout>();
   private readonly chains = new Map<string, Promise<void>>();
   private sweepTimer: NodeJS.Timeout | null = null;
+  /** Changes waiting for the next `PresencesChanged`, per workspace, the last one per user. */
+  private readonly batches = new Map<string, Map<string, PresenceStatus>>();
+  private batchTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly deps: PresenceDeps) {
     this.timings = { ...PRESENCE_DEFAULTS, ...deps.timings };
@@ -115,6 +124,7 @@ export class PresenceService {
     for (const t of this.offlineTimers.values()) clearTimeout(t);
     this.offlineTimers.clear();
     await Promise.allSettled([...this.chains.values()]);
+    await this.flushBatches();
     const held = [...this.local.keys()];
     this.local.clear();
     await Promise.allSettled(held.map((id) => this.store.release(id)));
@@ -122,7 +132,7 @@ export class PresenceService {
 
   /** True when no change is pending (no grace period running, nothing being announced). */
   settled(): boolean {
-    return this.offlineTimers.size === 0 && this.chains.size === 0;
+    return this.offlineTimers.size === 0 && this.chains.size === 0 && this.batches.size === 0;
   }
 
   private now(): number {
@@ -264,27 +274,51 @@ export class PresenceService {
       listWorkspaceIdsOf(db, accountId),
       listDirectPartners(db, accountId),
     ]);
-    const at = this.now();
-    const body = { userId: accountId, status: status.toUpperCase() };
-    const events: Array<{ topic: string; payload: EventPayload }> = workspaceIds.map((id) => ({
-      topic: workspaceTopic(id),
-      payload: { audience: { kind: 'workspace' }, serverId: id, ...body },
-    }));
+    for (const id of workspaceIds) {
+      let batch = this.batches.get(id);
+      if (!batch) this.batches.set(id, (batch = new Map()));
+      batch.set(accountId, status);
+    }
+    if (this.batches.size > 0 && !this.batchTimer) {
+      this.batchTimer = setTimeout(() => void this.flushBatches(), this.timings.batchMs);
+    }
     // People met in direct and group conversations (and the user's own other devices) hear it
     // on their own topics, like every event of the direct space.
+    const at = this.now();
+    const body = { userId: accountId, status: status.toUpperCase() };
     for (const id of [accountId, ...partners]) {
-      events.push({
+      await this.deps.bus.publish({
         topic: userTopic(id),
+        type: 'PresenceChanged',
+        at,
         payload: { audience: { kind: 'users', userIds: [id] }, serverId: DIRECT_SPACE_ID, ...body },
       });
     }
-    for (const e of events) {
-      await this.deps.bus.publish({
-        topic: e.topic,
-        type: 'PresenceChanged',
-        at,
-        payload: e.payload,
-      });
+  }
+
+  /** Publishes the gathered changes: one `PresencesChanged` per workspace. */
+  private async flushBatches(): Promise<void> {
+    if (this.batchTimer) clearTimeout(this.batchTimer);
+    this.batchTimer = null;
+    const batches = [...this.batches];
+    this.batches.clear();
+    const at = this.now();
+    for (const [workspaceId, changes] of batches) {
+      const payload: EventPayload = {
+        audience: { kind: 'workspace' },
+        serverId: workspaceId,
+        changes: [...changes].map(([userId, status]) => ({ userId, status: status.toUpperCase() })),
+      };
+      try {
+        await this.deps.bus.publish({
+          topic: workspaceTopic(workspaceId),
+          type: 'PresencesChanged',
+          at,
+          payload,
+        });
+      } catch (err) {
+        this.deps.log.warn({ err, workspaceId }, 'presence announcement failed');
+      }
     }
   }
 

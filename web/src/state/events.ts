@@ -111,12 +111,19 @@ export function applyEvent(e: LiveEvent): void {
       };
       return;
     }
-    case 'PresenceChanged': {
-      const uid = str(p.userId);
-      const status = str(p.status);
-      if (uid && (status === 'ONLINE' || status === 'AWAY' || status === 'OFFLINE')) {
-        presence.value = { ...presence.value, [uid]: status };
+    case 'PresenceChanged':
+    case 'PresencesChanged': {
+      // One person on the own topic; a workspace's changes gathered, on its topic.
+      const changes = Array.isArray(p.changes) ? (p.changes as Record<string, unknown>[]) : [p];
+      const next = { ...presence.value };
+      for (const c of changes) {
+        const uid = str(c.userId);
+        const status = str(c.status);
+        if (uid && (status === 'ONLINE' || status === 'AWAY' || status === 'OFFLINE')) {
+          next[uid] = status;
+        }
       }
+      presence.value = next;
       return;
     }
     case 'ChannelCreated':

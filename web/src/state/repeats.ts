@@ -1,7 +1,7 @@
 import type { LiveEvent } from '../api/types.ts';
 
 /** Kinds published straight to the bus, never through the outbox: never repeated. */
-const DIRECT = new Set(['TypingStarted', 'PresenceChanged']);
+const DIRECT = new Set(['TypingStarted', 'PresenceChanged', 'PresencesChanged']);
 
 /**
  * Remembers the envelopes of the events applied lately, to skip a repeat. Delivery is at least

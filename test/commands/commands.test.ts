@@ -11,6 +11,9 @@ import {
 import { signUpAndIn } from '../_util/seed.js';
 import { createWorkspace, expectCode, inviteAndJoin, ok, setRole } from '../workspaces/_helpers.js';
 
+import { bundleBytes } from '../plugins/_bundles.js';
+import { ADD, uploadBundle } from '../plugins/_helpers.js';
+
 import { auditRows, exec, generalOf } from './_helpers.js';
 
 const clock = new ManualClock();
@@ -292,8 +295,103 @@ describe('executeCommand', () => {
     expect(row.d.args.password).toBe('[redacted]');
   });
 
-  it('reports auditRetentionDays and prunes command rows past it', async () => {
-    const info = ok(await t.gql('{ serverInfo { auditRetentionDays } }')).serverInfo;
-    expect(info.auditRetentionDays).toBeNull();
+  it('takes the message-box line as the arguments in order', async () => {
+    const res = ok(
+      await exec(t, mike, {
+        command: 'remind',
+        text: '10m water the plants',
+        context: { conversationId: general },
+      }),
+    ).executeCommand;
+    expect(res.status).toBe('DONE');
+    const row = (await auditRows(t, mike.id)).at(-1)!;
+    expect(row.d.args).toEqual({ in: 10 * MINUTE_MS, text: 'water the plants' });
+    let bad = await exec(t, mike, {
+      command: 'pin',
+      text: 'a b',
+      context: { conversationId: general },
+    });
+    expect(bad.body.errors![0]!.extensions!.argument).toBe('text');
+    bad = await exec(t, mike, {
+      command: 'remind',
+      text: 'soon x',
+      context: { conversationId: general },
+    });
+    expect(bad.body.errors![0]!.extensions!.argument).toBe('in');
+    bad = await exec(t, mike, {
+      command: 'me',
+      text: 'x',
+      args: { text: 'x' },
+      context: { conversationId: general },
+    });
+    expectCode(bad, 'VALIDATION');
+  });
+
+  it('says in words what a confirmation will do, naming people and channels', async () => {
+    const asked = ok(
+      await exec(t, olga, { command: 'archive', context: { conversationId: general } }),
+    ).executeCommand;
+    expect(asked.confirmation.summary).toMatch(/^archive #general: nobody will be able to post/);
+    const kick = ok(
+      await exec(t, olga, { command: 'kick', text: '@maxcmd', context: { serverId } }),
+    ).executeCommand;
+    expect(kick.confirmation.summary).toBe('remove @maxcmd from this workspace');
+    expect(new Date(kick.confirmation.expiresAt).getTime() - clock.now().getTime()).toBe(
+      5 * MINUTE_MS,
+    );
+  });
+
+  it('lists plugin commands and answers CLIENT_ACTION for them, checked and audited', async () => {
+    const sha = await uploadBundle(t, olga, serverId, bundleBytes());
+    ok(await t.gql(ADD, { i: { serverId, bundleSha256: sha } }, olga));
+    const c = { serverId, conversationId: general };
+    const listed = (ok(await t.gql(LIST, { s: 'MESSAGE_BOX', c }, mike)).commands as any[]).find(
+      (x) => x.name === 'standup',
+    );
+    expect(listed).toMatchObject({
+      source: { kind: 'PLUGIN' },
+      aiCallable: false,
+      capability: 'workspace:read',
+    });
+    const res = ok(
+      await exec(t, mike, {
+        command: 'standup',
+        args: { yesterday: 'tests', today: 'docs' },
+        context: c,
+      }),
+    ).executeCommand;
+    expect(res).toMatchObject({
+      status: 'CLIENT_ACTION',
+      command: { source: { kind: 'PLUGIN', pluginId: 'com.example.standup' } },
+    });
+    const bad = await exec(t, mike, {
+      command: 'standup',
+      args: { yesterday: 'tests' },
+      context: c,
+    });
+    expect(bad.body.errors![0]!.extensions!.argument).toBe('today');
+    expect((await auditRows(t, mike.id)).at(-1)!.d).toMatchObject({
+      command: 'standup',
+      source: 'com.example.standup',
+      outcome: 'REFUSED',
+    });
+    // Not offered to agents, nor in another workspace.
+    expectCode(
+      await exec(t, mike, {
+        command: 'standup',
+        args: { yesterday: 'a', today: 'b' },
+        context: c,
+        initiator: 'AGENT',
+      }),
+      'FORBIDDEN',
+    );
+    expectCode(
+      await exec(t, otto, {
+        command: 'standup',
+        args: { yesterday: 'a', today: 'b' },
+        context: { serverId: otherServer },
+      }),
+      'NOT_FOUND',
+    );
   });
 });

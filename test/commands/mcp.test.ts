@@ -80,7 +80,7 @@ describe('svc mcp', () => {
       await client.callTool({ name: 'kick', arguments: { serverId, user: '@guestmcp' } }),
     );
     expect(asked.status).toBe('CONFIRMATION_REQUIRED');
-    expect(asked.confirmation.summary).toMatch(/remove the member/);
+    expect(asked.confirmation.summary).toBe('remove @guestmcp from this workspace');
     const done = textOf(
       await client.callTool({
         name: 'kick',

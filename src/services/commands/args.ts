@@ -1,7 +1,7 @@
 import type { Executor } from '../../db/database.js';
 import { AppError, validation } from '../../errors.js';
 import { isId } from '../../lib/ids.js';
-import { findAccountByUsernameKey } from '../accounts/queries.js';
+import { findAccountById, findAccountByUsernameKey } from '../accounts/queries.js';
 import { lookupKey } from '../accounts/username.js';
 
 import { parseDuration } from './builtins.js';
@@ -22,6 +22,7 @@ export async function checkArgs(
   db: Executor,
   defs: readonly ArgDef[],
   input: unknown,
+  labels: Record<string, string> = {},
 ): Promise<Args> {
   if (input === null || input === undefined) input = {};
   if (typeof input !== 'object' || Array.isArray(input)) {
@@ -41,12 +42,17 @@ export async function checkArgs(
       out[d.name] = null;
       continue;
     }
-    out[d.name] = await checkOne(db, d, raw);
+    out[d.name] = await checkOne(db, d, raw, (label) => (labels[d.name] = label));
   }
   return out;
 }
 
-async function checkOne(db: Executor, d: ArgDef, raw: unknown): Promise<string | number | boolean> {
+async function checkOne(
+  db: Executor,
+  d: ArgDef,
+  raw: unknown,
+  label: (text: string) => void,
+): Promise<string | number | boolean> {
   switch (d.type) {
     case 'boolean':
       if (typeof raw === 'boolean') return raw;
@@ -71,10 +77,14 @@ async function checkOne(db: Executor, d: ArgDef, raw: unknown): Promise<string |
     case 'user': {
       if (typeof raw !== 'string') throw bad(d.name, 'must be @username or a user id');
       const s = raw.trim();
-      if (isId(s.toLowerCase())) return s.toLowerCase();
       const name = s.startsWith('@') ? s.slice(1) : s;
-      const row = name ? await findAccountByUsernameKey(db, lookupKey(name)) : undefined;
-      if (!row) throw bad(d.name, `no user "${s}"`);
+      const row = isId(s.toLowerCase())
+        ? await findAccountById(db, s.toLowerCase())
+        : name
+          ? await findAccountByUsernameKey(db, lookupKey(name))
+          : undefined;
+      if (!row || row.deletedAt !== null) throw bad(d.name, `no user "${s}"`);
+      label(`@${row.username}`);
       return row.id;
     }
     case 'channel':
@@ -92,6 +102,41 @@ async function checkOne(db: Executor, d: ArgDef, raw: unknown): Promise<string |
       return s;
     }
   }
+}
+
+/**
+ * The message-box form: the words after `/name` as the arguments in order. Each argument takes one
+ * word (or a "quoted phrase"); the last argument takes the rest of the line when it is text.
+ * `/remind 10m water the plants` gives `{ in: '10m', text: 'water the plants' }`.
+ */
+export function parseLine(defs: readonly ArgDef[], line: unknown): Record<string, string> {
+  if (typeof line !== 'string') throw validation('text: the words after the command name');
+  if ([...line].length > ARG_STRING_MAX * 2) {
+    throw validation(`text: at most ${ARG_STRING_MAX * 2} characters`, { argument: 'text' });
+  }
+  const out: Record<string, string> = {};
+  let rest = line.trim();
+  for (const [i, d] of defs.entries()) {
+    if (rest === '') break;
+    const last = i === defs.length - 1;
+    if (last && (d.type === 'text' || d.type === 'string')) {
+      out[d.name] = rest.replace(/^"(.*)"$/s, '$1');
+      rest = '';
+      break;
+    }
+    const m = /^"([^"]*)"\s*|^(\S+)\s*/.exec(rest)!;
+    out[d.name] = m[1] ?? m[2]!;
+    rest = rest.slice(m[0].length);
+  }
+  if (rest !== '') {
+    throw validation(
+      `text: too many words; this command takes ${defs.map((d) => d.name).join(', ') || 'no arguments'}`,
+      {
+        argument: 'text',
+      },
+    );
+  }
+  return out;
 }
 
 const SECRET_NAME = /pass(word)?|secret|token|key|credential/i;

@@ -183,7 +183,7 @@ export function builtinCommands(s: BuiltinServices): CommandDef[] {
       nlDescription: 'Remove a member from the workspace.',
       intentSamples: ['kick bob', 'remove this user from the workspace', 'ban someone from here'],
       aiCallable: true,
-      describe: (args) => `remove the member ${String(args.user)} from this workspace`,
+      describe: (args, l) => `remove ${l.user ?? String(args.user)} from this workspace`,
       run: async (call) => {
         await s.workspaces.removeMember(call.actor, workspace(call), str(call.args, 'user'));
         return { message: 'member removed' };
@@ -203,8 +203,8 @@ export function builtinCommands(s: BuiltinServices): CommandDef[] {
       nlDescription: 'Temporarily stop a member from writing in the workspace.',
       intentSamples: ['mute bob for an hour', 'time out this user', 'silence someone for a day'],
       aiCallable: true,
-      describe: (args) =>
-        `time out ${String(args.user)} for ${Math.round(Number(args.duration) / MINUTE_MS)} minutes`,
+      describe: (args, l) =>
+        `time out ${l.user ?? String(args.user)} for ${Math.round(Number(args.duration) / MINUTE_MS)} minutes`,
       run: async (call) => {
         const minutes = Math.max(1, Math.round(Number(call.args.duration) / MINUTE_MS));
         await s.workspaces.timeoutMember(
@@ -228,7 +228,8 @@ export function builtinCommands(s: BuiltinServices): CommandDef[] {
       nlDescription: 'Archive the current channel so nobody can post in it.',
       intentSamples: ['archive this channel', 'close the channel', 'make the channel read-only'],
       aiCallable: true,
-      describe: () => 'archive this channel: nobody will be able to post in it until unarchived',
+      describe: (_args, l) =>
+        `archive ${l.channel ?? 'this channel'}: nobody will be able to post in it until it is unarchived`,
       run: async (call) => {
         await s.channels.archive(call.actor, conversation(call));
         return { message: 'channel archived' };

@@ -16,7 +16,7 @@ import type { Authz } from '../authz/authz.js';
 import { findConversation } from '../conversations/queries.js';
 import type { AuditLog } from '../moderation/audit-log.js';
 
-import { checkArgs, redactArgs } from './args.js';
+import { checkArgs, parseLine, redactArgs } from './args.js';
 import { Confirmations, type ConfirmationSubject } from './confirmations.js';
 import { rank } from './discover.js';
 import { commandAuditPage } from './queries.js';
@@ -52,6 +52,8 @@ export interface ExecuteInput {
   /** A plugin id or registry entry id, to pick a plugin's command over a built-in of that name. */
   plugin?: unknown;
   args?: unknown;
+  /** The message-box form of the arguments (see parseLine); instead of `args`. */
+  text?: unknown;
   context?: ContextInput | null;
   initiator?: unknown;
   confirmationToken?: unknown;
@@ -90,6 +92,8 @@ export interface PreparedRun {
   person: UserActor;
   actor: Actor;
   initiator: Initiator;
+  /** Names of the arguments' and context's objects for people (see CommandDef.describe). */
+  labels: Record<string, string>;
 }
 
 /** What an audit row of a run says besides who and what. */
@@ -116,6 +120,8 @@ export const COMMAND_AUDIT_PAGE_MAX = 200;
  */
 export class CommandService {
   readonly confirmations: Confirmations;
+  /** The command and context a refused preparation had found, for its audit row. */
+  private readonly refusedRuns = new WeakMap<Error, { cmd: CommandDef; context: RunContext }>();
 
   constructor(private readonly deps: CommandServiceDeps) {
     this.confirmations = new Confirmations(deps.db);
@@ -257,23 +263,39 @@ export class CommandService {
     const context = await this.resolveContext(input.context ?? {});
     const cmd = await this.deps.registry.find(context.workspaceId, name, plugin);
     if (!cmd) throw notFound(`command /${name}`);
-    if (initiator === 'AGENT' && !cmd.aiCallable) {
-      throw forbidden(`/${cmd.name} cannot be run by an agent`);
+    try {
+      if (initiator === 'AGENT' && !cmd.aiCallable) {
+        throw forbidden(`/${cmd.name} cannot be run by an agent`);
+      }
+      if (cmd.needsWorkspace && !context.workspaceId) {
+        throw validation(`context.serverId: /${cmd.name} runs in a workspace`, {
+          argument: 'context.serverId',
+        });
+      }
+      if (cmd.needsConversation && !context.conversationId) {
+        throw validation(`context.conversationId: /${cmd.name} runs in a conversation`, {
+          argument: 'context.conversationId',
+        });
+      }
+      const actor = this.actorFor(person, initiator, cmd);
+      await this.assertAllowed(actor, cmd, context);
+      const labels: Record<string, string> = {};
+      const given = input.text !== undefined && input.text !== null ? input.text : undefined;
+      if (given !== undefined && input.args !== undefined && input.args !== null) {
+        throw validation('give either args or text, not both', { argument: 'text' });
+      }
+      const raw = given !== undefined ? parseLine(cmd.args, given) : input.args;
+      const args = await checkArgs(this.deps.db.kysely, cmd.args, raw, labels);
+      if (context.conversationId) {
+        const conv = await findConversation(this.deps.db.kysely, context.conversationId);
+        if (conv?.name) labels.channel = `#${conv.name}`;
+      }
+      return { cmd, args, context, person, actor, initiator, labels };
+    } catch (err) {
+      // The audit of this refusal names the command it found.
+      if (err instanceof Error) this.refusedRuns.set(err, { cmd, context });
+      throw err;
     }
-    if (cmd.needsWorkspace && !context.workspaceId) {
-      throw validation(`context.serverId: /${cmd.name} runs in a workspace`, {
-        argument: 'context.serverId',
-      });
-    }
-    if (cmd.needsConversation && !context.conversationId) {
-      throw validation(`context.conversationId: /${cmd.name} runs in a conversation`, {
-        argument: 'context.conversationId',
-      });
-    }
-    const actor = this.actorFor(person, initiator, cmd);
-    await this.assertAllowed(actor, cmd, context);
-    const args = await checkArgs(this.deps.db.kysely, cmd.args, input.args);
-    return { cmd, args, context, person, actor, initiator };
   }
 
   /** Runs a prepared command (a confirmation, if needed, already spent) and audits it. */
@@ -361,27 +383,33 @@ export class CommandService {
       err instanceof AppError
         ? { code: err.code, message: err.message }
         : { code: 'INTERNAL', message: 'server fault' };
+    const found = err instanceof Error ? this.refusedRuns.get(err) : undefined;
     const rawContext = input.context ?? {};
-    const context: RunContext = prepared?.context ?? {
-      workspaceId:
-        typeof rawContext.serverId === 'string' && isId(rawContext.serverId)
-          ? rawContext.serverId
-          : null,
-      conversationId:
-        typeof rawContext.conversationId === 'string' && isId(rawContext.conversationId)
-          ? rawContext.conversationId
-          : null,
-    };
+    const context: RunContext = prepared?.context ??
+      found?.context ?? {
+        workspaceId:
+          typeof rawContext.serverId === 'string' && isId(rawContext.serverId)
+            ? rawContext.serverId
+            : null,
+        conversationId:
+          typeof rawContext.conversationId === 'string' && isId(rawContext.conversationId)
+            ? rawContext.conversationId
+            : null,
+      };
     const base = prepared
       ? this.auditBase(prepared)
       : {
           initiator,
-          command: typeof input.command === 'string' ? input.command.slice(0, 64) : '',
-          source: null,
+          command:
+            found?.cmd.name ??
+            (typeof input.command === 'string' ? input.command.slice(0, 64) : ''),
+          source: found?.cmd.source.pluginId ?? null,
           args:
             input.args && typeof input.args === 'object' && !Array.isArray(input.args)
-              ? redactArgs([], input.args as Record<string, unknown>)
-              : {},
+              ? redactArgs(found?.cmd.args ?? [], input.args as Record<string, unknown>)
+              : typeof input.text === 'string'
+                ? { text: input.text.slice(0, 200) }
+                : {},
           context: { serverId: context.workspaceId, conversationId: context.conversationId },
         };
     try {
@@ -517,8 +545,9 @@ export class CommandService {
   }
 }
 
-function describe(p: PreparedRun): string {
-  return p.cmd.describe ? p.cmd.describe(p.args, p.context) : `run /${p.cmd.name}`;
+/** What a run will do, in words, for its confirmation. */
+export function describe(p: PreparedRun): string {
+  return p.cmd.describe ? p.cmd.describe(p.args, p.labels) : `run /${p.cmd.name}`;
 }
 
 export function checkInitiator(input: unknown): Initiator {

@@ -10,6 +10,7 @@ import type { Authz } from '../authz/authz.js';
 import { canonicalJson } from './args.js';
 import {
   checkInitiator,
+  describe,
   type CommandService,
   type ContextInput,
   type PreparedRun,
@@ -226,9 +227,7 @@ export class Macros {
         steps: canonicalJson(steps),
       };
       if (token === undefined || token === null) {
-        const summary = destructive
-          .map((p) => (p.cmd.describe ? p.cmd.describe(p.args, p.context) : `run /${p.cmd.name}`))
-          .join('; then ');
+        const summary = destructive.map(describe).join('; then ');
         const asked = await this.deps.commands.askConfirmation(
           destructive[0]!,
           subject,

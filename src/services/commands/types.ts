@@ -95,8 +95,11 @@ export interface CommandDef {
   nlDescription: string | null;
   intentSamples: readonly string[];
   aiCallable: boolean;
-  /** What a confirmation says will happen, in words. */
-  describe?(args: Args, context: RunContext): string;
+  /**
+   * What a confirmation says will happen, in words; `labels` names the arguments' and the
+   * context's objects for people (`user`: `@name`, `channel`: `#name`).
+   */
+  describe?(args: Args, labels: Readonly<Record<string, string>>): string;
   /** Runs the command; absent for plugin commands, which their clients run. */
   run?(call: BuiltinCall): Promise<BuiltinResult>;
 }

@@ -1,4 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -109,6 +110,29 @@ describe('svc mcp', () => {
     const res = await client.callTool({ name: 'kick', arguments: { serverId, user: '@ownermcp' } });
     expect(res.isError).toBe(true);
     expect(textOf(res).code).toBe('FORBIDDEN');
+    await client.close();
+  });
+
+  it('serves over stdio from the svc binary', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', 'src/cli/index.ts', 'mcp', '--user', 'membermcp'],
+      env: { ...(process.env as Record<string, string>), ...database.env, SVC_LOG_LEVEL: 'warn' },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'stdio-agent', version: '1.0.0' });
+    await client.connect(transport);
+    const { tools } = await client.listTools();
+    expect(tools.map((x) => x.name)).toContain('shrug');
+    const res = textOf(
+      await client.callTool({
+        name: 'shrug',
+        arguments: { conversationId: general, text: 'over stdio' },
+      }),
+    );
+    expect(res.status).toBe('DONE');
+    const row = (await auditRows(t, member.id)).at(-1)!;
+    expect(row.d).toMatchObject({ initiator: 'AGENT', command: 'shrug', outcome: 'DONE' });
     await client.close();
   });
 });

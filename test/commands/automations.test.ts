@@ -291,7 +291,54 @@ describe('pipelines', () => {
     expect(echoes).toEqual(['_hello again, hello there ¯\\_(ツ)_/¯_']);
     const row = (await auditRows(t, mona.id)).find((r) => r.d.pipelineId === pipe.id)!;
     expect(row.d).toMatchObject({ initiator: 'PIPELINE', outcome: 'DONE' });
-    ok(await t.gql('mutation($id: ID!) { deletePipeline(id: $id) }', { id: pipe.id }, mona));
+    // A private channel its owner is not in: the pipeline never sees it.
+    const secret = ok(
+      await t.gql(
+        'mutation($i: CreateChannelInput!) { createChannel(input: $i) { id } }',
+        { i: { serverId, name: 'secret', isPrivate: true } },
+        olga,
+      ),
+    ).createChannel.id as string;
+    const wide = ok(
+      await t.gql(
+        CREATE_PIPE,
+        {
+          i: {
+            serverId,
+            name: 'everywhere',
+            trigger: { kind: 'MESSAGE', pattern: 'classified*' },
+            steps: [{ command: 'me', args: { text: 'saw {{text}}' } }],
+          },
+        },
+        mona,
+      ),
+    ).createPipeline;
+    ok(
+      await exec(t, olga, {
+        command: 'me',
+        args: { text: 'classified plans' },
+        context: { conversationId: secret },
+      }),
+    );
+    ok(
+      await exec(t, olga, {
+        command: 'me',
+        args: { text: 'classified lunch' },
+        context: { conversationId: general },
+      }),
+    );
+    await until(async () => (await textsIn(general)).some((x) => x?.startsWith('_saw')));
+    await settle();
+    expect((await textsIn(general)).filter((x) => x?.startsWith('_saw'))).toEqual([
+      '_saw _classified lunch__',
+    ]);
+    expect(await textsIn(secret)).toEqual(['_classified plans_']);
+    expect((await auditRows(t, mona.id)).some((r) => JSON.stringify(r.d).includes('plans'))).toBe(
+      false,
+    );
+    for (const id of [pipe.id, wide.id]) {
+      ok(await t.gql('mutation($id: ID!) { deletePipeline(id: $id) }', { id }, mona));
+    }
   });
 
   it('refuse destructive steps, and stop with a reason when their owner is demoted', async () => {

@@ -10,7 +10,7 @@ import { HOUR_MS, MINUTE_MS, type Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import { findAccountById } from '../accounts/queries.js';
 import type { Authz } from '../authz/authz.js';
-import { findConversation } from '../conversations/queries.js';
+import { findConversation, findConversationAccess } from '../conversations/queries.js';
 
 import type { CommandService } from './command-service.js';
 import { checkSteps, expand, type MacroStep } from './macros.js';
@@ -209,11 +209,21 @@ export class Pipelines {
       if (trigger.channelIds.length > 0 && !trigger.channelIds.includes(message.conversationId))
         continue;
       if (!matchPattern(compilePattern(trigger.pattern), message.text)) continue;
+      // Only messages its owner could read: a pipeline never carries a private conversation's
+      // text into its steps, their audit rows or another conversation.
+      if (!(await this.ownerReads(row.ownerId, message.conversationId))) continue;
       await this.run(row, {
         conversationId: message.conversationId,
         vars: { text: message.text, user: message.authorId, channel: message.conversationId },
       });
     }
+  }
+
+  private async ownerReads(ownerId: string, conversationId: string): Promise<boolean> {
+    const access = await findConversationAccess(this.deps.db.kysely, conversationId, ownerId);
+    if (!access || access.role === null) return false;
+    if (access.memberState === 'member') return true;
+    return access.kind === 'channel' && access.isPrivate === 0 && access.role !== 'guest';
   }
 
   /** The join hook: pipelines of the workspace that greet new members. */

@@ -105,7 +105,7 @@ export interface RunAudit {
   context: { serverId: string | null; conversationId: string | null };
   outcome: 'DONE' | 'CONFIRMATION_REQUIRED' | 'CLIENT_ACTION' | 'REFUSED';
   error?: { code: string; message: string } | null;
-  confirmation: 'ISSUED' | 'USED' | null;
+  confirmation: 'ISSUED' | 'USED' | 'PRESENTED' | null;
   macroId?: string | null;
   pipelineId?: string | null;
 }
@@ -417,7 +417,7 @@ export class CommandService {
         ...base,
         outcome: 'REFUSED',
         error,
-        confirmation: input.confirmationToken ? 'USED' : null,
+        confirmation: input.confirmationToken ? 'PRESENTED' : null,
         macroId: extra.macroId ?? null,
         pipelineId: extra.pipelineId ?? null,
       });

@@ -409,6 +409,10 @@ describe('pipelines', () => {
     };
     expectCode(await t.gql(CREATE_PIPE, { i: input }, mike), 'FORBIDDEN');
     ok(await t.gql(CREATE_PIPE, { i: input }, mona));
+    // Someone joins: the greeter posts in its channel, as its owner.
+    const nina = await signUpAndIn(t, { username: 'ninaauto' });
+    await inviteAndJoin(t, olga, serverId, [nina]);
+    await until(async () => (await textsIn(general)).includes(`_welcomes ${nina.id}_`));
     ok(await t.gql(CREATE_PIPE, { i: input }, mona));
     const capped = await t.gql(CREATE_PIPE, { i: input }, mona);
     expectCode(capped, 'VALIDATION');

@@ -184,6 +184,13 @@ describe('macros', () => {
     expect(asked.status).toBe('CONFIRMATION_REQUIRED');
     expect(asked.confirmation.summary).toMatch(/time out .*10 minutes; then time out .*5 minutes/);
     const token = asked.confirmation.token;
+    expect((await auditRows(t, mona.id)).at(-1)!.d).toMatchObject({
+      command: 'macro:quiet',
+      args: { who: '@mikeauto' },
+      outcome: 'CONFIRMATION_REQUIRED',
+      confirmation: 'ISSUED',
+      macroId: macro.id,
+    });
     // Bound to the arguments.
     expectCode(
       await t.gql(

@@ -338,15 +338,24 @@ export class CommandService {
     p: PreparedRun,
     subject: ConfirmationSubject,
     summary: string,
-    extra: { macroId?: string },
+    extra: { macroId?: string; macroName?: string; macroArgs?: Record<string, unknown> },
   ): Promise<RunResult> {
     const { token, expiresAt } = await this.confirmations.issue(
       p.person.accountId,
       subject,
       this.now(),
     );
+    const base = this.auditBase(p);
     const auditId = await this.record(p.person, p.context, {
-      ...this.auditBase(p),
+      ...base,
+      // A macro's one confirmation is the macro's row, not its first destructive step's.
+      ...(extra.macroName
+        ? {
+            command: `macro:${extra.macroName}`,
+            source: null,
+            args: redactArgs([], extra.macroArgs ?? {}),
+          }
+        : {}),
       outcome: 'CONFIRMATION_REQUIRED',
       confirmation: 'ISSUED',
       macroId: extra.macroId ?? null,

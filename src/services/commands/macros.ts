@@ -228,12 +228,11 @@ export class Macros {
       };
       if (token === undefined || token === null) {
         const summary = destructive.map(describe).join('; then ');
-        const asked = await this.deps.commands.askConfirmation(
-          destructive[0]!,
-          subject,
-          summary,
-          extra,
-        );
+        const asked = await this.deps.commands.askConfirmation(destructive[0]!, subject, summary, {
+          ...extra,
+          macroName: row.name,
+          macroArgs: values,
+        });
         return {
           status: 'CONFIRMATION_REQUIRED',
           steps: [],

@@ -242,6 +242,20 @@ describe('executeCommand', () => {
     expectCode(await exec(t, mona, { ...input, confirmationToken: again }), 'CONFIRMATION_STALE');
   });
 
+  it('runs a command once when its token is spent twice at the same moment', async () => {
+    const input = {
+      command: 'timeout',
+      args: { user: '@maxcmd', duration: '3m' },
+      context: { serverId, conversationId: general },
+    };
+    const token = ok(await exec(t, mona, input)).executeCommand.confirmation.token as string;
+    const runs = await Promise.all(
+      [1, 2, 3].map(() => exec(t, mona, { ...input, confirmationToken: token })),
+    );
+    const codes = runs.map((r) => r.body.errors?.[0]?.extensions?.code ?? 'DONE').sort();
+    expect(codes).toEqual(['CONFIRMATION_STALE', 'CONFIRMATION_STALE', 'DONE']);
+  });
+
   it('writes one audit row per run with initiator, arguments, context, outcome and confirmation', async () => {
     const before = (await auditRows(t, mona.id)).length;
     const c = { serverId, conversationId: general };

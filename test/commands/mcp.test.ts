@@ -14,6 +14,8 @@ import {
 import { signUpAndIn } from '../_util/seed.js';
 import { createWorkspace, inviteAndJoin } from '../workspaces/_helpers.js';
 
+import { cli } from '../cli/cli-io.js';
+
 import { auditRows, generalOf } from './_helpers.js';
 
 let database: TestDatabase;
@@ -134,5 +136,17 @@ describe('svc mcp', () => {
     const row = (await auditRows(t, member.id)).at(-1)!;
     expect(row.d).toMatchObject({ initiator: 'AGENT', command: 'shrug', outcome: 'DONE' });
     await client.close();
+  });
+
+  it('refuses to start while ai_commands is off, or for an unknown person', async () => {
+    let run = await cli(['mcp', '--user', 'membermcp'], {
+      ...database.env,
+      SVC_FEATURES_DISABLED: 'ai_commands',
+    });
+    expect(run.code).toBe(1);
+    expect(run.err).toMatch(/ai_commands.*FEATURE_DISABLED/);
+    run = await cli(['mcp', '--user', 'nobody-here'], { ...database.env });
+    expect(run.code).toBe(1);
+    expect(run.err).toMatch(/NOT_FOUND/);
   });
 });

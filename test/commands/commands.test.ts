@@ -9,6 +9,7 @@ import {
   type TestDatabase,
 } from '../_util/app.js';
 import { signUpAndIn } from '../_util/seed.js';
+import { conversationOf } from '../conversations/_helpers.js';
 import { createWorkspace, expectCode, inviteAndJoin, ok, setRole } from '../workspaces/_helpers.js';
 
 import { bundleBytes } from '../plugins/_bundles.js';
@@ -96,6 +97,23 @@ describe('the registry', () => {
       (x) => x.name,
     );
     expect(bare).toEqual(['away']);
+  });
+
+  it('offers channel commands in channels only', async () => {
+    const dm = await conversationOf(t, mike, [max]);
+    const c = { conversationId: dm.conversation.id as string };
+    const names = (ok(await t.gql(LIST, { s: 'MESSAGE_BOX', c }, mike)).commands as any[]).map(
+      (x) => x.name,
+    );
+    expect(names).toEqual(expect.arrayContaining(['me', 'shrug', 'remind', 'pin', 'away']));
+    for (const n of ['topic', 'rename', 'invite', 'archive', 'leave'])
+      expect(names).not.toContain(n);
+    const res = await exec(t, mike, { command: 'topic', args: { topic: 'x' }, context: c });
+    expect(res.body.errors![0]!.extensions!.argument).toBe('context.conversationId');
+    expect(
+      ok(await exec(t, mike, { command: 'me', args: { text: 'waves' }, context: c })).executeCommand
+        .status,
+    ).toBe('DONE');
   });
 
   it('answers NOT_FOUND for a workspace the caller is not in', async () => {

@@ -180,9 +180,11 @@ export class CommandService {
       throw notFound('workspace');
     }
     const initiator: Initiator = surface === 'AI' ? 'AGENT' : 'USER';
+    const inChannel = context.conversationId ? await this.isChannel(context.conversationId) : null;
     const out: CommandDef[] = [];
     for (const cmd of await this.deps.registry.all(context.workspaceId)) {
       if (!cmd.surfaces.includes(surface)) continue;
+      if (cmd.channelOnly && inChannel === false) continue;
       if (surface === 'AI' && !cmd.aiCallable) continue;
       if (cmd.needsWorkspace && !context.workspaceId) continue;
       if (await this.allowed(this.actorFor(person, initiator, cmd), cmd, context)) out.push(cmd);
@@ -274,6 +276,11 @@ export class CommandService {
       }
       if (cmd.needsConversation && !context.conversationId) {
         throw validation(`context.conversationId: /${cmd.name} runs in a conversation`, {
+          argument: 'context.conversationId',
+        });
+      }
+      if (cmd.channelOnly && !(await this.isChannel(context.conversationId as string))) {
+        throw validation(`context.conversationId: /${cmd.name} runs in a channel`, {
           argument: 'context.conversationId',
         });
       }
@@ -495,6 +502,10 @@ export class CommandService {
     }
     if (!context.workspaceId) throw validation(`/${cmd.name} runs in a workspace`);
     await this.deps.authz.assertCan(actor, cmd.capability, { workspaceId: context.workspaceId });
+  }
+
+  private async isChannel(conversationId: string): Promise<boolean> {
+    return (await findConversation(this.deps.db.kysely, conversationId))?.kind === 'channel';
   }
 
   /** The context's workspace and conversation; NOT_FOUND for a conversation elsewhere. */

@@ -91,6 +91,8 @@ export interface CommandDef {
   /** Needs a workspace (and a conversation when `needsConversation`) in the context. */
   needsWorkspace: boolean;
   needsConversation: boolean;
+  /** Runs in a channel only (not a direct or group conversation). */
+  channelOnly?: boolean;
   source: CommandSource;
   nlDescription: string | null;
   intentSamples: readonly string[];

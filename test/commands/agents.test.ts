@@ -173,6 +173,26 @@ describe('ai_commands off', () => {
     }
   });
 
+  it('refuses an agent’s macro as a whole, and audits it', async () => {
+    const macro = ok(
+      await off.gql(
+        'mutation($i: CreateMacroInput!) { createMacro(input: $i) { id } }',
+        { i: { name: 'hello', steps: [{ command: 'me', args: { text: 'hello' } }] } },
+        sOff.member,
+      ),
+    ).createMacro;
+    const RUN = `mutation($i: ExecuteMacroInput!) { executeMacro(input: $i) { status } }`;
+    const input = { macroId: macro.id, context: { conversationId: sOff.general } };
+    const res = await off.gql(RUN, { i: { ...input, initiator: 'AGENT' } }, sOff.member);
+    expectCode(res, 'FEATURE_DISABLED');
+    expect((await auditRows(off, sOff.member.id)).at(-1)!.d).toMatchObject({
+      initiator: 'AGENT',
+      command: `macro:${macro.id}`,
+      outcome: 'REFUSED',
+    });
+    expect(ok(await off.gql(RUN, { i: input }, sOff.member)).executeMacro.status).toBe('DONE');
+  });
+
   it('an agent declaring USER passes only the checks a user passes', async () => {
     const c = { serverId: sOff.serverId, conversationId: sOff.general };
     // What the Member may do, it may do.

@@ -2,7 +2,7 @@ import type { UserActor } from '../../auth/actor.js';
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
 import type { CommandMacroTable } from '../../db/tables/commands.js';
-import { AppError, capExceeded, notFound, validation } from '../../errors.js';
+import { AppError, capExceeded, featureDisabled, notFound, validation } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import type { Authz } from '../authz/authz.js';
@@ -172,20 +172,11 @@ export class Macros {
     return row;
   }
 
-  /** executeMacro. */
-  async execute(
+  /** The macro, its parameter values, context and expanded steps; refusals as thrown. */
+  private async load(
     person: UserActor,
-    input: {
-      macroId: unknown;
-      args?: unknown;
-      context?: ContextInput | null;
-      initiator?: unknown;
-      confirmationToken?: unknown;
-    },
-  ): Promise<MacroRunResult> {
-    const declared = checkInitiator(input.initiator);
-    // Steps run as MACRO for a person (keybind, palette); an agent's macro stays an agent's.
-    const initiator = declared === 'AGENT' || declared === 'PIPELINE' ? declared : 'MACRO';
+    input: { macroId: unknown; args?: unknown; context?: ContextInput | null },
+  ) {
     const row = await this.visible(person, input.macroId);
     const view = toView(row);
     const values = checkValues(view.params, input.args);
@@ -203,6 +194,43 @@ export class Macros {
       context.serverId = row.workspaceId;
     }
     const steps = view.steps.map((s) => ({ ...s, args: expand(s.args, values) }));
+    return { row, values, context, steps };
+  }
+
+  /** executeMacro. */
+  async execute(
+    person: UserActor,
+    input: {
+      macroId: unknown;
+      args?: unknown;
+      context?: ContextInput | null;
+      initiator?: unknown;
+      confirmationToken?: unknown;
+    },
+  ): Promise<MacroRunResult> {
+    const declared = checkInitiator(input.initiator);
+    // Steps run as MACRO for a person (keybind, palette); an agent's macro stays an agent's.
+    const initiator = declared === 'AGENT' || declared === 'PIPELINE' ? declared : 'MACRO';
+    let loaded;
+    try {
+      // An agent's macro is refused as a whole while ai_commands is off (FEATURE_DISABLED).
+      if (initiator === 'AGENT' && !this.deps.commands.aiEnabled()) {
+        throw featureDisabled('ai_commands');
+      }
+      loaded = await this.load(person, input);
+    } catch (err) {
+      const id = typeof input.macroId === 'string' ? input.macroId.slice(0, 40) : '';
+      await this.deps.commands.auditRefusal(
+        person,
+        initiator,
+        { command: `macro:${id}`, context: input.context ?? {} },
+        null,
+        err,
+        {},
+      );
+      throw err;
+    }
+    const { row, values, context, steps } = loaded;
     const extra = { macroId: row.id };
 
     // Every step is checked before any runs, so one confirmation can name every destructive one.

@@ -460,7 +460,9 @@ export async function createAppContext(
     });
     workspaces.onDelete((tx, id) => commands.onWorkspaceDeleted(tx, id));
     accountDeletion.addPurgeStep('commands', (tx, id) => commands.onAccountPurged(tx, id));
-    // Pipeline triggers run after the commit, off the request path; a failure is logged.
+    // Pipeline triggers run after the commit, off the request path; a failure is logged. Closing
+    // waits for those in flight.
+    closers.push(() => commands.pipelines.idle());
     const pipelineLog = log.child({ subsystem: 'pipelines' });
     messages.hooks.onCreated((m) => {
       commands.pipelines

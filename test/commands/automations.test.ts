@@ -40,15 +40,8 @@ const textsIn = async (conversationId: string) =>
       .execute()
   ).map((r) => r.text);
 
-/** Lets after-commit hooks (pipeline triggers) finish. */
-const settle = () => new Promise((r) => setTimeout(r, 50));
-async function until(check: () => Promise<boolean>) {
-  for (let i = 0; i < 100; i++) {
-    if (await check()) return;
-    await settle();
-  }
-  throw new Error('condition never held');
-}
+/** Waits for every pipeline trigger in flight, and those they started. */
+const idle = () => t.ctx.services.commands.pipelines.idle();
 
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -292,8 +285,7 @@ describe('pipelines', () => {
         context: { conversationId: general },
       }),
     );
-    await until(async () => (await textsIn(general)).some((x) => x?.startsWith('_hello again')));
-    await settle();
+    await idle();
     const echoes = (await textsIn(general)).filter((x) => x?.startsWith('_hello again'));
     expect(echoes).toEqual(['_hello again, hello there ¯\\_(ツ)_/¯_']);
     const row = (await auditRows(t, mona.id)).find((r) => r.d.pipelineId === pipe.id)!;
@@ -334,8 +326,7 @@ describe('pipelines', () => {
         context: { conversationId: general },
       }),
     );
-    await until(async () => (await textsIn(general)).some((x) => x?.startsWith('_saw')));
-    await settle();
+    await idle();
     expect((await textsIn(general)).filter((x) => x?.startsWith('_saw'))).toEqual([
       '_saw _classified lunch__',
     ]);
@@ -419,7 +410,8 @@ describe('pipelines', () => {
     // Someone joins: the greeter posts in its channel, as its owner.
     const nina = await signUpAndIn(t, { username: 'ninaauto' });
     await inviteAndJoin(t, olga, serverId, [nina]);
-    await until(async () => (await textsIn(general)).includes(`_welcomes ${nina.id}_`));
+    await idle();
+    expect(await textsIn(general)).toContain(`_welcomes ${nina.id}_`);
     ok(await t.gql(CREATE_PIPE, { i: input }, mona));
     const capped = await t.gql(CREATE_PIPE, { i: input }, mona);
     expectCode(capped, 'VALIDATION');

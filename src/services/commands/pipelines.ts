@@ -197,8 +197,35 @@ export class Pipelines {
     return row;
   }
 
+  /** Trigger work started by the hooks and not finished yet (see `idle`). */
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  /** Tracks hook-started work so shutdown and tests can wait for it. */
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work)).catch(() => undefined);
+    return work;
+  }
+
+  /**
+   * Resolves once no trigger work is running, including work the finished work started (a
+   * pipeline's step may trigger another area's hooks). The context awaits it before closing.
+   */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
   /** The message hook: pipelines of the workspace whose pattern the new message matches. */
-  async onMessage(message: MessageTable): Promise<void> {
+  onMessage(message: MessageTable): Promise<void> {
+    return this.track(this.matchMessage(message));
+  }
+
+  /** The join hook: pipelines of the workspace that greet new members. */
+  onJoined(workspaceId: string, accountId: string): Promise<void> {
+    return this.track(this.matchJoin(workspaceId, accountId));
+  }
+
+  private async matchMessage(message: MessageTable): Promise<void> {
     if (message.text === null) return;
     // A pipeline's own output triggers nothing (no loops, no ping-pong between two pipelines).
     if (this.posting.has(`${message.conversationId}\n${message.authorId}`)) return;
@@ -226,8 +253,7 @@ export class Pipelines {
     return access.kind === 'channel' && access.isPrivate === 0 && access.role !== 'guest';
   }
 
-  /** The join hook: pipelines of the workspace that greet new members. */
-  async onJoined(workspaceId: string, accountId: string): Promise<void> {
+  private async matchJoin(workspaceId: string, accountId: string): Promise<void> {
     const rows = await pipelinesListening(this.deps.db.kysely, workspaceId);
     for (const row of rows) {
       if (stored(row).trigger.kind !== 'MEMBER_JOINED') continue;

@@ -47,6 +47,7 @@ import { AttachmentService } from './services/attachments/attachment-service.js'
 import { EmojiService } from './services/emoji/emoji-service.js';
 import { PluginService } from './services/plugins/plugin-service.js';
 import { LinkPreviewService } from './services/link-previews/link-preview-service.js';
+import { CommandSystem } from './services/commands/command-system.js';
 import { SafeFetch, type SafeFetchOptions } from './net/safe-fetch.js';
 import { readVersion } from './version.js';
 
@@ -96,6 +97,8 @@ export interface Services {
   plugins: PluginService;
   /** Link previews of new and edited messages (docs/link-previews.md). */
   linkPreviews: LinkPreviewService;
+  /** Commands, macros, keybinds, pipelines and reminders (docs/commands.md). */
+  commands: CommandSystem;
 }
 
 /** Everything long-lived, created in one place and closed in reverse order. */
@@ -440,6 +443,37 @@ export async function createAppContext(
     // A workspace's registry and bundle rows go with it; the blobs with the next sweep.
     workspaces.onDelete((tx, id) => plugins.onWorkspaceDeleted(tx, id));
     files.addReferenceSource('plugin-bundles', (names) => plugins.referencedBlobs(names));
+    const commands = new CommandSystem({
+      db,
+      config,
+      clock,
+      log: log.child({ subsystem: 'commands' }),
+      authz,
+      audit,
+      plugins,
+      channels,
+      messages,
+      workspaces,
+      presence,
+      moderation,
+      ipBlocks,
+    });
+    workspaces.onDelete((tx, id) => commands.onWorkspaceDeleted(tx, id));
+    accountDeletion.addPurgeStep('commands', (tx, id) => commands.onAccountPurged(tx, id));
+    // Pipeline triggers run after the commit, off the request path; a failure is logged. Closing
+    // waits for those in flight.
+    closers.push(() => commands.pipelines.idle());
+    const pipelineLog = log.child({ subsystem: 'pipelines' });
+    messages.hooks.onCreated((m) => {
+      commands.pipelines
+        .onMessage(m)
+        .catch((err: unknown) => pipelineLog.error({ err }, 'pipeline trigger failed'));
+    });
+    workspaces.onJoined((w, a) => {
+      commands.pipelines
+        .onJoined(w, a)
+        .catch((err: unknown) => pipelineLog.error({ err }, 'pipeline trigger failed'));
+    });
     const realtime = new RealtimeService(db, presence);
     const limiters = {
       addresses: perMinuteLimiter(config.rates.requestsPerMinPerIp),
@@ -475,6 +509,7 @@ export async function createAppContext(
       attachments,
       plugins,
       linkPreviews,
+      commands,
     };
     const scheduler = new Scheduler(
       db,

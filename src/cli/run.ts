@@ -14,6 +14,7 @@ import { registerIpCommands } from './ip-commands.js';
 import { registerOperatorCommands } from './operator-commands.js';
 import { registerPrincipalCommands } from './principal-commands.js';
 import { registerSearchCommands } from './search-commands.js';
+import { registerMcpCommands } from './mcp-commands.js';
 
 export { EXIT, printJson, withContext, type CliIo } from './io.js';
 import { cliLogger, EXIT, type CliIo } from './io.js';
@@ -80,6 +81,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerAuditCommands(program, io);
   registerInviteCommands(program, io);
   registerSearchCommands(program, io);
+  registerMcpCommands(program, io);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

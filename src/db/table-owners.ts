@@ -44,6 +44,11 @@ export const TABLE_OWNERS = {
   plugin_bundle: 'services/plugins',
   workspace_plugin: 'services/plugins',
   link_preview: 'services/link-previews',
+  command_confirmation: 'services/commands',
+  command_reminder: 'services/commands',
+  command_macro: 'services/commands',
+  command_keybind: 'services/commands',
+  command_pipeline: 'services/commands',
 } as const satisfies Record<keyof Database, string>;
 
 export type TableName = keyof typeof TABLE_OWNERS;

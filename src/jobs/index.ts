@@ -70,5 +70,21 @@ export function allJobs(ctx: { services: Services; clock: Clock }): Job[] {
         await ctx.services.search.backfill(20, 500);
       },
     },
+    {
+      // Reminders set with /remind, and spent confirmations (docs/commands.md).
+      name: 'command-reminders',
+      intervalMs: 30_000,
+      run: async () => {
+        await ctx.services.commands.reminders.postDue();
+      },
+    },
+    {
+      // Scheduled pipelines; each due run is claimed once across processes.
+      name: 'command-pipelines',
+      intervalMs: 60_000,
+      run: async () => {
+        await ctx.services.commands.pipelines.runDue();
+      },
+    },
   ];
 }

@@ -29,6 +29,16 @@ import { WorkspacePart } from './workspace-part.js';
  * and leaving. The owner of the `workspace_member` table.
  */
 export class WorkspaceMembership extends WorkspacePart {
+  private readonly joinedHooks: Array<(workspaceId: string, accountId: string) => void> = [];
+
+  /**
+   * Work another area does after someone joined a workspace (pipelines' member-joined trigger).
+   * Runs after the commit on this process; a hook starts its own work and returns at once.
+   */
+  onJoined(hook: (workspaceId: string, accountId: string) => void): void {
+    this.joinedHooks.push(hook);
+  }
+
   /**
    * The account's role and timeout in a workspace, or null when not a member (or no such
    * workspace). In the direct space every account is a plain member without a timeout.
@@ -135,6 +145,9 @@ export class WorkspaceMembership extends WorkspacePart {
       role: opts.role,
       channelIds,
       inviteId: opts.inviteId ?? null,
+    });
+    tx.onCommit(() => {
+      for (const hook of this.joinedHooks) hook(workspaceId, accountId);
     });
     return { joined: true };
   }

@@ -35,6 +35,7 @@ export class WorkspaceService {
   readonly joinAsMember: WorkspaceMembership['joinAsMember'];
   readonly addMember: WorkspaceMembership['addMember'];
   readonly leave: WorkspaceMembership['leave'];
+  readonly onJoined: WorkspaceMembership['onJoined'];
   // Members
   readonly membersPage: WorkspaceMembers['membersPage'];
   readonly member: WorkspaceMembers['member'];
@@ -64,6 +65,7 @@ export class WorkspaceService {
     this.joinAsMember = membership.joinAsMember.bind(membership);
     this.addMember = membership.addMember.bind(membership);
     this.leave = membership.leave.bind(membership);
+    this.onJoined = membership.onJoined.bind(membership);
     this.membersPage = members.membersPage.bind(members);
     this.member = members.member.bind(members);
     this.memberOrNull = members.memberOrNull.bind(members);

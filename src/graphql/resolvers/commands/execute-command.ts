@@ -1,0 +1,6 @@
+import { requireActor } from '../../context.js';
+import type { Resolver } from '../../resolver-types.js';
+import type { ExecuteInput } from '../../../services/commands/command-service.js';
+
+export const executeCommand: Resolver<unknown, { input: ExecuteInput }> = (_parent, args, ctx) =>
+  ctx.app.services.commands.run.execute(requireActor(ctx), args.input);

@@ -1,0 +1,15 @@
+import { requireActor } from '../../context.js';
+import type { Resolver } from '../../resolver-types.js';
+
+export const setKeybind: Resolver<
+  unknown,
+  {
+    input: {
+      serverId?: string | null;
+      chord: string;
+      command?: string | null;
+      macroId?: string | null;
+      args?: unknown;
+    };
+  }
+> = (_parent, args, ctx) => ctx.app.services.commands.keybinds.set(requireActor(ctx), args.input);

@@ -1,0 +1,59 @@
+import type { Logger } from 'pino';
+
+import type { Config } from '../../config/index.js';
+import type { Tx } from '../../db/transaction.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Authz } from '../authz/authz.js';
+import type { AuditLog } from '../moderation/audit-log.js';
+import type { PluginService } from '../plugins/plugin-service.js';
+
+import { builtinCommands, type BuiltinServices } from './builtins.js';
+import { CommandService } from './command-service.js';
+import { Keybinds } from './keybinds.js';
+import { Macros } from './macros.js';
+import { Pipelines } from './pipelines.js';
+import { deleteForAccount, deleteForWorkspace } from './queries.js';
+import { CommandRegistry } from './registry.js';
+import { Reminders } from './reminders.js';
+
+export interface CommandSystemDeps extends BuiltinServices {
+  config: Config;
+  clock: Clock;
+  log: Logger;
+  authz: Authz;
+  audit: AuditLog;
+  plugins: Pick<PluginService, 'contributionsOf'>;
+}
+
+/**
+ * The command system (docs/commands.md): one object for the edges and the composition root over
+ * its parts: the registry, runs (`run`), macros, keybinds, pipelines and reminders.
+ */
+export class CommandSystem {
+  readonly registry: CommandRegistry;
+  readonly run: CommandService;
+  readonly macros: Macros;
+  readonly keybinds: Keybinds;
+  readonly pipelines: Pipelines;
+  readonly reminders: Reminders;
+
+  constructor(deps: CommandSystemDeps) {
+    this.registry = new CommandRegistry(builtinCommands(deps), deps.plugins);
+    this.run = new CommandService({ ...deps, registry: this.registry });
+    const parts = { ...deps, commands: this.run, registry: this.registry };
+    this.macros = new Macros(parts);
+    this.keybinds = new Keybinds(parts);
+    this.pipelines = new Pipelines(parts);
+    this.reminders = new Reminders(deps);
+  }
+
+  /** Workspace deletion: its macros, keybinds, pipelines and reminders. */
+  async onWorkspaceDeleted(tx: Tx, workspaceId: string): Promise<void> {
+    await deleteForWorkspace(tx.db, workspaceId);
+  }
+
+  /** Account purge: the person's macros, keybinds, reminders, pipelines and confirmations. */
+  async onAccountPurged(tx: Tx, accountId: string): Promise<void> {
+    await deleteForAccount(tx.db, accountId);
+  }
+}

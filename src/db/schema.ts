@@ -39,6 +39,14 @@ import type { MessageSearchTable, SearchBackfillTable } from './tables/search.js
 import type { AttachmentTable } from './tables/attachments.js';
 import type { PluginBundleTable, WorkspacePluginTable } from './tables/plugins.js';
 import type { LinkPreviewTable } from './tables/link-previews.js';
+import type {
+  MlsCommitTable,
+  MlsGroupDeviceTable,
+  MlsGroupTable,
+  MlsKeyPackageTable,
+  MlsMessageTable,
+  MlsWelcomeTable,
+} from './tables/mls.js';
 /** Every table, by name. Each area adds its tables in `tables/<area>.ts` and lists them here. */
 export interface Database {
   instance: InstanceTable;
@@ -78,4 +86,10 @@ export interface Database {
   plugin_bundle: PluginBundleTable;
   workspace_plugin: WorkspacePluginTable;
   link_preview: LinkPreviewTable;
+  mls_key_package: MlsKeyPackageTable;
+  mls_group: MlsGroupTable;
+  mls_commit: MlsCommitTable;
+  mls_welcome: MlsWelcomeTable;
+  mls_group_device: MlsGroupDeviceTable;
+  mls_message: MlsMessageTable;
 }

@@ -44,6 +44,12 @@ export const TABLE_OWNERS = {
   plugin_bundle: 'services/plugins',
   workspace_plugin: 'services/plugins',
   link_preview: 'services/link-previews',
+  mls_key_package: 'services/mls',
+  mls_group: 'services/mls',
+  mls_commit: 'services/mls',
+  mls_welcome: 'services/mls',
+  mls_group_device: 'services/mls',
+  mls_message: 'services/mls',
 } as const satisfies Record<keyof Database, string>;
 
 export type TableName = keyof typeof TABLE_OWNERS;

@@ -19,6 +19,7 @@ export async function findMessageForReport(db: Executor, messageId: string) {
     .innerJoin('conversation as c', 'c.id', 'm.conversationId')
     .innerJoin('workspace as w', 'w.id', 'c.workspaceId')
     .leftJoin('account as a', 'a.id', 'm.authorId')
+    .leftJoin('mls_message as mm', 'mm.messageId', 'm.id')
     .select([
       'm.id',
       'm.conversationId',
@@ -37,6 +38,8 @@ export async function findMessageForReport(db: Executor, messageId: string) {
       'w.isDirect',
       'a.username as authorUsername',
       'a.displayName as authorDisplayName',
+      'mm.frankingCommitment',
+      'mm.frankingTag',
     ])
     .where('m.id', '=', messageId)
     .executeTakeFirst();

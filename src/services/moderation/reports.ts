@@ -7,6 +7,8 @@ import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { isId, newId } from '../../lib/ids.js';
 import { isUniqueViolation } from '../../db/errors.js';
 
+import { verifyReveal } from '../mls/franking.js';
+
 import type { AuditLog } from './audit-log.js';
 import {
   canReadConversation,
@@ -53,6 +55,8 @@ export interface ReportSnapshot {
   authorDisplayName?: string | null;
   text?: string | null;
   encrypted?: boolean;
+  /** For an encrypted message: the text is a franking reveal the server verified. */
+  frankingVerified?: boolean;
   messageCreatedAt?: number;
   messageEditedAt?: number | null;
   // user
@@ -100,11 +104,18 @@ export class ReportService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly audit: AuditLog,
+    /** The server's franking key, to verify reveals of encrypted messages (docs/e2ee.md). */
+    private readonly frankingKey: Buffer | null = null,
   ) {}
 
+  /**
+   * Reports a message. An encrypted message is reported with a franking reveal: the plaintext
+   * and opening key the reporter decrypted. The report shows moderators that plaintext once the
+   * server verified it against the message's commitment and tag (VALIDATION when it does not).
+   */
   async reportMessage(
     actor: Actor,
-    input: { messageId: unknown; category: unknown; text?: unknown },
+    input: { messageId: unknown; category: unknown; text?: unknown; reveal?: unknown },
   ): Promise<ReportView> {
     const me = actingAccountId(actor);
     const { category, text } = checkReportInput(input);
@@ -123,6 +134,12 @@ export class ReportService {
       throw notFound('message');
     }
     if (msg.authorId === me) throw validation('you cannot report your own message');
+    let shown = msg.text;
+    let frankingVerified: boolean | undefined;
+    if (msg.encrypted === 1) {
+      shown = this.verifiedPlaintext(msg, input.reveal);
+      frankingVerified = true;
+    }
     return this.file(actor, {
       subjectKind: 'message',
       subjectId: msg.id,
@@ -137,12 +154,51 @@ export class ReportService {
         authorId: msg.authorId,
         authorUsername: msg.authorUsername,
         authorDisplayName: msg.authorDisplayName,
-        text: msg.text,
+        text: shown,
         encrypted: msg.encrypted === 1,
+        frankingVerified,
         messageCreatedAt: Number(msg.createdAt),
         messageEditedAt: msg.editedAt === null ? null : Number(msg.editedAt),
       },
     });
+  }
+
+  /** The plaintext of an encrypted message's reveal, once verified (VALIDATION otherwise). */
+  private verifiedPlaintext(
+    msg: NonNullable<Awaited<ReturnType<typeof findMessageForReport>>>,
+    reveal: unknown,
+  ): string {
+    const r = reveal as { plaintext?: unknown; opening?: unknown } | null | undefined;
+    if (!r || typeof r.plaintext !== 'string' || typeof r.opening !== 'string') {
+      throw validation(
+        'an encrypted message is reported with its franking reveal: the decrypted plaintext and its opening key',
+      );
+    }
+    if (r.plaintext.length > 262_144 || r.opening.length > 64) {
+      throw validation('the reveal is larger than any message');
+    }
+    const verified =
+      this.frankingKey !== null &&
+      msg.frankingCommitment !== null &&
+      msg.frankingTag !== null &&
+      verifyReveal(
+        this.frankingKey,
+        {
+          messageId: msg.id,
+          conversationId: msg.conversationId,
+          authorId: msg.authorId,
+          createdAt: Number(msg.createdAt),
+          frankingCommitment: msg.frankingCommitment,
+          frankingTag: msg.frankingTag,
+        },
+        { plaintext: r.plaintext, opening: r.opening },
+      );
+    if (!verified) {
+      throw validation(
+        'the revealed plaintext and opening do not match what the sender committed to',
+      );
+    }
+    return r.plaintext;
   }
 
   async reportUser(

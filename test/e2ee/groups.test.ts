@@ -1,7 +1,11 @@
+import { createHash, randomBytes } from 'node:crypto';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DIRECT_SPACE_ID } from '../../src/db/direct-space.js';
-import type { TestApp } from '../_util/app.js';
+import { agentHeaders, type TestApp } from '../_util/app.js';
+import { signUpAndIn } from '../_util/seed.js';
+import { multipart } from '../files/_image-upload.js';
 import { createWorkspace, expectCode, inviteAndJoin } from '../conversations/_helpers.js';
 import { loginWithKey, newKey } from '../devices/_keys.js';
 import {
@@ -266,6 +270,96 @@ describe('encrypted conversations with real MLS clients', () => {
     await carol.catchUp(conv);
     const got = (await carol.messages(conv)).find((m) => m.id === lying.id)!;
     await expect(carol.decrypt(conv, got)).rejects.toThrow(/does not open/);
+  });
+});
+
+describe('encrypted attachments of a reported message', () => {
+  let rt: RealtimeTestServer;
+  afterAll(async () => rt?.stop());
+
+  it('uploads as octet-stream, downloads as encrypted.bin, and reaches the operators of the report only', async () => {
+    rt = await startRealtime({ env: { SVC_OPEN_REGISTRATION: 'true' } });
+    const t = rt.app;
+    const inject = rt.server.app.inject.bind(rt.server.app);
+    const alice = await MlsDevice.signUp(t);
+    const bob = await MlsDevice.signUp(t);
+    const operator = await signUpAndIn(t, { operator: true });
+    const ws = await createWorkspace(t, alice.agent, 'Files');
+    await inviteAndJoin(t, alice.agent, ws.id, [bob.agent]);
+    await bob.publish(1);
+    await alice.publish(1);
+    const c = ok(
+      await t.gql(CREATE, { i: { memberIds: [bob.userId], encrypted: true } }, alice.agent),
+    ).createConversation.conversation.id;
+    await alice.createGroup(c);
+    ok(await alice.commit(c, { addUsers: [bob.userId] }));
+    await bob.join(c);
+
+    const blob = randomBytes(2048);
+    const created = ok(
+      await t.gql(
+        'mutation($i: CreateAttachmentInput!) { createAttachment(input: $i) { attachmentId uploadToken } }',
+        { i: { conversationId: c, fileName: 'secret.png' } },
+        alice.agent,
+      ),
+    ).createAttachment;
+    const { body, contentType } = multipart([
+      { name: 'upload_token', value: created.uploadToken },
+      { name: 'attachment_id', value: created.attachmentId },
+      { name: 'file', filename: 'blob', type: 'application/octet-stream', bytes: blob },
+    ]);
+    const up = await inject({
+      method: 'POST',
+      url: '/api/files/upload',
+      headers: { 'content-type': contentType, ...agentHeaders(alice.agent) },
+      payload: body,
+    });
+    expect(up.statusCode, up.body).toBe(200);
+    const sent = await alice.send(c, 'see the file');
+    ok(
+      await t.gql(
+        'mutation($i: FinalizeAttachmentInput!) { finalizeAttachment(input: $i) { id } }',
+        { i: { attachmentId: created.attachmentId, messageId: sent.id } },
+        alice.agent,
+      ),
+    );
+    const down = await inject({
+      method: 'GET',
+      url: `/api/attachments/${created.attachmentId}/download`,
+      headers: agentHeaders(bob.agent),
+    });
+    expect(down.statusCode).toBe(200);
+    expect(down.headers['content-type']).toBe('application/octet-stream');
+    expect(down.headers['content-disposition']).toContain('encrypted.bin');
+
+    const seen = (await bob.messages(c)).find((m) => m.id === sent.id)!;
+    const opened = await bob.decrypt(c, seen);
+    const report = ok(
+      await t.gql(
+        REPORT,
+        { m: sent.id, r: { plaintext: opened.body, opening: opened.opening } },
+        bob.agent,
+      ),
+    ).reportMessage;
+    const sha = createHash('sha256').update(blob).digest('base64url');
+    const url = `/api/reports/${report.id}/attachments/${sha}`;
+    const got = await inject({ method: 'GET', url, headers: agentHeaders(operator) });
+    expect(got.statusCode).toBe(200);
+    expect(got.rawPayload.equals(blob)).toBe(true);
+    expect(got.headers['content-disposition']).toContain('encrypted.bin');
+    for (const who of [bob.agent, alice.agent]) {
+      expect((await inject({ method: 'GET', url, headers: agentHeaders(who) })).statusCode).toBe(
+        404,
+      );
+    }
+    const other = createHash('sha256').update('other').digest('base64url');
+    const missing = await inject({
+      method: 'GET',
+      url: `/api/reports/${report.id}/attachments/${other}`,
+      headers: agentHeaders(operator),
+    });
+    expect(missing.statusCode).toBe(404);
+    expect((await inject({ method: 'GET', url })).statusCode).toBe(401);
   });
 });
 

@@ -339,3 +339,13 @@ export async function usernamesByIds(db: Executor, ids: string[]) {
     .execute();
   return new Map(rows.map((r) => [r.id, r.username]));
 }
+
+/** A finalized attachment of a message with the given blob (sha256 hex), for a report. */
+export async function findMessageAttachmentByBlob(db: Executor, messageId: string, sha256: string) {
+  return db
+    .selectFrom('attachment')
+    .select(['id', 'sha256', 'sizeBytes'])
+    .where('messageId', '=', messageId)
+    .where('sha256', '=', sha256)
+    .executeTakeFirst();
+}

@@ -13,6 +13,7 @@ import type { AuditLog } from './audit-log.js';
 import {
   canReadConversation,
   findAccountBrief,
+  findMessageAttachmentByBlob,
   findMessageForReport,
   findOpenReport,
   findReport,
@@ -385,6 +386,42 @@ export class ReportService {
       }
       return toView((await findReport(tx.db, reportId)) as ReportRow, 'workspace');
     });
+  }
+
+  /**
+   * The blob (sha256 hex) of an attachment of a reported encrypted message, for whoever handles
+   * the report: the Owner or a Moderator of the report's workspace, or, for a report from the
+   * direct space (which has neither), an instance operator. NOT_FOUND for anyone else, for a
+   * report of anything else, and for a blob that is not one of the message's attachments.
+   */
+  async reportedAttachment(actor: Actor, reportId: unknown, blobSha256: unknown) {
+    const me = actingAccountId(actor);
+    const id = typeof reportId === 'string' ? reportId.trim().toLowerCase() : '';
+    if (!isId(id)) throw notFound('report');
+    const row = await findReport(this.db.kysely, id);
+    if (!row || row.subjectKind !== 'message') throw notFound('report');
+    if (row.workspaceId !== null) {
+      const role = await findWorkspaceRole(this.db.kysely, row.workspaceId, me);
+      if (role !== 'owner' && role !== 'moderator') throw notFound('report');
+    } else {
+      try {
+        assertInstanceOperator(actor);
+      } catch {
+        throw notFound('report');
+      }
+    }
+    const snapshot = JSON.parse(row.snapshot) as ReportSnapshot;
+    if (snapshot.encrypted !== true) {
+      throw notFound('encrypted attachment of this report');
+    }
+    const sha = typeof blobSha256 === 'string' ? blobSha256 : '';
+    if (!/^[A-Za-z0-9_-]{43}$/.test(sha)) {
+      throw validation('blob_sha256 must be the SHA-256 of the blob, unpadded base64url');
+    }
+    const hex = Buffer.from(sha, 'base64url').toString('hex');
+    const found = await findMessageAttachmentByBlob(this.db.kysely, row.subjectId, hex);
+    if (!found || found.sha256 === null) throw notFound('encrypted attachment of this report');
+    return { sha256: found.sha256 };
   }
 
   private async assertWorkspaceModerator(actor: Actor, serverId: unknown) {

@@ -23,6 +23,7 @@ import type { DeviceService } from '../devices/device-service.js';
 import type { DeviceView } from '../devices/device-rules.js';
 import { findCurrentKeyIdentity, setKeyPackage } from '../devices/queries.js';
 import type { MessageService } from '../messages/message-service.js';
+import { ENCRYPTION_FRAMING_BYTES } from '../messages/sending.js';
 
 import { FRANKING_BYTES, frankingTag } from './franking.js';
 import {
@@ -526,8 +527,14 @@ export class MlsService {
     const user = actingUser(actor);
     const incarnation = intArg(input.incarnation, 'incarnation');
     const epoch = intArg(input.epoch, 'epoch');
-    const max = this.deps.config.messageBytesMax + 4096;
-    const bytes = decodeBase64(input.ciphertext, 'ciphertext', Math.ceil((max * 4) / 3) + 4);
+    const max = this.deps.config.messageBytesMax + ENCRYPTION_FRAMING_BYTES;
+    const chars = Math.ceil((max * 4) / 3) + 4;
+    if (typeof input.ciphertext === 'string' && input.ciphertext.length > chars) {
+      throw validation(
+        `an encrypted message is at most ${max} bytes (SVC_LIMIT_MESSAGE_BYTES plus ${ENCRYPTION_FRAMING_BYTES} bytes of framing)`,
+      );
+    }
+    const bytes = decodeBase64(input.ciphertext, 'ciphertext', chars);
     const commitment = decodeBase64(input.frankingCommitment, 'frankingCommitment', 64);
     if (commitment.length !== FRANKING_BYTES) {
       throw validation(`frankingCommitment must be ${FRANKING_BYTES} bytes`);

@@ -3,6 +3,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DIRECT_SPACE_ID } from '../../src/db/direct-space.js';
+import type { BusEvent } from '../../src/events/bus.js';
+import { userTopic } from '../../src/events/catalog.js';
 import { agentHeaders, type TestApp } from '../_util/app.js';
 import { signUpAndIn } from '../_util/seed.js';
 import { multipart } from '../files/_image-upload.js';
@@ -96,7 +98,21 @@ describe('encrypted conversations with real MLS clients', () => {
     expect(early.extensions?.reason).toBe('noGroup');
     expect(await alice.groupState(conv)).toMatchObject({ incarnation: 0, epoch: 0, deviceIds: [] });
 
+    const told: BusEvent[] = [];
+    const stop = rt.server.ctx.bus.subscribe(userTopic(carol.userId), (e) => told.push(e));
     ok(await alice.commit(conv, { addUsers: [bob.userId, carol.userId] }));
+    await until(() => told.some((e) => e.type === 'MlsWelcomeAvailable'), 'the Welcome event');
+    expect(told.find((e) => e.type === 'MlsWelcomeAvailable')!.payload).toMatchObject({
+      conversationId: conv,
+      incarnation: 1,
+      epoch: 1,
+    });
+    expect(told.find((e) => e.type === 'MlsCommitAdded')!.payload).toMatchObject({
+      epoch: 0,
+      committedBy: alice.userId,
+      deviceId: alice.deviceId,
+    });
+    stop();
     const state = await alice.groupState(conv);
     expect(state).toMatchObject({ incarnation: 1, epoch: 1, pendingRemovalDeviceIds: [] });
     expect([...state.deviceIds].sort()).toEqual(
@@ -160,6 +176,8 @@ describe('encrypted conversations with real MLS clients', () => {
     const other = ok(
       await t.gql(CREATE, { i: { memberIds: [d.userId], encrypted: true } }, alice.agent),
     ).createConversation.conversation.id;
+    const told: BusEvent[] = [];
+    const stop = rt.server.ctx.bus.subscribe(userTopic(d.userId), (e) => told.push(e));
     const first = await alice.claim(other, d.userId);
     const second = await alice.claim(other, d.userId);
     const third = await alice.claim(other, d.userId);
@@ -171,6 +189,13 @@ describe('encrypted conversations with real MLS clients', () => {
       await t.gql('{ myDevices { keyPackagesAvailable keyPackagesLow } }', {}, d.agent),
     ).myDevices;
     expect(devices).toEqual([{ keyPackagesAvailable: 0, keyPackagesLow: true }]);
+    // Told once, when the claim took a single-use package and left it below the mark.
+    await until(() => told.some((e) => e.type === 'MlsKeyPackagesLow'), 'MlsKeyPackagesLow');
+    const low = told.filter((e) => e.type === 'MlsKeyPackagesLow');
+    expect(low.map((e) => e.payload)).toEqual([
+      expect.objectContaining({ deviceId: d.deviceId, remaining: 0 }),
+    ]);
+    stop();
   });
 
   it('refuses messages while a revoked device is in the group, until a Commit removes it', async () => {

@@ -25,7 +25,16 @@ import {
 import { expect } from 'vitest';
 
 import type { Agent, GqlResponse, TestApp } from '../_util/app.js';
-import { newKey, signUpWithKey, type KeyAccount } from '../devices/_keys.js';
+import {
+  challenge,
+  loginWithKey,
+  newKey,
+  nowIso,
+  signText,
+  signUpWithKey,
+  statement,
+  type KeyAccount,
+} from '../devices/_keys.js';
 
 // A client of docs/e2ee.md built on a real MLS implementation (ts-mls), written from the
 // document: one object per device, holding its key packages and its state of each group.
@@ -83,6 +92,41 @@ export class MlsDevice {
     return MlsDevice.of(t, acc.agent, acc);
   }
 
+  /** Links a new device to this device's account (approved from here) and signs it in. */
+  async linkDevice(): Promise<MlsDevice> {
+    const key = newKey();
+    const username = this.account!.username;
+    const ch = await challenge(this.t);
+    const issuedAt = nowIso(this.t);
+    const text = statement('device-link', ch, issuedAt, [
+      ['username', username],
+      ['device', key.publicKey],
+    ]);
+    const offer = ok(
+      await this.t.gql(
+        `mutation($i: SendDeviceLinkOfferInput!) { sendDeviceLinkOffer(input: $i) { offerId code } }`,
+        {
+          i: {
+            username,
+            devicePublicKey: key.publicKey,
+            deviceName: 'Phone',
+            challengeId: ch.challengeId,
+            issuedAt,
+            signature: signText(key, text),
+          },
+        },
+      ),
+    ).sendDeviceLinkOffer;
+    ok(
+      await this.t.gql(
+        'mutation($i: ApproveDeviceLinkInput!) { approveDeviceLink(input: $i) { id } }',
+        { i: { offerId: offer.offerId, code: offer.code } },
+        this.agent,
+      ),
+    );
+    return MlsDevice.of(this.t, await loginWithKey(this.t, key, username), this.account);
+  }
+
   /** The device the agent's session is bound to. */
   static async of(t: TestApp, agent: Agent, account?: KeyAccount): Promise<MlsDevice> {
     const data = ok(await t.gql('{ myDevices { id current } myKeyIdentity { id } }', {}, agent));
@@ -137,26 +181,29 @@ export class MlsDevice {
     return ok(
       await this.t.gql(
         `query($c: ID!) { mlsGroupState(conversationId: $c) { incarnation epoch groupId deviceIds
-          pendingRemovalDeviceIds } }`,
+          pendingRemovalDeviceIds orphaned } }`,
         { c: conversationId },
         this.agent,
       ),
     ).mlsGroupState;
   }
 
-  /** Creates the conversation's group locally (incarnation 1, epoch 0), with no Commit yet. */
-  async createGroup(conversationId: string) {
+  /**
+   * Creates the conversation's group locally (epoch 0 of `incarnation`), with no Commit yet: the
+   * first group is incarnation 1; an orphaned group is started again at the next one.
+   */
+  async createGroup(conversationId: string, incarnation = 1) {
     const cs = await suite();
     await this.keyPackage();
     const own = this.packages.pop()!;
     const state = await createGroup(
-      Buffer.from(`svc:${conversationId}:1`),
+      Buffer.from(`svc:${conversationId}:${incarnation}`),
       own.pub,
       own.priv,
       [],
       cs,
     );
-    this.groups.set(conversationId, { state, incarnation: 1 });
+    this.groups.set(conversationId, { state, incarnation });
   }
 
   epochOf(conversationId: string): number {
@@ -385,5 +432,3 @@ export class MlsDevice {
     }>;
   }
 }
-
-export { newKey };

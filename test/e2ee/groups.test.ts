@@ -9,7 +9,6 @@ import { agentHeaders, type TestApp } from '../_util/app.js';
 import { signUpAndIn } from '../_util/seed.js';
 import { multipart } from '../files/_image-upload.js';
 import { createWorkspace, expectCode, inviteAndJoin } from '../conversations/_helpers.js';
-import { loginWithKey, newKey } from '../devices/_keys.js';
 import {
   Collected,
   modernClient,
@@ -200,21 +199,7 @@ describe('encrypted conversations with real MLS clients', () => {
 
   it('refuses messages while a revoked device is in the group, until a Commit removes it', async () => {
     // Bob links a second device, which joins the group.
-    const phone = newKey();
-    const offer = ok(
-      await t.gql(
-        `mutation($i: SendDeviceLinkOfferInput!) { sendDeviceLinkOffer(input: $i) { offerId code } }`,
-        { i: await linkOfferInput(t, bob.account!.username, phone) },
-      ),
-    ).sendDeviceLinkOffer;
-    ok(
-      await t.gql(
-        'mutation($i: ApproveDeviceLinkInput!) { approveDeviceLink(input: $i) { id } }',
-        { i: { offerId: offer.offerId, code: offer.code } },
-        bob.agent,
-      ),
-    );
-    const bobPhone = await MlsDevice.of(t, await loginWithKey(t, phone, bob.account!.username));
+    const bobPhone = await bob.linkDevice();
     await bobPhone.publish(1);
     ok(await alice.commit(conv, { addUsers: [bob.userId] }));
     await bobPhone.join(conv);
@@ -387,21 +372,3 @@ describe('encrypted attachments of a reported message', () => {
     expect((await inject({ method: 'GET', url })).statusCode).toBe(401);
   });
 });
-
-async function linkOfferInput(t: TestApp, username: string, device: ReturnType<typeof newKey>) {
-  const { challenge, nowIso, signText, statement } = await import('../devices/_keys.js');
-  const ch = await challenge(t);
-  const issuedAt = nowIso(t);
-  const text = statement('device-link', ch, issuedAt, [
-    ['username', username],
-    ['device', device.publicKey],
-  ]);
-  return {
-    username,
-    devicePublicKey: device.publicKey,
-    deviceName: 'Phone',
-    challengeId: ch.challengeId,
-    issuedAt,
-    signature: signText(device, text),
-  };
-}

@@ -220,6 +220,50 @@ describe('the MLS delivery service rules', () => {
     ok(await a.sendRaw(c, 'alone now'));
   });
 
+  it('starts the next incarnation once every device in the group must leave it', async () => {
+    const a = await person();
+    const b = await person();
+    const c3 = await person();
+    const c = await group(a, [b, c3]);
+    const phone = await a.linkDevice();
+    await phone.publish(1);
+    // While the group has a device that may stay, no new incarnation.
+    await phone.createGroup(c, 2);
+    const early = expectCode(await phone.commit(c), 'STALE_EPOCH');
+    expect(early.extensions).toMatchObject({ incarnation: 1, epoch: 1 });
+
+    for (const who of [b, c3]) {
+      ok(
+        await t.gql(
+          'mutation($c: ID!) { leaveConversation(conversationId: $c) }',
+          { c },
+          who.agent,
+        ),
+      );
+    }
+    ok(
+      await t.gql(
+        'mutation($d: ID!) { revokeDevice(deviceId: $d) }',
+        { d: a.deviceId },
+        phone.agent,
+      ),
+    );
+    expect(await phone.groupState(c)).toMatchObject({ incarnation: 1, orphaned: true });
+    expect(expectCode(await phone.sendRaw(c, 'x'), 'MLS_COMMIT_REQUIRED').extensions?.reason).toBe(
+      'pendingRemovals',
+    );
+    await phone.createGroup(c, 2);
+    ok(await phone.commit(c));
+    expect(await phone.groupState(c)).toMatchObject({
+      incarnation: 2,
+      epoch: 1,
+      deviceIds: [phone.deviceId],
+      orphaned: false,
+    });
+    const sent = await phone.send(c, 'a fresh start');
+    expect(sent.mls).toMatchObject({ incarnation: 2, epoch: 1 });
+  });
+
   it('keeps invitees and strangers out of the group', async () => {
     const a = await person();
     const b = await person();

@@ -45,6 +45,7 @@ import {
   mlsMessages,
   pendingRemovals,
   removeGroupDevices,
+  restartGroup,
   welcomesFor,
 } from './queries.js';
 import { checkKeyPackage, checkWelcome, decodeBase64, readHeader } from './wire.js';
@@ -82,6 +83,8 @@ export interface MlsGroupView {
   groupId: string;
   deviceIds: string[];
   pendingRemovalDeviceIds: string[];
+  /** Every device in the group must leave it: the next incarnation may start. */
+  orphaned: boolean;
 }
 
 export interface ClaimedKeyPackage {
@@ -290,13 +293,16 @@ export class MlsService {
   private async view(conversationId: string): Promise<MlsGroupView> {
     const group = await findGroup(this.kysely, conversationId);
     const incarnation = group?.incarnation ?? 0;
+    const deviceIds = (await groupDevices(this.kysely, conversationId)).map((d) => d.deviceId);
+    const pendingRemovalDeviceIds = await pendingRemovals(this.kysely, conversationId);
     return {
       conversationId,
       incarnation,
       epoch: group?.epoch ?? 0,
       groupId: groupIdOf(conversationId, Math.max(incarnation, 1)).toString('base64url'),
-      deviceIds: (await groupDevices(this.kysely, conversationId)).map((d) => d.deviceId),
-      pendingRemovalDeviceIds: await pendingRemovals(this.kysely, conversationId),
+      deviceIds,
+      pendingRemovalDeviceIds,
+      orphaned: group !== undefined && pendingRemovalDeviceIds.length === deviceIds.length,
     };
   }
 
@@ -358,6 +364,25 @@ export class MlsService {
         if (!group) {
           if (incarnation !== 1 || epoch !== 0) throw staleEpoch(0, 0);
           await insertGroup(tx.db, conv.id, now);
+          await addGroupDevices(tx.db, [
+            {
+              conversationId: conv.id,
+              deviceId: user.deviceId!,
+              accountId: user.accountId,
+              addedAt: now,
+            },
+          ]);
+          roster.add(user.deviceId!);
+        } else if (
+          incarnation === group.incarnation + 1 &&
+          epoch === 0 &&
+          (await pendingRemovals(tx.db, conv.id)).length === roster.size
+        ) {
+          // Every device in the group must leave it, so nobody can commit there any more: a
+          // member's device starts the next incarnation, a new group, as at creation.
+          await restartGroup(tx.db, conv.id, incarnation, now);
+          await removeGroupDevices(tx.db, conv.id, [...roster]);
+          roster.clear();
           await addGroupDevices(tx.db, [
             {
               conversationId: conv.id,

@@ -118,6 +118,20 @@ export async function insertGroup(db: Executor, conversationId: string, now: num
     .execute();
 }
 
+/** Starts the group's next incarnation (after its first Commit, at epoch 1). */
+export async function restartGroup(
+  db: Executor,
+  conversationId: string,
+  incarnation: number,
+  now: number,
+) {
+  await db
+    .updateTable('mls_group')
+    .set({ incarnation, epoch: 1, updatedAt: now })
+    .where('conversationId', '=', conversationId)
+    .execute();
+}
+
 /** Moves the group from `epoch` to `epoch + 1`; false when another Commit moved it first. */
 export async function advanceEpoch(
   db: Executor,

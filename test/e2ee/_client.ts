@@ -350,7 +350,7 @@ export class MlsDevice {
   async sendRaw(
     conversationId: string,
     text: string,
-    opts: { commitmentOverride?: Buffer } = {},
+    opts: { commitmentOverride?: Buffer; threadRootId?: string } = {},
   ): Promise<GqlResponse> {
     const cs = await suite();
     const group = this.groups.get(conversationId)!;
@@ -376,6 +376,7 @@ export class MlsDevice {
           frankingCommitment: b64(
             opts.commitmentOverride ?? commitment(opening, conversationId, body),
           ),
+          threadRootId: opts.threadRootId,
         },
       },
       this.agent,

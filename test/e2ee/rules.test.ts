@@ -264,6 +264,41 @@ describe('the MLS delivery service rules', () => {
     expect(sent.mls).toMatchObject({ incarnation: 2, epoch: 1 });
   });
 
+  it('replies in threads and deletes like any message; a deleted one keeps no ciphertext', async () => {
+    const a = await person();
+    const b = await person();
+    const c = await group(a, [b]);
+    const root = await a.send(c, 'root');
+    const reply = ok(
+      await b.sendRaw(c, 'in the thread', { threadRootId: root.id }),
+    ).sendEncryptedMessage;
+    const replies = ok(
+      await t.gql(
+        'query($m: ID!) { threadReplies(messageId: $m) { items { id ciphertext mls { epoch } } } }',
+        { m: root.id },
+        a.agent,
+      ),
+    ).threadReplies.items;
+    expect(replies).toEqual([{ id: reply.id, ciphertext: reply.ciphertext, mls: { epoch: 1 } }]);
+    expect((await a.decrypt(c, { ...replies[0], mls: reply.mls })).text).toBe('in the thread');
+    expectCode(
+      await t.gql(
+        'mutation($m: ID!) { editMessage(messageId: $m, text: "x") { id } }',
+        { m: reply.id },
+        b.agent,
+      ),
+      'VALIDATION',
+    );
+    const deleted = ok(
+      await t.gql(
+        'mutation($m: ID!) { deleteMessage(messageId: $m) { isDeleted ciphertext mls { epoch } } }',
+        { m: reply.id },
+        b.agent,
+      ),
+    ).deleteMessage;
+    expect(deleted).toEqual({ isDeleted: true, ciphertext: null, mls: null });
+  });
+
   it('keeps invitees and strangers out of the group', async () => {
     const a = await person();
     const b = await person();

@@ -359,7 +359,7 @@ export class MlsService {
     const now = this.now();
     try {
       await this.deps.db.transaction(async (tx) => {
-        const group = await findGroup(tx.db, conv.id, tx.dialect);
+        const group = await findGroup(tx.db, conv.id, { dialect: tx.dialect, mode: 'update' });
         const roster = new Set((await groupDevices(tx.db, conv.id)).map((d) => d.deviceId));
         if (!group) {
           if (incarnation !== 1 || epoch !== 0) throw staleEpoch(0, 0);
@@ -572,7 +572,13 @@ export class MlsService {
       throw validation('the ciphertext is for another epoch than `epoch`');
     const check = async (tx: Tx | null, conv: Pick<ConversationTable, 'id'>) => {
       const db = tx ? tx.db : this.kysely;
-      const group = await findGroup(db, conv.id);
+      // Inside the storing transaction the group is held, so no Commit moves the epoch before
+      // the message is stored.
+      const group = await findGroup(
+        db,
+        conv.id,
+        tx ? { dialect: tx.dialect, mode: 'share' } : undefined,
+      );
       if (!group) {
         throw commitRequired(
           'noGroup',

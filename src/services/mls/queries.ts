@@ -90,14 +90,22 @@ export async function claimOne(
 
 // ---- groups
 
-/** The group row, locked to the transaction's end on PostgreSQL (SQLite has one writer). */
-export async function findGroup(db: Executor, conversationId: string, lock?: Dialect) {
-  if (lock === 'postgres') {
+/**
+ * The group row. On PostgreSQL `lock` holds it to the transaction's end (SQLite has one writer):
+ * `update` for a Commit, `share` for a message (many at once, but no Commit meanwhile).
+ */
+export async function findGroup(
+  db: Executor,
+  conversationId: string,
+  lock?: { dialect: Dialect; mode: 'update' | 'share' },
+) {
+  if (lock?.dialect === 'postgres') {
+    const mode = lock.mode === 'update' ? sql`for update` : sql`for share`;
     const res = await sql<{
       conversationId: string;
       incarnation: number;
       epoch: number | string;
-    }>`select "conversationId", incarnation, epoch from mls_group where "conversationId" = ${conversationId} for update`.execute(
+    }>`select "conversationId", incarnation, epoch from mls_group where "conversationId" = ${conversationId} ${mode}`.execute(
       db,
     );
     const row = res.rows[0];

@@ -227,7 +227,14 @@ export class MlsDevice {
    */
   async commit(
     conversationId: string,
-    opts: { addUsers?: string[]; removeDeviceIds?: string[] } = {},
+    opts: {
+      addUsers?: string[];
+      removeDeviceIds?: string[];
+      /** Key packages (base64url MLSMessages) added besides the claimed ones. */
+      addKeyPackages?: string[];
+      /** Devices declared as added instead of the claimed ones. */
+      declareAdded?: string[];
+    } = {},
   ): Promise<GqlResponse> {
     const cs = await suite();
     const group = this.groups.get(conversationId)!;
@@ -240,6 +247,11 @@ export class MlsDevice {
         proposals.push({ proposalType: 'add', add: { keyPackage: decoded.keyPackage } });
         added.push(c.deviceId);
       }
+    }
+    for (const kp of opts.addKeyPackages ?? []) {
+      const decoded = decodeMlsMessage(unb64(kp), 0)![0];
+      if (decoded.wireformat !== 'mls_key_package') throw new Error('not a key package');
+      proposals.push({ proposalType: 'add', add: { keyPackage: decoded.keyPackage } });
     }
     for (const deviceId of opts.removeDeviceIds ?? []) {
       proposals.push({
@@ -269,7 +281,7 @@ export class MlsDevice {
                 }),
               )
             : null,
-          addedDeviceIds: added,
+          addedDeviceIds: opts.declareAdded ?? added,
           removedDeviceIds: opts.removeDeviceIds ?? [],
         },
       },

@@ -102,6 +102,21 @@ describe('the MLS delivery service rules', () => {
     const pw = await signUpAndIn(t);
     await inviteAndJoin(t, owner.agent, workspaceId, [pw]);
     expectCode(await t.gql(STATE, { c }, pw), 'NOT_FOUND');
+    // The declared devices must be exactly those the Welcome is for, each with a package the
+    // server handed out.
+    const undeclared = expectCode(
+      await a.commit(c, { addUsers: [b.userId], declareAdded: [] }),
+      'VALIDATION',
+    );
+    expect(undeclared.message).toMatch(/exactly the devices the Welcome is for/);
+    const foreign = expectCode(
+      await a.commit(c, {
+        addKeyPackages: [await b.keyPackage()],
+        declareAdded: [b.deviceId],
+      }),
+      'VALIDATION',
+    );
+    expect(foreign.message).toMatch(/did not hand out/);
     // A message is not a Commit.
     ok(await a.commit(c, { addUsers: [b.userId] }));
     await b.join(c);

@@ -15,6 +15,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('keyPackage', 'text', (c) => c.notNull())
     /** SHA-256 of the bytes, base64url: the same package is stored once per device. */
     .addColumn('hash', 'text', (c) => c.notNull())
+    /** The KeyPackageRef (RFC 9420, 5.2), base64url: how a Welcome names the package. */
+    .addColumn('ref', 'text', (c) => c.notNull())
     .addColumn('lastResort', 'integer', (c) => c.notNull())
     .addColumn('expiresAt', MS, (c) => c.notNull())
     .addColumn('createdAt', MS, (c) => c.notNull())
@@ -26,6 +28,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on('mls_key_package')
     .columns(['deviceId', 'hash'])
     .unique()
+    .execute();
+  await db.schema
+    .createIndex('mls_key_package_ref_idx')
+    .on('mls_key_package')
+    .column('ref')
     .execute();
   await db.schema
     .createIndex('mls_key_package_claim_idx')

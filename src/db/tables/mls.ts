@@ -10,6 +10,8 @@ export interface MlsKeyPackageTable {
   keyPackage: string;
   /** SHA-256 of the package's bytes. */
   hash: string;
+  /** The KeyPackageRef (RFC 9420, 5.2), by which a Welcome names the package. */
+  ref: string;
   lastResort: number;
   /** The package's own lifetime end (not_after). */
   expiresAt: number;

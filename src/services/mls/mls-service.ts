@@ -33,6 +33,7 @@ import {
   commitsAfter,
   countAvailable,
   deleteLastResort,
+  devicesOfRefs,
   findGroup,
   groupDevices,
   insertCommit,
@@ -48,7 +49,7 @@ import {
   restartGroup,
   welcomesFor,
 } from './queries.js';
-import { checkKeyPackage, checkWelcome, decodeBase64, readHeader } from './wire.js';
+import { checkKeyPackage, decodeBase64, readHeader, welcomeRefs } from './wire.js';
 
 /** Largest key package, Welcome or Commit accepted, in base64 characters. */
 export const KEY_PACKAGE_MAX_CHARS = 65_536;
@@ -195,6 +196,7 @@ export class MlsService {
         accountId: device.accountId,
         keyPackage: bytes.toString('base64url'),
         hash: createHash('sha256').update(bytes).digest('base64url'),
+        ref: kp.ref,
         lastResort: isLastResort ? 1 : 0,
         expiresAt: kp.notAfter,
         createdAt: now,
@@ -347,7 +349,21 @@ export class MlsService {
     let welcome: Buffer | null = null;
     if (input.welcome !== undefined && input.welcome !== null) {
       welcome = decodeBase64(input.welcome, 'welcome', HANDSHAKE_MAX_CHARS);
-      checkWelcome(welcome);
+      // The Welcome names each new member by the KeyPackageRef of its package: each must be a
+      // package the server handed out, and together they must be the declared devices.
+      const refs = welcomeRefs(welcome);
+      const byRef = await devicesOfRefs(this.kysely, refs);
+      const welcomed = new Set<string>();
+      for (const ref of refs) {
+        const deviceId = byRef.get(ref);
+        if (!deviceId) {
+          throw validation('the Welcome is for a key package this server did not hand out');
+        }
+        welcomed.add(deviceId);
+      }
+      if (welcomed.size !== added.length || !added.every((id) => welcomed.has(id))) {
+        throw validation('addedDeviceIds must name exactly the devices the Welcome is for');
+      }
     }
     if (added.length > 0 && welcome === null) {
       throw validation('a Commit that adds devices needs their Welcome');

@@ -88,6 +88,18 @@ export async function claimOne(
     .executeTakeFirst();
 }
 
+/** The devices of handed-out key packages (claimed, or last-resort) named by their refs. */
+export async function devicesOfRefs(db: Executor, refs: readonly string[]) {
+  if (refs.length === 0) return new Map<string, string>();
+  const rows = await db
+    .selectFrom('mls_key_package')
+    .select(['ref', 'deviceId'])
+    .where('ref', 'in', refs)
+    .where((eb) => eb.or([eb('claimedAt', 'is not', null), eb('lastResort', '=', 1)]))
+    .execute();
+  return new Map(rows.map((r) => [r.ref, r.deviceId]));
+}
+
 // ---- groups
 
 /**

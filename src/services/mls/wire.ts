@@ -4,7 +4,7 @@ import {
   getCiphersuiteImpl,
   type MLSMessage,
 } from 'ts-mls';
-import { verifyKeyPackage, type KeyPackage } from 'ts-mls/keyPackage.js';
+import { makeKeyPackageRef, verifyKeyPackage, type KeyPackage } from 'ts-mls/keyPackage.js';
 
 import { validation } from '../../errors.js';
 
@@ -53,6 +53,8 @@ export interface CheckedKeyPackage {
   identity: string;
   /** The lifetime's end, in ms (capped to a safe integer). */
   notAfter: number;
+  /** The KeyPackageRef, base64url. */
+  ref: string;
 }
 
 const MAX_SAFE_SECONDS = BigInt(Math.floor(Number.MAX_SAFE_INTEGER / 1000));
@@ -91,6 +93,7 @@ export async function checkKeyPackage(bytes: Buffer, now: number): Promise<Check
   return {
     identity: Buffer.from(credential.identity).toString('utf8'),
     notAfter: Number(capped) * 1000,
+    ref: Buffer.from(await makeKeyPackageRef(kp, impl.hash)).toString('base64url'),
   };
 }
 
@@ -126,10 +129,17 @@ export function readHeader(bytes: Buffer, what: string): MessageHeader {
   throw validation(`${what} must be an MLS private or public message, not ${msg.wireformat}`);
 }
 
-/** Checks that `bytes` is a Welcome (wire format mls_welcome). */
-export function checkWelcome(bytes: Buffer): void {
+/**
+ * Checks that `bytes` is a Welcome (wire format mls_welcome) of the supported suite; answers the
+ * KeyPackageRefs (base64url) of the new members it is for.
+ */
+export function welcomeRefs(bytes: Buffer): string[] {
   const msg = decodeWhole(bytes, 'the welcome');
   if (msg.wireformat !== 'mls_welcome') {
     throw validation(`the welcome is an MLS ${msg.wireformat}, not mls_welcome`);
   }
+  if (msg.welcome.cipherSuite !== SUPPORTED_SUITE) {
+    throw validation(`the welcome's cipher suite must be ${SUPPORTED_SUITE}`);
+  }
+  return msg.welcome.secrets.map((s) => Buffer.from(s.newMember).toString('base64url'));
 }

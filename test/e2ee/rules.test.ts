@@ -314,6 +314,61 @@ describe('the MLS delivery service rules', () => {
     expect(deleted).toEqual({ isDeleted: true, ciphertext: null, mls: null });
   });
 
+  it('answers malformed MLS input with VALIDATION, never INTERNAL', async () => {
+    const a = await person();
+    const b = await person();
+    const c = await group(a, [b]);
+    const { randomBytes } = await import('node:crypto');
+    const junk = [
+      '',
+      '!!',
+      randomBytes(64).toString('base64url'),
+      Buffer.from([0, 1, 0, 5]).toString('base64url'),
+      Buffer.from([0, 1, 0, 1, 0, 0]).toString('base64url'),
+      // A real key package, but not this device's, nor a Commit, Welcome or message.
+      await a.keyPackage({ identity: 'someone else' }),
+    ];
+    for (const v of junk) {
+      for (const res of [
+        await a.publishRaw({ k: v }),
+        await t.gql(
+          COMMIT,
+          { i: { conversationId: c, incarnation: 1, epoch: 1, commit: v } },
+          a.agent,
+        ),
+        await t.gql(
+          COMMIT,
+          { i: { conversationId: c, incarnation: 1, epoch: 1, commit: v, welcome: v } },
+          a.agent,
+        ),
+        await t.gql(
+          `mutation($i: SendEncryptedMessageInput!) { sendEncryptedMessage(input: $i) { id } }`,
+          {
+            i: {
+              conversationId: c,
+              incarnation: 1,
+              epoch: 1,
+              ciphertext: v,
+              frankingCommitment: Buffer.alloc(32).toString('base64url'),
+            },
+          },
+          a.agent,
+        ),
+      ]) {
+        const code = res.body.errors?.[0]?.extensions?.code;
+        expect(code, JSON.stringify(res.body)).toBe('VALIDATION');
+      }
+    }
+    expectCode(
+      await t.gql(
+        COMMIT,
+        { i: { conversationId: c, incarnation: -1, epoch: 0, commit: 'AA' } },
+        a.agent,
+      ),
+      'VALIDATION',
+    );
+  });
+
   it('keeps invitees and strangers out of the group', async () => {
     const a = await person();
     const b = await person();

@@ -85,7 +85,8 @@ export async function checkKeyPackage(bytes: Buffer, now: number): Promise<Check
     signed = false;
   }
   if (!signed) throw validation('the key package signature does not verify');
-  const lifetime = kp.leafNode.lifetime;
+  const lifetime = (kp.leafNode as { lifetime?: { notBefore: bigint; notAfter: bigint } }).lifetime;
+  if (!lifetime) throw validation('the key package leaf carries no lifetime');
   const seconds = BigInt(Math.floor(now / 1000));
   if (lifetime.notAfter < seconds) throw validation('the key package has expired');
   if (lifetime.notBefore > seconds + 300n) throw validation('the key package is not valid yet');

@@ -252,6 +252,14 @@ describe('encrypted conversations with real MLS clients', () => {
     for (const reveal of [
       { plaintext: opened.body.replace('rude', 'kind'), opening: opened.opening },
       { plaintext: opened.body, opening: Buffer.alloc(32).toString('base64url') },
+      // The same HMAC key once zero-padded, yet not the opening the sender committed with.
+      {
+        plaintext: opened.body,
+        opening: Buffer.concat([
+          Buffer.from(opened.opening, 'base64url'),
+          Buffer.alloc(1),
+        ]).toString('base64url'),
+      },
     ]) {
       const err = expectCode(
         await t.gql(REPORT, { m: sent.id, r: reveal }, bob.agent),

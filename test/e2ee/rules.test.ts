@@ -369,6 +369,41 @@ describe('the MLS delivery service rules', () => {
     );
   });
 
+  it('prunes key packages that are claimed for a week, expired, or of a revoked device', async () => {
+    const a = await person(1);
+    const b = await person(3);
+    const c = ok(await t.gql(CREATE, { i: { memberIds: [b.userId], encrypted: true } }, a.agent))
+      .createConversation.conversation.id;
+    const count = async () =>
+      Number(
+        (
+          await t.ctx.db.kysely
+            .selectFrom('mls_key_package')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('deviceId', '=', b.deviceId)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    // Three single-use packages and a last-resort one; one is claimed.
+    await a.claim(c, b.userId);
+    expect(await count()).toBe(4);
+    await t.ctx.scheduler.runOnce('mls-key-package-prune');
+    expect(await count()).toBe(4);
+    clock.advance(8 * DAY_MS);
+    await t.ctx.scheduler.runOnce('mls-key-package-prune');
+    expect(await count()).toBe(3);
+    const phone = await b.linkDevice();
+    ok(
+      await t.gql(
+        'mutation($d: ID!) { revokeDevice(deviceId: $d) }',
+        { d: b.deviceId },
+        phone.agent,
+      ),
+    );
+    await t.ctx.scheduler.runOnce('mls-key-package-prune');
+    expect(await count()).toBe(0);
+  });
+
   it('keeps invitees and strangers out of the group', async () => {
     const a = await person();
     const b = await person();

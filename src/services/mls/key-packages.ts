@@ -5,6 +5,7 @@ import type { MlsKeyPackageTable } from '../../db/tables/mls.js';
 import { notFound, validation } from '../../errors.js';
 import { userTopic } from '../../events/catalog.js';
 import { emit } from '../../events/publish.js';
+import { DAY_MS } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import { membersOf } from '../conversations/queries.js';
 import type { DeviceView } from '../devices/device-rules.js';
@@ -24,6 +25,7 @@ import {
   groupDevices,
   insertKeyPackages,
   liveDevicesOf,
+  pruneKeyPackages,
 } from './queries.js';
 import { checkKeyPackage, decodeBase64 } from './wire.js';
 
@@ -33,6 +35,9 @@ export interface ClaimedKeyPackage {
   keyPackage: string;
   lastResort: boolean;
 }
+
+/** How long a claimed single-use package is kept for checking Welcomes against it. */
+const CLAIMED_KEPT_MS = 7 * DAY_MS;
 
 /** Key packages of devices: publishing, counting and claiming them (docs/e2ee.md). */
 export class MlsKeyPackages extends MlsPart {
@@ -99,6 +104,16 @@ export class MlsKeyPackages extends MlsPart {
       await setKeyPackage(tx.db, device.id, rows[rows.length - 1]!.keyPackage, now);
     });
     return this.deps.devices.deviceOf(actor, device.id);
+  }
+
+  /**
+   * Deletes key packages no longer needed (the hourly job `mls-key-package-prune`): expired ones,
+   * those of revoked devices, and single-use ones claimed more than 7 days ago (a Commit's Welcome
+   * is checked against the packages handed out, so claimed ones are kept that long).
+   */
+  async prune(): Promise<number> {
+    const now = this.now();
+    return pruneKeyPackages(this.kysely, now, now - CLAIMED_KEPT_MS);
   }
 
   /** Unclaimed single-use key packages per device. */

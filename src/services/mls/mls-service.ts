@@ -24,6 +24,7 @@ export class MlsService {
   readonly publishKeyPackages: MlsKeyPackages['publishKeyPackages'];
   readonly keyPackageCounts: MlsKeyPackages['keyPackageCounts'];
   readonly claimKeyPackages: MlsKeyPackages['claimKeyPackages'];
+  readonly pruneKeyPackages: MlsKeyPackages['prune'];
   readonly groupState: MlsGroups['groupState'];
   readonly commit: MlsGroups['commit'];
   readonly commits: MlsGroups['commits'];
@@ -38,6 +39,7 @@ export class MlsService {
     this.publishKeyPackages = keyPackages.publishKeyPackages.bind(keyPackages);
     this.keyPackageCounts = keyPackages.keyPackageCounts.bind(keyPackages);
     this.claimKeyPackages = keyPackages.claimKeyPackages.bind(keyPackages);
+    this.pruneKeyPackages = keyPackages.prune.bind(keyPackages);
     this.groupState = groups.groupState.bind(groups);
     this.commit = groups.commit.bind(groups);
     this.commits = groups.commits.bind(groups);

@@ -100,6 +100,28 @@ export async function devicesOfRefs(db: Executor, refs: readonly string[]) {
   return new Map(rows.map((r) => [r.ref, r.deviceId]));
 }
 
+/**
+ * Deletes key packages that can no longer be handed out or matched: expired ones, those of
+ * revoked devices, and single-use ones claimed before `claimedBefore`.
+ */
+export async function pruneKeyPackages(db: Executor, now: number, claimedBefore: number) {
+  const res = await db
+    .deleteFrom('mls_key_package')
+    .where((eb) =>
+      eb.or([
+        eb('expiresAt', '<=', now),
+        eb.and([eb('claimedAt', 'is not', null), eb('claimedAt', '<=', claimedBefore)]),
+        eb(
+          'deviceId',
+          'in',
+          eb.selectFrom('device').select('id').where('revokedAt', 'is not', null),
+        ),
+      ]),
+    )
+    .executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
+
 // ---- groups
 
 /**

@@ -44,6 +44,7 @@ import { TypingService } from './services/presence/typing-service.js';
 import { RealtimeService } from './services/realtime/realtime-service.js';
 import { FileStorage } from './services/files/file-storage.js';
 import { AttachmentService } from './services/attachments/attachment-service.js';
+import { MlsService } from './services/mls/mls-service.js';
 import { EmojiService } from './services/emoji/emoji-service.js';
 import { PluginService } from './services/plugins/plugin-service.js';
 import { LinkPreviewService } from './services/link-previews/link-preview-service.js';
@@ -99,6 +100,8 @@ export interface Services {
   linkPreviews: LinkPreviewService;
   /** Commands, macros, keybinds, pipelines and reminders (docs/commands.md). */
   commands: CommandSystem;
+  /** The MLS delivery service of encrypted conversations (docs/e2ee.md). */
+  mls: MlsService;
 }
 
 /** Everything long-lived, created in one place and closed in reverse order. */
@@ -349,6 +352,7 @@ export async function createAppContext(
       // (files, plugins, ...) run and members get MemberLeft and WorkspaceDeleted.
       removeWorkspace: (tx, id, by) => workspaces.deleteForPurge(tx, id, by),
       messages: messageRemover,
+      frankingKey: keys.franking,
     });
     const dm = new DmService({
       db,
@@ -380,6 +384,16 @@ export async function createAppContext(
       removal: messageRemover,
       authz,
       emoji,
+    });
+    const mls = new MlsService({
+      db,
+      bus,
+      config,
+      clock,
+      log: log.child({ subsystem: 'mls' }),
+      devices,
+      messages,
+      frankingKey: keys.franking,
     });
     // Outbound fetches of user-named URLs; it connects to nothing until asked (net/safe-fetch.ts).
     const safeFetch = new SafeFetch(overrides.safeFetch);
@@ -510,6 +524,7 @@ export async function createAppContext(
       plugins,
       linkPreviews,
       commands,
+      mls,
     };
     const scheduler = new Scheduler(
       db,

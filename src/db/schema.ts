@@ -46,6 +46,14 @@ import type {
   CommandPipelineTable,
   CommandReminderTable,
 } from './tables/commands.js';
+import type {
+  MlsCommitTable,
+  MlsGroupDeviceTable,
+  MlsGroupTable,
+  MlsKeyPackageTable,
+  MlsMessageTable,
+  MlsWelcomeTable,
+} from './tables/mls.js';
 /** Every table, by name. Each area adds its tables in `tables/<area>.ts` and lists them here. */
 export interface Database {
   instance: InstanceTable;
@@ -90,4 +98,10 @@ export interface Database {
   command_macro: CommandMacroTable;
   command_keybind: CommandKeybindTable;
   command_pipeline: CommandPipelineTable;
+  mls_key_package: MlsKeyPackageTable;
+  mls_group: MlsGroupTable;
+  mls_commit: MlsCommitTable;
+  mls_welcome: MlsWelcomeTable;
+  mls_group_device: MlsGroupDeviceTable;
+  mls_message: MlsMessageTable;
 }

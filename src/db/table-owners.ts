@@ -49,6 +49,12 @@ export const TABLE_OWNERS = {
   command_macro: 'services/commands',
   command_keybind: 'services/commands',
   command_pipeline: 'services/commands',
+  mls_key_package: 'services/mls',
+  mls_group: 'services/mls',
+  mls_commit: 'services/mls',
+  mls_welcome: 'services/mls',
+  mls_group_device: 'services/mls',
+  mls_message: 'services/mls',
 } as const satisfies Record<keyof Database, string>;
 
 export type TableName = keyof typeof TABLE_OWNERS;

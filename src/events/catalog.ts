@@ -55,6 +55,9 @@ export const EVENT_TYPES = [
   'MemberAddedToConversation',
   'MemberRemovedFromConversation',
   'MlsMembershipChanged',
+  'MlsCommitAdded',
+  'MlsWelcomeAvailable',
+  'MlsKeyPackagesLow',
   // messages
   'MessageCreated',
   'MessageEdited',
@@ -207,6 +210,21 @@ export interface EventFields {
     reason?: 'inviteDeclined' | 'left';
   };
   MlsMembershipChanged: { added: string[]; removed: string[] };
+  /** A Commit the server accepted, made in `epoch` (the group is at `epoch + 1` after it). */
+  MlsCommitAdded: {
+    incarnation: number;
+    epoch: number;
+    /** The MLSMessage carrying the Commit, base64url. */
+    commit: string;
+    committedBy: string;
+    deviceId: string | null;
+    addedDeviceIds: string[];
+    removedDeviceIds: string[];
+  };
+  /** Welcomes wait for these devices (`mlsWelcomes`), joining at `epoch`. */
+  MlsWelcomeAvailable: { incarnation: number; epoch: number; deviceIds: string[] };
+  /** A device's unclaimed key packages fell below the low mark: publish more. */
+  MlsKeyPackagesLow: { deviceId: string; remaining: number };
   MessageCreated: { message: MessagePayload };
   MessageEdited: {
     messageId: string;

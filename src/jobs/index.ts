@@ -46,6 +46,14 @@ export function allJobs(ctx: { services: Services; clock: Clock }): Job[] {
       },
     },
     {
+      // MLS key packages that can no longer be handed out or matched (docs/e2ee.md).
+      name: 'mls-key-package-prune',
+      intervalMs: 60 * MINUTE_MS,
+      run: async () => {
+        await ctx.services.mls.pruneKeyPackages();
+      },
+    },
+    {
       // Attachments never finalized, a day after their creation (docs/files.md).
       name: 'attachment-expiry',
       intervalMs: 60 * MINUTE_MS,

@@ -4,6 +4,7 @@ import { ManualClock, MINUTE_MS } from '../../src/lib/clock.js';
 import { createTestApp, type TestApp } from '../_util/app.js';
 import { signUpAndIn } from '../_util/seed.js';
 import { expectCode, ok } from '../accounts/_helpers.js';
+import { MlsDevice } from '../e2ee/_client.js';
 
 import {
   challenge,
@@ -298,7 +299,8 @@ describe('device links, revocation and key packages', () => {
     for (const bad of ['', 'not base64!', 'A'.repeat(65_537)]) {
       expectCode(await t.gql(PUBLISH, { id: linked.id, kp: bad }, linked.agent), 'VALIDATION');
     }
-    const kp = Buffer.from('an opaque MLS key package').toString('base64');
+    // A real MLS KeyPackage whose credential names the device (docs/e2ee.md).
+    const kp = await (await MlsDevice.of(t, linked.agent)).keyPackage();
     expect(ok(await t.gql(PUBLISH, { id: linked.id, kp }, linked.agent)).publishKeyPackage).toEqual(
       { id: linked.id, encryptionReady: true },
     );

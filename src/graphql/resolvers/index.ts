@@ -16,6 +16,7 @@ import { moderationResolvers } from './moderation/index.js';
 import { realtimeResolvers } from './realtime/index.js';
 import { searchResolvers } from './search/index.js';
 import { commandResolvers } from './commands/index.js';
+import { mlsResolvers } from './mls/index.js';
 
 /** Every area's resolvers. An area adds one line here. */
 export function allResolvers(): Resolvers {
@@ -36,5 +37,6 @@ export function allResolvers(): Resolvers {
     fileResolvers,
     pluginResolvers,
     commandResolvers,
+    mlsResolvers,
   );
 }

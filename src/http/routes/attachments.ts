@@ -35,8 +35,9 @@ const UPLOAD_LIMITS = {
 } as const;
 
 /**
- * `POST /api/files/upload` and `GET /api/attachments/{id}/download` (contract: File routes;
- * docs/files.md, "Attachments").
+ * `POST /api/files/upload`, `GET /api/attachments/{id}/download` and, for those handling a
+ * report, `GET /api/reports/{report_id}/attachments/{blob_sha256}` (contract: File routes;
+ * docs/files.md, "Attachments"; docs/e2ee.md).
  */
 export const registerAttachmentRoutes: ApiRoutes = (api, ctx, guards) => {
   api.post(
@@ -49,6 +50,34 @@ export const registerAttachmentRoutes: ApiRoutes = (api, ctx, guards) => {
         // Whatever the client is still sending is not read: close once the answer is out.
         if (!request.raw.complete) reply.header('connection', 'close');
         return sendError(reply, uploadError(err));
+      }
+    },
+  );
+
+  api.get<{ Params: { reportId: string; sha: string } }>(
+    '/reports/:reportId/attachments/:sha',
+    { preHandler: [guards.session, guards.feature('attachments')] },
+    async (request, reply) => {
+      try {
+        const actor = userActor(request.svc.session!);
+        const blob = await ctx.services.moderation.reports.reportedAttachment(
+          actor,
+          request.params.reportId,
+          request.params.sha,
+        );
+        const blobs = ctx.services.files.blobs;
+        const size = await blobs.size(blob.sha256);
+        if (size === null)
+          throw new Error(`attachment blob ${blob.sha256} is missing from the store`);
+        return reply
+          .header('content-type', 'application/octet-stream')
+          .header('content-disposition', contentDisposition('encrypted.bin'))
+          .header('x-content-type-options', 'nosniff')
+          .header('cache-control', 'private, no-store')
+          .header('content-length', String(size))
+          .send(blobs.open(blob.sha256));
+      } catch (err) {
+        return sendError(reply, err);
       }
     },
   );

@@ -4,6 +4,7 @@ import { actingAccountId, actingUser, type Actor, type UserActor } from '../../a
 import { parsePublicKey } from '../../auth/device-keys.js';
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
+import type { DeviceTable } from '../../db/tables/devices.js';
 import { AppError, conflict, forbidden, notFound, rateLimited, validation } from '../../errors.js';
 import { MINUTE_MS, type Clock } from '../../lib/clock.js';
 import { isId, newId, randomToken } from '../../lib/ids.js';
@@ -36,7 +37,6 @@ import {
   recordWrongCode,
   resolveLinkOffer,
   revokeDeviceRow,
-  setKeyPackage,
 } from './queries.js';
 
 /** How long a device-link offer waits for approval. */
@@ -45,8 +45,6 @@ export const LINK_OFFER_TTL_MS = 10 * MINUTE_MS;
 export const LINK_OFFERS_PENDING_MAX = 5;
 /** Wrong codes an offer survives; the next one cancels it. */
 export const LINK_CODE_ATTEMPTS = 5;
-/** Largest key package accepted, in base64 characters (48 KiB of bytes). */
-export const KEY_PACKAGE_MAX_CHARS = 65_536;
 
 // Crockford-style base32 without the letters people confuse (I, L, O, U).
 const CODE_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -335,32 +333,24 @@ export class DeviceService {
   }
 
   /**
-   * Stores the MLS key package of the calling device (opaque base64), which makes it ready for
-   * encrypted conversations. Only the device itself publishes its package.
+   * The caller's own live device that the calling session is bound to (key packages are
+   * published by the device itself): NOT_FOUND for another account's or a revoked device,
+   * FORBIDDEN from any other session.
    */
-  async publishKeyPackage(
-    actor: Actor,
-    deviceId: unknown,
-    keyPackage: unknown,
-  ): Promise<DeviceView> {
+  async callingDevice(actor: Actor, deviceId: unknown): Promise<DeviceTable> {
     const session = actingUser(actor);
     assertLocal(session);
     const device = await this.ownDevice(session, deviceId);
     if (session.deviceId !== device.id) {
-      throw forbidden('a device publishes its own key package; sign in on that device');
+      throw forbidden('a device publishes its own key packages; sign in on that device');
     }
-    if (
-      typeof keyPackage !== 'string' ||
-      keyPackage.length === 0 ||
-      keyPackage.length > KEY_PACKAGE_MAX_CHARS ||
-      !/^(?:[A-Za-z0-9+/]+={0,2}|[A-Za-z0-9_-]+)$/.test(keyPackage)
-    ) {
-      throw validation(
-        `keyPackage must be base64 (standard or url-safe), at most ${KEY_PACKAGE_MAX_CHARS} characters`,
-      );
-    }
-    await setKeyPackage(this.db.kysely, device.id, keyPackage, this.clock.now().getTime());
-    return deviceView((await findDeviceById(this.db.kysely, device.id))!);
+    return device;
+  }
+
+  /** One device of the caller's, as the API shows it (after publishing key packages). */
+  async deviceOf(actor: Actor, deviceId: string): Promise<DeviceView> {
+    const session = actingUser(actor);
+    return deviceView(await this.ownDevice(session, deviceId));
   }
 
   private async ownDevice(session: UserActor, deviceId: unknown) {

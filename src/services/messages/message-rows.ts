@@ -12,6 +12,7 @@ export function messagePayload(m: MessageTable) {
     serverId: m.workspaceId,
     authorId: m.authorId,
     text: m.deletedAt === null ? m.text : null,
+    ciphertext: m.deletedAt === null ? m.ciphertext : null,
     threadRootId: m.threadRootId,
     forwardedFromId: m.forwardedFromId,
     createdAt: iso(m.createdAt),

@@ -30,6 +30,8 @@ export class MessageService {
 
   readonly send: MessageSending['send'];
   readonly forward: MessageSending['forward'];
+  /** Encrypted messages, for the MLS area (services/mls), which adds its checks and row. */
+  readonly sendEncrypted: MessageSending['sendEncrypted'];
   readonly edit: MessageChanges['edit'];
   readonly delete: MessageChanges['delete'];
   readonly addReaction: ReactionsAndPins['addReaction'];
@@ -65,6 +67,7 @@ export class MessageService {
     const reading = new MessageReading(this.core);
     this.send = sending.send.bind(sending);
     this.forward = sending.forward.bind(sending);
+    this.sendEncrypted = sending.sendEncrypted.bind(sending);
     this.edit = changes.edit.bind(changes);
     this.delete = changes.delete.bind(changes);
     this.addReaction = reactions.addReaction.bind(reactions);

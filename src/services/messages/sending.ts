@@ -1,5 +1,6 @@
 import { actingAccountId, type Actor } from '../../auth/actor.js';
 import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
+import type { Tx } from '../../db/transaction.js';
 import { notFound, validation } from '../../errors.js';
 import { plausibleId } from '../conversations/access.js';
 import { deferMessageTerms } from '../search/queries.js';
@@ -9,8 +10,20 @@ import { deferAdvanceReadMarker, deferTouchConversation } from '../conversations
 
 import type { MessageCore } from './message-core.js';
 import { messagePayload, newMessageRow } from './message-rows.js';
-import { bumpThreadRoot, deferInsertMessage, findMessage } from './queries.js';
+import { bumpThreadRoot, deferInsertMessage, findMessage, insertMessage } from './queries.js';
 import { checkText, NO_MENTIONS } from './text.js';
+
+/** Bytes an encrypted message's ciphertext may exceed SVC_LIMIT_MESSAGE_BYTES by (contract). */
+export const ENCRYPTION_FRAMING_BYTES = 4096;
+
+/** What the encryption area adds to sending an encrypted message (services/mls). */
+export interface EncryptedSendPort {
+  /** Checks before the message rate is spent (group, epoch, pending removals). */
+  before(conv: ConversationTable): Promise<void>;
+  /** Inside the storing transaction, after the message row: checks again, writes its own row, and
+   * answers fields added to the message of `MessageCreated`. */
+  within(tx: Tx, message: MessageTable): Promise<Record<string, unknown>>;
+}
 
 /** Sending: new messages, thread replies and forwards, each one short transaction. */
 export class MessageSending {
@@ -87,20 +100,79 @@ export class MessageSending {
     return message;
   }
 
-  private async insert(conv: ConversationTable, message: MessageTable) {
-    await this.core.unlessGone('conversation', this.insertWithin(conv, message));
+  /**
+   * Stores an encrypted message (MLS ciphertext, base64url) through the same path as any message:
+   * the access checks, the message rate, the events. `port` adds the encryption area's checks
+   * (before the rate is spent, and again inside the transaction) and its own row.
+   */
+  async sendEncrypted(
+    actor: Actor,
+    input: { conversationId: unknown; threadRootId?: unknown },
+    ciphertext: { text: string; bytes: number },
+    port: EncryptedSendPort,
+  ): Promise<MessageTable> {
+    const accountId = actingAccountId(actor);
+    const rootId = input.threadRootId ?? null;
+    if (rootId !== null && !plausibleId(rootId)) throw notFound('message');
+    const access = await this.core.writable(accountId, input.conversationId);
+    const conv = toRow(access.row);
+    if (conv.encrypted !== 1) {
+      throw validation('this conversation is not encrypted: send its messages with sendMessage');
+    }
+    const max = this.core.deps.config.messageBytesMax + ENCRYPTION_FRAMING_BYTES;
+    if (ciphertext.bytes > max) {
+      throw validation(
+        `an encrypted message is at most ${max} bytes (SVC_LIMIT_MESSAGE_BYTES plus ${ENCRYPTION_FRAMING_BYTES} bytes of framing)`,
+      );
+    }
+    if (rootId !== null) {
+      const root = await findMessage(this.core.kysely, rootId);
+      if (!root || root.conversationId !== conv.id) throw notFound('message');
+      if (root.threadRootId !== null) {
+        throw validation('that message is a reply: reply in the thread of its root message');
+      }
+    }
+    await port.before(conv);
+    await this.takeRate(actor);
+    const message = newMessageRow(conv, accountId, this.core.now(), {
+      text: null,
+      threadRootId: rootId,
+      mentions: null,
+    });
+    message.ciphertext = ciphertext.text;
+    await this.insert(conv, message, port.within);
+    return message;
   }
 
-  private async insertWithin(conv: ConversationTable, message: MessageTable) {
+  private async insert(
+    conv: ConversationTable,
+    message: MessageTable,
+    within?: EncryptedSendPort['within'],
+  ) {
+    await this.core.unlessGone('conversation', this.insertWithin(conv, message, within));
+  }
+
+  private async insertWithin(
+    conv: ConversationTable,
+    message: MessageTable,
+    within?: EncryptedSendPort['within'],
+  ) {
     await this.core.deps.db.transaction(async (tx) => {
       if (message.threadRootId !== null) {
         if (!(await bumpThreadRoot(tx.db, message.threadRootId, conv.id, message.createdAt))) {
           throw notFound('thread root message');
         }
       }
-      // The writes go as one statement on PostgreSQL (tx.defer): a send in a channel is then one
-      // round trip with its event's outbox row, without BEGIN and COMMIT.
-      await deferInsertMessage(tx, message);
+      if (within) {
+        // Encrypted: the encryption area's row refers to this one and its checks read the
+        // group, so the message row goes first, as it is.
+        await insertMessage(tx.db, message);
+      } else {
+        // The writes go as one statement on PostgreSQL (tx.defer): a send in a channel is then
+        // one round trip with its event's outbox row, without BEGIN and COMMIT.
+        await deferInsertMessage(tx, message);
+      }
+      const extra = within ? await within(tx, message) : {};
       await deferMessageTerms(tx, message.id, message.text);
       if (message.threadRootId === null) {
         await deferTouchConversation(tx, conv.id, message.createdAt);
@@ -116,7 +188,7 @@ export class MessageSending {
         'MessageCreated',
         message.createdAt,
         {
-          message: messagePayload(message),
+          message: { ...messagePayload(message), ...extra },
         },
       );
       tx.onCommit(() => this.core.hooks.created(message));

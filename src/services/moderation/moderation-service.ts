@@ -27,9 +27,11 @@ export class ModerationService {
       audit: AuditLog;
       removeWorkspace: WorkspaceRemover;
       messages: MessageRemover;
+      /** Verifies franking reveals in reports of encrypted messages. */
+      frankingKey?: Buffer;
     },
   ) {
-    this.reports = new ReportService(deps.db, deps.clock, deps.audit);
+    this.reports = new ReportService(deps.db, deps.clock, deps.audit, deps.frankingKey ?? null);
     this.blocks = new PrincipalBlockService(deps);
   }
 

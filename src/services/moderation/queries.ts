@@ -19,6 +19,7 @@ export async function findMessageForReport(db: Executor, messageId: string) {
     .innerJoin('conversation as c', 'c.id', 'm.conversationId')
     .innerJoin('workspace as w', 'w.id', 'c.workspaceId')
     .leftJoin('account as a', 'a.id', 'm.authorId')
+    .leftJoin('mls_message as mm', 'mm.messageId', 'm.id')
     .select([
       'm.id',
       'm.conversationId',
@@ -37,6 +38,8 @@ export async function findMessageForReport(db: Executor, messageId: string) {
       'w.isDirect',
       'a.username as authorUsername',
       'a.displayName as authorDisplayName',
+      'mm.frankingCommitment',
+      'mm.frankingTag',
     ])
     .where('m.id', '=', messageId)
     .executeTakeFirst();
@@ -335,4 +338,14 @@ export async function usernamesByIds(db: Executor, ids: string[]) {
     .where('id', 'in', ids)
     .execute();
   return new Map(rows.map((r) => [r.id, r.username]));
+}
+
+/** A finalized attachment of a message with the given blob (sha256 hex), for a report. */
+export async function findMessageAttachmentByBlob(db: Executor, messageId: string, sha256: string) {
+  return db
+    .selectFrom('attachment')
+    .select(['id', 'sha256', 'sizeBytes'])
+    .where('messageId', '=', messageId)
+    .where('sha256', '=', sha256)
+    .executeTakeFirst();
 }

@@ -7,10 +7,13 @@ import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { isId, newId } from '../../lib/ids.js';
 import { isUniqueViolation } from '../../db/errors.js';
 
+import { verifyReveal } from '../mls/franking.js';
+
 import type { AuditLog } from './audit-log.js';
 import {
   canReadConversation,
   findAccountBrief,
+  findMessageAttachmentByBlob,
   findMessageForReport,
   findOpenReport,
   findReport,
@@ -53,6 +56,8 @@ export interface ReportSnapshot {
   authorDisplayName?: string | null;
   text?: string | null;
   encrypted?: boolean;
+  /** For an encrypted message: the text is a franking reveal the server verified. */
+  frankingVerified?: boolean;
   messageCreatedAt?: number;
   messageEditedAt?: number | null;
   // user
@@ -100,11 +105,18 @@ export class ReportService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly audit: AuditLog,
+    /** The server's franking key, to verify reveals of encrypted messages (docs/e2ee.md). */
+    private readonly frankingKey: Buffer | null = null,
   ) {}
 
+  /**
+   * Reports a message. An encrypted message is reported with a franking reveal: the plaintext
+   * and opening key the reporter decrypted. The report shows moderators that plaintext once the
+   * server verified it against the message's commitment and tag (VALIDATION when it does not).
+   */
   async reportMessage(
     actor: Actor,
-    input: { messageId: unknown; category: unknown; text?: unknown },
+    input: { messageId: unknown; category: unknown; text?: unknown; reveal?: unknown },
   ): Promise<ReportView> {
     const me = actingAccountId(actor);
     const { category, text } = checkReportInput(input);
@@ -123,6 +135,12 @@ export class ReportService {
       throw notFound('message');
     }
     if (msg.authorId === me) throw validation('you cannot report your own message');
+    let shown = msg.text;
+    let frankingVerified: boolean | undefined;
+    if (msg.encrypted === 1) {
+      shown = this.verifiedPlaintext(msg, input.reveal);
+      frankingVerified = true;
+    }
     return this.file(actor, {
       subjectKind: 'message',
       subjectId: msg.id,
@@ -137,12 +155,51 @@ export class ReportService {
         authorId: msg.authorId,
         authorUsername: msg.authorUsername,
         authorDisplayName: msg.authorDisplayName,
-        text: msg.text,
+        text: shown,
         encrypted: msg.encrypted === 1,
+        frankingVerified,
         messageCreatedAt: Number(msg.createdAt),
         messageEditedAt: msg.editedAt === null ? null : Number(msg.editedAt),
       },
     });
+  }
+
+  /** The plaintext of an encrypted message's reveal, once verified (VALIDATION otherwise). */
+  private verifiedPlaintext(
+    msg: NonNullable<Awaited<ReturnType<typeof findMessageForReport>>>,
+    reveal: unknown,
+  ): string {
+    const r = reveal as { plaintext?: unknown; opening?: unknown } | null | undefined;
+    if (!r || typeof r.plaintext !== 'string' || typeof r.opening !== 'string') {
+      throw validation(
+        'an encrypted message is reported with its franking reveal: the decrypted plaintext and its opening key',
+      );
+    }
+    if (r.plaintext.length > 262_144 || r.opening.length > 64) {
+      throw validation('the reveal is larger than any message');
+    }
+    const verified =
+      this.frankingKey !== null &&
+      msg.frankingCommitment !== null &&
+      msg.frankingTag !== null &&
+      verifyReveal(
+        this.frankingKey,
+        {
+          messageId: msg.id,
+          conversationId: msg.conversationId,
+          authorId: msg.authorId,
+          createdAt: Number(msg.createdAt),
+          frankingCommitment: msg.frankingCommitment,
+          frankingTag: msg.frankingTag,
+        },
+        { plaintext: r.plaintext, opening: r.opening },
+      );
+    if (!verified) {
+      throw validation(
+        'the revealed plaintext and opening do not match what the sender committed to',
+      );
+    }
+    return r.plaintext;
   }
 
   async reportUser(
@@ -329,6 +386,42 @@ export class ReportService {
       }
       return toView((await findReport(tx.db, reportId)) as ReportRow, 'workspace');
     });
+  }
+
+  /**
+   * The blob (sha256 hex) of an attachment of a reported encrypted message, for whoever handles
+   * the report: the Owner or a Moderator of the report's workspace, or, for a report from the
+   * direct space (which has neither), an instance operator. NOT_FOUND for anyone else, for a
+   * report of anything else, and for a blob that is not one of the message's attachments.
+   */
+  async reportedAttachment(actor: Actor, reportId: unknown, blobSha256: unknown) {
+    const me = actingAccountId(actor);
+    const id = typeof reportId === 'string' ? reportId.trim().toLowerCase() : '';
+    if (!isId(id)) throw notFound('report');
+    const row = await findReport(this.db.kysely, id);
+    if (!row || row.subjectKind !== 'message') throw notFound('report');
+    if (row.workspaceId !== null) {
+      const role = await findWorkspaceRole(this.db.kysely, row.workspaceId, me);
+      if (role !== 'owner' && role !== 'moderator') throw notFound('report');
+    } else {
+      try {
+        assertInstanceOperator(actor);
+      } catch {
+        throw notFound('report');
+      }
+    }
+    const snapshot = JSON.parse(row.snapshot) as ReportSnapshot;
+    if (snapshot.encrypted !== true) {
+      throw notFound('encrypted attachment of this report');
+    }
+    const sha = typeof blobSha256 === 'string' ? blobSha256 : '';
+    if (!/^[A-Za-z0-9_-]{43}$/.test(sha)) {
+      throw validation('blob_sha256 must be the SHA-256 of the blob, unpadded base64url');
+    }
+    const hex = Buffer.from(sha, 'base64url').toString('hex');
+    const found = await findMessageAttachmentByBlob(this.db.kysely, row.subjectId, hex);
+    if (!found || found.sha256 === null) throw notFound('encrypted attachment of this report');
+    return { sha256: found.sha256 };
   }
 
   private async assertWorkspaceModerator(actor: Actor, serverId: unknown) {

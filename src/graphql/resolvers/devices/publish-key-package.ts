@@ -1,8 +1,13 @@
 import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
-export const publishKeyPackage: Resolver<unknown, { deviceId: string; keyPackage: string }> = (
-  _parent,
-  { deviceId, keyPackage },
-  ctx,
-) => ctx.app.services.devices.publishKeyPackage(requireActor(ctx), deviceId, keyPackage);
+export const publishKeyPackage: Resolver<
+  unknown,
+  {
+    deviceId: string;
+    keyPackage?: string | null;
+    keyPackages?: string[] | null;
+    lastResortKeyPackage?: string | null;
+  }
+> = (_parent, { deviceId, ...input }, ctx) =>
+  ctx.app.services.mls.publishKeyPackages(requireActor(ctx), deviceId, input);

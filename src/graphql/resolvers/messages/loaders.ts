@@ -1,6 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 
 import type { MessageEditTable, MessageTable } from '../../../db/tables/collaboration.js';
+import type { MlsMessageTable } from '../../../db/tables/mls.js';
 import type { LinkPreviewView } from '../../../services/link-previews/link-preview-service.js';
 import { requireActor, type GraphqlContext } from '../../context.js';
 import { group, loader } from '../../loaders.js';
@@ -54,4 +55,9 @@ export const loadLinkPreviews = (
 ) =>
   loader<LinkPreviewView[]>(ctx, info, 'linkPreviews', (ids) =>
     ctx.app.services.linkPreviews.previewsFor(ids),
+  ).load(messageId);
+
+export const loadMlsInfo = (ctx: GraphqlContext, info: GraphQLResolveInfo, messageId: string) =>
+  loader<MlsMessageTable>(ctx, info, 'mlsInfo', (ids) =>
+    ctx.app.services.mls.messageInfo(ids),
   ).load(messageId);

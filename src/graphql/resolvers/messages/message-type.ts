@@ -6,7 +6,14 @@ import type { Resolver } from '../../resolver-types.js';
 
 import { loadUser } from '../accounts/loaders.js';
 
-import { loadEdits, loadLinkPreviews, loadMessage, loadPinned, loadReactions } from './loaders.js';
+import {
+  loadEdits,
+  loadLinkPreviews,
+  loadMessage,
+  loadMlsInfo,
+  loadPinned,
+  loadReactions,
+} from './loaders.js';
 
 // Message fields; the parent is a message row. Lookups are batched per page (loaders.ts).
 
@@ -17,6 +24,9 @@ export const Message = {
   author: ((m, _a, ctx, info) => loadUser(ctx, info, m.authorId).then((u) => u ?? null)) as R,
   text: ((m) => (m.deletedAt === null ? m.text : null)) as R,
   isDeleted: ((m) => m.deletedAt !== null) as R,
+  ciphertext: ((m) => (m.deletedAt === null ? m.ciphertext : null)) as R,
+  mls: (async (m, _a, ctx, info) =>
+    m.ciphertext === null ? null : ((await loadMlsInfo(ctx, info, m.id)) ?? null)) as R,
   forwardedFrom: (async (m, _a, ctx, info) => {
     if (m.forwardedFromId === null) return null;
     const original = await loadMessage(ctx, info, m.forwardedFromId);

@@ -3,6 +3,11 @@ import type { Resolver } from '../../resolver-types.js';
 
 export const reportMessage: Resolver<
   unknown,
-  { messageId: string; category: string; text?: string | null }
+  {
+    messageId: string;
+    category: string;
+    text?: string | null;
+    reveal?: { plaintext: string; opening: string } | null;
+  }
 > = (_parent, args, ctx) =>
   ctx.app.services.moderation.reports.reportMessage(requireActor(ctx), args);

@@ -1,0 +1,8 @@
+import { requireActor } from '../../context.js';
+import type { Resolver } from '../../resolver-types.js';
+
+export const claimKeyPackages: Resolver<unknown, { conversationId: string; userId: string }> = (
+  _p,
+  args,
+  ctx,
+) => ctx.app.services.mls.claimKeyPackages(requireActor(ctx), args.conversationId, args.userId);

@@ -1,0 +1,17 @@
+import { requireActor } from '../../context.js';
+import type { Resolver } from '../../resolver-types.js';
+
+export const commitMlsGroup: Resolver<
+  unknown,
+  {
+    input: {
+      conversationId: string;
+      incarnation: number;
+      epoch: number;
+      commit: string;
+      welcome?: string | null;
+      addedDeviceIds?: string[] | null;
+      removedDeviceIds?: string[] | null;
+    };
+  }
+> = (_p, args, ctx) => ctx.app.services.mls.commit(requireActor(ctx), args.input);

@@ -1,0 +1,8 @@
+import { requireActor } from '../../context.js';
+import type { Resolver } from '../../resolver-types.js';
+
+export const mlsCommits: Resolver<
+  unknown,
+  { conversationId: string; incarnation: number; fromEpoch: number; limit?: number | null }
+> = (_p, { conversationId, ...args }, ctx) =>
+  ctx.app.services.mls.commits(requireActor(ctx), conversationId, args);

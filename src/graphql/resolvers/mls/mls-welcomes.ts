@@ -1,0 +1,7 @@
+import { requireActor } from '../../context.js';
+import type { Resolver } from '../../resolver-types.js';
+
+export const mlsWelcomes: Resolver<
+  unknown,
+  { conversationId?: string | null; after?: string | null; limit?: number | null }
+> = (_p, args, ctx) => ctx.app.services.mls.welcomes(requireActor(ctx), args);

@@ -1,0 +1,98 @@
+import type { Logger } from 'pino';
+
+import type { Config } from '../../config/index.js';
+import type { Db } from '../../db/database.js';
+import { AppError, forbidden, notFound, validation } from '../../errors.js';
+import type { EventBus } from '../../events/bus.js';
+import type { Clock } from '../../lib/clock.js';
+import { isId } from '../../lib/ids.js';
+import { assertReadable, plausibleId } from '../conversations/access.js';
+import { findConversationAccess } from '../conversations/queries.js';
+import { toRow } from '../conversations/rows.js';
+import type { DeviceService } from '../devices/device-service.js';
+import type { MessageService } from '../messages/message-service.js';
+
+/** Largest key package, Welcome or Commit accepted, in base64 characters. */
+export const KEY_PACKAGE_MAX_CHARS = 65_536;
+export const HANDSHAKE_MAX_CHARS = 1_048_576;
+/** Key packages one call may publish. */
+export const KEY_PACKAGES_PER_CALL = 100;
+/** Below this many unclaimed single-use packages a device is told to publish more. */
+export const KEY_PACKAGES_LOW = 10;
+export const COMMIT_PAGE_MAX = 100;
+export const WELCOME_PAGE_MAX = 100;
+
+/** What the MLS area is built from (context.ts). */
+export interface MlsServiceDeps {
+  db: Db;
+  bus: EventBus;
+  config: Config;
+  clock: Clock;
+  log: Logger;
+  devices: DeviceService;
+  messages: MessageService;
+  /** The server's franking key (services/instance/server-keys.ts). */
+  frankingKey: Buffer;
+}
+
+/** The MLS group_id of a conversation's group of one incarnation. */
+export const groupIdOf = (conversationId: string, incarnation: number) =>
+  Buffer.from(`svc:${conversationId}:${incarnation}`, 'utf8');
+
+/** The credential identity a device's key packages must carry. */
+export const credentialIdentity = (keyIdentityId: string, deviceId: string) =>
+  `${keyIdentityId}:${deviceId}`;
+
+export const staleEpoch = (incarnation: number, epoch: number) =>
+  new AppError(
+    'STALE_EPOCH',
+    `the group is at incarnation ${incarnation}, epoch ${epoch}: fetch the Commits and retry`,
+    { incarnation, epoch },
+  );
+
+export const commitRequired = (reason: 'noGroup' | 'pendingRemovals', message: string) =>
+  new AppError('MLS_COMMIT_REQUIRED', message, { reason });
+
+export function idList(value: unknown, what: string): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || value.length > 1000) {
+    throw validation(`${what} must be a list of at most 1000 device ids`);
+  }
+  const out = new Set<string>();
+  for (const v of value) {
+    if (typeof v !== 'string' || !isId(v)) throw notFound('device');
+    out.add(v);
+  }
+  return [...out];
+}
+
+export function intArg(value: unknown, what: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw validation(`${what} must be a whole number of at least 0`);
+  }
+  return value;
+}
+
+/** A part of the MLS area: its dependencies and what every part needs. */
+export abstract class MlsPart {
+  constructor(protected readonly deps: MlsServiceDeps) {}
+
+  protected get kysely() {
+    return this.deps.db.kysely;
+  }
+
+  protected now(): number {
+    return this.deps.clock.now().getTime();
+  }
+
+  /** An encrypted conversation the caller is a member of (NOT_FOUND / FORBIDDEN as reading). */
+  protected async memberConversation(accountId: string, conversationId: unknown) {
+    if (!plausibleId(conversationId)) throw notFound('conversation');
+    const row = await findConversationAccess(this.kysely, conversationId, accountId);
+    const access = assertReadable(row, this.now());
+    if (!access.isMember) throw forbidden('only members take part in the conversation’s group');
+    const conv = toRow(access.row);
+    if (conv.encrypted !== 1) throw validation('this conversation is not end-to-end encrypted');
+    return conv;
+  }
+}

@@ -39,6 +39,13 @@ import type { MessageSearchTable, SearchBackfillTable } from './tables/search.js
 import type { AttachmentTable } from './tables/attachments.js';
 import type { PluginBundleTable, WorkspacePluginTable } from './tables/plugins.js';
 import type { LinkPreviewTable } from './tables/link-previews.js';
+import type {
+  NotificationRuleTable,
+  NotificationSettingTable,
+  NotificationTable,
+  PushSubscriptionTable,
+  WorkspaceNotificationPolicyTable,
+} from './tables/notifications.js';
 /** Every table, by name. Each area adds its tables in `tables/<area>.ts` and lists them here. */
 export interface Database {
   instance: InstanceTable;
@@ -78,4 +85,9 @@ export interface Database {
   plugin_bundle: PluginBundleTable;
   workspace_plugin: WorkspacePluginTable;
   link_preview: LinkPreviewTable;
+  notification_setting: NotificationSettingTable;
+  notification_rule: NotificationRuleTable;
+  notification: NotificationTable;
+  workspace_notification_policy: WorkspaceNotificationPolicyTable;
+  push_subscription: PushSubscriptionTable;
 }

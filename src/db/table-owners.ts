@@ -44,6 +44,11 @@ export const TABLE_OWNERS = {
   plugin_bundle: 'services/plugins',
   workspace_plugin: 'services/plugins',
   link_preview: 'services/link-previews',
+  notification_setting: 'services/notifications',
+  notification_rule: 'services/notifications',
+  notification: 'services/notifications',
+  workspace_notification_policy: 'services/notifications',
+  push_subscription: 'services/notifications',
 } as const satisfies Record<keyof Database, string>;
 
 export type TableName = keyof typeof TABLE_OWNERS;

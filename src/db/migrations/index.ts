@@ -16,6 +16,7 @@ import * as m0013 from './0013-custom-emoji.js';
 import * as m0014 from './0014-plugins.js';
 import * as m0015 from './0015-link-previews.js';
 import * as m0016 from './0016-search-walk.js';
+import * as m0018 from './0018-notifications.js';
 
 /**
  * Every migration, in order. Append-only: a shipped migration is never edited; a change is a new
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0014-plugins': m0014,
   '0015-link-previews': m0015,
   '0016-search-walk': m0016,
+  '0018-notifications': m0018,
 };

@@ -74,6 +74,9 @@ export const EVENT_TYPES = [
   // account
   'SessionEnded',
   'AccountUpdated',
+  // notifications (docs/notifications.md)
+  'NotificationCreated',
+  'NotificationsRead',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -246,6 +249,23 @@ export interface EventFields {
   PresenceChanged: { userId: string; status: 'ONLINE' | 'AWAY' | 'OFFLINE' };
   SessionEnded: Record<never, never>;
   AccountUpdated: Record<never, never>;
+  NotificationCreated: { notification: NotificationPayload };
+  /** One notification (`notificationId`), a conversation's, or all of them were read. */
+  NotificationsRead: { notificationId: string | null; all: boolean };
+}
+
+/** A notification as `NotificationCreated` carries it: metadata, never message text. */
+export interface NotificationPayload {
+  id: string;
+  /** `MENTION`, `CHANNEL`, `KEYWORD`, `THREAD_REPLY`, `DIRECT` or `MESSAGE`. */
+  kind: string;
+  messageId: string;
+  conversationId: string;
+  serverId: string;
+  threadRootId: string | null;
+  actorId: string | null;
+  encrypted: boolean;
+  createdAt: string;
 }
 
 /** Event kind -> payload type: the routing fields and the kind's own. */

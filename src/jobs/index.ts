@@ -70,5 +70,13 @@ export function allJobs(ctx: { services: Services; clock: Clock }): Job[] {
         await ctx.services.search.backfill(20, 500);
       },
     },
+    {
+      // Mail digests of unread notifications, while `email` is enabled (docs/notifications.md).
+      name: 'notification-digest',
+      intervalMs: 5 * MINUTE_MS,
+      run: async () => {
+        await ctx.services.digests.run();
+      },
+    },
   ];
 }

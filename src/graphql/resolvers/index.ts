@@ -15,6 +15,7 @@ import { workspaceResolvers } from './workspaces/index.js';
 import { moderationResolvers } from './moderation/index.js';
 import { realtimeResolvers } from './realtime/index.js';
 import { searchResolvers } from './search/index.js';
+import { notificationResolvers } from './notifications/index.js';
 
 /** Every area's resolvers. An area adds one line here. */
 export function allResolvers(): Resolvers {
@@ -34,5 +35,6 @@ export function allResolvers(): Resolvers {
     searchResolvers,
     fileResolvers,
     pluginResolvers,
+    notificationResolvers,
   );
 }

@@ -9,10 +9,12 @@ import { isId } from '../../lib/ids.js';
 
 import type { ConnectedPort } from './push.js';
 import {
+  claimDigest,
   digestCandidates,
   digestItems,
   findSetting,
   markMailed,
+  releaseDigest,
   updateDigestState,
 } from './queries.js';
 import { defaultSetting, doNotDisturb } from './rules.js';
@@ -103,6 +105,7 @@ export class DigestMailer {
     const candidates = await digestCandidates(
       this.deps.db.kysely,
       now - this.deps.awayMs,
+      now - this.deps.intervalMs,
       PEOPLE_PER_RUN,
     );
     let sent = 0;
@@ -161,24 +164,29 @@ export class DigestMailer {
       'You can also change which mails you get in your notification settings.',
     ].join('\n');
     const count = shown.length;
-    await this.deps.mailer.send({
-      to: email,
-      subject: `${count} unread notification${count === 1 ? '' : 's'} while you were away`,
-      text,
-      headers: {
-        'List-Unsubscribe': `<${unsubscribe}>`,
-        'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
-      },
-    });
+    const ids = shown.map((i) => i.id);
+    const previous = (await findSetting(this.deps.db.kysely, accountId))?.lastDigestAt ?? null;
+    let claimed = false;
     await this.deps.db.transaction(async (tx) => {
-      await markMailed(
-        tx.db,
-        accountId,
-        shown.map((i) => i.id),
-        now,
-      );
-      await updateDigestState(tx.db, { lastDigestAt: now }, defaultSetting(accountId, now));
+      claimed = await claimDigest(tx.db, defaultSetting(accountId, now), now, this.deps.intervalMs);
+      if (claimed) await markMailed(tx.db, accountId, ids, now);
     });
+    if (!claimed) return false;
+    try {
+      await this.deps.mailer.send({
+        to: email,
+        subject: `${count} unread notification${count === 1 ? '' : 's'} while you were away`,
+        text,
+        headers: {
+          'List-Unsubscribe': `<${unsubscribe}>`,
+          'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+        },
+      });
+    } catch (err) {
+      // Not sent: the next run tries again with the same notifications.
+      await this.deps.db.transaction((tx) => releaseDigest(tx.db, accountId, previous, ids));
+      throw err;
+    }
     return true;
   }
 }

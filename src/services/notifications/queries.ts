@@ -386,7 +386,12 @@ export async function markRead(
  * Accounts with unread, unmailed notifications older than `before` whose digests are on (or who
  * never changed a setting) and who have an address; at most `limit`, oldest waiting first.
  */
-export async function digestCandidates(db: Executor, before: number, limit: number) {
+export async function digestCandidates(
+  db: Executor,
+  before: number,
+  lastDigestBefore: number,
+  limit: number,
+) {
   const rows = await db
     .selectFrom('notification as n')
     .innerJoin('conversation_member as cm', (j) =>
@@ -405,6 +410,9 @@ export async function digestCandidates(db: Executor, before: number, limit: numb
     .where(unread)
     .where('a.email', 'is not', null)
     .where((eb) => eb.or([eb('s.emailDigests', 'is', null), eb('s.emailDigests', '=', 1)]))
+    .where((eb) =>
+      eb.or([eb('s.lastDigestAt', 'is', null), eb('s.lastDigestAt', '<=', lastDigestBefore)]),
+    )
     .groupBy(['n.accountId', 'a.email'])
     .orderBy('oldest')
     .limit(limit)
@@ -438,6 +446,55 @@ export async function digestItems(db: Executor, accountId: string, before: numbe
     .orderBy('n.id')
     .limit(limit)
     .execute();
+}
+
+/**
+ * Takes the person's digest slot: true when no digest went out within the interval (so two
+ * runs at once, on any number of processes, mail a person once).
+ */
+export async function claimDigest(
+  db: Executor,
+  defaults: NotificationSettingTable,
+  now: number,
+  intervalMs: number,
+) {
+  await db
+    .insertInto('notification_setting')
+    .values(defaults)
+    .onConflict((oc) => oc.column('accountId').doNothing())
+    .execute();
+  const res = await db
+    .updateTable('notification_setting')
+    .set({ lastDigestAt: now })
+    .where('accountId', '=', defaults.accountId)
+    .where('emailDigests', '=', 1)
+    .where((eb) =>
+      eb.or([eb('lastDigestAt', 'is', null), eb('lastDigestAt', '<=', now - intervalMs)]),
+    )
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/** Gives back a digest slot and its notifications after the mail could not be sent. */
+export async function releaseDigest(
+  db: Executor,
+  accountId: string,
+  previous: number | null,
+  ids: readonly string[],
+) {
+  await db
+    .updateTable('notification_setting')
+    .set({ lastDigestAt: previous })
+    .where('accountId', '=', accountId)
+    .execute();
+  for (const part of chunks(ids)) {
+    await db
+      .updateTable('notification')
+      .set({ mailedAt: null })
+      .where('accountId', '=', accountId)
+      .where('id', 'in', part)
+      .execute();
+  }
 }
 
 export async function markMailed(

@@ -9,6 +9,7 @@ import { fanoutBurst, fanoutLatency, fanoutManyChannels } from './scenarios/fano
 import { graphqlHttp } from './scenarios/graphql-http.js';
 import { idleConnections } from './scenarios/idle.js';
 import { multiprocess } from './scenarios/multiprocess.js';
+import { notify } from './scenarios/notify.js';
 import { previews } from './scenarios/previews.js';
 import { search } from './scenarios/search.js';
 import { send } from './scenarios/send.js';
@@ -26,6 +27,7 @@ const scenarios: Record<string, (opts: { pg: boolean }) => Promise<ScenarioResul
   multiprocess: () => multiprocess(),
   'web-client': () => webClient(),
   previews,
+  notify,
 };
 
 const args = process.argv.slice(2);

@@ -178,6 +178,18 @@ describe('mentions', () => {
   });
 });
 
+describe('blocks', () => {
+  it('nobody is notified of a message by someone they blocked', async () => {
+    const BLOCK = 'mutation($u: ID!) { blockUser(userId: $u) }';
+    ok(await t.gql(BLOCK, { u: olga.id }, pat));
+    tick();
+    const m = await send(t, olga, general, '@patntf and @maryntf');
+    expect(await kinds(pat, m.id)).toEqual([]);
+    expect(await kinds(mary, m.id)).toEqual(['MENTION']);
+    ok(await t.gql('mutation($u: ID!) { unblockUser(userId: $u) }', { u: olga.id }, pat));
+  });
+});
+
 describe('rules', () => {
   it('a channel notifies nothing but mentions by default; ALL notifies every message', async () => {
     tick();
@@ -384,7 +396,12 @@ describe('the feed', () => {
     expect(c.mentionCount).toBe(3);
     expect(listed.items).toHaveLength(3);
     const ALL = 'mutation { markAllNotificationsRead }';
+    const live = recordUser(t, dmReader.id);
     expect(ok(await t.gql(ALL, {}, dmReader)).markAllNotificationsRead).toBeGreaterThanOrEqual(3);
+    expect(live.ofType('NotificationsRead').map((e) => e.payload)).toEqual([
+      expect.objectContaining({ notificationId: null, all: true }),
+    ]);
+    live.stop();
     expect((await counts(t, dmReader, dm.id)).mentionCount).toBe(0);
     expect((await feed(t, dmReader)).unreadCount).toBe(0);
   });

@@ -115,7 +115,11 @@ describe('mentions', () => {
 
   it('@here notifies only members shown online', async () => {
     t.ctx.services.presence.connected(pat.id);
-    await new Promise((r) => setTimeout(r, 50));
+    // The status is announced to the presence store after the call returns.
+    for (let i = 0; i < 200; i++) {
+      if ((await t.ctx.services.presence.onlineAmong([pat.id])).has(pat.id)) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
     tick();
     const m = await send(t, olga, general, 'anyone @here?');
     expect(await kinds(pat, m.id)).toEqual(['CHANNEL']);

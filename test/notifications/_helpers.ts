@@ -43,6 +43,7 @@ export async function feed(
   unreadCount: number;
   hasMore: boolean;
   nextCursor: string | null;
+  prevCursor: string | null;
 }> {
   await settle(t);
   return ok(await t.gql(FEED, vars, agent)).notifications;

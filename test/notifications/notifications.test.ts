@@ -340,6 +340,13 @@ describe('the feed', () => {
     const third = await feed(t, reader, { limit: 2, after: second.nextCursor });
     expect(third.items.map((i) => i.messageId)).toEqual([sent[0]]);
     expect(third.hasMore).toBe(false);
+    expect(third.nextCursor).toBeNull();
+    // Back up the list.
+    const back = await feed(t, reader, { limit: 2, before: third.prevCursor });
+    expect(back.items.map((i) => i.messageId)).toEqual([sent[2], sent[1]]);
+    const top = await feed(t, reader, { limit: 2, before: back.nextCursor });
+    expect(top.items.map((i) => i.messageId)).toEqual([sent[4], sent[3]]);
+    expect(top.hasMore).toBe(false);
 
     let c = await counts(t, reader, general);
     expect(c.mentionCount).toBe(5);

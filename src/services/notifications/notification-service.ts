@@ -255,15 +255,15 @@ export class NotificationService {
     });
     const first = rows[0];
     const last = rows[rows.length - 1];
-    const forward = !parsed.before;
+    const cur = (r: FeedRow | undefined) => (r ? cursorOf(r.createdAt, r.id) : null);
+    // As every list: nextCursor goes on in the direction asked, prevCursor goes back.
+    const cursors = parsed.before
+      ? { nextCursor: more ? cur(first) : null, prevCursor: cur(last) }
+      : { nextCursor: more ? cur(last) : null, prevCursor: parsed.after ? cur(first) : null };
     return {
       items: rows,
       hasMore: more,
-      nextCursor: last && (forward ? more : true) ? cursorOf(last.createdAt, last.id) : null,
-      prevCursor:
-        first && (forward ? Boolean(parsed.after) : more)
-          ? cursorOf(first.createdAt, first.id)
-          : null,
+      ...cursors,
       unreadCount: await unreadTotal(this.kysely, accountId),
     };
   }

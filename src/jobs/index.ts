@@ -78,5 +78,13 @@ export function allJobs(ctx: { services: Services; clock: Clock }): Job[] {
         await ctx.services.digests.run();
       },
     },
+    {
+      // Notifications older than 90 days (docs/notifications.md, "The feed").
+      name: 'notification-retention',
+      intervalMs: 24 * 60 * MINUTE_MS,
+      run: async () => {
+        await ctx.services.notifications.pruneOld();
+      },
+    },
   ];
 }

@@ -556,3 +556,26 @@ describe('deletion', () => {
     }
   });
 });
+
+// Last: it moves the clock past every session's lifetime.
+describe('retention', () => {
+  it('keeps notifications 90 days', async () => {
+    tick();
+    const m = await send(t, olga, general, '@maryntf kept for a while');
+    expect(await kinds(mary, m.id)).toEqual(['MENTION']);
+    const left = async () =>
+      (
+        await t.ctx.db.kysely
+          .selectFrom('notification')
+          .select('id')
+          .where('messageId', '=', m.id)
+          .execute()
+      ).length;
+    clock.advance(89 * DAY_MS);
+    expect(await t.ctx.scheduler.runOnce('notification-retention')).toBe(true);
+    expect(await left()).toBe(1);
+    clock.advance(DAY_MS + 1);
+    await t.ctx.scheduler.runOnce('notification-retention');
+    expect(await left()).toBe(0);
+  });
+});

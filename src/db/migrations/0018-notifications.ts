@@ -90,6 +90,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on('notification')
     .column('workspaceId')
     .execute();
+  // Retention removes the oldest.
+  await db.schema
+    .createIndex('notification_time_idx')
+    .on('notification')
+    .column('createdAt')
+    .execute();
   // The digest job looks for unmailed, unread notifications by time.
   await db.schema
     .createIndex('notification_digest_idx')

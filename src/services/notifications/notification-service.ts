@@ -15,7 +15,7 @@ import { forbidden, notFound, validation } from '../../errors.js';
 import type { EventBus } from '../../events/bus.js';
 import { userTopic } from '../../events/catalog.js';
 import { emit } from '../../events/publish.js';
-import type { Clock } from '../../lib/clock.js';
+import { DAY_MS, type Clock } from '../../lib/clock.js';
 import { isId } from '../../lib/ids.js';
 import type { Authz } from '../authz/authz.js';
 import { assertReadable, plausibleId } from '../conversations/access.js';
@@ -25,6 +25,7 @@ import { findConversationAccess, lastMessages } from '../conversations/queries.j
 import { FanOut, type ConnectionPort } from './fan-out.js';
 import {
   deleteAccountRows,
+  deleteOlderThan,
   deleteRule,
   deleteWorkspaceRows,
   feedPage,
@@ -52,6 +53,9 @@ export interface NotificationServiceDeps {
   /** Moves the caller's read marker (the messages area's `markRead`). */
   markConversationRead(actor: Actor, conversationId: string, messageId: string): Promise<unknown>;
 }
+
+/** Days a notification is kept (docs/notifications.md, "The feed"). */
+export const RETENTION_DAYS = 90;
 
 export type ChannelMentionPolicy = WorkspaceNotificationPolicyTable['channelMentions'];
 const POLICIES: readonly ChannelMentionPolicy[] = ['everyone', 'moderators', 'nobody'];
@@ -354,6 +358,23 @@ export class NotificationService {
   }
 
   // ---- deletion
+
+  /**
+   * Notifications older than 90 days go, read or not (the `notification-retention` job), in
+   * batches of 5,000 per transaction; a 10,000-member @channel is 10,000 rows.
+   */
+  async pruneOld(): Promise<number> {
+    const before = this.now() - RETENTION_DAYS * DAY_MS;
+    let total = 0;
+    for (;;) {
+      let n = 0;
+      await this.deps.db.transaction(async (tx) => {
+        n = await deleteOlderThan(tx.db, before, 5000);
+      });
+      total += n;
+      if (n < 5000) return total;
+    }
+  }
 
   /** A workspace's scoped rules, policy and notifications go with it (deletion hook). */
   async onWorkspaceDeleted(tx: Tx, workspaceId: string): Promise<void> {

@@ -566,6 +566,26 @@ export async function markPushed(db: Executor, id: string, at: number) {
 
 // ---- deletion
 
+/** Up to `limit` notifications older than `before` (retention); how many went. */
+export async function deleteOlderThan(db: Executor, before: number, limit: number) {
+  const ids = await db
+    .selectFrom('notification')
+    .select('id')
+    .where('createdAt', '<', before)
+    .limit(limit)
+    .execute();
+  if (ids.length === 0) return 0;
+  await db
+    .deleteFrom('notification')
+    .where(
+      'id',
+      'in',
+      ids.map((r) => r.id),
+    )
+    .execute();
+  return ids.length;
+}
+
 /** A workspace's scoped rules, policy and notifications (its deletion hook). */
 export async function deleteWorkspaceRows(db: Executor, workspaceId: string) {
   await db.deleteFrom('notification_rule').where('workspaceId', '=', workspaceId).execute();

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { printTable, writeResult, type ScenarioResult } from './lib/report.js';
 import { connectStorm } from './scenarios/connect-storm.js';
 import { fanoutBurst, fanoutLatency, fanoutManyChannels } from './scenarios/fanout.js';
+import { files } from './scenarios/files.js';
 import { graphqlHttp } from './scenarios/graphql-http.js';
 import { idleConnections } from './scenarios/idle.js';
 import { multiprocess } from './scenarios/multiprocess.js';
@@ -27,6 +28,7 @@ const scenarios: Record<string, (opts: { pg: boolean }) => Promise<ScenarioResul
   multiprocess: () => multiprocess(),
   'web-client': () => webClient(),
   previews,
+  files,
   notify,
 };
 

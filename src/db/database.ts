@@ -17,6 +17,9 @@ import pg from 'pg';
 import { Lru } from '../lib/lru.js';
 
 import { WalCheckpointer } from './checkpointer.js';
+import { LazyBegin } from './deferred-writes.js';
+import { namedStatements } from './prepared.js';
+import { syncingCommits, WalSync } from './wal-sync.js';
 import { GroupCommitter } from './group-commit.js';
 import type { Database } from './schema.js';
 import { NestingGuard, TransactionRunner, type Dialect, type Tx } from './transaction.js';
@@ -47,6 +50,8 @@ export interface Db {
   assertNotTransaction(what?: string): void;
   /** SQLite's group committer (group sizes for tests and metrics); null on PostgreSQL. */
   groupCommitter: GroupCommitter | null;
+  /** SQLite's WAL flusher (wal-sync.ts); null on PostgreSQL. */
+  walSync: WalSync | null;
   /**
    * SQLite: the last transaction failed for lack of disk space and none has committed since
    * (readiness reports it). Always false on PostgreSQL, whose server reports its own disk.
@@ -88,6 +93,13 @@ export interface OpenOptions {
    * timeout). The connection is dropped; the request using it, if any, fails on its own.
    */
   onConnectionError?: (err: Error) => void;
+  /**
+   * SQLite: runs before each fsync of the WAL (tests hold it to show that a commit waits for the
+   * disk while everything else goes on).
+   */
+  walSyncGate?: () => Promise<void>;
+  /** PostgreSQL: told of every statement sent to the server (tests count round trips). */
+  onStatement?: (sql: string) => void;
 }
 
 /** How long the database may take before a request fails with TIMEOUT. */
@@ -127,14 +139,21 @@ function openSqlite(file: string, opts: OpenOptions): Db {
   // through a power loss (docs/durability.md). busy_timeout makes a second process wait for the
   // write lock instead of failing at once, within the statement budget.
   sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = FULL');
+  // NORMAL: a COMMIT appends to the WAL without waiting for the disk; WalSync then flushes it
+  // off the event loop, and the commit is acknowledged only after that (wal-sync.ts).
+  sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   const timeouts = { ...DEFAULT_DB_TIMEOUTS, ...opts.timeouts };
   sqlite.pragma(`busy_timeout = ${Math.trunc(timeouts.statementMs)}`);
   const guard = opts.checkNesting ? new NestingGuard() : null;
-  const dialect = new SqliteDialect({ database: cachingStatements(sqlite) });
+  const walSync = new WalSync(`${file}-wal`, opts.walSyncGate ?? null);
+  const dialect = syncingCommits(
+    new SqliteDialect({ database: cachingStatements(sqlite) }),
+    () => sqlite.inTransaction,
+    walSync,
+  );
   const kysely = new Kysely<Database>({ dialect: guard ? guard.dialect(dialect) : dialect });
-  const committer = new GroupCommitter(kysely, () => sqlite.inTransaction);
+  const committer = new GroupCommitter(kysely, () => sqlite.inTransaction, walSync);
   let checkpointer: WalCheckpointer | null = null;
   if (opts.backgroundCheckpoint) {
     // SQLite's own checkpoint stays as a backstop (at 40 MiB of WAL instead of 4) should the
@@ -163,8 +182,10 @@ function openSqlite(file: string, opts: OpenOptions): Db {
     assertNotTransaction: (what) => runner.assertNotTransaction(what),
     groupCommitter: committer,
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+    walSync,
     close: async () => {
       await checkpointer?.stop();
+      await walSync.close();
       await kysely.destroy();
     },
   };
@@ -203,7 +224,7 @@ function openPostgres(url: string, opts: OpenOptions): Db {
     client.on('error', (err) => onConnectionError(err));
   });
   const guard = opts.checkNesting ? new NestingGuard() : null;
-  const dialect = new PostgresDialect({ pool: discardingTimedOut(pool) });
+  const dialect = new PostgresDialect({ pool: discardingTimedOut(pool, opts.onStatement) });
   const kysely = new Kysely<Database>({ dialect: guard ? guard.dialect(dialect) : dialect });
   const runner = transactions(kysely, 'postgres', null, guard, opts);
   return {
@@ -213,6 +234,7 @@ function openPostgres(url: string, opts: OpenOptions): Db {
     transaction: (fn) => runner.run(fn),
     assertNotTransaction: (what) => runner.assertNotTransaction(what),
     groupCommitter: null,
+    walSync: null,
     diskFull: () => false,
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => kysely.destroy(),
@@ -221,10 +243,14 @@ function openPostgres(url: string, opts: OpenOptions): Db {
 
 /**
  * The pool as Kysely sees it, except that a client whose query hit the client-side read timeout
- * is destroyed on release instead of reused: its connection still waits for the answer to the
- * abandoned query, and the next query on it would wait behind that.
+ * is destroyed on release instead of reused (its connection still waits for the answer to the
+ * abandoned query, and the next query on it would wait behind that), and that `begin` is held
+ * back until the transaction's first statement (LazyBegin in deferred-writes.ts).
  */
-function discardingTimedOut(pool: pg.Pool): PostgresPool {
+function discardingTimedOut(
+  pool: pg.Pool,
+  onStatement: ((sql: string) => void) | undefined,
+): PostgresPool {
   const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   const timedOut = new WeakSet<pg.PoolClient>();
   return {
@@ -232,17 +258,31 @@ function discardingTimedOut(pool: pg.Pool): PostgresPool {
       const client = await pool.connect();
       let wrapper = wrappers.get(client);
       if (!wrapper) {
-        wrapper = {
-          // Kysely passes (sql, parameters); no cursor is configured.
-          query: ((text: string, values: unknown[]) =>
-            client.query(text, values).catch((err: unknown) => {
+        const lazyBegin = new LazyBegin();
+        const send = (text: string, values: unknown[]) => {
+          onStatement?.(text);
+          const name = namedStatements.get(text);
+          return (name ? client.query({ name, text, values }) : client.query(text, values)).catch(
+            (err: unknown) => {
               if (err instanceof Error && err.message === 'Query read timeout') {
                 timedOut.add(client);
               }
               throw err;
-            })) as unknown as PostgresPoolClient['query'],
-          release: () =>
-            client.release(timedOut.has(client) ? new Error('query read timeout') : undefined),
+            },
+          );
+        };
+        wrapper = {
+          // Kysely passes (sql, parameters); no cursor is configured.
+          query: (async (text: string, values: unknown[]) => {
+            const route = lazyBegin.route(text);
+            if (route.action === 'skip') return route.result;
+            if (route.beginFirst) await send('begin', []);
+            return send(text, values);
+          }) as unknown as PostgresPoolClient['query'],
+          release: () => {
+            lazyBegin.reset();
+            client.release(timedOut.has(client) ? new Error('query read timeout') : undefined);
+          },
         };
         wrappers.set(client, wrapper);
       }

@@ -1,4 +1,6 @@
-import { CompiledQuery, type Compilable, type QueryResult } from 'kysely';
+import { createHash } from 'node:crypto';
+
+import { CompiledQuery, PostgresAdapter, type Compilable, type QueryResult } from 'kysely';
 
 import type { Executor } from './database.js';
 
@@ -19,14 +21,15 @@ interface Template {
 export function preparedQuery<A extends unknown[], R>(
   arity: number,
   build: (db: Executor, ...args: A) => Compilable<R>,
-): (db: Executor, ...args: A) => Promise<QueryResult<R>> {
+): PreparedQuery<A, R> {
   const templates = new Map<unknown, Template>();
-  return async (db, ...args) => {
+  const statement = (db: Executor, ...args: A): CompiledQuery<R> => {
     const adapter = db.getExecutor().adapter.constructor;
     let template = templates.get(adapter);
     if (!template) {
       const placeholders = Array.from({ length: arity }, (_, i) => `\u0001svc:arg:${i}\u0001`);
       const compiled = build(db, ...(placeholders as A)).compile();
+      if (db.getExecutor().adapter instanceof PostgresAdapter) nameStatement(compiled.sql);
       template = {
         sql: compiled.sql,
         slots: compiled.parameters.map((p) => {
@@ -37,6 +40,31 @@ export function preparedQuery<A extends unknown[], R>(
       templates.set(adapter, template);
     }
     const params = template.slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
-    return db.executeQuery<R>(CompiledQuery.raw(template.sql, params));
+    return CompiledQuery.raw(template.sql, params) as CompiledQuery<R>;
   };
+  const run = (db: Executor, ...args: A) => db.executeQuery<R>(statement(db, ...args));
+  return Object.assign(run, { statement });
+}
+
+/** Runs the query (`q(db, ...args)`), or compiles it for `tx.defer` (`q.statement(db, ...args)`). */
+export interface PreparedQuery<A extends unknown[], R> {
+  (db: Executor, ...args: A): Promise<QueryResult<R>>;
+  statement(db: Executor, ...args: A): CompiledQuery<R>;
+}
+
+/**
+ * PostgreSQL: the SQL texts of the prepared queries and the name each runs under as a named
+ * prepared statement (parsed and planned once per connection instead of on every call). The
+ * name is a hash of the text, so a process running other code uses other names.
+ */
+export const namedStatements = new Map<string, string>();
+
+/** Statements that take whatever columns a table has: their plan's shape could change. */
+const STAR = /\bselect\s+\*|\.\*|\breturning\s+\*/i;
+
+function nameStatement(sql: string): void {
+  // A migration that adds a column changes what `*` means, and PostgreSQL then refuses to run a
+  // statement it planned before ("cached plan must not change result type").
+  if (STAR.test(sql)) throw new Error(`a prepared query must list its columns: ${sql}`);
+  namedStatements.set(sql, `svc_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`);
 }

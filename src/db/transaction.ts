@@ -1,6 +1,15 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
-import type { Dialect as KyselyDialect, Driver, Kysely, Transaction } from 'kysely';
+import type {
+  Compilable,
+  CompiledQuery,
+  Dialect as KyselyDialect,
+  Driver,
+  Kysely,
+  Transaction,
+} from 'kysely';
+
+import { combineWrites, DEFERRED_MARKER } from './deferred-writes.js';
 
 import type { GroupCommitter } from './group-commit.js';
 import type { Database } from './schema.js';
@@ -19,6 +28,13 @@ export interface Tx {
    * outbox). A throw rolls the transaction back.
    */
   beforeCommit(fn: () => Promise<void>): void;
+  /**
+   * A write whose result nobody needs and whose effect no later statement of this transaction
+   * reads. On PostgreSQL it is held and sent with the transaction's other deferred writes as one
+   * statement just before the commit (deferred-writes.ts); on SQLite it runs at once. Either way
+   * it commits or rolls back with the transaction, and its errors fail the transaction.
+   */
+  defer(write: Compilable<unknown> | CompiledQuery): Promise<void>;
 }
 
 export interface TransactionRunnerOptions {
@@ -96,16 +112,29 @@ export class TransactionRunner {
     const { dialect, committer, kysely } = this.opts;
     const work = (trx: Transaction<Database>) => {
       const before: Array<() => Promise<void>> = [];
+      const deferred: CompiledQuery[] = [];
       const tx: Tx = {
         db: trx,
         dialect,
         onCommit: (cb) => void after.push(cb),
         beforeCommit: (cb) => void before.push(cb),
+        defer:
+          dialect === 'postgres'
+            ? async (write) => void deferred.push(compiled(write))
+            : async (write) => void (await trx.executeQuery(compiled(write))),
       };
       const body = async () => {
         const result = await fn(tx);
         // A callback may register another (none does today); the loop runs those too.
         for (let i = 0; i < before.length; i += 1) await before[i]!();
+        const statements = combineWrites(deferred);
+        if (statements.length === 1) {
+          // Every write of the transaction in one statement: it may run without BEGIN.
+          const only = statements[0]!;
+          await trx.executeQuery({ ...only, sql: `${DEFERRED_MARKER}${only.sql}` });
+        } else {
+          for (const statement of statements) await trx.executeQuery(statement);
+        }
         return result;
       };
       return this.opts.guard ? this.opts.guard.run(body) : body();
@@ -128,4 +157,8 @@ export class TransactionRunner {
   assertNotTransaction(what = 'this'): void {
     this.opts.guard?.assertOutside(what);
   }
+}
+
+function compiled(write: Compilable<unknown> | CompiledQuery): CompiledQuery {
+  return 'compile' in write ? write.compile() : write;
 }

@@ -9,9 +9,9 @@ import type { BusEvent, EventBus } from './bus.js';
 import {
   CHUNK,
   claimOutboxRows,
+  deferOutboxRows,
   deleteOutboxRows,
   hasDueOutboxRows,
-  insertOutboxRows,
   toBusEvent,
 } from './queries.js';
 
@@ -98,7 +98,7 @@ export class Outbox {
       const list: EventOutboxTable[] = [];
       rows = list;
       this.pending.set(tx, list);
-      tx.beforeCommit(() => insertOutboxRows(tx.db, list));
+      tx.beforeCommit(() => deferOutboxRows(tx, list));
     }
     rows.push(row);
     if (this.opts.reachesListeners) tx.onCommit(() => this.deliver(row.id, event));

@@ -29,6 +29,13 @@ export async function insertOutboxRows(db: Executor, rows: EventOutboxTable[]): 
   }
 }
 
+/** `insertOutboxRows` held for the transaction's one statement of writes (`tx.defer`). */
+export async function deferOutboxRows(tx: Tx, rows: EventOutboxTable[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    await tx.defer(tx.db.insertInto('event_outbox').values(rows.slice(i, i + CHUNK)));
+  }
+}
+
 export async function deleteOutboxRows(db: Executor, ids: readonly string[]): Promise<void> {
   for (let i = 0; i < ids.length; i += CHUNK) {
     await db

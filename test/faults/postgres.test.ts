@@ -87,6 +87,20 @@ describe.skipIf(TEST_DB !== 'postgres')('PostgreSQL failures', () => {
   }
 
   /** Statements in flight on every pooled connection (pg_sleep holds them). */
+  /** Waits until `n` of the server's connections run pg_sleep (a busy machine is slow to start them). */
+  async function sleepersRunning(n: number): Promise<void> {
+    for (let i = 0; i < 200; i++) {
+      const { rows } = await admin.query<{ n: number }>(
+        `select count(*)::int as n from pg_stat_activity
+         where application_name = $1 and state = 'active' and query like '%pg_sleep%'`,
+        [`svc:${database.pgSchema}`],
+      );
+      if (rows[0]!.n >= n) return;
+      await sleep(25);
+    }
+    throw new Error(`${n} sleeping statements never ran`);
+  }
+
   function busyConnections(n: number, seconds = 2): Array<Promise<unknown>> {
     return Array.from({ length: n }, () =>
       sql`select pg_sleep(${seconds})`.execute(t.ctx.db.kysely).then(
@@ -101,7 +115,7 @@ describe.skipIf(TEST_DB !== 'postgres')('PostgreSQL failures', () => {
       ...busyConnections(4),
       ...Array.from({ length: 8 }, () => t.gql(ME, {}, agent)),
     ];
-    await sleep(300);
+    await sleepersRunning(4);
     proxy.reset();
     const outcomes = await Promise.all(inFlight);
     // The statements on the reset connections failed; the process did not end (an unhandled
@@ -116,7 +130,7 @@ describe.skipIf(TEST_DB !== 'postgres')('PostgreSQL failures', () => {
 
   it('survives pg_terminate_backend of its connections under load, and recovers', async () => {
     const inFlight = busyConnections(4);
-    await sleep(300);
+    await sleepersRunning(4);
     const { rows } = await admin.query<{ n: number }>(
       `select count(pg_terminate_backend(pid))::int as n from pg_stat_activity
        where application_name = $1`,

@@ -193,6 +193,10 @@ describe('files, avatars, custom emoji and search in the web client', () => {
     await dialog.getByLabel('Words to find').fill('DEPLOYMENT plan');
     await dialog.getByLabel('Words to find').press('Enter');
     await hits.locator('mark', { hasText: 'deployment' }).waitFor();
+    // Another order is a new search, ranked by relevance.
+    await dialog.getByLabel('Order').selectOption('RELEVANCE');
+    await expect.poll(() => dialog.getByRole('status').textContent()).toMatch(/found/);
+    await hits.locator('mark', { hasText: 'deployment' }).first().waitFor();
     await dialog.getByRole('button', { name: 'Close' }).click();
 
     await p.getByRole('button', { name: 'Browse channels' }).click();

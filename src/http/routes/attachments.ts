@@ -14,6 +14,7 @@ import { RouteError, sendError } from '../errors.js';
 import type { ApiRoutes } from '../trees/api.js';
 
 import { contentDisposition, parseRange } from './download-headers.js';
+import { multipartLimitRefusal } from './multipart-limits.js';
 
 /** Room for the text fields and part headers around the file in a multipart body. */
 const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
@@ -32,16 +33,6 @@ const UPLOAD_LIMITS = {
   // One byte more than allowed reaches the blob store, which refuses it (413) at once.
   fileSize: ATTACHMENT_MAX_BYTES + 1,
 } as const;
-
-// Busboy and @fastify/multipart refusals that mean "this body is not the upload form".
-const MULTIPART_LIMIT_MESSAGES: Record<string, string> = {
-  FST_FILES_LIMIT: 'send exactly one file',
-  FST_FIELDS_LIMIT: 'too many fields: send upload_token, attachment_id and one file',
-  FST_PARTS_LIMIT: 'too many parts: send upload_token, attachment_id and one file',
-  FST_PROTO_VIOLATION: 'a field name is not allowed',
-  FST_INVALID_JSON_FIELD_ERROR: 'a field is not valid JSON as its Content-Type declares',
-  FST_MP_PREMATURE_CLOSE: 'the request ended before the multipart body was complete',
-};
 
 /**
  * `POST /api/files/upload` and `GET /api/attachments/{id}/download` (contract: File routes;
@@ -138,9 +129,8 @@ function uploadError(err: unknown): unknown {
   }
   if (err instanceof AttachmentTypeError) return new RouteError(415, err.message);
   const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && code in MULTIPART_LIMIT_MESSAGES) {
-    return validation(MULTIPART_LIMIT_MESSAGES[code]!);
-  }
+  const refusal = multipartLimitRefusal(err, 'upload_token, attachment_id and one file');
+  if (refusal) return refusal;
   if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') {
     return new RouteError(415, 'send the file as multipart/form-data');
   }

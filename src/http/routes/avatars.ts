@@ -14,6 +14,8 @@ import {
 import { RouteError, sendError } from '../errors.js';
 import type { ApiRoutes } from '../trees/api.js';
 
+import { multipartLimitRefusal } from './multipart-limits.js';
+
 /** Contract: images under /api/files/ are named by their content, so they never change. */
 const IMMUTABLE = 'private, max-age=31536000, immutable';
 const OUTSIDE_AVATARS = 'only avatars/<sha256>.<png|jpg|gif|webp> is served here';
@@ -107,7 +109,7 @@ export async function readOneFile(
   return found;
 }
 
-/** Answers a failed upload: the route's refusals, multipart parse failures as 400 or 413. */
+/** Answers a failed upload: the route's refusals, a malformed or wrongly shaped form as 400. */
 export function sendUploadError(reply: FastifyReply, err: unknown): FastifyReply {
   if (err instanceof RouteError || err instanceof AppError) return sendError(reply, err);
   if (err instanceof UploadRefused) {
@@ -116,12 +118,10 @@ export function sendUploadError(reply: FastifyReply, err: unknown): FastifyReply
     if (err.status === 413) reply.header('connection', 'close');
     return sendError(reply, new RouteError(err.status, err.message));
   }
+  const refusal = multipartLimitRefusal(err, 'one image file');
+  if (refusal) return sendError(reply, refusal);
   const e = err as { code?: unknown; statusCode?: unknown; message?: unknown };
   if (typeof e.code === 'string' && e.code.startsWith('FST_') && typeof e.statusCode === 'number') {
-    if (e.statusCode === 413) {
-      reply.header('connection', 'close');
-      return sendError(reply, new RouteError(413, `the multipart body has too many parts`));
-    }
     if (e.statusCode >= 400 && e.statusCode < 500) {
       return sendError(reply, validation(`malformed multipart body: ${String(e.message)}`));
     }

@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.js';
+import { everyColumn } from '../../db/columns.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type { AccountTable } from '../../db/tables/foundation.js';
 
@@ -6,8 +7,29 @@ export async function insertAccount(db: Executor, row: AccountTable) {
   await db.insertInto('account').values(row).execute();
 }
 
+/** Every column of `account`, listed (prepared statements never take `*`; src/db/columns.ts). */
+const ACCOUNT_COLUMNS = everyColumn<AccountTable>()([
+  'id',
+  'username',
+  'usernameKey',
+  'displayName',
+  'email',
+  'emailKey',
+  'passwordHash',
+  'keyIdentityId',
+  'homeServer',
+  'isOperator',
+  'avatarPath',
+  'acceptedTermsUrl',
+  'acceptedTermsAt',
+  'createdAt',
+  'deletionRequestedAt',
+  'deletionScheduledFor',
+  'deletedAt',
+]);
+
 const accountByIdQuery = preparedQuery(1, (db, id: string) =>
-  db.selectFrom('account').selectAll().where('id', '=', id),
+  db.selectFrom('account').select(ACCOUNT_COLUMNS).where('id', '=', id),
 );
 
 export async function findAccountById(db: Executor, id: string) {

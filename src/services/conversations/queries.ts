@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 
-import type { Executor } from '../../db/database.js';
+import type { Executor, Tx } from '../../db/database.js';
+import { everyColumn, prefixed } from '../../db/columns.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type { ConversationMemberTable, ConversationTable } from '../../db/tables/collaboration.js';
 import { DAY_MS } from '../../lib/clock.js';
@@ -25,6 +26,21 @@ function blockedPartnerExists(accountId: string) {
   )`;
 }
 
+/** Every column of `conversation`, listed (prepared statements never take `*`). */
+const CONVERSATION_COLUMNS = everyColumn<ConversationTable>()([
+  'id',
+  'workspaceId',
+  'kind',
+  'name',
+  'topic',
+  'isPrivate',
+  'encrypted',
+  'archivedAt',
+  'createdBy',
+  'createdAt',
+  'lastActivityAt',
+]);
+
 /**
  * A conversation as one caller sees it: the row, the caller's membership in it (state, read
  * marker) and in its workspace (role, timeout), and whether a block stands between the caller
@@ -39,7 +55,7 @@ const conversationAccessQuery = preparedQuery(2, (db, conversationId: string, ac
     .leftJoin('workspace_member as wm', (j) =>
       j.onRef('wm.workspaceId', '=', 'c.workspaceId').on('wm.accountId', '=', accountId),
     )
-    .selectAll('c')
+    .select(prefixed('c', CONVERSATION_COLUMNS))
     .select([
       'cm.state as memberState',
       'cm.joinedAt as memberJoinedAt',
@@ -180,6 +196,11 @@ export async function touchConversation(db: Executor, id: string, at: number) {
   await touchConversationQuery(db, id, at);
 }
 
+/** `touchConversation` held for the transaction's one statement of writes (`tx.defer`). */
+export function deferTouchConversation(tx: Tx, id: string, at: number) {
+  return tx.defer(touchConversationQuery.statement(tx.db, id, at));
+}
+
 /**
  * One page of the caller's inbox: conversations they are a member of or hold a live invitation
  * to, newest activity first. A DIRECT conversation with someone either of them blocked is left
@@ -309,6 +330,19 @@ export async function advanceReadMarker(
 ) {
   const res = await advanceReadMarkerQuery(db, conversationId, accountId, at, messageId);
   return Number(res.numAffectedRows) === 1;
+}
+
+/** `advanceReadMarker` held for the transaction's one statement of writes (`tx.defer`). */
+export function deferAdvanceReadMarker(
+  tx: Tx,
+  conversationId: string,
+  accountId: string,
+  at: number,
+  messageId: string,
+) {
+  return tx.defer(
+    advanceReadMarkerQuery.statement(tx.db, conversationId, accountId, at, messageId),
+  );
 }
 
 const advanceReadMarkerQuery = preparedQuery(

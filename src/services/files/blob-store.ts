@@ -20,6 +20,9 @@ export class BlobTooLargeError extends Error {
   }
 }
 
+/** How much of an upload is gathered before one write to the temporary file. */
+const WRITE_BATCH_BYTES = 1024 * 1024;
+
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /** True for a well-formed blob name (64 lowercase hex digits); anything else is never a path. */
@@ -70,12 +73,33 @@ export class BlobStore {
     let size = 0;
     let closed = false;
     try {
+      // Chunks are gathered into writes of about 1 MiB, and the next chunks are read while the
+      // previous write is on the disk: at most two such batches are held per upload.
+      let pending: Uint8Array[] = [];
+      let pendingBytes = 0;
+      let writing: Promise<Error | null> = Promise.resolve(null);
+      const flush = async (): Promise<void> => {
+        const failed = await writing;
+        if (failed) throw failed;
+        const batch = pending;
+        pending = [];
+        pendingBytes = 0;
+        writing = file.writev(batch).then(
+          () => null,
+          (err: Error) => err,
+        );
+      };
       for await (const chunk of source) {
         size += chunk.byteLength;
         if (size > opts.maxBytes) throw new BlobTooLargeError(opts.maxBytes);
         hash.update(chunk);
-        await file.write(chunk);
+        pending.push(chunk);
+        pendingBytes += chunk.byteLength;
+        if (pendingBytes >= WRITE_BATCH_BYTES) await flush();
       }
+      await flush();
+      const failed = await writing;
+      if (failed) throw failed;
       await file.sync();
       await file.close();
       closed = true;

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 
-import type { Db } from '../../db/database.js';
+import type { Db, Tx } from '../../db/database.js';
 import type { MessageTable } from '../../db/tables/collaboration.js';
 import type { LinkPreviewTable } from '../../db/tables/link-previews.js';
 import type { LinkPreviewPayload } from '../../events/catalog.js';
@@ -10,6 +10,7 @@ import type { SafeFetch } from '../../net/safe-fetch.js';
 import type { MessageService } from '../messages/message-service.js';
 import type { MessageRemovalHook } from '../messages/removal.js';
 
+import { BatchedWrites } from './batched-writes.js';
 import { previewOf, type PreviewData } from './html-meta.js';
 import { linksIn } from './links.js';
 import { deletePreviews, previewsOf, replacePreviews } from './queries.js';
@@ -19,6 +20,8 @@ import { Slots } from './slots.js';
 export const CACHE_TTL_MS = 10 * 60 * 1000;
 /** URLs whose result is kept at once. */
 export const CACHE_ENTRIES = 2000;
+/** How long finished previews wait to be stored together. */
+export const WRITE_BATCH_MS = 100;
 /** How long a fetch waits for a slot before it is dropped (contract: five seconds). */
 export const SLOT_WAIT_MS = 5000;
 
@@ -58,8 +61,16 @@ export class LinkPreviewService {
   /** Aborts the fetches under way at shutdown. */
   private readonly stopping = new AbortController();
 
+  /** Finished previews, stored together every WRITE_BATCH_MS (one commit for many messages). */
+  private readonly writes: BatchedWrites<{
+    message: MessageTable;
+    rows: LinkPreviewTable[];
+    now: number;
+  }>;
+
   constructor(private readonly deps: LinkPreviewDeps) {
     this.slots = new Slots(deps.concurrency, deps.slotWaitMs ?? SLOT_WAIT_MS);
+    this.writes = new BatchedWrites(deps.db, (tx, item) => this.store(tx, item), WRITE_BATCH_MS);
     if (!deps.enabled) return;
     deps.messages.hooks.onCreated((m) => this.schedule(m, false));
     // An edit refreshes: links added are previewed, links gone lose their preview.
@@ -119,20 +130,26 @@ export class LinkPreviewService {
       const p = previews[i];
       if (p) rows.push({ messageId: message.id, position: rows.length, url, ...p, fetchedAt: now });
     });
-    await this.deps.db.transaction(async (tx) => {
-      const stored = await previewsOf(tx.db, [message.id]);
-      const views = rows.map(toView);
-      if (JSON.stringify(stored.map(toView)) === JSON.stringify(views)) return;
-      // Written only over the text these links came from: a later edit has its own run.
-      const current = await this.deps.messages.announceUpdate(
-        tx,
-        message.id,
-        now,
-        { linkPreviews: views },
-        (m) => m.text === message.text,
-      );
-      if (current) await replacePreviews(tx.db, message.id, rows);
-    });
+    await this.writes.add({ message, rows, now });
+  }
+
+  /** Stores a message's previews and announces them, unless they are what is stored already. */
+  private async store(
+    tx: Tx,
+    { message, rows, now }: { message: MessageTable; rows: LinkPreviewTable[]; now: number },
+  ): Promise<void> {
+    const stored = await previewsOf(tx.db, [message.id]);
+    const views = rows.map(toView);
+    if (JSON.stringify(stored.map(toView)) === JSON.stringify(views)) return;
+    // Written only over the text these links came from: a later edit has its own run.
+    const current = await this.deps.messages.announceUpdate(
+      tx,
+      message.id,
+      now,
+      { linkPreviews: views },
+      (m) => m.text === message.text,
+    );
+    if (current) await replacePreviews(tx.db, message.id, rows);
   }
 
   /** One URL's preview: from the cache, from a fetch under way, or fetched in a slot. */

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/database.js';
+import type { Executor, Tx } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type { MessageEditTable, MessageTable } from '../../db/tables/collaboration.js';
 import type { CursorPosition } from '../../lib/cursor.js';
@@ -34,6 +34,11 @@ const insertMessageQuery = preparedQuery(MESSAGE_COLUMNS.length, (db, ...values:
 /** Inserts one message (every send; prepared once). */
 export async function insertMessage(db: Executor, row: MessageTable) {
   await insertMessageQuery(db, ...MESSAGE_COLUMNS.map((c) => row[c]));
+}
+
+/** The same insert, held for the transaction's one statement of writes (`tx.defer`). */
+export function deferInsertMessage(tx: Tx, row: MessageTable) {
+  return tx.defer(insertMessageQuery.statement(tx.db, ...MESSAGE_COLUMNS.map((c) => row[c])));
 }
 
 export async function findMessage(db: Executor, id: string) {

@@ -1,6 +1,6 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 
-import type { Dialect, Executor } from '../../db/database.js';
+import type { Dialect, Executor, Tx } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 import type { MessageTable } from '../../db/tables/collaboration.js';
@@ -40,6 +40,16 @@ export async function writeMessageTerms(db: Executor, messageId: string, text: s
     return;
   }
   await upsertTerms(db, messageId, terms.join(' '));
+}
+
+/** `writeMessageTerms` held for the transaction's one statement of writes (`tx.defer`). */
+export function deferMessageTerms(tx: Tx, messageId: string, text: string | null) {
+  const terms = text === null ? [] : indexTerms(text);
+  return tx.defer(
+    terms.length === 0
+      ? deleteTerms.statement(tx.db, messageId)
+      : upsertTerms.statement(tx.db, messageId, terms.join(' ')),
+  );
 }
 
 /** Drops the terms of removed messages (the removal hook; docs/messages.md, "Removal"). */

@@ -19,6 +19,12 @@ import {
   rewriteMessageTerms,
   type MessageSearchFilters,
 } from './queries.js';
+import {
+  decodeRelevanceCursor,
+  encodeRelevanceCursor,
+  rankByRelevance,
+  RELEVANCE_CANDIDATES,
+} from './relevance.js';
 import { queryTerms, tokenize } from './tokenize.js';
 
 /** What search is built from (context.ts). */
@@ -47,8 +53,11 @@ export interface MessageHitPage {
   nextCursor: string | null;
 }
 
+export type SearchOrder = 'NEWEST' | 'RELEVANCE';
+
 export interface MessageSearchArgs extends MessageSearchFilters {
   query: unknown;
+  order?: SearchOrder | null;
   after?: string | null;
   limit?: number | null;
 }
@@ -74,11 +83,12 @@ export class SearchService {
     const accountId = actingAccountId(actor);
     const terms = checkQuery(args.query);
     const limit = checkLimit(args.limit);
-    const before = args.after ? decodeCursor(args.after) : null;
     if (typeof args.from === 'number' && typeof args.to === 'number' && args.from >= args.to) {
       throw validation('from must be before to');
     }
     if (terms.length === 0) return { items: [], hasMore: false, nextCursor: null };
+    if (args.order === 'RELEVANCE') return this.byRelevance(accountId, terms, args, limit);
+    const before = args.after ? decodeCursor(args.after) : null;
     const rows = await findMessages(
       this.db,
       this.tuning,
@@ -96,6 +106,40 @@ export class SearchService {
       hasMore,
       nextCursor:
         hasMore && last ? encodeCursor({ at: Number(last.createdAt), id: last.id }) : null,
+    };
+  }
+
+  /**
+   * The page of `RELEVANCE` order: the newest RELEVANCE_CANDIDATES matches (at or before the
+   * cursor's bound, so the set stays the same from page to page) ranked, then sliced.
+   */
+  private async byRelevance(
+    accountId: string,
+    terms: string[],
+    args: MessageSearchArgs,
+    limit: number,
+  ): Promise<MessageHitPage> {
+    const cursor = args.after ? decodeRelevanceCursor(args.after) : null;
+    // Strictly before (through + 1 ms, the smallest id): at or before `through`.
+    const before = cursor ? { at: cursor.through + 1, id: '' } : null;
+    const candidates = await findMessages(
+      this.db,
+      this.tuning,
+      accountId,
+      terms,
+      args,
+      before,
+      RELEVANCE_CANDIDATES,
+    );
+    const offset = cursor?.offset ?? 0;
+    const ranked = rankByRelevance(candidates, String(args.query));
+    const page = ranked.slice(offset, offset + limit);
+    const hasMore = ranked.length > offset + limit;
+    const through = cursor?.through ?? Math.max(0, ...candidates.map((m) => Number(m.createdAt)));
+    return {
+      items: page.map((m) => ({ message: m, highlights: highlightsOf(m.text ?? '', terms) })),
+      hasMore,
+      nextCursor: hasMore ? encodeRelevanceCursor({ through, offset: offset + limit }) : null,
     };
   }
 

@@ -101,8 +101,8 @@ export const CREATE_CUSTOM_EMOJI = `mutation CreateCustomEmoji($input: CreateCus
 export const DELETE_CUSTOM_EMOJI = `mutation DeleteCustomEmoji($serverId: ID!, $name: String!) {
   deleteCustomEmoji(serverId: $serverId, name: $name) }`;
 
-export const SEARCH_MESSAGES = `query SearchMessages($query: String!, $filter: MessageSearchFilter, $after: String) {
-  searchMessages(query: $query, filter: $filter, after: $after, limit: 20) {
+export const SEARCH_MESSAGES = `query SearchMessages($query: String!, $filter: MessageSearchFilter, $order: SearchOrder, $after: String) {
+  searchMessages(query: $query, filter: $filter, order: $order, after: $after, limit: 20) {
   items { message { ${MESSAGE} } highlights { start length } } hasMore nextCursor } }`;
 export const SEARCH_MEMBERS = `query SearchMembers($serverId: ID!, $query: String!) {
   searchMembers(serverId: $serverId, query: $query, limit: 8) { user { ${USER} } } }`;

@@ -79,10 +79,11 @@ export function SearchDialog() {
   const [next, setNext] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  const [order, setOrder] = useState<'NEWEST' | 'RELEVANCE'>('NEWEST');
   const input = useRef<HTMLInputElement>(null);
   useEffect(() => input.current?.focus(), []);
   const close = () => (searchOpen.value = false);
-  const run = async (after: string | null) => {
+  const run = async (after: string | null, by = order) => {
     const query = q.trim();
     if (!query) return;
     setBusy(true);
@@ -90,7 +91,7 @@ export function SearchDialog() {
     try {
       const d = await gql<{
         searchMessages: { items: MessageSearchHit[]; nextCursor: string | null };
-      }>(SEARCH_MESSAGES, { query, after });
+      }>(SEARCH_MESSAGES, { query, after, order: by });
       rememberUsers(d.searchMessages.items.map((h) => h.message.author));
       setHits(after ? [...(hits ?? []), ...d.searchMessages.items] : d.searchMessages.items);
       setNext(d.searchMessages.nextCursor);
@@ -120,6 +121,22 @@ export function SearchDialog() {
             value={q}
             onInput={(e) => setQ(e.currentTarget.value)}
           />
+        </label>
+        <label>
+          Order
+          <select
+            name="order"
+            value={order}
+            onChange={(e) => {
+              const by = e.currentTarget.value as 'NEWEST' | 'RELEVANCE';
+              setOrder(by);
+              // A new order is a new search: its pages do not continue the other's.
+              if (hits) void run(null, by);
+            }}
+          >
+            <option value="NEWEST">Newest first</option>
+            <option value="RELEVANCE">Most relevant</option>
+          </select>
         </label>
         <button type="submit" class="primary" disabled={busy || !q.trim()}>
           Search

@@ -1,4 +1,5 @@
 import { requireActor } from '../../context.js';
+import type { SearchOrder } from '../../../services/search/search-service.js';
 import type { Resolver } from '../../resolver-types.js';
 
 interface Filter {
@@ -13,10 +14,17 @@ interface Filter {
 
 export const searchMessages: Resolver<
   unknown,
-  { query: string; filter?: Filter | null; after?: string | null; limit?: number | null }
-> = (_parent, { query, filter, after, limit }, ctx) =>
+  {
+    query: string;
+    filter?: Filter | null;
+    order?: SearchOrder | null;
+    after?: string | null;
+    limit?: number | null;
+  }
+> = (_parent, { query, filter, order, after, limit }, ctx) =>
   ctx.app.services.search.messages(requireActor(ctx), {
     query,
+    order,
     after,
     limit,
     workspaceId: filter?.serverId,

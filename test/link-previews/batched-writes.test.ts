@@ -1,0 +1,64 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { openDatabase, type Db, type Tx } from '../../src/db/database.js';
+import { BatchedWrites } from '../../src/services/link-previews/batched-writes.js';
+import { createTestDatabase, PG_URL, TEST_DB, type TestDatabase } from '../_util/app.js';
+
+// Finished link previews are stored together (src/services/link-previews/batched-writes.ts):
+// writes added within the window share one transaction, and one that fails loses no other.
+describe(`batched writes (${TEST_DB})`, () => {
+  let database: TestDatabase;
+  let db: Db;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = openDatabase({
+      url: TEST_DB === 'postgres' ? PG_URL : null,
+      dataDir: database.dataDir,
+      schema: database.pgSchema,
+      checkNesting: true,
+    });
+    await sql`create table note (id text primary key, body text not null)`.execute(db.kysely);
+  });
+  afterAll(async () => {
+    await db?.close();
+    await database?.drop();
+  });
+
+  const notes = async () =>
+    (await sql<{ id: string }>`select id from note order by id`.execute(db.kysely)).rows.map(
+      (r) => r.id,
+    );
+
+  it('stores the writes of one window in one transaction', async () => {
+    const seen: Tx[] = [];
+    const writes = new BatchedWrites<string>(
+      db,
+      async (tx, id) => {
+        seen.push(tx);
+        await sql`insert into note (id, body) values (${id}, ${'x'})`.execute(tx.db);
+      },
+      50,
+    );
+    await Promise.all(['a1', 'a2', 'a3'].map((id) => writes.add(id)));
+    expect(await notes()).toEqual(['a1', 'a2', 'a3']);
+    expect(new Set(seen).size).toBe(1);
+  });
+
+  it('keeps the others when one write of the batch fails, and says which failed', async () => {
+    const writes = new BatchedWrites<string>(
+      db,
+      async (tx, id) => {
+        // b2 collides with a row already there: a constraint error, as a real failure would be.
+        await sql`insert into note (id, body) values (${id === 'b2' ? 'a1' : id}, ${'y'})`.execute(
+          tx.db,
+        );
+      },
+      50,
+    );
+    const results = await Promise.allSettled(['b1', 'b2', 'b3'].map((id) => writes.add(id)));
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(await notes()).toEqual(['a1', 'a2', 'a3', 'b1', 'b3']);
+  });
+});

@@ -37,8 +37,14 @@ export interface ConnectionPort {
   onlineAmong(accountIds: readonly string[]): Promise<Set<string>>;
 }
 
-/** Told of each batch of notifications once it is committed (Web Push). */
-export type DeliveredHook = (rows: readonly NotificationTable[], message: MessageTable) => void;
+/**
+ * Told of each batch of notifications once it is committed (Web Push). It must not block; the
+ * promise it may return is only waited for by `settled`.
+ */
+export type DeliveredHook = (
+  rows: readonly NotificationTable[],
+  message: MessageTable,
+) => void | Promise<void>;
 
 /** Rows written per transaction: a 10,000-member @channel is 40 short transactions. */
 const BATCH = 250;
@@ -54,6 +60,7 @@ export class FanOut {
   private chain: Promise<void> = Promise.resolve();
   private pending = 0;
   private readonly delivered: DeliveredHook[] = [];
+  private readonly background = new Set<Promise<void>>();
 
   constructor(
     private readonly deps: {
@@ -82,9 +89,12 @@ export class FanOut {
       });
   }
 
-  /** Resolves once every queued message is done (tests, shutdown). */
+  /** Resolves once every queued message, and what its hooks started, is done (tests, shutdown). */
   async settled(): Promise<void> {
-    while (this.pending > 0) await this.chain;
+    while (this.pending > 0 || this.background.size > 0) {
+      await this.chain;
+      await Promise.allSettled([...this.background]);
+    }
   }
 
   private now(): number {
@@ -216,7 +226,14 @@ export class FanOut {
         tx.onCommit(() => {
           for (const hook of this.delivered) {
             try {
-              hook(rows, message);
+              const work = hook(rows, message);
+              if (work) {
+                this.background.add(work);
+                void work.then(
+                  () => this.background.delete(work),
+                  () => this.background.delete(work),
+                );
+              }
             } catch (err) {
               this.deps.log.error({ err }, 'notification hook failed');
             }

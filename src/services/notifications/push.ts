@@ -189,11 +189,12 @@ export class WebPush {
    * Pushes a batch of new notifications to those of their people who have subscriptions, no
    * open connection and no do-not-disturb. Runs in the background; `settled` waits for it.
    */
-  deliver(rows: readonly NotificationTable[], message: MessageTable): void {
+  deliver(rows: readonly NotificationTable[], message: MessageTable): Promise<void> {
     const run = this.deliverNow(rows, message)
       .catch((err: unknown) => this.deps.log.warn({ err }, 'web push failed'))
       .finally(() => this.inFlight.delete(run));
     this.inFlight.add(run);
+    return run;
   }
 
   async settled(): Promise<void> {

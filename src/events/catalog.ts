@@ -87,11 +87,13 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /** `owner`, `moderator`, `member` or `guest` (rows keep roles as text). */
 type Role = string;
 
-/** Mentions of a message: account and channel ids, and whether `@here` was used. */
+/** Mentions of a message: account and channel ids, and whether `@here` or `@channel` was used. */
 export interface MentionsPayload {
   users: string[];
   channels: string[];
   here: boolean;
+  /** `@channel` or `@everyone` (absent in messages stored before it was parsed). */
+  channel?: boolean;
 }
 
 /** A message as `MessageCreated` carries it. */

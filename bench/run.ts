@@ -11,6 +11,7 @@ import { files } from './scenarios/files.js';
 import { graphqlHttp } from './scenarios/graphql-http.js';
 import { idleConnections } from './scenarios/idle.js';
 import { multiprocess } from './scenarios/multiprocess.js';
+import { notify } from './scenarios/notify.js';
 import { previews } from './scenarios/previews.js';
 import { search } from './scenarios/search.js';
 import { send } from './scenarios/send.js';
@@ -30,6 +31,7 @@ const scenarios: Record<string, (opts: { pg: boolean }) => Promise<ScenarioResul
   previews,
   files,
   'active-users': activeUsers,
+  notify,
 };
 
 const args = process.argv.slice(2);

@@ -18,7 +18,11 @@ import { Metrics } from './metrics.js';
 import { AccountService } from './services/accounts/account-service.js';
 import { Avatars } from './services/accounts/avatars.js';
 import { Authz } from './services/authz/authz.js';
-import { loadOrCreateServerKeys, type ServerKeys } from './services/instance/server-keys.js';
+import {
+  loadOrCreateServerKeys,
+  loadOrCreateVapidKeys,
+  type ServerKeys,
+} from './services/instance/server-keys.js';
 import { IpBlockService } from './services/ip-blocks/ip-block-service.js';
 import { AuditLog } from './services/moderation/audit-log.js';
 import { ModerationService } from './services/moderation/moderation-service.js';
@@ -50,6 +54,9 @@ import { PluginService } from './services/plugins/plugin-service.js';
 import { LinkPreviewService } from './services/link-previews/link-preview-service.js';
 import { CommandSystem } from './services/commands/command-system.js';
 import { SafeFetch, type SafeFetchOptions } from './net/safe-fetch.js';
+import { DigestMailer } from './services/notifications/digest.js';
+import { NotificationService } from './services/notifications/notification-service.js';
+import { pushContact, WebPush } from './services/notifications/push.js';
 import { readVersion } from './version.js';
 
 export interface Services {
@@ -102,6 +109,12 @@ export interface Services {
   commands: CommandSystem;
   /** The MLS delivery service of encrypted conversations (docs/e2ee.md). */
   mls: MlsService;
+  /** Mentions, rules, the notification feed and its fan-out (docs/notifications.md). */
+  notifications: NotificationService;
+  /** Mail digests of unread notifications, behind `email` (docs/notifications.md). */
+  digests: DigestMailer;
+  /** Web Push subscriptions and delivery (docs/notifications.md, "Web Push"). */
+  webPush: WebPush;
 }
 
 /** Everything long-lived, created in one place and closed in reverse order. */
@@ -488,6 +501,53 @@ export async function createAppContext(
         .onJoined(w, a)
         .catch((err: unknown) => pipelineLog.error({ err }, 'pipeline trigger failed'));
     });
+    const notifications = new NotificationService({
+      db,
+      bus,
+      clock,
+      log: log.child({ subsystem: 'notifications' }),
+      authz,
+      connections: presence,
+      markConversationRead: (actor, conversationId, messageId) =>
+        messages.markRead(actor, conversationId, messageId),
+    });
+    // Fan-out starts after the message's commit and never delays the send (docs/notifications.md).
+    messages.hooks.onCreated((message) => notifications.messageCreated(message));
+    workspaces.onDelete((tx, id) => notifications.onWorkspaceDeleted(tx, id));
+    accountDeletion.addPurgeStep('notifications', (tx, id) =>
+      notifications.onAccountPurged(tx, id),
+    );
+    const webPush = new WebPush({
+      db,
+      clock,
+      log: log.child({ subsystem: 'web-push' }),
+      vapid: await loadOrCreateVapidKeys(db, clock),
+      contact: pushContact({
+        contact: config.notifications.pushContact,
+        smtpFrom: config.smtp.from,
+        publicBaseUrl: config.server.publicBaseUrl,
+      }),
+      allowPrivateEndpoints: config.notifications.pushAllowPrivateEndpoints,
+      connections: presence,
+    });
+    // Queued fan-outs finish (and hand their pushes over) before the push agent closes.
+    closers.push(async () => {
+      await notifications.settled();
+      await webPush.close();
+    });
+    notifications.fanOut.onDelivered((rows, message) => webPush.deliver(rows, message));
+    const digests = new DigestMailer({
+      db,
+      clock,
+      log: log.child({ subsystem: 'digests' }),
+      mailer,
+      emailEnabled: config.features.find((f) => f.key === 'email')?.state !== 'disabled',
+      awayMs: config.notifications.digestAwayMinutes * 60_000,
+      intervalMs: config.notifications.digestIntervalMinutes * 60_000,
+      publicBaseUrl: config.server.publicBaseUrl,
+      secret: keys.cookie,
+      connections: presence,
+    });
     const realtime = new RealtimeService(db, presence);
     const limiters = {
       addresses: perMinuteLimiter(config.rates.requestsPerMinPerIp),
@@ -525,6 +585,9 @@ export async function createAppContext(
       linkPreviews,
       commands,
       mls,
+      notifications,
+      digests,
+      webPush,
     };
     const scheduler = new Scheduler(
       db,

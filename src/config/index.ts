@@ -116,6 +116,13 @@ export interface Config {
   /** The hard ceiling on message text: SVC_LIMIT_MESSAGE_BYTES or 65536. */
   messageBytesMax: number;
   linkPreviewConcurrency: number;
+  /** Notification digests and Web Push (docs/notifications.md). */
+  notifications: {
+    digestAwayMinutes: number;
+    digestIntervalMinutes: number;
+    pushContact: string | null;
+    pushAllowPrivateEndpoints: boolean;
+  };
 }
 
 const stricter = (cap: number | null, quota: number | null): number =>
@@ -237,6 +244,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         : 'quota',
     messageBytesMax: e.SVC_LIMIT_MESSAGE_BYTES ?? MAX_MESSAGE_BYTES,
     linkPreviewConcurrency: e.SVC_LINK_PREVIEW_CONCURRENCY,
+    notifications: {
+      digestAwayMinutes: e.SVC_NOTIFY_DIGEST_AWAY_MINUTES,
+      digestIntervalMinutes: e.SVC_NOTIFY_DIGEST_INTERVAL_MINUTES,
+      pushContact: e.SVC_PUSH_CONTACT,
+      pushAllowPrivateEndpoints: e.SVC_PUSH_ALLOW_PRIVATE_ENDPOINTS,
+    },
   };
   return deepFreeze(config);
 }

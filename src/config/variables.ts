@@ -116,6 +116,12 @@ export const variables = {
 
   // Link previews
   SVC_LINK_PREVIEW_CONCURRENCY: intWithDefault(8, { min: 1, max: 64 }),
+
+  // Notifications (docs/notifications.md)
+  SVC_NOTIFY_DIGEST_AWAY_MINUTES: intWithDefault(60, { min: 1, max: 10080 }),
+  SVC_NOTIFY_DIGEST_INTERVAL_MINUTES: intWithDefault(60, { min: 1, max: 10080 }),
+  SVC_PUSH_CONTACT: optionalUrlOfScheme(['mailto:', 'https:'], 'a mailto: or https: URL'),
+  SVC_PUSH_ALLOW_PRIVATE_ENDPOINTS: bool(false),
 };
 
 export const envSchema = z.object(variables);

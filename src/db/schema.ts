@@ -54,6 +54,13 @@ import type {
   MlsMessageTable,
   MlsWelcomeTable,
 } from './tables/mls.js';
+import type {
+  NotificationRuleTable,
+  NotificationSettingTable,
+  NotificationTable,
+  PushSubscriptionTable,
+  WorkspaceNotificationPolicyTable,
+} from './tables/notifications.js';
 /** Every table, by name. Each area adds its tables in `tables/<area>.ts` and lists them here. */
 export interface Database {
   instance: InstanceTable;
@@ -104,4 +111,9 @@ export interface Database {
   mls_welcome: MlsWelcomeTable;
   mls_group_device: MlsGroupDeviceTable;
   mls_message: MlsMessageTable;
+  notification_setting: NotificationSettingTable;
+  notification_rule: NotificationRuleTable;
+  notification: NotificationTable;
+  workspace_notification_policy: WorkspaceNotificationPolicyTable;
+  push_subscription: PushSubscriptionTable;
 }

@@ -55,6 +55,11 @@ export const TABLE_OWNERS = {
   mls_welcome: 'services/mls',
   mls_group_device: 'services/mls',
   mls_message: 'services/mls',
+  notification_setting: 'services/notifications',
+  notification_rule: 'services/notifications',
+  notification: 'services/notifications',
+  workspace_notification_policy: 'services/notifications',
+  push_subscription: 'services/notifications',
 } as const satisfies Record<keyof Database, string>;
 
 export type TableName = keyof typeof TABLE_OWNERS;

@@ -78,6 +78,9 @@ export const EVENT_TYPES = [
   // account
   'SessionEnded',
   'AccountUpdated',
+  // notifications (docs/notifications.md)
+  'NotificationCreated',
+  'NotificationsRead',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -88,11 +91,13 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /** `owner`, `moderator`, `member` or `guest` (rows keep roles as text). */
 type Role = string;
 
-/** Mentions of a message: account and channel ids, and whether `@here` was used. */
+/** Mentions of a message: account and channel ids, and whether `@here` or `@channel` was used. */
 export interface MentionsPayload {
   users: string[];
   channels: string[];
   here: boolean;
+  /** `@channel` or `@everyone` (absent in messages stored before it was parsed). */
+  channel?: boolean;
 }
 
 /** A message as `MessageCreated` carries it. */
@@ -268,6 +273,23 @@ export interface EventFields {
   };
   SessionEnded: Record<never, never>;
   AccountUpdated: Record<never, never>;
+  NotificationCreated: { notification: NotificationPayload };
+  /** One notification (`notificationId`), a conversation's, or all of them were read. */
+  NotificationsRead: { notificationId: string | null; all: boolean };
+}
+
+/** A notification as `NotificationCreated` carries it: metadata, never message text. */
+export interface NotificationPayload {
+  id: string;
+  /** `MENTION`, `CHANNEL`, `KEYWORD`, `THREAD_REPLY`, `DIRECT` or `MESSAGE`. */
+  kind: string;
+  messageId: string;
+  conversationId: string;
+  serverId: string;
+  threadRootId: string | null;
+  actorId: string | null;
+  encrypted: boolean;
+  createdAt: string;
 }
 
 /** Event kind -> payload type: the routing fields and the kind's own. */

@@ -12,6 +12,7 @@ import { avatarRoutes } from './routes/avatars.js';
 import { registerDiscovery } from './routes/discovery.js';
 import { registerGraphiql } from './routes/graphiql.js';
 import { graphqlRoute } from './routes/graphql.js';
+import { notificationRoutes } from './routes/notifications.js';
 import { registerPluginBundleRoutes } from './routes/plugin-bundles.js';
 import { registerHealth, registerReadiness } from './routes/probes.js';
 import { sdlRoute } from './routes/sdl.js';
@@ -34,6 +35,7 @@ const apiRoutes = (graphql: GraphqlExecutor): readonly ApiRoutes[] => [
   registerAttachmentRoutes,
   avatarRoutes,
   registerPluginBundleRoutes,
+  notificationRoutes,
 ];
 const S2S_ROUTES: readonly S2sRoutes[] = [];
 

@@ -94,5 +94,21 @@ export function allJobs(ctx: { services: Services; clock: Clock }): Job[] {
         await ctx.services.commands.pipelines.runDue();
       },
     },
+    {
+      // Mail digests of unread notifications, while `email` is enabled (docs/notifications.md).
+      name: 'notification-digest',
+      intervalMs: 5 * MINUTE_MS,
+      run: async () => {
+        await ctx.services.digests.run();
+      },
+    },
+    {
+      // Notifications older than 90 days (docs/notifications.md, "The feed").
+      name: 'notification-retention',
+      intervalMs: 24 * 60 * MINUTE_MS,
+      run: async () => {
+        await ctx.services.notifications.pruneOld();
+      },
+    },
   ];
 }

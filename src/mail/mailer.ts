@@ -8,6 +8,8 @@ export interface MailMessage {
   to: string;
   subject: string;
   text: string;
+  /** Extra headers (`List-Unsubscribe` of notification digests). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -72,6 +74,7 @@ export class SmtpMailer implements Mailer {
       to: message.to,
       subject: message.subject,
       text: message.text,
+      ...(message.headers ? { headers: message.headers } : {}),
     });
     this.log.info({ to: message.to, subject: message.subject }, 'mail sent');
   }

@@ -112,8 +112,10 @@ describe('inbox', () => {
     const ws = await createWorkspace(t, dan, 'Many');
     await inviteAndJoin(t, dan, ws.id, mates);
     const count = async () => {
-      // The sends' outbox rows are removed in the background after commit: not the page's cost.
+      // The sends' outbox rows and notifications are written in the background after commit:
+      // not the page's cost.
       await t.ctx.outbox.flush();
+      await t.ctx.services.notifications.settled();
       return countQueries(async () => ok(await t.gql(INBOX, { limit: 50 }, dan)));
     };
     for (const m of mates.slice(0, 1))

@@ -23,12 +23,15 @@ describe('server keys', () => {
       .select(['kind', 'publicKey'])
       .orderBy('kind')
       .execute();
-    expect(rows.map((r) => r.kind)).toEqual(['cookie', 'franking', 'signing']);
+    // The Web Push VAPID pair is kept with them (docs/notifications.md).
+    expect(rows.map((r) => r.kind)).toEqual(['cookie', 'franking', 'signing', 'vapid']);
+    const vapid = first.ctx.services.webPush.publicKey;
     await first.close();
 
     const second = await createTestApp({ database });
     try {
       expect(await discoveryKey(second)).toBe(key);
+      expect(second.ctx.services.webPush.publicKey).toBe(vapid);
       // The published raw key is the stored one, and it verifies what the server signs.
       const raw = Buffer.from(key, 'base64url');
       expect(raw).toHaveLength(32);

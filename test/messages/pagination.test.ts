@@ -106,8 +106,10 @@ describe('message pages', () => {
   });
 
   it('reads a page in a fixed number of queries, whatever its length (no N+1)', async () => {
-    // The sends' outbox rows are removed in the background after commit: not the page's cost.
+    // The sends' outbox rows and notifications are written in the background after commit:
+    // not the page's cost.
     await t.ctx.outbox.flush();
+    await t.ctx.services.notifications.settled();
     const small = await countQueries(() => page({ limit: 2 }));
     const large = await countQueries(() => page({ limit: 13 }));
     expect(small).toBeGreaterThan(1);

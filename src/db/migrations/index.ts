@@ -17,6 +17,7 @@ import * as m0014 from './0014-plugins.js';
 import * as m0015 from './0015-link-previews.js';
 import * as m0016 from './0016-search-walk.js';
 import * as m0017 from './0017-commands.js';
+import * as m0018 from './0018-notifications.js';
 import * as m0019 from './0019-mls.js';
 
 /**
@@ -41,5 +42,6 @@ export const migrations: Record<string, Migration> = {
   '0015-link-previews': m0015,
   '0016-search-walk': m0016,
   '0017-commands': m0017,
+  '0018-notifications': m0018,
   '0019-mls': m0019,
 };

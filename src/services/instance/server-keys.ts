@@ -1,4 +1,5 @@
 import {
+  createECDH,
   createPrivateKey,
   createPublicKey,
   generateKeyPairSync,
@@ -13,7 +14,7 @@ import type { Clock } from '../../lib/clock.js';
 
 import { getInstance, getServerKey, insertInstance, insertServerKey } from './queries.js';
 
-export type KeyKind = 'signing' | 'franking' | 'cookie';
+export type KeyKind = 'signing' | 'franking' | 'cookie' | 'vapid';
 
 /** What /readyz reports about one key. */
 export type KeyCheck = { status: 'ok' } | { status: 'fail'; reason: string };
@@ -140,4 +141,42 @@ export function verifyWithRawPublic(rawPublic: string, data: Buffer, signature: 
   } catch {
     return false;
   }
+}
+
+/** The VAPID key pair of Web Push (RFC 8292): P-256, both halves base64url. */
+export interface VapidKeys {
+  publicKey: string;
+  privateKey: string;
+}
+
+/**
+ * Loads the Web Push VAPID key pair, creating it on the first boot that needs it (a database
+ * from before Web Push gets one on its next boot). Unlike the signing key it is not part of the
+ * server's identity: a lost pair only means browsers must subscribe again.
+ */
+export async function loadOrCreateVapidKeys(db: Db, clock: Clock): Promise<VapidKeys> {
+  const read = async () => {
+    const row = await getServerKey(db.kysely, 'vapid');
+    return row ? { publicKey: row.publicKey, privateKey: row.privateKey } : null;
+  };
+  const found = await read();
+  if (found) return found;
+  const ecdh = createECDH('prime256v1');
+  ecdh.generateKeys();
+  const pair = {
+    publicKey: ecdh.getPublicKey().toString('base64url'),
+    privateKey: ecdh.getPrivateKey().toString('base64url'),
+  };
+  try {
+    await db.transaction(async (tx) => {
+      if (await getServerKey(tx.db, 'vapid')) return;
+      await insertServerKey(tx.db, { kind: 'vapid', ...pair, createdAt: clock.now().getTime() });
+    });
+  } catch (err) {
+    // Another process made the pair at the same moment: theirs is the one kept.
+    const other = await read();
+    if (other) return other;
+    throw err;
+  }
+  return (await read()) ?? pair;
 }

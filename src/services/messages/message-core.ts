@@ -173,7 +173,7 @@ export class MessageCore {
     );
   }
 
-  /** Looks up `@username` and `#channel` mentions (at most two queries, none without any). */
+  /** Looks up `@username` and `#channel` mentions, and keeps `@here` and `@channel` (at most two queries, none without any). */
   async resolveMentions(access: Access, accountId: string, text: string): Promise<StoredMentions> {
     const parsed = parseMentions(text);
     const users = await accountIdsByUsernameKey(this.kysely, parsed.usernames);
@@ -187,6 +187,6 @@ export class MessageCore {
             access.role === 'guest',
           )
         : [];
-    return { users, channels, here: parsed.here };
+    return { users, channels, here: parsed.here, channel: parsed.channel };
   }
 }

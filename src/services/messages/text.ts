@@ -30,6 +30,8 @@ export interface ParsedMentions {
   usernames: string[];
   channels: string[];
   here: boolean;
+  /** `@channel` or `@everyone`: every member of the conversation. */
+  channel: boolean;
 }
 
 /** Stored mentions (the `mentions` JSON column). */
@@ -37,9 +39,11 @@ export interface StoredMentions {
   users: string[];
   channels: string[];
   here: boolean;
+  /** `@channel` or `@everyone` (absent in messages stored before it was parsed). */
+  channel?: boolean;
 }
 
-export const NO_MENTIONS: StoredMentions = { users: [], channels: [], here: false };
+export const NO_MENTIONS: StoredMentions = { users: [], channels: [], here: false, channel: false };
 
 // A mention starts the text or follows a character that cannot be part of a name, so that
 // e-mail addresses (`a@b.org`) and URL fragments (`/#top`) are not mentions.
@@ -47,14 +51,19 @@ const USER_RE = /(?<![\p{L}\p{N}_.@/-])@([\p{L}\p{N}_.-]{1,64})/gu;
 const CHANNEL_RE = /(?<![\p{L}\p{N}_&/#-])#([\p{L}\p{N}_-]{1,80})/gu;
 const MAX_MENTIONS = 50;
 
-/** Finds `@username`, `#channel` and `@here` in a text (at most 50 names of each kind). */
+/**
+ * Finds `@username`, `#channel`, `@here` and `@channel` (or `@everyone`) in a text (at most 50
+ * names of each kind). The three keywords are reserved usernames, so none is ever a person.
+ */
 export function parseMentions(text: string): ParsedMentions {
   const usernames = new Set<string>();
   let here = false;
+  let channel = false;
   for (const m of text.matchAll(USER_RE)) {
     // A trailing dot ends a sentence, not a name.
     const name = (m[1] as string).replace(/[.-]+$/, '').toLowerCase();
     if (name === 'here') here = true;
+    else if (name === 'channel' || name === 'everyone') channel = true;
     else if (name && usernames.size < MAX_MENTIONS) usernames.add(name);
   }
   const channels = new Set<string>();
@@ -62,7 +71,7 @@ export function parseMentions(text: string): ParsedMentions {
     const name = (m[1] as string).replace(/-+$/, '').toLowerCase();
     if (name && channels.size < MAX_MENTIONS) channels.add(name);
   }
-  return { usernames: [...usernames], channels: [...channels], here };
+  return { usernames: [...usernames], channels: [...channels], here, channel };
 }
 
 export function readMentions(json: string | null): StoredMentions {
@@ -73,6 +82,7 @@ export function readMentions(json: string | null): StoredMentions {
       users: Array.isArray(v.users) ? v.users : [],
       channels: Array.isArray(v.channels) ? v.channels : [],
       here: v.here === true,
+      channel: v.channel === true,
     };
   } catch {
     return NO_MENTIONS;

@@ -245,6 +245,17 @@ export class PresenceService {
     return userIds.map((userId) => ({ userId, status: shown.get(userId) ?? 'offline' }));
   }
 
+  /** Whether the account holds an open connection on any process (Web Push, digests). */
+  async isConnected(accountId: string): Promise<boolean> {
+    return this.local.has(accountId) || (await this.store.isConnected(accountId));
+  }
+
+  /** Which of the accounts others see online now (`@here`); no visibility check. */
+  async onlineAmong(accountIds: readonly string[]): Promise<Set<string>> {
+    const shown = await this.store.announced(accountIds);
+    return new Set(accountIds.filter((id) => shown.get(id) === 'online'));
+  }
+
   /** What the status of a user is now, from the shared facts and their choice. */
   private async compute(accountId: string): Promise<PresenceStatus> {
     if (!this.local.has(accountId) && !(await this.store.isConnected(accountId))) return 'offline';

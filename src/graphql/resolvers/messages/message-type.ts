@@ -39,7 +39,7 @@ export const Message = {
   reactions: (async (m, _a, ctx, info) => (await loadReactions(ctx, info, m.id)) ?? []) as R,
   mentions: ((m) => {
     const s = readMentions(m.deletedAt === null ? m.mentions : null);
-    return { userIds: s.users, channelIds: s.channels, here: s.here };
+    return { userIds: s.users, channelIds: s.channels, here: s.here, channel: s.channel === true };
   }) as R,
   pinned: (async (m, _a, ctx, info) => (await loadPinned(ctx, info, m.id)) ?? false) as R,
   // Empty while `link_previews` is off (the service answers nothing then) and for a deleted

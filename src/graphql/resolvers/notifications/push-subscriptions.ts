@@ -1,0 +1,13 @@
+import { requireActor } from '../../context.js';
+import type { Resolver } from '../../resolver-types.js';
+
+export const registerPushSubscription: Resolver<
+  unknown,
+  { input: { endpoint: string; p256dh: string; auth: string } }
+> = (_parent, { input }, ctx) => ctx.app.services.webPush.subscribe(requireActor(ctx), input);
+
+export const unregisterPushSubscription: Resolver<unknown, { endpoint: string }> = (
+  _parent,
+  { endpoint },
+  ctx,
+) => ctx.app.services.webPush.unsubscribe(requireActor(ctx), endpoint);

@@ -1,0 +1,9 @@
+import type { RuleInput } from '../../../services/notifications/notification-service.js';
+import { requireActor } from '../../context.js';
+import type { Resolver } from '../../resolver-types.js';
+
+export const setNotificationRule: Resolver<unknown, { input: RuleInput }> = (
+  _parent,
+  { input },
+  ctx,
+) => ctx.app.services.notifications.setRule(requireActor(ctx), input);

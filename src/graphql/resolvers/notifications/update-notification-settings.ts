@@ -1,0 +1,9 @@
+import type { SettingsInput } from '../../../services/notifications/notification-service.js';
+import { requireActor } from '../../context.js';
+import type { Resolver } from '../../resolver-types.js';
+
+export const updateNotificationSettings: Resolver<unknown, { input: SettingsInput }> = (
+  _parent,
+  { input },
+  ctx,
+) => ctx.app.services.notifications.updateSettings(requireActor(ctx), input);

@@ -1,0 +1,7 @@
+import { requireActor } from '../../context.js';
+import type { Resolver } from '../../resolver-types.js';
+
+export const webPushPublicKey: Resolver = (_parent, _args, ctx) => {
+  requireActor(ctx);
+  return ctx.app.services.webPush.publicKey;
+};

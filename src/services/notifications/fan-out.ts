@@ -1,0 +1,265 @@
+import type { Logger } from 'pino';
+
+import type { Db } from '../../db/database.js';
+import type { MessageTable } from '../../db/tables/collaboration.js';
+import type {
+  NotificationKindValue,
+  NotificationRuleTable,
+  NotificationSettingTable,
+  NotificationTable,
+} from '../../db/tables/notifications.js';
+import type { EventBus } from '../../events/bus.js';
+import { userTopic } from '../../events/catalog.js';
+import { emit } from '../../events/publish.js';
+import type { Clock } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import { readMentions } from '../messages/text.js';
+
+import {
+  blockersOf,
+  chunks,
+  conversationOf,
+  findPolicy,
+  insertNotifications,
+  memberPage,
+  membersOfAmong,
+  membersWantingMore,
+  roleIn,
+  rulesFor,
+  settingsOf,
+  threadParticipants,
+} from './queries.js';
+import { effectiveLevel, levelAllows, matchesKeyword, readKeywords, stronger } from './rules.js';
+
+/** Who of some accounts is connected, or shown online (the presence area). */
+export interface ConnectionPort {
+  /** Accounts shown online now (for @here). */
+  onlineAmong(accountIds: readonly string[]): Promise<Set<string>>;
+}
+
+/**
+ * Told of each batch of notifications once it is committed (Web Push). It must not block; the
+ * promise it may return is only waited for by `settled`.
+ */
+export type DeliveredHook = (
+  rows: readonly NotificationTable[],
+  message: MessageTable,
+) => void | Promise<void>;
+
+/** Rows written per transaction: a 10,000-member @channel is 40 short transactions. */
+const BATCH = 250;
+
+/**
+ * Works out who a new message notifies and writes their notifications, after the message's
+ * transaction committed (docs/notifications.md, "Fan-out"). Work is queued and done one message
+ * at a time per process, in batches of 500 recipients, each its own short transaction followed
+ * by `NotificationCreated` on each recipient's own topic; so the send that triggered it never
+ * waits, and a large channel never holds the database for long.
+ */
+export class FanOut {
+  private chain: Promise<void> = Promise.resolve();
+  private pending = 0;
+  private readonly delivered: DeliveredHook[] = [];
+  private readonly background = new Set<Promise<void>>();
+
+  constructor(
+    private readonly deps: {
+      db: Db;
+      bus: EventBus;
+      clock: Clock;
+      log: Logger;
+      connections: ConnectionPort;
+    },
+  ) {}
+
+  onDelivered(hook: DeliveredHook): void {
+    this.delivered.push(hook);
+  }
+
+  /** Queues a committed message; returns at once. */
+  enqueue(message: MessageTable): void {
+    this.pending++;
+    this.chain = this.chain
+      .then(() => this.run(message))
+      .catch((err: unknown) =>
+        this.deps.log.error({ err, messageId: message.id }, 'notification fan-out failed'),
+      )
+      .finally(() => {
+        this.pending--;
+      });
+  }
+
+  /** Resolves once every queued message, and what its hooks started, is done (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.pending > 0 || this.background.size > 0) {
+      await this.chain;
+      await Promise.allSettled([...this.background]);
+    }
+  }
+
+  private now(): number {
+    return this.deps.clock.now().getTime();
+  }
+
+  /** Recipients and why, before levels and rules are applied. */
+  private async candidates(message: MessageTable) {
+    const db = this.deps.db.kysely;
+    const conv = await conversationOf(db, message.conversationId);
+    if (!conv || message.deletedAt !== null) return null;
+    const encrypted = conv.encrypted === 1 || message.ciphertext !== null;
+    const reasons = new Map<string, NotificationKindValue>();
+    const add = (id: string, kind: NotificationKindValue) => {
+      if (id !== message.authorId && stronger(kind, reasons.get(id))) reasons.set(id, kind);
+    };
+    // Mentions, keywords and @channel need the text: an encrypted message has none, and is
+    // notified by its metadata only (a message arrived, in a thread or not).
+    if (!encrypted && message.text !== null) {
+      const mentions = readMentions(message.mentions);
+      for (const id of mentions.users) add(id, 'mention');
+      if ((mentions.channel || mentions.here) && (await this.mayMentionAll(conv, message))) {
+        for (let after: string | null = null; ;) {
+          const page = await memberPage(db, conv.id, after, 5000);
+          if (page.length === 0) break;
+          const online = mentions.channel ? null : await this.deps.connections.onlineAmong(page);
+          for (const id of page) if (!online || online.has(id)) add(id, 'channel');
+          after = page[page.length - 1] as string;
+        }
+      }
+    }
+    if (message.threadRootId !== null) {
+      for (const id of await threadParticipants(db, message.threadRootId)) add(id, 'thread_reply');
+    }
+    if (conv.kind !== 'channel') {
+      for (const id of await memberPage(db, conv.id, null, 1000)) add(id, 'direct');
+    } else if (message.threadRootId === null) {
+      const { bySetting, byRule } = await membersWantingMore(db, conv.id, conv.workspaceId);
+      for (const id of byRule) add(id, 'message');
+      for (const s of bySetting) {
+        if (!encrypted && message.text !== null) {
+          if (matchesKeyword(message.text, readKeywords(s.keywords))) add(s.accountId, 'keyword');
+        }
+        if (s.level === 'all') add(s.accountId, 'message');
+      }
+    }
+    return { conv, reasons };
+  }
+
+  /** @channel and @here in a workspace's channels follow its policy; anyone may in the direct space. */
+  private async mayMentionAll(
+    conv: { kind: string; workspaceId: string },
+    message: MessageTable,
+  ): Promise<boolean> {
+    if (conv.kind !== 'channel') return true;
+    const policy = await findPolicy(this.deps.db.kysely, conv.workspaceId);
+    const who = policy?.channelMentions ?? 'everyone';
+    if (who === 'everyone') return true;
+    if (who === 'nobody') return false;
+    const role = await roleIn(this.deps.db.kysely, conv.workspaceId, message.authorId);
+    return role === 'owner' || role === 'moderator';
+  }
+
+  private async run(message: MessageTable): Promise<void> {
+    const found = await this.candidates(message);
+    if (!found || found.reasons.size === 0) return;
+    const { conv, reasons } = found;
+    const db = this.deps.db.kysely;
+    for (const ids of chunks([...reasons.keys()], BATCH)) {
+      const started = performance.now();
+      // Members only: not invitees of an encrypted conversation, not people who left.
+      const members = await membersOfAmong(db, conv.id, ids);
+      if (members.length === 0) continue;
+      const blockers = await blockersOf(db, message.authorId, members);
+      const settings = new Map<string, NotificationSettingTable>(
+        (await settingsOf(db, members)).map((s) => [s.accountId, s]),
+      );
+      const rules = new Map<string, NotificationRuleTable>(
+        (await rulesFor(db, members, [conv.id, conv.workspaceId])).map((r) => [
+          `${r.scopeId}/${r.accountId}`,
+          r,
+        ]),
+      );
+      const now = this.now();
+      const rows: NotificationTable[] = [];
+      for (const id of members) {
+        if (blockers.has(id)) continue;
+        const kind = reasons.get(id) as NotificationKindValue;
+        const level = effectiveLevel(
+          settings.get(id),
+          rules.get(`${conv.id}/${id}`),
+          rules.get(`${conv.workspaceId}/${id}`),
+          conv.kind,
+          now,
+        );
+        if (!levelAllows(level, kind)) continue;
+        rows.push({
+          id: newId(),
+          accountId: id,
+          kind,
+          messageId: message.id,
+          conversationId: conv.id,
+          workspaceId: conv.workspaceId,
+          threadRootId: message.threadRootId,
+          actorId: message.authorId,
+          createdAt: message.createdAt,
+          readAt: null,
+          mailedAt: null,
+        });
+      }
+      if (rows.length === 0) continue;
+      await this.deps.db.transaction(async (tx) => {
+        await insertNotifications(tx.db, rows);
+        for (const n of rows) {
+          emit(
+            tx,
+            this.deps.bus,
+            userTopic(n.accountId),
+            'NotificationCreated',
+            {
+              audience: { kind: 'users', userIds: [n.accountId] },
+              serverId: n.workspaceId,
+              conversationId: n.conversationId,
+              notification: notificationPayload(n, conv.encrypted === 1),
+            },
+            now,
+          );
+        }
+        tx.onCommit(() => {
+          for (const hook of this.delivered) {
+            try {
+              const work = hook(rows, message);
+              if (work) {
+                this.background.add(work);
+                void work.then(
+                  () => this.background.delete(work),
+                  () => this.background.delete(work),
+                );
+              }
+            } catch (err) {
+              this.deps.log.error({ err }, 'notification hook failed');
+            }
+          }
+        });
+      });
+      // Sends come first: after each batch the fan-out rests as long as the batch took (at
+      // most 50 ms), so requests get at least half of the process and of the database's writer
+      // while a large channel is being notified.
+      const rest = Math.min(performance.now() - started, 50);
+      await new Promise((resolve) => setTimeout(resolve, rest));
+    }
+  }
+}
+
+/** A notification as `NotificationCreated` carries it (docs/events.md): metadata only. */
+export function notificationPayload(n: NotificationTable, encrypted: boolean) {
+  return {
+    id: n.id,
+    kind: n.kind.toUpperCase(),
+    messageId: n.messageId,
+    conversationId: n.conversationId,
+    serverId: n.workspaceId,
+    threadRootId: n.threadRootId,
+    actorId: n.actorId,
+    encrypted,
+    createdAt: new Date(n.createdAt).toISOString(),
+  };
+}

@@ -1,0 +1,605 @@
+import { sql, type SqlBool } from 'kysely';
+
+import type { Executor } from '../../db/database.js';
+import type {
+  NotificationRuleTable,
+  NotificationSettingTable,
+  NotificationTable,
+  PushSubscriptionTable,
+  WorkspaceNotificationPolicyTable,
+} from '../../db/tables/notifications.js';
+import type { CursorPosition } from '../../lib/cursor.js';
+
+// The notifications area's SQL (owner of notification_setting, notification_rule, notification,
+// workspace_notification_policy and push_subscription). Reads of other areas' tables are joins.
+
+const CHUNK = 500;
+
+export function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+// ---- settings and rules
+
+export async function findSetting(db: Executor, accountId: string) {
+  return db
+    .selectFrom('notification_setting')
+    .selectAll()
+    .where('accountId', '=', accountId)
+    .executeTakeFirst();
+}
+
+export async function settingsOf(db: Executor, accountIds: readonly string[]) {
+  const out: NotificationSettingTable[] = [];
+  for (const part of chunks(accountIds)) {
+    out.push(
+      ...(await db
+        .selectFrom('notification_setting')
+        .selectAll()
+        .where('accountId', 'in', part)
+        .execute()),
+    );
+  }
+  return out;
+}
+
+export async function saveSetting(db: Executor, row: NotificationSettingTable) {
+  const { accountId: _key, ...rest } = row;
+  await db
+    .insertInto('notification_setting')
+    .values(row)
+    .onConflict((oc) => oc.column('accountId').doUpdateSet(rest))
+    .execute();
+}
+
+/** Marks a digest sent (or the account's digests stopped) without touching other settings. */
+export async function updateDigestState(
+  db: Executor,
+  fields: Partial<Pick<NotificationSettingTable, 'emailDigests' | 'lastDigestAt'>>,
+  defaults: NotificationSettingTable,
+) {
+  await db
+    .insertInto('notification_setting')
+    .values({ ...defaults, ...fields })
+    .onConflict((oc) => oc.column('accountId').doUpdateSet(fields))
+    .execute();
+}
+
+export async function rulesOfAccount(db: Executor, accountId: string) {
+  return db
+    .selectFrom('notification_rule')
+    .selectAll()
+    .where('accountId', '=', accountId)
+    .orderBy('updatedAt', 'desc')
+    .execute();
+}
+
+export async function rulesFor(
+  db: Executor,
+  accountIds: readonly string[],
+  scopeIds: readonly string[],
+) {
+  const out: NotificationRuleTable[] = [];
+  for (const part of chunks(accountIds)) {
+    out.push(
+      ...(await db
+        .selectFrom('notification_rule')
+        .selectAll()
+        .where('scopeId', 'in', scopeIds)
+        .where('accountId', 'in', part)
+        .execute()),
+    );
+  }
+  return out;
+}
+
+export async function saveRule(db: Executor, row: NotificationRuleTable) {
+  const { scopeId: _scope, accountId: _account, ...rest } = row;
+  await db
+    .insertInto('notification_rule')
+    .values(row)
+    .onConflict((oc) => oc.columns(['scopeId', 'accountId']).doUpdateSet(rest))
+    .execute();
+}
+
+export async function deleteRule(db: Executor, accountId: string, scopeId: string) {
+  await db
+    .deleteFrom('notification_rule')
+    .where('scopeId', '=', scopeId)
+    .where('accountId', '=', accountId)
+    .execute();
+}
+
+/** Members of a conversation whose own level or a rule there says `all`, or who have keywords. */
+export async function membersWantingMore(
+  db: Executor,
+  conversationId: string,
+  workspaceId: string,
+) {
+  const bySetting = await db
+    .selectFrom('conversation_member as cm')
+    .innerJoin('notification_setting as s', 's.accountId', 'cm.accountId')
+    .select(['cm.accountId', 's.level', 's.keywords'])
+    .where('cm.conversationId', '=', conversationId)
+    .where('cm.state', '=', 'member')
+    .where((eb) => eb.or([eb('s.level', '=', 'all'), eb('s.keywords', '<>', '[]')]))
+    .execute();
+  const byRule = await db
+    .selectFrom('notification_rule as r')
+    .innerJoin('conversation_member as cm', (j) =>
+      j.onRef('cm.accountId', '=', 'r.accountId').on('cm.conversationId', '=', conversationId),
+    )
+    .select('r.accountId')
+    .where('r.scopeId', 'in', [conversationId, workspaceId])
+    .where('r.level', '=', 'all')
+    .where('cm.state', '=', 'member')
+    .execute();
+  return { bySetting, byRule: byRule.map((r) => r.accountId) };
+}
+
+// ---- the workspace policy
+
+export async function findPolicy(db: Executor, workspaceId: string) {
+  return db
+    .selectFrom('workspace_notification_policy')
+    .selectAll()
+    .where('workspaceId', '=', workspaceId)
+    .executeTakeFirst();
+}
+
+export async function savePolicy(db: Executor, row: WorkspaceNotificationPolicyTable) {
+  await db
+    .insertInto('workspace_notification_policy')
+    .values(row)
+    .onConflict((oc) =>
+      oc
+        .column('workspaceId')
+        .doUpdateSet({ channelMentions: row.channelMentions, updatedAt: row.updatedAt }),
+    )
+    .execute();
+}
+
+// ---- reads of other areas for the fan-out
+
+export async function conversationOf(db: Executor, conversationId: string) {
+  return db
+    .selectFrom('conversation')
+    .select(['id', 'workspaceId', 'kind', 'name', 'encrypted', 'isPrivate'])
+    .where('id', '=', conversationId)
+    .executeTakeFirst();
+}
+
+export async function roleIn(db: Executor, workspaceId: string, accountId: string) {
+  const row = await db
+    .selectFrom('workspace_member')
+    .select('role')
+    .where('workspaceId', '=', workspaceId)
+    .where('accountId', '=', accountId)
+    .executeTakeFirst();
+  return row?.role ?? null;
+}
+
+/** Every member (not invitee) of a conversation, in pages by account id. */
+export async function memberPage(
+  db: Executor,
+  conversationId: string,
+  afterAccountId: string | null,
+  limit: number,
+) {
+  let q = db
+    .selectFrom('conversation_member')
+    .select('accountId')
+    .where('conversationId', '=', conversationId)
+    .where('state', '=', 'member');
+  if (afterAccountId !== null) q = q.where('accountId', '>', afterAccountId);
+  const rows = await q.orderBy('accountId').limit(limit).execute();
+  return rows.map((r) => r.accountId);
+}
+
+/** Which of `accountIds` are members (not invitees) of the conversation. */
+export async function membersOfAmong(
+  db: Executor,
+  conversationId: string,
+  accountIds: readonly string[],
+) {
+  const out: string[] = [];
+  for (const part of chunks(accountIds)) {
+    const rows = await db
+      .selectFrom('conversation_member')
+      .select('accountId')
+      .where('conversationId', '=', conversationId)
+      .where('accountId', 'in', part)
+      .where('state', '=', 'member')
+      .execute();
+    out.push(...rows.map((r) => r.accountId));
+  }
+  return out;
+}
+
+/** Authors in a thread (the root's included). */
+export async function threadParticipants(db: Executor, rootId: string) {
+  const rows = await db
+    .selectFrom('message')
+    .select('authorId')
+    .distinct()
+    .where((eb) => eb.or([eb('id', '=', rootId), eb('threadRootId', '=', rootId)]))
+    .execute();
+  return rows.map((r) => r.authorId);
+}
+
+/** Which of `accountIds` block `authorId`. */
+export async function blockersOf(db: Executor, authorId: string, accountIds: readonly string[]) {
+  const out = new Set<string>();
+  for (const part of chunks(accountIds)) {
+    const rows = await db
+      .selectFrom('user_block')
+      .select('blockerId')
+      .where('blockedId', '=', authorId)
+      .where('blockerId', 'in', part)
+      .execute();
+    for (const r of rows) out.add(r.blockerId);
+  }
+  return out;
+}
+
+// ---- the feed
+
+export async function insertNotifications(db: Executor, rows: readonly NotificationTable[]) {
+  for (const part of chunks(rows, 200)) {
+    await db.insertInto('notification').values(part).execute();
+  }
+}
+
+/**
+ * Unread: not marked read, and (for a message of the conversation itself) after the member's
+ * read marker, so reading the conversation reads its notifications too.
+ */
+const unread = sql<SqlBool>`(n."readAt" is null and (n."threadRootId" is not null
+  or cm."lastReadAt" is null or cm."lastReadAt" < n."createdAt"
+  or (cm."lastReadAt" = n."createdAt" and cm."lastReadMessageId" < n."messageId")))`;
+
+export type FeedRow = NotificationTable & { unread: boolean };
+
+/**
+ * Feed rows of an account: conversations they are a member of (not an invitee), messages not
+ * deleted. Newest first, keyset over (createdAt, id).
+ */
+function feedBase(db: Executor, accountId: string) {
+  return db
+    .selectFrom('notification as n')
+    .innerJoin('conversation_member as cm', (j) =>
+      j
+        .onRef('cm.conversationId', '=', 'n.conversationId')
+        .onRef('cm.accountId', '=', 'n.accountId'),
+    )
+    .innerJoin('message as m', 'm.id', 'n.messageId')
+    .where('n.accountId', '=', accountId)
+    .where('cm.state', '=', 'member')
+    .where('m.deletedAt', 'is', null);
+}
+
+export async function feedPage(
+  db: Executor,
+  accountId: string,
+  opts: {
+    after?: CursorPosition;
+    before?: CursorPosition;
+    limit: number;
+    unreadOnly: boolean;
+    conversationId?: string;
+  },
+): Promise<{ rows: FeedRow[]; more: boolean }> {
+  let q = feedBase(db, accountId)
+    .selectAll('n')
+    .select(sql<number>`case when ${unread} then 1 else 0 end`.as('isUnread'));
+  if (opts.unreadOnly) q = q.where(unread);
+  if (opts.conversationId) q = q.where('n.conversationId', '=', opts.conversationId);
+  const { after, before } = opts;
+  if (after) {
+    q = q.where((eb) =>
+      eb.or([
+        eb('n.createdAt', '<', after.at),
+        eb.and([eb('n.createdAt', '=', after.at), eb('n.id', '<', after.id)]),
+      ]),
+    );
+  }
+  if (before) {
+    q = q.where((eb) =>
+      eb.or([
+        eb('n.createdAt', '>', before.at),
+        eb.and([eb('n.createdAt', '=', before.at), eb('n.id', '>', before.id)]),
+      ]),
+    );
+  }
+  const dir = before ? 'asc' : 'desc';
+  const raw = await q
+    .orderBy('n.createdAt', dir)
+    .orderBy('n.id', dir)
+    .limit(opts.limit + 1)
+    .execute();
+  const more = raw.length > opts.limit;
+  let rows = raw.slice(0, opts.limit).map(({ isUnread, ...n }) => ({
+    ...n,
+    createdAt: Number(n.createdAt),
+    readAt: n.readAt === null ? null : Number(n.readAt),
+    mailedAt: n.mailedAt === null ? null : Number(n.mailedAt),
+    unread: Number(isUnread) === 1,
+  }));
+  if (before) rows = rows.reverse();
+  return { rows, more };
+}
+
+/** Unread feed items per conversation (for `Conversation.mentionCount`). */
+export async function unreadByConversation(
+  db: Executor,
+  accountId: string,
+  conversationIds: readonly string[],
+) {
+  if (conversationIds.length === 0) return new Map<string, number>();
+  const rows = await feedBase(db, accountId)
+    .select(['n.conversationId', (eb) => eb.fn.countAll<number>().as('count')])
+    .where('n.conversationId', 'in', conversationIds)
+    .where(unread)
+    .groupBy('n.conversationId')
+    .execute();
+  return new Map(rows.map((r) => [r.conversationId, Number(r.count)]));
+}
+
+export async function unreadTotal(db: Executor, accountId: string) {
+  const row = await feedBase(db, accountId)
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where(unread)
+    .executeTakeFirst();
+  return Number(row?.count ?? 0);
+}
+
+export async function findNotification(db: Executor, accountId: string, id: string) {
+  return feedBase(db, accountId)
+    .selectAll('n')
+    .select(sql<number>`case when ${unread} then 1 else 0 end`.as('isUnread'))
+    .where('n.id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function markRead(
+  db: Executor,
+  accountId: string,
+  at: number,
+  where: { id?: string; conversationId?: string },
+) {
+  let q = db
+    .updateTable('notification')
+    .set({ readAt: at })
+    .where('accountId', '=', accountId)
+    .where('readAt', 'is', null);
+  if (where.id) q = q.where('id', '=', where.id);
+  if (where.conversationId) q = q.where('conversationId', '=', where.conversationId);
+  const res = await q.executeTakeFirst();
+  return Number(res.numUpdatedRows);
+}
+
+// ---- the digest
+
+/**
+ * Accounts with unread, unmailed notifications older than `before` whose digests are on (or who
+ * never changed a setting) and who have an address; at most `limit`, oldest waiting first.
+ */
+export async function digestCandidates(
+  db: Executor,
+  before: number,
+  lastDigestBefore: number,
+  limit: number,
+) {
+  const rows = await db
+    .selectFrom('notification as n')
+    .innerJoin('conversation_member as cm', (j) =>
+      j
+        .onRef('cm.conversationId', '=', 'n.conversationId')
+        .onRef('cm.accountId', '=', 'n.accountId'),
+    )
+    .innerJoin('message as m', 'm.id', 'n.messageId')
+    .innerJoin('account as a', 'a.id', 'n.accountId')
+    .leftJoin('notification_setting as s', 's.accountId', 'n.accountId')
+    .select(['n.accountId', 'a.email', (eb) => eb.fn.min<number>('n.createdAt').as('oldest')])
+    .where('cm.state', '=', 'member')
+    .where('m.deletedAt', 'is', null)
+    .where('n.mailedAt', 'is', null)
+    .where('n.createdAt', '<=', before)
+    .where(unread)
+    .where('a.email', 'is not', null)
+    .where((eb) => eb.or([eb('s.emailDigests', 'is', null), eb('s.emailDigests', '=', 1)]))
+    .where((eb) =>
+      eb.or([eb('s.lastDigestAt', 'is', null), eb('s.lastDigestAt', '<=', lastDigestBefore)]),
+    )
+    .groupBy(['n.accountId', 'a.email'])
+    .orderBy('oldest')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ accountId: r.accountId, email: r.email as string }));
+}
+
+/** The notifications a digest of one account carries, oldest first, with what to show. */
+export async function digestItems(db: Executor, accountId: string, before: number, limit: number) {
+  return feedBase(db, accountId)
+    .innerJoin('conversation as c', 'c.id', 'n.conversationId')
+    .innerJoin('workspace as w', 'w.id', 'n.workspaceId')
+    .leftJoin('account as au', 'au.id', 'n.actorId')
+    .select([
+      'n.id',
+      'n.kind',
+      'n.createdAt',
+      'n.conversationId',
+      'c.kind as conversationKind',
+      'c.name as conversationName',
+      'c.encrypted',
+      'w.name as workspaceName',
+      'w.isDirect',
+      'au.username as actorUsername',
+      'm.text',
+    ])
+    .where('n.mailedAt', 'is', null)
+    .where('n.createdAt', '<=', before)
+    .where(unread)
+    .orderBy('n.createdAt')
+    .orderBy('n.id')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * Takes the person's digest slot: true when no digest went out within the interval (so two
+ * runs at once, on any number of processes, mail a person once).
+ */
+export async function claimDigest(
+  db: Executor,
+  defaults: NotificationSettingTable,
+  now: number,
+  intervalMs: number,
+) {
+  await db
+    .insertInto('notification_setting')
+    .values(defaults)
+    .onConflict((oc) => oc.column('accountId').doNothing())
+    .execute();
+  const res = await db
+    .updateTable('notification_setting')
+    .set({ lastDigestAt: now })
+    .where('accountId', '=', defaults.accountId)
+    .where('emailDigests', '=', 1)
+    .where((eb) =>
+      eb.or([eb('lastDigestAt', 'is', null), eb('lastDigestAt', '<=', now - intervalMs)]),
+    )
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/** Gives back a digest slot and its notifications after the mail could not be sent. */
+export async function releaseDigest(
+  db: Executor,
+  accountId: string,
+  previous: number | null,
+  ids: readonly string[],
+) {
+  await db
+    .updateTable('notification_setting')
+    .set({ lastDigestAt: previous })
+    .where('accountId', '=', accountId)
+    .execute();
+  for (const part of chunks(ids)) {
+    await db
+      .updateTable('notification')
+      .set({ mailedAt: null })
+      .where('accountId', '=', accountId)
+      .where('id', 'in', part)
+      .execute();
+  }
+}
+
+export async function markMailed(
+  db: Executor,
+  accountId: string,
+  ids: readonly string[],
+  at: number,
+) {
+  for (const part of chunks(ids)) {
+    await db
+      .updateTable('notification')
+      .set({ mailedAt: at })
+      .where('accountId', '=', accountId)
+      .where('id', 'in', part)
+      .execute();
+  }
+}
+
+// ---- push subscriptions
+
+export async function savePushSubscription(db: Executor, row: PushSubscriptionTable) {
+  await db
+    .insertInto('push_subscription')
+    .values(row)
+    .onConflict((oc) =>
+      oc.column('endpoint').doUpdateSet({
+        accountId: row.accountId,
+        p256dh: row.p256dh,
+        auth: row.auth,
+        createdAt: row.createdAt,
+      }),
+    )
+    .execute();
+}
+
+export async function pushSubscriptionsOf(db: Executor, accountIds: readonly string[]) {
+  const out: PushSubscriptionTable[] = [];
+  for (const part of chunks(accountIds)) {
+    out.push(
+      ...(await db
+        .selectFrom('push_subscription')
+        .selectAll()
+        .where('accountId', 'in', part)
+        .execute()),
+    );
+  }
+  return out;
+}
+
+export async function deletePushSubscription(
+  db: Executor,
+  where: { id?: string; endpoint?: string; accountId?: string },
+) {
+  let q = db.deleteFrom('push_subscription');
+  if (where.id) q = q.where('id', '=', where.id);
+  if (where.endpoint) q = q.where('endpoint', '=', where.endpoint);
+  if (where.accountId) q = q.where('accountId', '=', where.accountId);
+  const res = await q.executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
+
+export async function markPushed(db: Executor, id: string, at: number) {
+  await db
+    .updateTable('push_subscription')
+    .set({ lastSuccessAt: at })
+    .where('id', '=', id)
+    .execute();
+}
+
+// ---- deletion
+
+/** Up to `limit` notifications older than `before` (retention); how many went. */
+export async function deleteOlderThan(db: Executor, before: number, limit: number) {
+  const ids = await db
+    .selectFrom('notification')
+    .select('id')
+    .where('createdAt', '<', before)
+    .limit(limit)
+    .execute();
+  if (ids.length === 0) return 0;
+  await db
+    .deleteFrom('notification')
+    .where(
+      'id',
+      'in',
+      ids.map((r) => r.id),
+    )
+    .execute();
+  return ids.length;
+}
+
+/** A workspace's scoped rules, policy and notifications (its deletion hook). */
+export async function deleteWorkspaceRows(db: Executor, workspaceId: string) {
+  await db.deleteFrom('notification_rule').where('workspaceId', '=', workspaceId).execute();
+  await db.deleteFrom('notification').where('workspaceId', '=', workspaceId).execute();
+  await db
+    .deleteFrom('workspace_notification_policy')
+    .where('workspaceId', '=', workspaceId)
+    .execute();
+}
+
+/** Everything of one account (its purge step). */
+export async function deleteAccountRows(db: Executor, accountId: string) {
+  await db.deleteFrom('notification').where('accountId', '=', accountId).execute();
+  await db.deleteFrom('notification_rule').where('accountId', '=', accountId).execute();
+  await db.deleteFrom('notification_setting').where('accountId', '=', accountId).execute();
+  await db.deleteFrom('push_subscription').where('accountId', '=', accountId).execute();
+}

@@ -142,6 +142,19 @@ describe('encrypted conversations with real MLS clients', () => {
     expect((await carol.decrypt(conv, payload.message)).text).toBe('hello, group');
     stream.unsubscribe();
     await client.dispose();
+
+    // Bob is told by metadata only (docs/notifications.md): a message arrived, never its content.
+    await rt.server.ctx.services.notifications.settled();
+    const feed = ok(
+      await t.gql(
+        '{ notifications { items { kind encrypted messageId message { text ciphertext } } } }',
+        {},
+        bob.agent,
+      ),
+    ).notifications.items as Array<Record<string, any>>;
+    const notified = feed.find((n) => n.messageId === sent.id);
+    expect(notified).toMatchObject({ encrypted: true, message: { text: null } });
+    expect(JSON.stringify(notified)).not.toContain('hello');
   });
 
   it('accepts exactly one of two racing Commits; the other fetches, applies and retries', async () => {

@@ -19,7 +19,6 @@ import { Lru } from '../lib/lru.js';
 import { WalCheckpointer } from './checkpointer.js';
 import { LazyBegin } from './deferred-writes.js';
 import { namedStatements } from './prepared.js';
-import { syncingCommits, WalSync } from './wal-sync.js';
 import { GroupCommitter } from './group-commit.js';
 import type { Database } from './schema.js';
 import { NestingGuard, TransactionRunner, type Dialect, type Tx } from './transaction.js';
@@ -50,8 +49,6 @@ export interface Db {
   assertNotTransaction(what?: string): void;
   /** SQLite's group committer (group sizes for tests and metrics); null on PostgreSQL. */
   groupCommitter: GroupCommitter | null;
-  /** SQLite's WAL flusher (wal-sync.ts); null on PostgreSQL. */
-  walSync: WalSync | null;
   /**
    * SQLite: the last transaction failed for lack of disk space and none has committed since
    * (readiness reports it). Always false on PostgreSQL, whose server reports its own disk.
@@ -93,11 +90,6 @@ export interface OpenOptions {
    * timeout). The connection is dropped; the request using it, if any, fails on its own.
    */
   onConnectionError?: (err: Error) => void;
-  /**
-   * SQLite: runs before each fsync of the WAL (tests hold it to show that a commit waits for the
-   * disk while everything else goes on).
-   */
-  walSyncGate?: () => Promise<void>;
   /** PostgreSQL: told of every statement sent to the server (tests count round trips). */
   onStatement?: (sql: string) => void;
 }
@@ -139,21 +131,14 @@ function openSqlite(file: string, opts: OpenOptions): Db {
   // through a power loss (docs/durability.md). busy_timeout makes a second process wait for the
   // write lock instead of failing at once, within the statement budget.
   sqlite.pragma('journal_mode = WAL');
-  // NORMAL: a COMMIT appends to the WAL without waiting for the disk; WalSync then flushes it
-  // off the event loop, and the commit is acknowledged only after that (wal-sync.ts).
-  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   const timeouts = { ...DEFAULT_DB_TIMEOUTS, ...opts.timeouts };
   sqlite.pragma(`busy_timeout = ${Math.trunc(timeouts.statementMs)}`);
   const guard = opts.checkNesting ? new NestingGuard() : null;
-  const walSync = new WalSync(`${file}-wal`, opts.walSyncGate ?? null);
-  const dialect = syncingCommits(
-    new SqliteDialect({ database: cachingStatements(sqlite) }),
-    () => sqlite.inTransaction,
-    walSync,
-  );
+  const dialect = new SqliteDialect({ database: cachingStatements(sqlite) });
   const kysely = new Kysely<Database>({ dialect: guard ? guard.dialect(dialect) : dialect });
-  const committer = new GroupCommitter(kysely, () => sqlite.inTransaction, walSync);
+  const committer = new GroupCommitter(kysely, () => sqlite.inTransaction);
   let checkpointer: WalCheckpointer | null = null;
   if (opts.backgroundCheckpoint) {
     // SQLite's own checkpoint stays as a backstop (at 40 MiB of WAL instead of 4) should the
@@ -182,10 +167,8 @@ function openSqlite(file: string, opts: OpenOptions): Db {
     assertNotTransaction: (what) => runner.assertNotTransaction(what),
     groupCommitter: committer,
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
-    walSync,
     close: async () => {
       await checkpointer?.stop();
-      await walSync.close();
       await kysely.destroy();
     },
   };
@@ -234,7 +217,6 @@ function openPostgres(url: string, opts: OpenOptions): Db {
     transaction: (fn) => runner.run(fn),
     assertNotTransaction: (what) => runner.assertNotTransaction(what),
     groupCommitter: null,
-    walSync: null,
     diskFull: () => false,
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => kysely.destroy(),

@@ -1,7 +1,6 @@
 import { sql, type ControlledTransaction, type Kysely, type Transaction } from 'kysely';
 
 import type { Database } from './schema.js';
-import type { WalSync } from './wal-sync.js';
 
 type Work = (trx: Transaction<Database>) => Promise<unknown>;
 
@@ -15,12 +14,12 @@ interface Pending {
 const MAX_GROUP = 256;
 
 /**
- * Group commit for SQLite. Every commit must reach the disk before it is acknowledged, and one
- * flush per write would cap the whole server at the disk's flush rate. Transactions that arrive while the loop is busy are run one after another
+ * Group commit for SQLite. With `synchronous=FULL` every COMMIT waits for the disk, and
+ * better-sqlite3 waits on the event loop, so one commit per write caps the whole server at the
+ * disk's flush rate. Transactions that arrive while the loop is busy are run one after another
  * inside ONE database transaction, each in its own savepoint, and committed together: one flush
- * for the group. The flush (WalSync) runs off the event loop, and the next group may run and
- * commit meanwhile. Each caller's promise settles only after the shared COMMIT has reached the
- * disk, so nothing is acknowledged before it is durable; a transaction that throws is rolled back to its savepoint
+ * for the group. Each caller's promise settles only after the shared COMMIT, so nothing is
+ * acknowledged before it is durable; a transaction that throws is rolled back to its savepoint
  * and fails alone. Serial execution inside the group keeps SQLite's serializable semantics.
  */
 export class GroupCommitter {
@@ -37,8 +36,6 @@ export class GroupCommitter {
   constructor(
     private readonly kysely: Kysely<Database>,
     private readonly inTransaction: () => boolean = () => true,
-    /** Flushes the WAL after a COMMIT (wal-sync.ts); the callers settle only after it. */
-    private readonly walSync: WalSync | null = null,
   ) {}
 
   run<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
@@ -106,21 +103,13 @@ export class GroupCommitter {
       this.schedule();
       return;
     }
-    // The next group may run while this one's commit reaches the disk.
-    this.scheduled = false;
-    this.schedule();
-    try {
-      await this.walSync?.sync();
-    } catch (error) {
-      // Committed but perhaps not on the disk: acknowledge nothing.
-      for (const item of group) item.reject(error);
-      return;
-    }
     group.forEach((item, i) => {
       const outcome = outcomes[i] as (typeof outcomes)[number];
       if (outcome.ok) item.resolve(outcome.value);
       else item.reject(outcome.error);
     });
+    this.scheduled = false;
+    this.schedule();
   }
 }
 

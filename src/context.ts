@@ -51,6 +51,7 @@ import { LinkPreviewService } from './services/link-previews/link-preview-servic
 import { CommandSystem } from './services/commands/command-system.js';
 import { SafeFetch, type SafeFetchOptions } from './net/safe-fetch.js';
 import { readVersion } from './version.js';
+import { buildFederation, type Federation } from './federation/index.js';
 
 export interface Services {
   /** Who may do what: the action catalogue over workspace roles, memoised per request. */
@@ -130,6 +131,8 @@ export interface AppContext {
   };
   /** The one admission path of HTTP requests and WebSocket upgrades. */
   admission: Admission;
+  /** Relay and host roles, the key log, peers and signed calls (docs/federation.md). */
+  federation: Federation;
   featureEnabled(name: Parameters<typeof featureEnabled>[1]): boolean;
   close(): Promise<void>;
 }
@@ -155,6 +158,8 @@ export interface ContextOverrides {
   outbox?: { drainIntervalMs?: number; graceMs?: number; keepRows?: boolean };
   /** Link-preview fetcher options (tests); the defaults are the contract's limits. */
   safeFetch?: SafeFetchOptions;
+  /** The s2s outbox's drain interval (tests shorten it). */
+  s2sOutboxIntervalMs?: number;
 }
 
 /** The server's database as configured; the root and `migrateDatabase` (main.ts) open it. */
@@ -526,6 +531,25 @@ export async function createAppContext(
       commands,
       mls,
     };
+    const federation = await buildFederation({
+      db,
+      clock,
+      config,
+      log: log.child({ subsystem: 'federation' }),
+      keys,
+      keyCreatedAt: keyRow.createdAt,
+      sessions,
+      isServerBlocked: (serverId) => moderation.blocks.isServerBlocked(serverId),
+      outboxIntervalMs: overrides.s2sOutboxIntervalMs,
+    });
+    closers.push(() => federation.close());
+    if (!overrides.passive) federation.start();
+    devices.onRevoked((tx, revoked) =>
+      federation.service.queueRevocation(tx, revoked.accountId, revoked.username, [
+        revoked.deviceKey,
+      ]),
+    );
+
     const scheduler = new Scheduler(
       db,
       log.child({ subsystem: 'jobs' }),
@@ -549,6 +573,7 @@ export async function createAppContext(
       services,
       limiters,
       admission,
+      federation,
       scheduler,
       featureEnabled: (name) => featureEnabled(config, name),
       close,

@@ -54,6 +54,14 @@ import type {
   MlsMessageTable,
   MlsWelcomeTable,
 } from './tables/mls.js';
+import type {
+  RelayHostTable,
+  RemoteDeviceTable,
+  S2sNonceTable,
+  S2sOutboxTable,
+  S2sPeerTable,
+  ServerKeyLogTable,
+} from './tables/federation.js';
 /** Every table, by name. Each area adds its tables in `tables/<area>.ts` and lists them here. */
 export interface Database {
   instance: InstanceTable;
@@ -104,4 +112,10 @@ export interface Database {
   mls_welcome: MlsWelcomeTable;
   mls_group_device: MlsGroupDeviceTable;
   mls_message: MlsMessageTable;
+  server_key_log: ServerKeyLogTable;
+  s2s_peer: S2sPeerTable;
+  s2s_nonce: S2sNonceTable;
+  s2s_outbox: S2sOutboxTable;
+  remote_device: RemoteDeviceTable;
+  relay_host: RelayHostTable;
 }

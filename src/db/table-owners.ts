@@ -55,6 +55,12 @@ export const TABLE_OWNERS = {
   mls_welcome: 'services/mls',
   mls_group_device: 'services/mls',
   mls_message: 'services/mls',
+  server_key_log: 'federation',
+  s2s_peer: 'federation',
+  s2s_nonce: 'federation',
+  s2s_outbox: 'federation',
+  remote_device: 'federation',
+  relay_host: 'federation',
 } as const satisfies Record<keyof Database, string>;
 
 export type TableName = keyof typeof TABLE_OWNERS;

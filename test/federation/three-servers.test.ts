@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { signUpAndIn } from '../_util/seed.js';
+import type { KeyAccount } from '../devices/_keys.js';
+
+import {
+  checkHostResponse,
+  CREATE_INVITE,
+  CREATE_WORKSPACE,
+  discoveryKey,
+  JOIN,
+  keyUser,
+  READ,
+  SEND,
+  startPeer,
+  viaRelay,
+  type Peer,
+} from './_fed.js';
+
+// docs/federation.md's example: relay A, host B, relay C, each a real server on its own port and
+// database. A person of A and a person of C join a workspace on B through their relays and talk.
+describe('federation: relay A, host B, relay C', () => {
+  let a: Peer;
+  let b: Peer;
+  let c: Peer;
+  let alice: KeyAccount;
+  let carol: KeyAccount;
+  let token: string;
+  let workspaceId: string;
+  let channelId: string;
+
+  beforeAll(async () => {
+    [a, b, c] = await Promise.all([startPeer(), startPeer({ env: { SVC_ROLE: 'host' } }), startPeer()]);
+    alice = await keyUser(a, 'alice');
+    carol = await keyUser(c, 'carol');
+    const bob = await signUpAndIn(b.t, { username: 'bob' });
+    const ws = await b.t.gql(CREATE_WORKSPACE, { name: 'Shared place' }, bob);
+    expect(ws.body.errors).toBeUndefined();
+    workspaceId = ws.body.data!.createWorkspace.id;
+    channelId = ws.body.data!.createWorkspace.channels[0].id;
+    const inv = await b.t.gql(CREATE_INVITE, { id: workspaceId }, bob);
+    expect(inv.body.errors).toBeUndefined();
+    token = inv.body.data!.createWorkspaceInvite.token;
+  });
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop(), c?.stop()]);
+  });
+
+  it('a person of A joins the workspace on B with an invite, through A', async () => {
+    const res = await viaRelay(a, alice, b.id, JOIN, { token });
+    expect(res.status).toBe(200);
+    expect(res.json().errors).toBeUndefined();
+    expect(res.json().data.joinWorkspace.id).toBe(workspaceId);
+    // The answer is the host's, signed by B for this very request.
+    checkHostResponse(res, { host: b.id, hostKey: await discoveryKey(b) });
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+
+  it('a person of C joins too, and the two talk; each appears with their home server', async () => {
+    expect((await viaRelay(c, carol, b.id, JOIN, { token })).json().errors).toBeUndefined();
+    const sent = await viaRelay(a, alice, b.id, SEND, { c: channelId, text: 'hello from A' });
+    expect(sent.json().errors).toBeUndefined();
+    expect(sent.json().data.sendMessage.author).toEqual({
+      username: `alice@${a.id}`,
+      homeServer: a.id,
+    });
+    const reply = await viaRelay(c, carol, b.id, SEND, { c: channelId, text: 'hello from C' });
+    expect(reply.json().errors).toBeUndefined();
+    const read = await viaRelay(c, carol, b.id, READ, { c: channelId });
+    const items = read.json().data.messages.items as Array<{ text: string; author: unknown }>;
+    expect(items.map((m) => m.text)).toEqual(['hello from A', 'hello from C']);
+    expect(items[1]!.author).toEqual({ username: `carol@${c.id}`, homeServer: c.id });
+    checkHostResponse(read, { host: b.id, hostKey: await discoveryKey(b) });
+  });
+
+  it("a remote person's account mutations answer FORBIDDEN on the host", async () => {
+    const res = await viaRelay(
+      a,
+      alice,
+      b.id,
+      'mutation { requestAccountDeletion(input: { confirmUsername: "alice" }) { scheduledFor } }',
+    );
+    expect(res.status).toBe(200);
+    expect(res.json().errors[0].extensions.code).toBe('FORBIDDEN');
+  });
+
+  it("B's host refuses to be a relay, and A refuses to relay to itself", async () => {
+    const bobKey = await keyUser(b);
+    const res = await viaRelay(b, bobKey, a.id, '{ me { id } }');
+    expect(res.status).toBe(403);
+    expect(res.json()).toEqual({ error: 'forbidden', message: expect.stringContaining('SVC_ROLE') });
+    const self = await viaRelay(a, alice, a.id, '{ me { id } }');
+    expect(self.status).toBe(400);
+    expect(self.json().error).toBe('validation');
+  });
+
+  it('the relay checks the session and the CSRF header', async () => {
+    const anon = await fetch(`${a.url}/api/remote/${b.id}/api`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(anon.status).toBe(401);
+    expect(await anon.json()).toEqual({ error: 'unauthenticated', message: 'sign in first' });
+    const noCsrf = await viaRelay(a, alice, b.id, '{ me { id } }', {}, { csrf: false });
+    expect(noCsrf.status).toBe(403);
+    expect(noCsrf.json()).toEqual({ error: 'forbidden', message: 'csrf validation failed' });
+  });
+
+  it("B blocked by A's operator: A relays nothing to B, and B's calls to A are refused", async () => {
+    const op = await signUpAndIn(a.t, { operator: true });
+    const blocked = await a.t.gql(
+      'mutation($p: String!) { instanceBlockPrincipal(principalId: $p, reason: "spam") { block { principalId } } }',
+      { p: `server:${b.id}` },
+      op,
+    );
+    expect(blocked.body.errors).toBeUndefined();
+    const res = await viaRelay(a, alice, b.id, READ, { c: channelId });
+    expect(res.status).toBe(403);
+    expect(res.json().error).toBe('blocked');
+    const ping = await b.ctx.federation.client!.call(a.id, { method: 'GET', path: 'ping' });
+    expect(ping.status).toBe(403);
+    // C is unaffected.
+    expect((await viaRelay(c, carol, b.id, READ, { c: channelId })).status).toBe(200);
+  });
+});

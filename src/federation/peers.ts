@@ -36,10 +36,11 @@ const REFETCH_MS = 30_000;
  * their signed key log: a newer log must extend the pinned one entry for entry; one that does
  * not (a fork, a key replaced without a signed rotation) is refused and logged, and the pin
  * stays. A signature by a key that is not the pinned current one causes one re-fetch of the
- * discovery document (at most every 30 seconds per peer).
+ * discovery document; after a re-fetch that did not help, none for 30 seconds for that peer.
  */
 export class PeerDirectory {
-  private readonly lastFetch = new Map<string, number>();
+  /** When a re-fetch last failed to give the key a signature named, per peer. */
+  private readonly lastMiss = new Map<string, number>();
 
   constructor(
     private readonly deps: { db: Db; clock: Clock; client: S2sClient; log: Logger },
@@ -55,13 +56,17 @@ export class PeerDirectory {
       return { serverId, key: row.currentKey, roles: JSON.parse(row.roles) as string[] };
     }
     const now = this.deps.clock.now().getTime();
-    const last = this.lastFetch.get(serverId) ?? -Infinity;
+    const last = this.lastMiss.get(serverId) ?? -Infinity;
     if (row && now - last < REFETCH_MS) {
       throw new PeerKeyError(serverId, 'unknown_key', 'the key is not the pinned current key');
     }
-    this.lastFetch.set(serverId, now);
-    if (this.lastFetch.size > 10_000) this.lastFetch.clear();
-    const fetched = await this.fetch(serverId);
+    let fetched;
+    try {
+      fetched = await this.fetch(serverId);
+    } catch (err) {
+      this.miss(serverId, now);
+      throw err;
+    }
     if (!row) {
       try {
         await insertPeer(this.deps.db.kysely, {
@@ -91,6 +96,7 @@ export class PeerDirectory {
           { peer: serverId, pinned: row.currentKey, offered: fetched.key },
           'peer key log does not extend the pinned one (fork); keeping the pin',
         );
+        this.miss(serverId, now);
         throw new PeerKeyError(serverId, 'fork', 'the key log does not extend the pinned log');
       }
       if (fetched.log.length > pinned.length) {
@@ -107,9 +113,15 @@ export class PeerDirectory {
       });
     }
     if (wanted !== null && fetched.key !== wanted) {
+      this.miss(serverId, now);
       throw new PeerKeyError(serverId, 'unknown_key', 'the key is not the current key');
     }
     return { serverId, key: fetched.key, roles: fetched.roles };
+  }
+
+  private miss(serverId: string, now: number): void {
+    if (this.lastMiss.size > 10_000) this.lastMiss.clear();
+    this.lastMiss.set(serverId, now);
   }
 
   /** Fetches and checks a peer's discovery document (docs/discovery.md, "Verification"). */

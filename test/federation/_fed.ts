@@ -58,6 +58,7 @@ export async function startPeer(
       SVC_S2S_INSECURE: 'true',
       SVC_OPEN_REGISTRATION: 'true',
       SVC_S2S_TIMEOUT_MS: '1500',
+      SVC_DATABASE_STATEMENT_TIMEOUT_MS: '30000',
       ...opts.env,
     },
     overrides: { s2sOutboxIntervalMs: 100 },

@@ -30,7 +30,10 @@ describe('federation: relay A, host B, relay C', () => {
   let channelId: string;
 
   beforeAll(async () => {
-    [a, b, c] = await Promise.all([startPeer(), startPeer({ env: { SVC_ROLE: 'host' } }), startPeer()]);
+    // One after the other: migrating three PostgreSQL schemas at once on a busy machine is slow.
+    a = await startPeer();
+    b = await startPeer({ env: { SVC_ROLE: 'host' } });
+    c = await startPeer();
     alice = await keyUser(a, 'alice');
     carol = await keyUser(c, 'carol');
     const bob = await signUpAndIn(b.t, { username: 'bob' });

@@ -540,6 +540,7 @@ export async function createAppContext(
       keyCreatedAt: keyRow.createdAt,
       sessions,
       isServerBlocked: (serverId) => moderation.blocks.isServerBlocked(serverId),
+      bus,
       outboxIntervalMs: overrides.s2sOutboxIntervalMs,
     });
     closers.push(() => federation.close());

@@ -2,6 +2,9 @@ import type { Logger } from 'pino';
 
 import type { Config } from '../config/index.js';
 import type { Db } from '../db/database.js';
+import type { EventBus } from '../events/bus.js';
+import { userTopic } from '../events/catalog.js';
+import { lookupKey } from '../services/accounts/username.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Tx } from '../db/transaction.js';
 import { AppError } from '../errors.js';
@@ -27,6 +30,7 @@ import {
   type HostResponse,
   type RelayVouch,
 } from './device-request.js';
+import type { EventBridge, RelayedEvent } from './event-bridge.js';
 import { contentDigest } from './http-signature.js';
 import type { ServerKeyLog } from './key-log.js';
 import { PeerKeyError, type PeerDirectory } from './peers.js';
@@ -105,6 +109,9 @@ export class FederationService {
       peers: PeerDirectory | null;
       sessions: SessionService;
       isServerBlocked: (serverId: string) => Promise<boolean>;
+      bus: EventBus;
+      /** Host side of relayStream; null while federation is off. */
+      bridge: EventBridge | null;
     },
   ) {}
 
@@ -369,8 +376,9 @@ export class FederationService {
     }
 
     let session: { token: string; csrf: string };
+    let accountId: string;
     try {
-      const accountId = await this.remoteAccount(input.peer.serverId, vouch.user);
+      accountId = await this.remoteAccount(input.peer.serverId, vouch.user);
       await this.remoteDevice(accountId, vouch.device);
       session = await this.remoteSession(accountId, vouch.device);
     } catch (err) {
@@ -396,7 +404,53 @@ export class FederationService {
       const v = result.headers[name];
       if (typeof v === 'string' || typeof v === 'number') headers[name] = String(v);
     }
+    // The person's live events follow them to their relay (joined workspaces included).
+    if (this.deps.bridge) {
+      await this.deps.bridge
+        .refresh(accountId, input.peer.serverId, vouch.user)
+        .catch((err: unknown) => this.deps.log.warn({ err }, 'event bridge refresh failed'));
+    }
     return this.signed(nonce, { status: result.status, headers, body: result.body });
+  }
+
+  /**
+   * Relay side of the bridge: events a host sends for one of this server's people, published on
+   * their own topic so `relayStream` delivers them, with `hostServerId` naming the host. Only
+   * from a host the person used through this relay.
+   */
+  async receiveEvents(
+    host: string,
+    input: { user: unknown; events: unknown },
+  ): Promise<{ delivered: number }> {
+    if (typeof input.user !== 'string' || !Array.isArray(input.events)) {
+      throw new AppError('VALIDATION', 'send { user, events: [...] }');
+    }
+    if (input.events.length > 100) throw new AppError('VALIDATION', 'at most 100 events a call');
+    const account = await findAccountByUsernameKey(this.deps.db.kysely, lookupKey(input.user));
+    if (!account || account.homeServer !== null) throw new AppError('NOT_FOUND', 'person not found');
+    const used = await hostsOfAccount(this.deps.db.kysely, account.id);
+    if (!used.includes(host)) throw new AppError('NOT_FOUND', 'person not found');
+    let delivered = 0;
+    for (const item of input.events as RelayedEvent[]) {
+      if (
+        typeof item?.type !== 'string' ||
+        item.type.length > 64 ||
+        typeof item.at !== 'number' ||
+        item.payload === null ||
+        typeof item.payload !== 'object' ||
+        Array.isArray(item.payload)
+      ) {
+        continue;
+      }
+      await this.deps.bus.publish({
+        topic: userTopic(account.id),
+        type: item.type,
+        at: item.at,
+        payload: { ...item.payload, hostServerId: host },
+      });
+      delivered++;
+    }
+    return { delivered };
   }
 
   private signed(nonce: string | null, a: ForwardedAnswer): ForwardedAnswer {
@@ -527,6 +581,7 @@ export class FederationService {
     for (const key of [...this.remoteSessions.keys()]) {
       if (key.startsWith(`${account.id} `)) this.remoteSessions.delete(key);
     }
+    this.deps.bridge?.close(account.id);
     this.deps.log.info(
       { relay, user: input.user, revoked, sessionsEnded: ended.length },
       'remote revocation applied',

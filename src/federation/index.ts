@@ -7,6 +7,9 @@ import { TokenBucketLimiter } from '../lib/token-bucket.js';
 import type { ServerKeys } from '../services/instance/server-keys.js';
 import type { SessionService } from '../services/sessions/session-service.js';
 
+import type { EventBus } from '../events/bus.js';
+
+import { EventBridge } from './event-bridge.js';
 import { FederationService } from './federation-service.js';
 import { ServerKeyLog } from './key-log.js';
 import { PeerDirectory, PeerKeyError } from './peers.js';
@@ -43,6 +46,7 @@ export async function buildFederation(deps: {
   keyCreatedAt: number;
   sessions: SessionService;
   isServerBlocked: (serverId: string) => Promise<boolean>;
+  bus: EventBus;
   outboxIntervalMs?: number;
 }): Promise<Federation> {
   const { db, clock, config, log, keys } = deps;
@@ -71,7 +75,12 @@ export async function buildFederation(deps: {
       perMin === null ? null : new TokenBucketLimiter({ perMinute: perMin, burst: perMin }),
     isServerBlocked: deps.isServerBlocked,
   });
+  const bridge = client
+    ? new EventBridge({ db, bus: deps.bus, client, log: log.child({ part: 'event-bridge' }) })
+    : null;
   const service = new FederationService({
+    bus: deps.bus,
+    bridge,
     db,
     clock,
     log,
@@ -97,6 +106,7 @@ export async function buildFederation(deps: {
     outbox,
     start: () => outbox?.start(),
     close: async () => {
+      bridge?.closeAll();
       await outbox?.stop();
       await client?.close();
     },

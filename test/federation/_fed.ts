@@ -14,7 +14,17 @@ import {
   type TestApp,
   type TestDatabase,
 } from '../_util/app.js';
-import { signUpWithKey, type KeyAccount, type TestKey } from '../devices/_keys.js';
+import {
+  challenge,
+  loginWithKey,
+  newKey,
+  nowIso,
+  signText,
+  signUpWithKey,
+  statement,
+  type KeyAccount,
+  type TestKey,
+} from '../devices/_keys.js';
 
 // A test client's and a test network's side of docs/federation.md, written from the document:
 // the device request and host response statements are built and checked here by hand.
@@ -262,3 +272,41 @@ export const SEND = `mutation($c: ID!, $text: String!) {
   sendMessage(input: { conversationId: $c, text: $text }) { id text author { username homeServer } }
 }`;
 export const READ = `query($c: ID!) { messages(conversationId: $c) { items { text author { username homeServer } } } }`;
+
+/** Links a second device to a key account (docs/keys.md, "Linking another device"). */
+export async function linkDevice(peer: Peer, acc: KeyAccount): Promise<KeyAccount & { deviceId: string }> {
+  const device = newKey();
+  const ch = await challenge(peer.t);
+  const issuedAt = nowIso(peer.t);
+  const text = statement('device-link', ch, issuedAt, [
+    ['username', acc.username],
+    ['device', device.publicKey],
+  ]);
+  const offer = await peer.t.gql(
+    `mutation($input: SendDeviceLinkOfferInput!) { sendDeviceLinkOffer(input: $input) { offerId code } }`,
+    {
+      input: {
+        username: acc.username,
+        devicePublicKey: device.publicKey,
+        deviceName: 'Phone',
+        challengeId: ch.challengeId,
+        issuedAt,
+        signature: signText(device, text),
+      },
+    },
+  );
+  expect(offer.body.errors).toBeUndefined();
+  const { offerId, code } = offer.body.data!.sendDeviceLinkOffer;
+  const approved = await peer.t.gql(
+    `mutation($input: ApproveDeviceLinkInput!) { approveDeviceLink(input: $input) { id } }`,
+    { input: { offerId, code } },
+    acc.agent,
+  );
+  expect(approved.body.errors).toBeUndefined();
+  return {
+    ...acc,
+    device,
+    deviceId: approved.body.data!.approveDeviceLink.id,
+    agent: await loginWithKey(peer.t, device, acc.username),
+  };
+}

@@ -34,7 +34,7 @@ function signedCall(from: Peer, to: Peer, path: string, body: Buffer | null, clo
 }
 
 const send = (call: { url: string; headers: Record<string, string> }, body?: Buffer) =>
-  fetch(call.url, { method: body ? 'POST' : 'GET', headers: call.headers, body });
+  fetch(call.url, { method: body ? "POST" : "GET", headers: call.headers, body: body ? new Uint8Array(body) : undefined });
 
 describe('/s2s/v1: signatures, replay, blocks and the peer rate', () => {
   let a: Peer;

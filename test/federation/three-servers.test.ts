@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { signUpAndIn } from '../_util/seed.js';
 import type { KeyAccount } from '../devices/_keys.js';
+import { Collected, modernClient, until } from '../realtime/_helpers.js';
 
 import {
   checkHostResponse,
@@ -10,6 +11,7 @@ import {
   discoveryKey,
   JOIN,
   keyUser,
+  linkDevice,
   READ,
   SEND,
   startPeer,
@@ -108,6 +110,74 @@ describe('federation: relay A, host B, relay C', () => {
     const noCsrf = await viaRelay(a, alice, b.id, '{ me { id } }', {}, { csrf: false });
     expect(noCsrf.status).toBe(403);
     expect(noCsrf.json()).toEqual({ error: 'forbidden', message: 'csrf validation failed' });
+  });
+
+  it('events on B reach the person of A through relayStream on A, naming the host', async () => {
+    const client = modernClient(`ws://127.0.0.1:${a.address.port}/api/ws`, alice.agent);
+    try {
+      const sub = new Collected(
+        client,
+        'subscription { relayStream { type serverId hostServerId conversationId payload } }',
+      );
+      // The subscription is live once the server counts it.
+      await until(
+        async () => ((await a.ctx.metrics.wsSubscriptions.get()).values[0]?.value ?? 0) >= 1,
+        'the subscription on A',
+      );
+      const sent = await viaRelay(c, carol, b.id, SEND, { c: channelId, text: 'are you there?' });
+      expect(sent.json().errors).toBeUndefined();
+      await until(
+        () => sub.events('relayStream').some((e) => e.type === 'MessageCreated'),
+        'MessageCreated through relayStream',
+      );
+      const event = sub.events('relayStream').find((e) => e.type === 'MessageCreated')!;
+      expect(event).toMatchObject({
+        serverId: workspaceId,
+        hostServerId: b.id,
+        conversationId: channelId,
+      });
+      expect(JSON.stringify(event.payload)).toContain('are you there?');
+      sub.unsubscribe();
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it("a device A revokes is refused on B (applyRemoteRevocation through A's outbox)", async () => {
+    const phone = await linkDevice(a, alice);
+    const viaPhone = await viaRelay(a, phone, b.id, READ, { c: channelId });
+    expect(viaPhone.status).toBe(200);
+    const shadow = await b.ctx.db.kysely
+      .selectFrom('account')
+      .select('id')
+      .where('usernameKey', '=', `alice@${a.id}`)
+      .executeTakeFirstOrThrow();
+    const deviceRow = () =>
+      b.ctx.db.kysely
+        .selectFrom('remote_device')
+        .selectAll()
+        .where('accountId', '=', shadow.id)
+        .where('deviceKey', '=', phone.device.publicKey)
+        .executeTakeFirstOrThrow();
+    expect((await deviceRow()).revokedAt).toBeNull();
+
+    const revoked = await a.t.gql(
+      'mutation($id: ID!) { revokeDevice(deviceId: $id) }',
+      { id: phone.deviceId },
+      alice.agent,
+    );
+    expect(revoked.body.errors).toBeUndefined();
+    await until(async () => (await deviceRow()).revokedAt !== null, 'the revocation on B');
+    expect(b.logs.find('remote revocation applied')).toMatchObject({ relay: a.id, revoked: 1 });
+    // A delivered it and forgot it.
+    await until(
+      async () => (await a.ctx.db.kysely.selectFrom('s2s_outbox').selectAll().execute()).length === 0,
+      'the outbox to empty',
+    );
+    // The laptop still works.
+    const still = await viaRelay(a, alice, b.id, READ, { c: channelId });
+    expect(still.status).toBe(200);
+    expect(still.json().errors).toBeUndefined();
   });
 
   it("B blocked by A's operator: A relays nothing to B, and B's calls to A are refused", async () => {

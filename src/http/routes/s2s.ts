@@ -61,6 +61,21 @@ export function s2sRoutes(app: FastifyInstance): S2sRoutes {
         return reply.code(answer.status).headers(answer.headers).send(answer.body);
       },
     });
+    s2s.post('/events', async (request, reply) => {
+      const peer = peers.get(request)!;
+      let body: { user?: unknown; events?: unknown };
+      try {
+        body = JSON.parse(bodyOf(request).toString('utf8')) as typeof body;
+      } catch {
+        return reply.code(400).send({ error: 'the body is not JSON' });
+      }
+      return reply.send(
+        await ctx.federation.service.receiveEvents(peer.serverId, {
+          user: body?.user,
+          events: body?.events,
+        }),
+      );
+    });
     s2s.post('/revocations', async (request, reply) => {
       const peer = peers.get(request)!;
       let body: { user?: unknown; devices?: unknown };

@@ -98,17 +98,15 @@ export function hostResponseHeaders(
  * Whether a host's answer is verified: its statement is signed by the host's key and names this
  * host, the request's nonce, the status and the body received.
  */
-export function hostResponseVerifies(
-  o: {
-    host: string;
-    hostKey: string;
-    requestNonce: string | null;
-    status: number;
-    body: Buffer;
-    response: string | undefined;
-    signature: string | undefined;
-  },
-): boolean {
+export function hostResponseVerifies(o: {
+  host: string;
+  hostKey: string;
+  requestNonce: string | null;
+  status: number;
+  body: Buffer;
+  response: string | undefined;
+  signature: string | undefined;
+}): boolean {
   if (!o.response || !o.signature) return false;
   if (!verifyHeader(o.response, o.signature, o.hostKey)) return false;
   const s = decodeStatement<HostResponse>(o.response);

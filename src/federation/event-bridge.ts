@@ -33,9 +33,7 @@ export class EventBridge {
   private readonly bridges = new Map<string, Bridge>();
   private readonly queues = new Map<string, Promise<void>>();
 
-  constructor(
-    private readonly deps: { db: Db; bus: EventBus; client: S2sClient; log: Logger },
-  ) {}
+  constructor(private readonly deps: { db: Db; bus: EventBus; client: S2sClient; log: Logger }) {}
 
   /**
    * Opens the streams of a person from another server that are not open yet (their own topic,
@@ -129,7 +127,10 @@ export class EventBridge {
         body,
       });
       if (res.status !== 200) {
-        this.deps.log.warn({ relay: bridge.relay, status: res.status }, 'event bridge: relay refused');
+        this.deps.log.warn(
+          { relay: bridge.relay, status: res.status },
+          'event bridge: relay refused',
+        );
       }
     } catch (err) {
       const detail = err instanceof UpstreamError ? err.message : String(err);

@@ -358,7 +358,8 @@ export class FederationService {
                   : !verifyHeader(deviceHeader, header(DEVICE_SIGNATURE) ?? '', request.device)
                     ? 'the device signature does not verify'
                     : null;
-    if (problem) return refuse(401, 'unauthenticated', 'the device request was not accepted', problem);
+    if (problem)
+      return refuse(401, 'unauthenticated', 'the device request was not accepted', problem);
     try {
       await insertNonce(this.deps.db.kysely, {
         scope: `device:${request.device}`,
@@ -427,7 +428,8 @@ export class FederationService {
     }
     if (input.events.length > 100) throw new AppError('VALIDATION', 'at most 100 events a call');
     const account = await findAccountByUsernameKey(this.deps.db.kysely, lookupKey(input.user));
-    if (!account || account.homeServer !== null) throw new AppError('NOT_FOUND', 'person not found');
+    if (!account || account.homeServer !== null)
+      throw new AppError('NOT_FOUND', 'person not found');
     const used = await hostsOfAccount(this.deps.db.kysely, account.id);
     if (!used.includes(host)) throw new AppError('NOT_FOUND', 'person not found');
     let delivered = 0;
@@ -513,7 +515,7 @@ export class FederationService {
   private async remoteDevice(accountId: string, deviceKey: string): Promise<void> {
     const db = this.deps.db.kysely;
     const row = await findRemoteDevice(db, accountId, deviceKey);
-    if (row?.revokedAt != null) {
+    if (row && row.revokedAt !== null) {
       throw new AppError('UNAUTHENTICATED', 'this device was revoked by its relay');
     }
     if (row) return;
@@ -598,5 +600,9 @@ export function checkServerId(input: string): string {
   } catch {
     // answered below
   }
-  throw new RelayRefusal(400, 'validation', `"${input.slice(0, 80)}" is not a server id (host or host:port)`);
+  throw new RelayRefusal(
+    400,
+    'validation',
+    `"${input.slice(0, 80)}" is not a server id (host or host:port)`,
+  );
 }

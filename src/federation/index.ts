@@ -71,8 +71,7 @@ export async function buildFederation(deps: {
     log,
     peers: peers ?? unreachablePeers(),
     origin: base ? new URL(base).origin : 'http://localhost',
-    limiter:
-      perMin === null ? null : new TokenBucketLimiter({ perMinute: perMin, burst: perMin }),
+    limiter: perMin === null ? null : new TokenBucketLimiter({ perMinute: perMin, burst: perMin }),
     isServerBlocked: deps.isServerBlocked,
   });
   const bridge = client

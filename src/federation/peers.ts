@@ -42,9 +42,7 @@ export class PeerDirectory {
   /** When a re-fetch last failed to give the key a signature named, per peer. */
   private readonly lastMiss = new Map<string, number>();
 
-  constructor(
-    private readonly deps: { db: Db; clock: Clock; client: S2sClient; log: Logger },
-  ) {}
+  constructor(private readonly deps: { db: Db; clock: Clock; client: S2sClient; log: Logger }) {}
 
   /**
    * The key of `serverId` that matches `wanted` (the key a signature names), or its current key
@@ -125,9 +123,7 @@ export class PeerDirectory {
   }
 
   /** Fetches and checks a peer's discovery document (docs/discovery.md, "Verification"). */
-  private async fetch(
-    serverId: string,
-  ): Promise<{ log: Signed[]; key: string; roles: string[] }> {
+  private async fetch(serverId: string): Promise<{ log: Signed[]; key: string; roles: string[] }> {
     let doc: unknown;
     try {
       doc = await this.deps.client.discovery(serverId);

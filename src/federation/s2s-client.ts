@@ -150,7 +150,12 @@ export class S2sClient {
         ['tag', SIGNATURE_TAG],
       ],
     };
-    const sig = signMessage({ method, url, headers }, input, this.opts.keys.signing, SIGNATURE_LABEL);
+    const sig = signMessage(
+      { method, url, headers },
+      input,
+      this.opts.keys.signing,
+      SIGNATURE_LABEL,
+    );
     return { ...headers, ...sig };
   }
 

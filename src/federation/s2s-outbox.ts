@@ -3,7 +3,12 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 
-import { deleteExpiredNonces, deleteOutboxCall, dueOutboxCalls, postponeOutboxCall } from './queries.js';
+import {
+  deleteExpiredNonces,
+  deleteOutboxCall,
+  dueOutboxCalls,
+  postponeOutboxCall,
+} from './queries.js';
 import { UpstreamError, type S2sClient } from './s2s-client.js';
 
 /** First retry after this long; each later one waits twice as long, up to MAX_BACKOFF_MS. */
@@ -80,7 +85,10 @@ export class S2sOutbox {
           continue;
         }
         if (at - Number(call.createdAt) > GIVE_UP_AFTER_MS) {
-          log.error({ peer: call.serverId, path: call.path, error }, 's2s call dropped after a week');
+          log.error(
+            { peer: call.serverId, path: call.path, error },
+            's2s call dropped after a week',
+          );
           await deleteOutboxCall(db.kysely, call.id);
           continue;
         }

@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 
 import type { Db } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
-import { AppError, forbidden, rateLimited, unauthenticated } from '../errors.js';
+import type { AppError} from '../errors.js';
+import { forbidden, rateLimited, unauthenticated } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import type { TokenBucketLimiter } from '../lib/token-bucket.js';
 import { parsePrincipal } from '../services/moderation/principal-id.js';
@@ -117,7 +118,8 @@ export class S2sVerifier {
       throw this.refuse('malformed', null, `keyid ${keyid} names no server`);
     }
     for (const c of REQUIRED_COMPONENTS) {
-      if (!input.components.includes(c)) throw this.refuse('malformed', serverId, `${c} not covered`);
+      if (!input.components.includes(c))
+        throw this.refuse('malformed', serverId, `${c} not covered`);
     }
     for (const h of COVERED_IF_PRESENT) {
       if (call.headers[h] !== undefined && !input.components.includes(h)) {
@@ -162,7 +164,10 @@ export class S2sVerifier {
       url: new URL(call.url, this.deps.origin).toString(),
       headers: call.headers,
     };
-    const publicKey = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: key }, format: 'jwk' });
+    const publicKey = createPublicKey({
+      key: { kty: 'OKP', crv: 'Ed25519', x: key },
+      format: 'jwk',
+    });
     if (!verifySignature(message, input, signature, publicKey)) {
       throw this.refuse('bad_signature', serverId, 'the signature does not verify');
     }

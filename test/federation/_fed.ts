@@ -56,7 +56,12 @@ export async function freePort(): Promise<number> {
  * (or `publicUrl`, for a server behind a proxy the test runs).
  */
 export async function startPeer(
-  opts: { env?: Record<string, string>; port?: number; publicUrl?: string; database?: TestDatabase } = {},
+  opts: {
+    env?: Record<string, string>;
+    port?: number;
+    publicUrl?: string;
+    database?: TestDatabase;
+  } = {},
 ): Promise<Peer> {
   const port = opts.port ?? (await freePort());
   const publicUrl = opts.publicUrl ?? `http://127.0.0.1:${port}`;
@@ -151,7 +156,13 @@ export async function viaRelay(
     body,
   });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, text, json: () => JSON.parse(text), nonce: dh.nonce };
+  return {
+    status: res.status,
+    headers: res.headers,
+    text,
+    json: () => JSON.parse(text),
+    nonce: dh.nonce,
+  };
 }
 
 /** The host's current key as its discovery document states it (verified like a client would). */
@@ -162,10 +173,7 @@ export async function discoveryKey(peer: Peer): Promise<string> {
 }
 
 /** docs/federation.md, "Host responses": checks the host's statement as a client does. */
-export function checkHostResponse(
-  answer: RelayAnswer,
-  o: { host: string; hostKey: string },
-): void {
+export function checkHostResponse(answer: RelayAnswer, o: { host: string; hostKey: string }): void {
   const statementHeader = answer.headers.get('svc-host-response');
   const signature = answer.headers.get('svc-host-signature');
   expect(statementHeader, 'Svc-Host-Response').toBeTruthy();
@@ -190,15 +198,13 @@ export function checkHostResponse(
  * It records each request it saw.
  */
 export class TamperProxy {
-  mode:
-    | 'pass'
-    | 'request-body'
-    | 'request-header'
-    | 'response-body'
-    | 'stall'
-    | 'garbage' = 'pass';
-  readonly seen: Array<{ method: string; url: string; headers: http.IncomingHttpHeaders; body: Buffer }> =
-    [];
+  mode: 'pass' | 'request-body' | 'request-header' | 'response-body' | 'stall' | 'garbage' = 'pass';
+  readonly seen: Array<{
+    method: string;
+    url: string;
+    headers: http.IncomingHttpHeaders;
+    body: Buffer;
+  }> = [];
   private server!: http.Server;
   port = 0;
   private readonly stalled = new Set<http.ServerResponse>();
@@ -274,7 +280,10 @@ export const SEND = `mutation($c: ID!, $text: String!) {
 export const READ = `query($c: ID!) { messages(conversationId: $c) { items { text author { username homeServer } } } }`;
 
 /** Links a second device to a key account (docs/keys.md, "Linking another device"). */
-export async function linkDevice(peer: Peer, acc: KeyAccount): Promise<KeyAccount & { deviceId: string }> {
+export async function linkDevice(
+  peer: Peer,
+  acc: KeyAccount,
+): Promise<KeyAccount & { deviceId: string }> {
   const device = newKey();
   const ch = await challenge(peer.t);
   const issuedAt = nowIso(peer.t);

@@ -71,10 +71,16 @@ describe('RFC 9421 signatures (src/federation/http-signature.ts)', () => {
       { ...RFC_REQUEST, url: 'https://example.com/bar' },
       { ...RFC_REQUEST, url: 'https://example.org/foo' },
       { ...RFC_REQUEST, headers: { ...RFC_REQUEST.headers, 'content-length': '19' } },
-      { ...RFC_REQUEST, headers: { ...RFC_REQUEST.headers, date: 'Tue, 20 Apr 2021 02:07:56 GMT' } },
+      {
+        ...RFC_REQUEST,
+        headers: { ...RFC_REQUEST.headers, date: 'Tue, 20 Apr 2021 02:07:56 GMT' },
+      },
     ];
     for (const m of changed) expect(verifySignature(m, input, signature, key)).toBe(false);
-    const noHeader = { ...RFC_REQUEST, headers: { ...RFC_REQUEST.headers, 'content-type': undefined } };
+    const noHeader = {
+      ...RFC_REQUEST,
+      headers: { ...RFC_REQUEST.headers, 'content-type': undefined },
+    };
     expect(verifySignature(noHeader, input, signature, key)).toBe(false);
   });
 
@@ -91,7 +97,11 @@ describe('RFC 9421 signatures (src/federation/http-signature.ts)', () => {
       },
       {
         ...RFC_REQUEST,
-        headers: { ...RFC_REQUEST.headers, 'signature-input': B26_INPUT.replace('sig-b26=', 'sig-b26=') , signature: B26_SIGNATURE } as Record<string, string>,
+        headers: {
+          ...RFC_REQUEST.headers,
+          'signature-input': B26_INPUT.replace('sig-b26=', 'sig-b26='),
+          signature: B26_SIGNATURE,
+        } as Record<string, string>,
       },
     );
     expect(ok).toBe(true);
@@ -101,16 +111,39 @@ describe('RFC 9421 signatures (src/federation/http-signature.ts)', () => {
     const { generateKeyPairSync } = await import('node:crypto');
     const pair = generateKeyPairSync('ed25519');
     const raw = pair.publicKey.export({ format: 'jwk' }).x as string;
-    const keys = { signing: pair.privateKey, signingPublic: pair.publicKey, signingPublicRaw: raw } as ServerKeys;
-    const client = new S2sClient({ selfId: 'a.example', keys, clock: systemClock, timeoutMs: 1000, insecure: false });
+    const keys = {
+      signing: pair.privateKey,
+      signingPublic: pair.publicKey,
+      signingPublicRaw: raw,
+    } as ServerKeys;
+    const client = new S2sClient({
+      selfId: 'a.example',
+      keys,
+      clock: systemClock,
+      timeoutMs: 1000,
+      insecure: false,
+    });
     const body = Buffer.from('{"user":"alice","devices":null}');
     const url = 'https://b.example/s2s/v1/revocations';
     const headers = client.signedHeaders('POST', url, { 'content-type': 'application/json' }, body);
     await client.close();
     expect(headers['content-digest']).toBe(contentDigest(body));
     const input = parseSignatureInputField(headers['signature-input']!).get('svc')!;
-    expect(input.components).toEqual(['@method', '@target-uri', 'content-digest', 'date', 'content-type']);
-    expect(input.params.map(([k]) => k)).toEqual(['created', 'expires', 'nonce', 'keyid', 'alg', 'tag']);
+    expect(input.components).toEqual([
+      '@method',
+      '@target-uri',
+      'content-digest',
+      'date',
+      'content-type',
+    ]);
+    expect(input.params.map(([k]) => k)).toEqual([
+      'created',
+      'expires',
+      'nonce',
+      'keyid',
+      'alg',
+      'tag',
+    ]);
 
     let seenKeyid: unknown;
     const verified = await httpbis.verifyMessage(
@@ -134,19 +167,32 @@ describe('RFC 9421 signatures (src/federation/http-signature.ts)', () => {
     // The other way round: the library signs, our verifier checks.
     const signed = await httpbis.signMessage(
       {
-        key: { id: 'a.example', alg: 'ed25519', sign: async (data: Buffer) => edSign(null, data, pair.privateKey) },
+        key: {
+          id: 'a.example',
+          alg: 'ed25519',
+          sign: async (data: Buffer) => edSign(null, data, pair.privateKey),
+        },
         name: 'lib',
         fields: ['@method', '@target-uri', 'content-digest', 'date'],
         params: ['created', 'keyid', 'alg', 'nonce'],
         paramValues: { nonce: 'n0nce-n0nce-n0nce' },
       },
-      { method: 'POST', url, headers: { date: new Date().toUTCString(), 'content-digest': contentDigest(body) } },
+      {
+        method: 'POST',
+        url,
+        headers: { date: new Date().toUTCString(), 'content-digest': contentDigest(body) },
+      },
     );
     const h = Object.fromEntries(
-      Object.entries(signed.headers as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]),
+      Object.entries(signed.headers as Record<string, string>).map(([k, v]) => [
+        k.toLowerCase(),
+        v,
+      ]),
     );
     const libInput = parseSignatureInputField(h['signature-input']!).get('lib')!;
     const libSig = parseSignatureField(h.signature!).get('lib')!;
-    expect(verifySignature({ method: 'POST', url, headers: h }, libInput, libSig, pair.publicKey)).toBe(true);
+    expect(
+      verifySignature({ method: 'POST', url, headers: h }, libInput, libSig, pair.publicKey),
+    ).toBe(true);
   });
 });

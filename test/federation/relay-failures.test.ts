@@ -94,9 +94,9 @@ describe('the relay route when the host fails or the path is tampered with', () 
   it('502 when a man in the middle alters the request body (B refuses the digest)', async () => {
     proxy.mode = 'request-body';
     upstream(await viaRelay(a, alice, host, ME));
-    expect(b.logs.lines.some((l) => l.msg === 's2s call refused' && l.reason === 'bad_digest')).toBe(
-      true,
-    );
+    expect(
+      b.logs.lines.some((l) => l.msg === 's2s call refused' && l.reason === 'bad_digest'),
+    ).toBe(true);
   });
 
   it('502 when a man in the middle alters a signed header', async () => {
@@ -156,7 +156,12 @@ describe('the relay route when the host fails or the path is tampered with', () 
     );
 
     // A device request for another host is refused by the host, signed.
-    const other = deviceHeaders(alice.device, { host: 'elsewhere.example', method: 'POST', path: '/api', body });
+    const other = deviceHeaders(alice.device, {
+      host: 'elsewhere.example',
+      method: 'POST',
+      path: '/api',
+      body,
+    });
     const wrongHost = await fetch(`${a.url}/api/remote/${host}/api`, {
       method: 'POST',
       headers: {
@@ -171,7 +176,7 @@ describe('the relay route when the host fails or the path is tampered with', () 
     expect(wrongHost.headers.get('svc-host-signature')).toBeTruthy();
   });
 
-  it('the relay refuses a request signed by a device that is not the session\'s', async () => {
+  it("the relay refuses a request signed by a device that is not the session's", async () => {
     const mallory = await keyUser(a);
     const res = await viaRelay(a, { ...alice, device: mallory.device }, host, ME);
     expect(res.status).toBe(403);

@@ -34,7 +34,11 @@ function signedCall(from: Peer, to: Peer, path: string, body: Buffer | null, clo
 }
 
 const send = (call: { url: string; headers: Record<string, string> }, body?: Buffer) =>
-  fetch(call.url, { method: body ? "POST" : "GET", headers: call.headers, body: body ? new Uint8Array(body) : undefined });
+  fetch(call.url, {
+    method: body ? 'POST' : 'GET',
+    headers: call.headers,
+    body: body ? new Uint8Array(body) : undefined,
+  });
 
 describe('/s2s/v1: signatures, replay, blocks and the peer rate', () => {
   let a: Peer;
@@ -117,7 +121,7 @@ describe('/s2s/v1: signatures, replay, blocks and the peer rate', () => {
     expect(ok).toBe(true);
   });
 
-  it("refuses a peer blocked with a `server:` principal block, until it is unblocked", async () => {
+  it('refuses a peer blocked with a `server:` principal block, until it is unblocked', async () => {
     const op = await signUpAndIn(b.t, { operator: true });
     const block = await b.t.gql(
       'mutation($p: String!) { instanceBlockPrincipal(principalId: $p) { block { principalId } } }',
@@ -134,9 +138,9 @@ describe('/s2s/v1: signatures, replay, blocks and the peer rate', () => {
       op,
     );
     expect(unblock.body.errors).toBeUndefined();
-    expect((await a.ctx.federation.client!.call(b.id, { method: 'GET', path: 'ping' })).status).toBe(
-      200,
-    );
+    expect(
+      (await a.ctx.federation.client!.call(b.id, { method: 'GET', path: 'ping' })).status,
+    ).toBe(200);
   });
 
   it('limits each peer to SVC_S2S_PEER_RATE_PER_MIN, with Retry-After', async () => {
@@ -178,7 +182,9 @@ describe('/s2s/v1: signatures, replay, blocks and the peer rate', () => {
       expect(impostor.id).toBe(a.id);
       const res = await impostor.ctx.federation.client!.call(b.id, { method: 'GET', path: 'ping' });
       expect(res.status).toBe(401);
-      expect(b.logs.find('peer key log does not extend the pinned one (fork); keeping the pin')).toBeTruthy();
+      expect(
+        b.logs.find('peer key log does not extend the pinned one (fork); keeping the pin'),
+      ).toBeTruthy();
     } finally {
       await impostor.stop();
     }

@@ -93,7 +93,10 @@ describe('federation: relay A, host B, relay C', () => {
     const bobKey = await keyUser(b);
     const res = await viaRelay(b, bobKey, a.id, '{ me { id } }');
     expect(res.status).toBe(403);
-    expect(res.json()).toEqual({ error: 'forbidden', message: expect.stringContaining('SVC_ROLE') });
+    expect(res.json()).toEqual({
+      error: 'forbidden',
+      message: expect.stringContaining('SVC_ROLE'),
+    });
     const self = await viaRelay(a, alice, a.id, '{ me { id } }');
     expect(self.status).toBe(400);
     expect(self.json().error).toBe('validation');
@@ -171,7 +174,8 @@ describe('federation: relay A, host B, relay C', () => {
     expect(b.logs.find('remote revocation applied')).toMatchObject({ relay: a.id, revoked: 1 });
     // A delivered it and forgot it.
     await until(
-      async () => (await a.ctx.db.kysely.selectFrom('s2s_outbox').selectAll().execute()).length === 0,
+      async () =>
+        (await a.ctx.db.kysely.selectFrom('s2s_outbox').selectAll().execute()).length === 0,
       'the outbox to empty',
     );
     // The laptop still works.

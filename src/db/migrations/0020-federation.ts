@@ -34,7 +34,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('expiresAt', MS, (c) => c.notNull())
     .addPrimaryKeyConstraint('s2s_nonce_pk', ['scope', 'nonce'])
     .execute();
-  await db.schema.createIndex('s2s_nonce_expires_idx').on('s2s_nonce').column('expiresAt').execute();
+  await db.schema
+    .createIndex('s2s_nonce_expires_idx')
+    .on('s2s_nonce')
+    .column('expiresAt')
+    .execute();
   // Outgoing calls that must reach a peer (revocations): kept until the peer acknowledged.
   await db.schema
     .createTable('s2s_outbox')
@@ -55,9 +59,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // Host side: the device keys a relay vouched for, per person from that relay.
   await db.schema
     .createTable('remote_device')
-    .addColumn('accountId', 'text', (c) =>
-      c.notNull().references('account.id').onDelete('cascade'),
-    )
+    .addColumn('accountId', 'text', (c) => c.notNull().references('account.id').onDelete('cascade'))
     .addColumn('deviceKey', 'text', (c) => c.notNull())
     .addColumn('createdAt', MS, (c) => c.notNull())
     .addColumn('revokedAt', MS)
@@ -66,9 +68,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // Relay side: the hosts a local person reached, so their revocations reach those hosts.
   await db.schema
     .createTable('relay_host')
-    .addColumn('accountId', 'text', (c) =>
-      c.notNull().references('account.id').onDelete('cascade'),
-    )
+    .addColumn('accountId', 'text', (c) => c.notNull().references('account.id').onDelete('cascade'))
     .addColumn('hostServerId', 'text', (c) => c.notNull())
     .addColumn('firstUsedAt', MS, (c) => c.notNull())
     .addPrimaryKeyConstraint('relay_host_pk', ['accountId', 'hostServerId'])

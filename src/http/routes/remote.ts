@@ -34,11 +34,7 @@ export const registerRemoteRoutes: ApiRoutes = (api, ctx) => {
   });
 };
 
-async function relayRequest(
-  ctx: AppContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
-) {
+async function relayRequest(ctx: AppContext, request: FastifyRequest, reply: FastifyReply) {
   const session = request.svc.session;
   if (!session) {
     return refuse(reply, new RelayRefusal(401, 'unauthenticated', 'sign in first'));

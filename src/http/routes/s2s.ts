@@ -40,7 +40,10 @@ export function s2sRoutes(app: FastifyInstance): S2sRoutes {
       });
       return { status: res.statusCode, headers: res.headers, body: res.rawPayload };
     };
-    s2s.get('/ping', async (request) => ({ server: ctx.federation.service.selfId, peer: peers.get(request)?.serverId }));
+    s2s.get('/ping', async (request) => ({
+      server: ctx.federation.service.selfId,
+      peer: peers.get(request)?.serverId,
+    }));
     s2s.route({
       method: ['GET', 'POST'],
       url: '/forward/*',

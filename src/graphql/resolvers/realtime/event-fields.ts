@@ -14,8 +14,7 @@ const serverId: Resolver<BusEvent> = (event) => (event.payload as Fields).server
 const conversationId: Resolver<BusEvent> = (event) =>
   (event.payload as Fields).conversationId ?? null;
 const at: Resolver<BusEvent> = (event) => event.at;
-const hostServerId: Resolver<BusEvent> = (event) =>
-  (event.payload as Fields).hostServerId ?? null;
+const hostServerId: Resolver<BusEvent> = (event) => (event.payload as Fields).hostServerId ?? null;
 const payload: Resolver<BusEvent> = (event) => {
   const out: Fields = {};
   for (const [key, value] of Object.entries(event.payload as Fields)) {

@@ -25,6 +25,7 @@ import {
   HOST_RESPONSE,
   HOST_SIGNATURE,
   RELAY_VOUCH,
+  signHeader,
   verifyHeader,
   type DeviceRequest,
   type HostResponse,
@@ -46,6 +47,20 @@ import {
 } from './queries.js';
 import { UpstreamError, type S2sClient } from './s2s-client.js';
 import { SIGNATURE_WINDOW_SECONDS, type VerifiedPeer } from './s2s-verifier.js';
+
+/** What a relay signs to revoke devices of one of its people at one host. */
+interface RevocationStatement {
+  type: 'svc.remote-revocation.v1';
+  relay: string;
+  host: string;
+  /** The person's username at the relay. */
+  user: string;
+  /** Device keys; null for every device (the person is gone or blocked at the relay). */
+  devices: string[] | null;
+  issuedAt: string;
+  /** The relay's current key, so a host follows a rotation. */
+  key: string;
+}
 
 /** A relay's own refusal (contract: `{"error":"<code>","message":"<text>"}`). */
 export class RelayRefusal extends Error {
@@ -279,11 +294,81 @@ export class FederationService {
         id: newId(),
         serverId: host,
         path: 'revocations',
-        body: JSON.stringify({ user: username, devices }),
+        body: JSON.stringify(this.revocationStatement(host, username, devices, now)),
         nextAttemptAt: now,
         createdAt: now,
       });
     }
+  }
+
+  /** A revocation signed by this relay's key, for one host (docs/federation.md, "Revocation"). */
+  revocationStatement(
+    host: string,
+    user: string,
+    devices: string[] | null,
+    at: number,
+  ): { statement: string; signature: string } {
+    const statement: RevocationStatement = {
+      type: 'svc.remote-revocation.v1',
+      relay: this.deps.selfId!,
+      host,
+      user,
+      devices,
+      issuedAt: new Date(at).toISOString(),
+      key: this.deps.keys.signingPublicRaw,
+    };
+    const value = encodeStatement(statement);
+    return { statement: value, signature: signHeader(value, this.deps.keys.signing) };
+  }
+
+  /**
+   * applyRemoteRevocation and /s2s/v1/revocations: a revocation statement its relay signed.
+   * Replaying one changes nothing (devices are revoked once; a device first seen after the
+   * statement was issued is not touched). `from` is the verified calling peer, when any.
+   */
+  async applyRevocationStatement(
+    input: { statement: unknown; signature: unknown },
+    from: string | null = null,
+  ): Promise<{ revoked: number; sessionsEnded: number }> {
+    const { peers, selfId } = this.deps;
+    const refused = (why: string) => {
+      this.deps.log.warn({ from, why }, 'remote revocation refused');
+      return new AppError('UNAUTHENTICATED', 'the revocation statement was not accepted');
+    };
+    if (typeof input.statement !== 'string' || typeof input.signature !== 'string') {
+      throw new AppError('VALIDATION', 'send the statement and the signature as strings');
+    }
+    const s = decodeStatement<RevocationStatement>(input.statement);
+    if (!s || s.type !== 'svc.remote-revocation.v1' || typeof s.relay !== 'string') {
+      throw refused('not a revocation statement');
+    }
+    if (!peers || !selfId) throw refused('federation is off here');
+    if (s.host !== selfId) throw refused(`the statement is for ${String(s.host)}`);
+    let relay: string;
+    try {
+      relay = checkServerId(s.relay);
+    } catch {
+      throw refused('the statement names no relay');
+    }
+    if (from !== null && from !== relay) throw refused(`${from} sent a statement of ${relay}`);
+    if (await this.deps.isServerBlocked(relay)) {
+      throw new AppError('FORBIDDEN', 'this server does not accept calls from that relay');
+    }
+    let key: string;
+    try {
+      key = (await peers.keyOf(relay, typeof s.key === 'string' ? s.key : null)).key;
+    } catch (err) {
+      if (err instanceof PeerKeyError) {
+        throw new AppError('UPSTREAM_UNAVAILABLE', `${relay} could not be verified; try later`, {
+          hostServerId: relay,
+        });
+      }
+      throw err;
+    }
+    if (!verifyHeader(input.statement, input.signature, key)) throw refused('bad signature');
+    const issuedAt = Date.parse(s.issuedAt);
+    if (!Number.isFinite(issuedAt)) throw refused('issuedAt is not a time');
+    return this.applyRevocation(relay, { user: s.user, devices: s.devices }, issuedAt);
   }
 
   // ---------------------------------------------------------------- host side
@@ -554,9 +639,10 @@ export class FederationService {
    * Host side of a revocation its relay sent: the named devices (or every device) of the person
    * are refused from now on, and their sessions here end at once.
    */
-  async applyRevocation(
+  private async applyRevocation(
     relay: string,
     input: { user: unknown; devices: unknown },
+    issuedAt: number,
   ): Promise<{ revoked: number; sessionsEnded: number }> {
     if (typeof input.user !== 'string' || !REMOTE_USER_RE.test(input.user)) {
       throw new AppError('VALIDATION', 'user must be a username at the relay');
@@ -577,7 +663,7 @@ export class FederationService {
     let revoked = 0;
     let ended: string[] = [];
     await this.deps.db.transaction(async (tx) => {
-      revoked = await revokeRemoteDevices(tx.db, account.id, devices, now);
+      revoked = await revokeRemoteDevices(tx.db, account.id, devices, now, issuedAt);
       ended = await this.deps.sessions.end(tx, { accountId: account.id }, 'device_revoked');
     });
     for (const key of [...this.remoteSessions.keys()]) {

@@ -123,12 +123,14 @@ export async function revokeRemoteDevices(
   accountId: string,
   deviceKeys: string[] | null,
   at: number,
+  seenBefore: number,
 ): Promise<number> {
   let q = db
     .updateTable('remote_device')
     .set({ revokedAt: at })
     .where('accountId', '=', accountId)
-    .where('revokedAt', 'is', null);
+    .where('revokedAt', 'is', null)
+    .where('createdAt', '<=', seenBefore);
   if (deviceKeys) {
     if (deviceKeys.length === 0) return 0;
     q = q.where('deviceKey', 'in', deviceKeys);

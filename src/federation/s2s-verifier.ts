@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 
 import type { Db } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
-import type { AppError} from '../errors.js';
+import type { AppError } from '../errors.js';
 import { forbidden, rateLimited, unauthenticated } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import type { TokenBucketLimiter } from '../lib/token-bucket.js';

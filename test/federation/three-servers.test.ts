@@ -184,6 +184,29 @@ describe('federation: relay A, host B, relay C', () => {
     expect(still.json().errors).toBeUndefined();
   });
 
+  it('applyRemoteRevocation takes a statement A signed, from anyone, without a session', async () => {
+    const APPLY = `mutation($s: String!, $sig: String!) {
+      applyRemoteRevocation(statement: $s, signature: $sig) { revokedDevices sessionsEnded }
+    }`;
+    const forB = a.ctx.federation.service.revocationStatement(b.id, 'alice', null, Date.now());
+    const forC = a.ctx.federation.service.revocationStatement(c.id, 'alice', null, Date.now());
+    const tampered = await b.t.gql(APPLY, { s: forB.statement, sig: forC.signature });
+    expect(tampered.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    const elsewhere = await b.t.gql(APPLY, { s: forC.statement, sig: forC.signature });
+    expect(elsewhere.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+
+    const res = await b.t.gql(APPLY, { s: forB.statement, sig: forB.signature });
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data!.applyRemoteRevocation.revokedDevices).toBe(1);
+    // Every device of alice is refused on B now; B says so in a signed answer.
+    const after = await viaRelay(a, alice, b.id, READ, { c: channelId });
+    expect(after.status).toBe(401);
+    checkHostResponse(after, { host: b.id, hostKey: await discoveryKey(b) });
+    // Applying it again changes nothing.
+    const again = await b.t.gql(APPLY, { s: forB.statement, sig: forB.signature });
+    expect(again.body.data!.applyRemoteRevocation.revokedDevices).toBe(0);
+  });
+
   it("B blocked by A's operator: A relays nothing to B, and B's calls to A are refused", async () => {
     const op = await signUpAndIn(a.t, { operator: true });
     const blocked = await a.t.gql(

@@ -17,6 +17,7 @@ import { realtimeResolvers } from './realtime/index.js';
 import { searchResolvers } from './search/index.js';
 import { commandResolvers } from './commands/index.js';
 import { mlsResolvers } from './mls/index.js';
+import { federationResolvers } from './federation/index.js';
 
 /** Every area's resolvers. An area adds one line here. */
 export function allResolvers(): Resolvers {
@@ -38,5 +39,6 @@ export function allResolvers(): Resolvers {
     pluginResolvers,
     commandResolvers,
     mlsResolvers,
+    federationResolvers,
   );
 }

@@ -81,16 +81,16 @@ export function s2sRoutes(app: FastifyInstance): S2sRoutes {
     });
     s2s.post('/revocations', async (request, reply) => {
       const peer = peers.get(request)!;
-      let body: { user?: unknown; devices?: unknown };
+      let body: { statement?: unknown; signature?: unknown };
       try {
         body = JSON.parse(bodyOf(request).toString('utf8')) as typeof body;
       } catch {
         return reply.code(400).send({ error: 'the body is not JSON' });
       }
-      const result = await ctx.federation.service.applyRevocation(peer.serverId, {
-        user: body?.user,
-        devices: body?.devices ?? null,
-      });
+      const result = await ctx.federation.service.applyRevocationStatement(
+        { statement: body?.statement, signature: body?.signature },
+        peer.serverId,
+      );
       return reply.send(result);
     });
   };

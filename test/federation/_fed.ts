@@ -319,3 +319,35 @@ export async function linkDevice(
     agent: await loginWithKey(peer.t, device, acc.username),
   };
 }
+
+/** Any request to a path on `host` through the person's relay, body and type as given. */
+export async function viaRelayRaw(
+  relay: Peer,
+  who: KeyAccount,
+  host: string,
+  o: { method: 'GET' | 'POST'; path: string; body?: Buffer; contentType?: string },
+): Promise<RelayAnswer & { bytes: Buffer }> {
+  const body = o.body ?? Buffer.alloc(0);
+  const dh = deviceHeaders(who.device, { host, method: o.method, path: o.path, body });
+  const headers: Record<string, string> = {
+    ...agentHeaders(who.agent),
+    'svc-device-request': dh['svc-device-request'],
+    'svc-device-signature': dh['svc-device-signature'],
+  };
+  if (o.contentType) headers['content-type'] = o.contentType;
+  const res = await fetch(`${relay.url}/api/remote/${host}${o.path}`, {
+    method: o.method,
+    headers,
+    body: o.method === 'POST' ? new Uint8Array(body) : undefined,
+  });
+  const bytes = Buffer.from(await res.arrayBuffer());
+  const text = bytes.toString('utf8');
+  return {
+    status: res.status,
+    headers: res.headers,
+    text,
+    bytes,
+    json: () => JSON.parse(text),
+    nonce: dh.nonce,
+  };
+}

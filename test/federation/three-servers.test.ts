@@ -14,6 +14,7 @@ import {
   linkDevice,
   READ,
   SEND,
+  viaRelayRaw,
   startPeer,
   viaRelay,
   type Peer,
@@ -76,6 +77,58 @@ describe('federation: relay A, host B, relay C', () => {
     expect(items.map((m) => m.text)).toEqual(['hello from A', 'hello from C']);
     expect(items[1]!.author).toEqual({ username: `carol@${c.id}`, homeServer: c.id });
     checkHostResponse(read, { host: b.id, hostKey: await discoveryKey(b) });
+  });
+
+  it('a file uploaded through one relay downloads through another (forwarded attachment routes)', async () => {
+    const sent = await viaRelay(a, alice, b.id, SEND, { c: channelId, text: 'see the notes' });
+    const messageId = sent.json().data.sendMessage.id as string;
+    const created = await viaRelay(
+      a,
+      alice,
+      b.id,
+      `mutation($c: ID!) { createAttachment(input: { conversationId: $c, fileName: "notes.txt" }) { attachmentId uploadToken } }`,
+      { c: channelId },
+    );
+    expect(created.json().errors).toBeUndefined();
+    const att = created.json().data.createAttachment as {
+      attachmentId: string;
+      uploadToken: string;
+    };
+    const boundary = 'fedboundary42';
+    const file = Buffer.from('federated notes\n');
+    const form = Buffer.concat([
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="upload_token"\r\n\r\n${att.uploadToken}\r\n` +
+          `--${boundary}\r\nContent-Disposition: form-data; name="attachment_id"\r\n\r\n${att.attachmentId}\r\n` +
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="notes.txt"\r\nContent-Type: text/plain\r\n\r\n`,
+      ),
+      file,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const upload = await viaRelayRaw(a, alice, b.id, {
+      method: 'POST',
+      path: '/api/files/upload',
+      body: form,
+      contentType: `multipart/form-data; boundary=${boundary}`,
+    });
+    expect(upload.status, upload.text).toBe(200);
+    const fin = await viaRelay(
+      a,
+      alice,
+      b.id,
+      `mutation($a: ID!, $m: ID!) { finalizeAttachment(input: { attachmentId: $a, messageId: $m }) { id } }`,
+      { a: att.attachmentId, m: messageId },
+    );
+    expect(fin.json().errors).toBeUndefined();
+
+    const download = await viaRelayRaw(c, carol, b.id, {
+      method: 'GET',
+      path: `/api/attachments/${att.attachmentId}/download`,
+    });
+    expect(download.status).toBe(200);
+    expect(download.bytes.equals(file)).toBe(true);
+    expect(download.headers.get('content-type')).toMatch(/^text\/plain/);
+    checkHostResponse(download, { host: b.id, hostKey: await discoveryKey(b) });
   });
 
   it("a remote person's account mutations answer FORBIDDEN on the host", async () => {

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 import type { AppContext } from '../../context.js';
 import type { LocalRunner } from '../../federation/federation-service.js';
+import { RELAYED_ADDRESS } from '../admission.js';
 import type { S2sVerifier } from '../trees/s2s.js';
 import type { S2sRoutes } from '../trees/s2s.js';
 
@@ -33,6 +34,7 @@ export function s2sRoutes(app: FastifyInstance): S2sRoutes {
   return (s2s: FastifyInstance, ctx: AppContext) => {
     const run: LocalRunner = async (r) => {
       const res = await app.inject({
+        remoteAddress: RELAYED_ADDRESS,
         method: r.method,
         url: r.url,
         headers: r.headers,

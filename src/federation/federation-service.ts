@@ -107,6 +107,12 @@ const REMOTE_USER_RE = /^[\p{L}\p{N}._-]{1,64}$/u;
  * answer FORBIDDEN here; revocations in both directions, through the outbox.
  */
 export class FederationService {
+  /**
+   * Relay side: events recently published for a person, by content. With several host
+   * processes each may forward the same event; the copies are identical, so they are dropped.
+   */
+  private readonly recentEvents = new Map<string, number>();
+
   /** Host side: a session per remote person, reused while it lives. */
   private readonly remoteSessions = new Map<string, { token: string; csrf: string }>();
 
@@ -361,6 +367,7 @@ export class FederationService {
       if (err instanceof PeerKeyError) {
         throw new AppError('UPSTREAM_UNAVAILABLE', `${relay} could not be verified; try later`, {
           hostServerId: relay,
+          origin: this.deps.client?.originOf(relay) ?? null,
         });
       }
       throw err;
@@ -529,6 +536,12 @@ export class FederationService {
       ) {
         continue;
       }
+      const key = `${account.id} ${host} ${item.type} ${item.at} ${JSON.stringify(item.payload)}`;
+      if (this.recentEvents.has(key)) continue;
+      if (this.recentEvents.size >= 5_000) {
+        this.recentEvents.delete(this.recentEvents.keys().next().value as string);
+      }
+      this.recentEvents.set(key, item.at);
       await this.deps.bus.publish({
         topic: userTopic(account.id),
         type: item.type,

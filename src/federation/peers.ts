@@ -151,7 +151,13 @@ export class PeerDirectory {
     ) {
       throw new PeerKeyError(serverId, 'bad_discovery', 'the descriptor is not signed by the key');
     }
-    let descriptor: { type?: unknown; origin?: unknown; key?: unknown; roles?: unknown };
+    let descriptor: {
+      type?: unknown;
+      origin?: unknown;
+      serverId?: unknown;
+      key?: unknown;
+      roles?: unknown;
+    };
     try {
       descriptor = JSON.parse(desc.payload) as typeof descriptor;
     } catch {
@@ -161,6 +167,7 @@ export class PeerDirectory {
       descriptor.type !== 'svc.server-descriptor.v1' ||
       descriptor.key !== key ||
       descriptor.origin !== this.deps.client.originOf(serverId) ||
+      (descriptor.serverId !== undefined && descriptor.serverId !== serverId) ||
       !Array.isArray(descriptor.roles)
     ) {
       throw new PeerKeyError(

@@ -9,6 +9,7 @@ import {
   CREATE_INVITE,
   CREATE_WORKSPACE,
   discoveryKey,
+  freePort,
   JOIN,
   keyUser,
   linkDevice,
@@ -258,6 +259,50 @@ describe('federation: relay A, host B, relay C', () => {
     // Applying it again changes nothing.
     const again = await b.t.gql(APPLY, { s: forB.statement, sig: forB.signature });
     expect(again.body.data!.applyRemoteRevocation.revokedDevices).toBe(0);
+  });
+
+  it("B's operator blocks one person of C (`remote:`): B refuses them, signed; others pass", async () => {
+    const op = await signUpAndIn(b.t, { operator: true });
+    const p = `remote:carol@${c.id}`;
+    const blocked = await b.t.gql(
+      'mutation($p: String!) { instanceBlockPrincipal(principalId: $p) { block { principalId kind } } }',
+      { p },
+      op,
+    );
+    expect(blocked.body.errors).toBeUndefined();
+    const res = await viaRelay(c, carol, b.id, READ, { c: channelId });
+    expect(res.status).toBe(403);
+    checkHostResponse(res, { host: b.id, hostKey: await discoveryKey(b) });
+    const unblocked = await b.t.gql(
+      'mutation($p: String!) { instanceUnblockPrincipal(principalId: $p) { principalId } }',
+      { p },
+      op,
+    );
+    expect(unblocked.body.errors).toBeUndefined();
+    expect((await viaRelay(c, carol, b.id, READ, { c: channelId })).status).toBe(200);
+  });
+
+  it('applyRemoteRevocation answers UPSTREAM_UNAVAILABLE when the relay cannot be reached', async () => {
+    const relay = `127.0.0.1:${await freePort()}`;
+    const statement = Buffer.from(
+      JSON.stringify({
+        type: 'svc.remote-revocation.v1',
+        relay,
+        host: b.id,
+        user: 'someone',
+        devices: null,
+        issuedAt: new Date().toISOString(),
+      }),
+    ).toString('base64url');
+    const res = await b.t.gql(
+      'mutation($s: String!) { applyRemoteRevocation(statement: $s, signature: "AAAA") { revokedDevices } }',
+      { s: statement },
+    );
+    expect(res.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'UPSTREAM_UNAVAILABLE',
+      hostServerId: relay,
+      origin: `http://${relay}`,
+    });
   });
 
   it("B blocked by A's operator: A relays nothing to B, and B's calls to A are refused", async () => {

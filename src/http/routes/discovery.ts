@@ -49,6 +49,8 @@ export function discoveryDocument(ctx: AppContext, origin: string) {
   const descriptor = {
     type: 'svc.server-descriptor.v1',
     origin,
+    // The id peers know this server by (the `server:` principal, the relay route's host id).
+    serverId: origin ? new URL(origin).host.toLowerCase() : null,
     key: keys.signingPublicRaw,
     roles: ctx.config.server.role === 'both' ? ['relay', 'host'] : [ctx.config.server.role],
     apiVersion: 1,

@@ -305,6 +305,31 @@ describe('federation: relay A, host B, relay C', () => {
     });
   });
 
+  it("a person A's operator blocks loses every device at B too", async () => {
+    const dave = await keyUser(a, 'dave');
+    expect((await viaRelay(a, dave, b.id, JOIN, { token })).json().errors).toBeUndefined();
+    const live = async () =>
+      b.ctx.db.kysely
+        .selectFrom('remote_device')
+        .innerJoin('account', 'account.id', 'remote_device.accountId')
+        .select('remote_device.deviceKey')
+        .where('account.usernameKey', '=', `dave@${a.id}`)
+        .where('remote_device.revokedAt', 'is', null)
+        .execute();
+    expect(await live()).toHaveLength(1);
+    const op = await signUpAndIn(a.t, { operator: true });
+    const blocked = await a.t.gql(
+      'mutation { instanceBlockPrincipal(principalId: "@dave") { block { principalId } } }',
+      {},
+      op,
+    );
+    expect(blocked.body.errors).toBeUndefined();
+    await until(async () => (await live()).length === 0, "dave's devices revoked on B");
+    expect(
+      b.logs.lines.some((l) => l.msg === 'remote revocation applied' && l.user === 'dave'),
+    ).toBe(true);
+  });
+
   it("B blocked by A's operator: A relays nothing to B, and B's calls to A are refused", async () => {
     const op = await signUpAndIn(a.t, { operator: true });
     const blocked = await a.t.gql(

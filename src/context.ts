@@ -545,6 +545,9 @@ export async function createAppContext(
     });
     closers.push(() => federation.close());
     if (!overrides.passive) federation.start();
+    accountDeletion.addPurgeStep('federation', (tx, id) =>
+      federation.service.onAccountPurged(tx, id),
+    );
     // A local person blocked here loses every device at the hosts they used.
     moderation.blocks.onBlocked(async (tx, accounts) => {
       for (const account of accounts) {

@@ -10,7 +10,11 @@ import type { Tx } from '../db/transaction.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
-import { findAccountByUsernameKey, insertAccount } from '../services/accounts/queries.js';
+import {
+  findAccountById,
+  findAccountByUsernameKey,
+  insertAccount,
+} from '../services/accounts/queries.js';
 import type { ServerKeys } from '../services/instance/server-keys.js';
 import { parsePrincipal, remoteUsernameKey } from '../services/moderation/principal-id.js';
 import type { SessionInfo, SessionService } from '../services/sessions/session-service.js';
@@ -305,6 +309,13 @@ export class FederationService {
         createdAt: now,
       });
     }
+  }
+
+  /** A purged local account: every device of it is revoked at the hosts it used. */
+  async onAccountPurged(tx: Tx, accountId: string): Promise<void> {
+    const account = await findAccountById(tx.db, accountId);
+    if (!account || account.homeServer !== null) return;
+    await this.queueRevocation(tx, accountId, account.username, null);
   }
 
   /** A revocation signed by this relay's key, for one host (docs/federation.md, "Revocation"). */

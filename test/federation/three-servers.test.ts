@@ -330,6 +330,32 @@ describe('federation: relay A, host B, relay C', () => {
     ).toBe(true);
   });
 
+  it('a person purged at A loses every device at B', async () => {
+    const erin = await keyUser(a, 'erin');
+    expect((await viaRelay(a, erin, b.id, JOIN, { token })).json().errors).toBeUndefined();
+    const asked = await a.t.gql(
+      'mutation { requestAccountDeletion(input: { confirmUsername: "erin" }) { scheduledFor } }',
+      {},
+      erin.agent,
+    );
+    expect(asked.body.errors).toBeUndefined();
+    expect(
+      await a.ctx.services.accountDeletion.purgeDue(Date.now(), { ignoreGrace: true }),
+    ).toHaveLength(1);
+    await until(
+      () => b.logs.lines.some((l) => l.msg === 'remote revocation applied' && l.user === 'erin'),
+      "erin's revocation on B",
+    );
+    const live = await b.ctx.db.kysely
+      .selectFrom('remote_device')
+      .innerJoin('account', 'account.id', 'remote_device.accountId')
+      .select('remote_device.deviceKey')
+      .where('account.usernameKey', '=', `erin@${a.id}`)
+      .where('remote_device.revokedAt', 'is', null)
+      .execute();
+    expect(live).toEqual([]);
+  });
+
   it("B blocked by A's operator: A relays nothing to B, and B's calls to A are refused", async () => {
     const op = await signUpAndIn(a.t, { operator: true });
     const blocked = await a.t.gql(

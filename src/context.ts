@@ -546,17 +546,17 @@ export async function createAppContext(
     closers.push(() => federation.close());
     if (!overrides.passive) federation.start();
     accountDeletion.addPurgeStep('federation', (tx, id) =>
-      federation.service.onAccountPurged(tx, id),
+      federation.revocations.onAccountPurged(tx, id),
     );
     // A local person blocked here loses every device at the hosts they used.
     moderation.blocks.onBlocked(async (tx, accounts) => {
       for (const account of accounts) {
         if (account.homeServer !== null) continue;
-        await federation.service.queueRevocation(tx, account.id, account.username, null);
+        await federation.revocations.queueRevocation(tx, account.id, account.username, null);
       }
     });
     devices.onRevoked((tx, revoked) =>
-      federation.service.queueRevocation(tx, revoked.accountId, revoked.username, [
+      federation.revocations.queueRevocation(tx, revoked.accountId, revoked.username, [
         revoked.deviceKey,
       ]),
     );

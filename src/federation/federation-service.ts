@@ -6,15 +6,10 @@ import type { EventBus } from '../events/bus.js';
 import { userTopic } from '../events/catalog.js';
 import { lookupKey } from '../services/accounts/username.js';
 import { isUniqueViolation } from '../db/errors.js';
-import type { Tx } from '../db/transaction.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
-import {
-  findAccountById,
-  findAccountByUsernameKey,
-  insertAccount,
-} from '../services/accounts/queries.js';
+import { findAccountByUsernameKey, insertAccount } from '../services/accounts/queries.js';
 import type { ServerKeys } from '../services/instance/server-keys.js';
 import { parsePrincipal, remoteUsernameKey } from '../services/moderation/principal-id.js';
 import type { SessionInfo, SessionService } from '../services/sessions/session-service.js';
@@ -29,7 +24,6 @@ import {
   HOST_RESPONSE,
   HOST_SIGNATURE,
   RELAY_VOUCH,
-  signHeader,
   verifyHeader,
   type DeviceRequest,
   type HostResponse,
@@ -44,27 +38,11 @@ import {
   findRemoteDevice,
   hostsOfAccount,
   insertNonce,
-  insertOutboxCall,
   insertRelayHost,
   insertRemoteDevice,
-  revokeRemoteDevices,
 } from './queries.js';
 import { UpstreamError, type S2sClient } from './s2s-client.js';
 import { SIGNATURE_WINDOW_SECONDS, type VerifiedPeer } from './s2s-verifier.js';
-
-/** What a relay signs to revoke devices of one of its people at one host. */
-interface RevocationStatement {
-  type: 'svc.remote-revocation.v1';
-  relay: string;
-  host: string;
-  /** The person's username at the relay. */
-  user: string;
-  /** Device keys; null for every device (the person is gone or blocked at the relay). */
-  devices: string[] | null;
-  issuedAt: string;
-  /** The relay's current key, so a host follows a rotation. */
-  key: string;
-}
 
 /** A relay's own refusal (contract: `{"error":"<code>","message":"<text>"}`). */
 export class RelayRefusal extends Error {
@@ -102,7 +80,8 @@ export type LocalRunner = (r: {
 const PASSED_HEADERS = ['content-type', HOST_RESPONSE, HOST_SIGNATURE, 'retry-after'] as const;
 /** Paths a relayed request may reach on the host: the client API, not the relay route. */
 const HOST_PATH_RE = /^\/api(?:$|[/?])/;
-const REMOTE_USER_RE = /^[\p{L}\p{N}._-]{1,64}$/u;
+/** A username at a relay, as a host accepts it (the `remote:` principal's name part). */
+export const REMOTE_USER_RE = /^[\p{L}\p{N}._-]{1,64}$/u;
 
 /**
  * Federation's rules (docs/federation.md): as a relay, forwarding a signed-in person's device
@@ -285,111 +264,6 @@ export class FederationService {
     if (!row) throw new RelayRefusal(403, 'forbidden', 'this device is revoked');
     return row.publicKey;
   }
-
-  /**
-   * Relay side of a revocation: in the revoking transaction, one outbox call per host the person
-   * used, so each host hears of it even across restarts (docs/federation.md, "Revocation").
-   */
-  async queueRevocation(
-    tx: Tx,
-    accountId: string,
-    username: string,
-    devices: string[] | null,
-  ): Promise<void> {
-    if (!this.deps.selfId) return;
-    const hosts = await hostsOfAccount(tx.db, accountId);
-    const now = this.deps.clock.now().getTime();
-    for (const host of hosts) {
-      await insertOutboxCall(tx.db, {
-        id: newId(),
-        serverId: host,
-        path: 'revocations',
-        body: JSON.stringify(this.revocationStatement(host, username, devices, now)),
-        nextAttemptAt: now,
-        createdAt: now,
-      });
-    }
-  }
-
-  /** A purged local account: every device of it is revoked at the hosts it used. */
-  async onAccountPurged(tx: Tx, accountId: string): Promise<void> {
-    const account = await findAccountById(tx.db, accountId);
-    if (!account || account.homeServer !== null) return;
-    await this.queueRevocation(tx, accountId, account.username, null);
-  }
-
-  /** A revocation signed by this relay's key, for one host (docs/federation.md, "Revocation"). */
-  revocationStatement(
-    host: string,
-    user: string,
-    devices: string[] | null,
-    at: number,
-  ): { statement: string; signature: string } {
-    const statement: RevocationStatement = {
-      type: 'svc.remote-revocation.v1',
-      relay: this.deps.selfId!,
-      host,
-      user,
-      devices,
-      issuedAt: new Date(at).toISOString(),
-      key: this.deps.keys.signingPublicRaw,
-    };
-    const value = encodeStatement(statement);
-    return { statement: value, signature: signHeader(value, this.deps.keys.signing) };
-  }
-
-  /**
-   * applyRemoteRevocation and /s2s/v1/revocations: a revocation statement its relay signed.
-   * Replaying one changes nothing (devices are revoked once; a device first seen after the
-   * statement was issued is not touched). `from` is the verified calling peer, when any.
-   */
-  async applyRevocationStatement(
-    input: { statement: unknown; signature: unknown },
-    from: string | null = null,
-  ): Promise<{ revoked: number; sessionsEnded: number }> {
-    const { peers, selfId } = this.deps;
-    const refused = (why: string) => {
-      this.deps.log.warn({ from, why }, 'remote revocation refused');
-      return new AppError('UNAUTHENTICATED', 'the revocation statement was not accepted');
-    };
-    if (typeof input.statement !== 'string' || typeof input.signature !== 'string') {
-      throw new AppError('VALIDATION', 'send the statement and the signature as strings');
-    }
-    const s = decodeStatement<RevocationStatement>(input.statement);
-    if (!s || s.type !== 'svc.remote-revocation.v1' || typeof s.relay !== 'string') {
-      throw refused('not a revocation statement');
-    }
-    if (!peers || !selfId) throw refused('federation is off here');
-    if (s.host !== selfId) throw refused(`the statement is for ${String(s.host)}`);
-    let relay: string;
-    try {
-      relay = checkServerId(s.relay);
-    } catch {
-      throw refused('the statement names no relay');
-    }
-    if (from !== null && from !== relay) throw refused(`${from} sent a statement of ${relay}`);
-    if (await this.deps.isServerBlocked(relay)) {
-      throw new AppError('FORBIDDEN', 'this server does not accept calls from that relay');
-    }
-    let key: string;
-    try {
-      key = (await peers.keyOf(relay, typeof s.key === 'string' ? s.key : null)).key;
-    } catch (err) {
-      if (err instanceof PeerKeyError) {
-        throw new AppError('UPSTREAM_UNAVAILABLE', `${relay} could not be verified; try later`, {
-          hostServerId: relay,
-          origin: this.deps.client?.originOf(relay) ?? null,
-        });
-      }
-      throw err;
-    }
-    if (!verifyHeader(input.statement, input.signature, key)) throw refused('bad signature');
-    const issuedAt = Date.parse(s.issuedAt);
-    if (!Number.isFinite(issuedAt)) throw refused('issuedAt is not a time');
-    return this.applyRevocation(relay, { user: s.user, devices: s.devices }, issuedAt);
-  }
-
-  // ---------------------------------------------------------------- host side
 
   /**
    * /s2s/v1/forward/{tail} from a verified relay: checks the device request against the device
@@ -659,46 +533,12 @@ export class FederationService {
     return fresh;
   }
 
-  /**
-   * Host side of a revocation its relay sent: the named devices (or every device) of the person
-   * are refused from now on, and their sessions here end at once.
-   */
-  private async applyRevocation(
-    relay: string,
-    input: { user: unknown; devices: unknown },
-    issuedAt: number,
-  ): Promise<{ revoked: number; sessionsEnded: number }> {
-    if (typeof input.user !== 'string' || !REMOTE_USER_RE.test(input.user)) {
-      throw new AppError('VALIDATION', 'user must be a username at the relay');
-    }
-    const devices =
-      input.devices === null
-        ? null
-        : Array.isArray(input.devices) && input.devices.every((d) => typeof d === 'string')
-          ? (input.devices as string[])
-          : undefined;
-    if (devices === undefined) throw new AppError('VALIDATION', 'devices must be a list or null');
-    const usernameKey = `${remoteUsernameKey(input.user)}@${relay}`;
-    const account = await findAccountByUsernameKey(this.deps.db.kysely, usernameKey);
-    if (!account || account.homeServer?.toLowerCase() !== relay) {
-      return { revoked: 0, sessionsEnded: 0 };
-    }
-    const now = this.deps.clock.now().getTime();
-    let revoked = 0;
-    let ended: string[] = [];
-    await this.deps.db.transaction(async (tx) => {
-      revoked = await revokeRemoteDevices(tx.db, account.id, devices, now, issuedAt);
-      ended = await this.deps.sessions.end(tx, { accountId: account.id }, 'device_revoked');
-    });
+  /** Forgets a person's cached sessions and event streams here (revoked or gone). */
+  forgetPerson(accountId: string): void {
     for (const key of [...this.remoteSessions.keys()]) {
-      if (key.startsWith(`${account.id} `)) this.remoteSessions.delete(key);
+      if (key.startsWith(`${accountId} `)) this.remoteSessions.delete(key);
     }
-    this.deps.bridge?.close(account.id);
-    this.deps.log.info(
-      { relay, user: input.user, revoked, sessionsEnded: ended.length },
-      'remote revocation applied',
-    );
-    return { revoked, sessionsEnded: ended.length };
+    this.deps.bridge?.close(accountId);
   }
 }
 

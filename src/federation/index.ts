@@ -13,6 +13,7 @@ import { EventBridge } from './event-bridge.js';
 import { FederationService } from './federation-service.js';
 import { ServerKeyLog } from './key-log.js';
 import { PeerDirectory, PeerKeyError } from './peers.js';
+import { Revocations } from './revocations.js';
 import { S2sClient } from './s2s-client.js';
 import { S2sOutbox } from './s2s-outbox.js';
 import { S2sVerifier } from './s2s-verifier.js';
@@ -27,6 +28,7 @@ export interface Federation {
   peers: PeerDirectory | null;
   verifier: S2sVerifier;
   service: FederationService;
+  revocations: Revocations;
   outbox: S2sOutbox | null;
   start(): void;
   close(): Promise<void>;
@@ -92,6 +94,18 @@ export async function buildFederation(deps: {
     sessions: deps.sessions,
     isServerBlocked: deps.isServerBlocked,
   });
+  const revocations = new Revocations({
+    db,
+    clock,
+    log,
+    keys,
+    selfId,
+    client,
+    peers,
+    sessions: deps.sessions,
+    isServerBlocked: deps.isServerBlocked,
+    forgetPerson: (accountId) => service.forgetPerson(accountId),
+  });
   const outbox = client
     ? new S2sOutbox({ db, clock, log, client, intervalMs: deps.outboxIntervalMs })
     : null;
@@ -102,6 +116,7 @@ export async function buildFederation(deps: {
     peers,
     verifier,
     service,
+    revocations,
     outbox,
     start: () => outbox?.start(),
     close: async () => {

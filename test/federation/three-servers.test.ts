@@ -242,8 +242,8 @@ describe('federation: relay A, host B, relay C', () => {
     const APPLY = `mutation($s: String!, $sig: String!) {
       applyRemoteRevocation(statement: $s, signature: $sig) { revokedDevices sessionsEnded }
     }`;
-    const forB = a.ctx.federation.service.revocationStatement(b.id, 'alice', null, Date.now());
-    const forC = a.ctx.federation.service.revocationStatement(c.id, 'alice', null, Date.now());
+    const forB = a.ctx.federation.revocations.revocationStatement(b.id, 'alice', null, Date.now());
+    const forC = a.ctx.federation.revocations.revocationStatement(c.id, 'alice', null, Date.now());
     const tampered = await b.t.gql(APPLY, { s: forB.statement, sig: forC.signature });
     expect(tampered.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     const elsewhere = await b.t.gql(APPLY, { s: forC.statement, sig: forC.signature });

@@ -89,7 +89,7 @@ export function s2sRoutes(app: FastifyInstance): S2sRoutes {
       } catch {
         return reply.code(400).send({ error: 'the body is not JSON' });
       }
-      const result = await ctx.federation.service.applyRevocationStatement(
+      const result = await ctx.federation.revocations.applyRevocationStatement(
         { statement: body?.statement, signature: body?.signature },
         peer.serverId,
       );

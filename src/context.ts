@@ -551,7 +551,11 @@ export async function createAppContext(
     // A local person blocked here loses every device at the hosts they used.
     moderation.blocks.onBlocked(async (tx, accounts) => {
       for (const account of accounts) {
-        if (account.homeServer !== null) continue;
+        // A person from another server blocked here: their live events stop at once.
+        if (account.homeServer !== null) {
+          tx.onCommit(() => federation.service.forgetPerson(account.id));
+          continue;
+        }
         await federation.revocations.queueRevocation(tx, account.id, account.username, null);
       }
     });

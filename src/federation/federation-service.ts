@@ -533,12 +533,15 @@ export class FederationService {
     return fresh;
   }
 
-  /** Forgets a person's cached sessions and event streams here (revoked or gone). */
-  forgetPerson(accountId: string): void {
+  /**
+   * Forgets a person's cached sessions here (a device was revoked), and with `events` also their
+   * event streams (no device left, or blocked).
+   */
+  forgetPerson(accountId: string, events = true): void {
     for (const key of [...this.remoteSessions.keys()]) {
       if (key.startsWith(`${accountId} `)) this.remoteSessions.delete(key);
     }
-    this.deps.bridge?.close(accountId);
+    if (events) this.deps.bridge?.close(accountId);
   }
 }
 

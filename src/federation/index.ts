@@ -4,6 +4,7 @@ import type { Config } from '../config/index.js';
 import type { Db } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import { TokenBucketLimiter } from '../lib/token-bucket.js';
+import { accountNotBlocked } from '../services/moderation/blocked.js';
 import type { ServerKeys } from '../services/instance/server-keys.js';
 import type { SessionService } from '../services/sessions/session-service.js';
 
@@ -104,7 +105,7 @@ export async function buildFederation(deps: {
     peers,
     sessions: deps.sessions,
     isServerBlocked: deps.isServerBlocked,
-    forgetPerson: (accountId) => service.forgetPerson(accountId),
+    forgetPerson: (accountId, events) => service.forgetPerson(accountId, events),
   });
   const outbox = client
     ? new S2sOutbox({ db, clock, log, client, intervalMs: deps.outboxIntervalMs })
@@ -118,7 +119,10 @@ export async function buildFederation(deps: {
     service,
     revocations,
     outbox,
-    start: () => outbox?.start(),
+    start: () => {
+      outbox?.start();
+      if (bridge) void reopenBridges(db, bridge, log);
+    },
     close: async () => {
       bridge?.closeAll();
       await outbox?.stop();
@@ -134,4 +138,38 @@ function unreachablePeers(): PeerDirectory {
       throw new PeerKeyError(serverId, 'unreachable', 'federation is off (SVC_PUBLIC_BASE_URL)');
     },
   } as unknown as PeerDirectory;
+}
+
+/**
+ * After a start, the event streams of the people from other servers who still have a live
+ * device here and are not blocked (they would otherwise open on their next request).
+ */
+async function reopenBridges(db: Db, bridge: EventBridge, log: Logger): Promise<void> {
+  try {
+    const rows = await db.kysely
+      .selectFrom('account')
+      .select(['id', 'username', 'homeServer'])
+      .where('homeServer', 'is not', null)
+      .where('deletedAt', 'is', null)
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('remote_device')
+            .select('remote_device.accountId')
+            .whereRef('remote_device.accountId', '=', 'account.id')
+            .where('remote_device.revokedAt', 'is', null),
+        ),
+      )
+      .where(accountNotBlocked())
+      .execute();
+    for (const row of rows) {
+      const relay = row.homeServer!.toLowerCase();
+      const user = row.username.endsWith(`@${relay}`)
+        ? row.username.slice(0, -(relay.length + 1))
+        : row.username;
+      await bridge.refresh(row.id, relay, user);
+    }
+    if (rows.length > 0) log.info({ people: rows.length }, 'event bridges reopened');
+  } catch (err) {
+    log.warn({ err }, 'event bridges not reopened');
+  }
 }

@@ -13,7 +13,12 @@ import type { SessionService } from '../services/sessions/session-service.js';
 import { decodeStatement, encodeStatement, signHeader, verifyHeader } from './device-request.js';
 import { checkServerId, REMOTE_USER_RE } from './federation-service.js';
 import { PeerKeyError, type PeerDirectory } from './peers.js';
-import { hostsOfAccount, insertOutboxCall, revokeRemoteDevices } from './queries.js';
+import {
+  countLiveRemoteDevices,
+  hostsOfAccount,
+  insertOutboxCall,
+  revokeRemoteDevices,
+} from './queries.js';
 import type { S2sClient } from './s2s-client.js';
 
 /** What a relay signs to revoke devices of one of its people at one host. */
@@ -49,7 +54,7 @@ export class Revocations {
       sessions: SessionService;
       isServerBlocked: (serverId: string) => Promise<boolean>;
       /** Drops the host's cached sessions and event streams of a person. */
-      forgetPerson: (accountId: string) => void;
+      forgetPerson: (accountId: string, events: boolean) => void;
     },
   ) {}
 
@@ -187,7 +192,9 @@ export class Revocations {
       revoked = await revokeRemoteDevices(tx.db, account.id, devices, now, issuedAt);
       ended = await this.deps.sessions.end(tx, { accountId: account.id }, 'device_revoked');
     });
-    this.deps.forgetPerson(account.id);
+    // Their events keep flowing while a device of theirs is still allowed here.
+    const left = await countLiveRemoteDevices(this.deps.db.kysely, account.id);
+    this.deps.forgetPerson(account.id, left === 0);
     this.deps.log.info(
       { relay, user: input.user, revoked, sessionsEnded: ended.length },
       'remote revocation applied',

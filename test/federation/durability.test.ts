@@ -6,7 +6,22 @@ import { cli } from '../cli/cli-io.js';
 import type { KeyAccount } from '../devices/_keys.js';
 import { until } from '../realtime/_helpers.js';
 
-import { freePort, keyUser, linkDevice, startPeer, viaRelay, type Peer } from './_fed.js';
+import { signIn, signUpAndIn } from '../_util/seed.js';
+import type { Agent } from '../_util/app.js';
+import { Collected, modernClient } from '../realtime/_helpers.js';
+
+import {
+  CREATE_INVITE,
+  CREATE_WORKSPACE,
+  freePort,
+  JOIN,
+  keyUser,
+  linkDevice,
+  SEND,
+  startPeer,
+  viaRelay,
+  type Peer,
+} from './_fed.js';
 
 const ME = '{ me { username } }';
 
@@ -18,9 +33,16 @@ describe('federation across restarts: the s2s outbox, relay quotas, server-key r
   let a: Peer;
   let b: Peer;
   let alice: KeyAccount;
-  // One request a minute per address: relayed requests are not counted against the loopback
-  // address the host runs them from (the relay's call was counted per peer), so they all pass.
-  const bEnv = { SVC_RELAY_DEVICES_PER_USER: '2', SVC_RATE_REQUESTS_PER_MIN_PER_IP: '1' };
+  let bob: Agent;
+  let channelId: string;
+  // One request a minute per address (the test's own loopback requests exempt): relayed requests
+  // are not counted against the address the host runs them from (the relay's call was counted
+  // per peer), so they all pass.
+  const bEnv = {
+    SVC_RELAY_DEVICES_PER_USER: '2',
+    SVC_RATE_REQUESTS_PER_MIN_PER_IP: '1',
+    SVC_RATE_EXEMPT_ADDRESSES: '127.0.0.1',
+  };
 
   beforeAll(async () => {
     dbA = await createTestDatabase();
@@ -39,7 +61,13 @@ describe('federation across restarts: the s2s outbox, relay quotas, server-key r
   });
 
   it('a host holds a remote person to SVC_RELAY_DEVICES_PER_USER devices', async () => {
-    expect((await viaRelay(a, alice, b.id, ME)).status).toBe(200);
+    bob = await signUpAndIn(b.t, { username: 'bob' });
+    const ws = (await b.t.gql(CREATE_WORKSPACE, { name: 'Lasting' }, bob)).body.data!
+      .createWorkspace;
+    channelId = ws.channels[0].id;
+    const token = (await b.t.gql(CREATE_INVITE, { id: ws.id }, bob)).body.data!
+      .createWorkspaceInvite.token;
+    expect((await viaRelay(a, alice, b.id, JOIN, { token })).json().errors).toBeUndefined();
     const phone = await linkDevice(a, alice);
     expect((await viaRelay(a, phone, b.id, ME)).status).toBe(200);
     const tablet = await linkDevice(a, alice);
@@ -97,6 +125,33 @@ describe('federation across restarts: the s2s outbox, relay quotas, server-key r
       .where('deviceKey', '=', target.publicKey)
       .executeTakeFirstOrThrow();
     expect(row.revokedAt).not.toBeNull();
+  });
+
+  it("after the host restarts, its events reach a remote person's relayStream without a request", async () => {
+    const client = modernClient(`ws://127.0.0.1:${a.address.port}/api/ws`, alice.agent);
+    try {
+      const sub = new Collected(client, 'subscription { relayStream { type hostServerId } }');
+      await until(
+        async () => ((await a.ctx.metrics.wsSubscriptions.get()).values[0]?.value ?? 0) >= 1,
+        'the subscription on A',
+      );
+      // bob signs in again on the restarted B and writes there; alice has sent nothing since.
+      bob = await signIn(b.t, 'bob');
+      expect(
+        (await b.t.gql(SEND, { c: channelId, text: 'after the restart' }, bob)).body.errors,
+      ).toBeUndefined();
+      await until(
+        () => sub.events('relayStream').some((e) => e.type === 'MessageCreated'),
+        'the event through relayStream',
+      );
+      expect(sub.events('relayStream').find((e) => e.type === 'MessageCreated')).toEqual({
+        type: 'MessageCreated',
+        hostServerId: b.id,
+      });
+      sub.unsubscribe();
+    } finally {
+      await client.dispose();
+    }
   });
 
   it('svc server-key rotate appends a signed entry that peers can follow', async () => {

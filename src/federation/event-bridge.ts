@@ -68,6 +68,11 @@ export class EventBridge {
     }
   }
 
+  /** Whether a person's events are being sent to their relay. */
+  isOpen(accountId: string): boolean {
+    return this.bridges.has(accountId);
+  }
+
   /** Ends every stream of a person (revoked or blocked). */
   close(accountId: string): void {
     const bridge = this.bridges.get(accountId);

@@ -29,6 +29,8 @@ export interface Federation {
   peers: PeerDirectory | null;
   verifier: S2sVerifier;
   service: FederationService;
+  /** Host side of relayStream for people from other servers; null while federation is off. */
+  bridge: EventBridge | null;
   revocations: Revocations;
   outbox: S2sOutbox | null;
   start(): void;
@@ -117,6 +119,7 @@ export async function buildFederation(deps: {
     peers,
     verifier,
     service,
+    bridge,
     revocations,
     outbox,
     start: () => {

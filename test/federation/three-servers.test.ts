@@ -264,12 +264,20 @@ describe('federation: relay A, host B, relay C', () => {
   it("B's operator blocks one person of C (`remote:`): B refuses them, signed; others pass", async () => {
     const op = await signUpAndIn(b.t, { operator: true });
     const p = `remote:carol@${c.id}`;
+    const shadow = await b.ctx.db.kysely
+      .selectFrom('account')
+      .select('id')
+      .where('usernameKey', '=', `carol@${c.id}`)
+      .executeTakeFirstOrThrow();
+    expect(b.ctx.federation.bridge!.isOpen(shadow.id)).toBe(true);
     const blocked = await b.t.gql(
       'mutation($p: String!) { instanceBlockPrincipal(principalId: $p) { block { principalId kind } } }',
       { p },
       op,
     );
     expect(blocked.body.errors).toBeUndefined();
+    // Her live events stop at once, and her requests are refused in a signed answer.
+    expect(b.ctx.federation.bridge!.isOpen(shadow.id)).toBe(false);
     const res = await viaRelay(c, carol, b.id, READ, { c: channelId });
     expect(res.status).toBe(403);
     checkHostResponse(res, { host: b.id, hostKey: await discoveryKey(b) });

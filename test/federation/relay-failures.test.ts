@@ -176,6 +176,16 @@ describe('the relay route when the host fails or the path is tampered with', () 
     expect(wrongHost.headers.get('svc-host-signature')).toBeTruthy();
   });
 
+  it('the relay refuses a body over 32 MiB in its own shape', async () => {
+    const res = await fetch(`${a.url}/api/remote/${host}/api`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...agentHeaders(alice.agent) },
+      body: new Uint8Array(32 * 1024 * 1024 + 1),
+    });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toEqual({ error: 'too_large', message: expect.any(String) });
+  });
+
   it("the relay refuses a request signed by a device that is not the session's", async () => {
     const mallory = await keyUser(a);
     const res = await viaRelay(a, { ...alice, device: mallory.device }, host, ME);

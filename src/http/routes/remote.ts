@@ -1,7 +1,8 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import type { AppContext } from '../../context.js';
 import { RelayRefusal } from '../../federation/federation-service.js';
+import { fastifyErrorHandler } from '../errors.js';
 import { csrfAccepted, CSRF_REFUSAL } from '../plugins/csrf.js';
 import type { ApiRoutes } from '../trees/api.js';
 
@@ -25,6 +26,19 @@ export const registerRemoteRoutes: ApiRoutes = (api, ctx) => {
       { parseAs: 'buffer', bodyLimit: RELAY_BODY_LIMIT },
       (_request, body, done) => done(null, body),
     );
+    // Refusals before the handler (a body over 32 MiB, a broken upload) keep the relay's shape.
+    relay.setErrorHandler((err: FastifyError, _request, reply) => {
+      if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+        return refuse(
+          reply,
+          new RelayRefusal(413, 'too_large', 'a relayed body may be at most 32 MiB'),
+        );
+      }
+      if ((err.statusCode ?? 500) < 500) {
+        return refuse(reply, new RelayRefusal(err.statusCode ?? 400, 'validation', err.message));
+      }
+      return fastifyErrorHandler(err, _request, reply);
+    });
     relay.route({
       method: ['GET', 'POST'],
       url: '/remote/:host/*',

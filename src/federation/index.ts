@@ -109,6 +109,7 @@ export async function buildFederation(deps: {
     isServerBlocked: deps.isServerBlocked,
     forgetPerson: (accountId, events) => service.forgetPerson(accountId, events),
   });
+  let keyTimer: NodeJS.Timeout | undefined;
   const outbox = client
     ? new S2sOutbox({ db, clock, log, client, intervalMs: deps.outboxIntervalMs })
     : null;
@@ -123,10 +124,16 @@ export async function buildFederation(deps: {
     revocations,
     outbox,
     start: () => {
+      // A rotation made by another process (`svc server-key rotate`) is taken up here too.
+      keyTimer ??= setInterval(() => {
+        keyLog.refresh().catch((err: unknown) => log.warn({ err }, 'key log refresh failed'));
+      }, ServerKeyLog.REFRESH_MS);
+      keyTimer.unref();
       outbox?.start();
       if (bridge) void reopenBridges(db, bridge, log);
     },
     close: async () => {
+      if (keyTimer) clearInterval(keyTimer);
       bridge?.closeAll();
       await outbox?.stop();
       await client?.close();

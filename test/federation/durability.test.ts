@@ -173,4 +173,21 @@ describe('federation across restarts: the s2s outbox, relay quotas, server-key r
     const ping = await a.ctx.federation.client!.call(b.id, { method: 'GET', path: 'ping' });
     expect(ping.status).toBe(200);
   });
+
+  it('a rotation the command line makes while the server runs is taken up by the server', async () => {
+    const run = await cli(['server-key', 'rotate'], { ...dbA.env, SVC_LOG_LEVEL: 'warn' });
+    expect(run.code).toBe(0);
+    const rotated = JSON.parse(run.out) as { seq: number; key: string };
+    expect(rotated.seq).toBe(2);
+    // No request reaches A: its periodic key-log check switches the signing key.
+    await until(() => a.ctx.keys.signingPublicRaw === rotated.key, 'A to use the new key');
+    const ping = await a.ctx.federation.client!.call(b.id, { method: 'GET', path: 'ping' });
+    expect(ping.status).toBe(200);
+    const pin = await b.ctx.db.kysely
+      .selectFrom('s2s_peer')
+      .select('currentKey')
+      .where('serverId', '=', a.id)
+      .executeTakeFirstOrThrow();
+    expect(pin.currentKey).toBe(rotated.key);
+  });
 });

@@ -161,6 +161,28 @@ export class FederationService {
     if (await this.deps.isServerBlocked(host)) {
       throw new RelayRefusal(403, 'blocked', `this server's operator blocked ${host}`);
     }
+    // The host's discovery document, as the relay fetched it: a client verifies its key log and
+    // descriptor itself (they are signed by the host), then the host's answers with that key.
+    if (input.method === 'GET' && input.tail === '/.well-known/svc-server') {
+      try {
+        const doc = await client.discovery(host);
+        return {
+          status: 200,
+          headers: { 'content-type': 'application/json; charset=utf-8' },
+          body: Buffer.from(JSON.stringify(doc)),
+        };
+      } catch (err) {
+        if (err instanceof UpstreamError) {
+          throw new RelayRefusal(
+            502,
+            'upstream_unavailable',
+            `${host} gave no discovery document; try again later`,
+            { hostServerId: host },
+          );
+        }
+        throw err;
+      }
+    }
     if (!input.session.deviceId) {
       throw new RelayRefusal(
         403,

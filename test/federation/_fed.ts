@@ -168,6 +168,10 @@ export async function viaRelay(
 /** The host's current key as its discovery document states it (verified like a client would). */
 export async function discoveryKey(peer: Peer): Promise<string> {
   const res = await fetch(`${peer.url}/.well-known/svc-server`);
+  return keyOfDocument(res);
+}
+
+async function keyOfDocument(res: Response): Promise<string> {
   const doc = (await res.json()) as { keyLog: Array<{ payload: string }> };
   return JSON.parse(doc.keyLog.at(-1)!.payload).key as string;
 }
@@ -350,4 +354,29 @@ export async function viaRelayRaw(
     json: () => JSON.parse(text),
     nonce: dh.nonce,
   };
+}
+
+/**
+ * The host's key as a client gets it: the host's discovery document through the relay
+ * (`GET /api/remote/<host>/.well-known/svc-server`), its key log checked link by link.
+ */
+export async function hostKeyViaRelay(relay: Peer, who: KeyAccount, host: string): Promise<string> {
+  const res = await fetch(`${relay.url}/api/remote/${host}/.well-known/svc-server`, {
+    headers: agentHeaders(who.agent),
+  });
+  expect(res.status).toBe(200);
+  const doc = (await res.json()) as { keyLog: Array<{ payload: string; signature: string }> };
+  let prevKey: string | null = null;
+  for (const entry of doc.keyLog) {
+    const e = JSON.parse(entry.payload) as { key: string };
+    const signer = createPublicKey({
+      key: { kty: 'OKP', crv: 'Ed25519', x: prevKey ?? e.key },
+      format: 'jwk',
+    });
+    expect(
+      verify(null, Buffer.from(entry.payload), signer, Buffer.from(entry.signature, 'base64url')),
+    ).toBe(true);
+    prevKey = e.key;
+  }
+  return prevKey!;
 }

@@ -10,6 +10,7 @@ import {
   CREATE_WORKSPACE,
   discoveryKey,
   freePort,
+  hostKeyViaRelay,
   JOIN,
   keyUser,
   linkDevice,
@@ -58,8 +59,11 @@ describe('federation: relay A, host B, relay C', () => {
     expect(res.status).toBe(200);
     expect(res.json().errors).toBeUndefined();
     expect(res.json().data.joinWorkspace.id).toBe(workspaceId);
-    // The answer is the host's, signed by B for this very request.
-    checkHostResponse(res, { host: b.id, hostKey: await discoveryKey(b) });
+    // The answer is the host's, signed by B for this very request; the client learns B's key
+    // from B's discovery document, fetched through its relay and checked link by link.
+    const hostKey = await hostKeyViaRelay(a, alice, b.id);
+    expect(hostKey).toBe(await discoveryKey(b));
+    checkHostResponse(res, { host: b.id, hostKey });
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   });
 

@@ -58,6 +58,7 @@ import { DigestMailer } from './services/notifications/digest.js';
 import { NotificationService } from './services/notifications/notification-service.js';
 import { pushContact, WebPush } from './services/notifications/push.js';
 import { readVersion } from './version.js';
+import { buildFederation, type Federation } from './federation/index.js';
 
 export interface Services {
   /** Who may do what: the action catalogue over workspace roles, memoised per request. */
@@ -143,6 +144,8 @@ export interface AppContext {
   };
   /** The one admission path of HTTP requests and WebSocket upgrades. */
   admission: Admission;
+  /** Relay and host roles, the key log, peers and signed calls (docs/federation.md). */
+  federation: Federation;
   featureEnabled(name: Parameters<typeof featureEnabled>[1]): boolean;
   close(): Promise<void>;
 }
@@ -168,6 +171,8 @@ export interface ContextOverrides {
   outbox?: { drainIntervalMs?: number; graceMs?: number; keepRows?: boolean };
   /** Link-preview fetcher options (tests); the defaults are the contract's limits. */
   safeFetch?: SafeFetchOptions;
+  /** The s2s outbox's drain interval (tests shorten it). */
+  s2sOutboxIntervalMs?: number;
 }
 
 /** The server's database as configured; the root and `migrateDatabase` (main.ts) open it. */
@@ -589,6 +594,40 @@ export async function createAppContext(
       digests,
       webPush,
     };
+    const federation = await buildFederation({
+      db,
+      clock,
+      config,
+      log: log.child({ subsystem: 'federation' }),
+      keys,
+      keyCreatedAt: keyRow.createdAt,
+      sessions,
+      isServerBlocked: (serverId) => moderation.blocks.isServerBlocked(serverId),
+      bus,
+      outboxIntervalMs: overrides.s2sOutboxIntervalMs,
+    });
+    closers.push(() => federation.close());
+    if (!overrides.passive) federation.start();
+    accountDeletion.addPurgeStep('federation', (tx, id) =>
+      federation.revocations.onAccountPurged(tx, id),
+    );
+    // A local person blocked here loses every device at the hosts they used.
+    moderation.blocks.onBlocked(async (tx, accounts) => {
+      for (const account of accounts) {
+        // A person from another server blocked here: their live events stop at once.
+        if (account.homeServer !== null) {
+          tx.onCommit(() => federation.service.forgetPerson(account.id));
+          continue;
+        }
+        await federation.revocations.queueRevocation(tx, account.id, account.username, null);
+      }
+    });
+    devices.onRevoked((tx, revoked) =>
+      federation.revocations.queueRevocation(tx, revoked.accountId, revoked.username, [
+        revoked.deviceKey,
+      ]),
+    );
+
     const scheduler = new Scheduler(
       db,
       log.child({ subsystem: 'jobs' }),
@@ -612,6 +651,7 @@ export async function createAppContext(
       services,
       limiters,
       admission,
+      federation,
       scheduler,
       featureEnabled: (name) => featureEnabled(config, name),
       close,

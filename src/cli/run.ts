@@ -15,6 +15,7 @@ import { registerOperatorCommands } from './operator-commands.js';
 import { registerPrincipalCommands } from './principal-commands.js';
 import { registerSearchCommands } from './search-commands.js';
 import { registerMcpCommands } from './mcp-commands.js';
+import { registerServerKeyCommands } from './server-key-commands.js';
 
 export { EXIT, printJson, withContext, type CliIo } from './io.js';
 import { cliLogger, EXIT, type CliIo } from './io.js';
@@ -82,6 +83,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerInviteCommands(program, io);
   registerSearchCommands(program, io);
   registerMcpCommands(program, io);
+  registerServerKeyCommands(program, io);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

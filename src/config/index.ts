@@ -47,6 +47,13 @@ export interface Config {
     publicBaseUrl: string | null;
     role: 'relay' | 'host' | 'both';
   };
+  /** Server-to-server calls (docs/federation.md). */
+  federation: {
+    /** A peer's whole answer, connect to last byte (SVC_S2S_TIMEOUT_MS). */
+    timeoutMs: number;
+    /** Development only: peers over http:// and at private addresses (SVC_S2S_INSECURE). */
+    insecure: boolean;
+  };
   dataDir: string;
   /** The connection URL is a secret (config/secrets.ts). */
   database: {
@@ -163,6 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       publicBaseUrl: e.SVC_PUBLIC_BASE_URL,
       role: e.SVC_ROLE,
     },
+    federation: { timeoutMs: e.SVC_S2S_TIMEOUT_MS, insecure: e.SVC_S2S_INSECURE },
     dataDir: path.resolve(e.SVC_DATA_DIR),
     database: {
       poolSize: e.SVC_DATABASE_POOL_SIZE,

@@ -96,6 +96,9 @@ export const variables = {
   SVC_RATE_WS_CONNECTIONS_PER_USER: optionalLimit(),
   SVC_RATE_SUBSCRIPTIONS_PER_CONNECTION: optionalLimit(),
   SVC_S2S_PEER_RATE_PER_MIN: optionalLimit(),
+  // Federation (docs/federation.md): a peer's whole answer, and development-only plain http.
+  SVC_S2S_TIMEOUT_MS: intWithDefault(10_000, { min: 100, max: 120_000 }),
+  SVC_S2S_INSECURE: bool(false),
   SVC_WS_SESSION_RECHECK_SECS: intWithDefault(30, { min: 0, max: 86400 }),
 
   // Instance caps

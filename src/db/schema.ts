@@ -61,6 +61,14 @@ import type {
   PushSubscriptionTable,
   WorkspaceNotificationPolicyTable,
 } from './tables/notifications.js';
+import type {
+  RelayHostTable,
+  RemoteDeviceTable,
+  S2sNonceTable,
+  S2sOutboxTable,
+  S2sPeerTable,
+  ServerKeyLogTable,
+} from './tables/federation.js';
 /** Every table, by name. Each area adds its tables in `tables/<area>.ts` and lists them here. */
 export interface Database {
   instance: InstanceTable;
@@ -116,4 +124,10 @@ export interface Database {
   notification: NotificationTable;
   workspace_notification_policy: WorkspaceNotificationPolicyTable;
   push_subscription: PushSubscriptionTable;
+  server_key_log: ServerKeyLogTable;
+  s2s_peer: S2sPeerTable;
+  s2s_nonce: S2sNonceTable;
+  s2s_outbox: S2sOutboxTable;
+  remote_device: RemoteDeviceTable;
+  relay_host: RelayHostTable;
 }

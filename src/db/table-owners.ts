@@ -60,6 +60,12 @@ export const TABLE_OWNERS = {
   notification: 'services/notifications',
   workspace_notification_policy: 'services/notifications',
   push_subscription: 'services/notifications',
+  server_key_log: 'federation',
+  s2s_peer: 'federation',
+  s2s_nonce: 'federation',
+  s2s_outbox: 'federation',
+  remote_device: 'federation',
+  relay_host: 'federation',
 } as const satisfies Record<keyof Database, string>;
 
 export type TableName = keyof typeof TABLE_OWNERS;

@@ -59,6 +59,13 @@ const BLOCKED: Refusal = Object.freeze({
  * `admit`, so an upgrade is refused exactly as a request would be. Runs on every request: it
  * allocates the answer and nothing else unless a header asks for more work.
  */
+/**
+ * The client address of a request a host runs for a relay (federation's `app.inject`): the
+ * discard-only prefix of RFC 6666, which no real client has. Such requests skip the per-address
+ * bucket: the relay's signed call was already counted by SVC_S2S_PEER_RATE_PER_MIN.
+ */
+export const RELAYED_ADDRESS = '100::1';
+
 export class Admission {
   private readonly trustForwarded: boolean;
   private readonly exempt: CidrSet;
@@ -96,7 +103,7 @@ export class Admission {
     if (this.denied.isBlocked(address)) return BLOCKED;
     if (zone !== 'api') return { ok: true, clientAddress: address, protocol, corsOrigin: null };
 
-    if (this.addresses && !this.exempt.has(address)) {
+    if (this.addresses && !this.exempt.has(address) && input.peer !== RELAYED_ADDRESS) {
       const taken = this.addresses.take(rateLimitKey(address));
       if (!taken.ok) {
         const retryAfterSeconds = taken.retryAfterSeconds;

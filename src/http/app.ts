@@ -14,17 +14,14 @@ import { registerGraphiql } from './routes/graphiql.js';
 import { graphqlRoute } from './routes/graphql.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { registerPluginBundleRoutes } from './routes/plugin-bundles.js';
+import { registerRemoteRoutes } from './routes/remote.js';
+import { federationVerifier, s2sRoutes } from './routes/s2s.js';
 import { registerHealth, registerReadiness } from './routes/probes.js';
 import { sdlRoute } from './routes/sdl.js';
 import { registerWebClient } from './routes/web-client.js';
 import { registerApiTree, type ApiRoutes } from './trees/api.js';
 import { registerPublicTrees } from './trees/public.js';
-import {
-  refuseUnverified,
-  registerS2sTree,
-  type S2sRoutes,
-  type S2sVerifier,
-} from './trees/s2s.js';
+import { registerS2sTree, type S2sRoutes, type S2sVerifier } from './trees/s2s.js';
 import './request-state.js';
 
 /** The routes of each tree; an area adds its registrar here. */
@@ -36,8 +33,8 @@ const apiRoutes = (graphql: GraphqlExecutor): readonly ApiRoutes[] => [
   avatarRoutes,
   registerPluginBundleRoutes,
   notificationRoutes,
+  registerRemoteRoutes,
 ];
-const S2S_ROUTES: readonly S2sRoutes[] = [];
 
 /** Routes and the s2s verifier beyond the built-in ones (tests add probes of their own). */
 export interface HttpAppOptions {
@@ -101,8 +98,9 @@ export async function buildHttpApp(
   const graphql = options.graphql ?? buildGraphqlExecutor();
   registerApiTree(app, ctx, [...apiRoutes(graphql), ...(options.apiRoutes ?? [])]);
   registerS2sTree(app, ctx, {
-    verify: options.s2sVerifier ?? refuseUnverified,
-    routes: [...S2S_ROUTES, ...(options.s2sRoutes ?? [])],
+    verify: options.s2sVerifier ?? federationVerifier(ctx),
+    // The forward route runs relayed requests through the whole app, so it gets `app` itself.
+    routes: [s2sRoutes(app), ...(options.s2sRoutes ?? [])],
   });
   return app;
 }

@@ -18,6 +18,7 @@ import { searchResolvers } from './search/index.js';
 import { commandResolvers } from './commands/index.js';
 import { mlsResolvers } from './mls/index.js';
 import { notificationResolvers } from './notifications/index.js';
+import { federationResolvers } from './federation/index.js';
 
 /** Every area's resolvers. An area adds one line here. */
 export function allResolvers(): Resolvers {
@@ -40,5 +41,6 @@ export function allResolvers(): Resolvers {
     commandResolvers,
     mlsResolvers,
     notificationResolvers,
+    federationResolvers,
   );
 }

@@ -1,16 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 
 import type { AppContext } from '../../context.js';
+import type { Signed } from '../../federation/key-log.js';
 import { signBytes } from '../../services/instance/server-keys.js';
 import { requestOrigin } from '../admission.js';
 
 export const DISCOVERY_PATH = '/.well-known/svc-server';
 
-/** A signed statement: `payload` is the exact JSON text signed; `signature` base64url Ed25519. */
-export interface Signed {
-  payload: string;
-  signature: string;
-}
+export type { Signed };
 
 /**
  * GET /.well-known/svc-server (docs/discovery.md): the `server-discovery` marker, the signed key
@@ -18,7 +15,14 @@ export interface Signed {
  */
 export function registerDiscovery(app: FastifyInstance, ctx: AppContext): void {
   const cache = new Map<string, string>();
+  let cachedKey = '';
   app.get(DISCOVERY_PATH, async (request, reply) => {
+    // A rotation (svc server-key rotate, maybe in another process) shows within seconds.
+    await ctx.federation.keyLog.refresh();
+    if (cachedKey !== ctx.keys.signingPublicRaw) {
+      cache.clear();
+      cachedKey = ctx.keys.signingPublicRaw;
+    }
     const origin =
       ctx.config.server.publicBaseUrl !== null
         ? new URL(ctx.config.server.publicBaseUrl).origin
@@ -42,17 +46,11 @@ export function registerDiscovery(app: FastifyInstance, ctx: AppContext): void {
 export function discoveryDocument(ctx: AppContext, origin: string) {
   const keys = ctx.keys;
   const keyCreated = new Date(ctx.keyCreatedAt).toISOString();
-  const keyEntry = {
-    type: 'svc.key-log.v1',
-    seq: 0,
-    alg: 'ed25519',
-    key: keys.signingPublicRaw,
-    prev: null,
-    createdAt: keyCreated,
-  };
   const descriptor = {
     type: 'svc.server-descriptor.v1',
     origin,
+    // The id peers know this server by (the `server:` principal, the relay route's host id).
+    serverId: origin ? new URL(origin).host.toLowerCase() : null,
     key: keys.signingPublicRaw,
     roles: ctx.config.server.role === 'both' ? ['relay', 'host'] : [ctx.config.server.role],
     apiVersion: 1,
@@ -62,7 +60,7 @@ export function discoveryDocument(ctx: AppContext, origin: string) {
   };
   return {
     svc: 'server-discovery',
-    keyLog: [sign(ctx, keyEntry)],
+    keyLog: ctx.federation.keyLog.entries(),
     descriptor: sign(ctx, descriptor),
     features: Object.fromEntries(
       ctx.config.features.map((f) => [

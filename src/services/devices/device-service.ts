@@ -3,6 +3,7 @@ import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import { actingAccountId, actingUser, type Actor, type UserActor } from '../../auth/actor.js';
 import { parsePublicKey } from '../../auth/device-keys.js';
 import type { Config } from '../../config/index.js';
+import type { Tx } from '../../db/transaction.js';
 import type { Db } from '../../db/database.js';
 import type { DeviceTable } from '../../db/tables/devices.js';
 import { AppError, conflict, forbidden, notFound, rateLimited, validation } from '../../errors.js';
@@ -38,6 +39,15 @@ import {
   resolveLinkOffer,
   revokeDeviceRow,
 } from './queries.js';
+
+/**
+ * Runs inside the transaction that revokes a device (federation tells the hosts the person
+ * used, through its outbox, so the news survives a crash after the commit).
+ */
+export type DeviceRevokedHook = (
+  tx: Tx,
+  revoked: { accountId: string; username: string; deviceKey: string },
+) => Promise<void>;
 
 /** How long a device-link offer waits for approval. */
 export const LINK_OFFER_TTL_MS = 10 * MINUTE_MS;
@@ -90,6 +100,13 @@ export class DeviceService {
     private readonly sessions: SessionService,
     private readonly challenges: KeyChallenges,
   ) {}
+
+  private readonly revokedHooks: DeviceRevokedHook[] = [];
+
+  /** Adds work to every device revocation's transaction. */
+  onRevoked(hook: DeviceRevokedHook): void {
+    this.revokedHooks.push(hook);
+  }
 
   async list(actor: Actor): Promise<DeviceView[]> {
     const accountId = actingAccountId(actor);
@@ -328,6 +345,13 @@ export class DeviceService {
       }
       if (!(await revokeDeviceRow(tx.db, device.id, now))) throw notFound('device');
       ended = await this.sessions.end(tx, { deviceId: device.id }, 'device_revoked');
+      for (const hook of this.revokedHooks) {
+        await hook(tx, {
+          accountId: session.accountId,
+          username: session.username,
+          deviceKey: device.publicKey,
+        });
+      }
     });
     return { endedOwnSession: ended.includes(session.sessionId) };
   }

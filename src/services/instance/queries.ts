@@ -30,3 +30,15 @@ export async function lockInstance(db: Executor): Promise<void> {
     .where('id', '=', 1)
     .execute();
 }
+
+/** Replaces the key of one kind (a server key rotation, in the key log's transaction). */
+export async function replaceServerKey(
+  db: Executor,
+  row: { kind: string; privateKey: string; publicKey: string; createdAt: number },
+) {
+  await db
+    .updateTable('server_key')
+    .set({ privateKey: row.privateKey, publicKey: row.publicKey, createdAt: row.createdAt })
+    .where('kind', '=', row.kind)
+    .execute();
+}

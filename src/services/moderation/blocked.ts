@@ -17,7 +17,9 @@ export function accountNotBlocked(alias = 'account'): RawBuilder<boolean> {
     'principal_block.principalId',
   )} in ('user:' || ${col('id')}, 'key:' || ${col('keyIdentityId')}, 'server:' || lower(${col(
     'homeServer',
-  )}), 'remote:' || ${col('usernameKey')} || '@' || lower(${col('homeServer')})))`;
+  )}), 'remote:' || ${col('usernameKey')} || '@' || lower(${col('homeServer')}), case when ${col(
+    'homeServer',
+  )} is null then null else 'remote:' || ${col('usernameKey')} end))`;
 }
 
 /** The blocks among these principal ids (empty when none is blocked). */

@@ -64,6 +64,15 @@ export type WorkspaceRemover = (tx: Tx, workspaceId: string, by: string) => Prom
 type Resolved = Exclude<ParsedPrincipal, { kind: 'username' }>;
 
 /**
+ * Runs in a block's transaction with the accounts it covers (federation tells the hosts a local
+ * person used that their devices are revoked, through its outbox).
+ */
+export type BlockHook = (
+  tx: Tx,
+  accounts: ReadonlyArray<{ id: string; username: string; homeServer: string | null }>,
+) => Promise<void>;
+
+/**
  * Principal blocks: an operator shuts a local account, a key identity, a remote server or a
  * remote person out of this server. A block ends their sessions, refuses their sign-ins and
  * signups, and with `cascade` also removes what they posted and the workspaces they own.
@@ -80,6 +89,13 @@ export class PrincipalBlockService {
       messages: MessageRemover;
     },
   ) {}
+
+  private readonly blockHooks: BlockHook[] = [];
+
+  /** Adds work to every block's transaction. */
+  onBlocked(hook: BlockHook): void {
+    this.blockHooks.push(hook);
+  }
 
   /** Parses an id and turns `@username` into `user:<id>` (NOT_FOUND for no such account). */
   async resolve(input: unknown): Promise<Resolved> {
@@ -155,6 +171,8 @@ export class PrincipalBlockService {
       sessionsEnded += (await this.deps.sessions.end(tx, { accountId: id }, 'principal_blocked'))
         .length;
     }
+    const live = accounts.filter((a) => a.deletedAt === null);
+    for (const hook of this.blockHooks) await hook(tx, live);
     const removed = cascade
       ? await this.cascade(tx, ids, by, now)
       : { messagesRemoved: 0, reactionsRemoved: 0, workspacesDeleted: 0 };

@@ -93,7 +93,12 @@ export function principalIdsOfAccount(account: {
   if (account.keyIdentityId) ids.push(`key:${account.keyIdentityId}`);
   if (account.homeServer) {
     const host = account.homeServer.toLowerCase();
-    ids.push(`server:${host}`, `remote:${account.usernameKey}@${host}`);
+    // A person federation created here has a username key of `<name>@<host>` already (the key
+    // is unique across local and remote accounts); older rows hold the bare name.
+    const key = account.usernameKey.endsWith(`@${host}`)
+      ? account.usernameKey
+      : `${account.usernameKey}@${host}`;
+    ids.push(`server:${host}`, `remote:${key}`);
   }
   return ids;
 }

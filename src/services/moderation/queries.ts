@@ -272,7 +272,7 @@ export async function accountsOfPrincipal(
     case 'remote':
       return q
         .where((eb) => eb(eb.fn('lower', ['homeServer']), '=', p.host))
-        .where('usernameKey', '=', p.username)
+        .where('usernameKey', 'in', [p.username, `${p.username}@${p.host}`])
         .execute();
   }
 }

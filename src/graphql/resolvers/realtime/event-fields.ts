@@ -7,13 +7,14 @@ import type { Resolver } from '../../resolver-types.js';
 type Fields = Record<string, unknown>;
 
 /** Routing fields stay out of `payload`: the envelope carries them or they are internal. */
-const ENVELOPE_KEYS = new Set(['audience', 'serverId', 'conversationId']);
+const ENVELOPE_KEYS = new Set(['audience', 'serverId', 'conversationId', 'hostServerId']);
 
 const type: Resolver<BusEvent> = (event) => event.type;
 const serverId: Resolver<BusEvent> = (event) => (event.payload as Fields).serverId ?? null;
 const conversationId: Resolver<BusEvent> = (event) =>
   (event.payload as Fields).conversationId ?? null;
 const at: Resolver<BusEvent> = (event) => event.at;
+const hostServerId: Resolver<BusEvent> = (event) => (event.payload as Fields).hostServerId ?? null;
 const payload: Resolver<BusEvent> = (event) => {
   const out: Fields = {};
   for (const [key, value] of Object.entries(event.payload as Fields)) {
@@ -23,3 +24,5 @@ const payload: Resolver<BusEvent> = (event) => {
 };
 
 export const eventFields = { type, serverId, conversationId, at, payload };
+/** RelayEvent adds the host of a space on another server (federation). */
+export const relayEventFields = { ...eventFields, hostServerId };

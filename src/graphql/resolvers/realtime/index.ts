@@ -1,6 +1,6 @@
 import type { Resolvers } from '../../resolver-types.js';
 
-import { eventFields } from './event-fields.js';
+import { eventFields, relayEventFields } from './event-fields.js';
 import { JSONScalar } from './json-scalar.js';
 import { myPresence, presence, setPresence } from './presence.js';
 import { relayStream } from './relay-stream.js';
@@ -11,7 +11,7 @@ export const realtimeResolvers: Resolvers = {
   JSON: JSONScalar,
   Subscription: { workspaceEvents, relayStream },
   WorkspaceEvent: eventFields,
-  RelayEvent: eventFields,
+  RelayEvent: relayEventFields,
   PresenceStatus: { ONLINE: 'online', AWAY: 'away', OFFLINE: 'offline' },
   PresenceChoice: { AUTO: 'auto', AWAY: 'away', INVISIBLE: 'invisible' },
   Query: { presence, myPresence },

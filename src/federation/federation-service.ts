@@ -1,0 +1,583 @@
+import type { Logger } from 'pino';
+
+import type { Config } from '../config/index.js';
+import type { Db } from '../db/database.js';
+import type { EventBus } from '../events/bus.js';
+import { userTopic } from '../events/catalog.js';
+import { lookupKey } from '../services/accounts/username.js';
+import { isUniqueViolation } from '../db/errors.js';
+import { AppError } from '../errors.js';
+import type { Clock } from '../lib/clock.js';
+import { newId } from '../lib/ids.js';
+import { findAccountByUsernameKey, insertAccount } from '../services/accounts/queries.js';
+import type { ServerKeys } from '../services/instance/server-keys.js';
+import { parsePrincipal, remoteUsernameKey } from '../services/moderation/principal-id.js';
+import type { SessionInfo, SessionService } from '../services/sessions/session-service.js';
+
+import {
+  decodeStatement,
+  DEVICE_REQUEST,
+  DEVICE_SIGNATURE,
+  encodeStatement,
+  hostResponseHeaders,
+  hostResponseVerifies,
+  HOST_RESPONSE,
+  HOST_SIGNATURE,
+  RELAY_VOUCH,
+  verifyHeader,
+  type DeviceRequest,
+  type HostResponse,
+  type RelayVouch,
+} from './device-request.js';
+import type { EventBridge, RelayedEvent } from './event-bridge.js';
+import { contentDigest } from './http-signature.js';
+import type { ServerKeyLog } from './key-log.js';
+import { PeerKeyError, type PeerDirectory } from './peers.js';
+import {
+  countLiveRemoteDevices,
+  findRemoteDevice,
+  hostsOfAccount,
+  insertNonce,
+  insertRelayHost,
+  insertRemoteDevice,
+} from './queries.js';
+import { UpstreamError, type S2sClient } from './s2s-client.js';
+import { SIGNATURE_WINDOW_SECONDS, type VerifiedPeer } from './s2s-verifier.js';
+
+/** A relay's own refusal (contract: `{"error":"<code>","message":"<text>"}`). */
+export class RelayRefusal extends Error {
+  constructor(
+    readonly status: number,
+    readonly error: string,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'RelayRefusal';
+  }
+
+  body(): Record<string, unknown> {
+    return { error: this.error, message: this.message, ...this.extra };
+  }
+}
+
+/** An HTTP answer passed through: status, the headers that travel, the body. */
+export interface ForwardedAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/** What the host runs a verified request with: its own app, as the person's session. */
+export type LocalRunner = (r: {
+  method: 'GET' | 'POST';
+  url: string;
+  headers: Record<string, string>;
+  body: Buffer;
+}) => Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }>;
+
+/** Headers of the host's answer that the relay returns unchanged (contract: Relay). */
+const PASSED_HEADERS = ['content-type', HOST_RESPONSE, HOST_SIGNATURE, 'retry-after'] as const;
+/** Paths a relayed request may reach on the host: the client API, not the relay route. */
+const HOST_PATH_RE = /^\/api(?:$|[/?])/;
+/** A username at a relay, as a host accepts it (the `remote:` principal's name part). */
+export const REMOTE_USER_RE = /^[\p{L}\p{N}._-]{1,64}$/u;
+
+/**
+ * Federation's rules (docs/federation.md): as a relay, forwarding a signed-in person's device
+ * request to a host and passing back only a verified answer; as a host, checking what a relay
+ * vouches for and running the request as the person from that relay, whose account mutations
+ * answer FORBIDDEN here; revocations in both directions, through the outbox.
+ */
+export class FederationService {
+  /**
+   * Relay side: events recently published for a person, by content. With several host
+   * processes each may forward the same event; the copies are identical, so they are dropped.
+   */
+  private readonly recentEvents = new Map<string, number>();
+
+  /** Host side: a session per remote person, reused while it lives. */
+  private readonly remoteSessions = new Map<string, { token: string; csrf: string }>();
+
+  constructor(
+    private readonly deps: {
+      db: Db;
+      clock: Clock;
+      log: Logger;
+      config: Config;
+      keys: ServerKeys;
+      keyLog: ServerKeyLog;
+      /** Null while federation is off (no SVC_PUBLIC_BASE_URL). */
+      selfId: string | null;
+      client: S2sClient | null;
+      peers: PeerDirectory | null;
+      sessions: SessionService;
+      isServerBlocked: (serverId: string) => Promise<boolean>;
+      bus: EventBus;
+      /** Host side of relayStream; null while federation is off. */
+      bridge: EventBridge | null;
+    },
+  ) {}
+
+  get selfId(): string | null {
+    return this.deps.selfId;
+  }
+
+  private roles(): string[] {
+    const role = this.deps.config.server.role;
+    return role === 'both' ? ['relay', 'host'] : [role];
+  }
+
+  // ---------------------------------------------------------------- relay side
+
+  /**
+   * GET or POST /api/remote/{host}/{tail}: the person's request, forwarded unchanged to the host
+   * with this relay's signature and its word for the person's device. Answers the host's answer
+   * when the host signed it for this request, else 502 upstream_unavailable.
+   */
+  async relay(input: {
+    session: SessionInfo;
+    hostServerId: string;
+    method: 'GET' | 'POST';
+    tail: string;
+    headers: Record<string, string | string[] | undefined>;
+    body: Buffer;
+  }): Promise<ForwardedAnswer> {
+    const { client, peers, selfId } = this.deps;
+    if (!client || !peers || !selfId) {
+      throw new RelayRefusal(
+        403,
+        'forbidden',
+        'this server does not federate; its operator must set SVC_PUBLIC_BASE_URL',
+      );
+    }
+    if (!this.roles().includes('relay')) {
+      throw new RelayRefusal(403, 'forbidden', 'this server is not a relay (SVC_ROLE)');
+    }
+    const host = checkServerId(input.hostServerId);
+    if (host === selfId) {
+      throw new RelayRefusal(400, 'validation', 'that is this server; call /api directly');
+    }
+    if (await this.deps.isServerBlocked(host)) {
+      throw new RelayRefusal(403, 'blocked', `this server's operator blocked ${host}`);
+    }
+    // The host's discovery document, as the relay fetched it: a client verifies its key log and
+    // descriptor itself (they are signed by the host), then the host's answers with that key.
+    if (input.method === 'GET' && input.tail === '/.well-known/svc-server') {
+      try {
+        const doc = await client.discovery(host);
+        return {
+          status: 200,
+          headers: { 'content-type': 'application/json; charset=utf-8' },
+          body: Buffer.from(JSON.stringify(doc)),
+        };
+      } catch (err) {
+        if (err instanceof UpstreamError) {
+          throw new RelayRefusal(
+            502,
+            'upstream_unavailable',
+            `${host} gave no discovery document; try again later`,
+            { hostServerId: host },
+          );
+        }
+        throw err;
+      }
+    }
+    if (!input.session.deviceId) {
+      throw new RelayRefusal(
+        403,
+        'forbidden',
+        'sign in with a device key (loginWithKey) to use spaces on other servers',
+      );
+    }
+    const header = (n: string) => {
+      const v = input.headers[n];
+      return Array.isArray(v) ? v[0] : v;
+    };
+    const deviceRequest = header(DEVICE_REQUEST);
+    const deviceSignature = header(DEVICE_SIGNATURE);
+    const statement = decodeStatement<DeviceRequest>(deviceRequest);
+    if (!deviceRequest || !deviceSignature || !statement) {
+      throw new RelayRefusal(
+        400,
+        'validation',
+        'send Svc-Device-Request and Svc-Device-Signature (docs/federation.md)',
+      );
+    }
+    const deviceKey = await this.deviceKeyOf(input.session.deviceId);
+    if (statement.device !== deviceKey) {
+      throw new RelayRefusal(403, 'forbidden', 'the request is signed by another device');
+    }
+    await insertRelayHost(this.deps.db.kysely, {
+      accountId: input.session.accountId,
+      hostServerId: host,
+      firstUsedAt: this.deps.clock.now().getTime(),
+    });
+    const vouch: RelayVouch = {
+      user: input.session.username,
+      device: deviceKey,
+      displayName: null,
+    };
+    const headers: Record<string, string> = {
+      [DEVICE_REQUEST]: deviceRequest,
+      [DEVICE_SIGNATURE]: deviceSignature,
+      [RELAY_VOUCH]: encodeStatement(vouch),
+    };
+    const contentType = header('content-type');
+    if (contentType) headers['content-type'] = contentType;
+    const unavailable = (why: string) => {
+      this.deps.log.warn({ host, why }, 'relay: host gave no verified answer');
+      return new RelayRefusal(
+        502,
+        'upstream_unavailable',
+        `${host} gave no verified answer; try again later`,
+        { hostServerId: host },
+      );
+    };
+    let answer;
+    try {
+      answer = await client.call(host, {
+        method: input.method,
+        path: `forward${input.tail}`,
+        headers,
+        body: input.method === 'POST' ? input.body : null,
+      });
+    } catch (err) {
+      if (err instanceof UpstreamError) throw unavailable(err.message);
+      throw err;
+    }
+    const one = (n: string) => {
+      const v = answer.headers[n];
+      return Array.isArray(v) ? v[0] : v;
+    };
+    const hostStatement = decodeStatement<HostResponse & { key?: string }>(one(HOST_RESPONSE));
+    let hostKey: string;
+    try {
+      hostKey = (await peers.keyOf(host, hostStatement?.key ?? null)).key;
+    } catch (err) {
+      if (err instanceof PeerKeyError) throw unavailable(err.message);
+      throw err;
+    }
+    const verified = hostResponseVerifies({
+      host,
+      hostKey,
+      requestNonce: statement.nonce,
+      status: answer.status,
+      body: answer.body,
+      response: one(HOST_RESPONSE),
+      signature: one(HOST_SIGNATURE),
+    });
+    if (!verified) throw unavailable(`answer ${answer.status} is not signed for this request`);
+    const out: Record<string, string> = {};
+    for (const name of PASSED_HEADERS) {
+      const v = one(name);
+      if (v !== undefined) out[name] = v;
+    }
+    return { status: answer.status, headers: out, body: answer.body };
+  }
+
+  private async deviceKeyOf(deviceId: string): Promise<string> {
+    const row = await this.deps.db.kysely
+      .selectFrom('device')
+      .select('publicKey')
+      .where('id', '=', deviceId)
+      .where('revokedAt', 'is', null)
+      .executeTakeFirst();
+    if (!row) throw new RelayRefusal(403, 'forbidden', 'this device is revoked');
+    return row.publicKey;
+  }
+
+  /**
+   * /s2s/v1/forward/{tail} from a verified relay: checks the device request against the device
+   * key the relay vouches for, then runs it here as the person from that relay. Every answer
+   * that can name the device request is signed for it (Svc-Host-Response, Svc-Host-Signature).
+   */
+  async host(
+    input: {
+      peer: VerifiedPeer;
+      method: 'GET' | 'POST';
+      tail: string;
+      headers: Record<string, string | string[] | undefined>;
+      body: Buffer;
+    },
+    run: LocalRunner,
+  ): Promise<ForwardedAnswer> {
+    const header = (n: string) => {
+      const v = input.headers[n];
+      return Array.isArray(v) ? v[0] : v;
+    };
+    const deviceHeader = header(DEVICE_REQUEST) ?? '';
+    const request = decodeStatement<DeviceRequest>(deviceHeader);
+    const nonce = typeof request?.nonce === 'string' ? request.nonce : null;
+    const answer = (status: number, error: string, message: string): ForwardedAnswer =>
+      this.signed(nonce, {
+        status,
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+        body: Buffer.from(JSON.stringify({ error, message })),
+      });
+    const refuse = (status: number, error: string, message: string, detail?: string) => {
+      this.deps.log.warn(
+        { relay: input.peer.serverId, status, error, detail: detail ?? message },
+        'host: forwarded request refused',
+      );
+      return answer(status, error, message);
+    };
+    const selfId = this.deps.selfId;
+    if (!selfId || !this.roles().includes('host')) {
+      return refuse(403, 'forbidden', 'this server does not host spaces for other servers');
+    }
+    const vouch = decodeStatement<RelayVouch>(header(RELAY_VOUCH));
+    if (
+      !vouch ||
+      typeof vouch.user !== 'string' ||
+      !REMOTE_USER_RE.test(vouch.user) ||
+      typeof vouch.device !== 'string'
+    ) {
+      return refuse(400, 'validation', 'the relay sent no valid Svc-Relay-Vouch');
+    }
+    if (!request || typeof nonce !== 'string' || nonce.length < 16 || nonce.length > 128) {
+      return refuse(400, 'validation', 'Svc-Device-Request is missing or malformed');
+    }
+    const issued = Date.parse(request.issuedAt);
+    const now = this.deps.clock.now().getTime();
+    const problem =
+      request.type !== 'svc.device-request.v1'
+        ? 'not a device request'
+        : request.host !== selfId
+          ? `the request is for ${String(request.host)}, not ${selfId}`
+          : request.method !== input.method || request.path !== input.tail
+            ? 'the request names another method or path'
+            : request.digest !== contentDigest(input.body)
+              ? 'the body is not the one the device signed'
+              : request.device !== vouch.device
+                ? 'the relay vouches for another device'
+                : !Number.isFinite(issued) ||
+                    Math.abs(now - issued) > SIGNATURE_WINDOW_SECONDS * 1000
+                  ? 'issuedAt is more than five minutes off'
+                  : !verifyHeader(deviceHeader, header(DEVICE_SIGNATURE) ?? '', request.device)
+                    ? 'the device signature does not verify'
+                    : null;
+    if (problem)
+      return refuse(401, 'unauthenticated', 'the device request was not accepted', problem);
+    try {
+      await insertNonce(this.deps.db.kysely, {
+        scope: `device:${request.device}`,
+        nonce,
+        expiresAt: issued + SIGNATURE_WINDOW_SECONDS * 2000,
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) {
+        return refuse(401, 'unauthenticated', 'the device request was not accepted', 'replayed');
+      }
+      throw err;
+    }
+    if (!HOST_PATH_RE.test(input.tail) || input.tail.startsWith('/api/remote/')) {
+      return refuse(404, 'not_found', `${input.tail.split('?')[0]} is not served to other servers`);
+    }
+
+    let session: { token: string; csrf: string };
+    let accountId: string;
+    try {
+      accountId = await this.remoteAccount(input.peer.serverId, vouch.user);
+      await this.remoteDevice(accountId, vouch.device);
+      session = await this.remoteSession(accountId, vouch.device);
+    } catch (err) {
+      if (err instanceof AppError) {
+        const status = err.code === 'FORBIDDEN' ? 403 : err.code === 'VALIDATION' ? 400 : 401;
+        return refuse(status, err.code.toLowerCase(), err.message);
+      }
+      throw err;
+    }
+    const contentType = header('content-type');
+    const result = await run({
+      method: input.method,
+      url: input.tail,
+      headers: {
+        cookie: `svc_session=${session.token}; svc_csrf=${session.csrf}`,
+        'x-csrf-token': session.csrf,
+        ...(contentType ? { 'content-type': contentType } : {}),
+      },
+      body: input.body,
+    });
+    const headers: Record<string, string> = {};
+    for (const name of ['content-type', 'retry-after', 'content-disposition', 'cache-control']) {
+      const v = result.headers[name];
+      if (typeof v === 'string' || typeof v === 'number') headers[name] = String(v);
+    }
+    // The person's live events follow them to their relay (joined workspaces included).
+    if (this.deps.bridge) {
+      await this.deps.bridge
+        .refresh(accountId, input.peer.serverId, vouch.user)
+        .catch((err: unknown) => this.deps.log.warn({ err }, 'event bridge refresh failed'));
+    }
+    return this.signed(nonce, { status: result.status, headers, body: result.body });
+  }
+
+  /**
+   * Relay side of the bridge: events a host sends for one of this server's people, published on
+   * their own topic so `relayStream` delivers them, with `hostServerId` naming the host. Only
+   * from a host the person used through this relay.
+   */
+  async receiveEvents(
+    host: string,
+    input: { user: unknown; events: unknown },
+  ): Promise<{ delivered: number }> {
+    if (typeof input.user !== 'string' || !Array.isArray(input.events)) {
+      throw new AppError('VALIDATION', 'send { user, events: [...] }');
+    }
+    if (input.events.length > 100) throw new AppError('VALIDATION', 'at most 100 events a call');
+    const account = await findAccountByUsernameKey(this.deps.db.kysely, lookupKey(input.user));
+    if (!account || account.homeServer !== null)
+      throw new AppError('NOT_FOUND', 'person not found');
+    const used = await hostsOfAccount(this.deps.db.kysely, account.id);
+    if (!used.includes(host)) throw new AppError('NOT_FOUND', 'person not found');
+    let delivered = 0;
+    for (const item of input.events as RelayedEvent[]) {
+      if (
+        typeof item?.type !== 'string' ||
+        item.type.length > 64 ||
+        typeof item.at !== 'number' ||
+        item.payload === null ||
+        typeof item.payload !== 'object' ||
+        Array.isArray(item.payload)
+      ) {
+        continue;
+      }
+      const key = `${account.id} ${host} ${item.type} ${item.at} ${JSON.stringify(item.payload)}`;
+      if (this.recentEvents.has(key)) continue;
+      if (this.recentEvents.size >= 5_000) {
+        this.recentEvents.delete(this.recentEvents.keys().next().value as string);
+      }
+      this.recentEvents.set(key, item.at);
+      await this.deps.bus.publish({
+        topic: userTopic(account.id),
+        type: item.type,
+        at: item.at,
+        payload: { ...item.payload, hostServerId: host },
+      });
+      delivered++;
+    }
+    return { delivered };
+  }
+
+  private signed(nonce: string | null, a: ForwardedAnswer): ForwardedAnswer {
+    if (nonce === null || !this.deps.selfId) return a;
+    const signed = hostResponseHeaders(
+      {
+        host: this.deps.selfId,
+        requestNonce: nonce,
+        status: a.status,
+        body: a.body,
+        key: this.deps.keys.signingPublicRaw,
+      },
+      this.deps.keys.signing,
+    );
+    return { ...a, headers: { ...a.headers, ...signed } };
+  }
+
+  /** The local row of a person from `relay`, created on their first request. */
+  private async remoteAccount(relay: string, user: string): Promise<string> {
+    const usernameKey = `${remoteUsernameKey(user)}@${relay}`;
+    const existing = await findAccountByUsernameKey(this.deps.db.kysely, usernameKey, {
+      includeDeleted: true,
+    });
+    if (existing) {
+      if (existing.homeServer?.toLowerCase() !== relay) {
+        throw new AppError('FORBIDDEN', `the name ${usernameKey} is taken here`);
+      }
+      return existing.id;
+    }
+    const id = newId();
+    try {
+      await insertAccount(this.deps.db.kysely, {
+        id,
+        username: `${user.normalize('NFKC')}@${relay}`,
+        usernameKey,
+        displayName: null,
+        email: null,
+        emailKey: null,
+        passwordHash: null,
+        keyIdentityId: null,
+        homeServer: relay,
+        isOperator: 0,
+        avatarPath: null,
+        acceptedTermsUrl: null,
+        acceptedTermsAt: null,
+        createdAt: this.deps.clock.now().getTime(),
+        deletionRequestedAt: null,
+        deletionScheduledFor: null,
+        deletedAt: null,
+      });
+      this.deps.log.info({ relay, user, accountId: id }, 'person from another server arrived');
+      return id;
+    } catch (err) {
+      if (isUniqueViolation(err)) return this.remoteAccount(relay, user);
+      throw err;
+    }
+  }
+
+  /** Records a device the relay vouches for; a revoked one stays refused. */
+  private async remoteDevice(accountId: string, deviceKey: string): Promise<void> {
+    const db = this.deps.db.kysely;
+    const row = await findRemoteDevice(db, accountId, deviceKey);
+    if (row && row.revokedAt !== null) {
+      throw new AppError('UNAUTHENTICATED', 'this device was revoked by its relay');
+    }
+    if (row) return;
+    const cap = this.deps.config.limits.devicesPerUser;
+    if ((await countLiveRemoteDevices(db, accountId)) >= cap) {
+      throw new AppError(
+        'VALIDATION',
+        `a person from another server may use at most ${cap} devices here (SVC_RELAY_DEVICES_PER_USER)`,
+      );
+    }
+    await insertRemoteDevice(db, {
+      accountId,
+      deviceKey,
+      createdAt: this.deps.clock.now().getTime(),
+    });
+  }
+
+  private async remoteSession(
+    accountId: string,
+    deviceKey: string,
+  ): Promise<{ token: string; csrf: string }> {
+    const cacheKey = `${accountId} ${deviceKey}`;
+    const cached = this.remoteSessions.get(cacheKey);
+    if (cached && (await this.deps.sessions.resolve(cached.token))) return cached;
+    // SessionService.start refuses a blocked principal (`server:` or `remote:`) with FORBIDDEN.
+    const issued = await this.deps.sessions.start(this.deps.db.kysely, { accountId });
+    const fresh = { token: issued.token, csrf: issued.csrfToken };
+    if (this.remoteSessions.size >= 10_000) {
+      this.remoteSessions.delete(this.remoteSessions.keys().next().value as string);
+    }
+    this.remoteSessions.set(cacheKey, fresh);
+    return fresh;
+  }
+
+  /**
+   * Forgets a person's cached sessions here (a device was revoked), and with `events` also their
+   * event streams (no device left, or blocked).
+   */
+  forgetPerson(accountId: string, events = true): void {
+    for (const key of [...this.remoteSessions.keys()]) {
+      if (key.startsWith(`${accountId} `)) this.remoteSessions.delete(key);
+    }
+    if (events) this.deps.bridge?.close(accountId);
+  }
+}
+
+/** A host id from a client's URL: `host[:port]`, lower-case (the `server:` principal's form). */
+export function checkServerId(input: string): string {
+  try {
+    const p = parsePrincipal(`server:${input}`);
+    if (p.kind === 'server') return p.host;
+  } catch {
+    // answered below
+  }
+  throw new RelayRefusal(
+    400,
+    'validation',
+    `"${input.slice(0, 80)}" is not a server id (host or host:port)`,
+  );
+}

@@ -1,0 +1,10 @@
+import type { Resolver } from '../../resolver-types.js';
+
+/** Needs no session: the relay's signature over the statement is the authority. */
+export const applyRemoteRevocation: Resolver<
+  unknown,
+  { statement: string; signature: string }
+> = async (_parent, args, ctx) => {
+  const r = await ctx.app.federation.revocations.applyRevocationStatement(args);
+  return { revokedDevices: r.revoked, sessionsEnded: r.sessionsEnded };
+};

@@ -1,12 +1,9 @@
-import dns from 'node:dns';
 import { randomBytes } from 'node:crypto';
-import type { Socket } from 'node:net';
 
-import ipaddr from 'ipaddr.js';
-import { Agent, buildConnector, request } from 'undici';
+import { Agent, request } from 'undici';
 
 import type { Clock } from '../lib/clock.js';
-import { addressRefusal } from '../lib/special-addresses.js';
+import { publicConnect } from '../net/public-connector.js';
 import type { ServerKeys } from '../services/instance/server-keys.js';
 
 import { contentDigest, signMessage, type SignatureInput } from './http-signature.js';
@@ -67,13 +64,8 @@ export class S2sClient {
   private readonly agent: Agent;
 
   constructor(private readonly opts: S2sClientOptions) {
-    const connect = buildConnector({ timeout: opts.timeoutMs });
     this.agent = new Agent({
-      connect: (connOpts, callback) => {
-        this.checkedConnect(connOpts, connect)
-          .then((socket) => callback(null, socket))
-          .catch((err: Error) => callback(err, null));
-      },
+      connect: publicConnect({ timeoutMs: opts.timeoutMs, allowPrivate: opts.insecure }),
       headersTimeout: opts.timeoutMs,
       bodyTimeout: opts.timeoutMs,
     });
@@ -205,38 +197,5 @@ export class S2sClient {
 
   async close(): Promise<void> {
     await this.agent.close();
-  }
-
-  /** Connects only to public addresses unless `insecure` (checked on the resolved address). */
-  private async checkedConnect(
-    opts: buildConnector.Options,
-    connect: buildConnector.connector,
-  ): Promise<Socket> {
-    let address = opts.hostname;
-    if (!this.opts.insecure) {
-      const bare = address.startsWith('[') ? address.slice(1, -1) : address;
-      if (!ipaddr.isValid(bare)) {
-        const answers = await dns.promises.lookup(bare, { all: true, verbatim: true });
-        for (const a of answers) refuseSpecial(bare, a.address);
-        address = answers[0]?.address ?? bare;
-      } else {
-        refuseSpecial(bare, bare);
-      }
-    }
-    return new Promise<Socket>((resolve, reject) => {
-      connect(
-        { ...opts, hostname: address, servername: opts.servername ?? opts.hostname },
-        (err, sock) => (err ? reject(err) : resolve(sock as Socket)),
-      );
-    });
-  }
-}
-
-function refuseSpecial(host: string, address: string): void {
-  const range = ipaddr.isValid(address) ? addressRefusal(ipaddr.parse(address)) : 'not an address';
-  if (range) {
-    throw Object.assign(new Error(`refused ${host} (${address}): ${range}`), {
-      code: 'SVC_REFUSED_ADDRESS',
-    });
   }
 }

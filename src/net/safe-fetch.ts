@@ -1,18 +1,19 @@
-import dns from 'node:dns';
-import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 
-import ipaddr from 'ipaddr.js';
-import { Agent, buildConnector, errors as undiciErrors } from 'undici';
+import { Agent, errors as undiciErrors } from 'undici';
 
-import { addressRefusal } from '../lib/special-addresses.js';
+import {
+  publicConnect,
+  RefusedAddressError,
+  systemResolve,
+  type Resolve,
+} from './public-connector.js';
 
-// Outbound HTTP for content named by users (link previews; s2s may share it): only public
-// addresses, checked on the address each connection actually goes to (docs/link-previews.md).
+export { RefusedAddressError, type Resolve } from './public-connector.js';
 
-/** Resolves a host name to every address it has (`dns.lookup` by default: the system resolver). */
-export type Resolve = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
+// Outbound HTTP for content named by users (link previews): only public addresses, checked on
+// the address each connection actually goes to (public-connector.ts; docs/link-previews.md).
 
 export interface SafeFetchOptions {
   /** Whole-fetch budget: connect, redirects, headers and body (default 5 s). */
@@ -51,32 +52,7 @@ export type SafeFetchFailure =
   | 'network'
   | 'aborted';
 
-/** A destination that failed the address check; the connect step's error. */
-export class RefusedAddressError extends Error {
-  readonly code = 'SVC_REFUSED_ADDRESS';
-  constructor(
-    readonly host: string,
-    readonly address: string,
-    readonly range: string,
-  ) {
-    super(`refused ${host} (${address}): ${range}`);
-  }
-}
-
 class TooLargeError extends Error {}
-
-const systemResolve: Resolve = (hostname) =>
-  dns.promises.lookup(hostname, { all: true, verbatim: true });
-
-/** The address a URL host names literally (WHATWG already turned `0x7f.1` into `127.0.0.1`). */
-function literalAddress(hostname: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
-  const bare = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
-  return ipaddr.isValid(bare) ? ipaddr.parse(bare) : null;
-}
-
-function refusal(address: string): string | null {
-  return ipaddr.isValid(address) ? addressRefusal(ipaddr.parse(address)) : 'not an address';
-}
 
 /**
  * GET with every safeguard a server fetching user-named URLs needs: http(s) only, no URL
@@ -100,13 +76,8 @@ export class SafeFetch {
       resolve: options.resolve ?? systemResolve,
       userAgent: options.userAgent ?? 'svc-link-preview',
     };
-    const connect = buildConnector({ timeout: this.opts.timeoutMs });
     this.agent = new Agent({
-      connect: (connOpts, callback) => {
-        this.checkedConnect(connOpts, connect)
-          .then((socket) => callback(null, socket))
-          .catch((err: Error) => callback(err, null));
-      },
+      connect: publicConnect({ timeoutMs: this.opts.timeoutMs, resolve: this.opts.resolve }),
       maxHeaderSize: this.opts.maxHeaderBytes,
       headersTimeout: this.opts.timeoutMs,
       bodyTimeout: this.opts.timeoutMs,
@@ -256,50 +227,5 @@ export class SafeFetch {
       return { ok: false, reason: 'dns' };
     }
     return { ok: false, reason: 'network', detail: String((err as Error)?.message ?? err) };
-  }
-
-  /**
-   * The connect step: resolve, refuse special-use answers, connect to the checked address with
-   * the name kept for TLS (SNI and certificate), then check the socket's peer.
-   */
-  private async checkedConnect(
-    opts: buildConnector.Options,
-    connect: buildConnector.connector,
-  ): Promise<Socket> {
-    const host = opts.hostname;
-    const literal = literalAddress(host);
-    let address: string;
-    if (literal) {
-      address = literal.toString();
-    } else {
-      const answers = await this.opts.resolve(host);
-      if (answers.length === 0) throw Object.assign(new Error('no address'), { code: 'ENOTFOUND' });
-      // Any special-use answer refuses the name: it shows the name is aimed inward.
-      for (const a of answers) {
-        const range = refusal(a.address);
-        if (range) throw new RefusedAddressError(host, a.address, range);
-      }
-      address = (answers[0] as { address: string }).address;
-    }
-    const range = refusal(address);
-    if (range) throw new RefusedAddressError(host, address, range);
-    const socket = await new Promise<Socket>((resolve, reject) => {
-      connect(
-        {
-          ...opts,
-          hostname: address,
-          host: address,
-          servername: literal ? undefined : (opts.servername ?? host),
-        },
-        (err, sock) => (err ? reject(err) : resolve(sock as Socket)),
-      );
-    });
-    const peer = socket.remoteAddress ?? '';
-    const peerRange = refusal(peer);
-    if (peerRange) {
-      socket.destroy();
-      throw new RefusedAddressError(host, peer, peerRange);
-    }
-    return socket;
   }
 }

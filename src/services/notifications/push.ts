@@ -1,9 +1,5 @@
-import dns from 'node:dns';
-import type { Socket } from 'node:net';
-
-import ipaddr from 'ipaddr.js';
 import type { Logger } from 'pino';
-import { Agent, buildConnector } from 'undici';
+import { Agent } from 'undici';
 import webpush from 'web-push';
 
 import type { Actor } from '../../auth/actor.js';
@@ -14,7 +10,12 @@ import type { NotificationTable } from '../../db/tables/notifications.js';
 import { validation } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { addressRefusal } from '../../lib/special-addresses.js';
+import {
+  literalAddress,
+  publicConnect,
+  RefusedAddressError,
+  refusal,
+} from '../../net/public-connector.js';
 import type { VapidKeys } from '../instance/server-keys.js';
 
 import {
@@ -49,14 +50,6 @@ export const MAX_SUBSCRIPTIONS_PER_USER = 20;
 const TIMEOUT_MS = 10_000;
 const BODY_EXCERPT = 140;
 
-const refusal = (address: string): string | null =>
-  ipaddr.isValid(address) ? addressRefusal(ipaddr.parse(address)) : 'not an address';
-
-function literalAddress(hostname: string): string | null {
-  const bare = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
-  return ipaddr.isValid(bare) ? bare : null;
-}
-
 /**
  * Web Push (RFC 8030) with VAPID (RFC 8292) and aes128gcm payload encryption (RFC 8291), both
  * done by the `web-push` package; the request goes out through an agent of our own that, unless
@@ -70,13 +63,11 @@ export class WebPush {
   private inFlight = new Set<Promise<void>>();
 
   constructor(private readonly deps: WebPushDeps) {
-    const connect = buildConnector({ timeout: TIMEOUT_MS });
     this.agent = new Agent({
-      connect: (opts, callback) => {
-        this.checkedConnect(opts, connect)
-          .then((socket) => callback(null, socket))
-          .catch((err: Error) => callback(err, null));
-      },
+      connect: publicConnect({
+        timeoutMs: TIMEOUT_MS,
+        allowPrivate: deps.allowPrivateEndpoints,
+      }),
       headersTimeout: TIMEOUT_MS,
       bodyTimeout: TIMEOUT_MS,
     });
@@ -84,40 +75,6 @@ export class WebPush {
 
   get publicKey(): string {
     return this.deps.vapid.publicKey;
-  }
-
-  private async checkedConnect(
-    opts: buildConnector.Options,
-    connect: buildConnector.connector,
-  ): Promise<Socket> {
-    const host = opts.hostname;
-    let address = literalAddress(host);
-    if (!address) {
-      const answers = await dns.promises.lookup(host, { all: true, verbatim: true });
-      if (answers.length === 0) throw new Error(`no address for ${host}`);
-      if (!this.deps.allowPrivateEndpoints) {
-        for (const a of answers) {
-          const range = refusal(a.address);
-          if (range) throw new Error(`refused push endpoint ${host} (${a.address}): ${range}`);
-        }
-      }
-      address = (answers[0] as { address: string }).address;
-    }
-    if (!this.deps.allowPrivateEndpoints) {
-      const range = refusal(address);
-      if (range) throw new Error(`refused push endpoint ${host} (${address}): ${range}`);
-    }
-    return new Promise<Socket>((resolve, reject) => {
-      connect(
-        {
-          ...opts,
-          hostname: address,
-          host: address,
-          servername: literalAddress(host) ? undefined : (opts.servername ?? host),
-        },
-        (err, sock) => (err ? reject(err) : resolve(sock as Socket)),
-      );
-    });
   }
 
   /** Registers (or moves to the caller) a browser's push subscription. */
@@ -178,7 +135,7 @@ export class WebPush {
     } else {
       if (url.protocol !== 'https:') throw validation('endpoint must be an https URL');
       const literal = literalAddress(url.hostname);
-      if (literal && refusal(literal)) {
+      if (literal && refusal(literal.toString())) {
         throw validation('endpoint must be a push service on a public address');
       }
     }
@@ -267,13 +224,20 @@ export class WebPush {
       },
     );
     const url = new URL(details.endpoint);
-    const res = await this.agent.request({
-      origin: url.origin,
-      path: `${url.pathname}${url.search}`,
-      method: 'POST',
-      headers: details.headers as Record<string, string>,
-      body: details.body ?? undefined,
-    });
+    let res;
+    try {
+      res = await this.agent.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        headers: details.headers as Record<string, string>,
+        body: details.body ?? undefined,
+      });
+    } catch (err) {
+      if (!(err instanceof RefusedAddressError)) throw err;
+      // Logged by the caller as "web push failed", naming the endpoint's range.
+      throw new Error(`refused push endpoint ${err.host} (${err.address}): ${err.range}`);
+    }
     res.body.resume();
     const status = res.statusCode;
     if (status === 404 || status === 410) {

@@ -18,11 +18,7 @@ import { Metrics } from './metrics.js';
 import { AccountService } from './services/accounts/account-service.js';
 import { Avatars } from './services/accounts/avatars.js';
 import { Authz } from './services/authz/authz.js';
-import {
-  loadOrCreateServerKeys,
-  loadOrCreateVapidKeys,
-  type ServerKeys,
-} from './services/instance/server-keys.js';
+import { loadOrCreateServerKeys, type ServerKeys } from './services/instance/server-keys.js';
 import { IpBlockService } from './services/ip-blocks/ip-block-service.js';
 import { AuditLog } from './services/moderation/audit-log.js';
 import { ModerationService } from './services/moderation/moderation-service.js';
@@ -54,11 +50,12 @@ import { PluginService } from './services/plugins/plugin-service.js';
 import { LinkPreviewService } from './services/link-previews/link-preview-service.js';
 import { CommandSystem } from './services/commands/command-system.js';
 import { SafeFetch, type SafeFetchOptions } from './net/safe-fetch.js';
-import { DigestMailer } from './services/notifications/digest.js';
-import { NotificationService } from './services/notifications/notification-service.js';
-import { pushContact, WebPush } from './services/notifications/push.js';
+import type { DigestMailer } from './services/notifications/digest.js';
+import type { NotificationService } from './services/notifications/notification-service.js';
+import type { WebPush } from './services/notifications/push.js';
+import { buildNotifications } from './services/notifications/wiring.js';
 import { readVersion } from './version.js';
-import { buildFederation, type Federation } from './federation/index.js';
+import { attachFederation, buildFederation, type Federation } from './federation/index.js';
 
 export interface Services {
   /** Who may do what: the action catalogue over workspace roles, memoised per request. */
@@ -490,68 +487,21 @@ export async function createAppContext(
       moderation,
       ipBlocks,
     });
-    workspaces.onDelete((tx, id) => commands.onWorkspaceDeleted(tx, id));
-    accountDeletion.addPurgeStep('commands', (tx, id) => commands.onAccountPurged(tx, id));
-    // Pipeline triggers run after the commit, off the request path; a failure is logged. Closing
-    // waits for those in flight.
-    closers.push(() => commands.pipelines.idle());
-    const pipelineLog = log.child({ subsystem: 'pipelines' });
-    messages.hooks.onCreated((m) => {
-      commands.pipelines
-        .onMessage(m)
-        .catch((err: unknown) => pipelineLog.error({ err }, 'pipeline trigger failed'));
-    });
-    workspaces.onJoined((w, a) => {
-      commands.pipelines
-        .onJoined(w, a)
-        .catch((err: unknown) => pipelineLog.error({ err }, 'pipeline trigger failed'));
-    });
-    const notifications = new NotificationService({
+    commands.attach({ accountDeletion, onClose: (fn) => closers.push(fn) });
+    const { notifications, webPush, digests } = await buildNotifications({
+      config,
       db,
       bus,
       clock,
-      log: log.child({ subsystem: 'notifications' }),
+      log,
       authz,
-      connections: presence,
-      markConversationRead: (actor, conversationId, messageId) =>
-        messages.markRead(actor, conversationId, messageId),
-    });
-    // Fan-out starts after the message's commit and never delays the send (docs/notifications.md).
-    messages.hooks.onCreated((message) => notifications.messageCreated(message));
-    workspaces.onDelete((tx, id) => notifications.onWorkspaceDeleted(tx, id));
-    accountDeletion.addPurgeStep('notifications', (tx, id) =>
-      notifications.onAccountPurged(tx, id),
-    );
-    const webPush = new WebPush({
-      db,
-      clock,
-      log: log.child({ subsystem: 'web-push' }),
-      vapid: await loadOrCreateVapidKeys(db, clock),
-      contact: pushContact({
-        contact: config.notifications.pushContact,
-        smtpFrom: config.smtp.from,
-        publicBaseUrl: config.server.publicBaseUrl,
-      }),
-      allowPrivateEndpoints: config.notifications.pushAllowPrivateEndpoints,
-      connections: presence,
-    });
-    // Queued fan-outs finish (and hand their pushes over) before the push agent closes.
-    closers.push(async () => {
-      await notifications.settled();
-      await webPush.close();
-    });
-    notifications.fanOut.onDelivered((rows, message) => webPush.deliver(rows, message));
-    const digests = new DigestMailer({
-      db,
-      clock,
-      log: log.child({ subsystem: 'digests' }),
       mailer,
-      emailEnabled: config.features.find((f) => f.key === 'email')?.state !== 'disabled',
-      awayMs: config.notifications.digestAwayMinutes * 60_000,
-      intervalMs: config.notifications.digestIntervalMinutes * 60_000,
-      publicBaseUrl: config.server.publicBaseUrl,
       secret: keys.cookie,
-      connections: presence,
+      presence,
+      messages,
+      workspaces,
+      accountDeletion,
+      onClose: (fn) => closers.push(fn),
     });
     const realtime = new RealtimeService(db, presence);
     const limiters = {
@@ -608,25 +558,7 @@ export async function createAppContext(
     });
     closers.push(() => federation.close());
     if (!overrides.passive) federation.start();
-    accountDeletion.addPurgeStep('federation', (tx, id) =>
-      federation.revocations.onAccountPurged(tx, id),
-    );
-    // A local person blocked here loses every device at the hosts they used.
-    moderation.blocks.onBlocked(async (tx, accounts) => {
-      for (const account of accounts) {
-        // A person from another server blocked here: their live events stop at once.
-        if (account.homeServer !== null) {
-          tx.onCommit(() => federation.service.forgetPerson(account.id));
-          continue;
-        }
-        await federation.revocations.queueRevocation(tx, account.id, account.username, null);
-      }
-    });
-    devices.onRevoked((tx, revoked) =>
-      federation.revocations.queueRevocation(tx, revoked.accountId, revoked.username, [
-        revoked.deviceKey,
-      ]),
-    );
+    attachFederation(federation, { accountDeletion, blocks: moderation.blocks, devices });
 
     const scheduler = new Scheduler(
       db,

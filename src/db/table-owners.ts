@@ -79,6 +79,10 @@ export const OWNER_FILES: Readonly<Record<string, readonly string[]>> = {
   'services/conversations': ['services/channels/queries.ts'],
   'services/moderation': ['services/moderation/audit-log.ts'],
   'services/accounts': ['services/accounts/password-reset.ts'],
+  'services/notifications': [
+    'services/notifications/digest-queries.ts',
+    'services/notifications/push-queries.ts',
+  ],
 };
 
 /**

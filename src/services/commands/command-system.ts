@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config/index.js';
 import type { Tx } from '../../db/transaction.js';
 import type { Clock } from '../../lib/clock.js';
+import type { AccountDeletionService } from '../account-deletion/account-deletion-service.js';
 import type { Authz } from '../authz/authz.js';
 import type { AuditLog } from '../moderation/audit-log.js';
 import type { PluginService } from '../plugins/plugin-service.js';
@@ -37,7 +38,7 @@ export class CommandSystem {
   readonly pipelines: Pipelines;
   readonly reminders: Reminders;
 
-  constructor(deps: CommandSystemDeps) {
+  constructor(private readonly deps: CommandSystemDeps) {
     this.registry = new CommandRegistry(builtinCommands(deps), deps.plugins);
     this.run = new CommandService({ ...deps, registry: this.registry });
     const parts = { ...deps, commands: this.run, registry: this.registry };
@@ -45,6 +46,26 @@ export class CommandSystem {
     this.keybinds = new Keybinds(parts);
     this.pipelines = new Pipelines(parts);
     this.reminders = new Reminders(deps);
+  }
+
+  /**
+   * Registers the system on the areas it follows (the composition root calls it once): its rows
+   * go with their workspace and with the account purge; pipeline triggers run after a message's
+   * commit and a member's join, off the request path (a failure is logged); closing waits for
+   * the triggers in flight.
+   */
+  attach(hooks: {
+    accountDeletion: Pick<AccountDeletionService, 'addPurgeStep'>;
+    onClose(fn: () => Promise<void>): void;
+  }): void {
+    const { messages, workspaces, log } = this.deps;
+    workspaces.onDelete((tx, id) => this.onWorkspaceDeleted(tx, id));
+    hooks.accountDeletion.addPurgeStep('commands', (tx, id) => this.onAccountPurged(tx, id));
+    hooks.onClose(() => this.pipelines.idle());
+    const pipelineLog = log.child({ subsystem: 'pipelines' });
+    const logFailure = (err: unknown) => pipelineLog.error({ err }, 'pipeline trigger failed');
+    messages.hooks.onCreated((m) => void this.pipelines.onMessage(m).catch(logFailure));
+    workspaces.onJoined((w, a) => void this.pipelines.onJoined(w, a).catch(logFailure));
   }
 
   /** Workspace deletion: its macros, keybinds, pipelines and reminders. */

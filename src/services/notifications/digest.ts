@@ -8,15 +8,14 @@ import type { Clock } from '../../lib/clock.js';
 import { isId } from '../../lib/ids.js';
 
 import type { ConnectedPort } from './push.js';
+import { findSetting, updateDigestState } from './queries.js';
 import {
   claimDigest,
   digestCandidates,
   digestItems,
-  findSetting,
   markMailed,
   releaseDigest,
-  updateDigestState,
-} from './queries.js';
+} from './digest-queries.js';
 import { defaultSetting, doNotDisturb } from './rules.js';
 
 export interface DigestDeps {

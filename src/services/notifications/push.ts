@@ -18,14 +18,13 @@ import {
 } from '../../net/public-connector.js';
 import type { VapidKeys } from '../instance/server-keys.js';
 
+import { conversationOf, settingsOf } from './queries.js';
 import {
-  conversationOf,
   deletePushSubscription,
   markPushed,
   pushSubscriptionsOf,
   savePushSubscription,
-  settingsOf,
-} from './queries.js';
+} from './push-queries.js';
 import { doNotDisturb } from './rules.js';
 
 /** Whether a person holds an open connection on any process (the presence area). */

@@ -5,7 +5,6 @@ import type {
   NotificationRuleTable,
   NotificationSettingTable,
   NotificationTable,
-  PushSubscriptionTable,
   WorkspaceNotificationPolicyTable,
 } from '../../db/tables/notifications.js';
 import type { CursorPosition } from '../../lib/cursor.js';
@@ -256,7 +255,7 @@ export async function insertNotifications(db: Executor, rows: readonly Notificat
  * Unread: not marked read, and (for a message of the conversation itself) after the member's
  * read marker, so reading the conversation reads its notifications too.
  */
-const unread = sql<SqlBool>`(n."readAt" is null and (n."threadRootId" is not null
+export const unread = sql<SqlBool>`(n."readAt" is null and (n."threadRootId" is not null
   or cm."lastReadAt" is null or cm."lastReadAt" < n."createdAt"
   or (cm."lastReadAt" = n."createdAt" and cm."lastReadMessageId" < n."messageId")))`;
 
@@ -266,7 +265,7 @@ export type FeedRow = NotificationTable & { unread: boolean };
  * Feed rows of an account: conversations they are a member of (not an invitee), messages not
  * deleted. Newest first, keyset over (createdAt, id).
  */
-function feedBase(db: Executor, accountId: string) {
+export function feedBase(db: Executor, accountId: string) {
   return db
     .selectFrom('notification as n')
     .innerJoin('conversation_member as cm', (j) =>
@@ -381,190 +380,6 @@ export async function markRead(
 }
 
 // ---- the digest
-
-/**
- * Accounts with unread, unmailed notifications older than `before` whose digests are on (or who
- * never changed a setting) and who have an address; at most `limit`, oldest waiting first.
- */
-export async function digestCandidates(
-  db: Executor,
-  before: number,
-  lastDigestBefore: number,
-  limit: number,
-) {
-  const rows = await db
-    .selectFrom('notification as n')
-    .innerJoin('conversation_member as cm', (j) =>
-      j
-        .onRef('cm.conversationId', '=', 'n.conversationId')
-        .onRef('cm.accountId', '=', 'n.accountId'),
-    )
-    .innerJoin('message as m', 'm.id', 'n.messageId')
-    .innerJoin('account as a', 'a.id', 'n.accountId')
-    .leftJoin('notification_setting as s', 's.accountId', 'n.accountId')
-    .select(['n.accountId', 'a.email', (eb) => eb.fn.min<number>('n.createdAt').as('oldest')])
-    .where('cm.state', '=', 'member')
-    .where('m.deletedAt', 'is', null)
-    .where('n.mailedAt', 'is', null)
-    .where('n.createdAt', '<=', before)
-    .where(unread)
-    .where('a.email', 'is not', null)
-    .where((eb) => eb.or([eb('s.emailDigests', 'is', null), eb('s.emailDigests', '=', 1)]))
-    .where((eb) =>
-      eb.or([eb('s.lastDigestAt', 'is', null), eb('s.lastDigestAt', '<=', lastDigestBefore)]),
-    )
-    .groupBy(['n.accountId', 'a.email'])
-    .orderBy('oldest')
-    .limit(limit)
-    .execute();
-  return rows.map((r) => ({ accountId: r.accountId, email: r.email as string }));
-}
-
-/** The notifications a digest of one account carries, oldest first, with what to show. */
-export async function digestItems(db: Executor, accountId: string, before: number, limit: number) {
-  return feedBase(db, accountId)
-    .innerJoin('conversation as c', 'c.id', 'n.conversationId')
-    .innerJoin('workspace as w', 'w.id', 'n.workspaceId')
-    .leftJoin('account as au', 'au.id', 'n.actorId')
-    .select([
-      'n.id',
-      'n.kind',
-      'n.createdAt',
-      'n.conversationId',
-      'c.kind as conversationKind',
-      'c.name as conversationName',
-      'c.encrypted',
-      'w.name as workspaceName',
-      'w.isDirect',
-      'au.username as actorUsername',
-      'm.text',
-    ])
-    .where('n.mailedAt', 'is', null)
-    .where('n.createdAt', '<=', before)
-    .where(unread)
-    .orderBy('n.createdAt')
-    .orderBy('n.id')
-    .limit(limit)
-    .execute();
-}
-
-/**
- * Takes the person's digest slot: true when no digest went out within the interval (so two
- * runs at once, on any number of processes, mail a person once).
- */
-export async function claimDigest(
-  db: Executor,
-  defaults: NotificationSettingTable,
-  now: number,
-  intervalMs: number,
-) {
-  await db
-    .insertInto('notification_setting')
-    .values(defaults)
-    .onConflict((oc) => oc.column('accountId').doNothing())
-    .execute();
-  const res = await db
-    .updateTable('notification_setting')
-    .set({ lastDigestAt: now })
-    .where('accountId', '=', defaults.accountId)
-    .where('emailDigests', '=', 1)
-    .where((eb) =>
-      eb.or([eb('lastDigestAt', 'is', null), eb('lastDigestAt', '<=', now - intervalMs)]),
-    )
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) === 1;
-}
-
-/** Gives back a digest slot and its notifications after the mail could not be sent. */
-export async function releaseDigest(
-  db: Executor,
-  accountId: string,
-  previous: number | null,
-  ids: readonly string[],
-) {
-  await db
-    .updateTable('notification_setting')
-    .set({ lastDigestAt: previous })
-    .where('accountId', '=', accountId)
-    .execute();
-  for (const part of chunks(ids)) {
-    await db
-      .updateTable('notification')
-      .set({ mailedAt: null })
-      .where('accountId', '=', accountId)
-      .where('id', 'in', part)
-      .execute();
-  }
-}
-
-export async function markMailed(
-  db: Executor,
-  accountId: string,
-  ids: readonly string[],
-  at: number,
-) {
-  for (const part of chunks(ids)) {
-    await db
-      .updateTable('notification')
-      .set({ mailedAt: at })
-      .where('accountId', '=', accountId)
-      .where('id', 'in', part)
-      .execute();
-  }
-}
-
-// ---- push subscriptions
-
-export async function savePushSubscription(db: Executor, row: PushSubscriptionTable) {
-  await db
-    .insertInto('push_subscription')
-    .values(row)
-    .onConflict((oc) =>
-      oc.column('endpoint').doUpdateSet({
-        accountId: row.accountId,
-        p256dh: row.p256dh,
-        auth: row.auth,
-        createdAt: row.createdAt,
-      }),
-    )
-    .execute();
-}
-
-export async function pushSubscriptionsOf(db: Executor, accountIds: readonly string[]) {
-  const out: PushSubscriptionTable[] = [];
-  for (const part of chunks(accountIds)) {
-    out.push(
-      ...(await db
-        .selectFrom('push_subscription')
-        .selectAll()
-        .where('accountId', 'in', part)
-        .execute()),
-    );
-  }
-  return out;
-}
-
-export async function deletePushSubscription(
-  db: Executor,
-  where: { id?: string; endpoint?: string; accountId?: string },
-) {
-  let q = db.deleteFrom('push_subscription');
-  if (where.id) q = q.where('id', '=', where.id);
-  if (where.endpoint) q = q.where('endpoint', '=', where.endpoint);
-  if (where.accountId) q = q.where('accountId', '=', where.accountId);
-  const res = await q.executeTakeFirst();
-  return Number(res.numDeletedRows);
-}
-
-export async function markPushed(db: Executor, id: string, at: number) {
-  await db
-    .updateTable('push_subscription')
-    .set({ lastSuccessAt: at })
-    .where('id', '=', id)
-    .execute();
-}
-
-// ---- deletion
 
 /** Up to `limit` notifications older than `before` (retention); how many went. */
 export async function deleteOlderThan(db: Executor, before: number, limit: number) {

@@ -1,0 +1,92 @@
+import type { Logger } from 'pino';
+
+import type { Authz } from '../authz/authz.js';
+import type { Config } from '../../config/index.js';
+import type { Db } from '../../db/database.js';
+import type { EventBus } from '../../events/bus.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Mailer } from '../../mail/mailer.js';
+import type { AccountDeletionService } from '../account-deletion/account-deletion-service.js';
+import { loadOrCreateVapidKeys } from '../instance/server-keys.js';
+import type { MessageService } from '../messages/message-service.js';
+import type { PresenceService } from '../presence/presence-service.js';
+import type { WorkspaceService } from '../workspaces/workspace-service.js';
+
+import { DigestMailer } from './digest.js';
+import { NotificationService } from './notification-service.js';
+import { pushContact, WebPush } from './push.js';
+
+export interface NotificationWiring {
+  config: Config;
+  db: Db;
+  bus: EventBus;
+  clock: Clock;
+  log: Logger;
+  authz: Authz;
+  mailer: Mailer;
+  /** The server's cookie secret (the unsubscribe token's key is derived from it). */
+  secret: Buffer;
+  presence: PresenceService;
+  messages: MessageService;
+  workspaces: WorkspaceService;
+  accountDeletion: AccountDeletionService;
+  /** Registers work for the context's close. */
+  onClose(fn: () => Promise<void>): void;
+}
+
+/**
+ * Builds the notification area for the composition root (docs/notifications.md): the feed and
+ * its fan-out after each message's commit, Web Push behind it, the mail digests; scoped rules go
+ * with their workspace and with the account purge.
+ */
+export async function buildNotifications(w: NotificationWiring) {
+  const { config, db, clock, log, presence } = w;
+  const notifications = new NotificationService({
+    db,
+    bus: w.bus,
+    clock,
+    log: log.child({ subsystem: 'notifications' }),
+    authz: w.authz,
+    connections: presence,
+    markConversationRead: (actor, conversationId, messageId) =>
+      w.messages.markRead(actor, conversationId, messageId),
+  });
+  // Fan-out starts after the message's commit and never delays the send.
+  w.messages.hooks.onCreated((message) => notifications.messageCreated(message));
+  w.workspaces.onDelete((tx, id) => notifications.onWorkspaceDeleted(tx, id));
+  w.accountDeletion.addPurgeStep('notifications', (tx, id) =>
+    notifications.onAccountPurged(tx, id),
+  );
+  const webPush = new WebPush({
+    db,
+    clock,
+    log: log.child({ subsystem: 'web-push' }),
+    vapid: await loadOrCreateVapidKeys(db, clock),
+    contact: pushContact({
+      contact: config.notifications.pushContact,
+      smtpFrom: config.smtp.from,
+      publicBaseUrl: config.server.publicBaseUrl,
+    }),
+    allowPrivateEndpoints: config.notifications.pushAllowPrivateEndpoints,
+    connections: presence,
+  });
+  // Queued fan-outs finish (and hand their pushes over) before the push agent closes.
+  w.onClose(async () => {
+    await notifications.settled();
+    await webPush.close();
+  });
+  notifications.fanOut.onDelivered((rows, message) => webPush.deliver(rows, message));
+  const digests = new DigestMailer({
+    db,
+    clock,
+    log: log.child({ subsystem: 'digests' }),
+    mailer: w.mailer,
+    emailEnabled: config.features.find((f) => f.key === 'email')?.state !== 'disabled',
+    awayMs: config.notifications.digestAwayMinutes * 60_000,
+    intervalMs: config.notifications.digestIntervalMinutes * 60_000,
+    publicBaseUrl: config.server.publicBaseUrl,
+    secret: w.secret,
+    connections: presence,
+  });
+  return { notifications, webPush, digests };
+}

@@ -126,9 +126,27 @@ describe('the web client', () => {
     const p = alice.page;
     const msg = p.locator('article.msg', { hasText: 'Thanks Alice' });
     await msg.hover();
+    // Typed the moment the box appears, before the effects of its first render have run: what
+    // was typed must survive them (they once emptied the box, and Enter then sent nothing).
+    await p.evaluate(() => {
+      const seen = new MutationObserver(() => {
+        const box = document.querySelector<HTMLTextAreaElement>('#thread-input');
+        if (!box) return;
+        seen.disconnect();
+        box.value = 'A reply in the thread';
+        box.dispatchEvent(new Event('input', { bubbles: true }));
+      });
+      seen.observe(document.body, { childList: true, subtree: true });
+    });
+    const repliesRead = p.waitForResponse(
+      (r) => !!r.request().postData()?.includes('threadReplies'),
+    );
     await msg.getByRole('button', { name: 'Reply in thread' }).click();
     await p.getByRole('complementary', { name: 'Thread' }).waitFor();
-    await p.locator('#thread-input').fill('A reply in the thread');
+    // The thread's first page is asked for by an effect of the same render: once it is in, every
+    // effect of that render has run.
+    await repliesRead;
+    expect(await p.locator('#thread-input').inputValue()).toBe('A reply in the thread');
     await p.locator('#thread-input').press('Enter');
     await p
       .getByRole('log', { name: 'Replies in the thread' })

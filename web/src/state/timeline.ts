@@ -72,6 +72,10 @@ export class Timeline {
       this.pages.value = [{ items: page.items, older: page.nextCursor, newer: page.prevCursor }];
       this.live.value = true;
       this.ready.value = true;
+    }).then(() => {
+      const arrived = this.arrivedWhileOpening;
+      this.arrivedWhileOpening = [];
+      for (const m of arrived) this.add(m);
     });
   }
 
@@ -111,8 +115,18 @@ export class Timeline {
     });
   }
 
+  /**
+   * Messages that arrived while the first page was on its way: that page may have been read
+   * before they were stored, so they are added once it is in.
+   */
+  private arrivedWhileOpening: Message[] = [];
+
   /** A new message from a live event or from our own send; ignored while not at the newest. */
   add(message: Message): void {
+    if (this.loading.value === 'initial') {
+      this.arrivedWhileOpening.push(message);
+      return;
+    }
     if (!this.live.value || !this.ready.value) return;
     const pages = this.pages.value;
     if (pages.some((p) => p.items.some((m) => m.id === message.id))) {

@@ -71,11 +71,17 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
     area.current?.focus();
   }, [req]);
 
+  // Another conversation or thread empties the box. Not on mount: effects run after the first
+  // paint, and what was typed in between (a fast typist, a test) would be wiped.
+  const target = `${c.id}:${p.threadRootId ?? ''}`;
+  const shownTarget = useRef(target);
   useEffect(() => {
+    if (shownTarget.current === target) return;
+    shownTarget.current = target;
     setText('');
     setEditing(null);
     setError(null);
-  }, [c.id, p.threadRootId]);
+  }, [target]);
 
   useEffect(() => {
     const el = area.current;
@@ -85,9 +91,12 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
   }, [text]);
 
   const submit = async () => {
+    // What the box holds now: a key pressed right after typing can come before the render that
+    // would have put the typed text into `text`.
+    const typed = area.current?.value ?? text;
     // A message needs text: files sent alone are announced by their names.
     const body =
-      text.trim() ||
+      typed.trim() ||
       (withFiles
         ? (pendingFiles.value[fileKey] ?? [])
             .filter((f) => f.state !== 'failed')
@@ -95,7 +104,7 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
             .join(', ')
         : '');
     if (!body || sending) return;
-    if (bytes > limit) return;
+    if (new TextEncoder().encode(typed).length > limit) return;
     setSending(true);
     setError(null);
     try {

@@ -12,7 +12,7 @@ import {
 } from './context.js';
 import { migrateToLatest } from './db/migrate.js';
 import { buildGraphqlExecutor } from './graphql/build.js';
-import { buildHttpApp } from './http/app.js';
+import { buildHttpApp, type HttpAppOptions } from './http/app.js';
 import { createLogger } from './logger.js';
 import { startMetricsListener } from './http/metrics-listener.js';
 import { attachRealtime, type RealtimeOptions, type RealtimeServer } from './ws/server.js';
@@ -55,6 +55,8 @@ export function logFeatureStates(ctx: AppContext): void {
 export interface ServerOverrides extends ContextOverrides {
   /** WebSocket keep-alive, buffers and recheck (tests shorten them). */
   realtime?: RealtimeOptions;
+  /** Test-only routes in the /api and /s2s/v1 trees (the executor is always the shared one). */
+  http?: Omit<HttpAppOptions, 'graphql'>;
 }
 
 /**
@@ -91,7 +93,7 @@ export async function startServer(
   try {
     // The edges share one executor: the schema is built once per process.
     const graphql = buildGraphqlExecutor();
-    app = await buildHttpApp(ctx, { graphql });
+    app = await buildHttpApp(ctx, { ...overrides.http, graphql });
     await app.listen({ host: config.server.host, port: config.server.port });
     realtime = attachRealtime(ctx, graphql, app.server, overrides.realtime);
     if (config.metricsAddr)

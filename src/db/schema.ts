@@ -62,8 +62,11 @@ import type {
   WorkspaceNotificationPolicyTable,
 } from './tables/notifications.js';
 import type {
+  RelayEventTable,
   RelayHostTable,
   RemoteDeviceTable,
+  RemoteEventDeliveryTable,
+  RemoteEventTable,
   S2sNonceTable,
   S2sOutboxTable,
   S2sPeerTable,
@@ -130,4 +133,7 @@ export interface Database {
   s2s_outbox: S2sOutboxTable;
   remote_device: RemoteDeviceTable;
   relay_host: RelayHostTable;
+  remote_event: RemoteEventTable;
+  remote_event_delivery: RemoteEventDeliveryTable;
+  relay_event: RelayEventTable;
 }

@@ -66,6 +66,9 @@ export const TABLE_OWNERS = {
   s2s_outbox: 'federation',
   remote_device: 'federation',
   relay_host: 'federation',
+  remote_event: 'federation',
+  remote_event_delivery: 'federation',
+  relay_event: 'federation',
 } as const satisfies Record<keyof Database, string>;
 
 export type TableName = keyof typeof TABLE_OWNERS;

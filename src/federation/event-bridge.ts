@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 import type { Logger } from 'pino';
 
 import type { Db } from '../db/database.js';
@@ -6,34 +8,51 @@ import type { LiveStream } from '../events/live-stream.js';
 import { RelayStream } from '../services/realtime/relay-stream.js';
 import { WorkspaceStream } from '../services/realtime/workspace-stream.js';
 
-import { UpstreamError, type S2sClient } from './s2s-client.js';
-
-/** One event as it travels from a host to a relay (docs/federation.md, "Events"). */
-export interface RelayedEvent {
-  type: string;
-  at: number;
-  payload: Record<string, unknown>;
-}
+import type { EventDelivery, RemotePerson } from './event-delivery.js';
 
 interface Bridge {
-  relay: string;
-  user: string;
+  person: RemotePerson;
   /** Workspace id (or `user`) -> the stream and its bus subscription. */
   streams: Map<string, { stream: LiveStream; unsubscribe: () => void }>;
 }
 
 /**
+ * An event's id, the same on every process that hears it: a digest of its topic, kind, time and
+ * payload (two different events never share all four; docs/events.md, "Delivery"). A copy the
+ * outbox publishes again gets the same id, so it is recorded once too.
+ */
+export function relayedEventId(event: BusEvent): string {
+  return createHash('sha256')
+    .update(canonicalJson([event.topic, event.type, event.at, event.payload]))
+    .digest('base64url');
+}
+
+/** JSON with object keys sorted (and undefined members left out, as JSON.stringify does). */
+function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const obj = value as Record<string, unknown>;
+  return `{${Object.keys(obj)
+    .filter((k) => obj[k] !== undefined)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`)
+    .join(',')}}`;
+}
+
+/**
  * Host side of `relayStream` for people from other servers: for each such person it holds the
  * same streams a WebSocket subscriber here would (their own topic and each workspace they are
- * in, authorized the same way), and sends what those streams deliver to the person's relay as
- * signed `POST /s2s/v1/events`, in order per person. Events are live, not stored: a relay that
- * is down misses them, as a disconnected WebSocket client does, and catches up by reading.
+ * in, authorized the same way), and records what those streams deliver for the person's relay
+ * (EventDelivery stores and sends them, in order per person). Several processes may each hold a
+ * person's streams; each event is still recorded, and sent, once.
  */
 export class EventBridge {
   private readonly bridges = new Map<string, Bridge>();
   private readonly queues = new Map<string, Promise<void>>();
 
-  constructor(private readonly deps: { db: Db; bus: EventBus; client: S2sClient; log: Logger }) {}
+  constructor(
+    private readonly deps: { db: Db; bus: EventBus; delivery: EventDelivery; log: Logger },
+  ) {}
 
   /**
    * Opens the streams of a person from another server that are not open yet (their own topic,
@@ -42,7 +61,7 @@ export class EventBridge {
   async refresh(accountId: string, relay: string, user: string): Promise<void> {
     let bridge = this.bridges.get(accountId);
     if (!bridge) {
-      bridge = { relay, user, streams: new Map() };
+      bridge = { person: { accountId, relay, user }, streams: new Map() };
       this.bridges.set(accountId, bridge);
       this.open(accountId, bridge, 'user', new RelayStream(accountId));
     }
@@ -73,8 +92,16 @@ export class EventBridge {
     return this.bridges.has(accountId);
   }
 
-  /** Ends every stream of a person (revoked or blocked). */
+  /** Ends every stream of a person (revoked or blocked) and drops their undelivered events. */
   close(accountId: string): void {
+    this.closeStreams(accountId);
+    this.deps.delivery
+      .discard(accountId)
+      .catch((err: unknown) => this.deps.log.warn({ err, accountId }, 'events not discarded'));
+  }
+
+  /** Ends every stream of a person here, keeping what was recorded for them. */
+  closeStreams(accountId: string): void {
     const bridge = this.bridges.get(accountId);
     if (!bridge) return;
     for (const s of bridge.streams.values()) s.unsubscribe();
@@ -82,7 +109,7 @@ export class EventBridge {
   }
 
   closeAll(): void {
-    for (const id of [...this.bridges.keys()]) this.close(id);
+    for (const id of [...this.bridges.keys()]) this.closeStreams(id);
   }
 
   private open(accountId: string, bridge: Bridge, key: string, stream: LiveStream): void {
@@ -112,7 +139,17 @@ export class EventBridge {
         bridge.streams.delete(key);
       }
       if (verdict === 'deliver' || verdict === 'deliver-end') {
-        await this.send(bridge, { type: event.type, at: event.at, payload: event.payload });
+        const relayed = {
+          id: relayedEventId(event),
+          type: event.type,
+          at: event.at,
+          payload: event.payload,
+        };
+        try {
+          await this.deps.delivery.record(bridge.person, relayed);
+        } catch (err) {
+          this.deps.log.error({ err, type: event.type }, 'event bridge: event not recorded');
+        }
       }
     });
     this.queues.set(
@@ -120,26 +157,5 @@ export class EventBridge {
       queued.catch(() => undefined),
     );
     await queued.catch(() => undefined);
-  }
-
-  private async send(bridge: Bridge, event: RelayedEvent): Promise<void> {
-    const body = Buffer.from(JSON.stringify({ user: bridge.user, events: [event] }));
-    try {
-      const res = await this.deps.client.call(bridge.relay, {
-        method: 'POST',
-        path: 'events',
-        headers: { 'content-type': 'application/json' },
-        body,
-      });
-      if (res.status !== 200) {
-        this.deps.log.warn(
-          { relay: bridge.relay, status: res.status },
-          'event bridge: relay refused',
-        );
-      }
-    } catch (err) {
-      const detail = err instanceof UpstreamError ? err.message : String(err);
-      this.deps.log.warn({ relay: bridge.relay, detail }, 'event bridge: relay unreachable');
-    }
   }
 }

@@ -4,6 +4,7 @@ import type { Config } from '../config/index.js';
 import type { Db } from '../db/database.js';
 import type { EventBus } from '../events/bus.js';
 import { userTopic } from '../events/catalog.js';
+import { publishOnCommit } from '../events/publish.js';
 import { lookupKey } from '../services/accounts/username.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { AppError } from '../errors.js';
@@ -29,7 +30,8 @@ import {
   type HostResponse,
   type RelayVouch,
 } from './device-request.js';
-import type { EventBridge, RelayedEvent } from './event-bridge.js';
+import type { EventBridge } from './event-bridge.js';
+import { EVENT_MAX_AGE_MS, RELAY_EVENT_MEMORY_MS, type RelayedEvent } from './event-delivery.js';
 import { contentDigest } from './http-signature.js';
 import type { ServerKeyLog } from './key-log.js';
 import { PeerKeyError, type PeerDirectory } from './peers.js';
@@ -38,6 +40,7 @@ import {
   findRemoteDevice,
   hostsOfAccount,
   insertNonce,
+  insertRelayEvent,
   insertRelayHost,
   insertRemoteDevice,
 } from './queries.js';
@@ -90,12 +93,6 @@ export const REMOTE_USER_RE = /^[\p{L}\p{N}._-]{1,64}$/u;
  * answer FORBIDDEN here; revocations in both directions, through the outbox.
  */
 export class FederationService {
-  /**
-   * Relay side: events recently published for a person, by content. With several host
-   * processes each may forward the same event; the copies are identical, so they are dropped.
-   */
-  private readonly recentEvents = new Map<string, number>();
-
   /** Host side: a session per remote person, reused while it lives. */
   private readonly remoteSessions = new Map<string, { token: string; csrf: string }>();
 
@@ -416,12 +413,15 @@ export class FederationService {
   /**
    * Relay side of the bridge: events a host sends for one of this server's people, published on
    * their own topic so `relayStream` delivers them, with `hostServerId` naming the host. Only
-   * from a host the person used through this relay.
+   * from a host the person used through this relay. Each event is published once: its id is
+   * remembered (`relay_event`, shared by every process of this server) in the transaction that
+   * publishes it, and a copy is dropped. Events older than EVENT_MAX_AGE_MS are dropped too (a
+   * copy that old might no longer be remembered).
    */
   async receiveEvents(
     host: string,
     input: { user: unknown; events: unknown },
-  ): Promise<{ delivered: number }> {
+  ): Promise<{ delivered: number; repeated: number }> {
     if (typeof input.user !== 'string' || !Array.isArray(input.events)) {
       throw new AppError('VALIDATION', 'send { user, events: [...] }');
     }
@@ -431,33 +431,47 @@ export class FederationService {
       throw new AppError('NOT_FOUND', 'person not found');
     const used = await hostsOfAccount(this.deps.db.kysely, account.id);
     if (!used.includes(host)) throw new AppError('NOT_FOUND', 'person not found');
+    const now = this.deps.clock.now().getTime();
+    const items = (input.events as RelayedEvent[]).filter(
+      (item) =>
+        typeof item?.id === 'string' &&
+        item.id.length > 0 &&
+        item.id.length <= 128 &&
+        typeof item.type === 'string' &&
+        item.type.length <= 64 &&
+        typeof item.at === 'number' &&
+        item.at > now - EVENT_MAX_AGE_MS &&
+        item.payload !== null &&
+        typeof item.payload === 'object' &&
+        !Array.isArray(item.payload),
+    );
     let delivered = 0;
-    for (const item of input.events as RelayedEvent[]) {
-      if (
-        typeof item?.type !== 'string' ||
-        item.type.length > 64 ||
-        typeof item.at !== 'number' ||
-        item.payload === null ||
-        typeof item.payload !== 'object' ||
-        Array.isArray(item.payload)
-      ) {
-        continue;
+    let repeated = 0;
+    await this.deps.db.transaction(async (tx) => {
+      for (const item of items) {
+        const fresh = await insertRelayEvent(tx.db, {
+          accountId: account.id,
+          hostServerId: host,
+          eventId: item.id,
+          expiresAt: now + RELAY_EVENT_MEMORY_MS,
+        });
+        if (!fresh) {
+          repeated++;
+          continue;
+        }
+        publishOnCommit(tx, this.deps.bus, {
+          topic: userTopic(account.id),
+          type: item.type,
+          at: item.at,
+          payload: { ...item.payload, hostServerId: host },
+        });
+        delivered++;
       }
-      const key = `${account.id} ${host} ${item.type} ${item.at} ${JSON.stringify(item.payload)}`;
-      if (this.recentEvents.has(key)) continue;
-      if (this.recentEvents.size >= 5_000) {
-        this.recentEvents.delete(this.recentEvents.keys().next().value as string);
-      }
-      this.recentEvents.set(key, item.at);
-      await this.deps.bus.publish({
-        topic: userTopic(account.id),
-        type: item.type,
-        at: item.at,
-        payload: { ...item.payload, hostServerId: host },
-      });
-      delivered++;
+    });
+    if (repeated > 0) {
+      this.deps.log.info({ host, user: input.user, repeated }, 'relay: repeated events dropped');
     }
-    return { delivered };
+    return { delivered, repeated };
   }
 
   private signed(nonce: string | null, a: ForwardedAnswer): ForwardedAnswer {

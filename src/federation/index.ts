@@ -14,6 +14,7 @@ import type { SessionService } from '../services/sessions/session-service.js';
 import type { EventBus } from '../events/bus.js';
 
 import { EventBridge } from './event-bridge.js';
+import { EventDelivery } from './event-delivery.js';
 import { FederationService } from './federation-service.js';
 import { ServerKeyLog } from './key-log.js';
 import { PeerDirectory, PeerKeyError } from './peers.js';
@@ -34,6 +35,8 @@ export interface Federation {
   service: FederationService;
   /** Host side of relayStream for people from other servers; null while federation is off. */
   bridge: EventBridge | null;
+  /** The stored events for people from other servers and their delivery; null while off. */
+  events: EventDelivery | null;
   revocations: Revocations;
   outbox: S2sOutbox | null;
   start(): void;
@@ -82,9 +85,26 @@ export async function buildFederation(deps: {
     limiter: perMin === null ? null : new TokenBucketLimiter({ perMinute: perMin, burst: perMin }),
     isServerBlocked: deps.isServerBlocked,
   });
-  const bridge = client
-    ? new EventBridge({ db, bus: deps.bus, client, log: log.child({ part: 'event-bridge' }) })
+  const events = client
+    ? new EventDelivery({
+        db,
+        clock,
+        client,
+        log: log.child({ part: 'event-delivery' }),
+        // Longer than any call may take, so a lease ends only with a process that stopped.
+        leaseMs: config.federation.timeoutMs + 30_000,
+        intervalMs: deps.outboxIntervalMs,
+      })
     : null;
+  const bridge = events
+    ? new EventBridge({
+        db,
+        bus: deps.bus,
+        delivery: events,
+        log: log.child({ part: 'event-bridge' }),
+      })
+    : null;
+  if (events && bridge) events.onUnreachable = (accountId) => bridge.closeStreams(accountId);
   const service = new FederationService({
     bus: deps.bus,
     bridge,
@@ -124,6 +144,7 @@ export async function buildFederation(deps: {
     verifier,
     service,
     bridge,
+    events,
     revocations,
     outbox,
     start: () => {
@@ -133,11 +154,13 @@ export async function buildFederation(deps: {
       }, ServerKeyLog.REFRESH_MS);
       keyTimer.unref();
       outbox?.start();
+      events?.start();
       if (bridge) void reopenBridges(db, bridge, log);
     },
     close: async () => {
       if (keyTimer) clearInterval(keyTimer);
       bridge?.closeAll();
+      await events?.stop();
       await outbox?.stop();
       await client?.close();
     },

@@ -220,6 +220,7 @@ export async function startTestServer(
   const log = pino({ level: 'debug' }, { write: (s: string) => logs.write(s) });
   const server = await startServer(config, secretsFor(database, opts.env), {
     checkTransactions: true,
+    http: opts.http,
     ...opts.overrides,
     clock: opts.clock,
     log,

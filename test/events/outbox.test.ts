@@ -8,7 +8,7 @@ import { emit, publishOnCommit } from '../../src/events/publish.js';
 import { whenSubscribed } from '../../src/events/redis-bus.js';
 import { newId } from '../../src/lib/ids.js';
 import { createMigratedContext, createTestDatabase, type TestDatabase } from '../_util/app.js';
-import { countQueries } from '../conversations/_helpers.js';
+import { recordQueries } from '../conversations/_helpers.js';
 import { until } from '../realtime/_helpers.js';
 
 // The transactional outbox (docs/events.md, "Delivery"), driven on the contexts themselves.
@@ -97,12 +97,14 @@ describe('the event outbox', () => {
     const seen = listen(ctx, topic);
     const cost = async (events: number) => {
       await ctx.outbox.flush();
-      return countQueries(() =>
+      // Every statement, the outbox's own included (countQueries leaves those out).
+      const texts = await recordQueries(() =>
         ctx.db.transaction(async (tx) => {
           await tx.db.selectFrom('event_outbox').select('id').limit(1).execute();
           for (let i = 0; i < events; i += 1) publishOnCommit(tx, ctx.bus, event(topic, i));
         }),
       );
+      return texts.length;
     };
     const none = await cost(0);
     const one = await cost(1);

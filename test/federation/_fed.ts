@@ -4,6 +4,7 @@ import net from 'node:net';
 
 import { expect } from 'vitest';
 
+import type { HttpAppOptions } from '../../src/http/app.js';
 import type { RunningServer } from '../../src/main.js';
 import {
   agentHeaders,
@@ -61,6 +62,8 @@ export async function startPeer(
     port?: number;
     publicUrl?: string;
     database?: TestDatabase;
+    /** Test-only routes (a host answer no real route gives on demand). */
+    http?: HttpAppOptions;
   } = {},
 ): Promise<Peer> {
   const port = opts.port ?? (await freePort());
@@ -77,6 +80,7 @@ export async function startPeer(
       ...opts.env,
     },
     overrides: { s2sOutboxIntervalMs: 100 },
+    http: opts.http,
   });
   const t = {
     ctx: server.ctx,

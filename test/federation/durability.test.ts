@@ -3,7 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyKeyLog } from '../../src/federation/key-log.js';
 import { createTestDatabase, type TestDatabase } from '../_util/app.js';
 import { cli } from '../cli/cli-io.js';
-import type { KeyAccount } from '../devices/_keys.js';
+import {
+  challenge,
+  LOGIN_WITH_KEY,
+  nowIso,
+  signText,
+  statement,
+  type KeyAccount,
+} from '../devices/_keys.js';
 import { until } from '../realtime/_helpers.js';
 
 import { signIn, signUpAndIn } from '../_util/seed.js';
@@ -175,12 +182,37 @@ describe('federation across restarts: the s2s outbox, relay quotas, server-key r
   });
 
   it('a rotation the command line makes while the server runs is taken up by the server', async () => {
+    // A key-login challenge issued before the rotation, signed after it.
+    const before = await challenge(a.t);
     const run = await cli(['server-key', 'rotate'], { ...dbA.env, SVC_LOG_LEVEL: 'warn' });
     expect(run.code).toBe(0);
-    const rotated = JSON.parse(run.out) as { seq: number; key: string };
+    const rotated = JSON.parse(run.out) as { seq: number; key: string; previousKey: string };
     expect(rotated.seq).toBe(2);
+    expect(before.serverKey).toBe(rotated.previousKey);
     // No request reaches A: its periodic key-log check switches the signing key.
     await until(() => a.ctx.keys.signingPublicRaw === rotated.key, 'A to use the new key');
+    // Key-login challenges name the new key from then on, as the discovery document does.
+    expect((await challenge(a.t)).serverKey).toBe(rotated.key);
+    const doc = (await (await fetch(`${a.url}/.well-known/svc-server`)).json()) as {
+      keyLog: unknown;
+      descriptor: { payload: string };
+    };
+    expect(verifyKeyLog(doc.keyLog).keys.at(-1)).toBe(rotated.key);
+    expect(JSON.parse(doc.descriptor.payload).key).toBe(rotated.key);
+    // The statement over the earlier challenge names the key that challenge gave, and passes.
+    const issuedAt = nowIso(a.t);
+    const login = await a.t.gql(LOGIN_WITH_KEY, {
+      proof: {
+        challengeId: before.challengeId,
+        devicePublicKey: alice.device.publicKey,
+        issuedAt,
+        signature: signText(
+          alice.device,
+          statement('login', before, issuedAt, [['device', alice.device.publicKey]]),
+        ),
+      },
+    });
+    expect(login.body.errors).toBeUndefined();
     const ping = await a.ctx.federation.client!.call(b.id, { method: 'GET', path: 'ping' });
     expect(ping.status).toBe(200);
     const pin = await b.ctx.db.kysely

@@ -3,6 +3,9 @@ import { createPublicKey, verify as edVerify } from 'node:crypto';
 import { httpbis } from 'http-message-signatures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { rateLimited } from '../../src/errors.js';
+import { sendError } from '../../src/http/errors.js';
+import type { ApiRoutes } from '../../src/http/trees/api.js';
 import { agentHeaders } from '../_util/app.js';
 import type { KeyAccount } from '../devices/_keys.js';
 
@@ -15,10 +18,21 @@ import {
   startPeer,
   TamperProxy,
   viaRelay,
+  viaRelayRaw,
   type Peer,
 } from './_fed.js';
 
 const ME = '{ me { username homeServer } }';
+
+/**
+ * A route of the host's own that is over its limit: the answer every rate limit of a plain route
+ * gives (429, Retry-After, `retryAfterSeconds`), through the app's one error mapping.
+ */
+const busyRoute: ApiRoutes = (api) => {
+  api.get('/test-busy', async (_request, reply) =>
+    sendError(reply, rateLimited(42, 'this host is busy')),
+  );
+};
 
 // Relay A and host B, with B behind a proxy the test runs (as a reverse proxy or an attacker on
 // the path would be): B's public address is the proxy's.
@@ -34,7 +48,11 @@ describe('the relay route when the host fails or the path is tampered with', () 
     proxy = new TamperProxy(bPort);
     await proxy.start();
     a = await startPeer();
-    b = await startPeer({ port: bPort, publicUrl: `http://127.0.0.1:${proxy.port}` });
+    b = await startPeer({
+      port: bPort,
+      publicUrl: `http://127.0.0.1:${proxy.port}`,
+      http: { apiRoutes: [busyRoute] },
+    });
     host = b.id;
     alice = await keyUser(a, 'alice');
   });
@@ -80,6 +98,23 @@ describe('the relay route when the host fails or the path is tampered with', () 
       },
     );
     expect(ok).toBe(true);
+  });
+
+  it("passes a host's 429 back with Retry-After, status, body and signature unchanged", async () => {
+    proxy.mode = 'pass';
+    const res = await viaRelayRaw(a, alice, host, { method: 'GET', path: '/api/test-busy' });
+    // B's own answer on that route, asked directly.
+    const direct = await fetch(`http://127.0.0.1:${b.address.port}/api/test-busy`);
+    expect(direct.headers.get('retry-after')).toBe('42');
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('42');
+    expect(res.headers.get('content-type')).toBe(direct.headers.get('content-type'));
+    expect(res.text).toBe(await direct.text());
+    expect(res.json()).toEqual({
+      error: expect.stringContaining('this host is busy'),
+      retryAfterSeconds: 42,
+    });
+    checkHostResponse(res, { host, hostKey: await discoveryKey(b) });
   });
 
   const upstream = (res: { status: number; json(): any }) => {

@@ -20,6 +20,7 @@ import * as m0017 from './0017-commands.js';
 import * as m0018 from './0018-notifications.js';
 import * as m0019 from './0019-mls.js';
 import * as m0020 from './0020-federation.js';
+import * as m0021 from './0021-federation-events.js';
 
 /**
  * Every migration, in order. Append-only: a shipped migration is never edited; a change is a new
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   '0018-notifications': m0018,
   '0019-mls': m0019,
   '0020-federation': m0020,
+  '0021-federation-events': m0021,
 };

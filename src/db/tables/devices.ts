@@ -42,6 +42,8 @@ export interface KeyChallengeTable {
   createdAt: number;
   expiresAt: number;
   usedAt: number | null;
+  /** The server key the challenge was issued under (null: issued before it was recorded). */
+  serverKey: string | null;
 }
 
 export type DeviceLinkOfferState = 'pending' | 'approved' | 'cancelled';

@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 // Row types of federation (src/federation, docs/federation.md).
 
 export interface ServerKeyLogTable {
@@ -57,4 +59,41 @@ export interface RelayHostTable {
   accountId: string;
   hostServerId: string;
   firstUsedAt: number;
+}
+
+export interface RemoteEventTable {
+  /** The order events were recorded in (numbered by the database). */
+  seq: Generated<number>;
+  /** The local row of the person from another server the event is for. */
+  accountId: string;
+  /** The event's id (`RelayedEvent.id`): the same event recorded twice is one row. */
+  eventId: string;
+  /** The event as sent, JSON text (`RelayedEvent`). */
+  body: string;
+  createdAt: number;
+  /** When the relay acknowledged it; null while it waits. */
+  deliveredAt: number | null;
+}
+
+export interface RemoteEventDeliveryTable {
+  accountId: string;
+  /** The person's relay (server id) and their username there. */
+  relay: string;
+  username: string;
+  /** Failed attempts since the last delivery. */
+  attempts: number;
+  /** No attempt before this time (backoff after a failure). */
+  nextAttemptAt: number;
+  /** A process is sending this person's events until then (0: nobody). */
+  leasedUntil: number;
+  lastError: string | null;
+}
+
+export interface RelayEventTable {
+  /** The local person the host sent the event for. */
+  accountId: string;
+  hostServerId: string;
+  eventId: string;
+  /** Forgotten after this time. */
+  expiresAt: number;
 }

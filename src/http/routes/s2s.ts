@@ -22,6 +22,8 @@ export function federationVerifier(ctx: AppContext): S2sVerifier {
       body: bodyOf(request),
     });
     peers.set(request, peer);
+    // A peer that calls is up: events waiting for it need not wait for their backoff.
+    ctx.federation.events?.peerSeen(peer.serverId);
   };
 }
 

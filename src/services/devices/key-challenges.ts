@@ -39,8 +39,12 @@ export class KeyChallenges {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    /** The server's signing key, raw base64url: the statement's `server:` line. */
-    readonly serverKey: string,
+    /**
+     * The server's current signing key, raw base64url: the statement's `server:` line. Read at
+     * each challenge, so a rotation (`svc server-key rotate`, taken up by the key log's refresh)
+     * shows in the next challenge without a restart.
+     */
+    private readonly serverKey: () => string,
   ) {}
 
   async issue(): Promise<KeyChallengeView> {
@@ -51,6 +55,7 @@ export class KeyChallenges {
       createdAt: now,
       expiresAt: now + CHALLENGE_TTL_MS,
       usedAt: null,
+      serverKey: this.serverKey(),
     };
     // Spent and expired challenges are worth nothing; an hour's margin keeps the answer
     // "already used" (rather than "unknown") for a client that retries soon after.
@@ -60,7 +65,7 @@ export class KeyChallenges {
       challengeId: row.id,
       nonce: row.nonce,
       expiresAt: row.expiresAt,
-      serverKey: this.serverKey,
+      serverKey: row.serverKey,
     };
   }
 
@@ -81,10 +86,11 @@ export class KeyChallenges {
     const signatures = input.signers.map((s) => parseSignature(s.signature, s.field));
     const now = this.clock.now().getTime();
     const issuedAt = checkIssuedAt(input.issuedAt, now);
-    const nonce = await this.spend(input.challengeId, now);
+    const { nonce, serverKey } = await this.spend(input.challengeId, now);
     const statement = buildStatement({
       audience: input.audience,
-      server: this.serverKey,
+      // The key the client was given with the challenge, even when a rotation came in between.
+      server: serverKey ?? this.serverKey(),
       nonce,
       issuedAt,
       extra: input.extra,
@@ -99,9 +105,12 @@ export class KeyChallenges {
     return statement;
   }
 
-  private async spend(id: string, now: number): Promise<string> {
+  private async spend(
+    id: string,
+    now: number,
+  ): Promise<{ nonce: string; serverKey: string | null }> {
     const used = await useChallenge(this.db.kysely, id, now);
-    if (used) return used.nonce;
+    if (used) return used;
     const row = await findChallenge(this.db.kysely, id);
     if (!row) throw failed('unknown challenge; ask keyLoginChallenge for a new one');
     if (row.usedAt !== null) throw failed('this challenge was used already; ask for a new one');

@@ -14,7 +14,10 @@ export async function insertChallenge(db: Executor, row: KeyChallengeTable) {
   await db.insertInto('key_challenge').values(row).execute();
 }
 
-/** Marks a live, unused challenge used; its nonce, or undefined when it was not usable. */
+/**
+ * Marks a live, unused challenge used; its nonce and the server key it was issued under, or
+ * undefined when it was not usable.
+ */
 export async function useChallenge(db: Executor, id: string, now: number) {
   const res = await db
     .updateTable('key_challenge')
@@ -26,7 +29,7 @@ export async function useChallenge(db: Executor, id: string, now: number) {
   if (Number(res.numUpdatedRows) !== 1) return undefined;
   return db
     .selectFrom('key_challenge')
-    .select('nonce')
+    .select(['nonce', 'serverKey'])
     .where('id', '=', id)
     .executeTakeFirstOrThrow();
 }

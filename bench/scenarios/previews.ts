@@ -6,7 +6,7 @@ import path from 'node:path';
 
 import { startDns } from '../../test/link-previews/_netns-env.js';
 import { gql, signup, type Session } from '../lib/client.js';
-import { freePort } from '../lib/proc.js';
+import { freePort, mainThreadCpuSeconds } from '../lib/proc.js';
 import type { ScenarioResult } from '../lib/report.js';
 import { SEND } from '../lib/setup.js';
 import { createBackend, startSvc } from '../lib/svc.js';
@@ -17,7 +17,9 @@ import { createBackend, startSvc } from '../lib/svc.js';
 // must be on a public address, so the scenario reruns itself in a network namespace of its own
 // (`unshare --net --mount`, as root) where 93.184.216.34 is on the loopback device and a DNS
 // server of its own answers `www.example-site.com`. SQLite only: the namespace has no
-// PostgreSQL.
+// PostgreSQL. Besides the targets, each run reports how many pages were fetched while the sends
+// ran and the CPU time of the server's main thread over the sends: on a shared machine the rates
+// move with the neighbours' load, the CPU per send much less.
 
 const MESSAGES = 1000;
 const SENDERS = 8;
@@ -27,6 +29,10 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../.
 interface Run {
   perSecond: number;
   fetched: number;
+  /** Pages fetched before the last send was answered. */
+  fetchedDuringSends: number;
+  /** CPU milliseconds of the server's main thread while the sends ran. */
+  loopCpuMs: number;
   loopDelayP99Ms: number | null;
 }
 
@@ -60,6 +66,7 @@ async function oneRun(previews: boolean, hits: () => number): Promise<Run> {
     // The event-loop histogram restarts at each scrape: this one opens the measured window.
     await metric(metricsUrl, 'svc_nodejs_eventloop_lag_p99_seconds');
     let next = 0;
+    const cpuBefore = mainThreadCpuSeconds(svc.proc.pid);
     const started = performance.now();
     await Promise.all(
       senders.map(async ({ s, conv }) => {
@@ -70,6 +77,8 @@ async function oneRun(previews: boolean, hits: () => number): Promise<Run> {
       }),
     );
     const perSecond = MESSAGES / ((performance.now() - started) / 1000);
+    const loopCpuMs = (mainThreadCpuSeconds(svc.proc.pid) - cpuBefore) * 1000;
+    const fetchedDuringSends = hits() - before;
     const deadline = Date.now() + 30_000;
     while (previews && hits() - before < MESSAGES && Date.now() < deadline) {
       // Previews still arriving after the sends: the window covers the fetches too.
@@ -79,6 +88,8 @@ async function oneRun(previews: boolean, hits: () => number): Promise<Run> {
     return {
       perSecond,
       fetched: hits() - before,
+      fetchedDuringSends,
+      loopCpuMs,
       loopDelayP99Ms: lag === null ? null : lag * 1000,
     };
   } finally {
@@ -112,6 +123,8 @@ async function inside(): Promise<ScenarioResult> {
           messages: MESSAGES,
           messages_per_s: Math.round(off.perSecond),
           pages_fetched: off.fetched,
+          fetched_during_sends: off.fetchedDuringSends,
+          server_loop_cpu_ms: Math.round(off.loopCpuMs),
           event_loop_p99_ms: off.loopDelayP99Ms ?? -1,
         },
         {
@@ -119,6 +132,8 @@ async function inside(): Promise<ScenarioResult> {
           messages: MESSAGES,
           messages_per_s: Math.round(on.perSecond),
           pages_fetched: on.fetched,
+          fetched_during_sends: on.fetchedDuringSends,
+          server_loop_cpu_ms: Math.round(on.loopCpuMs),
           event_loop_p99_ms: on.loopDelayP99Ms ?? -1,
         },
       ],

@@ -75,6 +75,11 @@ export async function buildHttpApp(
   await app.register(cookie);
   app.decorateRequest('svc', null as never);
 
+  // Background work (link previews) gives way while requests keep the process busy.
+  app.addHook('onRequest', (_request, _reply, done) => {
+    ctx.requestLoad.arrived();
+    done();
+  });
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const labels = { route, method: request.method, status: String(reply.statusCode) };

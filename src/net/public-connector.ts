@@ -24,9 +24,15 @@ export class RefusedAddressError extends Error {
 export const systemResolve: Resolve = (hostname) =>
   dns.promises.lookup(hostname, { all: true, verbatim: true });
 
+// A character no IPv4 form has (decimal, octal, hex): with no colon (every IPv6 form has one),
+// such a host is a name. ipaddr.js's isValid finds that out by throwing and catching an Error,
+// which costs more than the rest of the connect step.
+const NOT_IPV4 = /[^0-9a-fA-FxX.]/;
+
 /** The address a URL host names literally (WHATWG already turned `0x7f.1` into `127.0.0.1`). */
 export function literalAddress(hostname: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
   const bare = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
+  if (!bare.includes(':') && NOT_IPV4.test(bare)) return null;
   return ipaddr.isValid(bare) ? ipaddr.parse(bare) : null;
 }
 

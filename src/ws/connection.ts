@@ -151,6 +151,7 @@ export class Connection {
 
   private receive(data: RawData, binary: boolean): void {
     if (!this.open) return;
+    this.host.ctx.requestLoad.arrived();
     if (this.unfinished >= this.host.limits.maxPendingMessages) {
       this.close(CLOSE.tooManyMessages);
       return;

@@ -6,7 +6,8 @@ import { BatchedWrites } from '../../src/services/link-previews/batched-writes.j
 import { createTestDatabase, PG_URL, TEST_DB, type TestDatabase } from '../_util/app.js';
 
 // Finished link previews are stored together (src/services/link-previews/batched-writes.ts):
-// writes added within the window share one transaction, and one that fails loses no other.
+// writes added within the window share one transaction, at most a batch's worth each, and one
+// that fails loses no other.
 describe(`batched writes (${TEST_DB})`, () => {
   let database: TestDatabase;
   let db: Db;
@@ -46,6 +47,27 @@ describe(`batched writes (${TEST_DB})`, () => {
     expect(new Set(seen).size).toBe(1);
   });
 
+  it('commits at most maxBatch writes at a time, one transaction after the other', async () => {
+    const log: string[] = [];
+    const seen = new Set<Tx>();
+    const writes = new BatchedWrites<string>(
+      db,
+      async (tx, id) => {
+        if (!seen.has(tx)) tx.onCommit(() => void log.push('commit'));
+        seen.add(tx);
+        log.push(id);
+        await sql`insert into note (id, body) values (${id}, ${'z'})`.execute(tx.db);
+      },
+      50,
+      2,
+    );
+    await Promise.all(['c1', 'c2', 'c3', 'c4', 'c5'].map((id) => writes.add(id)));
+    // Each transaction starts once the one before has committed: none share a commit, so the
+    // event loop is held for two writes at most.
+    expect(log).toEqual(['c1', 'c2', 'commit', 'c3', 'c4', 'commit', 'c5', 'commit']);
+    expect(await notes()).toEqual(['a1', 'a2', 'a3', 'c1', 'c2', 'c3', 'c4', 'c5']);
+  });
+
   it('keeps the others when one write of the batch fails, and says which failed', async () => {
     const writes = new BatchedWrites<string>(
       db,
@@ -59,6 +81,6 @@ describe(`batched writes (${TEST_DB})`, () => {
     );
     const results = await Promise.allSettled(['b1', 'b2', 'b3'].map((id) => writes.add(id)));
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-    expect(await notes()).toEqual(['a1', 'a2', 'a3', 'b1', 'b3']);
+    expect(await notes()).toEqual(['a1', 'a2', 'a3', 'b1', 'b3', 'c1', 'c2', 'c3', 'c4', 'c5']);
   });
 });

@@ -32,7 +32,7 @@ if (!IN_NETNS) {
       // Every test ran, on this project's database.
       // eslint-disable-next-line no-control-regex
       const output = run.output.replace(/\x1b\[[0-9;]*m/g, '');
-      expect(output).toMatch(/Tests\s+7 passed \(7\)/);
+      expect(output).toMatch(/Tests\s+8 passed \(8\)/);
       expect(output).toContain(` ${process.env.SVC_TEST_DB ?? 'sqlite'} `);
     }, 180_000);
   });
@@ -292,6 +292,60 @@ if (!IN_NETNS) {
           url: 'http://www.example-site.com/waits',
         });
       } finally {
+        await t.close();
+      }
+    }, 20_000);
+  });
+
+  describe('giving way to requests', () => {
+    it('starts no fetch while requests keep the event loop busy, and all of them after', async () => {
+      const t = await createTestApp({ env: { SVC_LINK_PREVIEW_CONCURRENCY: '4' } });
+      let flooding = true;
+      let flood: Promise<unknown> = Promise.resolve();
+      try {
+        const a = await channelOf(t, 'yielder');
+        // Clients asking over real sockets, as fast as the server answers them. The question
+        // needs no database, so the event loop stays busy on PostgreSQL too (there a request
+        // that waits for the database leaves the loop idle meanwhile).
+        await t.app.listen({ host: '127.0.0.1', port: 0 });
+        const { port } = t.app.server.address() as net.AddressInfo;
+        const read = () =>
+          fetch(`http://127.0.0.1:${port}/api`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ query: '{ serverInfo { version features { key state } } }' }),
+          }).then((r) => r.arrayBuffer());
+        flood = Promise.all(
+          Array.from({ length: 16 }, async () => {
+            while (flooding) await read();
+          }),
+        );
+        await new Promise((r) => setTimeout(r, 300));
+        const paths = [1, 2, 3, 4].map((n) => `/slow/busy${n}`);
+        const m = await send(
+          t,
+          a.agent,
+          a.general,
+          paths.map((p) => `http://www.example-site.com${p}`).join(' '),
+        );
+        await new Promise((r) => setTimeout(r, 1500));
+        expect(paths.map((p) => hits.get(p) ?? 0)).toEqual([0, 0, 0, 0]);
+
+        maxActive = 0;
+        flooding = false;
+        await flood;
+        await t.ctx.services.linkPreviews.idle();
+        // The requests gone, the waiting fetches start together, up to the concurrency.
+        expect(maxActive).toBe(4);
+        expect((await previewsOf(t, a.agent, a.general, m.id)).map((p) => p.title)).toEqual([
+          'Slow busy1',
+          'Slow busy2',
+          'Slow busy3',
+          'Slow busy4',
+        ]);
+      } finally {
+        flooding = false;
+        await flood;
         await t.close();
       }
     }, 20_000);

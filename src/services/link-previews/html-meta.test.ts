@@ -1,7 +1,7 @@
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 
-import { cleanText, previewOf } from './html-meta.js';
+import { cleanText, parseHtml, previewOf } from './html-meta.js';
 
 const page = (head: string) =>
   `<!doctype html><html><head>${head}</head><body><p>x</p></body></html>`;
@@ -83,6 +83,31 @@ describe('previewOf', () => {
       iconv.encode(page('<title>漢字</title>'), 'utf-16le'),
     ]);
     expect(previewOf(res(utf16))?.title).toBe('漢字');
+  });
+
+  it('decodes a character cut by the boundary of the pieces it decodes at a time', () => {
+    // 日本 in Shift_JIS, its first byte the last of the first 16 KiB piece.
+    const before = Buffer.from(`<html><head><!--${'x'.repeat(16 * 1024 - 27)}--><title>`);
+    expect(before.length).toBe(16 * 1024 - 1);
+    const body = Buffer.concat([
+      before,
+      Buffer.from([0x93, 0xfa, 0x96, 0x7b]),
+      Buffer.from('</title></head><body></body></html>'),
+    ]);
+    expect(previewOf(res(body, 'text/html; charset=shift_jis'))?.title).toBe('日本');
+  });
+
+  it('reads no further than the end of the head', () => {
+    function* pieces() {
+      yield '<html><head><title>Head</title></head><body><p>';
+      throw new Error('read past the head');
+    }
+    expect(parseHtml(pieces(), 'https://site.example/')?.title).toBe('Head');
+    function* opened() {
+      yield '<html><title>No head</title><body>';
+      throw new Error('read past the body tag');
+    }
+    expect(parseHtml(opened(), 'https://site.example/')?.title).toBe('No head');
   });
 
   it('previews an image as an image with its type and size', () => {

@@ -6,6 +6,7 @@ import type { LinkPreviewTable } from '../../db/tables/link-previews.js';
 import type { LinkPreviewPayload } from '../../events/catalog.js';
 import type { Clock } from '../../lib/clock.js';
 import { Lru } from '../../lib/lru.js';
+import type { RequestLoad } from '../../lib/request-load.js';
 import type { SafeFetch } from '../../net/safe-fetch.js';
 import type { MessageService } from '../messages/message-service.js';
 import type { MessageRemovalHook } from '../messages/removal.js';
@@ -22,6 +23,12 @@ export const CACHE_TTL_MS = 10 * 60 * 1000;
 export const CACHE_ENTRIES = 2000;
 /** How long finished previews wait to be stored together. */
 export const WRITE_BATCH_MS = 100;
+/**
+ * The share of the event loop that requests may take before fetches give way to them: at or
+ * above it, no new fetch starts (lib/request-load.ts measures it). At 0.9 the start of a burst,
+ * while the loop fills up, let 10-30 fetches of the `previews` bench through; at 0.8, 0-12.
+ */
+export const GIVE_WAY_SHARE = 0.8;
 /** How long a fetch waits for a slot before it is dropped (contract: five seconds). */
 export const SLOT_WAIT_MS = 5000;
 
@@ -35,6 +42,8 @@ export interface LinkPreviewDeps {
   enabled: boolean;
   /** SVC_LINK_PREVIEW_CONCURRENCY. */
   concurrency: number;
+  /** How busy requests keep the process: fetches give way to them. */
+  load: RequestLoad;
   /** The slot wait (tests shorten it); default five seconds. */
   slotWaitMs?: number;
 }
@@ -45,10 +54,11 @@ export type LinkPreviewView = LinkPreviewPayload;
 /**
  * Link previews (docs/link-previews.md). After a message with links commits, its first five
  * distinct http(s) links are fetched in the background through `SafeFetch`, at most
- * `concurrency` fetches at once per process; the previews are stored beside the message and
- * announced as `MessageUpdated`. Results are cached per URL for ten minutes and concurrent
- * requests for one URL share one fetch. An edit that changes the links refreshes the previews
- * (as Slack does); removal drops them.
+ * `concurrency` fetches at once per process, and none starts while requests keep the event loop
+ * busy (they come first: a preview may wait, an answer should not); the previews are stored
+ * beside the message and announced as `MessageUpdated`. Results are cached per URL for ten
+ * minutes and concurrent requests for one URL share one fetch. An edit that changes the links
+ * refreshes the previews (as Slack does); removal drops them.
  */
 export class LinkPreviewService {
   private readonly slots: Slots;
@@ -69,7 +79,12 @@ export class LinkPreviewService {
   }>;
 
   constructor(private readonly deps: LinkPreviewDeps) {
-    this.slots = new Slots(deps.concurrency, deps.slotWaitMs ?? SLOT_WAIT_MS);
+    // Requests come first: while they keep the event loop busy, no new fetch starts.
+    this.slots = new Slots(
+      deps.concurrency,
+      deps.slotWaitMs ?? SLOT_WAIT_MS,
+      () => deps.load.share() < GIVE_WAY_SHARE,
+    );
     this.writes = new BatchedWrites(deps.db, (tx, item) => this.store(tx, item), WRITE_BATCH_MS);
     if (!deps.enabled) return;
     deps.messages.hooks.onCreated((m) => this.schedule(m, false));
@@ -111,8 +126,9 @@ export class LinkPreviewService {
 
   private schedule(message: MessageTable, edited: boolean): void {
     if (this.closed || message.text === null) return;
-    if (!edited && linksIn(message.text).length === 0) return;
-    const work = this.previewMessage(message)
+    const links = linksIn(message.text);
+    if (!edited && links.length === 0) return;
+    const work = this.previewMessage(message, links)
       .catch((err: unknown) =>
         this.deps.log.error({ err, messageId: message.id }, 'link previews failed'),
       )
@@ -120,8 +136,7 @@ export class LinkPreviewService {
     this.running.add(work);
   }
 
-  private async previewMessage(message: MessageTable): Promise<void> {
-    const links = linksIn(message.text);
+  private async previewMessage(message: MessageTable, links: readonly string[]): Promise<void> {
     const previews = await Promise.all(links.map((url) => this.preview(url)));
     if (this.stopping.signal.aborted) return;
     const now = this.deps.clock.now().getTime();

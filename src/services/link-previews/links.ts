@@ -23,9 +23,10 @@ export function linksIn(text: string | null): string[] {
       continue;
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') continue;
-    url.username = '';
-    url.password = '';
-    url.hash = '';
+    // Each setter serializes the URL again: only for the parts that are there.
+    if (url.username) url.username = '';
+    if (url.password) url.password = '';
+    if (url.href.includes('#')) url.hash = '';
     const href = url.toString();
     if (!out.includes(href)) out.push(href);
     if (out.length === LINKS_PER_MESSAGE) break;

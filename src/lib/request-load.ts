@@ -1,0 +1,52 @@
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+
+/** The span over which requests and the event loop's work are judged. */
+export const LOAD_WINDOW_MS = 100;
+
+/**
+ * How much of the process requests are using, for background work that gives way to them (link
+ * previews: docs/link-previews.md). `share()` is the event loop's utilization (the share of time
+ * it spent running code rather than waiting) over the last whole window, or over the window
+ * under way once it is a tenth through, whichever is higher: a burst of requests is seen within
+ * milliseconds, and the load counts as gone only after a whole quieter window. It is 0 when no
+ * request (an HTTP request or a WebSocket message) arrived within the last window, so background
+ * work that keeps the loop busy on its own never holds itself back. Nothing runs on a timer: the
+ * windows are closed by the requests themselves (and by `share()`), so while requests come in
+ * each window is one `windowMs` long.
+ */
+export class RequestLoad {
+  private lastArrival = -Infinity;
+  private mark: EventLoopUtilization = performance.eventLoopUtilization();
+  private markedAt = performance.now();
+  private last = 0;
+
+  constructor(private readonly windowMs = LOAD_WINDOW_MS) {}
+
+  /** A request arrived (the HTTP onRequest hook, each WebSocket message). */
+  arrived(): void {
+    const now = performance.now();
+    this.lastArrival = now;
+    if (now - this.markedAt >= this.windowMs) this.close(now);
+  }
+
+  /** The share (0 to 1) of the event loop that requests kept busy lately. */
+  share(): number {
+    const now = performance.now();
+    if (now - this.markedAt >= this.windowMs) this.close(now);
+    if (now - this.lastArrival > this.windowMs) return 0;
+    if (now - this.markedAt < this.windowMs / 10) return this.last;
+    const running = performance.eventLoopUtilization(
+      performance.eventLoopUtilization(),
+      this.mark,
+    ).utilization;
+    return Math.max(this.last, running);
+  }
+
+  /** Ends the window under way. */
+  private close(now: number): void {
+    const current = performance.eventLoopUtilization();
+    this.last = performance.eventLoopUtilization(current, this.mark).utilization;
+    this.mark = current;
+    this.markedAt = now;
+  }
+}

@@ -4,14 +4,15 @@ import { featureEnabled, type Config } from './config/index.js';
 import type { Secrets } from './config/secrets.js';
 import { openDatabase, type Db } from './db/database.js';
 import { assertMigrated } from './db/migrate.js';
-import type { BusEvent, EventBus } from './events/bus.js';
-import { MemoryBus } from './events/memory-bus.js';
-import { Outbox } from './events/outbox.js';
+import type { EventBus } from './events/bus.js';
+import type { Outbox } from './events/outbox.js';
+import { openEvents } from './events/wiring.js';
 import { RedisBus } from './events/redis-bus.js';
 import { allJobs } from './jobs/index.js';
 import { Scheduler } from './jobs/scheduler.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { TokenBucketLimiter } from './lib/token-bucket.js';
+import { RequestLoad } from './lib/request-load.js';
 import { Admission } from './http/admission.js';
 import { createLogger } from './logger.js';
 import { Metrics } from './metrics.js';
@@ -128,6 +129,8 @@ export interface AppContext {
   keys: ServerKeys;
   keyCreatedAt: number;
   metrics: Metrics;
+  /** How busy requests keep this process; background work gives way to them. */
+  requestLoad: RequestLoad;
   mailer: Mailer;
   services: Services;
   /** Periodic jobs; started by the server, idle in the CLI (which runs jobs on demand). */
@@ -236,32 +239,15 @@ export async function createAppContext(
       .where('kind', '=', 'signing')
       .executeTakeFirstOrThrow();
 
-    const onHandlerError = (err: unknown, event: BusEvent) =>
-      log.error({ err, topic: event.topic, type: event.type }, 'event handler failed');
-    // With SVC_REDIS_URL events reach every process (the CLI's too) through Redis pub/sub.
-    const bus: EventBus = secrets.redisUrl
-      ? await RedisBus.connect({
-          url: secrets.redisUrl,
-          prefix: config.redisPrefix,
-          timeoutMs: config.redisTimeoutMs,
-          log: log.child({ subsystem: 'bus' }),
-          onHandlerError,
-        })
-      : new MemoryBus(onHandlerError);
-    closers.push(() => bus.close());
-    // Events go through the outbox (docs/events.md, "Delivery"). The command line without Redis
-    // reaches no listener: it leaves its events to the servers' drainer. A server on the
-    // in-process bus holds every listener itself and writes no rows.
-    const outbox = new Outbox({
+    const { bus, outbox } = await openEvents({
       db,
-      bus,
-      log: log.child({ subsystem: 'outbox' }),
-      reachesListeners: !overrides.passive || bus instanceof RedisBus,
-      keepRows: Boolean(overrides.passive) || bus instanceof RedisBus,
-      ...overrides.outbox,
+      log,
+      redisUrl: secrets.redisUrl,
+      config,
+      passive: Boolean(overrides.passive),
+      outbox: overrides.outbox,
+      onClose: (fn) => closers.push(fn),
     });
-    closers.push(() => outbox.close());
-    if (!overrides.passive) outbox.start();
     const metrics = new Metrics(db);
     closers.push(() => metrics.close());
 
@@ -326,7 +312,7 @@ export async function createAppContext(
       workspaces,
       authz,
     });
-    const keyChallenges = new KeyChallenges(db, clock, keys.signingPublicRaw);
+    const keyChallenges = new KeyChallenges(db, clock, () => keys.signingPublicRaw);
     const devices = new DeviceService(db, config, clock, sessions, keyChallenges);
     const keyAuth = new KeyAuthService(
       db,
@@ -411,6 +397,7 @@ export async function createAppContext(
       frankingKey: keys.franking,
     });
     // Outbound fetches of user-named URLs; it connects to nothing until asked (net/safe-fetch.ts).
+    const requestLoad = new RequestLoad();
     const safeFetch = new SafeFetch(overrides.safeFetch);
     closers.push(() => safeFetch.close());
     const linkPreviews = new LinkPreviewService({
@@ -421,6 +408,7 @@ export async function createAppContext(
       fetcher: safeFetch,
       enabled: featureEnabled(config, 'link_previews'),
       concurrency: config.linkPreviewConcurrency,
+      load: requestLoad,
     });
     closers.push(() => linkPreviews.close());
     messageRemover.onRemove(linkPreviews.onRemove);
@@ -480,6 +468,7 @@ export async function createAppContext(
       authz,
       audit,
       plugins,
+      bus,
       channels,
       messages,
       workspaces,
@@ -579,6 +568,7 @@ export async function createAppContext(
       keys,
       keyCreatedAt: keyRow.createdAt,
       metrics,
+      requestLoad,
       mailer,
       services,
       limiters,

@@ -14,6 +14,16 @@ export function cpuSeconds(pid: number): number {
   return (utime + stime) / CLK_TCK;
 }
 
+/**
+ * User + system CPU seconds of a process's main thread (its event loop, for node), without the
+ * worker and thread-pool threads `cpuSeconds` counts too.
+ */
+export function mainThreadCpuSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+}
+
 /** Resident set size of a process in bytes. */
 export function rssBytes(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -4,6 +4,7 @@ import { openStore } from './message-store.js';
 const clients = Number(process.env.CLIENTS ?? 8);
 const seconds = Number(process.env.SECONDS ?? 5);
 const store = await openStore();
+const cpu0 = process.cpuUsage();
 const latencies: number[] = [];
 const end = performance.now() + seconds * 1000;
 await Promise.all(
@@ -15,9 +16,15 @@ await Promise.all(
     }
   }),
 );
+const cpu = process.cpuUsage(cpu0);
 await store.close();
 latencies.sort((a, b) => a - b);
 const p99 = latencies[Math.max(0, Math.ceil(latencies.length * 0.99) - 1)] ?? 0;
 process.stdout.write(
-  `${JSON.stringify({ inserted: latencies.length, perSecond: latencies.length / seconds, p99 })}\n`,
+  `${JSON.stringify({
+    inserted: latencies.length,
+    perSecond: latencies.length / seconds,
+    p99,
+    cpuS: (cpu.user + cpu.system) / 1e6,
+  })}\n`,
 );

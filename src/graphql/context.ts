@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { userActor, type UserActor } from '../auth/actor.js';
 import type { AppContext } from '../context.js';
 import { unauthenticated } from '../errors.js';
+import type { AccountView } from '../services/accounts/account-view.js';
 import type { IssuedSession, SessionInfo } from '../services/sessions/session-service.js';
 
 import type { RequestLoaders } from './loaders.js';
@@ -32,6 +33,12 @@ export interface GraphqlContext {
    * per-request role memo of `Authz` hangs off this object).
    */
   actor?: UserActor;
+  /**
+   * The caller's account as read with the session, set only while it is known to be current:
+   * for the first operation of an HTTP request (nothing has run since the read). `me` answers
+   * from it instead of reading the account again.
+   */
+  sessionAccount?: AccountView;
   /** The request's batching loaders (graphql/loaders.ts), created on first use. */
   loaders?: RequestLoaders;
 }

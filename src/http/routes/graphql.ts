@@ -167,6 +167,9 @@ function registerGraphqlRoute(
         continue;
       }
       const context = graphqlContext(ctx, request, reply);
+      if (results.length === 0 && request.svc.session) {
+        context.sessionAccount = request.svc.session.account;
+      }
       const result = await graphql.run(prep.doc, item.request, context);
       ctx.metrics.graphqlOperation(
         graphql.operationName(prep.doc, item.request.operationName),

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 
+import type { EventBus } from '../../events/bus.js';
 import type { Config } from '../../config/index.js';
 import type { Tx } from '../../db/transaction.js';
 import type { Clock } from '../../lib/clock.js';
@@ -24,6 +25,7 @@ export interface CommandSystemDeps extends BuiltinServices {
   authz: Authz;
   audit: AuditLog;
   plugins: Pick<PluginService, 'contributionsOf'>;
+  bus: EventBus;
 }
 
 /**
@@ -71,10 +73,12 @@ export class CommandSystem {
   /** Workspace deletion: its macros, keybinds, pipelines and reminders. */
   async onWorkspaceDeleted(tx: Tx, workspaceId: string): Promise<void> {
     await deleteForWorkspace(tx.db, workspaceId);
+    this.pipelines.forgetOnCommit(tx, workspaceId);
   }
 
   /** Account purge: the person's macros, keybinds, reminders, pipelines and confirmations. */
   async onAccountPurged(tx: Tx, accountId: string): Promise<void> {
     await deleteForAccount(tx.db, accountId);
+    this.pipelines.forgetOnCommit(tx);
   }
 }

@@ -3,8 +3,11 @@ import type { Logger } from 'pino';
 import type { UserActor } from '../../auth/actor.js';
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
+import type { Tx } from '../../db/transaction.js';
 import type { CommandPipelineTable } from '../../db/tables/commands.js';
 import type { MessageTable } from '../../db/tables/collaboration.js';
+import type { EventBus } from '../../events/bus.js';
+import { SharedCache } from '../../events/shared-cache.js';
 import { AppError, capExceeded, notFound, validation } from '../../errors.js';
 import { HOUR_MS, MINUTE_MS, type Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
@@ -68,6 +71,7 @@ export interface PipelineDeps {
   authz: Authz;
   commands: CommandService;
   registry: CommandRegistry;
+  bus: EventBus;
 }
 
 /**
@@ -81,7 +85,26 @@ export class Pipelines {
   /** Conversations a pipeline is posting in right now, with the posting owner (own output). */
   private readonly posting = new Map<string, number>();
 
-  constructor(private readonly deps: PipelineDeps) {}
+  /**
+   * The enabled pipelines of each workspace, read by every new message and join: kept per process
+   * and dropped after each change (a stale entry can only make `takeRun` read the row again).
+   */
+  private readonly listening: SharedCache<CommandPipelineTable[]>;
+
+  constructor(private readonly deps: PipelineDeps) {
+    this.listening = new SharedCache(deps.bus, { name: 'pipelines', max: 10_000 });
+  }
+
+  /** After `tx` commits, forgets the cached pipelines of a workspace (of all when omitted). */
+  forgetOnCommit(tx: Tx, workspaceId?: string): void {
+    this.listening.invalidateOnCommit(tx, workspaceId);
+  }
+
+  private listeningIn(workspaceId: string): Promise<CommandPipelineTable[]> {
+    return this.listening.get(workspaceId, () =>
+      pipelinesListening(this.deps.db.kysely, workspaceId),
+    );
+  }
 
   private now() {
     return this.deps.clock.now().getTime();
@@ -157,6 +180,7 @@ export class Pipelines {
         throw capExceeded('pipelines per workspace', 'SVC_LIMIT_PIPELINES_PER_WORKSPACE', cap);
       }
       await insertPipeline(tx.db, row);
+      this.listening.invalidateOnCommit(tx, workspaceId);
     });
     return toView(row);
   }
@@ -170,6 +194,7 @@ export class Pipelines {
   async delete(person: UserActor, id: unknown): Promise<boolean> {
     return this.deps.db.transaction(async (tx) => {
       const row = await this.managed(person, id, tx.db);
+      this.listening.invalidateOnCommit(tx, row.workspaceId);
       return deletePipeline(tx.db, row.id);
     });
   }
@@ -180,6 +205,7 @@ export class Pipelines {
       const row = await this.managed(person, id, tx.db);
       const patch = { enabled: enabled ? 1 : 0, stoppedReason: enabled ? null : row.stoppedReason };
       await updatePipeline(tx.db, row.id, patch);
+      this.listening.invalidateOnCommit(tx, row.workspaceId);
       return toView({ ...row, ...patch });
     });
   }
@@ -229,7 +255,7 @@ export class Pipelines {
     if (message.text === null) return;
     // A pipeline's own output triggers nothing (no loops, no ping-pong between two pipelines).
     if (this.posting.has(`${message.conversationId}\n${message.authorId}`)) return;
-    const rows = await pipelinesListening(this.deps.db.kysely, message.workspaceId);
+    const rows = await this.listeningIn(message.workspaceId);
     for (const row of rows) {
       const { trigger } = stored(row);
       if (trigger.kind !== 'MESSAGE') continue;
@@ -254,7 +280,7 @@ export class Pipelines {
   }
 
   private async matchJoin(workspaceId: string, accountId: string): Promise<void> {
-    const rows = await pipelinesListening(this.deps.db.kysely, workspaceId);
+    const rows = await this.listeningIn(workspaceId);
     for (const row of rows) {
       if (stored(row).trigger.kind !== 'MEMBER_JOINED') continue;
       await this.run(row, { conversationId: null, vars: { user: accountId } });
@@ -294,7 +320,7 @@ export class Pipelines {
     }
     const owner = await findAccountById(this.deps.db.kysely, row.ownerId);
     if (!owner || owner.deletedAt !== null) {
-      await this.stop(row.id, 'its owner no longer exists');
+      await this.stop(row, 'its owner no longer exists');
       return 'stopped';
     }
     const person: UserActor = {
@@ -322,7 +348,7 @@ export class Pipelines {
         await this.deps.commands.auditRefusal(person, 'PIPELINE', input, null, err, extra);
         if (!(err instanceof AppError)) throw err;
         if (err.code === 'FORBIDDEN' || err.code === 'NOT_FOUND') {
-          await this.stop(row.id, `its owner may no longer run /${step.command}: ${err.message}`);
+          await this.stop(row, `its owner may no longer run /${step.command}: ${err.message}`);
           return 'stopped';
         }
         this.deps.log.info({ pipelineId: row.id, code: err.code }, 'pipeline step failed');
@@ -354,11 +380,12 @@ export class Pipelines {
     });
   }
 
-  private async stop(id: string, reason: string): Promise<void> {
-    this.deps.log.info({ pipelineId: id, reason }, 'pipeline stopped');
-    await this.deps.db.transaction((tx) =>
-      updatePipeline(tx.db, id, { enabled: 0, stoppedReason: reason }),
-    );
+  private async stop(row: CommandPipelineTable, reason: string): Promise<void> {
+    this.deps.log.info({ pipelineId: row.id, reason }, 'pipeline stopped');
+    await this.deps.db.transaction(async (tx) => {
+      await updatePipeline(tx.db, row.id, { enabled: 0, stoppedReason: reason });
+      this.listening.invalidateOnCommit(tx, row.workspaceId);
+    });
   }
 }
 

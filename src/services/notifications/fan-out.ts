@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 
 import type { Db } from '../../db/database.js';
-import type { MessageTable } from '../../db/tables/collaboration.js';
+import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
 import type {
   NotificationKindValue,
   NotificationRuleTable,
@@ -13,6 +13,7 @@ import { userTopic } from '../../events/catalog.js';
 import { emit } from '../../events/publish.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
+import { Lru } from '../../lib/lru.js';
 import { readMentions } from '../messages/text.js';
 
 import {
@@ -46,6 +47,12 @@ export type DeliveredHook = (
   message: MessageTable,
 ) => void | Promise<void>;
 
+/** The fixed facts of a conversation the fan-out works from. */
+type ConversationFacts = Pick<
+  ConversationTable,
+  'id' | 'workspaceId' | 'kind' | 'encrypted' | 'isPrivate'
+>;
+
 /** Rows written per transaction: a 10,000-member @channel is 40 short transactions. */
 const BATCH = 250;
 
@@ -61,6 +68,7 @@ export class FanOut {
   private pending = 0;
   private readonly delivered: DeliveredHook[] = [];
   private readonly background = new Set<Promise<void>>();
+  private readonly facts = new Lru<string, ConversationFacts>(10_000);
 
   constructor(
     private readonly deps: {
@@ -97,6 +105,26 @@ export class FanOut {
     }
   }
 
+  /**
+   * What the fan-out needs of a conversation never changes once it exists (its workspace, kind,
+   * privacy and encryption), so it is read once per conversation and kept.
+   */
+  private async factsOf(conversationId: string): Promise<ConversationFacts | undefined> {
+    const known = this.facts.get(conversationId);
+    if (known) return known;
+    const row = await conversationOf(this.deps.db.kysely, conversationId);
+    if (!row) return undefined;
+    const facts: ConversationFacts = {
+      id: row.id,
+      workspaceId: row.workspaceId,
+      kind: row.kind,
+      encrypted: row.encrypted,
+      isPrivate: row.isPrivate,
+    };
+    this.facts.set(conversationId, facts);
+    return facts;
+  }
+
   private now(): number {
     return this.deps.clock.now().getTime();
   }
@@ -104,7 +132,7 @@ export class FanOut {
   /** Recipients and why, before levels and rules are applied. */
   private async candidates(message: MessageTable) {
     const db = this.deps.db.kysely;
-    const conv = await conversationOf(db, message.conversationId);
+    const conv = await this.factsOf(message.conversationId);
     if (!conv || message.deletedAt !== null) return null;
     const encrypted = conv.encrypted === 1 || message.ciphertext !== null;
     const reasons = new Map<string, NotificationKindValue>();
@@ -132,9 +160,7 @@ export class FanOut {
     if (conv.kind !== 'channel') {
       for (const id of await memberPage(db, conv.id, null, 1000)) add(id, 'direct');
     } else if (message.threadRootId === null) {
-      const { bySetting, byRule } = await membersWantingMore(db, conv.id, conv.workspaceId);
-      for (const id of byRule) add(id, 'message');
-      for (const s of bySetting) {
+      for (const s of await membersWantingMore(db, conv.id, conv.workspaceId)) {
         if (!encrypted && message.text !== null) {
           if (matchesKeyword(message.text, readKeywords(s.keywords))) add(s.accountId, 'keyword');
         }

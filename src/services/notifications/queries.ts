@@ -1,7 +1,9 @@
 import { sql, type SqlBool } from 'kysely';
 
 import type { Executor } from '../../db/database.js';
+import { preparedQuery } from '../../db/prepared.js';
 import type {
+  NotificationLevelValue,
   NotificationRuleTable,
   NotificationSettingTable,
   NotificationTable,
@@ -111,32 +113,47 @@ export async function deleteRule(db: Executor, accountId: string, scopeId: strin
     .execute();
 }
 
-/** Members of a conversation whose own level or a rule there says `all`, or who have keywords. */
+/**
+ * Members of a conversation whose own level or a rule there (or on its workspace) says `all`, or
+ * who have keywords: one statement, run for every message in a channel. A rule's row comes back
+ * as level `all` without keywords.
+ */
 export async function membersWantingMore(
   db: Executor,
   conversationId: string,
   workspaceId: string,
-) {
-  const bySetting = await db
-    .selectFrom('conversation_member as cm')
-    .innerJoin('notification_setting as s', 's.accountId', 'cm.accountId')
-    .select(['cm.accountId', 's.level', 's.keywords'])
-    .where('cm.conversationId', '=', conversationId)
-    .where('cm.state', '=', 'member')
-    .where((eb) => eb.or([eb('s.level', '=', 'all'), eb('s.keywords', '<>', '[]')]))
-    .execute();
-  const byRule = await db
-    .selectFrom('notification_rule as r')
-    .innerJoin('conversation_member as cm', (j) =>
-      j.onRef('cm.accountId', '=', 'r.accountId').on('cm.conversationId', '=', conversationId),
-    )
-    .select('r.accountId')
-    .where('r.scopeId', 'in', [conversationId, workspaceId])
-    .where('r.level', '=', 'all')
-    .where('cm.state', '=', 'member')
-    .execute();
-  return { bySetting, byRule: byRule.map((r) => r.accountId) };
+): Promise<Array<{ accountId: string; level: NotificationLevelValue; keywords: string }>> {
+  return (await membersWantingMoreQuery(db, conversationId, workspaceId)).rows;
 }
+
+const membersWantingMoreQuery = preparedQuery(
+  2,
+  (db, conversationId: string, workspaceId: string) =>
+    db
+      .selectFrom('conversation_member as cm')
+      .innerJoin('notification_setting as s', 's.accountId', 'cm.accountId')
+      .select(['cm.accountId', 's.level', 's.keywords'])
+      .where('cm.conversationId', '=', conversationId)
+      .where('cm.state', '=', 'member')
+      .where((eb) => eb.or([eb('s.level', '=', 'all'), eb('s.keywords', '<>', '[]')]))
+      .unionAll(
+        db
+          .selectFrom('notification_rule as r')
+          .innerJoin('conversation_member as cm', (j) =>
+            j
+              .onRef('cm.accountId', '=', 'r.accountId')
+              .on('cm.conversationId', '=', conversationId),
+          )
+          .select([
+            'r.accountId',
+            sql<NotificationLevelValue>`'all'`.as('level'),
+            sql<string>`'[]'`.as('keywords'),
+          ])
+          .where('r.scopeId', 'in', [conversationId, workspaceId])
+          .where('r.level', '=', 'all')
+          .where('cm.state', '=', 'member'),
+      ),
+);
 
 // ---- the workspace policy
 

@@ -34,6 +34,11 @@ const liveSessionQuery = preparedQuery(2, (db, tokenHash: string, now: number) =
       'account.username',
       'account.homeServer',
       'account.isOperator',
+      'account.displayName',
+      'account.email',
+      'account.createdAt as accountCreatedAt',
+      'account.deletionScheduledFor',
+      'account.avatarPath',
     ])
     .where('session.tokenHash', '=', tokenHash)
     .where('session.endedAt', 'is', null)

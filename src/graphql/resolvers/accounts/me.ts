@@ -1,5 +1,9 @@
 import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
-export const me: Resolver = (_parent, _args, ctx) =>
-  ctx.app.services.accounts.me(requireActor(ctx));
+export const me: Resolver = (_parent, _args, ctx) => {
+  const actor = requireActor(ctx);
+  // The account read with the session at the start of this request, when nothing ran since.
+  if (ctx.sessionAccount) return ctx.sessionAccount;
+  return ctx.app.services.accounts.me(actor);
+};

@@ -1,0 +1,96 @@
+import type { Tx } from '../db/transaction.js';
+import { Lru } from '../lib/lru.js';
+
+import type { EventBus } from './bus.js';
+import { RedisBus } from './redis-bus.js';
+
+export interface SharedCacheOptions {
+  /** Names the cache's bus topic, `cache:<name>`. */
+  name: string;
+  /** Most keys held (least recently used dropped first). */
+  max: number;
+  /**
+   * Longest an entry is served, however quiet the bus: a bound on staleness should an
+   * invalidation be lost (default 60 s).
+   */
+  ttlMs?: number;
+  now?: () => number;
+}
+
+interface Entry<V> {
+  value: V;
+  until: number;
+}
+
+/**
+ * A per-process cache of a read that changes rarely and is made on hot paths (docs/durability.md,
+ * "Cached reads"). Whoever changes the data calls `invalidateOnCommit` in the changing
+ * transaction: after the commit this process drops the key at once, and every other process drops
+ * it when the `cache:<name>` bus event reaches it (milliseconds on Redis). A load that was under
+ * way when a key was invalidated is not kept, so a read that raced a change never outlives it.
+ * Entries also expire after `ttlMs`, and on Redis every cache is emptied when the subscriber
+ * connection comes back (invalidations may have been missed meanwhile).
+ */
+export class SharedCache<V> {
+  private readonly entries: Lru<string, Entry<V>>;
+  private readonly topic: string;
+  private readonly ttlMs: number;
+  private readonly now: () => number;
+  /** Bumped by every invalidation: a load started under an older generation is not kept. */
+  private generation = 0;
+
+  constructor(
+    private readonly bus: EventBus,
+    opts: SharedCacheOptions,
+  ) {
+    this.entries = new Lru(opts.max);
+    this.topic = `cache:${opts.name}`;
+    this.ttlMs = opts.ttlMs ?? 60_000;
+    this.now = opts.now ?? Date.now;
+    bus.subscribe(this.topic, (event) => {
+      const key = event.payload['key'];
+      if (typeof key === 'string') this.drop(key);
+      else this.clear();
+    });
+    if (bus instanceof RedisBus) bus.onResync(() => this.clear());
+  }
+
+  /** The cached value of `key`, or `load()`'s, kept for the next callers. */
+  async get(key: string, load: () => Promise<V>): Promise<V> {
+    const hit = this.entries.get(key);
+    if (hit && hit.until > this.now()) return hit.value;
+    const generation = this.generation;
+    const value = await load();
+    if (generation === this.generation) {
+      this.entries.set(key, { value, until: this.now() + this.ttlMs });
+    }
+    return value;
+  }
+
+  /** Drops `key` (every key when omitted) here now and on every process after `tx` commits. */
+  invalidateOnCommit(tx: Tx, key?: string): void {
+    tx.onCommit(() => this.invalidate(key));
+  }
+
+  /** Drops `key` (every key when omitted) here now and on every other process soon after. */
+  invalidate(key?: string): Promise<void> {
+    if (key === undefined) this.clear();
+    else this.drop(key);
+    return this.bus.publish({
+      topic: this.topic,
+      type: 'CacheInvalidated',
+      at: this.now(),
+      payload: key === undefined ? {} : { key },
+    });
+  }
+
+  private drop(key: string): void {
+    this.generation++;
+    this.entries.delete(key);
+  }
+
+  private clear(): void {
+    this.generation++;
+    this.entries.clear();
+  }
+}

@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { ManualClock } from '../../src/lib/clock.js';
+import { createTestApp, TEST_DB, type Agent, type TestApp } from '../_util/app.js';
+import { signUpAndIn } from '../_util/seed.js';
+import {
+  createWorkspace,
+  inviteAndJoin,
+  ok,
+  recordQueries,
+  send,
+} from '../conversations/_helpers.js';
+import { generalOf } from '../notifications/_helpers.js';
+
+// What a message in a channel costs the database, the send and the work after its commit
+// (notification fan-out, pipeline triggers) together: the reads of things that rarely change are
+// kept per process (src/events/shared-cache.ts, the fan-out's conversation facts), and a change
+// reaches the next message.
+const CREATE_PIPE = `mutation($i: CreatePipelineInput!) { createPipeline(input: $i) { id } }`;
+const ENABLE_PIPE = `mutation($id: ID!, $on: Boolean!) { setPipelineEnabled(id: $id, enabled: $on) { id enabled } }`;
+
+describe(`the cost of a message (${TEST_DB})`, () => {
+  const clock = new ManualClock(new Date('2026-05-04T10:00:00Z'));
+  let t: TestApp;
+  let olga: Agent, mike: Agent;
+  let serverId: string, general: string;
+
+  const settled = async () => {
+    await t.ctx.services.notifications.settled();
+    await t.ctx.services.commands.pipelines.idle();
+  };
+  /** Statements of one send and of what it started after its commit. */
+  const sendCost = async (text: string) =>
+    recordQueries(async () => {
+      await send(t, olga, general, text);
+      await settled();
+    });
+  const echoes = async () =>
+    (
+      await t.ctx.db.kysely
+        .selectFrom('message')
+        .select('text')
+        .where('conversationId', '=', general)
+        .execute()
+    ).filter((m) => m.text?.startsWith('_echo')).length;
+
+  beforeAll(async () => {
+    t = await createTestApp({ clock });
+    [olga, mike] = await Promise.all(
+      ['olgacost', 'mikecost'].map((u) => signUpAndIn(t, { username: u })),
+    );
+    serverId = (await createWorkspace(t, olga, 'Cost')).id;
+    await inviteAndJoin(t, olga, serverId, [mike]);
+    general = await generalOf(t, olga, serverId);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('reads the pipelines and the conversation once, then one statement for the fan-out', async () => {
+    await sendCost('warm up');
+    const texts = await sendCost('a plain message');
+    expect(texts.filter((s) => s.includes('command_pipeline'))).toEqual([]);
+    expect(texts.filter((s) => /^select [^;]* from "conversation" where "id"/.test(s))).toEqual([]);
+    // Who wants every message or has keywords: settings and rules in one statement.
+    const fanOut = texts.filter((s) => s.includes('notification_setting'));
+    expect(fanOut).toHaveLength(1);
+    expect(fanOut[0]).toContain('notification_rule');
+  });
+
+  it('sees a pipeline created, disabled and enabled again from the next message on', async () => {
+    await sendCost('echo? not yet');
+    const pipe = ok(
+      await t.gql(
+        CREATE_PIPE,
+        {
+          i: {
+            serverId,
+            name: 'echo',
+            trigger: { kind: 'MESSAGE', pattern: 'ping*', channelIds: [general] },
+            steps: [{ command: 'me', args: { text: 'echo {{text}}' } }],
+          },
+        },
+        olga,
+      ),
+    ).createPipeline as { id: string };
+    await sendCost('ping 1');
+    expect(await echoes()).toBe(1);
+    ok(await t.gql(ENABLE_PIPE, { id: pipe.id, on: false }, olga));
+    await sendCost('ping 2');
+    expect(await echoes()).toBe(1);
+    ok(await t.gql(ENABLE_PIPE, { id: pipe.id, on: true }, olga));
+    await sendCost('ping 3');
+    expect(await echoes()).toBe(2);
+  });
+});

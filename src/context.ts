@@ -173,6 +173,8 @@ export interface ContextOverrides {
   safeFetch?: SafeFetchOptions;
   /** The s2s outbox's drain interval (tests shorten it). */
   s2sOutboxIntervalMs?: number;
+  /** SQLite: runs before each flush of the WAL (tests make a slow disk with it). */
+  beforeFlush?: () => Promise<void>;
 }
 
 /** The server's database as configured; the root and `migrateDatabase` (main.ts) open it. */
@@ -180,7 +182,10 @@ export function openAppDatabase(
   config: Config,
   secrets: Secrets,
   log: Logger,
-  overrides: Pick<ContextOverrides, 'pgSchema' | 'passive' | 'checkTransactions'> = {},
+  overrides: Pick<
+    ContextOverrides,
+    'pgSchema' | 'passive' | 'checkTransactions' | 'beforeFlush'
+  > = {},
 ): Db {
   return openDatabase({
     url: secrets.databaseUrl,
@@ -188,6 +193,8 @@ export function openAppDatabase(
     poolSize: config.database.poolSize,
     schema: overrides.pgSchema,
     backgroundCheckpoint: !overrides.passive,
+    flushOffLoop: !overrides.passive,
+    beforeFlush: overrides.beforeFlush,
     onCheckpointError: (message) => log.warn({ message }, 'WAL checkpoint failed; will retry'),
     onAfterCommitError: (err) => log.error({ err }, 'after-commit work failed'),
     checkNesting: overrides.checkTransactions ?? false,

@@ -7,6 +7,7 @@ import {
   Kysely,
   PostgresDialect,
   SqliteDialect,
+  type Dialect as KyselyDialect,
   type PostgresPool,
   type PostgresPoolClient,
   type SqliteDatabase,
@@ -18,6 +19,7 @@ import { Lru } from '../lib/lru.js';
 
 import { WalCheckpointer } from './checkpointer.js';
 import { LazyBegin } from './deferred-writes.js';
+import { durableCommits, WalFlusher } from './durable-commits.js';
 import { namedStatements } from './prepared.js';
 import { GroupCommitter } from './group-commit.js';
 import type { Database } from './schema.js';
@@ -49,6 +51,13 @@ export interface Db {
   assertNotTransaction(what?: string): void;
   /** SQLite's group committer (group sizes for tests and metrics); null on PostgreSQL. */
   groupCommitter: GroupCommitter | null;
+  /** SQLite with `flushOffLoop`: what syncs the WAL after commits (tests); null otherwise. */
+  walFlusher: WalFlusher | null;
+  /**
+   * Null when every write committed so far is on the disk, else a promise that settles once it
+   * is (SQLite with `flushOffLoop`; always null otherwise). Answers wait for it.
+   */
+  durable(): Promise<void> | null;
   /**
    * SQLite: the last transaction failed for lack of disk space and none has committed since
    * (readiness reports it). Always false on PostgreSQL, whose server reports its own disk.
@@ -75,6 +84,14 @@ export interface OpenOptions {
    * CLI leaves SQLite's own automatic checkpoints on).
    */
   backgroundCheckpoint?: boolean;
+  /**
+   * SQLite: commits wait for the disk on libuv's thread pool instead of on the event loop
+   * (durable-commits.ts); acknowledged still means on the disk. The server; the CLI keeps
+   * `synchronous=FULL`.
+   */
+  flushOffLoop?: boolean;
+  /** Test-only: runs before each off-loop flush (a slow disk made on purpose). */
+  beforeFlush?: () => Promise<void>;
   /** Told when the background checkpoint fails (it is retried on the next interval). */
   onCheckpointError?: (message: string) => void;
   /** Told when work registered with `tx.onCommit` throws (the commit stands). */
@@ -130,15 +147,20 @@ function openSqlite(file: string, opts: OpenOptions): Db {
   // WAL lets the CLI read and write while the server runs; FULL keeps every acknowledged commit
   // through a power loss (docs/durability.md). busy_timeout makes a second process wait for the
   // write lock instead of failing at once, within the statement budget.
+  // With flushOffLoop, NORMAL and the flusher's own sync of the WAL after each commit give the
+  // same guarantee without holding the event loop.
   sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma(`synchronous = ${opts.flushOffLoop ? 'NORMAL' : 'FULL'}`);
   sqlite.pragma('foreign_keys = ON');
   const timeouts = { ...DEFAULT_DB_TIMEOUTS, ...opts.timeouts };
   sqlite.pragma(`busy_timeout = ${Math.trunc(timeouts.statementMs)}`);
   const guard = opts.checkNesting ? new NestingGuard() : null;
-  const dialect = new SqliteDialect({ database: cachingStatements(sqlite) });
+  const statements = cachingStatements(sqlite);
+  const flusher = opts.flushOffLoop ? new WalFlusher(`${file}-wal`, opts.beforeFlush) : null;
+  let dialect: KyselyDialect = new SqliteDialect({ database: statements });
+  if (flusher) dialect = durableCommits(dialect, sqlite, statements.wrote, flusher);
   const kysely = new Kysely<Database>({ dialect: guard ? guard.dialect(dialect) : dialect });
-  const committer = new GroupCommitter(kysely, () => sqlite.inTransaction);
+  const committer = new GroupCommitter(kysely, () => sqlite.inTransaction, flusher);
   let checkpointer: WalCheckpointer | null = null;
   if (opts.backgroundCheckpoint) {
     // SQLite's own checkpoint stays as a backstop (at 40 MiB of WAL instead of 4) should the
@@ -166,10 +188,13 @@ function openSqlite(file: string, opts: OpenOptions): Db {
     diskFull: () => diskFull,
     assertNotTransaction: (what) => runner.assertNotTransaction(what),
     groupCommitter: committer,
+    walFlusher: flusher,
+    durable: () => flusher?.durable() ?? null,
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
     close: async () => {
       await checkpointer?.stop();
       await kysely.destroy();
+      await flusher?.close();
     },
   };
 }
@@ -217,6 +242,8 @@ function openPostgres(url: string, opts: OpenOptions): Db {
     transaction: (fn) => runner.run(fn),
     assertNotTransaction: (what) => runner.assertNotTransaction(what),
     groupCommitter: null,
+    walFlusher: null,
+    durable: () => null,
     diskFull: () => false,
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => kysely.destroy(),
@@ -295,8 +322,13 @@ function transactions(
  * compiled SQL of a query builder chain is the same text every time, so statements are kept
  * (bounded: lists of varying length make new texts).
  */
-function cachingStatements(sqlite: Sqlite.Database, max = 1000): SqliteDatabase {
+function cachingStatements(
+  sqlite: Sqlite.Database,
+  max = 1000,
+): SqliteDatabase & { wrote: () => boolean } {
   const cache = new Lru<string, Sqlite.Statement>(max);
+  // Whether a statement that writes was prepared (so, run) since `wrote()` last answered.
+  let wrote = false;
   return {
     close: () => sqlite.close(),
     prepare(text: string) {
@@ -305,7 +337,13 @@ function cachingStatements(sqlite: Sqlite.Database, max = 1000): SqliteDatabase 
         stmt = sqlite.prepare(text);
         cache.set(text, stmt);
       }
+      if (!stmt.readonly) wrote = true;
       return stmt;
+    },
+    wrote: () => {
+      const answer = wrote;
+      wrote = false;
+      return answer;
     },
   };
 }

@@ -1,5 +1,6 @@
 import { sql, type ControlledTransaction, type Kysely, type Transaction } from 'kysely';
 
+import type { WalFlusher } from './durable-commits.js';
 import type { Database } from './schema.js';
 
 type Work = (trx: Transaction<Database>) => Promise<unknown>;
@@ -36,6 +37,11 @@ export class GroupCommitter {
   constructor(
     private readonly kysely: Kysely<Database>,
     private readonly inTransaction: () => boolean = () => true,
+    /**
+     * With a flusher (durable-commits.ts) the COMMIT does not wait for the disk: the group is
+     * acknowledged once its flush ends, and the next group runs meanwhile.
+     */
+    private readonly flusher: WalFlusher | null = null,
   ) {}
 
   run<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
@@ -60,6 +66,7 @@ export class GroupCommitter {
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     let failure: { error: unknown } | null = null;
     let trx: ControlledTransaction<Database> | null = null;
+    let durable: Promise<void> = Promise.resolve();
     try {
       trx = await this.kysely.startTransaction().execute();
       for (const item of group) {
@@ -84,7 +91,14 @@ export class GroupCommitter {
           outcomes.push({ ok: false, error });
         }
       }
-      await trx.commit().execute();
+      const committing = trx;
+      if (this.flusher) {
+        ({ flushed: durable } = await this.flusher.commitThenFlush(() =>
+          committing.commit().execute(),
+        ));
+      } else {
+        await committing.commit().execute();
+      }
     } catch (error) {
       failure = { error };
       // Releases the connection even when SQLite has already rolled back (then ROLLBACK itself
@@ -103,13 +117,21 @@ export class GroupCommitter {
       this.schedule();
       return;
     }
+    // The connection is free: the next group runs while this one's flush is under way.
+    this.scheduled = false;
+    this.schedule();
+    try {
+      await durable;
+    } catch (error) {
+      // Committed but not known to be on the disk: nobody is told it succeeded.
+      for (const item of group) item.reject(error);
+      return;
+    }
     group.forEach((item, i) => {
       const outcome = outcomes[i] as (typeof outcomes)[number];
       if (outcome.ok) item.resolve(outcome.value);
       else item.reject(outcome.error);
     });
-    this.scheduled = false;
-    this.schedule();
   }
 }
 

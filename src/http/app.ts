@@ -80,6 +80,16 @@ export async function buildHttpApp(
     ctx.requestLoad.arrived();
     done();
   });
+  // SQLite: an answer leaves only once every write committed before it is on the disk (the
+  // commit itself waits for the disk off the event loop: db/durable-commits.ts).
+  app.addHook('onSend', (_request, _reply, payload, done) => {
+    const durable = ctx.db.durable();
+    if (!durable) return done(null, payload);
+    durable.then(
+      () => done(null, payload),
+      (err: Error) => done(err),
+    );
+  });
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const labels = { route, method: request.method, status: String(reply.statusCode) };

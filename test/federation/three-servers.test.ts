@@ -229,6 +229,8 @@ describe('federation: relay A, host B, relay C', () => {
     );
     expect(revoked.body.errors).toBeUndefined();
     await until(async () => (await deviceRow()).revokedAt !== null, 'the revocation on B');
+    // The log line follows the commit's flush to the disk, a moment after the row is readable.
+    await until(async () => !!b.logs.find('remote revocation applied'), 'the log line');
     expect(b.logs.find('remote revocation applied')).toMatchObject({ relay: a.id, revoked: 1 });
     // A delivered it and forgot it.
     await until(
@@ -337,9 +339,11 @@ describe('federation: relay A, host B, relay C', () => {
     );
     expect(blocked.body.errors).toBeUndefined();
     await until(async () => (await live()).length === 0, "dave's devices revoked on B");
-    expect(
-      b.logs.lines.some((l) => l.msg === 'remote revocation applied' && l.user === 'dave'),
-    ).toBe(true);
+    await until(
+      async () =>
+        b.logs.lines.some((l) => l.msg === 'remote revocation applied' && l.user === 'dave'),
+      'the log line',
+    );
   });
 
   it('a person purged at A loses every device at B', async () => {

@@ -79,8 +79,8 @@ export async function idleConnections(opts: Options): Promise<ScenarioResult> {
     rows,
     targets: [
       {
-        target: '<= 16 KiB RSS per connection (10,000)',
-        met: at10k <= 16,
+        target: '<= 10 KiB RSS per connection (10,000)',
+        met: at10k <= 10,
         detail: `${at10k.toFixed(1)} KiB`,
       },
     ],

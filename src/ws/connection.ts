@@ -1,9 +1,7 @@
 import {
   createSourceEventStream,
-  execute,
   getOperationAST,
   GraphQLError,
-  type DocumentNode,
   type ExecutionResult,
   type GraphQLFormattedError,
   type OperationTypeNode,
@@ -15,15 +13,16 @@ import { WebSocket, type RawData } from 'ws';
 
 import type { AppContext } from '../context.js';
 import { AppError, validation } from '../errors.js';
-import type { GraphqlContext } from '../graphql/context.js';
 import { parseBounded } from '../graphql/document-limits.js';
 import { GraphqlExecutor, type GraphqlRequest } from '../graphql/executor.js';
 import { codedError, formatError } from '../graphql/format-error.js';
 import { newId } from '../lib/ids.js';
 import type { SessionInfo } from '../services/sessions/session-service.js';
 
-import type { Delivery, Fanout } from './fanout.js';
-import { isLiveSource, type LiveStream } from '../events/live-stream.js';
+import type { Fanout } from './fanout.js';
+import { isLiveSource } from '../events/live-stream.js';
+import type { Expiring } from './expiry-queue.js';
+import { SocketRequestContext, Subscription, type ClientInfo } from './subscription.js';
 import type { WriteBatcher } from './write-batcher.js';
 import {
   codecFor,
@@ -74,68 +73,122 @@ export interface ConnectionHost {
   readonly writes: WriteBatcher;
   /** Called once, when the connection is done (closed by either side). */
   released(conn: Connection): void;
+  /** Called once, when the socket has closed. */
+  socketClosed(ws: ServerSocket): void;
 }
 
-const noCookies: GraphqlContext['cookies'] = { startSession() {}, clearSession() {} };
+/**
+ * The server's sockets (ws builds them from this class). ws closes a message over maxPayload
+ * (whole or in fragments) with 1009 and no reason; the contract wants the reason too, and ws
+ * calls close() for it, so close() names it. `connection` lets every socket share Connection's
+ * listeners instead of holding closures of its own.
+ */
+export class ServerSocket extends WebSocket {
+  connection: Connection | null = null;
+
+  override close(code?: number, reason?: string | Buffer): void {
+    super.close(
+      code,
+      code === CLOSE.messageTooLarge[0] && !reason ? CLOSE.messageTooLarge[1] : reason,
+    );
+  }
+}
 
 /**
  * One WebSocket connection: reads frames in order (one at a time, at most 32 waiting), runs
  * subscribe operations after re-checking the session, and writes results. Both subprotocols
  * share everything but the framing (./protocol.ts).
  */
-export class Connection {
+export class Connection implements Expiring {
   readonly id = newId();
   readonly codec: Codec;
-  readonly log: Logger;
   /** Set by each keep-alive round; a socket that has not answered the last ping is terminated. */
   alive = true;
+  /** Kept by the server's queue of session expiries. */
+  expiryIndex = -1;
   private open = true;
   private initReceived = false;
   private readonly subs = new Map<string, Subscription>();
-  private readonly inbox: Array<{ data: RawData; binary: boolean }> = [];
+  /** Messages waiting to be handled; null while none wait (most of a connection's life). */
+  private inbox: Array<{ data: RawData; binary: boolean }> | null = null;
   private unfinished = 0;
   private pumping = false;
   private initTimer: NodeJS.Timeout | undefined;
-  private expiryTimer: NodeJS.Timeout | undefined;
+  private logger: Logger | undefined;
 
   constructor(
-    readonly ws: WebSocket,
+    readonly ws: ServerSocket,
     readonly session: SessionInfo,
-    private readonly client: { ip: string; userAgent: string | null; token: string },
+    readonly client: ClientInfo,
     private readonly host: ConnectionHost,
   ) {
     this.codec = codecFor(ws.protocol as ProtocolName);
-    this.log = host.ctx.log.child({
+    ws.connection = this;
+    ws.on('message', Connection.onMessage);
+    ws.on('pong', Connection.onPong);
+    ws.on('error', Connection.onError);
+    ws.on('close', Connection.onClose);
+    this.initTimer = setTimeout(Connection.initTimedOut, host.limits.initTimeoutMs, this);
+    this.initTimer.unref();
+  }
+
+  // Listeners every socket shares: EventEmitter calls them with the socket as `this`.
+  private static onMessage(this: WebSocket, data: RawData, binary: boolean): void {
+    (this as ServerSocket).connection?.receive(data, binary);
+  }
+
+  private static onPong(this: WebSocket): void {
+    const conn = (this as ServerSocket).connection;
+    if (conn) conn.alive = true;
+  }
+
+  private static onError(this: WebSocket, err: Error): void {
+    const conn = (this as ServerSocket).connection;
+    conn?.debug('websocket error', { err: err.message });
+    conn?.dispose();
+  }
+
+  private static onClose(this: WebSocket): void {
+    const conn = (this as ServerSocket).connection;
+    if (!conn) return;
+    conn.host.socketClosed(conn.ws);
+    conn.dispose();
+  }
+
+  private static initTimedOut(conn: Connection): void {
+    conn.initTimer = undefined;
+    if (!conn.initReceived) conn.close(CLOSE.initTimeout);
+  }
+
+  /**
+   * The connection's logger, made on first use: most connections never log at the levels a
+   * server runs with, and a pino child costs more than the rest of an idle connection.
+   */
+  get log(): Logger {
+    return (this.logger ??= this.host.ctx.log.child({
       subsystem: 'ws',
       connection: this.id,
       protocol: this.codec.name,
-    });
-    // ws closes a message over maxPayload (whole or in fragments) with 1009 and no reason; the
-    // contract wants the reason too. ws calls the instance's close() for it, so name it there.
-    const close = ws.close.bind(ws);
-    ws.close = ((code?: number, reason?: string | Buffer) =>
-      close(
-        code,
-        code === CLOSE.messageTooLarge[0] && !reason ? CLOSE.messageTooLarge[1] : reason,
-      )) as WebSocket['close'];
-    ws.on('message', (data, binary) => this.receive(data, binary));
-    ws.on('pong', () => {
-      this.alive = true;
-    });
-    ws.on('error', (err) => {
-      this.log.debug({ err: err.message }, 'websocket error');
-      this.dispose();
-    });
-    ws.on('close', () => this.dispose());
-    this.initTimer = setTimeout(() => {
-      if (!this.initReceived) this.close(CLOSE.initTimeout);
-    }, host.limits.initTimeoutMs);
-    this.initTimer.unref();
-    this.scheduleExpiry();
+    }));
+  }
+
+  /** Logs at debug level, making the logger only when debug lines are written. */
+  debug(msg: string, fields?: Record<string, unknown>): void {
+    if (!this.host.ctx.log.isLevelEnabled('debug')) return;
+    if (fields) this.log.debug(fields, msg);
+    else this.log.debug(msg);
+  }
+
+  get app(): AppContext {
+    return this.host.ctx;
   }
 
   get accountId(): string {
     return this.session.accountId;
+  }
+
+  get expiresAt(): number {
+    return this.session.expiresAt;
   }
 
   get isOpen(): boolean {
@@ -157,7 +210,7 @@ export class Connection {
       return;
     }
     this.unfinished += 1;
-    this.inbox.push({ data, binary });
+    (this.inbox ??= []).push({ data, binary });
     if (!this.pumping) void this.pump();
   }
 
@@ -165,8 +218,9 @@ export class Connection {
   private async pump(): Promise<void> {
     this.pumping = true;
     try {
-      while (this.open && this.inbox.length > 0) {
+      while (this.open && this.inbox) {
         const { data, binary } = this.inbox.shift()!;
+        if (this.inbox.length === 0) this.inbox = null;
         try {
           const pending = this.handle(data, binary);
           if (pending) await pending;
@@ -221,7 +275,7 @@ export class Connection {
   }
 
   private invalid(command: Extract<ClientCommand, { kind: 'invalid' }>): void {
-    this.log.debug({ reason: command.reason }, 'invalid websocket message');
+    this.debug('invalid websocket message', { reason: command.reason });
     if (this.modern) this.close(CLOSE.invalidMessage);
     else this.send(legacyProtocolError(command.reply, command.reason, command.id));
   }
@@ -234,6 +288,7 @@ export class Connection {
     // The legacy protocol's reference server acknowledges a repeated init again.
     this.initReceived = true;
     clearTimeout(this.initTimer);
+    this.initTimer = undefined;
     this.send(this.codec.ack());
     if (!this.modern) this.send(LEGACY_KEEP_ALIVE);
   }
@@ -383,17 +438,6 @@ export class Connection {
     this.close(CLOSE.sessionEnded);
   }
 
-  private scheduleExpiry(): void {
-    const left = this.session.expiresAt - this.host.ctx.clock.now().getTime();
-    if (left <= 0) {
-      // Expired while connecting: close once the handshake has finished.
-      setImmediate(() => this.endSession());
-      return;
-    }
-    this.expiryTimer = setTimeout(() => this.scheduleExpiry(), Math.min(left, 2_147_483_647));
-    this.expiryTimer.unref();
-  }
-
   // ---- Writing and closing ----------------------------------------------------------------
 
   /** Writes one message unless closed; a client that has stopped reading is closed with 4008. */
@@ -413,7 +457,7 @@ export class Connection {
   heartbeat(): void {
     if (!this.open) return;
     if (!this.alive) {
-      this.log.debug('terminating a socket that did not answer ping');
+      this.debug('terminating a socket that did not answer ping');
       this.dispose();
       this.ws.terminate();
       return;
@@ -434,129 +478,15 @@ export class Connection {
     if (!this.open) return;
     this.open = false;
     clearTimeout(this.initTimer);
-    clearTimeout(this.expiryTimer);
+    this.initTimer = undefined;
     for (const sub of this.subs.values()) this.release(sub);
     this.subs.clear();
-    this.inbox.length = 0;
+    this.inbox = null;
     this.host.released(this);
   }
 
-  private graphqlContext(requestId: string): GraphqlContext {
-    return {
-      app: this.host.ctx,
-      requestId,
-      session: this.session,
-      sessionToken: this.client.token,
-      ip: this.client.ip,
-      userAgent: this.client.userAgent,
-      log: this.log.child({ request_id: requestId }),
-      cookies: noCookies,
-      transport: 'ws',
-    };
-  }
-}
-
-/** One active subscription on a connection. */
-class Subscription {
-  counted = false;
-  /** One per topic when the root returned a LiveSource; none for a plain async iterable. */
-  readonly legs: Leg[];
-  readonly variables: Record<string, unknown> | null;
-  readonly operationName: string | null;
-  private readonly prefix: string;
-  private iterator: AsyncIterator<unknown> | null = null;
-
-  constructor(
-    private readonly conn: Connection,
-    readonly id: string,
-    private readonly source: AsyncIterable<unknown>,
-    readonly document: DocumentNode,
-    payload: OperationPayload,
-    readonly context: GraphqlContext,
-  ) {
-    this.variables = payload.variables;
-    this.operationName = payload.operationName;
-    this.prefix = conn.codec.resultPrefix(id);
-    const groupKey = `${payload.operationName ?? ''}\u0000${stableJson(payload.variables)}\u0000${payload.query}`;
-    this.legs = isLiveSource(source)
-      ? source.streams.map((stream) => new Leg(this, stream, groupKey))
-      : [];
-  }
-
-  send(resultJson: string): void {
-    this.conn.send(`${this.prefix}${resultJson}}`);
-  }
-
-  end(): void {
-    this.conn.finish(this.id, true);
-  }
-
-  /** For a subscription root that returns a plain async iterable: executes per value. */
-  iterate(schema: GraphqlExecutor['schema']): void {
-    const iterator = this.source[Symbol.asyncIterator]();
-    this.iterator = iterator;
-    void (async () => {
-      try {
-        for (;;) {
-          const step = await iterator.next();
-          if (step.done || this.iterator === null) break;
-          const result = await execute({
-            schema,
-            document: this.document,
-            rootValue: step.value,
-            contextValue: this.context,
-            variableValues: this.variables ?? undefined,
-            operationName: this.operationName ?? undefined,
-          });
-          const out: Record<string, unknown> = {};
-          if (result.errors?.length) {
-            out.errors = result.errors.map((e) =>
-              formatError(e, this.context.requestId, this.context.log),
-            );
-          }
-          out.data = result.data ?? null;
-          this.send(JSON.stringify(out));
-        }
-        if (this.iterator !== null) this.end();
-      } catch (err) {
-        this.context.log.error({ err }, 'subscription source failed');
-        if (this.iterator !== null) this.end();
-      }
-    })();
-  }
-
-  stop(): void {
-    const iterator = this.iterator;
-    this.iterator = null;
-    void iterator?.return?.();
-  }
-}
-
-/** A subscription's stream on one topic, as the fan-out sees it. */
-class Leg implements Delivery {
-  constructor(
-    private readonly sub: Subscription,
-    readonly stream: LiveStream,
-    readonly groupKey: string,
-  ) {}
-
-  get document(): DocumentNode {
-    return this.sub.document;
-  }
-  get variables(): Record<string, unknown> | null {
-    return this.sub.variables;
-  }
-  get operationName(): string | null {
-    return this.sub.operationName;
-  }
-  get context(): GraphqlContext {
-    return this.sub.context;
-  }
-  send(resultJson: string): void {
-    this.sub.send(resultJson);
-  }
-  end(): void {
-    this.sub.end();
+  private graphqlContext(requestId: string): SocketRequestContext {
+    return new SocketRequestContext(this, requestId);
   }
 }
 
@@ -578,14 +508,4 @@ function operationKind(query: string, operationName: string | null): OperationTy
   const parsed = parseBounded(query);
   if ('error' in parsed) return null;
   return getOperationAST(parsed.document, operationName ?? undefined)?.operation ?? null;
-}
-
-/** JSON with object keys sorted, so equal variables give equal group keys. */
-function stableJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  const keys = Object.keys(value as Record<string, unknown>).sort();
-  return `{${keys
-    .map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`)
-    .join(',')}}`;
 }

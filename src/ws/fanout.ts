@@ -17,8 +17,11 @@ import type { LiveStream, Verdict } from '../events/live-stream.js';
 /** One subscription as the hub sees it: its stream, its document, and how to reach it. */
 export interface Delivery {
   readonly stream: LiveStream;
-  /** Subscriptions with the same key share one serialization of each event. */
-  readonly groupKey: string;
+  /**
+   * Subscriptions with the same key share one serialization of each event. `add` replaces it
+   * with the equal string its group already holds, so a group keeps one copy of the key.
+   */
+  groupKey: string;
   readonly document: DocumentNode;
   readonly variables: Record<string, unknown> | null;
   readonly operationName: string | null;
@@ -30,6 +33,7 @@ export interface Delivery {
 }
 
 interface Group {
+  readonly key: string;
   readonly first: Delivery;
   readonly members: Set<Delivery>;
 }
@@ -99,8 +103,10 @@ export class Fanout {
     }
     let group = channel.groups.get(delivery.groupKey);
     if (!group) {
-      group = { first: delivery, members: new Set() };
-      channel.groups.set(delivery.groupKey, group);
+      group = { key: delivery.groupKey, first: delivery, members: new Set() };
+      channel.groups.set(group.key, group);
+    } else {
+      delivery.groupKey = group.key;
     }
     if (!group.members.has(delivery)) {
       group.members.add(delivery);

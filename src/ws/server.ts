@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer, type Server as WsServer } from 'ws';
 
 import type { AppContext } from '../context.js';
 import { SESSION_COOKIE } from '../auth/cookies.js';
@@ -15,10 +15,18 @@ import type { GraphqlExecutor } from '../graphql/executor.js';
 import { firstHeader, readCookie } from '../lib/headers.js';
 import type { SessionInfo } from '../services/sessions/session-service.js';
 
-import { CLOSE, Connection, type ConnectionHost, type ConnectionLimits } from './connection.js';
+import {
+  CLOSE,
+  Connection,
+  ServerSocket,
+  type ConnectionHost,
+  type ConnectionLimits,
+} from './connection.js';
+import { ExpiryQueue } from './expiry-queue.js';
 import { Fanout } from './fanout.js';
 import { chooseProtocol } from './protocol.js';
 import { refuseUpgrade } from './refuse.js';
+import type { ClientInfo } from './subscription.js';
 import { WriteBatcher } from './write-batcher.js';
 
 export const WS_PATH = '/api/ws';
@@ -55,11 +63,13 @@ export class RealtimeServer implements ConnectionHost {
   readonly fanout: Fanout;
   readonly limits: ConnectionLimits;
   readonly writes = new WriteBatcher();
-  private readonly wss: WebSocketServer;
+  private readonly wss: WsServer<typeof ServerSocket>;
   private readonly connections = new Set<Connection>();
   private readonly bySession = new Map<string, Set<Connection>>();
   private readonly perAccount = new Map<string, number>();
-  private readonly sockets = new Set<WebSocket>();
+  private readonly sockets = new Set<ServerSocket>();
+  /** Closes each connection when its session expires, as read when it opened. */
+  private readonly expiries: ExpiryQueue<Connection>;
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly stopListening: () => void;
   private rechecking = false;
@@ -79,6 +89,7 @@ export class RealtimeServer implements ConnectionHost {
       subscriptionsPerConnection: config.rates.subscriptionsPerConnection,
     };
     this.wss = new WebSocketServer({
+      WebSocket: ServerSocket,
       noServer: true,
       maxPayload: MAX_MESSAGE_BYTES,
       perMessageDeflate: false,
@@ -87,6 +98,7 @@ export class RealtimeServer implements ConnectionHost {
       allowSynchronousEvents: true,
       handleProtocols: (protocols) => chooseProtocol([...protocols].join(',')) ?? false,
     });
+    this.expiries = new ExpiryQueue(ctx.clock, (conn) => conn.endSession());
     this.stopListening = ctx.services.sessions.onEnded((ids) => this.endSessions(ids));
     const keepAlive = options.keepAliveMs ?? REALTIME_DEFAULTS.keepAliveMs;
     this.every(keepAlive, () => {
@@ -99,7 +111,7 @@ export class RealtimeServer implements ConnectionHost {
   /** Handles upgrades on the API's HTTP server. */
   attach(server: Server): void {
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      socket.on('error', () => {});
+      socket.on('error', ignore);
       this.upgrade(req, socket, head).catch((err: unknown) => {
         const dependency = dependencyError(err);
         if (dependency) {
@@ -189,15 +201,11 @@ export class RealtimeServer implements ConnectionHost {
     );
   }
 
-  private accept(
-    ws: WebSocket,
-    session: SessionInfo,
-    client: { ip: string; userAgent: string | null; token: string },
-  ): void {
+  private accept(ws: ServerSocket, session: SessionInfo, client: ClientInfo): void {
     this.sockets.add(ws);
-    ws.once('close', () => this.sockets.delete(ws));
     const conn = new Connection(ws, session, client, this);
     this.connections.add(conn);
+    this.expiries.add(conn);
     let set = this.bySession.get(session.sessionId);
     if (!set) {
       set = new Set();
@@ -207,11 +215,16 @@ export class RealtimeServer implements ConnectionHost {
     this.perAccount.set(session.accountId, (this.perAccount.get(session.accountId) ?? 0) + 1);
     this.ctx.metrics.wsConnections.inc();
     this.ctx.services.presence.connected(session.accountId);
-    conn.log.debug({ account: session.accountId }, 'websocket connected');
+    conn.debug('websocket connected', { account: session.accountId });
+  }
+
+  socketClosed(ws: ServerSocket): void {
+    this.sockets.delete(ws);
   }
 
   released(conn: Connection): void {
     if (!this.connections.delete(conn)) return;
+    this.expiries.remove(conn);
     const set = this.bySession.get(conn.session.sessionId);
     set?.delete(conn);
     if (set?.size === 0) this.bySession.delete(conn.session.sessionId);
@@ -220,7 +233,7 @@ export class RealtimeServer implements ConnectionHost {
     else this.perAccount.delete(conn.accountId);
     this.ctx.metrics.wsConnections.dec();
     this.ctx.services.presence.disconnected(conn.accountId);
-    conn.log.debug('websocket released');
+    conn.debug('websocket released');
   }
 
   /** Closes the connections of sessions that ended (4401, after completing their streams). */
@@ -254,6 +267,7 @@ export class RealtimeServer implements ConnectionHost {
     if (this.closing) return;
     this.closing = true;
     for (const t of this.timers) clearInterval(t);
+    this.expiries.close();
     this.stopListening();
     for (const conn of [...this.connections]) conn.close(CLOSE.goingAway);
     const deadline = Date.now() + 2_000;
@@ -271,6 +285,9 @@ export class RealtimeServer implements ConnectionHost {
     this.timers.push(timer);
   }
 }
+
+/** An error on a socket being checked must not throw; once upgraded, ws listens for its own. */
+function ignore(): void {}
 
 /** Attaches the WebSocket endpoint to the API server (main.ts calls it after listen). */
 export function attachRealtime(

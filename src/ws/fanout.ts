@@ -34,7 +34,8 @@ export interface Delivery {
 
 interface Group {
   readonly key: string;
-  readonly first: Delivery;
+  /** The member whose context runs the group's events: a live one, never one that left. */
+  first: Delivery;
   readonly members: Set<Delivery>;
 }
 
@@ -121,6 +122,7 @@ export class Fanout {
     if (!channel || !group || !group.members.delete(delivery)) return;
     channel.size -= 1;
     if (group.members.size === 0) channel.groups.delete(delivery.groupKey);
+    else if (group.first === delivery) group.first = group.members.values().next().value!;
     if (channel.size === 0) {
       channel.unsubscribe();
       this.channels.delete(channel.topic);

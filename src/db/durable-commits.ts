@@ -30,6 +30,8 @@ export class WalFlusher {
   private handle: fs.FileHandle | null = null;
   private inode = -1;
   private current: Promise<void> | null = null;
+  /** The writes the flush under way covers (those made before it started). */
+  private currentCovers = 0;
   private next: Promise<void> | null = null;
   /** Set while group commit runs its COMMIT: the flush is left to it (`commitThenFlush`). */
   private deferring = false;
@@ -53,6 +55,7 @@ export class WalFlusher {
    */
   flush(): Promise<void> {
     if (!this.current) {
+      this.currentCovers = this.committed;
       this.current = this.run().finally(() => {
         this.current = null;
       });
@@ -97,7 +100,10 @@ export class WalFlusher {
   }
 
   private async until(target: number): Promise<void> {
-    while (this.synced < target) await this.flush();
+    while (this.synced < target) {
+      // The flush under way, when it covers the target; otherwise the next one.
+      await (this.current && this.currentCovers >= target ? this.current : this.flush());
+    }
   }
 
   /** After a statement that ended a transaction which wrote, or a write outside one. */

@@ -22,6 +22,8 @@ const MAX_GROUP = 256;
  * for the group. Each caller's promise settles only after the shared COMMIT, so nothing is
  * acknowledged before it is durable; a transaction that throws is rolled back to its savepoint
  * and fails alone. Serial execution inside the group keeps SQLite's serializable semantics.
+ * The server's COMMIT does not wait for the disk (durable-commits.ts): the group's callers are
+ * answered once its flush ends, and the next group, gathering meanwhile, runs after that.
  */
 export class GroupCommitter {
   private queue: Pending[] = [];
@@ -117,16 +119,19 @@ export class GroupCommitter {
       this.schedule();
       return;
     }
-    // The connection is free: the next group runs while this one's flush is under way.
-    this.scheduled = false;
-    this.schedule();
+    // The connection is free for reads while this group's flush is under way; the next group
+    // gathers the transactions that arrive meanwhile and runs once the flush is over.
     try {
       await durable;
     } catch (error) {
       // Committed but not known to be on the disk: nobody is told it succeeded.
       for (const item of group) item.reject(error);
+      this.scheduled = false;
+      this.schedule();
       return;
     }
+    this.scheduled = false;
+    this.schedule();
     group.forEach((item, i) => {
       const outcome = outcomes[i] as (typeof outcomes)[number];
       if (outcome.ok) item.resolve(outcome.value);

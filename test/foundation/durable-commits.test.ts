@@ -60,7 +60,7 @@ describe.skipIf(TEST_DB !== 'sqlite')('commits flushed off the event loop', () =
   const count = async (d: Db) =>
     Number((await sql<{ n: number }>`select count(*) as n from t`.execute(d.kysely)).rows[0]!.n);
 
-  it('acknowledges a commit only after its flush, while reads and the next commit go on', async () => {
+  it('acknowledges a commit only after its flush; reads go on meanwhile, the next group after it', async () => {
     let hook = async () => {};
     const d = await open({ flushOffLoop: true, beforeFlush: () => hook() });
     await insert(d, 'before');
@@ -72,8 +72,8 @@ describe.skipIf(TEST_DB !== 'sqlite')('commits flushed off the event loop', () =
     // The loop is free (these timers run) while the commit waits for the disk...
     expect(await settled(first)).toBe(false);
     expect(slow.entered).toBe(1);
-    // ...and so is the connection: a read is answered, and the next transaction commits, but is
-    // acknowledged only by a flush that starts after the first one ends.
+    // ...and so is the connection: a read is answered. The next transaction gathers with those
+    // that arrive during the flush, and is acknowledged by a flush that starts after it.
     expect(await count(d)).toBe(2);
     // What reads see is not yet on the disk: answers wait for `durable()`.
     const durable = d.durable();

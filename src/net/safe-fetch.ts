@@ -54,6 +54,9 @@ export type SafeFetchFailure =
 
 class TooLargeError extends Error {}
 
+/** How long an idle connection to a fetched host stays open for the next fetch to reuse. */
+export const KEEP_ALIVE_MS = 2000;
+
 /**
  * GET with every safeguard a server fetching user-named URLs needs: http(s) only, no URL
  * credentials sent, redirects followed by hand (at most `maxRedirects`, each checked again), a
@@ -81,10 +84,13 @@ export class SafeFetch {
       maxHeaderSize: this.opts.maxHeaderBytes,
       headersTimeout: this.opts.timeoutMs,
       bodyTimeout: this.opts.timeoutMs,
-      // A fresh connection per fetch: each is checked, and none is left open to a stranger.
-      pipelining: 0,
-      keepAliveTimeout: 1,
-      keepAliveMaxTimeout: 1,
+      // Every connection is checked when it is made (publicConnect), and a fetch to an origin
+      // whose connection is still open reuses it (the same checked address, no new lookup). An
+      // idle connection closes after two seconds, so none stays open to a stranger for long.
+      // Closing after each fetch cost about 0.3 ms of the event loop per page (a new lookup and
+      // connection, and undici's 'reset' and 'destroyed' errors with their stack traces).
+      keepAliveTimeout: KEEP_ALIVE_MS,
+      keepAliveMaxTimeout: KEEP_ALIVE_MS,
     });
   }
 

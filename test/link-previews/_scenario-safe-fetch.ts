@@ -24,9 +24,12 @@ await startDns({
 const canaries = await startCanaries();
 
 const seen: Record<string, Record<string, string | string[] | undefined>> = {};
+/** The client ports that asked for /reuse: one per connection used. */
+const reusePorts = new Set<number>();
 await startHttp('93.184.216.34', 80, (req, res) => {
   const url = new URL(req.url ?? '/', 'http://x');
   seen[url.pathname] = req.headers;
+  if (url.pathname === '/reuse') reusePorts.add(req.socket.remotePort ?? 0);
   const m = /^\/hops\/(\d+)$/.exec(url.pathname);
   if (m) {
     const n = Number(m[1]);
@@ -37,7 +40,12 @@ await startHttp('93.184.216.34', 80, (req, res) => {
   switch (url.pathname) {
     case '/page':
     case '/creds':
+    case '/reuse':
       res.end(PAGE);
+      return;
+    case '/page-close':
+      // No keep-alive: the next fetch must connect, and look the name up, again.
+      res.writeHead(200, { connection: 'close' }).end(PAGE);
       return;
     case '/to-loopback':
       res.writeHead(302, { location: 'http://127.0.0.1/' }).end();
@@ -170,13 +178,20 @@ await Promise.all([
   }),
   (async () => {
     for (let i = 0; i < 6; i++) {
-      const r = await fetcher.get('http://rebind.example-site.com/page');
+      const r = await fetcher.get('http://rebind.example-site.com/page-close');
       rebindResults.push(r.ok ? 'ok' : r.reason);
     }
   })(),
 ]);
+// Fetches one after another to one origin share the connection checked when it was made.
+for (let i = 0; i < 3; i++) {
+  await fetcher.get('http://www.example-site.com/reuse');
+  await new Promise((r) => setTimeout(r, 20));
+}
+
 report({
   results,
+  reuseConnections: reusePorts.size,
   rebind: rebindResults,
   canaryConnections: canaries.connections(),
   credentialHeaders: { authorization: seen['/creds']?.authorization ?? null },

@@ -18,6 +18,7 @@ interface Outcome {
 interface Result {
   results: Record<string, Outcome>;
   rebind: string[];
+  reuseConnections: number;
   canaryConnections: number;
   credentialHeaders: { authorization: string | null };
   totalMs: number;
@@ -107,6 +108,12 @@ describe.skipIf(skip !== null)(
         'ok',
         'refusedAddress',
       ]);
+    });
+
+    it('reuses a checked connection for the next fetch to the same origin', () => {
+      // Three fetches one after another: without reuse, three connections.
+      expect(r.reuseConnections).toBeGreaterThan(0);
+      expect(r.reuseConnections).toBeLessThan(3);
     });
 
     it('gives up on a server that never answers or trickles its body, at 5 seconds', () => {

@@ -77,6 +77,7 @@ export class WalFlusher {
    * connection already free for the next statement.
    */
   async commitThenFlush(commit: () => Promise<unknown>): Promise<{ flushed: Promise<void> }> {
+    this.deferred = null;
     this.deferring = true;
     try {
       await commit();
@@ -106,11 +107,16 @@ export class WalFlusher {
     }
   }
 
-  /** After a statement that ended a transaction which wrote, or a write outside one. */
-  afterWrite(): Promise<void> {
+  /**
+   * After a statement that ended a transaction which wrote, or a write outside one. Only the
+   * group's own COMMIT (`isCommit`, the first one while `commitThenFlush` runs) leaves its flush
+   * to group commit; any other write waits for its flush here.
+   */
+  afterWrite(isCommit: boolean): Promise<void> {
     this.committed += 1;
     const flushed = this.flush();
-    if (!this.deferring) return flushed;
+    if (!this.deferring || !isCommit) return flushed;
+    this.deferring = false;
     // Group commit awaits it later; a failure is its answer, not an unhandled rejection.
     flushed.catch(() => {});
     this.deferred = flushed;
@@ -190,7 +196,7 @@ export function durableCommits(
     const w: DatabaseConnection = {
       executeQuery: async <R>(query: CompiledQuery) => {
         const result = await conn.executeQuery<R>(query);
-        if (!sqlite.inTransaction && wrote()) await flusher.afterWrite();
+        if (!sqlite.inTransaction && wrote()) await flusher.afterWrite(query.sql === 'commit');
         return result;
       },
       streamQuery: (query, chunkSize) => conn.streamQuery(query, chunkSize),

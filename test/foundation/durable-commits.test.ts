@@ -93,6 +93,28 @@ describe.skipIf(TEST_DB !== 'sqlite')('commits flushed off the event loop', () =
     expect(await count(d)).toBe(3);
   });
 
+  it("leaves only the group commit's own COMMIT to it: any other write waits for its flush", async () => {
+    let hook = async () => {};
+    const d = await open({ flushOffLoop: true, beforeFlush: () => hook() });
+    const slow = new Latch();
+    hook = slow.wait;
+    // A write outside a transaction that runs while group commit is in its COMMIT step (the
+    // connection changes hands there) is not the group's: its own answer waits for the disk.
+    let rootWrite: Promise<unknown> = Promise.resolve();
+    const committing = d.walFlusher!.commitThenFlush(async () => {
+      rootWrite = sql`insert into t (v) values ('outside')`.execute(d.kysely);
+      await rootWrite;
+    });
+    expect(await settled(rootWrite)).toBe(false);
+    expect(slow.entered).toBe(1);
+    slow.release();
+    await rootWrite;
+    await (
+      await committing
+    ).flushed;
+    expect(await count(d)).toBe(1);
+  });
+
   it('flushes once per group of commits and once per write outside a transaction, never for reads', async () => {
     const d = await open({ flushOffLoop: true });
     const f0 = d.walFlusher!.flushes;

@@ -2,7 +2,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 
 import type Sqlite from 'better-sqlite3';
-import type { CompiledQuery, DatabaseConnection, Dialect as KyselyDialect, Driver } from 'kysely';
+import type { CompiledQuery, DatabaseConnection, Dialect as KyselyDialect } from 'kysely';
+
+import { withAcquire } from './transaction.js';
 
 /**
  * Flushes SQLite's write-ahead log to the disk on libuv's thread pool, so the event loop goes on
@@ -204,21 +206,5 @@ export function durableCommits(
     wrapped.set(conn, w);
     return w;
   };
-  return {
-    createAdapter: () => dialect.createAdapter(),
-    createQueryCompiler: () => dialect.createQueryCompiler(),
-    createIntrospector: (db) => dialect.createIntrospector(db),
-    createDriver: () => {
-      const driver = dialect.createDriver();
-      return new Proxy(driver, {
-        get: (target, key) => {
-          if (key === 'acquireConnection') {
-            return async () => wrap(await target.acquireConnection());
-          }
-          const value = target[key as keyof Driver];
-          return typeof value === 'function' ? value.bind(target) : value;
-        },
-      });
-    },
-  };
+  return withAcquire(dialect, async (acquire) => wrap(await acquire()));
 }

@@ -3,6 +3,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type {
   Compilable,
   CompiledQuery,
+  DatabaseConnection,
   Dialect as KyselyDialect,
   Driver,
   Kysely,
@@ -74,27 +75,33 @@ export class NestingGuard {
 
   /** `dialect` whose connections refuse to be taken from inside a transaction's callback. */
   dialect(dialect: KyselyDialect): KyselyDialect {
-    return {
-      createAdapter: () => dialect.createAdapter(),
-      createQueryCompiler: () => dialect.createQueryCompiler(),
-      createIntrospector: (db) => dialect.createIntrospector(db),
-      createDriver: () => {
-        const driver = dialect.createDriver();
-        return new Proxy(driver, {
-          get: (target, key) => {
-            if (key === 'acquireConnection') {
-              return () => {
-                this.assertOutside('a query on db.kysely (use tx.db)');
-                return target.acquireConnection();
-              };
-            }
-            const value = target[key as keyof Driver];
-            return typeof value === 'function' ? value.bind(target) : value;
-          },
-        });
-      },
-    };
+    return withAcquire(dialect, (acquire) => {
+      this.assertOutside('a query on db.kysely (use tx.db)');
+      return acquire();
+    });
   }
+}
+
+/** `dialect` whose driver hands out connections through `acquire` (the rest unchanged). */
+export function withAcquire(
+  dialect: KyselyDialect,
+  acquire: (inner: () => Promise<DatabaseConnection>) => Promise<DatabaseConnection>,
+): KyselyDialect {
+  return {
+    createAdapter: () => dialect.createAdapter(),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+    createIntrospector: (db) => dialect.createIntrospector(db),
+    createDriver: () => {
+      const driver = dialect.createDriver();
+      return new Proxy(driver, {
+        get: (target, key) => {
+          if (key === 'acquireConnection') return () => acquire(() => target.acquireConnection());
+          const value = target[key as keyof Driver];
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+    },
+  };
 }
 
 /**

@@ -1,8 +1,7 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
-
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 import type { Db } from './db/database.js';
+import { LoopDelay } from './lib/loop-delay.js';
 
 /**
  * Every metric the server exports, declared in one place and primed at zero. Each AppContext
@@ -39,19 +38,17 @@ export class Metrics {
     help: 'Active GraphQL subscriptions on this process',
     registers: [this.registry],
   });
-  private readonly loopDelay = monitorEventLoopDelay({ resolution: 20 });
+  private readonly loopDelay = new LoopDelay(10);
 
   constructor(db: Db) {
     collectDefaultMetrics({ register: this.registry, prefix: 'svc_' });
     const delay = this.loopDelay;
-    delay.enable();
     new Gauge({
       name: 'svc_event_loop_lag_seconds',
-      help: 'Event-loop delay, 99th percentile since the last scrape',
+      help: 'Event-loop delay (how late a timer due every 10 ms fired), 99th percentile since the last scrape',
       registers: [this.registry],
       collect() {
-        this.set(delay.percentile(99) / 1e9);
-        delay.reset();
+        this.set(delay.take(99));
       },
     });
     new Gauge({
@@ -77,7 +74,7 @@ export class Metrics {
   }
 
   close(): void {
-    this.loopDelay.disable();
+    this.loopDelay.close();
     this.registry.clear();
   }
 }

@@ -12,8 +12,12 @@ import { SEND } from '../lib/setup.js';
 import { createBackend, startSvc } from '../lib/svc.js';
 
 // `previews`: 1,000 messages, each with a link to a page server, sent with link previews off and
-// then on; the send rate with previews on must stay within 10% of the rate with them off, and
-// the server's event-loop delay p99 under 20 ms while the previews are fetched. The page server
+// with them on; the send rate with previews on must stay within 10% of the rate with them off,
+// and the server's event-loop delay p99 under 20 ms while the previews are fetched. One run
+// sends for about a second, and runs of the same code differ by more than what previews cost, so
+// the scenario makes ROUNDS runs of each, alternating (off/on, then on/off, ...), and compares
+// medians. The delay is the server's `svc_event_loop_lag_seconds`: how late a timer due every
+// 10 ms fired (Node's own histogram, also reported, counts the 10 ms interval in). The page server
 // must be on a public address, so the scenario reruns itself in a network namespace of its own
 // (`unshare --net --mount`, as root) where 93.184.216.34 is on the loopback device and a DNS
 // server of its own answers `www.example-site.com`. SQLite only: the namespace has no
@@ -23,6 +27,8 @@ import { createBackend, startSvc } from '../lib/svc.js';
 
 const MESSAGES = 1000;
 const SENDERS = 8;
+const ROUNDS = 5;
+const WARMUP = 300;
 const PAGE_ADDR = '93.184.216.34';
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 
@@ -34,15 +40,37 @@ interface Run {
   /** CPU milliseconds of the server's main thread while the sends ran. */
   loopCpuMs: number;
   loopDelayP99Ms: number | null;
+  /** Node's histogram of the time between the 10 ms timer's firings (the interval included). */
+  timerIntervalP99Ms: number | null;
 }
 
-async function metric(url: string, name: string): Promise<number | null> {
-  const text = await (await fetch(url)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+function sample(scrape: string, name: string): number | null {
+  const line = scrape.split('\n').find((l) => l.startsWith(`${name} `));
   return line ? Number(line.split(' ')[1]) : null;
 }
 
-async function oneRun(previews: boolean, hits: () => number): Promise<Run> {
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+function row(previews: boolean, round: number, run: Run): Record<string, string | number> {
+  return {
+    target: `previews ${previews ? 'on' : 'off'}, round ${round + 1}`,
+    messages: MESSAGES,
+    messages_per_s: Math.round(run.perSecond),
+    pages_fetched: run.fetched,
+    fetched_during_sends: run.fetchedDuringSends,
+    server_loop_cpu_ms: Math.round(run.loopCpuMs),
+    event_loop_delay_p99_ms: round1(run.loopDelayP99Ms),
+    timer_interval_p99_ms: round1(run.timerIntervalP99Ms),
+  };
+}
+
+const round1 = (v: number | null) => (v === null ? -1 : Math.round(v * 10) / 10);
+
+async function oneRun(previews: boolean, round: number, hits: () => number): Promise<Run> {
   const backend = await createBackend(false);
   const metricsPort = await freePort();
   const svc = await startSvc(backend, {
@@ -62,19 +90,27 @@ async function oneRun(previews: boolean, hits: () => number): Promise<Run> {
       );
       senders.push({ s, conv: ws.data.createWorkspace.channels[0].id });
     }
+    const send = async (count: number, text: (i: number) => string) => {
+      let next = 0;
+      await Promise.all(
+        senders.map(async ({ s, conv }) => {
+          for (let i = next++; i < count; i = next++) {
+            await gql(svc.url, SEND, { i: { conversationId: conv, text: text(i) } }, s);
+          }
+        }),
+      );
+    };
+    // A fresh process compiles its hot paths during its first few hundred requests; messages
+    // without links warm it (and this process's client) up before the measured window.
+    await send(WARMUP, (i) => `warming up ${i}`);
     const before = hits();
-    // The event-loop histogram restarts at each scrape: this one opens the measured window.
-    await metric(metricsUrl, 'svc_nodejs_eventloop_lag_p99_seconds');
-    let next = 0;
+    // The event-loop histograms restart at each scrape: this one opens the measured window.
+    await fetch(metricsUrl).then((r) => r.text());
     const cpuBefore = mainThreadCpuSeconds(svc.proc.pid);
     const started = performance.now();
-    await Promise.all(
-      senders.map(async ({ s, conv }) => {
-        for (let i = next++; i < MESSAGES; i = next++) {
-          const text = `see http://www.example-site.com/p/${previews ? 'on' : 'off'}/${i}`;
-          await gql(svc.url, SEND, { i: { conversationId: conv, text } }, s);
-        }
-      }),
+    await send(
+      MESSAGES,
+      (i) => `see http://www.example-site.com/p/${previews ? 'on' : 'off'}/${round}/${i}`,
     );
     const perSecond = MESSAGES / ((performance.now() - started) / 1000);
     const loopCpuMs = (mainThreadCpuSeconds(svc.proc.pid) - cpuBefore) * 1000;
@@ -84,13 +120,16 @@ async function oneRun(previews: boolean, hits: () => number): Promise<Run> {
       // Previews still arriving after the sends: the window covers the fetches too.
       await new Promise((r) => setTimeout(r, 100));
     }
-    const lag = await metric(metricsUrl, 'svc_nodejs_eventloop_lag_p99_seconds');
+    const scrape = await (await fetch(metricsUrl)).text();
+    const lag = sample(scrape, 'svc_event_loop_lag_seconds');
+    const interval = sample(scrape, 'svc_nodejs_eventloop_lag_p99_seconds');
     return {
       perSecond,
       fetched: hits() - before,
       fetchedDuringSends,
       loopCpuMs,
       loopDelayP99Ms: lag === null ? null : lag * 1000,
+      timerIntervalP99Ms: interval === null ? null : interval * 1000,
     };
   } finally {
     await svc.proc.stop();
@@ -111,47 +150,56 @@ async function inside(): Promise<ScenarioResult> {
   });
   await new Promise<void>((resolve) => server.listen(80, PAGE_ADDR, resolve));
   try {
-    const off = await oneRun(false, () => count);
-    const on = await oneRun(true, () => count);
-    const ratio = on.perSecond / off.perSecond;
+    const off: Run[] = [];
+    const on: Run[] = [];
+    const rows: Record<string, string | number>[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const previews of round % 2 ? [true, false] : [false, true]) {
+        const run = await oneRun(previews, round, () => count);
+        (previews ? on : off).push(run);
+        rows.push(row(previews, round, run));
+      }
+    }
+    const offRate = median(off.map((r) => r.perSecond));
+    const onRate = median(on.map((r) => r.perSecond));
+    const ratio = onRate / offRate;
+    const delays = on.map((r) => r.loopDelayP99Ms);
+    const delay = delays.includes(null) ? null : median(delays as number[]);
+    const offDelays = off.map((r) => r.loopDelayP99Ms ?? Number.NaN);
+    const fetched = Math.min(...on.map((r) => r.fetched));
     return {
       scenario: 'previews',
       database: 'sqlite',
       rows: [
+        ...rows,
         {
-          target: 'previews off',
+          target: `median of ${ROUNDS}, previews off`,
           messages: MESSAGES,
-          messages_per_s: Math.round(off.perSecond),
-          pages_fetched: off.fetched,
-          fetched_during_sends: off.fetchedDuringSends,
-          server_loop_cpu_ms: Math.round(off.loopCpuMs),
-          event_loop_p99_ms: off.loopDelayP99Ms ?? -1,
+          messages_per_s: Math.round(offRate),
+          event_loop_delay_p99_ms: round1(median(offDelays)),
         },
         {
-          target: 'previews on',
+          target: `median of ${ROUNDS}, previews on`,
           messages: MESSAGES,
-          messages_per_s: Math.round(on.perSecond),
-          pages_fetched: on.fetched,
-          fetched_during_sends: on.fetchedDuringSends,
-          server_loop_cpu_ms: Math.round(on.loopCpuMs),
-          event_loop_p99_ms: on.loopDelayP99Ms ?? -1,
+          messages_per_s: Math.round(onRate),
+          event_loop_delay_p99_ms: round1(delay),
         },
       ],
       targets: [
         {
-          target: 'send rate with previews within 10% of without',
+          target: 'send rate with previews within 10% of without (medians)',
           met: ratio >= 0.9,
           detail: `${(ratio * 100).toFixed(0)}%`,
         },
         {
-          target: 'event-loop delay p99 < 20 ms while fetching',
-          met: on.loopDelayP99Ms !== null && on.loopDelayP99Ms < 20,
-          detail: `${on.loopDelayP99Ms?.toFixed(1) ?? '?'} ms`,
+          target: 'event-loop delay p99 < 20 ms while fetching (median)',
+          met: delay !== null && delay < 20,
+          detail: `${delay?.toFixed(1) ?? '?'} ms`,
         },
         {
-          target: `every message previewed (${MESSAGES} pages fetched)`,
-          met: on.fetched >= MESSAGES,
-          detail: String(on.fetched),
+          target: `every message previewed (${MESSAGES} pages fetched in every run)`,
+          met: fetched >= MESSAGES,
+          detail: String(fetched),
         },
       ],
     };

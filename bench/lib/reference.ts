@@ -14,7 +14,16 @@ export async function startReference(
   const url = `http://127.0.0.1:${port}`;
   const proc = await startProcess(
     process.execPath,
-    [...nodeArgs, '--import', 'tsx', path.join(root, `bench/reference/${name}.ts`)],
+    [
+      // BENCH_CPU_PROF=<dir> profiles the references too (their files name the reference's pid).
+      ...(process.env.BENCH_CPU_PROF
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+        : []),
+      ...nodeArgs,
+      '--import',
+      'tsx',
+      path.join(root, `bench/reference/${name}.ts`),
+    ],
     { ...process.env, PORT: String(port), ...env },
     async () => (await fetch(`${url}/healthz`)).ok,
   );

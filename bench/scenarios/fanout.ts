@@ -7,7 +7,7 @@ import {
   warmUp,
   type FanoutTarget,
 } from '../lib/fanout.js';
-import { cpuSeconds, sleep } from '../lib/proc.js';
+import { cpuSeconds, mainThreadCpuSeconds, sleep } from '../lib/proc.js';
 import { startReference } from '../lib/reference.js';
 import type { ScenarioResult } from '../lib/report.js';
 import { prepareWorkspace, type Space } from '../lib/setup.js';
@@ -103,6 +103,7 @@ async function burst(
   await warmUp(target, log, perGroup, groups);
   const base = log.total;
   const cpu0 = cpuSeconds(target.pid);
+  const main0 = mainThreadCpuSeconds(target.pid);
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: senders }, async (_, s) => {
@@ -113,10 +114,19 @@ async function burst(
   const complete = await log.waitTotal(base + expected);
   const seconds = (performance.now() - t0) / 1000;
   const cpu = cpuSeconds(target.pid) - cpu0;
+  const mainCpu = mainThreadCpuSeconds(target.pid) - main0;
   for (const s of subs) s.close();
   await sleep(500);
   const delivered = log.total - base;
-  return { delivered, expected, complete, seconds, cpu, perCpu: delivered / Math.max(cpu, 0.01) };
+  return {
+    delivered,
+    expected,
+    complete,
+    seconds,
+    cpu,
+    mainCpu,
+    perCpu: delivered / Math.max(cpu, 0.01),
+  };
 }
 
 export async function fanoutBurst(opts: Options): Promise<ScenarioResult> {
@@ -133,6 +143,7 @@ export async function fanoutBurst(opts: Options): Promise<ScenarioResult> {
         delivered: r.delivered,
         seconds: r.seconds,
         server_cpu_s: r.cpu,
+        main_thread_cpu_s: r.mainCpu,
         deliveries_per_s: Math.round(r.delivered / r.seconds),
         deliveries_per_cpu_s: Math.round(r.perCpu),
       });
@@ -173,6 +184,7 @@ export async function fanoutManyChannels(opts: Options): Promise<ScenarioResult>
         delivered: r.delivered,
         seconds: r.seconds,
         server_cpu_s: r.cpu,
+        main_thread_cpu_s: r.mainCpu,
         deliveries_per_cpu_s: Math.round(r.perCpu),
       });
     }

@@ -442,15 +442,39 @@ export class Connection implements Expiring {
 
   /** Writes one message unless closed; a client that has stopped reading is closed with 4008. */
   send(text: string): void {
-    if (!this.open || text === '' || this.ws.readyState !== WebSocket.OPEN) return;
+    if (text === '' || !this.writable()) return;
+    this.ws.send(text);
+  }
+
+  /**
+   * Writes one text frame made elsewhere (frames.ts), straight to the socket: `start` and then
+   * `body`, shared by every subscriber of a fan-out group. Frames written this way and by
+   * `ws.send` keep their order: the server's `ws` has no compression, so it too writes each
+   * frame to the socket at once.
+   */
+  sendFrame(start: Buffer, body: Buffer): void {
+    const socket = this.writable();
+    if (!socket) return;
+    socket.write(start);
+    socket.write(body);
+  }
+
+  /**
+   * The socket, held for this turn's batched write, while it takes messages; null once closed
+   * or closing, and for a client that has stopped reading, closed with 4008.
+   */
+  private writable(): Duplex | null {
+    if (!this.open || this.ws.readyState !== WebSocket.OPEN) return null;
     if (this.ws.bufferedAmount > this.host.limits.maxBufferedBytes) {
       this.log.info({ buffered: this.ws.bufferedAmount }, 'closing a slow consumer');
       this.close(CLOSE.slowConsumer);
-      return;
+      return null;
     }
     // The ws library keeps the underlying socket private; it is the net.Socket of the upgrade.
-    this.host.writes.hold((this.ws as unknown as { _socket?: Duplex })._socket);
-    this.ws.send(text);
+    const socket = (this.ws as unknown as { _socket?: Duplex })._socket;
+    if (!socket) return null;
+    this.host.writes.hold(socket);
+    return socket;
   }
 
   /** One keep-alive round: terminate a socket that missed the last ping, ping the others. */

@@ -41,7 +41,7 @@ function delivery(who: string, received: string[]): Delivery {
     variables: null,
     operationName: null,
     context: { who } as unknown as GraphqlContext,
-    send: (json) => void received.push(json),
+    send: (result) => void received.push(result.json),
     end: () => {},
   };
 }

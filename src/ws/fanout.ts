@@ -14,6 +14,8 @@ import { formatError } from '../graphql/format-error.js';
 
 import type { LiveStream, Verdict } from '../events/live-stream.js';
 
+import { EncodedResult } from './frames.js';
+
 /** One subscription as the hub sees it: its stream, its document, and how to reach it. */
 export interface Delivery {
   readonly stream: LiveStream;
@@ -27,7 +29,7 @@ export interface Delivery {
   readonly operationName: string | null;
   readonly context: GraphqlContext;
   /** Writes one serialized execution result, wrapped in this subscription's envelope. */
-  send(resultJson: string): void;
+  send(result: EncodedResult): void;
   /** Ends the subscription from the server's side (the client gets `complete`). */
   end(): void;
 }
@@ -244,8 +246,10 @@ export class Fanout {
 }
 
 function finish(targets: Array<[Delivery, Verdict]>, json: string): void {
+  // Encoded on the first delivery, then the same bytes for every subscriber of the group.
+  const result = new EncodedResult(json);
   for (const [d, verdict] of targets) {
-    if (verdict === 'deliver' || verdict === 'deliver-end') d.send(json);
+    if (verdict === 'deliver' || verdict === 'deliver-end') d.send(result);
     if (verdict === 'end' || verdict === 'deliver-end') d.end();
   }
 }

@@ -8,6 +8,7 @@ import { formatError } from '../graphql/format-error.js';
 import type { SessionInfo } from '../services/sessions/session-service.js';
 
 import type { Delivery } from './fanout.js';
+import { textFrameStart, type EncodedResult } from './frames.js';
 import { isLiveSource, type LiveStream } from '../events/live-stream.js';
 import type { OperationPayload } from './protocol.js';
 
@@ -28,6 +29,8 @@ export interface SubscriptionOwner {
   /** The connection's logger (made on first use). */
   readonly log: Logger;
   send(text: string): void;
+  /** Writes one text frame: `start` (header and envelope) and then `body`, as they are. */
+  sendFrame(start: Buffer, body: Buffer): void;
   finish(id: string, notify: boolean): void;
 }
 
@@ -84,6 +87,8 @@ export class Subscription {
   readonly variables: Record<string, unknown> | null;
   readonly operationName: string | null;
   private readonly prefix: string;
+  /** `prefix` encoded, made at the first delivery (an idle subscriber never needs it). */
+  private prefixBytes: Buffer | null = null;
   /** The source to iterate; dropped for a LiveSource, which the fan-out feeds through the legs. */
   private readonly source: AsyncIterable<unknown> | null;
   private iterator: AsyncIterator<unknown> | null = null;
@@ -111,6 +116,15 @@ export class Subscription {
 
   send(resultJson: string): void {
     this.conn.send(`${this.prefix}${resultJson}}`);
+  }
+
+  /** A fan-out delivery: the group's bytes, behind this subscription's own envelope. */
+  sendEncoded(result: EncodedResult): void {
+    const body = result.body();
+    this.conn.sendFrame(
+      textFrameStart((this.prefixBytes ??= Buffer.from(this.prefix)), body.length),
+      body,
+    );
   }
 
   end(): void {
@@ -179,8 +193,8 @@ class Leg implements Delivery {
   get context(): GraphqlContext {
     return this.sub.context;
   }
-  send(resultJson: string): void {
-    this.sub.send(resultJson);
+  send(result: EncodedResult): void {
+    this.sub.sendEncoded(result);
   }
   end(): void {
     this.sub.end();

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 
 import { agentHeaders, createTestApp, type Agent } from '../_util/app.js';
 import { signUpAndIn } from '../_util/seed.js';
-import { signUpWithKey, type KeyAccount } from '../devices/_keys.js';
+import { newKey, signUpWithKey, type KeyAccount } from '../devices/_keys.js';
 import { multipart } from '../files/_image-upload.js';
 import { bundleBytes } from '../plugins/_bundles.js';
 import { BUNDLE_TYPE } from '../plugins/_helpers.js';
@@ -19,6 +19,7 @@ import {
   keyUser,
   SEND,
   startPeer,
+  TamperProxy,
   viaRelay,
   viaRelayRaw,
   type Peer,
@@ -284,5 +285,90 @@ describe('the relay route: refusals, size, forwarded downloads', () => {
         (l) => l.msg === 'host: forwarded request refused' && /five minutes/.test(String(l.detail)),
       ),
     ).toHaveLength(2);
+  });
+
+  it('the host checks the device request against the device the relay vouches for', async () => {
+    // Calls a relay could make (signed by A, so past /s2s/v1's check), built by hand.
+    const body = Buffer.from(JSON.stringify({ query: ME }));
+    const vouch = (device: string) =>
+      Buffer.from(JSON.stringify({ user: 'alice', device, displayName: null })).toString(
+        'base64url',
+      );
+    const forward = async (dh: ReturnType<typeof deviceHeaders>, vouched: string) => {
+      const res = await a.ctx.federation.client!.call(b.id, {
+        method: 'POST',
+        path: 'forward/api',
+        headers: {
+          'content-type': 'application/json',
+          'svc-device-request': dh['svc-device-request'],
+          'svc-device-signature': dh['svc-device-signature'],
+          'svc-relay-vouch': vouched,
+        },
+        body,
+      });
+      const text = res.body.toString('utf8');
+      const headers = new Headers(res.headers as Record<string, string>);
+      checkHostResponse(
+        { status: res.status, headers, text, json: () => JSON.parse(text), nonce: dh.nonce },
+        { host: b.id, hostKey: await discoveryKey(b) },
+      );
+      return res.status;
+    };
+    const other = newKey();
+    const o = { host: b.id, method: 'POST', path: '/api', body };
+    // A request by another device than the one vouched for.
+    expect(await forward(deviceHeaders(other, o), vouch(alice.device.publicKey))).toBe(401);
+    // A request naming alice's device but signed by another key.
+    const forged = deviceHeaders(alice.device, o);
+    const byOther = deviceHeaders(other, o);
+    expect(
+      await forward(
+        {
+          ...forged,
+          'svc-device-signature': byOther['svc-device-signature'],
+        },
+        vouch(alice.device.publicKey),
+      ),
+    ).toBe(401);
+    // A request for another path than the one forwarded.
+    expect(
+      await forward(
+        deviceHeaders(alice.device, { ...o, path: '/api/sdl' }),
+        vouch(alice.device.publicKey),
+      ),
+    ).toBe(401);
+    const details = b.logs.lines
+      .filter((l) => l.msg === 'host: forwarded request refused')
+      .map((l) => String(l.detail));
+    expect(details).toEqual(
+      expect.arrayContaining([
+        'the relay vouches for another device',
+        'the device signature does not verify',
+        'the request names another method or path',
+      ]),
+    );
+    // The genuine request passes.
+    expect(await forward(deviceHeaders(alice.device, o), vouch(alice.device.publicKey))).toBe(200);
+  });
+
+  it('refuses a host whose descriptor names another origin than the one it was reached at', async () => {
+    // B reached through a second address: its signed descriptor names its own.
+    const proxy = new TamperProxy(b.address.port);
+    await proxy.start();
+    try {
+      const elsewhere = `127.0.0.1:${proxy.port}`;
+      const res = await viaRelay(a, alice, elsewhere, ME);
+      expect(res.status).toBe(502);
+      expect(res.json()).toMatchObject({ error: 'upstream_unavailable', hostServerId: elsewhere });
+      expect(
+        a.logs.lines.some(
+          (l) =>
+            l.msg === 'relay: host gave no verified answer' &&
+            /bad_discovery: the descriptor is for/.test(String(l.why)),
+        ),
+      ).toBe(true);
+    } finally {
+      await proxy.close();
+    }
   });
 });

@@ -90,6 +90,18 @@ describe('the relay route: refusals, size, forwarded downloads', () => {
       },
     );
     relayShape(csrf, 403, 'forbidden');
+    // GET and POST only.
+    const head = await fetch(`${a.url}/api/remote/${b.id}/api/sdl`, {
+      method: 'HEAD',
+      headers: agentHeaders(alice.agent),
+    });
+    expect(head.status).toBe(404);
+    const put = await fetch(`${a.url}/api/remote/${b.id}/api`, {
+      method: 'PUT',
+      headers: agentHeaders(alice.agent),
+    });
+    const putBody: unknown = await put.json();
+    relayShape({ status: put.status, json: () => putBody }, 404, 'not_found');
     // A GET needs no CSRF header.
     const get = await viaRelayRaw(a, alice, b.id, { method: 'GET', path: '/api/sdl' });
     expect(get.status).toBe(200);

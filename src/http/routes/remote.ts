@@ -90,6 +90,9 @@ export const registerRemoteRoutes: ApiRoutes = (api, ctx) => {
     relay.route({
       method: ['GET', 'POST'],
       url: '/remote/:host/*',
+      // GET and POST only (contract): a HEAD would reach the host as another method than the
+      // device signed, and its bodiless answer could never verify.
+      exposeHeadRoute: false,
       bodyLimit: RELAY_BODY_LIMIT,
       handler: async (request, reply) => relayRequest(ctx, request, reply),
     });

@@ -12,7 +12,7 @@ import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import { findAccountByUsernameKey, insertAccount } from '../services/accounts/queries.js';
 import type { ServerKeys } from '../services/instance/server-keys.js';
-import { parsePrincipal, remoteUsernameKey } from '../services/moderation/principal-id.js';
+import { remoteUsernameKey } from '../services/moderation/principal-id.js';
 import type { SessionInfo, SessionService } from '../services/sessions/session-service.js';
 
 import {
@@ -44,25 +44,9 @@ import {
   insertRelayHost,
   insertRemoteDevice,
 } from './queries.js';
+import { checkServerId, RelayRefusal, REMOTE_USER_RE } from './relay-refusal.js';
 import { UpstreamError, type S2sClient } from './s2s-client.js';
 import { SIGNATURE_WINDOW_SECONDS, type VerifiedPeer } from './s2s-verifier.js';
-
-/** A relay's own refusal (contract: `{"error":"<code>","message":"<text>"}`). */
-export class RelayRefusal extends Error {
-  constructor(
-    readonly status: number,
-    readonly error: string,
-    message: string,
-    readonly extra: Record<string, unknown> = {},
-  ) {
-    super(message);
-    this.name = 'RelayRefusal';
-  }
-
-  body(): Record<string, unknown> {
-    return { error: this.error, message: this.message, ...this.extra };
-  }
-}
 
 /** An HTTP answer passed through: status, the headers that travel, the body. */
 export interface ForwardedAnswer {
@@ -79,12 +63,20 @@ export type LocalRunner = (r: {
   body: Buffer;
 }) => Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }>;
 
-/** Headers of the host's answer that the relay returns unchanged (contract: Relay). */
-const PASSED_HEADERS = ['content-type', HOST_RESPONSE, HOST_SIGNATURE, 'retry-after'] as const;
+/**
+ * Headers of the host's answer that the relay returns unchanged: the contract's (Relay), and a
+ * download's name and caching (forwarded attachment and bundle downloads).
+ */
+const PASSED_HEADERS = [
+  'content-type',
+  HOST_RESPONSE,
+  HOST_SIGNATURE,
+  'retry-after',
+  'content-disposition',
+  'cache-control',
+] as const;
 /** Paths a relayed request may reach on the host: the client API, not the relay route. */
 const HOST_PATH_RE = /^\/api(?:$|[/?])/;
-/** A username at a relay, as a host accepts it (the `remote:` principal's name part). */
-export const REMOTE_USER_RE = /^[\p{L}\p{N}._-]{1,64}$/u;
 
 /**
  * Federation's rules (docs/federation.md): as a relay, forwarding a signed-in person's device
@@ -579,19 +571,4 @@ export class FederationService {
     }
     if (events) this.deps.bridge?.close(accountId);
   }
-}
-
-/** A host id from a client's URL: `host[:port]`, lower-case (the `server:` principal's form). */
-export function checkServerId(input: string): string {
-  try {
-    const p = parsePrincipal(`server:${input}`);
-    if (p.kind === 'server') return p.host;
-  } catch {
-    // answered below
-  }
-  throw new RelayRefusal(
-    400,
-    'validation',
-    `"${input.slice(0, 80)}" is not a server id (host or host:port)`,
-  );
 }

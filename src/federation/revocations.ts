@@ -11,7 +11,7 @@ import { remoteUsernameKey } from '../services/moderation/principal-id.js';
 import type { SessionService } from '../services/sessions/session-service.js';
 
 import { decodeStatement, encodeStatement, signHeader, verifyHeader } from './device-request.js';
-import { checkServerId, REMOTE_USER_RE } from './federation-service.js';
+import { checkServerId, REMOTE_USER_RE } from './relay-refusal.js';
 import { PeerKeyError, type PeerDirectory } from './peers.js';
 import {
   countLiveRemoteDevices,

@@ -59,7 +59,8 @@ export interface VerifiedPeer {
  * profile (Ed25519; method, target URI, content digest and date covered, and every svc header
  * the call carries; `created` within five minutes; `keyid` naming the peer and its key; a
  * `nonce` never seen before), from a peer no `server:` principal block covers, within the peer's
- * SVC_S2S_PEER_RATE_PER_MIN. Throws an AppError: 401 for a bad signature, 403 blocked, 429.
+ * SVC_S2S_PEER_RATE_PER_MIN (only verified calls count). Throws an AppError: 401 for a bad
+ * signature, 403 blocked, 429.
  */
 export class S2sVerifier {
   constructor(
@@ -127,14 +128,8 @@ export class S2sVerifier {
       }
     }
 
-    // Blocked and over-the-rate peers are refused before any key fetch or signature check.
+    // A blocked peer is refused before any key fetch or signature check.
     if (await this.deps.isServerBlocked(serverId)) throw this.refuse('blocked', serverId, '');
-    if (this.deps.limiter) {
-      const taken = this.deps.limiter.take(serverId);
-      if (!taken.ok) {
-        throw this.refuse('rate_limited', serverId, '', taken.retryAfterSeconds);
-      }
-    }
 
     const nowMs = this.deps.clock.now().getTime();
     const now = Math.floor(nowMs / 1000);
@@ -180,6 +175,12 @@ export class S2sVerifier {
     } catch (err) {
       if (isUniqueViolation(err)) throw this.refuse('replayed', serverId, `nonce ${nonce}`);
       throw err;
+    }
+    // Counted only once the peer is proven: calls that merely name a peer (forged, or
+    // replayed) must not use up that peer's allowance.
+    if (this.deps.limiter) {
+      const taken = this.deps.limiter.take(serverId);
+      if (!taken.ok) throw this.refuse('rate_limited', serverId, '', taken.retryAfterSeconds);
     }
     return { serverId, key };
   }

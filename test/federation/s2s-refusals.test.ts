@@ -1,8 +1,9 @@
-import { createPublicKey, verify as edVerify } from 'node:crypto';
+import { randomBytes, createPublicKey, sign as edSign, verify as edVerify } from 'node:crypto';
 
 import { httpbis } from 'http-message-signatures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { contentDigest } from '../../src/federation/http-signature.js';
 import { S2sClient } from '../../src/federation/s2s-client.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { signUpAndIn } from '../_util/seed.js';
@@ -39,6 +40,48 @@ const send = (call: { url: string; headers: Record<string, string> }, body?: Buf
     headers: call.headers,
     body: body ? new Uint8Array(body) : undefined,
   });
+
+/**
+ * A GET to `to` signed by `from`'s key with the independent RFC 9421 library, in this server's
+ * profile but with the times given (seconds from now), to test the window from outside.
+ */
+async function librarySigned(
+  from: Peer,
+  to: Peer,
+  path: string,
+  o: { created?: number; expires?: number; date?: number } = {},
+) {
+  const now = Date.now();
+  const at = (s: number | undefined, d: number) => new Date(now + (s ?? d) * 1000);
+  const url = `${to.url}/s2s/v1/${path}`;
+  const signed = await httpbis.signMessage(
+    {
+      key: {
+        id: `${from.id}#${from.ctx.keys.signingPublicRaw}`,
+        alg: 'ed25519',
+        sign: async (data: Buffer) => edSign(null, data, from.ctx.keys.signing),
+      },
+      name: 'svc',
+      fields: ['@method', '@target-uri', 'content-digest', 'date'],
+      params: ['created', 'expires', 'nonce', 'keyid', 'alg', 'tag'],
+      paramValues: {
+        created: at(o.created, 0),
+        expires: at(o.expires, 300),
+        nonce: randomBytes(16).toString('base64url'),
+        tag: 'svc-s2s-v1',
+      },
+    },
+    {
+      method: 'GET',
+      url,
+      headers: {
+        date: at(o.date, 0).toUTCString(),
+        'content-digest': contentDigest(Buffer.alloc(0)),
+      },
+    },
+  );
+  return { url, headers: signed.headers as Record<string, string> };
+}
 
 describe('/s2s/v1: signatures, replay, blocks and the peer rate', () => {
   let a: Peer;
@@ -87,6 +130,27 @@ describe('/s2s/v1: signatures, replay, blocks and the peer rate', () => {
     header.headers['content-type'] = 'text/plain';
     expect((await send(header, body)).status).toBe(401);
     expect(refusals(b).filter((r) => r === 'bad_signature')).toHaveLength(2);
+  });
+
+  it('accepts a call signed by the independent library in this profile', async () => {
+    const res = await send(await librarySigned(a, b, 'ping'));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ server: b.id, peer: a.id });
+  });
+
+  it('refuses a call created in the future, past its expires, or dated off the window', async () => {
+    const before = refusals(b).filter((r) => r === 'stale').length;
+    for (const times of [
+      { created: 400, expires: 700 },
+      { created: -100, expires: -10 },
+      { date: -400 },
+    ]) {
+      expect(
+        (await send(await librarySigned(a, b, 'ping', times))).status,
+        JSON.stringify(times),
+      ).toBe(401);
+    }
+    expect(refusals(b).filter((r) => r === 'stale').length - before).toBe(3);
   });
 
   it('refuses a stale signature and a replayed one', async () => {
@@ -141,6 +205,21 @@ describe('/s2s/v1: signatures, replay, blocks and the peer rate', () => {
     expect(
       (await a.ctx.federation.client!.call(b.id, { method: 'GET', path: 'ping' })).status,
     ).toBe(200);
+  });
+
+  it("calls that only name a peer do not use up that peer's SVC_S2S_PEER_RATE_PER_MIN", async () => {
+    // More forged calls claiming to be A than A may make in a minute.
+    for (let i = 0; i < 25; i++) {
+      const forged = signedCall(a, b, 'ping', null);
+      forged.headers.signature = forged.headers.signature!.replace(
+        /:(.)/,
+        (_m, ch: string) => `:${ch === 'A' ? 'B' : 'A'}`,
+      );
+      expect((await send(forged)).status).toBe(401);
+    }
+    expect(refusals(b)).not.toContain('rate_limited');
+    const real = await a.ctx.federation.client!.call(b.id, { method: 'GET', path: 'ping' });
+    expect(real.status).toBe(200);
   });
 
   it('limits each peer to SVC_S2S_PEER_RATE_PER_MIN, with Retry-After', async () => {

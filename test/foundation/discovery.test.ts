@@ -57,6 +57,7 @@ describe('discovery document', () => {
     expect(descriptor).toMatchObject({
       type: 'svc.server-descriptor.v1',
       origin: 'https://chat.example.org',
+      serverId: 'chat.example.org',
       key: entry.key,
       roles: ['host'],
       apiVersion: 1,

@@ -1,8 +1,14 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import type { AppContext } from '../../context.js';
-import { RelayRefusal } from '../../federation/federation-service.js';
-import { fastifyErrorHandler } from '../errors.js';
+import {
+  AppError,
+  DEPENDENCY_RETRY_AFTER_SECONDS,
+  dependencyError,
+  HTTP_STATUS_BY_CODE,
+  logDependencyFailure,
+} from '../../errors.js';
+import { RelayRefusal } from '../../federation/relay-refusal.js';
 import { csrfAccepted, CSRF_REFUSAL } from '../plugins/csrf.js';
 import type { ApiRoutes } from '../trees/api.js';
 
@@ -10,6 +16,60 @@ import type { ApiRoutes } from '../trees/api.js';
 export const RELAY_BODY_LIMIT = 32 * 1024 * 1024;
 
 const refuse = (reply: FastifyReply, r: RelayRefusal) => reply.code(r.status).send(r.body());
+
+/**
+ * Headers the relay adds to every forwarded answer: it serves another server's bytes on its own
+ * origin, so a browser must neither sniff them into something else nor run them as a page.
+ */
+const FORWARDED_ANSWER_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "sandbox; default-src 'none'",
+} as const;
+
+/**
+ * Every answer of the relay's own, faults included, in its shape `{"error","message"}`: the
+ * route's refusals, Fastify's (a body over 32 MiB, a broken body), a dependency that failed
+ * (503 or 504 with Retry-After) and a fault (500, logged with its stack).
+ */
+function relayErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (err instanceof RelayRefusal) return refuse(reply, err);
+  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return refuse(
+      reply,
+      new RelayRefusal(413, 'too_large', 'a relayed body may be at most 32 MiB'),
+    );
+  }
+  const dependency = dependencyError(err);
+  if (dependency) {
+    logDependencyFailure(request.log, dependency);
+    reply.header('retry-after', String(DEPENDENCY_RETRY_AFTER_SECONDS));
+    const status = HTTP_STATUS_BY_CODE[dependency.code];
+    return refuse(
+      reply,
+      new RelayRefusal(status, dependency.code.toLowerCase(), dependency.message),
+    );
+  }
+  if (err instanceof AppError) {
+    const retryAfter = err.extensions.retryAfterSeconds;
+    if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
+    const status = HTTP_STATUS_BY_CODE[err.code];
+    return refuse(
+      reply,
+      new RelayRefusal(status, err.code.toLowerCase(), err.message, err.extensions),
+    );
+  }
+  const status = err.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    return refuse(reply, new RelayRefusal(status, 'validation', err.message));
+  }
+  request.log.error({ err }, 'request failed');
+  return refuse(
+    reply,
+    new RelayRefusal(500, 'internal', 'the relay failed; its log has the detail', {
+      request_id: request.id,
+    }),
+  );
+}
 
 /**
  * GET and POST /api/remote/{host_server_id}/{tail} (contract: Relay): the session (and CSRF on
@@ -26,22 +86,13 @@ export const registerRemoteRoutes: ApiRoutes = (api, ctx) => {
       { parseAs: 'buffer', bodyLimit: RELAY_BODY_LIMIT },
       (_request, body, done) => done(null, body),
     );
-    // Refusals before the handler (a body over 32 MiB, a broken upload) keep the relay's shape.
-    relay.setErrorHandler((err: FastifyError, _request, reply) => {
-      if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-        return refuse(
-          reply,
-          new RelayRefusal(413, 'too_large', 'a relayed body may be at most 32 MiB'),
-        );
-      }
-      if ((err.statusCode ?? 500) < 500) {
-        return refuse(reply, new RelayRefusal(err.statusCode ?? 400, 'validation', err.message));
-      }
-      return fastifyErrorHandler(err, _request, reply);
-    });
+    relay.setErrorHandler(relayErrorHandler);
     relay.route({
       method: ['GET', 'POST'],
       url: '/remote/:host/*',
+      // GET and POST only (contract): a HEAD would reach the host as another method than the
+      // device signed, and its bodiless answer could never verify.
+      exposeHeadRoute: false,
       bodyLimit: RELAY_BODY_LIMIT,
       handler: async (request, reply) => relayRequest(ctx, request, reply),
     });
@@ -67,7 +118,10 @@ async function relayRequest(ctx: AppContext, request: FastifyRequest, reply: Fas
       headers: request.headers,
       body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
     });
-    return reply.code(answer.status).headers(answer.headers).send(answer.body);
+    return reply
+      .code(answer.status)
+      .headers({ ...answer.headers, ...FORWARDED_ANSWER_HEADERS })
+      .send(answer.body);
   } catch (err) {
     if (err instanceof RelayRefusal) return refuse(reply, err);
     throw err;

@@ -7,6 +7,7 @@ import { AppError, conflict, notFound, validation } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import type { AccountService, AccountView } from '../accounts/account-service.js';
+import { toAccountView } from '../accounts/account-view.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import {
   findAccountById,
@@ -159,7 +160,8 @@ export class KeyAuthService {
         userAgent: input.userAgent,
       });
     });
-    return { account: await this.accounts.get(account.id), session, serverId: null };
+    // The account as read above: the session's start checked it is still there and unblocked.
+    return { account: toAccountView(account), session, serverId: null };
   }
 
   /**

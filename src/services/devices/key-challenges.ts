@@ -14,6 +14,8 @@ import { deleteChallengesBefore, findChallenge, insertChallenge, useChallenge } 
 
 /** How long a challenge may be signed and spent. */
 export const CHALLENGE_TTL_MS = 2 * MINUTE_MS;
+/** Spent and expired challenges are deleted at most this often (per process). */
+const SWEEP_EVERY_MS = MINUTE_MS;
 
 export interface KeyChallengeView {
   challengeId: string;
@@ -36,6 +38,8 @@ const failed = (message: string) => new AppError('UNAUTHENTICATED', message);
  * check spends its challenge first, so a failed attempt cannot be retried with the same nonce.
  */
 export class KeyChallenges {
+  private lastSweep = -Infinity;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -58,8 +62,12 @@ export class KeyChallenges {
       serverKey: this.serverKey(),
     };
     // Spent and expired challenges are worth nothing; an hour's margin keeps the answer
-    // "already used" (rather than "unknown") for a client that retries soon after.
-    await deleteChallengesBefore(this.db.kysely, now - HOUR_MS);
+    // "already used" (rather than "unknown") for a client that retries soon after. Swept at
+    // most once a minute, not by every challenge (a sign-in storm asks for thousands).
+    if (now - this.lastSweep >= SWEEP_EVERY_MS) {
+      this.lastSweep = now;
+      await deleteChallengesBefore(this.db.kysely, now - HOUR_MS);
+    }
     await insertChallenge(this.db.kysely, row);
     return {
       challengeId: row.id,

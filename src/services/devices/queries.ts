@@ -18,20 +18,16 @@ export async function insertChallenge(db: Executor, row: KeyChallengeTable) {
  * Marks a live, unused challenge used; its nonce and the server key it was issued under, or
  * undefined when it was not usable.
  */
+/** Spends a live challenge and answers what the statement needs of it; undefined if none. */
 export async function useChallenge(db: Executor, id: string, now: number) {
-  const res = await db
+  return db
     .updateTable('key_challenge')
     .set({ usedAt: now })
     .where('id', '=', id)
     .where('usedAt', 'is', null)
     .where('expiresAt', '>', now)
+    .returning(['nonce', 'serverKey'])
     .executeTakeFirst();
-  if (Number(res.numUpdatedRows) !== 1) return undefined;
-  return db
-    .selectFrom('key_challenge')
-    .select(['nonce', 'serverKey'])
-    .where('id', '=', id)
-    .executeTakeFirstOrThrow();
 }
 
 export async function findChallenge(db: Executor, id: string) {

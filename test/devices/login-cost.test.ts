@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { HOUR_MS, ManualClock, MINUTE_MS } from '../../src/lib/clock.js';
+import { createTestApp, TEST_DB, type TestApp } from '../_util/app.js';
+import { recordQueries } from '../conversations/_helpers.js';
+
+import { challenge, loginWithKey, signUpWithKey } from './_keys.js';
+
+// What a key sign-in costs the database: a sign-in storm (every client of a restarted server
+// signing in again) is this times the number of people.
+describe(`the cost of a key sign-in (${TEST_DB})`, () => {
+  const clock = new ManualClock(new Date('2026-05-04T10:00:00Z'));
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp({ clock, env: { SVC_OPEN_REGISTRATION: 'true' } });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const sweeps = (statements: string[]) =>
+    statements.filter((s) => /^delete from "key_challenge"/.test(s)).length;
+  const challengeRows = async () =>
+    (await t.ctx.db.kysely.selectFrom('key_challenge').select('id').execute()).length;
+
+  it('spends the challenge and reads its nonce in one statement, and reads the account once', async () => {
+    const account = await signUpWithKey(t);
+    const statements = await recordQueries(() => loginWithKey(t, account.device, account.username));
+    const challengeStatements = statements.filter((s) => s.includes('"key_challenge"'));
+    // The challenge's insert, and its spending with `returning`: no read after the update.
+    expect(challengeStatements.filter((s) => /^select/.test(s))).toEqual([]);
+    expect(challengeStatements.filter((s) => /^update/.test(s))).toHaveLength(1);
+    // Once to find the account, once in the session's transaction (blocks, deletion): not again
+    // for the answer.
+    expect(statements.filter((s) => /^select .* from "account"/.test(s))).toHaveLength(2);
+  });
+
+  it('sweeps spent and expired challenges at most once a minute', async () => {
+    const before = await recordQueries(async () => {
+      await challenge(t);
+    });
+    clock.advance(MINUTE_MS);
+    // A minute later: one sweep, then none for the challenges after it.
+    const swept = await recordQueries(async () => {
+      for (let i = 0; i < 5; i++) await challenge(t);
+    });
+    expect(sweeps(swept)).toBe(1);
+    const next = await recordQueries(async () => {
+      clock.advance(MINUTE_MS - 1);
+      await challenge(t);
+    });
+    expect(sweeps(next)).toBe(0);
+    expect(sweeps(before) + sweeps(swept) + sweeps(next)).toBeLessThanOrEqual(2);
+
+    // Over an hour on, the sweep deletes everything issued before (spent or not).
+    const rows = await challengeRows();
+    expect(rows).toBeGreaterThanOrEqual(7);
+    clock.advance(2 * HOUR_MS);
+    await challenge(t);
+    expect(await challengeRows()).toBe(1);
+  });
+});

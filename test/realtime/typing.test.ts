@@ -2,6 +2,7 @@ import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Agent } from '../_util/app.js';
+import { recordQueries } from '../conversations/_helpers.js';
 
 import {
   Collected,
@@ -131,5 +132,16 @@ describe('typing', () => {
     const carol = await t.signUp();
     const stranger = await t.gql(TYPING, { c: dm }, carol);
     expect(stranger.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    // A channel's outsider is not found either, and its members' invitation rule holds.
+    const outsider = await t.gql(TYPING, { c: space.channels.general }, carol);
+    expect(outsider.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+  });
+
+  it('reads only the caller’s own membership when refusing a channel', async () => {
+    const statements = await recordQueries(() => t.gql(TYPING, { c: space.channels.general }, bob));
+    const memberReads = statements.filter((s) => /from "conversation_member"/.test(s));
+    expect(memberReads.length).toBeGreaterThan(0);
+    // Every read of members names the caller: a channel of thousands costs one row.
+    for (const s of memberReads) expect(s).toMatch(/"accountId" = (\?|\$\d+)/);
   });
 });

@@ -33,7 +33,7 @@ export class TypingService {
   async startTyping(actor: Actor, conversationId: string): Promise<boolean> {
     const accountId = actingAccountId(actor);
     if (!isId(conversationId)) throw notFound('conversation');
-    const conversation = await findConversationForTyping(this.db.kysely, conversationId);
+    const conversation = await findConversationForTyping(this.db.kysely, conversationId, accountId);
     const mine = conversation?.members.find((m) => m.accountId === accountId);
     if (!conversation || !mine) throw notFound('conversation');
     if (mine.state !== 'member')

@@ -21,6 +21,7 @@ import * as m0018 from './0018-notifications.js';
 import * as m0019 from './0019-mls.js';
 import * as m0020 from './0020-federation.js';
 import * as m0021 from './0021-federation-events.js';
+import * as m0022 from './0022-notification-wants-more.js';
 
 /**
  * Every migration, in order. Append-only: a shipped migration is never edited; a change is a new
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '0019-mls': m0019,
   '0020-federation': m0020,
   '0021-federation-events': m0021,
+  '0022-notification-wants-more': m0022,
 };

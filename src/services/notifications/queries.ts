@@ -130,20 +130,25 @@ const membersWantingMoreQuery = preparedQuery(
   2,
   (db, conversationId: string, workspaceId: string) =>
     db
-      .selectFrom('conversation_member as cm')
-      .innerJoin('notification_setting as s', 's.accountId', 'cm.accountId')
-      .select(['cm.accountId', 's.level', 's.keywords'])
-      .where('cm.conversationId', '=', conversationId)
-      .where('cm.state', '=', 'member')
-      .where((eb) => eb.or([eb('s.level', '=', 'all'), eb('s.keywords', '<>', '[]')]))
+      // From the few who want more (a partial index of them, migration 0022; its condition
+      // written out as literals so both databases see the index covers it), each checked for
+      // membership by the member table's key: not every member of a large channel looked up.
+      .selectFrom('notification_setting as s')
+      .select(['s.accountId', 's.level', 's.keywords'])
+      .where(sql<boolean>`("s"."level" = 'all' or "s"."keywords" <> '[]')`)
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('conversation_member as cm')
+            .select(sql`1`.as('one'))
+            .where('cm.conversationId', '=', conversationId)
+            .whereRef('cm.accountId', '=', 's.accountId')
+            .where('cm.state', '=', 'member'),
+        ),
+      )
       .unionAll(
         db
           .selectFrom('notification_rule as r')
-          .innerJoin('conversation_member as cm', (j) =>
-            j
-              .onRef('cm.accountId', '=', 'r.accountId')
-              .on('cm.conversationId', '=', conversationId),
-          )
           .select([
             'r.accountId',
             sql<NotificationLevelValue>`'all'`.as('level'),
@@ -151,7 +156,16 @@ const membersWantingMoreQuery = preparedQuery(
           ])
           .where('r.scopeId', 'in', [conversationId, workspaceId])
           .where('r.level', '=', 'all')
-          .where('cm.state', '=', 'member'),
+          .where((eb) =>
+            eb.exists(
+              eb
+                .selectFrom('conversation_member as cm')
+                .select(sql`1`.as('one'))
+                .where('cm.conversationId', '=', conversationId)
+                .whereRef('cm.accountId', '=', 'r.accountId')
+                .where('cm.state', '=', 'member'),
+            ),
+          ),
       ),
 );
 

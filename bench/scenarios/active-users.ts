@@ -10,7 +10,8 @@
 // Mix per action (each user acts on average every MEAN_THINK_MS, exponentially distributed):
 //   35% read a page of a channel (messages, limit 30)
 //   20% mark the channel read (markRead on its newest message)
-//   20% typing (startTyping)
+//   20% typing (startTyping in a channel: svc shows typing in direct conversations only, so
+//       these are refused with VALIDATION, and what is measured is the refusal's cost)
 //   15% send a message (sendMessage, delivered to the workspace's subscribers)
 //    5% list their inbox (inboxConversations)
 //    5% join or leave a channel (joinChannel / leaveChannel)

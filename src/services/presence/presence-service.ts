@@ -18,8 +18,7 @@ import {
 } from './presence-store.js';
 import {
   findPresenceChoices,
-  listDirectPartners,
-  listWorkspaceIdsOf,
+  findPresenceAudience,
   sharingWith,
   upsertPresenceChoice,
 } from './queries.js';
@@ -281,10 +280,7 @@ export class PresenceService {
 
   private async announce(accountId: string, status: PresenceStatus): Promise<void> {
     const db = this.deps.db.kysely;
-    const [workspaceIds, partners] = await Promise.all([
-      listWorkspaceIdsOf(db, accountId),
-      listDirectPartners(db, accountId),
-    ]);
+    const { workspaceIds, partners } = await findPresenceAudience(db, accountId);
     for (const id of workspaceIds) {
       let batch = this.batches.get(id);
       if (!batch) this.batches.set(id, (batch = new Map()));

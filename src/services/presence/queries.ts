@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+
 import type { Executor } from '../../db/database.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 
@@ -25,32 +27,40 @@ export async function upsertPresenceChoice(
     .execute();
 }
 
-/** Workspaces (not the direct space) the account is a member of. */
-export async function listWorkspaceIdsOf(db: Executor, accountId: string): Promise<string[]> {
+/**
+ * Who hears of the account's presence, in one statement: the workspaces (not the direct space) it
+ * is a member of, and the people it shares a direct or group conversation with (members, not
+ * invitees).
+ */
+export async function findPresenceAudience(
+  db: Executor,
+  accountId: string,
+): Promise<{ workspaceIds: string[]; partners: string[] }> {
   const rows = await db
     .selectFrom('workspace_member')
-    .select('workspaceId')
+    .select([sql<string>`'w'`.as('kind'), 'workspaceId as id'])
     .where('accountId', '=', accountId)
     .where('workspaceId', '!=', DIRECT_SPACE_ID)
+    .unionAll(
+      db
+        .selectFrom('conversation_member as me')
+        .innerJoin('conversation as c', 'c.id', 'me.conversationId')
+        .innerJoin('conversation_member as o', 'o.conversationId', 'me.conversationId')
+        .select([sql<string>`'p'`.as('kind'), 'o.accountId as id'])
+        .where('me.accountId', '=', accountId)
+        .where('me.state', '=', 'member')
+        .where('c.workspaceId', '=', DIRECT_SPACE_ID)
+        .where('o.accountId', '!=', accountId)
+        .where('o.state', '=', 'member'),
+    )
     .execute();
-  return rows.map((r) => r.workspaceId);
-}
-
-/** People the account shares a direct or group conversation with (members, not invitees). */
-export async function listDirectPartners(db: Executor, accountId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('conversation_member as me')
-    .innerJoin('conversation as c', 'c.id', 'me.conversationId')
-    .innerJoin('conversation_member as o', 'o.conversationId', 'me.conversationId')
-    .select('o.accountId')
-    .distinct()
-    .where('me.accountId', '=', accountId)
-    .where('me.state', '=', 'member')
-    .where('c.workspaceId', '=', DIRECT_SPACE_ID)
-    .where('o.accountId', '!=', accountId)
-    .where('o.state', '=', 'member')
-    .execute();
-  return rows.map((r) => r.accountId);
+  const workspaceIds: string[] = [];
+  const partners = new Set<string>();
+  for (const row of rows) {
+    if (row.kind === 'w') workspaceIds.push(row.id);
+    else partners.add(row.id);
+  }
+  return { workspaceIds, partners: [...partners] };
 }
 
 /** Of `ids`, the accounts that share a workspace or a conversation with `viewerId`. */

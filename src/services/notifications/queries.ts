@@ -126,6 +126,10 @@ export async function membersWantingMore(
   return (await membersWantingMoreQuery(db, conversationId, workspaceId)).rows;
 }
 
+/** Whether the account in `account` is a member (not an invitee) of the conversation: by key. */
+const memberOf = (conversationId: string, account: 's.accountId' | 'r.accountId') =>
+  sql<boolean>`exists (select 1 from "conversation_member" as "cm" where "cm"."conversationId" = ${conversationId} and "cm"."accountId" = ${sql.ref(account)} and "cm"."state" = 'member')`;
+
 const membersWantingMoreQuery = preparedQuery(
   2,
   (db, conversationId: string, workspaceId: string) =>
@@ -136,16 +140,7 @@ const membersWantingMoreQuery = preparedQuery(
       .selectFrom('notification_setting as s')
       .select(['s.accountId', 's.level', 's.keywords'])
       .where(sql<boolean>`("s"."level" = 'all' or "s"."keywords" <> '[]')`)
-      .where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('conversation_member as cm')
-            .select(sql`1`.as('one'))
-            .where('cm.conversationId', '=', conversationId)
-            .whereRef('cm.accountId', '=', 's.accountId')
-            .where('cm.state', '=', 'member'),
-        ),
-      )
+      .where(memberOf(conversationId, 's.accountId'))
       .unionAll(
         db
           .selectFrom('notification_rule as r')
@@ -156,16 +151,7 @@ const membersWantingMoreQuery = preparedQuery(
           ])
           .where('r.scopeId', 'in', [conversationId, workspaceId])
           .where('r.level', '=', 'all')
-          .where((eb) =>
-            eb.exists(
-              eb
-                .selectFrom('conversation_member as cm')
-                .select(sql`1`.as('one'))
-                .where('cm.conversationId', '=', conversationId)
-                .whereRef('cm.accountId', '=', 'r.accountId')
-                .where('cm.state', '=', 'member'),
-            ),
-          ),
+          .where(memberOf(conversationId, 'r.accountId')),
       ),
 );
 

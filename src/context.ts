@@ -18,6 +18,7 @@ import { createLogger } from './logger.js';
 import { Metrics } from './metrics.js';
 import { AccountService } from './services/accounts/account-service.js';
 import { Avatars } from './services/accounts/avatars.js';
+import { AccountViewCache } from './services/accounts/view-cache.js';
 import { Authz } from './services/authz/authz.js';
 import { loadOrCreateServerKeys, type ServerKeys } from './services/instance/server-keys.js';
 import { IpBlockService } from './services/ip-blocks/ip-block-service.js';
@@ -260,7 +261,14 @@ export async function createAppContext(
 
     const sessions = new SessionService(db, clock, config.sessionTtlDays, keys.cookie);
     const audit = new AuditLog(db, clock, log);
-    const accounts = new AccountService(db, config, clock, sessions, audit);
+    const accounts = new AccountService(
+      db,
+      config,
+      clock,
+      sessions,
+      audit,
+      new AccountViewCache(db, bus),
+    );
     const mailer =
       overrides.mailer ??
       createMailer(config, secrets.smtpPassword, log.child({ subsystem: 'mail' }));
@@ -348,6 +356,7 @@ export async function createAppContext(
       log.child({ subsystem: 'account-deletion' }),
       workspaces,
       messageRemover,
+      accounts.views,
     );
     const moderation = new ModerationService({
       db,
@@ -380,7 +389,7 @@ export async function createAppContext(
       dm,
     });
     const files = new FileStorage(config.dataDir, clock);
-    const avatars = new Avatars(db, files);
+    const avatars = new Avatars(db, files, accounts.views);
     const emoji = new EmojiService({ db, config, clock, authz, files, workspaces });
     const messages = new MessageService({
       db,

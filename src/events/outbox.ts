@@ -50,6 +50,11 @@ export function outboxOf(bus: EventBus): Outbox {
   return outbox;
 }
 
+/** The outbox publishing through `bus`, if one was created (a bare bus in a unit test has none). */
+export function outboxFor(bus: EventBus): Outbox | undefined {
+  return outboxes.get(bus);
+}
+
 /**
  * The transactional outbox (docs/events.md, "Delivery"). Every event is written as an
  * `event_outbox` row in the transaction that raised it (one insert per transaction, however many

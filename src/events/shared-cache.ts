@@ -1,7 +1,8 @@
 import type { Tx } from '../db/transaction.js';
 import { Lru } from '../lib/lru.js';
 
-import type { EventBus } from './bus.js';
+import type { BusEvent, EventBus } from './bus.js';
+import { outboxFor } from './outbox.js';
 import { RedisBus } from './redis-bus.js';
 
 export interface SharedCacheOptions {
@@ -67,21 +68,61 @@ export class SharedCache<V> {
     return value;
   }
 
-  /** Drops `key` (every key when omitted) here now and on every process after `tx` commits. */
+  /**
+   * The cached values of `keys`, and `load(missing)`'s for the others, kept for the next
+   * callers. A key `load` leaves out is answered absent and not kept.
+   */
+  async getMany(keys: readonly string[], load: (missing: string[]) => Promise<Map<string, V>>) {
+    const found = new Map<string, V>();
+    const missing: string[] = [];
+    const now = this.now();
+    for (const key of keys) {
+      if (found.has(key)) continue;
+      const hit = this.entries.get(key);
+      if (hit && hit.until > now) found.set(key, hit.value);
+      else if (!missing.includes(key)) missing.push(key);
+    }
+    if (missing.length === 0) return found;
+    const generation = this.generation;
+    const loaded = await load(missing);
+    const keep = generation === this.generation;
+    const until = this.now() + this.ttlMs;
+    for (const [key, value] of loaded) {
+      found.set(key, value);
+      if (keep) this.entries.set(key, { value, until });
+    }
+    return found;
+  }
+
+  /**
+   * Drops `key` (every key when omitted) here once `tx` commits, and on every other process
+   * through the event outbox: a change made by the command line reaches the servers too (their
+   * drainer publishes it).
+   */
   invalidateOnCommit(tx: Tx, key?: string): void {
-    tx.onCommit(() => this.invalidate(key));
+    const outbox = outboxFor(this.bus);
+    if (!outbox) {
+      tx.onCommit(() => this.invalidate(key));
+      return;
+    }
+    tx.onCommit(() => (key === undefined ? this.clear() : this.drop(key)));
+    outbox.publishOnCommit(tx, this.event(key));
   }
 
   /** Drops `key` (every key when omitted) here now and on every other process soon after. */
   invalidate(key?: string): Promise<void> {
     if (key === undefined) this.clear();
     else this.drop(key);
-    return this.bus.publish({
+    return this.bus.publish(this.event(key));
+  }
+
+  private event(key: string | undefined): BusEvent {
+    return {
       topic: this.topic,
       type: 'CacheInvalidated',
       at: this.now(),
       payload: key === undefined ? {} : { key },
-    });
+    };
   }
 
   private drop(key: string): void {

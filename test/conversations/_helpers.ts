@@ -123,7 +123,7 @@ export async function countQueries(fn: () => Promise<unknown>): Promise<number> 
  * federation outboxes, the server key refresh, the address block list refresh): a tick of theirs that falls inside
  * the measured window is not the measured request's cost.
  */
-const BACKGROUND =
+export const BACKGROUND =
   /"(event_outbox|s2s_outbox|remote_event|remote_event_delivery|relay_event|server_key|server_key_log|ip_block)"/;
 
 /** The SQL text of every statement the app runs while `fn` runs (both drivers), in order. */

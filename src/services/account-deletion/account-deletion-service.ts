@@ -20,6 +20,7 @@ import { lookupKey } from '../accounts/username.js';
 import type { MessageRemover } from '../messages/removal.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { transferOwnership } from '../workspaces/queries.js';
+import type { AccountViewCache } from '../accounts/view-cache.js';
 
 import {
   dueAccountIds,
@@ -67,6 +68,8 @@ export class AccountDeletionService {
     private readonly log: Logger,
     private readonly workspaces: WorkspacePurgePort,
     private readonly messages: MessageRemover,
+    /** Accounts shown as `User`: the deletion date and the tombstone change what they show. */
+    private readonly views: AccountViewCache,
   ) {}
 
   /** Adds an area's step to every purge (see PurgeStep). */
@@ -101,6 +104,7 @@ export class AccountDeletionService {
       if (!(await scheduleDeletion(tx.db, account.id, now, scheduledFor))) {
         throw conflict('deletion of this account is pending already; cancel it first');
       }
+      this.views.changedOnCommit(tx, account.id);
       await this.sessions.end(
         tx,
         { accountId: account.id, exceptSessionId: session.sessionId },
@@ -114,7 +118,9 @@ export class AccountDeletionService {
   async cancel(actor: Actor): Promise<boolean> {
     const session = actingUser(actor);
     assertLocalAccount(session);
-    return unscheduleDeletion(this.db.kysely, session.accountId);
+    const cancelled = await unscheduleDeletion(this.db.kysely, session.accountId);
+    if (cancelled) await this.views.changed(session.accountId);
+    return cancelled;
   }
 
   /**
@@ -161,6 +167,7 @@ export class AccountDeletionService {
       await this.messages.purgeAuthor(tx, accountId, now);
       await purgeAccountRows(tx.db, accountId);
       await writeTombstone(tx.db, accountId, await this.tombstoneName(tx, accountId), now);
+      this.views.changedOnCommit(tx, accountId);
       return true;
     });
   }

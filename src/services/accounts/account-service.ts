@@ -16,6 +16,7 @@ import { ACCOUNT_LOGIN_RULE, ADDRESS_LOGIN_RULE, FailureThrottle } from './login
 import { burnPasswordCheck, hashPassword, verifyPassword } from './passwords.js';
 import { normalizeDisplayName } from './profile.js';
 import { toAccountView, type AccountView } from './account-view.js';
+import type { AccountViewCache } from './view-cache.js';
 import {
   findAccountByEmailKey,
   findAccountById,
@@ -60,6 +61,8 @@ export class AccountService {
     private readonly clock: Clock,
     private readonly sessions: SessionService,
     private readonly audit: AuditLog,
+    /** The accounts shown as `User`, kept per process (view-cache.ts). */
+    readonly views: AccountViewCache,
   ) {
     this.accountFailures = new FailureThrottle(ACCOUNT_LOGIN_RULE, clock);
     this.addressFailures = new FailureThrottle(ADDRESS_LOGIN_RULE, clock);
@@ -253,6 +256,7 @@ export class AccountService {
         session.accountId,
         normalizeDisplayName(input.displayName),
       );
+      await this.views.changed(session.accountId);
     }
     return this.get(session.accountId);
   }
@@ -280,6 +284,7 @@ export class AccountService {
       }
       if (account.isOperator === grant) return;
       await setOperator(tx.db, account.id, grant);
+      this.views.changedOnCommit(tx, account.id);
       await this.audit.record(tx, {
         action: grant ? 'operator.grant' : 'operator.revoke',
         actorId: actorId(actor),

@@ -12,6 +12,7 @@ import {
 
 import { assertLocalAccount } from './local-account.js';
 import { avatarPathInUse, avatarPathsAmong, setAvatarPath } from './queries.js';
+import type { AccountViewCache } from './view-cache.js';
 
 /** Contract (Other constants): the largest avatar upload. */
 export const AVATAR_MAX_BYTES = 2 * 1024 * 1024;
@@ -33,6 +34,7 @@ export class Avatars {
   constructor(
     private readonly db: Db,
     private readonly files: FileStorage,
+    private readonly views: AccountViewCache,
   ) {
     files.addReferenceSource('avatars', async (names) =>
       namesOfImagePaths(await avatarPathsAmong(this.db.kysely, imagePathsOf(names))),
@@ -50,6 +52,7 @@ export class Avatars {
     const image = await storeReencodedImage(this.files.blobs, file, declaredType, AVATAR_MAX_SIDE);
     const path = imagePath(image);
     await setAvatarPath(this.db.kysely, session.accountId, path);
+    await this.views.changed(session.accountId);
     return { path, size_bytes: image.sizeBytes, url: imageUrl(path) };
   }
 

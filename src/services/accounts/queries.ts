@@ -209,3 +209,24 @@ export async function avatarPathsAmong(db: Executor, paths: readonly string[]): 
     .execute();
   return rows.map((r) => r.avatarPath).filter((p): p is string => p !== null);
 }
+
+/** Accounts by id, with the fields of the User type. */
+export async function accountViewsByIds(db: Executor, ids: readonly string[]) {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('account')
+    .select([
+      'id',
+      'username',
+      'displayName',
+      'email',
+      'createdAt',
+      'isOperator',
+      'deletionScheduledFor',
+      'homeServer',
+      'avatarPath',
+      'deletedAt',
+    ])
+    .where('id', 'in', ids)
+    .execute();
+}

@@ -279,27 +279,6 @@ export async function visibleChannelIdsByName(
   return rows.map((r) => r.id);
 }
 
-/** Accounts by id, with the fields of the User type. */
-export async function accountsByIds(db: Executor, ids: readonly string[]) {
-  if (ids.length === 0) return [];
-  return db
-    .selectFrom('account')
-    .select([
-      'id',
-      'username',
-      'displayName',
-      'email',
-      'createdAt',
-      'isOperator',
-      'deletionScheduledFor',
-      'homeServer',
-      'avatarPath',
-      'deletedAt',
-    ])
-    .where('id', 'in', ids)
-    .execute();
-}
-
 // ---- removal (removal.ts is the only caller) ------------------------------------------------
 
 /** What a removed message's announcement and the removal hooks need. */

@@ -2,7 +2,6 @@ import { actingAccountId, type Actor } from '../../auth/actor.js';
 import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
 import { forbidden, notFound, validation } from '../../errors.js';
 import type { AccountView } from '../accounts/account-service.js';
-import { toAccountView } from '../accounts/account-view.js';
 import { plausibleId } from '../conversations/access.js';
 import { toRow } from '../conversations/rows.js';
 import { emitToUsers, iso } from '../conversations/events.js';
@@ -11,7 +10,6 @@ import { advanceReadMarker } from '../conversations/queries.js';
 
 import type { MessageCore } from './message-core.js';
 import {
-  accountsByIds,
   editsOf,
   findMessage,
   findMessagesByIds,
@@ -135,9 +133,8 @@ export class MessageReading {
   }
 
   /** Users by id as the User type takes them; a purged account is left out. */
-  async accountsByIds(ids: readonly string[]): Promise<AccountView[]> {
-    const rows = await accountsByIds(this.core.kysely, ids);
-    return rows.filter((r) => r.deletedAt === null).map(toAccountView);
+  accountsByIds(ids: readonly string[]): Promise<AccountView[]> {
+    return this.core.deps.accounts.views.byIds(ids);
   }
 
   /**

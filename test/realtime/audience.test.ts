@@ -2,6 +2,7 @@ import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Agent } from '../_util/app.js';
+import { recordQueries } from '../conversations/_helpers.js';
 
 import {
   Collected,
@@ -129,6 +130,37 @@ describe('who sees which workspace event', () => {
     expect(removals).toHaveLength(1);
   });
 
+  it('follows an addition or removal that names its person without reading who else is in', async () => {
+    // The policy's reread of which subscribers are members (services/realtime/workspace-stream.ts)
+    // is for events that may change many people's membership; these name the one person.
+    const reread =
+      /from "conversation_member" where "conversationId" = \? and "accountId" in \([^)]*\) and "state" = \?/;
+    const statements = await recordQueries(async () => {
+      const added = await t.gql(
+        'mutation($c: ID!, $u: [ID!]!) { addChannelMembers(conversationId: $c, userIds: $u) { id } }',
+        { c: secret, u: [carol.id] },
+        alice,
+      );
+      expect(added.errors).toBeUndefined();
+      await sendMessage(t, bob, secret, 'secret for carol again');
+      await barrier('named-1', ['alice', 'bob', 'carol']);
+      const removed = await t.gql(
+        'mutation($c: ID!, $u: ID!) { removeChannelMember(conversationId: $c, userId: $u) }',
+        { c: secret, u: carol.id },
+        alice,
+      );
+      expect(removed.errors).toBeUndefined();
+      await sendMessage(t, bob, secret, 'secret without carol again');
+      await barrier('named-2', ['alice', 'bob', 'carol']);
+    });
+    expect(texts('carol')).toContain('secret for carol again');
+    expect(texts('carol')).not.toContain('secret without carol again');
+    expect(
+      statements.filter((q) => reread.test(q)),
+      statements.join('\n'),
+    ).toEqual([]);
+  });
+
   it('follows role changes: a guest made a member sees public channels', async () => {
     const changed = await t.gql(
       'mutation($s: ID!, $u: ID!) { setMemberRole(input: { serverId: $s, userId: $u, role: MEMBER }) { role } }',
@@ -137,7 +169,7 @@ describe('who sees which workspace event', () => {
     );
     expect(changed.errors).toBeUndefined();
     await sendMessage(t, bob, space.channels.random!, 'random for carol');
-    await barrier('b5', ['alice', 'bob', 'carol']);
+    await barrier('named-1', ['alice', 'bob', 'carol']);
     expect(texts('carol')).toContain('random for carol');
   });
 

@@ -23,8 +23,10 @@ const CHUNK = 500;
 /**
  * Shared by every workspace stream of one topic on this process: after an event that may change
  * who is in a conversation, one query (per 500 local subscribers) rereads which of them are
- * members now, and stages the answer on each stream. Other membership events (joins, leaves,
- * role changes) carry what changed in their payload and need no query.
+ * members now, and stages the answer on each stream. Events that name the one person whose
+ * membership changed (a channel joined or left, an invitation, a removal) stage it on that
+ * person's streams without a query, as do the workspace's own membership events (joins, leaves,
+ * role changes), which carry what changed in their payload.
  */
 const workspacePolicy: TopicPolicy = {
   prepare(event, streams) {
@@ -33,6 +35,12 @@ const workspacePolicy: TopicPolicy = {
     if (typeof conversationId !== 'string' || streams.length === 0) return;
     const own = streams.filter((s): s is WorkspaceStream => s instanceof WorkspaceStream);
     if (own.length === 0) return;
+    const named = namedMember(event);
+    if (named) {
+      // The event names the one person whose membership changed: nobody else's needs a read.
+      for (const s of own) if (s.accountId === named.userId) s.stage(conversationId, named.member);
+      return;
+    }
     const accounts = [...new Set(own.map((s) => s.accountId))];
     const db = own[0]!.db;
     return (async () => {
@@ -49,6 +57,19 @@ const workspacePolicy: TopicPolicy = {
     })();
   },
 };
+
+/**
+ * A join, leave, invitation or removal names its person (`userId`): a member afterwards unless
+ * removed, or added as a pending invitee (not a member until they accept).
+ */
+function namedMember(event: BusEvent): { userId: string; member: boolean } | null {
+  if (event.type !== 'MemberAddedToConversation' && event.type !== 'MemberRemovedFromConversation')
+    return null;
+  const payload = event.payload as { userId?: unknown; state?: unknown };
+  if (typeof payload.userId !== 'string') return null;
+  const member = event.type === 'MemberAddedToConversation' && payload.state !== 'pending';
+  return { userId: payload.userId, member };
+}
 
 type Role = 'owner' | 'moderator' | 'member' | 'guest';
 

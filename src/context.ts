@@ -19,6 +19,7 @@ import { Metrics } from './metrics.js';
 import { AccountService } from './services/accounts/account-service.js';
 import { Avatars } from './services/accounts/avatars.js';
 import { AccountViewCache } from './services/accounts/view-cache.js';
+import { NewestPages } from './services/messages/newest-pages.js';
 import { Authz } from './services/authz/authz.js';
 import { loadOrCreateServerKeys, type ServerKeys } from './services/instance/server-keys.js';
 import { IpBlockService } from './services/ip-blocks/ip-block-service.js';
@@ -339,7 +340,11 @@ export async function createAppContext(
       signup,
     );
     // The one removal path for messages; areas register their clean-up on it (removal.ts).
-    const messageRemover = new MessageRemover(bus);
+    // The newest pages are kept only while this is the one server process (the in-process bus);
+    // what the command line changes reaches them through the outbox's drainer.
+    const pages = new NewestPages(!(bus instanceof RedisBus));
+    outbox.onDrained(() => pages.forgetAll());
+    const messageRemover = new MessageRemover(bus, pages);
     const search = new SearchService({ db, workspaces, channels });
     messageRemover.onRemove((tx, removal) =>
       search.onMessagesRemoved(
@@ -401,6 +406,7 @@ export async function createAppContext(
       removal: messageRemover,
       authz,
       emoji,
+      pages,
     });
     const mls = new MlsService({
       db,

@@ -24,6 +24,11 @@ export interface Tx {
   /** Runs `fn` after a successful commit; never when the transaction rolls back. */
   onCommit(fn: () => void | Promise<void>): void;
   /**
+   * Runs `fn` once the transaction has ended, committed or rolled back, before the `onCommit`
+   * callbacks: for what must be undone either way (a cache told not to keep reads meanwhile).
+   */
+  onSettled(fn: () => void): void;
+  /**
    * Runs `fn` inside the transaction once its callback has returned, just before the commit, in
    * order: for writes gathered during the transaction and made in one statement (the event
    * outbox). A throw rolls the transaction back.
@@ -116,6 +121,7 @@ export class TransactionRunner {
   async run<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     this.assertNotTransaction('db.transaction()');
     const after: Array<() => void | Promise<void>> = [];
+    const settled: Array<() => void> = [];
     const { dialect, committer, kysely } = this.opts;
     const work = (trx: Transaction<Database>) => {
       const before: Array<() => Promise<void>> = [];
@@ -124,6 +130,7 @@ export class TransactionRunner {
         db: trx,
         dialect,
         onCommit: (cb) => void after.push(cb),
+        onSettled: (cb) => void settled.push(cb),
         beforeCommit: (cb) => void before.push(cb),
         defer:
           dialect === 'postgres'
@@ -146,7 +153,18 @@ export class TransactionRunner {
       };
       return this.opts.guard ? this.opts.guard.run(body) : body();
     };
-    const result = committer ? await committer.run(work) : await kysely.transaction().execute(work);
+    let result: T;
+    try {
+      result = committer ? await committer.run(work) : await kysely.transaction().execute(work);
+    } finally {
+      for (const cb of settled) {
+        try {
+          cb();
+        } catch (err) {
+          this.opts.onAfterCommitError(err);
+        }
+      }
+    }
     for (const cb of after) {
       try {
         await cb();

@@ -74,6 +74,7 @@ export class Outbox {
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
   private readonly graceMs: number;
+  private readonly drainedListeners: Array<() => void> = [];
 
   constructor(private readonly opts: OutboxOptions) {
     this.graceMs = opts.graceMs ?? 10_000;
@@ -107,6 +108,15 @@ export class Outbox {
     }
     rows.push(row);
     if (this.opts.reachesListeners) tx.onCommit(() => this.deliver(row.id, event));
+  }
+
+  /**
+   * Calls `listener` after the drainer published rows: changes another process made (the command
+   * line without Redis, or a process that crashed before publishing), for what keeps copies of
+   * data in memory and cannot tell from the events alone what they touched.
+   */
+  onDrained(listener: () => void): void {
+    this.drainedListeners.push(listener);
   }
 
   /** Starts the drainer (servers only). */
@@ -195,6 +205,7 @@ export class Outbox {
       await Promise.all(claimed.map((row) => bus.publish(toBusEvent(row))));
       for (const row of claimed) this.delivered.push(row.id);
       total += claimed.length;
+      if (claimed.length > 0) for (const listener of this.drainedListeners) listener();
       if (claimed.length > 0) await this.flush();
       if (claimed.length < CHUNK) break;
     }

@@ -28,6 +28,7 @@ export class MessageChanges {
     const now = this.core.now();
     const conv = toRow(access.row);
     await this.core.deps.db.transaction(async (tx) => {
+      this.core.deps.pages.changing(tx, conv.id);
       await insertEdit(tx.db, {
         id: newId(),
         messageId: message.id,

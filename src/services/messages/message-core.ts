@@ -32,6 +32,7 @@ import { MessageHooks } from './hooks.js';
 import { MessageRateLimiter } from './rate-limit.js';
 import type { EmojiLookup } from '../emoji/emoji-service.js';
 
+import type { NewestPages } from './newest-pages.js';
 import type { MessageRemover } from './removal.js';
 import { parseMentions, type StoredMentions } from './text.js';
 
@@ -47,6 +48,8 @@ export interface MessageServiceDeps {
   authz: Authz;
   /** Custom emoji for `:name:` reactions (the emoji area's EmojiLookup). */
   emoji: EmojiLookup;
+  /** The newest page of each conversation, kept while the server is the only process. */
+  pages: NewestPages;
 }
 
 /**

@@ -10,6 +10,7 @@ import { findMessage } from './queries.js';
 import type { MessageRateLimiter } from './rate-limit.js';
 import { ReactionsAndPins } from './reactions-pins.js';
 import { MessageReading } from './reading.js';
+import type { NewestPages } from './newest-pages.js';
 import type { MessageRemover } from './removal.js';
 import { MessageSending } from './sending.js';
 
@@ -27,6 +28,8 @@ export class MessageService {
   readonly removal: MessageRemover;
   /** After-commit hooks on new and edited text; areas register with `hooks.onCreated`. */
   readonly hooks: MessageHooks;
+  /** The newest page of each conversation kept in memory (newest-pages.ts). */
+  readonly pages: NewestPages;
 
   readonly send: MessageSending['send'];
   readonly forward: MessageSending['forward'];
@@ -59,6 +62,7 @@ export class MessageService {
     this.removal = deps.removal;
     this.announce = this.core.announce.bind(this.core);
     this.hooks = this.core.hooks;
+    this.pages = deps.pages;
     // Sends spend the rate through `takeMessageRate` here, the one place every kind of message
     // (the e2ee area's too) passes.
     const sending = new MessageSending(this.core, (actor) => this.takeMessageRate(actor));

@@ -78,12 +78,12 @@ export class MessageReading {
     parsed: ReturnType<typeof parsePageArgs>,
   ): Promise<Page<MessageTable>> {
     const { before, after, limit } = parsed;
-    const rows = await messagePageQuery(this.core.kysely, {
-      ...where,
-      before,
-      after,
-      take: limit + 1,
-    }).execute();
+    const read = () =>
+      messagePageQuery(this.core.kysely, { ...where, before, after, take: limit + 1 }).execute();
+    const rows =
+      !before && !after && where.threadRootId === null
+        ? await this.core.deps.pages.get(where.conversationId, limit + 1, read)
+        : await read();
     const more = rows.length > limit;
     const page = rows.slice(0, limit);
     // Pages always read oldest first; the query walked newest first unless going forward.

@@ -1,5 +1,6 @@
 import type { Tx } from '../../db/transaction.js';
 import type { EventBus } from '../../events/bus.js';
+import type { NewestPages } from './newest-pages.js';
 import { emitConversationEvent } from '../conversations/events.js';
 import { membersOf } from '../conversations/queries.js';
 
@@ -43,7 +44,11 @@ const CHUNK = 500;
 export class MessageRemover {
   private readonly hooks: MessageRemovalHook[] = [];
 
-  constructor(private readonly bus: EventBus) {}
+  constructor(
+    private readonly bus: EventBus,
+    /** Kept newest pages: a removal may touch any conversation's, so all go. */
+    private readonly pages: NewestPages,
+  ) {}
 
   /** Registers an area's clean-up; hooks run in registration order. */
   onRemove(hook: MessageRemovalHook): void {
@@ -60,6 +65,7 @@ export class MessageRemover {
     opts: { at: number; by: string },
   ): Promise<RemovedMessage[]> {
     const removed: RemovedMessage[] = [];
+    this.pages.changing(tx);
     for (let i = 0; i < ids.length; i += CHUNK) {
       removed.push(...(await tombstoneRows(tx.db, ids.slice(i, i + CHUNK), opts.at, opts.by)));
     }

@@ -158,6 +158,9 @@ export class MessageSending {
     within?: EncryptedSendPort['within'],
   ) {
     await this.core.deps.db.transaction(async (tx) => {
+      // Before the writes: a page read meanwhile is not kept (docs/durability.md).
+      if (message.threadRootId !== null) this.core.deps.pages.changing(tx, conv.id);
+      else this.core.deps.pages.sending(tx, message);
       if (message.threadRootId !== null) {
         if (!(await bumpThreadRoot(tx.db, message.threadRootId, conv.id, message.createdAt))) {
           throw notFound('thread root message');

@@ -66,6 +66,8 @@ interface User {
   channels: string[];
   newest: Map<string, string>;
   timer?: NodeJS.Timeout;
+  /** Set when the run ends: an action still under way then schedules no next one. */
+  stopped?: boolean;
 }
 
 /** What one held step saw. */
@@ -223,6 +225,7 @@ async function act(user: User): Promise<void> {
 }
 
 function schedule(user: User): void {
+  if (user.stopped) return;
   const think = -Math.log(1 - Math.random()) * MEAN_THINK_MS;
   user.timer = setTimeout(() => {
     void act(user).finally(() => schedule(user));
@@ -356,6 +359,9 @@ export async function activeUsers(opts: Options): Promise<ScenarioResult> {
     }
   } finally {
     for (const u of users) {
+      // Without the flag an action under way rescheduled its user after the clear, so the load
+      // went on against a stopped server and the process never ended, loading the next run.
+      u.stopped = true;
       clearTimeout(u.timer);
       u.sub?.close();
     }

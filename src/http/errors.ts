@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
 import {
   AppError,
+  type ErrorCode,
   DEPENDENCY_RETRY_AFTER_SECONDS,
   dependencyError,
   HTTP_STATUS_BY_CODE,
@@ -32,24 +33,58 @@ export class RouteError extends Error {
  */
 export function sendError(reply: FastifyReply, err: unknown): FastifyReply {
   if (err instanceof RouteError) return reply.code(err.status).send({ error: err.message });
+  const failure = httpFailure(reply, err);
+  const body: Record<string, unknown> = { error: failure.message, ...failure.fields };
+  if (failure.code === 'FEATURE_DISABLED') body.code = failure.code;
+  return reply.code(failure.status).send(body);
+}
+
+/** What an error means as an HTTP answer, before a route puts it in its shape. */
+export interface HttpFailure {
+  status: number;
+  /** The error family's code; INTERNAL for a fault. */
+  code: ErrorCode;
+  message: string;
+  /** The contract's extra fields (the AppError's extensions; `request_id` for a fault). */
+  fields: Record<string, unknown>;
+}
+
+/**
+ * The one mapping from an error to an HTTP failure, whatever the answer's shape (plain routes'
+ * `{"error"}` in sendError, the relay's `{"error","message"}`): a dependency that failed is 503
+ * or 504 with `Retry-After` (the client may try again once it is back), an AppError its code's
+ * status (with `Retry-After` when it carries `retryAfterSeconds`), anything else a fault: logged
+ * with its stack, 500 with the request id.
+ */
+export function httpFailure(reply: FastifyReply, err: unknown): HttpFailure {
   const dependency = dependencyError(err);
   if (dependency) {
-    // 503 or 504, with Retry-After: the client may try again once the dependency is back.
     logDependencyFailure(reply.request.log, dependency);
     reply.header('retry-after', String(DEPENDENCY_RETRY_AFTER_SECONDS));
-    return reply.code(HTTP_STATUS_BY_CODE[dependency.code]).send({ error: dependency.message });
+    return {
+      status: HTTP_STATUS_BY_CODE[dependency.code],
+      code: dependency.code,
+      message: dependency.message,
+      fields: {},
+    };
   }
   if (err instanceof AppError) {
-    const status = HTTP_STATUS_BY_CODE[err.code];
-    if (err.code === 'RATE_LIMITED' && typeof err.extensions.retryAfterSeconds === 'number') {
-      reply.header('retry-after', String(err.extensions.retryAfterSeconds));
-    }
-    const body: Record<string, unknown> = { error: err.message, ...err.extensions };
-    if (err.code === 'FEATURE_DISABLED') body.code = err.code;
-    return reply.code(status).send(body);
+    const retryAfter = err.extensions.retryAfterSeconds;
+    if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
+    return {
+      status: HTTP_STATUS_BY_CODE[err.code],
+      code: err.code,
+      message: err.message,
+      fields: err.extensions,
+    };
   }
   reply.request.log.error({ err }, 'request failed');
-  return reply.code(500).send({ error: 'internal error', request_id: reply.request.id });
+  return {
+    status: 500,
+    code: 'INTERNAL',
+    message: 'internal error',
+    fields: { request_id: reply.request.id },
+  };
 }
 
 /** Fastify's own errors (bad JSON, body too large, wrong content type) as clear 4xx bodies. */

@@ -1,14 +1,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import type { AppContext } from '../../context.js';
-import {
-  AppError,
-  DEPENDENCY_RETRY_AFTER_SECONDS,
-  dependencyError,
-  HTTP_STATUS_BY_CODE,
-  logDependencyFailure,
-} from '../../errors.js';
+import { AppError, dependencyError } from '../../errors.js';
 import { RelayRefusal } from '../../federation/relay-refusal.js';
+import { httpFailure } from '../errors.js';
 import { csrfAccepted, CSRF_REFUSAL } from '../plugins/csrf.js';
 import type { ApiRoutes } from '../trees/api.js';
 
@@ -31,7 +26,7 @@ const FORWARDED_ANSWER_HEADERS = {
  * route's refusals, Fastify's (a body over 32 MiB, a broken body), a dependency that failed
  * (503 or 504 with Retry-After) and a fault (500, logged with its stack).
  */
-function relayErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+function relayErrorHandler(err: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
   if (err instanceof RelayRefusal) return refuse(reply, err);
   if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     return refuse(
@@ -39,35 +34,20 @@ function relayErrorHandler(err: FastifyError, request: FastifyRequest, reply: Fa
       new RelayRefusal(413, 'too_large', 'a relayed body may be at most 32 MiB'),
     );
   }
-  const dependency = dependencyError(err);
-  if (dependency) {
-    logDependencyFailure(request.log, dependency);
-    reply.header('retry-after', String(DEPENDENCY_RETRY_AFTER_SECONDS));
-    const status = HTTP_STATUS_BY_CODE[dependency.code];
-    return refuse(
-      reply,
-      new RelayRefusal(status, dependency.code.toLowerCase(), dependency.message),
-    );
+  if (!(err instanceof AppError) && !dependencyError(err)) {
+    // Fastify's own refusals of the request (a broken body, a wrong content type).
+    const status = err.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return refuse(reply, new RelayRefusal(status, 'validation', err.message));
+    }
   }
-  if (err instanceof AppError) {
-    const retryAfter = err.extensions.retryAfterSeconds;
-    if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
-    const status = HTTP_STATUS_BY_CODE[err.code];
-    return refuse(
-      reply,
-      new RelayRefusal(status, err.code.toLowerCase(), err.message, err.extensions),
-    );
-  }
-  const status = err.statusCode ?? 500;
-  if (status >= 400 && status < 500) {
-    return refuse(reply, new RelayRefusal(status, 'validation', err.message));
-  }
-  request.log.error({ err }, 'request failed');
+  // The one mapping (http/errors.ts) in the relay's shape.
+  const failure = httpFailure(reply, err);
+  const message =
+    failure.code === 'INTERNAL' ? 'the relay failed; its log has the detail' : failure.message;
   return refuse(
     reply,
-    new RelayRefusal(500, 'internal', 'the relay failed; its log has the detail', {
-      request_id: request.id,
-    }),
+    new RelayRefusal(failure.status, failure.code.toLowerCase(), message, failure.fields),
   );
 }
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import Sqlite from 'better-sqlite3';
 import { sql } from 'kysely';
 
 import { agentHeaders, createTestApp, type Agent } from '../_util/app.js';
@@ -166,6 +167,23 @@ describe('the relay route: refusals, size, forwarded downloads', () => {
       await sql`alter table relay_host_away rename to relay_host`.execute(a.ctx.db.kysely);
     }
     expect((await viaRelay(a, alice, b.id, ME)).status).toBe(200);
+  });
+
+  it('answers a database that does not answer in time with 504 and Retry-After, in its shape', async () => {
+    // A relay of its own with a short statement time limit, and its database's write lock (SQLite)
+    // or the relay's table (PostgreSQL) held by another connection meanwhile.
+    const e = await startPeer({ env: { SVC_DATABASE_STATEMENT_TIMEOUT_MS: '1000' } });
+    try {
+      const erin = await keyUser(e, 'erin');
+      expect((await viaRelay(e, erin, b.id, ME)).status).toBe(200);
+      const res = await whileRelayTableHeld(e, () => viaRelay(e, erin, b.id, ME));
+      expect(res.status).toBe(504);
+      expect(res.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
+      expect(res.json()).toEqual({ error: 'timeout', message: expect.any(String) });
+      expect((await viaRelay(e, erin, b.id, ME)).status).toBe(200);
+    } finally {
+      await e.stop();
+    }
   });
 
   it('forwards an attachment download with its name and caching, never to be run as a page', async () => {
@@ -384,3 +402,27 @@ describe('the relay route: refusals, size, forwarded downloads', () => {
     }
   });
 });
+
+/** Runs `fn` while another connection holds what the relay writes before forwarding. */
+async function whileRelayTableHeld<T>(peer: Peer, fn: () => Promise<T>): Promise<T> {
+  const file = peer.ctx.db.file;
+  if (file) {
+    const other = new Sqlite(file);
+    try {
+      other.exec('begin immediate');
+      return await fn();
+    } finally {
+      other.exec('rollback');
+      other.close();
+    }
+  }
+  return peer.ctx.db.kysely.connection().execute(async (conn) => {
+    await sql`begin`.execute(conn);
+    try {
+      await sql`lock table relay_host in access exclusive mode`.execute(conn);
+      return await fn();
+    } finally {
+      await sql`rollback`.execute(conn);
+    }
+  });
+}

@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 
 import { featureEnabled, type Config } from './config/index.js';
 import type { Secrets } from './config/secrets.js';
-import { openDatabase, type Db } from './db/database.js';
+import { openAppDatabase, type AppDatabaseOptions } from './app-database.js';
+import type { Db } from './db/database.js';
 import { assertMigrated } from './db/migrate.js';
 import type { EventBus } from './events/bus.js';
 import type { Outbox } from './events/outbox.js';
@@ -152,13 +153,9 @@ export interface AppContext {
   close(): Promise<void>;
 }
 
-export interface ContextOverrides {
+export interface ContextOverrides extends AppDatabaseOptions {
   clock?: Clock;
   log?: Logger;
-  /** PostgreSQL schema to use (tests). */
-  pgSchema?: string;
-  /** Skip starting timers (deny-list refresh, jobs); for the CLI. */
-  passive?: boolean;
   /** Do not start the periodic jobs (tests run them with scheduler.runOnce). */
   noJobs?: boolean;
   /** Mail transport (tests capture mail); default from SVC_SMTP_*. */
@@ -167,51 +164,12 @@ export interface ContextOverrides {
   ipBlockRefreshMs?: number;
   /** Presence timings (tests shorten them); defaults in presence-service.ts. */
   presence?: Partial<PresenceTimings>;
-  /** Refuse nested transactions (the tests; it slows every promise, see db/transaction.ts). */
-  checkTransactions?: boolean;
   /** The outbox drainer's interval and grace period (tests shorten them); see events/outbox.ts. */
   outbox?: { drainIntervalMs?: number; graceMs?: number; keepRows?: boolean };
   /** Link-preview fetcher options (tests); the defaults are the contract's limits. */
   safeFetch?: SafeFetchOptions;
   /** The s2s outbox's drain interval (tests shorten it). */
   s2sOutboxIntervalMs?: number;
-  /** SQLite: runs before each flush of the WAL (tests make a slow disk with it). */
-  beforeFlush?: () => Promise<void>;
-}
-
-/** The server's database as configured; the root and `migrateDatabase` (main.ts) open it. */
-export function openAppDatabase(
-  config: Config,
-  secrets: Secrets,
-  log: Logger,
-  overrides: Pick<
-    ContextOverrides,
-    'pgSchema' | 'passive' | 'checkTransactions' | 'beforeFlush'
-  > = {},
-): Db {
-  return openDatabase({
-    url: secrets.databaseUrl,
-    dataDir: config.dataDir,
-    poolSize: config.database.poolSize,
-    schema: overrides.pgSchema,
-    backgroundCheckpoint: !overrides.passive,
-    flushOffLoop: !overrides.passive,
-    beforeFlush: overrides.beforeFlush,
-    onCheckpointError: (message) => log.warn({ message }, 'WAL checkpoint failed; will retry'),
-    onAfterCommitError: (err) => log.error({ err }, 'after-commit work failed'),
-    checkNesting: overrides.checkTransactions ?? false,
-    timeouts: {
-      connectMs: config.database.connectTimeoutMs,
-      statementMs: config.database.statementTimeoutMs,
-    },
-    // Tests find their own backends by this name (pg_terminate_backend).
-    applicationName: overrides.pgSchema ? `svc:${overrides.pgSchema}` : 'svc',
-    onConnectionError: (err) =>
-      log.warn(
-        { err: err.message, code: (err as { code?: unknown }).code },
-        'database connection lost',
-      ),
-  });
 }
 
 /**

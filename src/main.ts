@@ -4,12 +4,8 @@ import type { FastifyInstance } from 'fastify';
 
 import type { Config } from './config/index.js';
 import type { Secrets } from './config/secrets.js';
-import {
-  createAppContext,
-  openAppDatabase,
-  type AppContext,
-  type ContextOverrides,
-} from './context.js';
+import { openAppDatabase } from './app-database.js';
+import { createAppContext, type AppContext, type ContextOverrides } from './context.js';
 import { migrateToLatest } from './db/migrate.js';
 import { buildGraphqlExecutor } from './graphql/build.js';
 import { buildHttpApp, type HttpAppOptions } from './http/app.js';

@@ -76,11 +76,10 @@ export class SharedCache<V> {
     const found = new Map<string, V>();
     const missing: string[] = [];
     const now = this.now();
-    for (const key of keys) {
-      if (found.has(key)) continue;
+    for (const key of new Set(keys)) {
       const hit = this.entries.get(key);
       if (hit && hit.until > now) found.set(key, hit.value);
-      else if (!missing.includes(key)) missing.push(key);
+      else missing.push(key);
     }
     if (missing.length === 0) return found;
     const generation = this.generation;

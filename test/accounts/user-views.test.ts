@@ -3,9 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY_MS, ManualClock } from '../../src/lib/clock.js';
 import { createTestApp, TEST_DB, type Agent, type TestApp } from '../_util/app.js';
 import { signIn, signUpAndIn } from '../_util/seed.js';
-import { createWorkspace, inviteAndJoin, ok, send } from '../conversations/_helpers.js';
 import { makeImage, filePart, postMultipart } from '../files/_image-upload.js';
-import { recordQueries } from '../conversations/_helpers.js';
+import { ok, recordQueries, send, sharedChannel } from '../conversations/_helpers.js';
 import { cli } from '../moderation/_helpers.js';
 
 const PAGE = `query($c: ID!) { messages(conversationId: $c) { items { id author {
@@ -27,12 +26,7 @@ describe(`authors shown as User (${TEST_DB})`, () => {
     ann = await signUpAndIn(t, { username: 'annviews' });
     bob = await signUpAndIn(t, { username: 'bobviews' });
     // Bob owns the workspace, so ann may ask for her account's deletion.
-    const ws = await createWorkspace(t, bob, 'Views');
-    await inviteAndJoin(t, bob, ws.id, [ann]);
-    const channels = ok(
-      await t.gql('query($s: ID!) { channels(serverId: $s) { id } }', { s: ws.id }, bob),
-    ).channels as Array<{ id: string }>;
-    channelId = channels[0]!.id;
+    channelId = await sharedChannel(t, bob, [ann], 'Views');
     await send(t, ann, channelId, 'from ann');
     await send(t, bob, channelId, 'from bob');
   });

@@ -15,7 +15,22 @@ export {
   setRole,
 } from '../workspaces/_helpers.js';
 
-import { ok } from '../workspaces/_helpers.js';
+import { createWorkspace, inviteAndJoin, ok } from '../workspaces/_helpers.js';
+
+/** A workspace of `owner` that `members` joined; the id of its first channel (`general`). */
+export async function sharedChannel(
+  t: TestApp,
+  owner: Agent,
+  members: Agent[],
+  name: string,
+): Promise<string> {
+  const ws = await createWorkspace(t, owner, name);
+  await inviteAndJoin(t, owner, ws.id, members);
+  const channels = ok(
+    await t.gql('query($s: ID!) { channels(serverId: $s) { id } }', { s: ws.id }, owner),
+  ).channels as Array<{ id: string }>;
+  return channels[0]!.id;
+}
 
 export const CONVERSATION_FIELDS = `id serverId kind name isPrivate encrypted archived memberIds
   memberCount pendingMemberIds isMember mlsGroup unreadCount lastActivityAt createdAt

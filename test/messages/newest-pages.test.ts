@@ -3,15 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
 import { newId } from '../../src/lib/ids.js';
 import type { MessageTable } from '../../src/db/tables/collaboration.js';
+import { newMessageRow } from '../../src/services/messages/message-rows.js';
 import { createTestApp, TEST_DB, type Agent, type TestApp } from '../_util/app.js';
 import { signUpAndIn } from '../_util/seed.js';
-import {
-  createWorkspace,
-  inviteAndJoin,
-  ok,
-  recordQueries,
-  send,
-} from '../conversations/_helpers.js';
+import { ok, recordQueries, send, sharedChannel } from '../conversations/_helpers.js';
 import { cli } from '../moderation/_helpers.js';
 
 const PAGE = `query($c: ID!, $l: Int) { messages(conversationId: $c, limit: $l) {
@@ -32,12 +27,7 @@ describe(`newest pages kept in memory (${TEST_DB})`, () => {
     t = await createTestApp({ clock });
     ann = await signUpAndIn(t, { username: 'annpages' });
     bob = await signUpAndIn(t, { username: 'bobpages' });
-    const ws = await createWorkspace(t, bob, 'Pages');
-    await inviteAndJoin(t, bob, ws.id, [ann]);
-    const channels = ok(
-      await t.gql('query($s: ID!) { channels(serverId: $s) { id } }', { s: ws.id }, bob),
-    ).channels as Array<{ id: string }>;
-    channelId = channels[0]!.id;
+    channelId = await sharedChannel(t, bob, [ann], 'Pages');
     for (let i = 1; i <= 4; i += 1) {
       clock.advance(1000);
       await send(t, bob, channelId, `m${i}`);
@@ -121,23 +111,11 @@ describe(`newest pages kept in memory (${TEST_DB})`, () => {
 
   describe('reads racing a change (a loader the test controls, real transactions)', () => {
     const conv = newId();
-    const row = (text: string, createdAt: number) => ({
-      id: newId(),
-      conversationId: conv,
-      workspaceId: newId(),
-      authorId: newId(),
-      text,
-      ciphertext: null,
-      threadRootId: null,
-      forwardedFromId: null,
-      createdAt,
-      editedAt: null,
-      deletedAt: null,
-      deletedBy: null,
-      replyCount: 0,
-      lastReplyAt: null,
-      mentions: null,
-    });
+    const row = (text: string, createdAt: number) =>
+      newMessageRow({ id: conv, workspaceId: newId() }, newId(), createdAt, {
+        text,
+        mentions: null,
+      });
     const older = row('older', 1_000);
     const load = (rows: MessageTable[]) => async () => rows;
     const unreachable = async (): Promise<MessageTable[]> => {

@@ -23,7 +23,7 @@ export function messagePayload(m: MessageTable) {
 
 /** A new message row of `conv` by `authorId`; `fields` sets what differs between kinds. */
 export function newMessageRow(
-  conv: ConversationTable,
+  conv: Pick<ConversationTable, 'id' | 'workspaceId'>,
   authorId: string,
   now: number,
   fields: Pick<MessageTable, 'text' | 'mentions'> &

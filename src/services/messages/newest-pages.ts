@@ -25,8 +25,8 @@ interface Kept {
  *   committed); once it commits the message joins them in its place.
  * - `changing`: an edit, a deletion, a thread's count. Kept pages go at once and again when the
  *   transaction ends.
- * A read made while a transaction changes the conversation is answered but not kept (on SQLite
- * it may see the uncommitted change). Changes made by another process (the command line's purge
+ * A read made while a transaction changes the conversation is answered but not kept (on
+ * PostgreSQL it runs beside the transaction; on SQLite it waits for it). Changes made by another process (the command line's purge
  * and block cascades) reach the server as the events its outbox drainer publishes: every page goes
  * then (`forgetAll`), within the drainer's second, as the live streams hear of them.
  */

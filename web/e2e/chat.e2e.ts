@@ -304,7 +304,8 @@ describe('the web client', () => {
     await msg.hover();
     await msg.getByRole('button', { name: 'Report' }).click();
     await b.getByRole('radio', { name: 'Spam' }).check();
-    await b.getByRole('button', { name: 'Report', exact: true }).click();
+    // The dialog's own button: the message's Report button stays while the pointer is on it.
+    await b.getByRole('dialog').getByRole('button', { name: 'Report', exact: true }).click();
     await b.getByText('Thank you.').waitFor();
 
     const carol = await personPage(browser, server.url);

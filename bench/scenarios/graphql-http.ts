@@ -17,13 +17,18 @@ export async function graphqlHttp(opts: Options): Promise<ScenarioResult> {
   const ref = await startReference('fastify-json');
   const rate: Record<string, number> = {};
   try {
-    const me = await signup(svc.url, `bench${Date.now().toString(36)}`);
+    // One person per connection, as a server's users are: requests that arrive together carry
+    // different sessions.
+    const people = [];
+    for (let i = 0; i < CONNECTIONS; i++) {
+      people.push(await signup(svc.url, `bench${i}${Date.now().toString(36)}`));
+    }
     const cases: {
       name: string;
       url: string;
       pid: number;
       body: string;
-      headers: Record<string, string>;
+      headers: Record<string, string> | Array<Record<string, string>>;
     }[] = [
       {
         name: 'serverInfo (anonymous)',
@@ -39,7 +44,7 @@ export async function graphqlHttp(opts: Options): Promise<ScenarioResult> {
         url: `${svc.url}/api`,
         pid: svc.proc.pid,
         body: JSON.stringify({ query: '{ me { id username displayName } }' }),
-        headers: { cookie: me.cookie },
+        headers: people.map((p) => ({ cookie: p.cookie })),
       },
       {
         name: 'reference JSON route',
@@ -84,8 +89,9 @@ export async function graphqlHttp(opts: Options): Promise<ScenarioResult> {
         detail: `${(si * 100).toFixed(0)}%`,
       },
       {
-        target: 'me >= 25% of the reference',
-        met: me >= 0.25,
+        // The issue's target on PostgreSQL; the first round's on SQLite.
+        target: `me >= ${opts.pg ? 35 : 25}% of the reference`,
+        met: me >= (opts.pg ? 0.35 : 0.25),
         detail: `${(me * 100).toFixed(0)}%`,
       },
     ],

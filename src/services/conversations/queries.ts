@@ -1,6 +1,8 @@
-import { sql } from 'kysely';
+import { sql, type Expression, type SelectQueryBuilder } from 'kysely';
 
+import { batchedOnRoot, BatchedReads } from '../../db/batched-reads.js';
 import type { Executor, Tx } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
 import { everyColumn, prefixed } from '../../db/columns.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type { ConversationMemberTable, ConversationTable } from '../../db/tables/collaboration.js';
@@ -13,7 +15,7 @@ export const INVITE_TTL_MS = 30 * DAY_MS;
  * Whether another member of conversation `c` (the outer query's alias) blocked `accountId` or
  * was blocked by them. Both the access check and the inbox ask it.
  */
-function blockedPartnerExists(accountId: string) {
+function blockedPartnerExists(accountId: string | Expression<string>) {
   const ref = sql.ref;
   const other = ref('o.accountId');
   return sql<boolean>`exists (
@@ -45,10 +47,13 @@ const CONVERSATION_COLUMNS = everyColumn<ConversationTable>()([
  * A conversation as one caller sees it: the row, the caller's membership in it (state, read
  * marker) and in its workspace (role, timeout), and whether a block stands between the caller
  * and the other person of a DIRECT conversation. One query: every write and read starts here.
+ * `accountId` is a value, or on PostgreSQL the column of the batch's keys (below).
  */
-const conversationAccessQuery = preparedQuery(2, (db, conversationId: string, accountId: string) =>
-  db
-    .selectFrom('conversation as c')
+function accessColumns<Q extends SelectQueryBuilder<AccessFrom, 'c', object>>(
+  q: Q,
+  accountId: Expression<string>,
+) {
+  return q
     .leftJoin('conversation_member as cm', (j) =>
       j.onRef('cm.conversationId', '=', 'c.id').on('cm.accountId', '=', accountId),
     )
@@ -68,16 +73,63 @@ const conversationAccessQuery = preparedQuery(2, (db, conversationId: string, ac
       sql<boolean>`${sql.ref('c.kind')} = 'direct' and ${blockedPartnerExists(accountId)}`.as(
         'blocked',
       ),
-    )
-    .where('c.id', '=', conversationId),
+    );
+}
+
+type AccessFrom = Database & { c: ConversationTable };
+
+const conversationAccessQuery = preparedQuery(2, (db, conversationId: string, accountId: string) =>
+  accessColumns(db.selectFrom('conversation as c'), sql.val(accountId)).where(
+    'c.id',
+    '=',
+    conversationId,
+  ),
 );
 
+/** PostgreSQL only (array parameters): the access of several (conversation, caller) pairs. */
+const conversationAccessesQuery = preparedQuery(
+  2,
+  (db, conversationIds: string[], accountIds: string[]) =>
+    accessColumns(
+      db
+        .selectFrom(
+          sql<{
+            cid: string;
+            aid: string;
+          }>`unnest(cast(${conversationIds} as text[]), cast(${accountIds} as text[]))`.as<'k'>(
+            sql`k(cid, aid)`,
+          ),
+        )
+        .innerJoin('conversation as c', 'c.id', 'k.cid'),
+      sql.ref<string>('k.aid'),
+    ).select(sql.ref<string>('k.aid').as('batchAccountId')),
+);
+
+/** The caller's access to a conversation, or undefined when it does not exist. */
 export async function findConversationAccess(
   db: Executor,
   conversationId: string,
   accountId: string,
 ) {
+  const batch = batchedOnRoot(db, 'conversation-access', () => accessReads(db));
+  if (batch) return batch.get({ conversationId, accountId });
   return (await conversationAccessQuery(db, conversationId, accountId)).rows[0];
+}
+
+function accessReads(db: Executor) {
+  return new BatchedReads(
+    async (keys: Array<{ conversationId: string; accountId: string }>) => {
+      const { rows } = await conversationAccessesQuery(
+        db,
+        keys.map((k) => k.conversationId),
+        keys.map((k) => k.accountId),
+      );
+      return new Map(
+        rows.map(({ batchAccountId, ...row }) => [`${row.id} ${batchAccountId}`, row]),
+      );
+    },
+    (k) => `${k.conversationId} ${k.accountId}`,
+  );
 }
 
 export type ConversationAccessRow = NonNullable<Awaited<ReturnType<typeof findConversationAccess>>>;

@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+
 import type { Executor } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 import { accountNotBlocked } from '../moderation/blocked.js';
@@ -21,11 +23,13 @@ export async function insertSession(
     .execute();
 }
 
-const liveSessionQuery = preparedQuery(2, (db, tokenHash: string, now: number) =>
-  db
+/** The live session of each token hash given, with its account (the where clause of both). */
+function liveSessions(db: Executor, tokenHashes: unknown, now: number, many: boolean) {
+  return db
     .selectFrom('session')
     .innerJoin('account', 'account.id', 'session.accountId')
     .select([
+      'session.tokenHash',
       'session.id as sessionId',
       'session.accountId',
       'session.deviceId',
@@ -40,16 +44,41 @@ const liveSessionQuery = preparedQuery(2, (db, tokenHash: string, now: number) =
       'account.deletionScheduledFor',
       'account.avatarPath',
     ])
-    .where('session.tokenHash', '=', tokenHash)
+    .where(
+      'session.tokenHash',
+      '=',
+      many ? sql<string>`any(cast(${tokenHashes} as text[]))` : (tokenHashes as string),
+    )
     .where('session.endedAt', 'is', null)
     .where('session.expiresAt', '>', now)
     .where('account.deletedAt', 'is', null)
-    .where(accountNotBlocked()),
+    .where(accountNotBlocked());
+}
+
+const liveSessionQuery = preparedQuery(2, (db, tokenHash: string, now: number) =>
+  liveSessions(db, tokenHash, now, false),
 );
+
+/** PostgreSQL only (an array parameter): several token hashes in one statement. */
+const liveSessionsQuery = preparedQuery(2, (db, tokenHashes: string[], now: number) =>
+  liveSessions(db, tokenHashes, now, true),
+);
+
+export type LiveSessionRow = NonNullable<Awaited<ReturnType<typeof findLiveSessionByTokenHash>>>;
 
 /** The live session for a token hash, with its account, or undefined. Runs on every request. */
 export async function findLiveSessionByTokenHash(db: Executor, tokenHash: string, now: number) {
   return (await liveSessionQuery(db, tokenHash, now)).rows[0];
+}
+
+/** The live sessions of several token hashes, by token hash (PostgreSQL: BatchedReads). */
+export async function findLiveSessionsByTokenHashes(
+  db: Executor,
+  tokenHashes: string[],
+  now: number,
+): Promise<Map<string, LiveSessionRow>> {
+  const { rows } = await liveSessionsQuery(db, tokenHashes, now);
+  return new Map(rows.map((r) => [r.tokenHash, r]));
 }
 
 export async function endSessions(

@@ -1,6 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 
+import { BatchedReads } from '../../db/batched-reads.js';
 import type { Db, Executor } from '../../db/database.js';
 import type { Tx } from '../../db/transaction.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
@@ -14,7 +15,9 @@ import {
   endSessions,
   findDeadSessionIds,
   findLiveSessionByTokenHash,
+  findLiveSessionsByTokenHashes,
   insertSession,
+  type LiveSessionRow,
   listLiveSessions,
 } from './queries.js';
 
@@ -81,13 +84,24 @@ export const hashSessionToken = (token: string): string =>
  */
 export class SessionService {
   readonly events = new EventEmitter();
+  /** PostgreSQL: the sessions of requests that arrive together, read in one statement. */
+  private readonly batched: BatchedReads<string, LiveSessionRow> | null;
 
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly ttlDays: number,
     private readonly cookieSecret: Buffer,
-  ) {}
+  ) {
+    this.batched =
+      db.dialect === 'postgres'
+        ? new BatchedReads(
+            (hashes) =>
+              findLiveSessionsByTokenHashes(db.kysely, hashes, this.clock.now().getTime()),
+            (hash) => hash,
+          )
+        : null;
+  }
 
   /** The CSRF token bound to a session token (contract: HMAC over the session token). */
   csrfTokenFor(sessionToken: string): string {
@@ -140,11 +154,10 @@ export class SessionService {
   /** The live session of a cookie token, or null (missing, unknown, ended or expired). */
   async resolve(token: string | undefined): Promise<SessionInfo | null> {
     if (!token || token.length > 200) return null;
-    const row = await findLiveSessionByTokenHash(
-      this.db.kysely,
-      hashSessionToken(token),
-      this.clock.now().getTime(),
-    );
+    const hash = hashSessionToken(token);
+    const row = this.batched
+      ? await this.batched.get(hash)
+      : await findLiveSessionByTokenHash(this.db.kysely, hash, this.clock.now().getTime());
     if (!row) return null;
     return {
       sessionId: row.sessionId,

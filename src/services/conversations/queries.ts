@@ -1,8 +1,7 @@
-import { sql, type Expression, type SelectQueryBuilder } from 'kysely';
+import { sql, type Expression } from 'kysely';
 
 import { batchedOnRoot, BatchedReads } from '../../db/batched-reads.js';
 import type { Executor, Tx } from '../../db/database.js';
-import type { Database } from '../../db/schema.js';
 import { everyColumn, prefixed } from '../../db/columns.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type { ConversationMemberTable, ConversationTable } from '../../db/tables/collaboration.js';
@@ -47,13 +46,15 @@ const CONVERSATION_COLUMNS = everyColumn<ConversationTable>()([
  * A conversation as one caller sees it: the row, the caller's membership in it (state, read
  * marker) and in its workspace (role, timeout), and whether a block stands between the caller
  * and the other person of a DIRECT conversation. One query: every write and read starts here.
- * `accountId` is a value, or on PostgreSQL the column of the batch's keys (below).
+ * The ids are values, or the columns of a batch's keys (below).
  */
-function accessColumns<Q extends SelectQueryBuilder<AccessFrom, 'c', object>>(
-  q: Q,
+function conversationAccess(
+  db: Executor,
+  conversationId: Expression<string>,
   accountId: Expression<string>,
 ) {
-  return q
+  return db
+    .selectFrom('conversation as c')
     .leftJoin('conversation_member as cm', (j) =>
       j.onRef('cm.conversationId', '=', 'c.id').on('cm.accountId', '=', accountId),
     )
@@ -73,36 +74,46 @@ function accessColumns<Q extends SelectQueryBuilder<AccessFrom, 'c', object>>(
       sql<boolean>`${sql.ref('c.kind')} = 'direct' and ${blockedPartnerExists(accountId)}`.as(
         'blocked',
       ),
-    );
+    )
+    .where('c.id', '=', conversationId);
 }
 
-type AccessFrom = Database & { c: ConversationTable };
-
 const conversationAccessQuery = preparedQuery(2, (db, conversationId: string, accountId: string) =>
-  accessColumns(db.selectFrom('conversation as c'), sql.val(accountId)).where(
-    'c.id',
-    '=',
-    conversationId,
-  ),
+  conversationAccess(db, sql.val(conversationId), sql.val(accountId)),
 );
 
-/** PostgreSQL only (array parameters): the access of several (conversation, caller) pairs. */
+/**
+ * PostgreSQL only (array parameters): the access of several (conversation, caller) pairs, each
+ * looked up by its keys as the single read is: the read joined `lateral` to the keys, not the
+ * tables joined to them, which a planner with lagging statistics may scan whole
+ * (test/foundation/batched-read-plans.test.ts).
+ */
 const conversationAccessesQuery = preparedQuery(
   2,
   (db, conversationIds: string[], accountIds: string[]) =>
-    accessColumns(
-      db
-        .selectFrom(
-          sql<{
-            cid: string;
-            aid: string;
-          }>`unnest(cast(${conversationIds} as text[]), cast(${accountIds} as text[]))`.as<'k'>(
-            sql`k(cid, aid)`,
-          ),
-        )
-        .innerJoin('conversation as c', 'c.id', 'k.cid'),
-      sql.ref<string>('k.aid'),
-    ).select(sql.ref<string>('k.aid').as('batchAccountId')),
+    db
+      .selectFrom(
+        sql<{
+          cid: string;
+          aid: string;
+        }>`unnest(cast(${conversationIds} as text[]), cast(${accountIds} as text[]))`.as<'k'>(
+          sql`k(cid, aid)`,
+        ),
+      )
+      .innerJoinLateral(conversationAccess(db, sql.ref('k.cid'), sql.ref('k.aid')).as('x'), (j) =>
+        j.onTrue(),
+      )
+      .select([
+        ...prefixed('x', CONVERSATION_COLUMNS),
+        'x.memberState',
+        'x.memberJoinedAt',
+        'x.lastReadAt',
+        'x.lastReadMessageId',
+        'x.role',
+        'x.timedOutUntil',
+        'x.blocked',
+        'k.aid as batchAccountId',
+      ]),
 );
 
 /** The caller's access to a conversation, or undefined when it does not exist. */

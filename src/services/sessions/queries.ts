@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type Expression } from 'kysely';
 
 import type { Executor } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
@@ -23,8 +23,8 @@ export async function insertSession(
     .execute();
 }
 
-/** The live session of each token hash given, with its account (the where clause of both). */
-function liveSessions(db: Executor, tokenHashes: unknown, now: number, many: boolean) {
+/** The live session of a token hash, with its account: a value, or the batch's key column. */
+function liveSession(db: Executor, tokenHash: Expression<string>, now: number) {
   return db
     .selectFrom('session')
     .innerJoin('account', 'account.id', 'session.accountId')
@@ -44,11 +44,7 @@ function liveSessions(db: Executor, tokenHashes: unknown, now: number, many: boo
       'account.deletionScheduledFor',
       'account.avatarPath',
     ])
-    .where(
-      'session.tokenHash',
-      '=',
-      many ? sql<string>`any(cast(${tokenHashes} as text[]))` : (tokenHashes as string),
-    )
+    .where('session.tokenHash', '=', tokenHash)
     .where('session.endedAt', 'is', null)
     .where('session.expiresAt', '>', now)
     .where('account.deletedAt', 'is', null)
@@ -56,12 +52,35 @@ function liveSessions(db: Executor, tokenHashes: unknown, now: number, many: boo
 }
 
 const liveSessionQuery = preparedQuery(2, (db, tokenHash: string, now: number) =>
-  liveSessions(db, tokenHash, now, false),
+  liveSession(db, sql.val(tokenHash), now),
 );
 
-/** PostgreSQL only (an array parameter): several token hashes in one statement. */
+/**
+ * PostgreSQL only (an array parameter): several token hashes in one statement, each looked up by
+ * its key as the single read is: the read joined `lateral` to the keys. Written as `tokenHash =
+ * any($1)`, a fresh database's generic plan scanned every account per batch
+ * (test/foundation/batched-read-plans.test.ts).
+ */
 const liveSessionsQuery = preparedQuery(2, (db, tokenHashes: string[], now: number) =>
-  liveSessions(db, tokenHashes, now, true),
+  db
+    .selectFrom(sql<{ hash: string }>`unnest(cast(${tokenHashes} as text[]))`.as<'k'>(sql`k(hash)`))
+    .innerJoinLateral(liveSession(db, sql.ref('k.hash'), now).as('x'), (j) => j.onTrue())
+    .select([
+      'x.tokenHash',
+      'x.sessionId',
+      'x.accountId',
+      'x.deviceId',
+      'x.createdAt',
+      'x.expiresAt',
+      'x.username',
+      'x.homeServer',
+      'x.isOperator',
+      'x.displayName',
+      'x.email',
+      'x.accountCreatedAt',
+      'x.deletionScheduledFor',
+      'x.avatarPath',
+    ]),
 );
 
 export type LiveSessionRow = NonNullable<Awaited<ReturnType<typeof findLiveSessionByTokenHash>>>;

@@ -39,6 +39,12 @@ export interface OutboxOptions {
    * it over (that process crashed, or its publish failed); default 10 s.
    */
   graceMs?: number;
+  /**
+   * How long delivered rows wait to be removed together (default 100 ms): one delete for every
+   * event of that time instead of about one per event, each a round trip on PostgreSQL. Well
+   * inside the grace period, so the drainer never takes a delivered row for a lost one.
+   */
+  removalDelayMs?: number;
 }
 
 const outboxes = new WeakMap<EventBus, Outbox>();
@@ -70,6 +76,8 @@ export class Outbox {
   private readonly pending = new WeakMap<Tx, Array<EventOutboxTable>>();
   private readonly delivered: string[] = [];
   private removing: Promise<void> | null = null;
+  /** Ends the current removal's wait early (flush, close). */
+  private removeNow: (() => void) | null = null;
   private draining: Promise<number> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
@@ -147,6 +155,7 @@ export class Outbox {
   async flush(): Promise<void> {
     while (this.removing || this.delivered.length > 0) {
       if (!this.removing) this.scheduleRemoval();
+      this.removeNow?.();
       await this.removing;
     }
   }
@@ -172,8 +181,15 @@ export class Outbox {
 
   /** One delete for every row delivered since the last one; the next waits for it. */
   private scheduleRemoval(): void {
-    this.removing = new Promise<void>((resolve) => setImmediate(resolve))
+    this.removing = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, this.opts.removalDelayMs ?? 100);
+      this.removeNow = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    })
       .then(async () => {
+        this.removeNow = null;
         const ids = this.delivered.splice(0);
         if (ids.length > 0) await this.opts.db.transaction((tx) => deleteOutboxRows(tx.db, ids));
       })

@@ -115,6 +115,21 @@ describe('the event outbox', () => {
     expect(await rowsOf(ctx)).toEqual([]);
   });
 
+  it('removes the rows of events delivered close together in one statement', async () => {
+    const topic = `test:${newId()}`;
+    const seen = listen(ctx, topic);
+    await ctx.outbox.flush();
+    const texts = await recordQueries(async () => {
+      // One after another, each its own transaction and its own turn of the loop.
+      for (let i = 0; i < 10; i += 1) {
+        await ctx.db.transaction(async (tx) => publishOnCommit(tx, ctx.bus, event(topic, i)));
+      }
+      await until(async () => (await rowsOf(ctx)).length === 0, 'rows removed');
+    });
+    expect(seen).toHaveLength(10);
+    expect(texts.filter((s) => /^delete from "event_outbox"/.test(s))).toHaveLength(1);
+  });
+
   it('writes the row in the transaction: a rollback publishes and leaves nothing', async () => {
     const topic = `test:${newId()}`;
     const seen = listen(ctx, topic);

@@ -31,9 +31,13 @@ describe(`the cost of a key sign-in (${TEST_DB})`, () => {
     // The challenge's insert, and its spending with `returning`: no read after the update.
     expect(challengeStatements.filter((s) => /^select/.test(s))).toEqual([]);
     expect(challengeStatements.filter((s) => /^update/.test(s))).toHaveLength(1);
-    // Once to find the account, once in the session's transaction (blocks, deletion): not again
-    // for the answer.
-    expect(statements.filter((s) => /^select .* from "account"/.test(s))).toHaveLength(2);
+    // Once to find the account; the session's insert checks blocks and deletion itself.
+    expect(statements.filter((s) => /^select .* from "account"/.test(s))).toHaveLength(1);
+    expect(statements.filter((s) => /principal_block/.test(s))).toHaveLength(1);
+    // The device's last use and the session: two statements, no transaction around them.
+    expect(statements.filter((s) => /^(begin|commit)/.test(s))).toEqual([]);
+    expect(statements.filter((s) => /^insert into "session"/.test(s))).toHaveLength(1);
+    expect(statements.length).toBeLessThanOrEqual(6);
   });
 
   it('sweeps spent and expired challenges at most once a minute', async () => {

@@ -151,14 +151,14 @@ export class KeyAuthService {
       throw unauthenticated('unknown or revoked device, or a wrong signature');
     }
     const now = this.clock.now().getTime();
-    const session = await this.db.transaction(async (tx) => {
-      await touchDevice(tx.db, device.id, now);
-      return this.sessions.start(tx.db, {
-        accountId: account.id,
-        deviceId: device.id,
-        ip: input.ip,
-        userAgent: input.userAgent,
-      });
+    // Two statements, no transaction: the device was used whether or not the session then
+    // starts, and the session's insert checks the account is still there and unblocked.
+    await touchDevice(this.db.kysely, device.id, now);
+    const session = await this.sessions.start(this.db.kysely, {
+      accountId: account.id,
+      deviceId: device.id,
+      ip: input.ip,
+      userAgent: input.userAgent,
     });
     // The account as read above: the session's start checked it is still there and unblocked.
     return { account: toAccountView(account), session, serverId: null };

@@ -4,7 +4,12 @@ import type { Executor } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 import { accountNotBlocked } from '../moderation/blocked.js';
 
-export async function insertSession(
+/**
+ * Inserts a session unless a principal block covers its account (or the account is gone): one
+ * statement, `insert ... select ... where not exists`, so a sign-in checks and writes in one
+ * round trip. Whether a row was written.
+ */
+export async function insertSessionUnlessBlocked(
   db: Executor,
   row: {
     id: string;
@@ -16,11 +21,42 @@ export async function insertSession(
     ip: string | null;
     userAgent: string | null;
   },
-) {
-  await db
+): Promise<boolean> {
+  const res = await db
     .insertInto('session')
-    .values({ ...row, endedAt: null, endReason: null })
-    .execute();
+    .columns([
+      'id',
+      'tokenHash',
+      'accountId',
+      'deviceId',
+      'createdAt',
+      'expiresAt',
+      'ip',
+      'userAgent',
+      'endedAt',
+      'endReason',
+    ])
+    .expression(
+      db
+        .selectFrom('account')
+        .select([
+          // Typed: PostgreSQL reads a bare parameter in a select list as text.
+          sql<string>`cast(${row.id} as text)`.as('id'),
+          sql<string>`cast(${row.tokenHash} as text)`.as('tokenHash'),
+          'account.id as accountId',
+          sql<string | null>`cast(${row.deviceId} as text)`.as('deviceId'),
+          sql<number>`cast(${row.createdAt} as bigint)`.as('createdAt'),
+          sql<number>`cast(${row.expiresAt} as bigint)`.as('expiresAt'),
+          sql<string | null>`cast(${row.ip} as text)`.as('ip'),
+          sql<string | null>`cast(${row.userAgent} as text)`.as('userAgent'),
+          sql<null>`null`.as('endedAt'),
+          sql<null>`null`.as('endReason'),
+        ])
+        .where('account.id', '=', row.accountId)
+        .where(accountNotBlocked()),
+    )
+    .executeTakeFirst();
+  return Number(res.numInsertedOrUpdatedRows ?? 0n) === 1;
 }
 
 /** The live session of a token hash, with its account: a value, or the batch's key column. */

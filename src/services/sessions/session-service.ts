@@ -7,7 +7,7 @@ import type { Tx } from '../../db/transaction.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
 import { isId, newId, randomToken } from '../../lib/ids.js';
 import { toAccountView, type AccountView } from '../accounts/account-view.js';
-import { assertAccountNotBlocked } from '../moderation/blocked.js';
+import { blockedRefusal, isAccountBlocked } from '../moderation/blocked.js';
 
 import { notFound } from '../../errors.js';
 
@@ -16,7 +16,7 @@ import {
   findDeadSessionIds,
   findLiveSessionByTokenHash,
   findLiveSessionsByTokenHashes,
-  insertSession,
+  insertSessionUnlessBlocked,
   type LiveSessionRow,
   listLiveSessions,
 } from './queries.js';
@@ -126,13 +126,13 @@ export class SessionService {
       userAgent?: string | null;
     },
   ): Promise<IssuedSession> {
-    // Every way of signing in ends here: a principal block refuses them all (FORBIDDEN).
-    await assertAccountNotBlocked(executor, input.accountId);
     const now = this.clock.now().getTime();
     const token = randomToken(32);
     const sessionId = newId();
     const expiresAt = now + this.ttlDays * DAY_MS;
-    await insertSession(executor, {
+    // Every way of signing in ends here: a principal block refuses them all (FORBIDDEN). The
+    // check is part of the insert.
+    const inserted = await insertSessionUnlessBlocked(executor, {
       id: sessionId,
       tokenHash: hashSessionToken(token),
       accountId: input.accountId,
@@ -142,6 +142,10 @@ export class SessionService {
       ip: input.ip ?? null,
       userAgent: input.userAgent?.slice(0, 512) ?? null,
     });
+    if (!inserted) {
+      if (await isAccountBlocked(executor, input.accountId)) throw blockedRefusal();
+      throw notFound('account');
+    }
     return {
       sessionId,
       token,

@@ -91,31 +91,6 @@ export async function sharingWith(
   return new Set([...inWorkspaces, ...inConversations].map((r) => r.accountId));
 }
 
-/**
- * A conversation with members and their states, for typing: every member of a direct
- * conversation; of any other kind (where typing is refused) only the caller's own row, so a
- * refusal in a channel of thousands reads one member, not all of them.
- */
-export async function findConversationForTyping(
-  db: Executor,
-  conversationId: string,
-  accountId: string,
-) {
-  const conversation = await db
-    .selectFrom('conversation')
-    .select(['id', 'workspaceId', 'kind', 'archivedAt'])
-    .where('id', '=', conversationId)
-    .executeTakeFirst();
-  if (!conversation) return undefined;
-  const members = await db
-    .selectFrom('conversation_member')
-    .select(['accountId', 'state'])
-    .where('conversationId', '=', conversationId)
-    .$if(conversation.kind !== 'direct', (q) => q.where('accountId', '=', accountId))
-    .execute();
-  return { ...conversation, members };
-}
-
 /** Whether either of two accounts blocks the other. */
 export async function eitherBlocks(db: Executor, a: string, b: string): Promise<boolean> {
   const row = await db

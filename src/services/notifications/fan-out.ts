@@ -57,15 +57,24 @@ type ConversationFacts = Pick<
 const BATCH = 250;
 
 /**
+ * Queued messages whose recipients are worked out together (bounded: an `@channel` in a channel
+ * of thousands holds each of them in memory until its turn to be written).
+ */
+const READ_AHEAD = 16;
+
+/**
  * Works out who a new message notifies and writes their notifications, after the message's
- * transaction committed (docs/notifications.md, "Fan-out"). Work is queued and done one message
- * at a time per process, in batches of 500 recipients, each its own short transaction followed
+ * transaction committed (docs/notifications.md, "Fan-out"). Work is queued; the recipients of
+ * up to READ_AHEAD queued messages are read together, then notifications are written one message
+ * at a time per process, in batches of 250 recipients, each its own short transaction followed
  * by `NotificationCreated` on each recipient's own topic; so the send that triggered it never
  * waits, and a large channel never holds the database for long.
  */
 export class FanOut {
   private chain: Promise<void> = Promise.resolve();
   private pending = 0;
+  private readonly queue: MessageTable[] = [];
+  private draining = false;
   private readonly delivered: DeliveredHook[] = [];
   private readonly background = new Set<Promise<void>>();
   private readonly facts = new Lru<string, ConversationFacts>(10_000);
@@ -87,14 +96,39 @@ export class FanOut {
   /** Queues a committed message; returns at once. */
   enqueue(message: MessageTable): void {
     this.pending++;
-    this.chain = this.chain
-      .then(() => this.run(message))
-      .catch((err: unknown) =>
-        this.deps.log.error({ err, messageId: message.id }, 'notification fan-out failed'),
-      )
-      .finally(() => {
-        this.pending--;
+    this.queue.push(message);
+    if (!this.draining) {
+      this.draining = true;
+      this.chain = this.drain().finally(() => {
+        this.draining = false;
       });
+    }
+  }
+
+  /**
+   * Works through the queue: who each message notifies is read for up to READ_AHEAD queued
+   * messages at once (their reads go together, one statement on PostgreSQL), then their
+   * notifications are written one message at a time, in the order they were sent.
+   */
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, READ_AHEAD);
+      const found = await Promise.all(
+        batch.map((m) => this.candidates(m).catch((err: unknown) => ({ failed: err }))),
+      );
+      for (let i = 0; i < batch.length; i += 1) {
+        const message = batch[i] as MessageTable;
+        const result = found[i];
+        try {
+          if (result && 'failed' in result) throw result.failed;
+          await this.write(message, result);
+        } catch (err) {
+          this.deps.log.error({ err, messageId: message.id }, 'notification fan-out failed');
+        } finally {
+          this.pending--;
+        }
+      }
+    }
   }
 
   /** Resolves once every queued message, and what its hooks started, is done (tests, shutdown). */
@@ -184,8 +218,10 @@ export class FanOut {
     return role === 'owner' || role === 'moderator';
   }
 
-  private async run(message: MessageTable): Promise<void> {
-    const found = await this.candidates(message);
+  private async write(
+    message: MessageTable,
+    found: Awaited<ReturnType<FanOut['candidates']>>,
+  ): Promise<void> {
     if (!found || found.reasons.size === 0) return;
     const { conv, reasons } = found;
     const db = this.deps.db.kysely;

@@ -1,5 +1,6 @@
-import { sql, type SqlBool } from 'kysely';
+import { sql, type Expression, type SqlBool } from 'kysely';
 
+import { batchedOnRoot, BatchedReads } from '../../db/batched-reads.js';
 import type { Executor } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type {
@@ -113,26 +114,55 @@ export async function deleteRule(db: Executor, accountId: string, scopeId: strin
     .execute();
 }
 
+type WantingMore = { accountId: string; level: NotificationLevelValue; keywords: string };
+
 /**
  * Members of a conversation whose own level or a rule there (or on its workspace) says `all`, or
  * who have keywords: one statement, run for every message in a channel. A rule's row comes back
- * as level `all` without keywords.
+ * as level `all` without keywords. On PostgreSQL the reads of messages sent together go as one
+ * statement (src/db/batched-reads.ts).
  */
 export async function membersWantingMore(
   db: Executor,
   conversationId: string,
   workspaceId: string,
-): Promise<Array<{ accountId: string; level: NotificationLevelValue; keywords: string }>> {
+): Promise<WantingMore[]> {
+  const batch = batchedOnRoot(db, 'members-wanting-more', () => wantingMoreReads(db));
+  if (batch) return (await batch.get({ conversationId, workspaceId })) ?? [];
   return (await membersWantingMoreQuery(db, conversationId, workspaceId)).rows;
 }
 
+function wantingMoreReads(db: Executor) {
+  return new BatchedReads(
+    async (keys: Array<{ conversationId: string; workspaceId: string }>) => {
+      const { rows } = await membersWantingMoreBatchQuery(
+        db,
+        keys.map((k) => k.conversationId),
+        keys.map((k) => k.workspaceId),
+      );
+      const byConversation = new Map<string, WantingMore[]>();
+      for (const { batchConversationId, ...row } of rows) {
+        const list = byConversation.get(batchConversationId) ?? [];
+        list.push(row);
+        byConversation.set(batchConversationId, list);
+      }
+      return byConversation;
+    },
+    (k) => k.conversationId,
+  );
+}
+
 /** Whether the account in `account` is a member (not an invitee) of the conversation: by key. */
-const memberOf = (conversationId: string, account: 's.accountId' | 'r.accountId') =>
+const memberOf = (conversationId: Expression<string>, account: 's.accountId' | 'r.accountId') =>
   sql<boolean>`exists (select 1 from "conversation_member" as "cm" where "cm"."conversationId" = ${conversationId} and "cm"."accountId" = ${sql.ref(account)} and "cm"."state" = 'member')`;
 
-const membersWantingMoreQuery = preparedQuery(
-  2,
-  (db, conversationId: string, workspaceId: string) =>
+/** The ids are values, or the columns of a batch's keys. */
+function wantingMore(
+  db: Executor,
+  conversationId: Expression<string>,
+  workspaceId: Expression<string>,
+) {
+  return (
     db
       // From the few who want more (a partial index of them, migration 0022; its condition
       // written out as literals so both databases see the index covers it), each checked for
@@ -149,10 +179,38 @@ const membersWantingMoreQuery = preparedQuery(
             sql<NotificationLevelValue>`'all'`.as('level'),
             sql<string>`'[]'`.as('keywords'),
           ])
-          .where('r.scopeId', 'in', [conversationId, workspaceId])
+          .where((eb) =>
+            eb.or([eb('r.scopeId', '=', conversationId), eb('r.scopeId', '=', workspaceId)]),
+          )
           .where('r.level', '=', 'all')
           .where(memberOf(conversationId, 'r.accountId')),
-      ),
+      )
+  );
+}
+
+const membersWantingMoreQuery = preparedQuery(
+  2,
+  (db, conversationId: string, workspaceId: string) =>
+    wantingMore(db, sql.val(conversationId), sql.val(workspaceId)),
+);
+
+/** PostgreSQL only (array parameters): the read for several conversations, lateral to the keys. */
+const membersWantingMoreBatchQuery = preparedQuery(
+  2,
+  (db, conversationIds: string[], workspaceIds: string[]) =>
+    db
+      .selectFrom(
+        sql<{
+          cid: string;
+          wid: string;
+        }>`unnest(cast(${conversationIds} as text[]), cast(${workspaceIds} as text[]))`.as<'k'>(
+          sql`k(cid, wid)`,
+        ),
+      )
+      .innerJoinLateral(wantingMore(db, sql.ref('k.cid'), sql.ref('k.wid')).as('x'), (j) =>
+        j.onTrue(),
+      )
+      .select(['k.cid as batchConversationId', 'x.accountId', 'x.level', 'x.keywords']),
 );
 
 // ---- the workspace policy

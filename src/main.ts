@@ -6,6 +6,7 @@ import type { Config } from './config/index.js';
 import type { Secrets } from './config/secrets.js';
 import { openAppDatabase } from './app-database.js';
 import { createAppContext, type AppContext, type ContextOverrides } from './context.js';
+import { autovacuumOff } from './db/autovacuum.js';
 import { migrateToLatest } from './db/migrate.js';
 import { buildGraphqlExecutor } from './graphql/build.js';
 import { buildHttpApp, type HttpAppOptions } from './http/app.js';
@@ -83,6 +84,11 @@ export async function startServer(
   const ctx = await createAppContext(config, secrets, overrides);
   if (applied.length > 0) ctx.log.info({ migrations: applied }, 'migrations applied');
   logFeatureStates(ctx);
+  if (await autovacuumOff(ctx.db)) {
+    ctx.log.warn(
+      'PostgreSQL runs with autovacuum off: tables are never analyzed and query plans degrade as they grow; turn it on, or run ANALYZE regularly (docs/operations.md)',
+    );
+  }
   let app: FastifyInstance;
   let metricsServer: http.Server | null = null;
   let realtime: RealtimeServer;

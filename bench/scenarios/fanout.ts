@@ -161,8 +161,9 @@ export async function fanoutBurst(opts: Options): Promise<ScenarioResult> {
         detail: `${Math.round(per.svc as number)}`,
       },
       {
-        target: '>= 60% of the reference',
-        met: ratio >= 0.6,
+        // The first round's target was 60%; issue 20 raised it to 80% in every run.
+        target: '>= 80% of the reference',
+        met: ratio >= 0.8,
         detail: `${(ratio * 100).toFixed(0)}%`,
       },
     ],
@@ -196,8 +197,9 @@ export async function fanoutManyChannels(opts: Options): Promise<ScenarioResult>
     rows,
     targets: [
       {
-        target: '>= 60% of the reference (same topology)',
-        met: ratio >= 0.6,
+        // The first round's target was 60%; issue 20 raised it to 70%.
+        target: '>= 70% of the reference (same topology)',
+        met: ratio >= 0.7,
         detail: `${(ratio * 100).toFixed(0)}%`,
       },
     ],

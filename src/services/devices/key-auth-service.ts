@@ -41,7 +41,7 @@ import {
   lockAccount,
   retireKeyIdentity,
   revokeDeviceRow,
-  touchDevice,
+  deferTouchDevice,
 } from './queries.js';
 
 export interface KeyIdentityView {
@@ -151,14 +151,17 @@ export class KeyAuthService {
       throw unauthenticated('unknown or revoked device, or a wrong signature');
     }
     const now = this.clock.now().getTime();
-    // Two statements, no transaction: the device was used whether or not the session then
-    // starts, and the session's insert checks the account is still there and unblocked.
-    await touchDevice(this.db.kysely, device.id, now);
-    const session = await this.sessions.start(this.db.kysely, {
-      accountId: account.id,
-      deviceId: device.id,
-      ip: input.ip,
-      userAgent: input.userAgent,
+    // The session's insert checks the account is still there and unblocked; the device's last
+    // use goes with the commit (one statement with it on PostgreSQL, one commit on SQLite).
+    const session = await this.db.transaction(async (tx) => {
+      const started = await this.sessions.start(tx.db, {
+        accountId: account.id,
+        deviceId: device.id,
+        ip: input.ip,
+        userAgent: input.userAgent,
+      });
+      await deferTouchDevice(tx, device.id, now);
+      return started;
     });
     // The account as read above: the session's start checked it is still there and unblocked.
     return { account: toAccountView(account), session, serverId: null };

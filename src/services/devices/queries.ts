@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 
 import type { Executor } from '../../db/database.js';
+import type { Tx } from '../../db/transaction.js';
 import type {
   DeviceLinkOfferTable,
   DeviceTable,
@@ -135,8 +136,9 @@ export async function revokeDeviceRow(db: Executor, id: string, now: number) {
   return Number(res.numUpdatedRows) === 1;
 }
 
-export async function touchDevice(db: Executor, id: string, now: number) {
-  await db.updateTable('device').set({ lastUsedAt: now }).where('id', '=', id).execute();
+/** The device's last use, written with the transaction's other deferred writes (`tx.defer`). */
+export function deferTouchDevice(tx: Tx, id: string, now: number) {
+  return tx.defer(tx.db.updateTable('device').set({ lastUsedAt: now }).where('id', '=', id));
 }
 
 export async function setKeyPackage(db: Executor, id: string, keyPackage: string, now: number) {

@@ -1,4 +1,4 @@
-import { PostgresAdapter } from 'kysely';
+import { PostgresAdapter, sql, type AliasedRawBuilder } from 'kysely';
 
 import type { Executor } from './database.js';
 
@@ -128,4 +128,20 @@ export function batchedOnRoot<K, V>(
     batchers.set(name, batcher as unknown as BatchedReads<never, unknown>);
   }
   return batcher;
+}
+
+/**
+ * A batch's keys as table `k` (PostgreSQL): `unnest` of parallel text arrays, one per column,
+ * the i-th key of each array making row i. The batch read joins its single read `lateral` to
+ * it, so each key is looked up by its index whatever the planner's statistics say
+ * (test/foundation/batched-read-plans.test.ts).
+ */
+export function keysTable<C extends string>(
+  columns: Record<C, readonly string[] | string>,
+): AliasedRawBuilder<Record<C, string>, 'k'> {
+  const names = Object.keys(columns) as C[];
+  const arrays = names.map((c) => sql`cast(${columns[c]} as text[])`);
+  return sql<Record<C, string>>`unnest(${sql.join(arrays)})`.as<'k'>(
+    sql`k(${sql.join(names.map((c) => sql.id(c)))})`,
+  );
 }

@@ -1,6 +1,6 @@
 import { sql, type Expression } from 'kysely';
 
-import { batchedOnRoot, BatchedReads } from '../../db/batched-reads.js';
+import { batchedOnRoot, BatchedReads, keysTable } from '../../db/batched-reads.js';
 import type { Executor, Tx } from '../../db/database.js';
 import { everyColumn, prefixed } from '../../db/columns.js';
 import { preparedQuery } from '../../db/prepared.js';
@@ -92,14 +92,7 @@ const conversationAccessesQuery = preparedQuery(
   2,
   (db, conversationIds: string[], accountIds: string[]) =>
     db
-      .selectFrom(
-        sql<{
-          cid: string;
-          aid: string;
-        }>`unnest(cast(${conversationIds} as text[]), cast(${accountIds} as text[]))`.as<'k'>(
-          sql`k(cid, aid)`,
-        ),
-      )
+      .selectFrom(keysTable({ cid: conversationIds, aid: accountIds }))
       .innerJoinLateral(conversationAccess(db, sql.ref('k.cid'), sql.ref('k.aid')).as('x'), (j) =>
         j.onTrue(),
       )

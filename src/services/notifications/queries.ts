@@ -1,6 +1,6 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 
-import { batchedOnRoot, BatchedReads } from '../../db/batched-reads.js';
+import { batchedOnRoot, BatchedReads, keysTable } from '../../db/batched-reads.js';
 import type { Executor } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type {
@@ -199,14 +199,7 @@ const membersWantingMoreBatchQuery = preparedQuery(
   2,
   (db, conversationIds: string[], workspaceIds: string[]) =>
     db
-      .selectFrom(
-        sql<{
-          cid: string;
-          wid: string;
-        }>`unnest(cast(${conversationIds} as text[]), cast(${workspaceIds} as text[]))`.as<'k'>(
-          sql`k(cid, wid)`,
-        ),
-      )
+      .selectFrom(keysTable({ cid: conversationIds, wid: workspaceIds }))
       .innerJoinLateral(wantingMore(db, sql.ref('k.cid'), sql.ref('k.wid')).as('x'), (j) =>
         j.onTrue(),
       )

@@ -1,6 +1,7 @@
 import { sql, type Expression } from 'kysely';
 
 import type { Executor } from '../../db/database.js';
+import { keysTable } from '../../db/batched-reads.js';
 import { preparedQuery } from '../../db/prepared.js';
 import { accountNotBlocked } from '../moderation/blocked.js';
 
@@ -99,7 +100,7 @@ const liveSessionQuery = preparedQuery(2, (db, tokenHash: string, now: number) =
  */
 const liveSessionsQuery = preparedQuery(2, (db, tokenHashes: string[], now: number) =>
   db
-    .selectFrom(sql<{ hash: string }>`unnest(cast(${tokenHashes} as text[]))`.as<'k'>(sql`k(hash)`))
+    .selectFrom(keysTable({ hash: tokenHashes }))
     .innerJoinLateral(liveSession(db, sql.ref('k.hash'), now).as('x'), (j) => j.onTrue())
     .select([
       'x.tokenHash',

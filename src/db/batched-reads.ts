@@ -137,6 +137,8 @@ export function batchedOnRoot<K, V>(
  * (test/foundation/batched-read-plans.test.ts).
  */
 export function keysTable<C extends string>(
+  // An array per column; a string only while `preparedQuery` builds the statement with its
+  // placeholders.
   columns: Record<C, readonly string[] | string>,
 ): AliasedRawBuilder<Record<C, string>, 'k'> {
   const names = Object.keys(columns) as C[];

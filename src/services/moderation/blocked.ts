@@ -43,15 +43,10 @@ export async function isAccountBlocked(db: Executor, accountId: string): Promise
   return (await findBlocks(db, principalIdsOfAccount(account))).length > 0;
 }
 
-/** The refusal every sign-in and signup of a blocked principal gets. */
+/**
+ * The refusal every sign-in and signup of a blocked principal gets. SessionService.start checks
+ * the blocks inside the session's insert, so every way of starting a session (password, device
+ * key, signups) passes through it.
+ */
 export const blockedRefusal = () =>
   forbidden('this account is blocked on this server; contact the operator');
-
-/**
- * Refuses (FORBIDDEN) a sign-in of an account that a principal block covers. Called by
- * SessionService.start, so every way of starting a session (password, device key, signups)
- * passes through it.
- */
-export async function assertAccountNotBlocked(db: Executor, accountId: string): Promise<void> {
-  if (await isAccountBlocked(db, accountId)) throw blockedRefusal();
-}

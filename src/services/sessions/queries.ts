@@ -1,7 +1,7 @@
 import { sql, type Expression } from 'kysely';
 
 import type { Executor } from '../../db/database.js';
-import { keysTable } from '../../db/batched-reads.js';
+import { batchedOnRoot, BatchedReads, keysTable } from '../../db/batched-reads.js';
 import { preparedQuery } from '../../db/prepared.js';
 import { accountNotBlocked } from '../moderation/blocked.js';
 
@@ -120,21 +120,31 @@ const liveSessionsQuery = preparedQuery(2, (db, tokenHashes: string[], now: numb
     ]),
 );
 
-export type LiveSessionRow = NonNullable<Awaited<ReturnType<typeof findLiveSessionByTokenHash>>>;
-
-/** The live session for a token hash, with its account, or undefined. Runs on every request. */
+/**
+ * The live session for a token hash, with its account, or undefined. Runs on every request; on
+ * PostgreSQL the reads of requests that arrive together go as one statement (BatchedReads).
+ */
 export async function findLiveSessionByTokenHash(db: Executor, tokenHash: string, now: number) {
+  const batch = batchedOnRoot(db, 'live-session', () => liveSessionReads(db));
+  if (batch) return batch.get({ tokenHash, now });
   return (await liveSessionQuery(db, tokenHash, now)).rows[0];
 }
 
-/** The live sessions of several token hashes, by token hash (PostgreSQL: BatchedReads). */
-export async function findLiveSessionsByTokenHashes(
-  db: Executor,
-  tokenHashes: string[],
-  now: number,
-): Promise<Map<string, LiveSessionRow>> {
-  const { rows } = await liveSessionsQuery(db, tokenHashes, now);
-  return new Map(rows.map((r) => [r.tokenHash, r]));
+function liveSessionReads(db: Executor) {
+  return new BatchedReads(
+    async (keys: Array<{ tokenHash: string; now: number }>) => {
+      // One time for the batch, the latest of its requests': a session that expired meanwhile is
+      // refused, as a read of its own a moment later would refuse it.
+      const now = Math.max(...keys.map((k) => k.now));
+      const { rows } = await liveSessionsQuery(
+        db,
+        keys.map((k) => k.tokenHash),
+        now,
+      );
+      return new Map(rows.map((r) => [r.tokenHash, r]));
+    },
+    (k) => k.tokenHash,
+  );
 }
 
 export async function endSessions(

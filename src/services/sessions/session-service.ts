@@ -1,7 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 
-import { BatchedReads } from '../../db/batched-reads.js';
 import type { Db, Executor } from '../../db/database.js';
 import type { Tx } from '../../db/transaction.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
@@ -15,9 +14,7 @@ import {
   endSessions,
   findDeadSessionIds,
   findLiveSessionByTokenHash,
-  findLiveSessionsByTokenHashes,
   insertSessionUnlessBlocked,
-  type LiveSessionRow,
   listLiveSessions,
 } from './queries.js';
 
@@ -84,24 +81,13 @@ export const hashSessionToken = (token: string): string =>
  */
 export class SessionService {
   readonly events = new EventEmitter();
-  /** PostgreSQL: the sessions of requests that arrive together, read in one statement. */
-  private readonly batched: BatchedReads<string, LiveSessionRow> | null;
 
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly ttlDays: number,
     private readonly cookieSecret: Buffer,
-  ) {
-    this.batched =
-      db.dialect === 'postgres'
-        ? new BatchedReads(
-            (hashes) =>
-              findLiveSessionsByTokenHashes(db.kysely, hashes, this.clock.now().getTime()),
-            (hash) => hash,
-          )
-        : null;
-  }
+  ) {}
 
   /** The CSRF token bound to a session token (contract: HMAC over the session token). */
   csrfTokenFor(sessionToken: string): string {
@@ -158,10 +144,11 @@ export class SessionService {
   /** The live session of a cookie token, or null (missing, unknown, ended or expired). */
   async resolve(token: string | undefined): Promise<SessionInfo | null> {
     if (!token || token.length > 200) return null;
-    const hash = hashSessionToken(token);
-    const row = this.batched
-      ? await this.batched.get(hash)
-      : await findLiveSessionByTokenHash(this.db.kysely, hash, this.clock.now().getTime());
+    const row = await findLiveSessionByTokenHash(
+      this.db.kysely,
+      hashSessionToken(token),
+      this.clock.now().getTime(),
+    );
     if (!row) return null;
     return {
       sessionId: row.sessionId,

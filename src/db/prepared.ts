@@ -62,6 +62,14 @@ export const namedStatements = new Map<string, string>();
 /** Statements that take whatever columns a table has: their plan's shape could change. */
 const STAR = /\bselect\s+\*|\.\*|\breturning\s+\*/i;
 
+/**
+ * Runs `sql` as a named prepared statement too: for a statement put together from prepared
+ * queries' texts (a constant text whatever the arguments).
+ */
+export function nameComposedStatement(sql: string): void {
+  if (!namedStatements.has(sql)) nameStatement(sql);
+}
+
 function nameStatement(sql: string): void {
   // A migration that adds a column changes what `*` means, and PostgreSQL then refuses to run a
   // statement it planned before ("cached plan must not change result type").

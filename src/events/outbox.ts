@@ -1,3 +1,4 @@
+import type { CompiledQuery } from 'kysely';
 import type { Logger } from 'pino';
 
 import type { Db } from '../db/database.js';
@@ -13,6 +14,7 @@ import {
   deleteOutboxRows,
   hasDueOutboxRows,
   toBusEvent,
+  writeWithOutboxRow,
 } from './queries.js';
 
 export interface OutboxOptions {
@@ -98,15 +100,7 @@ export class Outbox {
       tx.onCommit(() => this.opts.bus.publish(event));
       return;
     }
-    const row: EventOutboxTable = {
-      id: newId(),
-      topic: event.topic,
-      type: event.type,
-      at: event.at,
-      payload: JSON.stringify(event.payload),
-      origin: this.opts.reachesListeners ? this.origin : null,
-      createdAt: Date.now(),
-    };
+    const row = this.rowOf(event);
     let rows = this.pending.get(tx);
     if (!rows) {
       const list: EventOutboxTable[] = [];
@@ -116,6 +110,59 @@ export class Outbox {
     }
     rows.push(row);
     if (this.opts.reachesListeners) tx.onCommit(() => this.deliver(row.id, event));
+  }
+
+  /**
+   * Runs `write` (an update or delete that returns a row per row it changed) and raises `event`
+   * only when it changed a row; the two commit together. For a change that may turn out to be
+   * none (a read marker already further on), where deciding would otherwise take a transaction
+   * around the write. On PostgreSQL it is one statement, run without `BEGIN`/`COMMIT`: the
+   * event's row is inserted `where exists` a row the write returned (one round trip instead of
+   * four). Resolves to whether the write changed a row; the event is published, as after a
+   * commit, before it resolves.
+   */
+  async publishIfChanged(write: CompiledQuery, event: BusEvent): Promise<boolean> {
+    const { db, bus } = this.opts;
+    if (db.dialect === 'sqlite') {
+      return db.transaction(async (tx) => {
+        const res = await tx.db.executeQuery(write);
+        if (res.rows.length === 0) return false;
+        this.publishOnCommit(tx, event);
+        return true;
+      });
+    }
+    db.assertNotTransaction('publishIfChanged');
+    if (!this.opts.keepRows) {
+      if ((await db.kysely.executeQuery(write)).rows.length === 0) return false;
+      await this.afterCommit(() => bus.publish(event));
+      return true;
+    }
+    const row = this.rowOf(event);
+    const res = await db.kysely.executeQuery(writeWithOutboxRow(write, row));
+    if (Number(res.rows[0]?.changed ?? 0) === 0) return false;
+    if (this.opts.reachesListeners) await this.afterCommit(() => this.deliver(row.id, event));
+    return true;
+  }
+
+  /** Runs what follows a commit: a failure is logged and never fails the committed change. */
+  private async afterCommit(fn: () => Promise<void>): Promise<void> {
+    try {
+      await fn();
+    } catch (err) {
+      this.opts.log.error({ err }, 'after-commit work failed');
+    }
+  }
+
+  private rowOf(event: BusEvent): EventOutboxTable {
+    return {
+      id: newId(),
+      topic: event.topic,
+      type: event.type,
+      at: event.at,
+      payload: JSON.stringify(event.payload),
+      origin: this.opts.reachesListeners ? this.origin : null,
+      createdAt: Date.now(),
+    };
   }
 
   /**

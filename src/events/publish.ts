@@ -1,3 +1,5 @@
+import type { CompiledQuery } from 'kysely';
+
 import type { Tx } from '../db/transaction.js';
 
 import type { BusEvent, EventBus } from './bus.js';
@@ -27,4 +29,17 @@ export function emit<K extends EventType>(
   at: number,
 ): void {
   publishOnCommit(tx, bus, { topic, type, at, payload: payload as Record<string, unknown> });
+}
+
+/**
+ * Runs `write` (an update or delete returning a row per row it changed) and publishes `event`
+ * only when it changed a row, the two committed together (Outbox.publishIfChanged). Resolves to
+ * whether it changed a row. Not inside a transaction: it is one.
+ */
+export function publishIfChanged(
+  bus: EventBus,
+  write: CompiledQuery,
+  event: BusEvent,
+): Promise<boolean> {
+  return outboxOf(bus).publishIfChanged(write, event);
 }

@@ -1,4 +1,7 @@
+import { CompiledQuery } from 'kysely';
+
 import type { Executor } from '../db/database.js';
+import { nameComposedStatement, namedStatements } from '../db/prepared.js';
 import type { EventOutboxTable } from '../db/tables/events.js';
 import type { Tx } from '../db/transaction.js';
 
@@ -34,6 +37,36 @@ export async function deferOutboxRows(tx: Tx, rows: EventOutboxTable[]): Promise
   for (let i = 0; i < rows.length; i += CHUNK) {
     await tx.defer(tx.db.insertInto('event_outbox').values(rows.slice(i, i + CHUNK)));
   }
+}
+
+/**
+ * PostgreSQL: `write` (an update or delete returning a row per row it changed) and, only when it
+ * changed one, the outbox row `row`, in one statement (atomic without a transaction). Its one
+ * row's `changed` is the number of rows the write changed. A `write` that runs as a named
+ * statement makes this one named too: its text is the same whatever the arguments.
+ */
+export function writeWithOutboxRow(
+  write: CompiledQuery,
+  row: EventOutboxTable,
+): CompiledQuery<{ changed: number | string }> {
+  const n = write.parameters.length;
+  const sql =
+    `with changed as (${write.sql}), ` +
+    `announced as (insert into "event_outbox" ("id", "topic", "type", "at", "payload", "origin", "createdAt") ` +
+    `select $${n + 1}::text, $${n + 2}::text, $${n + 3}::text, $${n + 4}::bigint, $${n + 5}::text, ` +
+    `$${n + 6}::text, $${n + 7}::bigint where exists (select 1 from changed)) ` +
+    `select count(*) as "changed" from changed`;
+  if (namedStatements.has(write.sql)) nameComposedStatement(sql);
+  return CompiledQuery.raw(sql, [
+    ...write.parameters,
+    row.id,
+    row.topic,
+    row.type,
+    row.at,
+    row.payload,
+    row.origin,
+    row.createdAt,
+  ]) as CompiledQuery<{ changed: number | string }>;
 }
 
 export async function deleteOutboxRows(db: Executor, ids: readonly string[]): Promise<void> {

@@ -4,10 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext, ContextOverrides } from '../../src/context.js';
 import type { BusEvent } from '../../src/events/bus.js';
 import { insertOutboxRows } from '../../src/events/queries.js';
-import { emit, publishOnCommit } from '../../src/events/publish.js';
+import { emit, publishIfChanged, publishOnCommit } from '../../src/events/publish.js';
 import { whenSubscribed } from '../../src/events/redis-bus.js';
 import { newId } from '../../src/lib/ids.js';
-import { createMigratedContext, createTestDatabase, type TestDatabase } from '../_util/app.js';
+import {
+  createMigratedContext,
+  createTestDatabase,
+  TEST_DB,
+  type TestDatabase,
+} from '../_util/app.js';
 import { recordQueries } from '../conversations/_helpers.js';
 import { until } from '../realtime/_helpers.js';
 
@@ -205,6 +210,72 @@ describe('the event outbox', () => {
       await cliContext.close();
       await server.close();
     }
+  });
+  describe('a write whose event stands only when it changed a row (publishIfChanged)', () => {
+    const cidr = '203.0.113.0/24';
+    /** Sets the block's reason; returns a row only when the reason was another. */
+    const reword = (c: AppContext, reason: string) =>
+      c.db.kysely
+        .updateTable('ip_block')
+        .set({ reason })
+        .where('cidr', '=', cidr)
+        .where('reason', '<>', reason)
+        .returning('cidr')
+        .compile();
+    beforeAll(async () => {
+      await ctx.db.kysely
+        .insertInto('ip_block')
+        .values({ cidr, reason: 'first', createdAt: 0, expiresAt: null, createdBy: 'cli' })
+        .execute();
+    });
+    afterAll(async () => {
+      await ctx.db.kysely.deleteFrom('ip_block').where('cidr', '=', cidr).execute();
+    });
+
+    it('publishes when the write changed a row, nothing when it did not; one statement on PostgreSQL', async () => {
+      const topic = `test:${newId()}`;
+      const seen = listen(ctx, topic);
+      await ctx.outbox.flush();
+      let changed: boolean[] = [];
+      const texts = await recordQueries(async () => {
+        changed.push(await publishIfChanged(ctx.bus, reword(ctx, 'second'), event(topic, 1)));
+      });
+      expect(changed).toEqual([true]);
+      expect(seen.map((e) => e.payload.n)).toEqual([1]);
+      if (TEST_DB === 'postgres') expect(texts).toHaveLength(1);
+      const reason = await ctx.db.kysely
+        .selectFrom('ip_block')
+        .select('reason')
+        .where('cidr', '=', cidr)
+        .executeTakeFirstOrThrow();
+      expect(reason.reason).toBe('second');
+
+      changed = [await publishIfChanged(ctx.bus, reword(ctx, 'second'), event(topic, 2))];
+      expect(changed).toEqual([false]);
+      expect(seen).toHaveLength(1);
+      await ctx.outbox.flush();
+      expect(await rowsOf(ctx)).toEqual([]);
+    });
+
+    it("writes the event's row with the change, for the drainer when the writer cannot publish", async () => {
+      const topic = `test:${newId()}`;
+      const seen = listen(ctx, topic);
+      const cliContext = await context(database, { passive: true });
+      try {
+        expect(
+          await publishIfChanged(cliContext.bus, reword(cliContext, 'third'), event(topic, 3)),
+        ).toBe(true);
+        expect(
+          await publishIfChanged(cliContext.bus, reword(cliContext, 'third'), event(topic, 4)),
+        ).toBe(false);
+      } finally {
+        await cliContext.close();
+      }
+      const rows = (await rowsOf(ctx)).filter((r) => r.topic === topic);
+      expect(rows.map((r) => [r.origin, JSON.parse(r.payload)])).toEqual([[null, { n: 3 }]]);
+      expect(await ctx.outbox.drain()).toBe(1);
+      expect(seen.map((e) => e.payload.n)).toEqual([3]);
+    });
   });
 });
 

@@ -1,6 +1,6 @@
 import type { ConversationTable } from '../../db/tables/collaboration.js';
 import type { Tx } from '../../db/transaction.js';
-import type { EventBus } from '../../events/bus.js';
+import type { BusEvent, EventBus } from '../../events/bus.js';
 import {
   userTopic,
   workspaceTopic,
@@ -63,15 +63,30 @@ export function emitToUsers<K extends EventType>(
   at: number,
   fields: EventFields[K],
 ): void {
+  for (const event of eventsToUsers(conv, userIds, type, at, fields)) {
+    publishOnCommit(tx, bus, event);
+  }
+}
+
+/** The events `emitToUsers` publishes: one on the workspace topic, or one per user topic. */
+export function eventsToUsers<K extends EventType>(
+  conv: Pick<ConversationTable, 'id' | 'workspaceId' | 'kind'>,
+  userIds: readonly string[],
+  type: K,
+  at: number,
+  fields: EventFields[K],
+): BusEvent[] {
   const audience: Audience = { kind: 'users', userIds: [...userIds] };
-  const payload = { ...fields, serverId: conv.workspaceId, conversationId: conv.id, audience };
+  const payload: Record<string, unknown> = {
+    ...fields,
+    serverId: conv.workspaceId,
+    conversationId: conv.id,
+    audience,
+  };
   if (conv.kind === 'channel') {
-    publishOnCommit(tx, bus, { topic: workspaceTopic(conv.workspaceId), type, at, payload });
-    return;
+    return [{ topic: workspaceTopic(conv.workspaceId), type, at, payload }];
   }
-  for (const id of new Set(userIds)) {
-    publishOnCommit(tx, bus, { topic: userTopic(id), type, at, payload });
-  }
+  return [...new Set(userIds)].map((id) => ({ topic: userTopic(id), type, at, payload }));
 }
 
 export function iso(ms: number): string;

@@ -376,19 +376,10 @@ export async function lastMessages(db: Executor, conversationIds: readonly strin
     .execute();
 }
 
-/** Moves a read marker forward to (at, id); never back. True when it moved. */
-export async function advanceReadMarker(
-  db: Executor,
-  conversationId: string,
-  accountId: string,
-  at: number,
-  messageId: string,
-) {
-  const res = await advanceReadMarkerQuery(db, conversationId, accountId, at, messageId);
-  return Number(res.numAffectedRows) === 1;
-}
-
-/** `advanceReadMarker` held for the transaction's one statement of writes (`tx.defer`). */
+/**
+ * Moves a read marker forward to (at, id), never back, held for the transaction's one statement
+ * of writes (`tx.defer`).
+ */
 export function deferAdvanceReadMarker(
   tx: Tx,
   conversationId: string,
@@ -401,23 +392,49 @@ export function deferAdvanceReadMarker(
   );
 }
 
-const advanceReadMarkerQuery = preparedQuery(
+/**
+ * The same move as a write returning a row when the marker moved, for
+ * `publishIfChanged` (the event only when it moved, in one statement on PostgreSQL).
+ */
+export function advanceReadMarkerStatement(
+  db: Executor,
+  conversationId: string,
+  accountId: string,
+  at: number,
+  messageId: string,
+) {
+  return advanceReadMarkerReturningQuery.statement(db, conversationId, accountId, at, messageId);
+}
+
+const advanceReadMarkerReturningQuery = preparedQuery(
   4,
   (db, conversationId: string, accountId: string, at: number, messageId: string) =>
-    db
-      .updateTable('conversation_member')
-      .set({ lastReadAt: at, lastReadMessageId: messageId })
-      .where('conversationId', '=', conversationId)
-      .where('accountId', '=', accountId)
-      .where('state', '=', 'member')
-      .where((eb) =>
-        eb.or([
-          eb('lastReadAt', 'is', null),
-          eb('lastReadAt', '<', at),
-          eb.and([eb('lastReadAt', '=', at), eb('lastReadMessageId', '<', messageId)]),
-        ]),
-      ),
+    markerAdvance(db, conversationId, accountId, at, messageId).returning('accountId'),
 );
+
+const advanceReadMarkerQuery = preparedQuery(4, markerAdvance);
+
+function markerAdvance(
+  db: Executor,
+  conversationId: string,
+  accountId: string,
+  at: number,
+  messageId: string,
+) {
+  return db
+    .updateTable('conversation_member')
+    .set({ lastReadAt: at, lastReadMessageId: messageId })
+    .where('conversationId', '=', conversationId)
+    .where('accountId', '=', accountId)
+    .where('state', '=', 'member')
+    .where((eb) =>
+      eb.or([
+        eb('lastReadAt', 'is', null),
+        eb('lastReadAt', '<', at),
+        eb.and([eb('lastReadAt', '=', at), eb('lastReadMessageId', '<', messageId)]),
+      ]),
+    );
+}
 
 /** Accounts (not deleted) by id, for checking the people named in a create or add. */
 export async function findAccounts(db: Executor, ids: readonly string[]) {

@@ -4,9 +4,10 @@ import { forbidden, notFound, validation } from '../../errors.js';
 import type { AccountView } from '../accounts/account-service.js';
 import { plausibleId } from '../conversations/access.js';
 import { toRow } from '../conversations/rows.js';
-import { emitToUsers, iso } from '../conversations/events.js';
+import { eventsToUsers, iso } from '../conversations/events.js';
 import { cursorOf, type Page, type PageArgs, parsePageArgs } from '../conversations/paging.js';
-import { advanceReadMarker } from '../conversations/queries.js';
+import { advanceReadMarkerStatement } from '../conversations/queries.js';
+import { publishIfChanged } from '../../events/publish.js';
 
 import type { MessageCore } from './message-core.js';
 import {
@@ -37,17 +38,23 @@ export class MessageReading {
     if (!plausibleId(messageId)) throw notFound('message');
     const message = await findMessage(this.core.kysely, messageId);
     if (!message || message.conversationId !== conv.id) throw notFound('message');
-    const now = this.core.now();
-    await this.core.deps.db.transaction(async (tx) => {
-      if (!(await advanceReadMarker(tx.db, conv.id, accountId, message.createdAt, message.id))) {
-        return;
-      }
-      emitToUsers(tx, this.core.deps.bus, conv, [accountId], 'ReadMarkerUpdated', now, {
-        userId: accountId,
-        messageId: message.id,
-        readAt: iso(message.createdAt),
-      });
+    const [event] = eventsToUsers(conv, [accountId], 'ReadMarkerUpdated', this.core.now(), {
+      userId: accountId,
+      messageId: message.id,
+      readAt: iso(message.createdAt),
     });
+    // The event only when the marker moved: one statement on PostgreSQL.
+    await publishIfChanged(
+      this.core.deps.bus,
+      advanceReadMarkerStatement(
+        this.core.kysely,
+        conv.id,
+        accountId,
+        message.createdAt,
+        message.id,
+      ),
+      event!,
+    );
     return conv;
   }
 

@@ -118,4 +118,55 @@ describe(`deferred writes (${TEST_DB})`, () => {
       expect(sent.slice(0, 3).map((s) => s.split(' ')[0])).toEqual(['begin', 'insert', 'commit']);
     }
   });
+
+  it('ends the statement of deferred writes with a deferred read, settled after the commit', async () => {
+    sent.length = 0;
+    let rows: Promise<Array<{ id: string; n: number }>> | undefined;
+    await db.transaction(async (tx) => {
+      await tx.defer(sql`insert into parent (id, n) values (${'p5'}, ${5})`.compile(tx.db));
+      rows = tx.deferRead(
+        sql<{ id: string; n: number }>`select id, n from parent where n >= ${4} order by n`.compile(
+          tx.db,
+        ),
+      );
+    });
+    const read = await rows!;
+    if (TEST_DB === 'postgres') {
+      // One statement; the read saw the database as it was before the statement's writes.
+      expect(sent).toHaveLength(1);
+      expect(sent[0]).toMatch(
+        /^\/\* svc:deferred-writes \*\/ with w0 as \(insert .*\) select id, n/,
+      );
+      expect(read.map((r) => r.id)).toEqual(['p4']);
+    } else {
+      expect(read.map((r) => r.id)).toEqual(['p4', 'p5']);
+    }
+    expect(await count('parent')).toBe(3);
+  });
+
+  it('rejects a deferred read when its transaction fails, and writes nothing', async () => {
+    let rows: Promise<unknown[]> | undefined;
+    await expect(
+      db.transaction(async (tx) => {
+        rows = tx.deferRead(sql`select id from parent`.compile(tx.db));
+        await tx.defer(sql`insert into parent (id, n) values (${'p6'}, ${6})`.compile(tx.db));
+        await tx.defer(
+          sql`insert into child (id, parent_id) values (${'c6'}, ${'nobody'})`.compile(tx.db),
+        );
+      }),
+    ).rejects.toThrow(/foreign key/i);
+    await expect(rows!).rejects.toThrow(/foreign key/i);
+    expect(await count('parent')).toBe(3);
+  });
+
+  it('runs a deferred read alone when nothing was written', async () => {
+    // Not returned from the callback as it is: the transaction would wait for it, and it waits
+    // for the transaction.
+    const { rows } = await db.transaction(async (tx) => ({
+      rows: tx.deferRead(
+        sql<{ id: string }>`select id from parent where id = ${'p1'}`.compile(tx.db),
+      ),
+    }));
+    expect((await rows).map((r) => r.id)).toEqual(['p1']);
+  });
 });

@@ -1,13 +1,7 @@
 import { CompiledQuery } from 'kysely';
 import { describe, expect, it } from 'vitest';
 
-import {
-  combineWrites,
-  DEFERRED_MARKER,
-  LazyBegin,
-  shiftPlaceholders,
-  withFinalRead,
-} from './deferred-writes.js';
+import { combineWrites, DEFERRED_MARKER, LazyBegin, shiftPlaceholders } from './deferred-writes.js';
 
 describe('combineWrites', () => {
   it('sends one write as it is', () => {
@@ -42,43 +36,6 @@ describe('combineWrites', () => {
     expect(statements[1]!.sql.endsWith('($20000)')).toBe(true);
   });
 });
-
-describe('withFinalRead', () => {
-  const read = CompiledQuery.raw('select "a" from "t" where "b" = $1', ['r']);
-
-  it('puts the read in place of the final select of combined writes', () => {
-    const [statement] = combineWrites([
-      CompiledQuery.raw('insert into "t" ("a") values ($1)', [1]),
-      CompiledQuery.raw('delete from "u" where "id" = $1', ['k']),
-    ]);
-    const out = withFinalRead(statement!, read);
-    expect(out.sql).toBe(
-      'with w0 as (insert into "t" ("a") values ($1)), w1 as (delete from "u" where "id" = $2) ' +
-        'select "a" from "t" where "b" = $3',
-    );
-    expect(out.parameters).toEqual([1, 'k', 'r']);
-  });
-
-  it('makes a clause of a single write', () => {
-    const [statement] = combineWrites([
-      CompiledQuery.raw('insert into "t" ("a") values ($1)', [1]),
-    ]);
-    expect(withFinalRead(statement!, read).sql).toBe(
-      'with w0 as (insert into "t" ("a") values ($1)) select "a" from "t" where "b" = $2',
-    );
-  });
-
-  it('refuses a read that has a WITH of its own', () => {
-    expect(() =>
-      withFinalRead(
-        statementOf('insert into "t" ("a") values (1)'),
-        CompiledQuery.raw('with x as (select 1) select * from x', []),
-      ),
-    ).toThrow(/WITH/);
-  });
-});
-
-const statementOf = (text: string) => CompiledQuery.raw(text, []);
 
 describe('shiftPlaceholders', () => {
   it('leaves quoted text alone', () => {

@@ -52,22 +52,6 @@ export function combineWrites(writes: readonly CompiledQuery[]): CompiledQuery[]
 }
 
 /**
- * `statement` (a combined `WITH` of writes ending in `select 1`, or one write alone) with `read`
- * as its final query instead: the writes and the read in one round trip. The read sees the
- * database as it was before the statement (every clause of a statement shares one snapshot).
- */
-export function withFinalRead(statement: CompiledQuery, read: CompiledQuery): CompiledQuery {
-  if (/^\s*with\b/i.test(read.sql)) throw new Error('a deferred read must not start with WITH');
-  const writes = statement.sql.startsWith('with ')
-    ? statement.sql.slice(0, -' select 1'.length)
-    : `with w0 as (${statement.sql})`;
-  return CompiledQuery.raw(
-    `${writes} ${shiftPlaceholders(read.sql, statement.parameters.length)}`,
-    [...statement.parameters, ...read.parameters],
-  );
-}
-
-/**
  * `$n` placeholders of `sql` moved up by `offset`, leaving quoted text ('…', "…") untouched.
  * Kysely binds every value as a parameter, so quoted text holds identifiers and constants only.
  */

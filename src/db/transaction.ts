@@ -10,7 +10,7 @@ import type {
   Transaction,
 } from 'kysely';
 
-import { combineWrites, DEFERRED_MARKER, withFinalRead } from './deferred-writes.js';
+import { combineWrites, DEFERRED_MARKER } from './deferred-writes.js';
 
 import type { GroupCommitter } from './group-commit.js';
 import type { Database } from './schema.js';
@@ -41,14 +41,6 @@ export interface Tx {
    * it commits or rolls back with the transaction, and its errors fail the transaction.
    */
   defer(write: Compilable<unknown> | CompiledQuery): Promise<void>;
-  /**
-   * A read (a plain `select` of nothing the transaction writes) whose rows are wanted only once
-   * the transaction is done. It runs last, just before the commit: on PostgreSQL as the end of
-   * the statement of deferred writes (`with ... <read>`), so it costs no round trip of its own.
-   * The promise settles when the transaction has ended: with the rows once it committed, with
-   * its failure when it did not. One per transaction.
-   */
-  deferRead<R>(read: CompiledQuery<R>): Promise<R[]>;
 }
 
 export interface TransactionRunnerOptions {
@@ -130,7 +122,6 @@ export class TransactionRunner {
     this.assertNotTransaction('db.transaction()');
     const after: Array<() => void | Promise<void>> = [];
     const settled: Array<() => void> = [];
-    let read: PendingRead | null = null;
     const { dialect, committer, kysely } = this.opts;
     const work = (trx: Transaction<Database>) => {
       const before: Array<() => Promise<void>> = [];
@@ -145,30 +136,18 @@ export class TransactionRunner {
           dialect === 'postgres'
             ? async (write) => void deferred.push(compiled(write))
             : async (write) => void (await trx.executeQuery(compiled(write))),
-        deferRead: <R>(query: CompiledQuery<R>) => {
-          if (read) throw new Error('one deferred read per transaction');
-          const pending = pendingRead(query);
-          read = pending;
-          return pending.promise as Promise<R[]>;
-        },
       };
       const body = async () => {
         const result = await fn(tx);
         // A callback may register another (none does today); the loop runs those too.
         for (let i = 0; i < before.length; i += 1) await before[i]!();
         const statements = combineWrites(deferred);
-        const last = statements.pop();
-        for (const statement of statements) await trx.executeQuery(statement);
-        const final = read as PendingRead | null;
-        if (last) {
-          const statement = final ? withFinalRead(last, final.query) : last;
-          // When it holds every write of the transaction, it may run without BEGIN.
-          const sql =
-            statements.length === 0 ? `${DEFERRED_MARKER}${statement.sql}` : statement.sql;
-          const res = await trx.executeQuery({ ...statement, sql });
-          if (final) final.result = res.rows;
-        } else if (final) {
-          final.result = (await trx.executeQuery(final.query)).rows;
+        if (statements.length === 1) {
+          // Every write of the transaction in one statement: it may run without BEGIN.
+          const only = statements[0]!;
+          await trx.executeQuery({ ...only, sql: `${DEFERRED_MARKER}${only.sql}` });
+        } else {
+          for (const statement of statements) await trx.executeQuery(statement);
         }
         return result;
       };
@@ -177,11 +156,6 @@ export class TransactionRunner {
     let result: T;
     try {
       result = committer ? await committer.run(work) : await kysely.transaction().execute(work);
-      const done = read as PendingRead | null;
-      done?.rows(done.result ?? []);
-    } catch (err) {
-      (read as PendingRead | null)?.fail(err);
-      throw err;
     } finally {
       for (const cb of settled) {
         try {
@@ -208,30 +182,6 @@ export class TransactionRunner {
   assertNotTransaction(what = 'this'): void {
     this.opts.guard?.assertOutside(what);
   }
-}
-
-/**
- * A deferred read: its statement, its rows once read, and its promise, settled once the
- * transaction ended (with the rows, or the transaction's failure).
- */
-interface PendingRead {
-  query: CompiledQuery;
-  result: unknown[] | null;
-  promise: Promise<unknown[]>;
-  rows(rows: unknown[]): void;
-  fail(err: unknown): void;
-}
-
-function pendingRead(query: CompiledQuery): PendingRead {
-  let rows!: (rows: unknown[]) => void;
-  let fail!: (err: unknown) => void;
-  const promise = new Promise<unknown[]>((resolve, reject) => {
-    rows = resolve;
-    fail = reject;
-  });
-  // A failure is the transaction's, thrown to its caller too: the read's own holder may drop it.
-  promise.catch(() => {});
-  return { query, result: null, promise, rows, fail };
 }
 
 function compiled(write: Compilable<unknown> | CompiledQuery): CompiledQuery {

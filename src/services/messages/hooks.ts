@@ -1,20 +1,9 @@
 import type { Logger } from 'pino';
 
-import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
-import type { Tx } from '../../db/transaction.js';
+import type { MessageTable } from '../../db/tables/collaboration.js';
 
 /** Work another area does after a message's text was stored (link previews, ...). */
 export type MessageTextHook = (message: MessageTable) => void;
-
-/**
- * What another area adds to a new message's transaction, before it commits: a read whose rows it
- * wants after the commit (`tx.deferRead`), so it costs no round trip of its own.
- */
-export type MessageCreatingHook = (
-  tx: Tx,
-  message: MessageTable,
-  conv: Pick<ConversationTable, 'id' | 'workspaceId' | 'kind'>,
-) => void;
 
 /**
  * In-process hooks on committed message text: `created` after a new plaintext message commits,
@@ -24,15 +13,10 @@ export type MessageCreatingHook = (
  * the message and are not redelivered after a crash.
  */
 export class MessageHooks {
-  private readonly creatingHooks: MessageCreatingHook[] = [];
   private readonly createdHooks: MessageTextHook[] = [];
   private readonly editedHooks: MessageTextHook[] = [];
 
   constructor(private readonly log: Logger) {}
-
-  onCreating(hook: MessageCreatingHook): void {
-    this.creatingHooks.push(hook);
-  }
 
   onCreated(hook: MessageTextHook): void {
     this.createdHooks.push(hook);
@@ -40,17 +24,6 @@ export class MessageHooks {
 
   onEdited(hook: MessageTextHook): void {
     this.editedHooks.push(hook);
-  }
-
-  /** Inside the new message's transaction; a hook that throws is logged and skipped. */
-  creating(tx: Tx, message: MessageTable, conv: Parameters<MessageCreatingHook>[2]): void {
-    for (const hook of this.creatingHooks) {
-      try {
-        hook(tx, message, conv);
-      } catch (err) {
-        this.log.error({ err, messageId: message.id }, 'message hook failed');
-      }
-    }
   }
 
   created(message: MessageTable): void {

@@ -194,7 +194,6 @@ export class MessageSending {
           message: { ...messagePayload(message), ...extra },
         },
       );
-      this.core.hooks.creating(tx, message, conv);
       tx.onCommit(() => this.core.hooks.created(message));
     });
   }

@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 
 import type { Db } from '../../db/database.js';
-import type { Tx } from '../../db/transaction.js';
 import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
 import type {
   NotificationKindValue,
@@ -26,9 +25,7 @@ import {
   memberPage,
   membersOfAmong,
   membersWantingMore,
-  membersWantingMoreStatement,
   roleIn,
-  type WantingMore,
   rulesFor,
   settingsOf,
   threadParticipants,
@@ -81,8 +78,6 @@ export class FanOut {
   private readonly delivered: DeliveredHook[] = [];
   private readonly background = new Set<Promise<void>>();
   private readonly facts = new Lru<string, ConversationFacts>(10_000);
-  /** Who wants more, read in the message's own transaction (`prefetch`), by message id. */
-  private readonly prefetched = new Map<string, Promise<WantingMore[]>>();
 
   constructor(
     private readonly deps: {
@@ -96,27 +91,6 @@ export class FanOut {
 
   onDelivered(hook: DeliveredHook): void {
     this.delivered.push(hook);
-  }
-
-  /**
-   * Inside a new message's transaction, on PostgreSQL: who in its channel wants every message or
-   * has keywords is read at the end of the transaction's statement of writes (`tx.deferRead`)
-   * instead of in a statement of its own after the commit. Only for a channel's top-level
-   * messages, which that read is for; on SQLite, where a statement costs no round trip, the
-   * fan-out reads after the commit.
-   */
-  prefetch(
-    tx: Tx,
-    message: MessageTable,
-    conv: Pick<ConversationTable, 'id' | 'workspaceId' | 'kind'>,
-  ): void {
-    if (tx.dialect !== 'postgres' || conv.kind !== 'channel' || message.threadRootId !== null) {
-      return;
-    }
-    const rows = tx.deferRead(membersWantingMoreStatement(tx.db, conv.id, conv.workspaceId));
-    this.prefetched.set(message.id, rows);
-    // Rolled back: the message is not queued, and its read is dropped with it.
-    rows.catch(() => this.prefetched.delete(message.id));
   }
 
   /** Queues a committed message; returns at once. */
@@ -192,8 +166,6 @@ export class FanOut {
   /** Recipients and why, before levels and rules are applied. */
   private async candidates(message: MessageTable) {
     const db = this.deps.db.kysely;
-    const prefetched = this.prefetched.get(message.id);
-    this.prefetched.delete(message.id);
     const conv = await this.factsOf(message.conversationId);
     if (!conv || message.deletedAt !== null) return null;
     const encrypted = conv.encrypted === 1 || message.ciphertext !== null;
@@ -222,8 +194,7 @@ export class FanOut {
     if (conv.kind !== 'channel') {
       for (const id of await memberPage(db, conv.id, null, 1000)) add(id, 'direct');
     } else if (message.threadRootId === null) {
-      const wanting = await (prefetched ?? membersWantingMore(db, conv.id, conv.workspaceId));
-      for (const s of wanting) {
+      for (const s of await membersWantingMore(db, conv.id, conv.workspaceId)) {
         if (!encrypted && message.text !== null) {
           if (matchesKeyword(message.text, readKeywords(s.keywords))) add(s.accountId, 'keyword');
         }

@@ -1,5 +1,6 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 
+import { batchedOnRoot, BatchedReads, keysTable } from '../../db/batched-reads.js';
 import type { Executor } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type {
@@ -113,29 +114,42 @@ export async function deleteRule(db: Executor, accountId: string, scopeId: strin
     .execute();
 }
 
-export type WantingMore = { accountId: string; level: NotificationLevelValue; keywords: string };
+type WantingMore = { accountId: string; level: NotificationLevelValue; keywords: string };
 
 /**
  * Members of a conversation whose own level or a rule there (or on its workspace) says `all`, or
  * who have keywords: one statement, run for every message in a channel. A rule's row comes back
- * as level `all` without keywords. On PostgreSQL a new message's read rides at the end of its
- * own statement of writes (`membersWantingMoreStatement`, FanOut.prefetch).
+ * as level `all` without keywords. On PostgreSQL the reads of messages sent together go as one
+ * statement (src/db/batched-reads.ts).
  */
 export async function membersWantingMore(
   db: Executor,
   conversationId: string,
   workspaceId: string,
 ): Promise<WantingMore[]> {
+  const batch = batchedOnRoot(db, 'members-wanting-more', () => wantingMoreReads(db));
+  if (batch) return (await batch.get({ conversationId, workspaceId })) ?? [];
   return (await membersWantingMoreQuery(db, conversationId, workspaceId)).rows;
 }
 
-/** `membersWantingMore` compiled, for the message's own transaction (`tx.deferRead`). */
-export function membersWantingMoreStatement(
-  db: Executor,
-  conversationId: string,
-  workspaceId: string,
-) {
-  return membersWantingMoreQuery.statement(db, conversationId, workspaceId);
+function wantingMoreReads(db: Executor) {
+  return new BatchedReads(
+    async (keys: Array<{ conversationId: string; workspaceId: string }>) => {
+      const { rows } = await membersWantingMoreBatchQuery(
+        db,
+        keys.map((k) => k.conversationId),
+        keys.map((k) => k.workspaceId),
+      );
+      const byConversation = new Map<string, WantingMore[]>();
+      for (const { batchConversationId, ...row } of rows) {
+        const list = byConversation.get(batchConversationId) ?? [];
+        list.push(row);
+        byConversation.set(batchConversationId, list);
+      }
+      return byConversation;
+    },
+    (k) => k.conversationId,
+  );
 }
 
 /** Whether the account in `account` is a member (not an invitee) of the conversation: by key. */
@@ -178,6 +192,18 @@ const membersWantingMoreQuery = preparedQuery(
   2,
   (db, conversationId: string, workspaceId: string) =>
     wantingMore(db, sql.val(conversationId), sql.val(workspaceId)),
+);
+
+/** PostgreSQL only (array parameters): the read for several conversations, lateral to the keys. */
+const membersWantingMoreBatchQuery = preparedQuery(
+  2,
+  (db, conversationIds: string[], workspaceIds: string[]) =>
+    db
+      .selectFrom(keysTable({ cid: conversationIds, wid: workspaceIds }))
+      .innerJoinLateral(wantingMore(db, sql.ref('k.cid'), sql.ref('k.wid')).as('x'), (j) =>
+        j.onTrue(),
+      )
+      .select(['k.cid as batchConversationId', 'x.accountId', 'x.level', 'x.keywords']),
 );
 
 // ---- the workspace policy

@@ -52,10 +52,6 @@ export async function buildNotifications(w: NotificationWiring) {
       w.messages.markRead(actor, conversationId, messageId),
   });
   // Fan-out starts after the message's commit and never delays the send.
-  // On PostgreSQL the fan-out's read of who wants more rides in the message's own statement.
-  w.messages.hooks.onCreating((tx, message, conv) =>
-    notifications.fanOut.prefetch(tx, message, conv),
-  );
   w.messages.hooks.onCreated((message) => notifications.messageCreated(message));
   w.workspaces.onDelete((tx, id) => notifications.onWorkspaceDeleted(tx, id));
   w.accountDeletion.addPurgeStep('notifications', (tx, id) =>

@@ -1,5 +1,7 @@
 import { CompiledQuery } from 'kysely';
 
+import { nameComposedStatement, namedStatements } from './prepared.js';
+
 /**
  * Writes a transaction makes without reading their results (a message row, its search terms, the
  * conversation's last activity, the sender's read marker, the event outbox rows) are held by
@@ -32,20 +34,26 @@ export function combineWrites(writes: readonly CompiledQuery[]): CompiledQuery[]
   const statements: CompiledQuery[] = [];
   let clauses: string[] = [];
   let parameters: unknown[] = [];
+  let named = true;
   const flush = () => {
     if (clauses.length === 0) return;
     const sql =
       clauses.length === 1
         ? (clauses[0] as string)
         : `with ${clauses.map((c, i) => `w${i} as (${c})`).join(', ')} select 1`;
+    // Made of named statements only, its text is the same for every transaction of that shape
+    // (a send in a channel): it is named too, parsed and planned once per connection.
+    if (named && clauses.length > 1) nameComposedStatement(sql);
     statements.push(CompiledQuery.raw(sql, parameters));
     clauses = [];
     parameters = [];
+    named = true;
   };
   for (const write of writes) {
     if (parameters.length + write.parameters.length > MAX_PARAMETERS) flush();
     clauses.push(shiftPlaceholders(write.sql, parameters.length));
     parameters.push(...write.parameters);
+    named &&= namedStatements.has(write.sql);
   }
   flush();
   return statements;

@@ -11,6 +11,7 @@ import type {
 } from 'kysely';
 
 import { combineWrites, DEFERRED_MARKER } from './deferred-writes.js';
+import { nameComposedStatement, namedStatements } from './prepared.js';
 
 import type { GroupCommitter } from './group-commit.js';
 import type { Database } from './schema.js';
@@ -145,7 +146,9 @@ export class TransactionRunner {
         if (statements.length === 1) {
           // Every write of the transaction in one statement: it may run without BEGIN.
           const only = statements[0]!;
-          await trx.executeQuery({ ...only, sql: `${DEFERRED_MARKER}${only.sql}` });
+          const sql = `${DEFERRED_MARKER}${only.sql}`;
+          if (namedStatements.has(only.sql)) nameComposedStatement(sql);
+          await trx.executeQuery({ ...only, sql });
         } else {
           for (const statement of statements) await trx.executeQuery(statement);
         }

@@ -1,7 +1,12 @@
 import { CompiledQuery } from 'kysely';
 
 import type { Executor } from '../db/database.js';
-import { nameComposedStatement, namedStatements } from '../db/prepared.js';
+import {
+  nameComposedStatement,
+  namedStatements,
+  preparedQuery,
+  type PreparedQuery,
+} from '../db/prepared.js';
 import type { EventOutboxTable } from '../db/tables/events.js';
 import type { Tx } from '../db/transaction.js';
 
@@ -32,11 +37,52 @@ export async function insertOutboxRows(db: Executor, rows: EventOutboxTable[]): 
   }
 }
 
-/** `insertOutboxRows` held for the transaction's one statement of writes (`tx.defer`). */
+/**
+ * `insertOutboxRows` held for the transaction's one statement of writes (`tx.defer`). The insert
+ * of a few rows (a message's event, one per recipient of a small conversation) is a prepared
+ * query, so the statement of writes it joins can run as a named statement.
+ */
 export async function deferOutboxRows(tx: Tx, rows: EventOutboxTable[]): Promise<void> {
+  if (rows.length <= PREPARED_ROWS) {
+    await tx.defer(outboxInsert(rows.length).statement(tx.db, ...rows.flatMap(rowValues)));
+    return;
+  }
   for (let i = 0; i < rows.length; i += CHUNK) {
     await tx.defer(tx.db.insertInto('event_outbox').values(rows.slice(i, i + CHUNK)));
   }
+}
+
+/** Up to this many rows, an outbox insert is a prepared query (one per row count). */
+const PREPARED_ROWS = 8;
+
+const OUTBOX_COLUMNS = ['id', 'topic', 'type', 'at', 'payload', 'origin', 'createdAt'] as const;
+
+const rowValues = (row: EventOutboxTable) => OUTBOX_COLUMNS.map((c) => row[c]);
+
+const outboxInserts = new Map<number, PreparedQuery<unknown[], unknown>>();
+
+function outboxInsert(count: number): PreparedQuery<unknown[], unknown> {
+  let query = outboxInserts.get(count);
+  if (!query) {
+    query = preparedQuery(count * OUTBOX_COLUMNS.length, (db, ...values: unknown[]) =>
+      db.insertInto('event_outbox').values(
+        Array.from({ length: count }, (_, r) => {
+          const at = (c: number) => values[r * OUTBOX_COLUMNS.length + c];
+          return {
+            id: at(0) as string,
+            topic: at(1) as string,
+            type: at(2) as string,
+            at: at(3) as number,
+            payload: at(4) as string,
+            origin: at(5) as string | null,
+            createdAt: at(6) as number,
+          };
+        }),
+      ),
+    );
+    outboxInserts.set(count, query);
+  }
+  return query;
 }
 
 /**

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { AppContext, ContextOverrides } from '../../src/context.js';
 import type { BusEvent } from '../../src/events/bus.js';
+import { namedStatements } from '../../src/db/prepared.js';
 import { insertOutboxRows } from '../../src/events/queries.js';
 import { emit, publishIfChanged, publishOnCommit } from '../../src/events/publish.js';
 import { whenSubscribed } from '../../src/events/redis-bus.js';
@@ -119,6 +120,24 @@ describe('the event outbox', () => {
     await ctx.outbox.flush();
     expect(await rowsOf(ctx)).toEqual([]);
   });
+
+  it.runIf(TEST_DB === 'postgres')(
+    "writes a few events' rows as a named statement, whatever the rows hold",
+    async () => {
+      const topic = `test:${newId()}`;
+      const seen = listen(ctx, topic);
+      const texts = await recordQueries(() =>
+        ctx.db.transaction(async (tx) => {
+          for (let i = 0; i < 3; i += 1) publishOnCommit(tx, ctx.bus, event(topic, i));
+        }),
+      );
+      expect(seen).toHaveLength(3);
+      expect(texts).toHaveLength(1);
+      expect(texts[0]).toMatch(/^\/\* svc:deferred-writes \*\/ insert into "event_outbox"/);
+      expect(namedStatements.has(texts[0]!)).toBe(true);
+      await ctx.outbox.flush();
+    },
+  );
 
   it('removes the rows of events delivered close together in one statement', async () => {
     const topic = `test:${newId()}`;

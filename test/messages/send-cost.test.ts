@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { namedStatements } from '../../src/db/prepared.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createTestApp, TEST_DB, type Agent, type TestApp } from '../_util/app.js';
 import { signUpAndIn } from '../_util/seed.js';
@@ -67,6 +68,18 @@ describe(`the cost of a message (${TEST_DB})`, () => {
     expect(fanOut).toHaveLength(1);
     expect(fanOut[0]).toContain('notification_rule');
   });
+
+  it.runIf(TEST_DB === 'postgres')(
+    "runs the send's one statement of writes as a named statement, planned once",
+    async () => {
+      await sendCost('warm up');
+      const texts = await recordQueries(() => send(t, olga, general, 'a named one'));
+      const writes = texts.filter((s) => s.includes('insert into "message"'));
+      expect(writes).toHaveLength(1);
+      expect(writes[0]).toMatch(/^\/\* svc:deferred-writes \*\/ with w0 as /);
+      expect(namedStatements.has(writes[0]!)).toBe(true);
+    },
+  );
 
   it('sees a pipeline created, disabled and enabled again from the next message on', async () => {
     await sendCost('echo? not yet');

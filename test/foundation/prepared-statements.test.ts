@@ -5,8 +5,11 @@ import type { Db } from '../../src/db/database.js';
 import { namedStatements, preparedQuery } from '../../src/db/prepared.js';
 import type { Database } from '../../src/db/schema.js';
 import { findAccountById } from '../../src/services/accounts/queries.js';
+import { findMember } from '../../src/services/workspaces/queries.js';
 import { createTestApp, TEST_DB, type TestApp } from '../_util/app.js';
 import { signUpAndIn } from '../_util/seed.js';
+import { createWorkspace, ok, recordQueries, send } from '../conversations/_helpers.js';
+import { generalOf } from '../notifications/_helpers.js';
 
 // The hot queries run as named prepared statements on PostgreSQL (src/db/prepared.ts): planned
 // once per connection, never taking `*` columns, so a migration that adds a column while a
@@ -58,4 +61,39 @@ describe(`a column added while the process runs (${TEST_DB})`, () => {
     const after = await findAccountById(db.kysely, alice.id);
     expect(after).toEqual(before);
   });
+
+  it.runIf(TEST_DB === 'postgres')(
+    'runs the newest page, the membership check and a message by id as named statements',
+    async () => {
+      const olga = await signUpAndIn(t);
+      const { id: serverId } = await createWorkspace(t, olga, 'Named');
+      const general = await generalOf(t, olga, serverId);
+      const m = await send(t, olga, general, 'first');
+      const texts = await recordQueries(async () => {
+        ok(
+          await t.gql(
+            'query($c: ID!) { messages(conversationId: $c) { items { id } } }',
+            { c: general },
+            olga,
+          ),
+        );
+        ok(
+          await t.gql(
+            'mutation($c: ID!, $m: ID!) { markRead(conversationId: $c, messageId: $m) { id } }',
+            { c: general, m: m.id },
+            olga,
+          ),
+        );
+        // Every authorization check of a workspace action reads the caller's membership.
+        expect((await findMember(t.ctx.db.kysely, serverId, olga.id))?.role).toBe('owner');
+      });
+      const reads = texts.filter(
+        (s) => /^select .* from "(message|workspace_member)"/.test(s) && !s.includes(' in ('),
+      );
+      expect(reads.some((s) => s.includes('order by "createdAt" desc'))).toBe(true);
+      expect(reads.some((s) => s.includes('"message" where "id" = $1'))).toBe(true);
+      expect(reads.some((s) => s.includes('"workspace_member"'))).toBe(true);
+      expect(reads.filter((s) => !namedStatements.has(s))).toEqual([]);
+    },
+  );
 });

@@ -41,9 +41,14 @@ export function deferInsertMessage(tx: Tx, row: MessageTable) {
   return tx.defer(insertMessageQuery.statement(tx.db, ...MESSAGE_COLUMNS.map((c) => row[c])));
 }
 
-export async function findMessage(db: Executor, id: string) {
-  return db.selectFrom('message').selectAll().where('id', '=', id).executeTakeFirst();
+/** A message by id (prepared: marking read, reacting, editing each start with it). */
+export async function findMessage(db: Executor, id: string): Promise<MessageTable | undefined> {
+  return (await findMessageQuery(db, id)).rows[0];
 }
+
+const findMessageQuery = preparedQuery(1, (db, id: string) =>
+  db.selectFrom('message').select(MESSAGE_COLUMNS).where('id', '=', id),
+);
 
 export async function findMessagesByIds(db: Executor, ids: readonly string[]) {
   if (ids.length === 0) return [];
@@ -87,7 +92,10 @@ export interface PageQuery {
  * `(createdAt, id) < (…)` is an index bound on both dialects. Exported for the EXPLAIN test.
  */
 export function messagePageQuery(db: Executor, q: PageQuery) {
-  let query = db.selectFrom('message').selectAll();
+  if (q.threadRootId === null && !q.before && !q.after) {
+    return newestPageQuery.statement(db, q.conversationId, q.take);
+  }
+  let query = db.selectFrom('message').select(MESSAGE_COLUMNS);
   query =
     q.threadRootId === null
       ? query.where('conversationId', '=', q.conversationId).where('threadRootId', 'is', null)
@@ -103,6 +111,21 @@ export function messagePageQuery(db: Executor, q: PageQuery) {
   const dir = q.after ? 'asc' : 'desc';
   return query.orderBy('createdAt', dir).orderBy('id', dir).limit(q.take);
 }
+
+/**
+ * The newest page of a conversation (the page every client opens on): prepared, columns listed,
+ * so on PostgreSQL it is a named statement planned once per connection.
+ */
+const newestPageQuery = preparedQuery(2, (db, conversationId: string, take: number) =>
+  db
+    .selectFrom('message')
+    .select(MESSAGE_COLUMNS)
+    .where('conversationId', '=', conversationId)
+    .where('threadRootId', 'is', null)
+    .orderBy('createdAt', 'desc')
+    .orderBy('id', 'desc')
+    .limit(take),
+);
 
 /** Reactions of some messages grouped by emoji: count, whether `accountId` is among them. */
 export async function reactionGroups(

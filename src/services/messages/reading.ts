@@ -86,7 +86,11 @@ export class MessageReading {
   ): Promise<Page<MessageTable>> {
     const { before, after, limit } = parsed;
     const read = () =>
-      messagePageQuery(this.core.kysely, { ...where, before, after, take: limit + 1 }).execute();
+      this.core.kysely
+        .executeQuery(
+          messagePageQuery(this.core.kysely, { ...where, before, after, take: limit + 1 }),
+        )
+        .then((r) => r.rows);
     const rows =
       !before && !after && where.threadRootId === null
         ? await this.core.deps.pages.get(where.conversationId, limit + 1, read)

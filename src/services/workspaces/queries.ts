@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.js';
+import { preparedQuery } from '../../db/prepared.js';
 import type {
   WorkspaceInviteTable,
   WorkspaceMemberTable,
@@ -89,14 +90,18 @@ function workspaceViewQuery(db: Executor, accountId: string) {
 
 export type WorkspaceViewRow = NonNullable<Awaited<ReturnType<typeof findWorkspaceFor>>>;
 
+/** An account's membership of a workspace (every authorization check reads it; prepared). */
 export async function findMember(db: Executor, workspaceId: string, accountId: string) {
-  return db
-    .selectFrom('workspace_member')
-    .selectAll()
-    .where('workspaceId', '=', workspaceId)
-    .where('accountId', '=', accountId)
-    .executeTakeFirst();
+  return (await findMemberQuery(db, workspaceId, accountId)).rows[0];
 }
+
+const findMemberQuery = preparedQuery(2, (db, workspaceId: string, accountId: string) =>
+  db
+    .selectFrom('workspace_member')
+    .select(['workspaceId', 'accountId', 'role', 'joinedAt', 'timedOutUntil'])
+    .where('workspaceId', '=', workspaceId)
+    .where('accountId', '=', accountId),
+);
 
 /** The memberships of these accounts in a workspace, in one query. */
 export async function findMembers(

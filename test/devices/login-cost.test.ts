@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { HOUR_MS, ManualClock, MINUTE_MS } from '../../src/lib/clock.js';
+import { namedStatements } from '../../src/db/prepared.js';
 import { createTestApp, TEST_DB, type TestApp } from '../_util/app.js';
 import { recordQueries } from '../conversations/_helpers.js';
 
@@ -41,6 +42,18 @@ describe(`the cost of a key sign-in (${TEST_DB})`, () => {
     // The challenge, the device, its spending, the account, then begin, session, last use, commit.
     expect(statements.length).toBeLessThanOrEqual(8);
   });
+
+  it.runIf(TEST_DB === 'postgres')(
+    'runs every statement of a key sign-in as a named statement, planned once',
+    async () => {
+      const account = await signUpWithKey(t);
+      const statements = await recordQueries(() =>
+        loginWithKey(t, account.device, account.username),
+      );
+      const work = statements.filter((s) => !/^(begin|commit)$/.test(s));
+      expect(work.filter((s) => !namedStatements.has(s))).toEqual([]);
+    },
+  );
 
   it('records the device’s last use with the session it starts', async () => {
     const account = await signUpWithKey(t);

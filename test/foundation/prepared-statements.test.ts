@@ -5,7 +5,10 @@ import type { Db } from '../../src/db/database.js';
 import { namedStatements, preparedQuery } from '../../src/db/prepared.js';
 import type { Database } from '../../src/db/schema.js';
 import { findAccountById } from '../../src/services/accounts/queries.js';
-import { findMember } from '../../src/services/workspaces/queries.js';
+import { listMemberConversationIds } from '../../src/services/conversations/queries.js';
+import { findPresenceAudience, findPresenceChoices } from '../../src/services/presence/queries.js';
+import { findDeadSessionIds } from '../../src/services/sessions/queries.js';
+import { findMember, findWorkspaceAccess } from '../../src/services/workspaces/queries.js';
 import { createTestApp, TEST_DB, type TestApp } from '../_util/app.js';
 import { signUpAndIn } from '../_util/seed.js';
 import { createWorkspace, ok, recordQueries, send } from '../conversations/_helpers.js';
@@ -94,6 +97,29 @@ describe(`a column added while the process runs (${TEST_DB})`, () => {
       expect(reads.some((s) => s.includes('"message" where "id" = $1'))).toBe(true);
       expect(reads.some((s) => s.includes('"workspace_member"'))).toBe(true);
       expect(reads.filter((s) => !namedStatements.has(s))).toEqual([]);
+    },
+  );
+
+  it.runIf(TEST_DB === 'postgres')(
+    "runs a socket's reads at upgrade and subscribe as named statements",
+    async () => {
+      const olga = await signUpAndIn(t);
+      const { id: serverId } = await createWorkspace(t, olga, 'Named socket');
+      const db = t.ctx.db.kysely;
+      const session = await db
+        .selectFrom('session')
+        .select('id')
+        .where('accountId', '=', olga.id)
+        .executeTakeFirstOrThrow();
+      const texts = await recordQueries(async () => {
+        expect(await findDeadSessionIds(db, [session.id], Date.now())).toEqual([]);
+        expect((await findWorkspaceAccess(db, serverId, olga.id))?.role).toBe('owner');
+        expect((await listMemberConversationIds(db, serverId, olga.id)).length).toBeGreaterThan(0);
+        expect((await findPresenceAudience(db, olga.id)).workspaceIds).toEqual([serverId]);
+        expect(await findPresenceChoices(db, [olga.id])).toEqual([]);
+      });
+      expect(texts).toHaveLength(5);
+      expect(texts.filter((s) => !namedStatements.has(s))).toEqual([]);
     },
   );
 });

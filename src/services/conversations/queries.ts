@@ -469,16 +469,19 @@ export async function listMemberConversationIds(
   workspaceId: string,
   accountId: string,
 ): Promise<string[]> {
-  const rows = await db
+  const { rows } = await memberConversationIdsQuery(db, workspaceId, accountId);
+  return rows.map((r) => r.conversationId);
+}
+
+const memberConversationIdsQuery = preparedQuery(2, (db, workspaceId: string, accountId: string) =>
+  db
     .selectFrom('conversation_member as cm')
     .innerJoin('conversation as c', 'c.id', 'cm.conversationId')
     .select('cm.conversationId')
     .where('c.workspaceId', '=', workspaceId)
     .where('cm.accountId', '=', accountId)
-    .where('cm.state', '=', 'member')
-    .execute();
-  return rows.map((r) => r.conversationId);
-}
+    .where('cm.state', '=', 'member'),
+);
 
 /** Of these accounts, the ones that are members of the conversation. */
 export async function membersAmong(

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 
 import type { Executor } from '../../db/database.js';
+import { preparedQuery } from '../../db/prepared.js';
 import type { Tx } from '../../db/transaction.js';
 import type {
   DeviceLinkOfferTable,
@@ -11,25 +12,49 @@ import type {
 
 // ---- challenges
 
+// The statements of a key sign-in (challenge, identity, device, last use) are prepared: a
+// connect storm makes them a thousand times a second.
+
+const CHALLENGE_COLUMNS = [
+  'id',
+  'nonce',
+  'createdAt',
+  'expiresAt',
+  'usedAt',
+  'serverKey',
+] as const satisfies ReadonlyArray<keyof KeyChallengeTable>;
+
 export async function insertChallenge(db: Executor, row: KeyChallengeTable) {
-  await db.insertInto('key_challenge').values(row).execute();
+  await insertChallengeQuery(db, ...CHALLENGE_COLUMNS.map((c) => row[c]));
 }
+
+const insertChallengeQuery = preparedQuery(CHALLENGE_COLUMNS.length, (db, ...values: unknown[]) =>
+  db
+    .insertInto('key_challenge')
+    .values(
+      Object.fromEntries(
+        CHALLENGE_COLUMNS.map((c, i) => [c, values[i]]),
+      ) as unknown as KeyChallengeTable,
+    ),
+);
 
 /**
  * Marks a live, unused challenge used; its nonce and the server key it was issued under, or
  * undefined when it was not usable.
  */
-/** Spends a live challenge and answers what the statement needs of it; undefined if none. */
 export async function useChallenge(db: Executor, id: string, now: number) {
-  return db
+  return (await useChallengeQuery(db, id, now)).rows[0];
+}
+
+const useChallengeQuery = preparedQuery(2, (db, id: string, now: number) =>
+  db
     .updateTable('key_challenge')
     .set({ usedAt: now })
     .where('id', '=', id)
     .where('usedAt', 'is', null)
     .where('expiresAt', '>', now)
-    .returning(['nonce', 'serverKey'])
-    .executeTakeFirst();
-}
+    .returning(['nonce', 'serverKey']),
+);
 
 export async function findChallenge(db: Executor, id: string) {
   return db.selectFrom('key_challenge').selectAll().where('id', '=', id).executeTakeFirst();
@@ -46,7 +71,11 @@ export async function insertKeyIdentity(db: Executor, row: KeyIdentityTable) {
 }
 
 export async function findKeyIdentity(db: Executor, id: string) {
-  return db
+  return (await findKeyIdentityQuery(db, id)).rows[0];
+}
+
+const findKeyIdentityQuery = preparedQuery(1, (db, id: string) =>
+  db
     .selectFrom('key_identity')
     .innerJoin('account', 'account.id', 'key_identity.accountId')
     .select([
@@ -57,9 +86,8 @@ export async function findKeyIdentity(db: Executor, id: string) {
       'key_identity.retiredAt',
       'account.deletedAt as accountDeletedAt',
     ])
-    .where('key_identity.id', '=', id)
-    .executeTakeFirst();
-}
+    .where('key_identity.id', '=', id),
+);
 
 /** The account's current (not retired) identity. */
 export async function findCurrentKeyIdentity(db: Executor, accountId: string) {
@@ -97,9 +125,28 @@ export async function deviceKeyRegistered(db: Executor, publicKey: string) {
   return row !== undefined;
 }
 
-export async function findDeviceByKey(db: Executor, publicKey: string) {
-  return db.selectFrom('device').selectAll().where('publicKey', '=', publicKey).executeTakeFirst();
+const DEVICE_COLUMNS = [
+  'id',
+  'accountId',
+  'publicKey',
+  'name',
+  'createdAt',
+  'lastUsedAt',
+  'revokedAt',
+  'keyPackage',
+  'keyPackageAt',
+] as const satisfies ReadonlyArray<keyof DeviceTable>;
+
+export async function findDeviceByKey(
+  db: Executor,
+  publicKey: string,
+): Promise<DeviceTable | undefined> {
+  return (await findDeviceByKeyQuery(db, publicKey)).rows[0];
 }
+
+const findDeviceByKeyQuery = preparedQuery(1, (db, publicKey: string) =>
+  db.selectFrom('device').select(DEVICE_COLUMNS).where('publicKey', '=', publicKey),
+);
 
 export async function findDeviceById(db: Executor, id: string) {
   return db.selectFrom('device').selectAll().where('id', '=', id).executeTakeFirst();
@@ -138,8 +185,12 @@ export async function revokeDeviceRow(db: Executor, id: string, now: number) {
 
 /** The device's last use, written with the transaction's other deferred writes (`tx.defer`). */
 export function deferTouchDevice(tx: Tx, id: string, now: number) {
-  return tx.defer(tx.db.updateTable('device').set({ lastUsedAt: now }).where('id', '=', id));
+  return tx.defer(touchDeviceQuery.statement(tx.db, id, now));
 }
+
+const touchDeviceQuery = preparedQuery(2, (db, id: string, now: number) =>
+  db.updateTable('device').set({ lastUsedAt: now }).where('id', '=', id),
+);
 
 export async function setKeyPackage(db: Executor, id: string, keyPackage: string, now: number) {
   await db

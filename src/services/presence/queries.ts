@@ -1,18 +1,28 @@
 import { sql } from 'kysely';
 
 import type { Executor } from '../../db/database.js';
+import { preparedQuery } from '../../db/prepared.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 
 // Presence and typing queries, executor first.
 
 export async function findPresenceChoices(db: Executor, accountIds: readonly string[]) {
   if (accountIds.length === 0) return [];
+  // One account (a sign-in, a socket's upgrade): a prepared statement.
+  if (accountIds.length === 1) return (await presenceChoiceQuery(db, accountIds[0]!)).rows;
   return db
     .selectFrom('presence_setting')
     .select(['accountId', 'choice'])
     .where('accountId', 'in', accountIds)
     .execute();
 }
+
+const presenceChoiceQuery = preparedQuery(1, (db, accountId: string) =>
+  db
+    .selectFrom('presence_setting')
+    .select(['accountId', 'choice'])
+    .where('accountId', '=', accountId),
+);
 
 export async function upsertPresenceChoice(
   db: Executor,
@@ -27,16 +37,8 @@ export async function upsertPresenceChoice(
     .execute();
 }
 
-/**
- * Who hears of the account's presence, in one statement: the workspaces (not the direct space) it
- * is a member of, and the people it shares a direct or group conversation with (members, not
- * invitees).
- */
-export async function findPresenceAudience(
-  db: Executor,
-  accountId: string,
-): Promise<{ workspaceIds: string[]; partners: string[] }> {
-  const rows = await db
+const presenceAudienceQuery = preparedQuery(1, (db, accountId: string) =>
+  db
     .selectFrom('workspace_member')
     .select([sql<string>`'w'`.as('kind'), 'workspaceId as id'])
     .where('accountId', '=', accountId)
@@ -52,8 +54,19 @@ export async function findPresenceAudience(
         .where('c.workspaceId', '=', DIRECT_SPACE_ID)
         .where('o.accountId', '!=', accountId)
         .where('o.state', '=', 'member'),
-    )
-    .execute();
+    ),
+);
+
+/**
+ * Who hears of the account's presence, in one statement: the workspaces (not the direct space) it
+ * is a member of, and the people it shares a direct or group conversation with (members, not
+ * invitees).
+ */
+export async function findPresenceAudience(
+  db: Executor,
+  accountId: string,
+): Promise<{ workspaceIds: string[]; partners: string[] }> {
+  const { rows } = await presenceAudienceQuery(db, accountId);
   const workspaceIds: string[] = [];
   const partners = new Set<string>();
   for (const row of rows) {

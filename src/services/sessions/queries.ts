@@ -23,42 +23,67 @@ export async function insertSessionUnlessBlocked(
     userAgent: string | null;
   },
 ): Promise<boolean> {
-  const res = await db
-    .insertInto('session')
-    .columns([
-      'id',
-      'tokenHash',
-      'accountId',
-      'deviceId',
-      'createdAt',
-      'expiresAt',
-      'ip',
-      'userAgent',
-      'endedAt',
-      'endReason',
-    ])
-    .expression(
-      db
-        .selectFrom('account')
-        .select([
-          // Typed: PostgreSQL reads a bare parameter in a select list as text.
-          sql<string>`cast(${row.id} as text)`.as('id'),
-          sql<string>`cast(${row.tokenHash} as text)`.as('tokenHash'),
-          'account.id as accountId',
-          sql<string | null>`cast(${row.deviceId} as text)`.as('deviceId'),
-          sql<number>`cast(${row.createdAt} as bigint)`.as('createdAt'),
-          sql<number>`cast(${row.expiresAt} as bigint)`.as('expiresAt'),
-          sql<string | null>`cast(${row.ip} as text)`.as('ip'),
-          sql<string | null>`cast(${row.userAgent} as text)`.as('userAgent'),
-          sql<null>`null`.as('endedAt'),
-          sql<null>`null`.as('endReason'),
-        ])
-        .where('account.id', '=', row.accountId)
-        .where(accountNotBlocked()),
-    )
-    .executeTakeFirst();
-  return Number(res.numInsertedOrUpdatedRows ?? 0n) === 1;
+  const res = await insertSessionQuery(
+    db,
+    row.id,
+    row.tokenHash,
+    row.accountId,
+    row.deviceId,
+    row.createdAt,
+    row.expiresAt,
+    row.ip,
+    row.userAgent,
+  );
+  return Number(res.numAffectedRows ?? 0n) === 1;
 }
+
+const insertSessionQuery = preparedQuery(
+  8,
+  (
+    db,
+    id: string,
+    tokenHash: string,
+    accountId: string,
+    deviceId: string | null,
+    createdAt: number,
+    expiresAt: number,
+    ip: string | null,
+    userAgent: string | null,
+  ) =>
+    db
+      .insertInto('session')
+      .columns([
+        'id',
+        'tokenHash',
+        'accountId',
+        'deviceId',
+        'createdAt',
+        'expiresAt',
+        'ip',
+        'userAgent',
+        'endedAt',
+        'endReason',
+      ])
+      .expression(
+        db
+          .selectFrom('account')
+          .select([
+            // Typed: PostgreSQL reads a bare parameter in a select list as text.
+            sql<string>`cast(${id} as text)`.as('id'),
+            sql<string>`cast(${tokenHash} as text)`.as('tokenHash'),
+            'account.id as accountId',
+            sql<string | null>`cast(${deviceId} as text)`.as('deviceId'),
+            sql<number>`cast(${createdAt} as bigint)`.as('createdAt'),
+            sql<number>`cast(${expiresAt} as bigint)`.as('expiresAt'),
+            sql<string | null>`cast(${ip} as text)`.as('ip'),
+            sql<string | null>`cast(${userAgent} as text)`.as('userAgent'),
+            sql<null>`null`.as('endedAt'),
+            sql<null>`null`.as('endReason'),
+          ])
+          .where('account.id', '=', accountId)
+          .where(accountNotBlocked()),
+      ),
+);
 
 /** The live session of a token hash, with its account: a value, or the batch's key column. */
 function liveSession(db: Executor, tokenHash: Expression<string>, now: number) {
@@ -181,6 +206,11 @@ export async function endSessions(
 /** Of the given session ids, those that are no longer live (ended, expired, account gone). */
 export async function findDeadSessionIds(db: Executor, ids: string[], now: number) {
   if (ids.length === 0) return [];
+  // One session (a socket's subscription checks its own): a prepared statement.
+  if (ids.length === 1) {
+    const { rows } = await sessionLiveQuery(db, ids[0]!, now);
+    return rows.length === 0 ? ids : [];
+  }
   const live = await db
     .selectFrom('session')
     .innerJoin('account', 'account.id', 'session.accountId')
@@ -194,6 +224,18 @@ export async function findDeadSessionIds(db: Executor, ids: string[], now: numbe
   const liveSet = new Set(live.map((r) => r.id));
   return ids.filter((id) => !liveSet.has(id));
 }
+
+const sessionLiveQuery = preparedQuery(2, (db, id: string, now: number) =>
+  db
+    .selectFrom('session')
+    .innerJoin('account', 'account.id', 'session.accountId')
+    .select('session.id')
+    .where('session.id', '=', id)
+    .where('session.endedAt', 'is', null)
+    .where('session.expiresAt', '>', now)
+    .where('account.deletedAt', 'is', null)
+    .where(accountNotBlocked()),
+);
 
 /** Live sessions of an account, newest first. */
 export async function listLiveSessions(db: Executor, accountId: string, now: number) {

@@ -320,15 +320,18 @@ export async function listUsableInvites(
 
 /** The workspace (or direct space) and the caller's role in it; undefined when it does not exist. */
 export async function findWorkspaceAccess(db: Executor, workspaceId: string, accountId: string) {
-  return db
+  return (await workspaceAccessQuery(db, workspaceId, accountId)).rows[0];
+}
+
+const workspaceAccessQuery = preparedQuery(2, (db, workspaceId: string, accountId: string) =>
+  db
     .selectFrom('workspace as w')
     .leftJoin('workspace_member as wm', (j) =>
       j.onRef('wm.workspaceId', '=', 'w.id').on('wm.accountId', '=', accountId),
     )
     .select(['w.id', 'w.isDirect', 'wm.role'])
-    .where('w.id', '=', workspaceId)
-    .executeTakeFirst();
-}
+    .where('w.id', '=', workspaceId),
+);
 
 export async function transferOwnership(db: Executor, workspaceId: string, newOwnerId: string) {
   await db

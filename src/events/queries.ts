@@ -1,5 +1,6 @@
 import { CompiledQuery } from 'kysely';
 
+import { everyColumn } from '../db/columns.js';
 import type { Executor } from '../db/database.js';
 import {
   nameComposedStatement,
@@ -43,7 +44,7 @@ export async function insertOutboxRows(db: Executor, rows: EventOutboxTable[]): 
  * query, so the statement of writes it joins can run as a named statement.
  */
 export async function deferOutboxRows(tx: Tx, rows: EventOutboxTable[]): Promise<void> {
-  if (rows.length <= PREPARED_ROWS) {
+  if (rows.length > 0 && rows.length <= PREPARED_ROWS) {
     await tx.defer(outboxInsert(rows.length).statement(tx.db, ...rows.flatMap(rowValues)));
     return;
   }
@@ -55,7 +56,26 @@ export async function deferOutboxRows(tx: Tx, rows: EventOutboxTable[]): Promise
 /** Up to this many rows, an outbox insert is a prepared query (one per row count). */
 const PREPARED_ROWS = 8;
 
-const OUTBOX_COLUMNS = ['id', 'topic', 'type', 'at', 'payload', 'origin', 'createdAt'] as const;
+const OUTBOX_COLUMNS = everyColumn<EventOutboxTable>()([
+  'id',
+  'topic',
+  'type',
+  'at',
+  'payload',
+  'origin',
+  'createdAt',
+]);
+
+/** Each column's type, for a value selected as a row to insert (see writeWithOutboxRow). */
+const OUTBOX_TYPES: Record<(typeof OUTBOX_COLUMNS)[number], 'text' | 'bigint'> = {
+  id: 'text',
+  topic: 'text',
+  type: 'text',
+  at: 'bigint',
+  payload: 'text',
+  origin: 'text',
+  createdAt: 'bigint',
+};
 
 const rowValues = (row: EventOutboxTable) => OUTBOX_COLUMNS.map((c) => row[c]);
 
@@ -96,23 +116,18 @@ export function writeWithOutboxRow(
   row: EventOutboxTable,
 ): CompiledQuery<{ changed: number | string }> {
   const n = write.parameters.length;
+  // PostgreSQL reads a bare parameter in a select list as text: each is cast to its column's type.
+  const columns = OUTBOX_COLUMNS.map((c) => `"${c}"`).join(', ');
+  const values = OUTBOX_COLUMNS.map((c, i) => `$${n + i + 1}::${OUTBOX_TYPES[c]}`).join(', ');
   const sql =
     `with changed as (${write.sql}), ` +
-    `announced as (insert into "event_outbox" ("id", "topic", "type", "at", "payload", "origin", "createdAt") ` +
-    `select $${n + 1}::text, $${n + 2}::text, $${n + 3}::text, $${n + 4}::bigint, $${n + 5}::text, ` +
-    `$${n + 6}::text, $${n + 7}::bigint where exists (select 1 from changed)) ` +
+    `announced as (insert into "event_outbox" (${columns}) ` +
+    `select ${values} where exists (select 1 from changed)) ` +
     `select count(*) as "changed" from changed`;
   if (namedStatements.has(write.sql)) nameComposedStatement(sql);
-  return CompiledQuery.raw(sql, [
-    ...write.parameters,
-    row.id,
-    row.topic,
-    row.type,
-    row.at,
-    row.payload,
-    row.origin,
-    row.createdAt,
-  ]) as CompiledQuery<{ changed: number | string }>;
+  return CompiledQuery.raw(sql, [...write.parameters, ...rowValues(row)]) as CompiledQuery<{
+    changed: number | string;
+  }>;
 }
 
 export async function deleteOutboxRows(db: Executor, ids: readonly string[]): Promise<void> {

@@ -163,14 +163,13 @@ describe('message pages', () => {
         )
         .execute();
     }
-    const query = messagePageQuery(db, {
+    const compiled = messagePageQuery(db, {
       conversationId: convIds[7]!,
       threadRootId: null,
       before: { at: now, id: newId() },
       take: 51,
     });
     if (TEST_DB === 'postgres') await sql`analyze`.execute(db);
-    const compiled = query.compile();
     const prefix = TEST_DB === 'postgres' ? 'explain ' : 'explain query plan ';
     const res = await db.executeQuery(
       CompiledQuery.raw(prefix + compiled.sql, [...compiled.parameters]),

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 
+import { everyColumn } from '../../db/columns.js';
 import type { Executor } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type { Tx } from '../../db/transaction.js';
@@ -15,14 +16,14 @@ import type {
 // The statements of a key sign-in (challenge, identity, device, last use) are prepared: a
 // connect storm makes them a thousand times a second.
 
-const CHALLENGE_COLUMNS = [
+const CHALLENGE_COLUMNS = everyColumn<KeyChallengeTable>()([
   'id',
   'nonce',
   'createdAt',
   'expiresAt',
   'usedAt',
   'serverKey',
-] as const satisfies ReadonlyArray<keyof KeyChallengeTable>;
+]);
 
 export async function insertChallenge(db: Executor, row: KeyChallengeTable) {
   await insertChallengeQuery(db, ...CHALLENGE_COLUMNS.map((c) => row[c]));
@@ -125,7 +126,7 @@ export async function deviceKeyRegistered(db: Executor, publicKey: string) {
   return row !== undefined;
 }
 
-const DEVICE_COLUMNS = [
+const DEVICE_COLUMNS = everyColumn<DeviceTable>()([
   'id',
   'accountId',
   'publicKey',
@@ -135,7 +136,7 @@ const DEVICE_COLUMNS = [
   'revokedAt',
   'keyPackage',
   'keyPackageAt',
-] as const satisfies ReadonlyArray<keyof DeviceTable>;
+]);
 
 export async function findDeviceByKey(
   db: Executor,

@@ -1,3 +1,4 @@
+import { everyColumn } from '../../db/columns.js';
 import type { Executor, Tx } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type { MessageEditTable, MessageTable } from '../../db/tables/collaboration.js';
@@ -5,7 +6,7 @@ import type { CursorPosition } from '../../lib/cursor.js';
 
 // Message queries, executor first. Every list is a keyset scan of an index over (…, createdAt, id).
 
-const MESSAGE_COLUMNS = [
+const MESSAGE_COLUMNS = everyColumn<MessageTable>()([
   'id',
   'conversationId',
   'workspaceId',
@@ -21,7 +22,7 @@ const MESSAGE_COLUMNS = [
   'replyCount',
   'lastReplyAt',
   'mentions',
-] as const satisfies ReadonlyArray<keyof MessageTable>;
+]);
 
 const insertMessageQuery = preparedQuery(MESSAGE_COLUMNS.length, (db, ...values: unknown[]) =>
   db
@@ -86,8 +87,8 @@ export interface PageQuery {
 }
 
 /**
- * The query of one message page: newest first without a cursor or with `before`, oldest first
- * with `after`. A conversation's page walks `message_conversation_time_idx`
+ * The statement of one message page: newest first without a cursor or with `before`, oldest
+ * first with `after` (the newest page is a prepared query). A conversation's page walks `message_conversation_time_idx`
  * (conversationId, createdAt, id), a thread's `message_thread_time_idx`; the row comparison
  * `(createdAt, id) < (…)` is an index bound on both dialects. Exported for the EXPLAIN test.
  */
@@ -109,7 +110,7 @@ export function messagePageQuery(db: Executor, q: PageQuery) {
     query = query.where((eb) => eb(eb.refTuple('createdAt', 'id'), '>', eb.tuple(at, id)));
   }
   const dir = q.after ? 'asc' : 'desc';
-  return query.orderBy('createdAt', dir).orderBy('id', dir).limit(q.take);
+  return query.orderBy('createdAt', dir).orderBy('id', dir).limit(q.take).compile();
 }
 
 /**

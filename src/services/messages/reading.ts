@@ -1,13 +1,13 @@
 import { actingAccountId, type Actor } from '../../auth/actor.js';
 import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
 import { forbidden, notFound, validation } from '../../errors.js';
+import { publishIfChanged } from '../../events/publish.js';
 import type { AccountView } from '../accounts/account-service.js';
 import { plausibleId } from '../conversations/access.js';
 import { toRow } from '../conversations/rows.js';
 import { eventsToUsers, iso } from '../conversations/events.js';
 import { cursorOf, type Page, type PageArgs, parsePageArgs } from '../conversations/paging.js';
 import { advanceReadMarkerStatement } from '../conversations/queries.js';
-import { publishIfChanged } from '../../events/publish.js';
 
 import type { MessageCore } from './message-core.js';
 import {

@@ -211,30 +211,25 @@ export async function findDeadSessionIds(db: Executor, ids: string[], now: numbe
     const { rows } = await sessionLiveQuery(db, ids[0]!, now);
     return rows.length === 0 ? ids : [];
   }
-  const live = await db
-    .selectFrom('session')
-    .innerJoin('account', 'account.id', 'session.accountId')
-    .select('session.id')
-    .where('session.id', 'in', ids)
-    .where('session.endedAt', 'is', null)
-    .where('session.expiresAt', '>', now)
-    .where('account.deletedAt', 'is', null)
-    .where(accountNotBlocked())
-    .execute();
+  const live = await liveSessionIds(db, now).where('session.id', 'in', ids).execute();
   const liveSet = new Set(live.map((r) => r.id));
   return ids.filter((id) => !liveSet.has(id));
 }
 
-const sessionLiveQuery = preparedQuery(2, (db, id: string, now: number) =>
-  db
+/** Ids of live sessions (not ended, not expired, account there and not blocked). */
+function liveSessionIds(db: Executor, now: number) {
+  return db
     .selectFrom('session')
     .innerJoin('account', 'account.id', 'session.accountId')
     .select('session.id')
-    .where('session.id', '=', id)
     .where('session.endedAt', 'is', null)
     .where('session.expiresAt', '>', now)
     .where('account.deletedAt', 'is', null)
-    .where(accountNotBlocked()),
+    .where(accountNotBlocked());
+}
+
+const sessionLiveQuery = preparedQuery(2, (db, id: string, now: number) =>
+  liveSessionIds(db, now).where('session.id', '=', id),
 );
 
 /** Live sessions of an account, newest first. */

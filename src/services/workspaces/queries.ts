@@ -1,3 +1,4 @@
+import { everyColumn } from '../../db/columns.js';
 import type { Executor } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type {
@@ -95,10 +96,18 @@ export async function findMember(db: Executor, workspaceId: string, accountId: s
   return (await findMemberQuery(db, workspaceId, accountId)).rows[0];
 }
 
+const MEMBER_COLUMNS = everyColumn<WorkspaceMemberTable>()([
+  'workspaceId',
+  'accountId',
+  'role',
+  'joinedAt',
+  'timedOutUntil',
+]);
+
 const findMemberQuery = preparedQuery(2, (db, workspaceId: string, accountId: string) =>
   db
     .selectFrom('workspace_member')
-    .select(['workspaceId', 'accountId', 'role', 'joinedAt', 'timedOutUntil'])
+    .select(MEMBER_COLUMNS)
     .where('workspaceId', '=', workspaceId)
     .where('accountId', '=', accountId),
 );

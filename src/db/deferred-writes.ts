@@ -1,6 +1,6 @@
 import { CompiledQuery } from 'kysely';
 
-import { nameComposedStatement, namedStatements } from './prepared.js';
+import { composedStatement } from './prepared.js';
 
 /**
  * Writes a transaction makes without reading their results (a message row, its search terms, the
@@ -34,7 +34,7 @@ export function combineWrites(writes: readonly CompiledQuery[]): CompiledQuery[]
   const statements: CompiledQuery[] = [];
   let clauses: string[] = [];
   let parameters: unknown[] = [];
-  let named = true;
+  let parts: string[] = [];
   const flush = () => {
     if (clauses.length === 0) return;
     const sql =
@@ -43,17 +43,16 @@ export function combineWrites(writes: readonly CompiledQuery[]): CompiledQuery[]
         : `with ${clauses.map((c, i) => `w${i} as (${c})`).join(', ')} select 1`;
     // Made of named statements only, its text is the same for every transaction of that shape
     // (a send in a channel): it is named too, parsed and planned once per connection.
-    if (named && clauses.length > 1) nameComposedStatement(sql);
-    statements.push(CompiledQuery.raw(sql, parameters));
+    statements.push(CompiledQuery.raw(composedStatement(sql, parts), parameters));
     clauses = [];
     parameters = [];
-    named = true;
+    parts = [];
   };
   for (const write of writes) {
     if (parameters.length + write.parameters.length > MAX_PARAMETERS) flush();
     clauses.push(shiftPlaceholders(write.sql, parameters.length));
     parameters.push(...write.parameters);
-    named &&= namedStatements.has(write.sql);
+    parts.push(write.sql);
   }
   flush();
   return statements;

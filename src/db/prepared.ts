@@ -63,11 +63,13 @@ export const namedStatements = new Map<string, string>();
 const STAR = /\bselect\s+\*|\.\*|\breturning\s+\*/i;
 
 /**
- * Runs `sql` as a named prepared statement too: for a statement put together from prepared
- * queries' texts (a constant text whatever the arguments).
+ * Names `sql`, a statement put together from the texts `parts`, when every part is named: its
+ * text is then constant whatever the arguments, so it too is parsed and planned once per
+ * connection. Returns `sql`.
  */
-export function nameComposedStatement(sql: string): void {
-  if (!namedStatements.has(sql)) nameStatement(sql);
+export function composedStatement(sql: string, parts: readonly string[]): string {
+  if (!namedStatements.has(sql) && parts.every((p) => namedStatements.has(p))) nameStatement(sql);
+  return sql;
 }
 
 function nameStatement(sql: string): void {

@@ -11,7 +11,7 @@ import type {
 } from 'kysely';
 
 import { combineWrites, DEFERRED_MARKER } from './deferred-writes.js';
-import { nameComposedStatement, namedStatements } from './prepared.js';
+import { composedStatement } from './prepared.js';
 
 import type { GroupCommitter } from './group-commit.js';
 import type { Database } from './schema.js';
@@ -146,8 +146,7 @@ export class TransactionRunner {
         if (statements.length === 1) {
           // Every write of the transaction in one statement: it may run without BEGIN.
           const only = statements[0]!;
-          const sql = `${DEFERRED_MARKER}${only.sql}`;
-          if (namedStatements.has(only.sql)) nameComposedStatement(sql);
+          const sql = composedStatement(`${DEFERRED_MARKER}${only.sql}`, [only.sql]);
           await trx.executeQuery({ ...only, sql });
         } else {
           for (const statement of statements) await trx.executeQuery(statement);

@@ -2,12 +2,7 @@ import { CompiledQuery } from 'kysely';
 
 import { everyColumn } from '../db/columns.js';
 import type { Executor } from '../db/database.js';
-import {
-  nameComposedStatement,
-  namedStatements,
-  preparedQuery,
-  type PreparedQuery,
-} from '../db/prepared.js';
+import { composedStatement, preparedQuery, type PreparedQuery } from '../db/prepared.js';
 import type { EventOutboxTable } from '../db/tables/events.js';
 import type { Tx } from '../db/transaction.js';
 
@@ -124,7 +119,7 @@ export function writeWithOutboxRow(
     `announced as (insert into "event_outbox" (${columns}) ` +
     `select ${values} where exists (select 1 from changed)) ` +
     `select count(*) as "changed" from changed`;
-  if (namedStatements.has(write.sql)) nameComposedStatement(sql);
+  composedStatement(sql, [write.sql]);
   return CompiledQuery.raw(sql, [...write.parameters, ...rowValues(row)]) as CompiledQuery<{
     changed: number | string;
   }>;

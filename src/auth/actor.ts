@@ -1,4 +1,5 @@
 import { forbidden } from '../errors.js';
+import type { PrefetchedAccess } from '../services/conversations/prefetched-access.js';
 import type { SessionInfo } from '../services/sessions/session-service.js';
 
 import type { Action } from './policy.js';
@@ -22,6 +23,11 @@ export interface UserActor {
    * Instance moderation trusts this flag alone; an actor acting for a person never carries it.
    */
   viaOperatorSession: boolean;
+  /**
+   * The caller's access to the conversation the request names, read with its session
+   * (PostgreSQL, HTTP): the request's first check of it uses this row instead of reading again.
+   */
+  prefetchedAccess?: PrefetchedAccess;
 }
 
 /** The command line: whoever can run `svc` on the server's database is the operator of last resort. */

@@ -4,6 +4,7 @@ import { userActor, type UserActor } from '../auth/actor.js';
 import type { AppContext } from '../context.js';
 import { unauthenticated } from '../errors.js';
 import type { AccountView } from '../services/accounts/account-view.js';
+import type { PrefetchedAccess } from '../services/conversations/prefetched-access.js';
 import type { IssuedSession, SessionInfo } from '../services/sessions/session-service.js';
 
 import type { RequestLoaders } from './loaders.js';
@@ -39,6 +40,11 @@ export interface GraphqlContext {
    * from it instead of reading the account again.
    */
   sessionAccount?: AccountView;
+  /**
+   * The caller's access to the conversation the request names, read with the session (first
+   * operation of an HTTP request); `requireActor` hands it to the actor.
+   */
+  prefetchedAccess?: PrefetchedAccess;
   /** The request's batching loaders (graphql/loaders.ts), created on first use. */
   loaders?: RequestLoaders;
 }
@@ -52,7 +58,9 @@ export function requireSession(ctx: GraphqlContext): SessionInfo {
 /** The caller as an `Actor` for service calls, or UNAUTHENTICATED for an anonymous request. */
 export function requireActor(ctx: GraphqlContext): UserActor {
   if (ctx.actor) return ctx.actor;
-  return (ctx.actor = userActor(requireSession(ctx)));
+  const actor = userActor(requireSession(ctx));
+  if (ctx.prefetchedAccess) actor.prefetchedAccess = ctx.prefetchedAccess;
+  return (ctx.actor = actor);
 }
 
 /** The caller as an `Actor`, or null for an anonymous request (fields that answer null). */

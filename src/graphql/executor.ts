@@ -14,10 +14,12 @@ import {
 import { validation } from '../errors.js';
 import { selectOperation } from '../lib/graphql-operation.js';
 import { Lru } from '../lib/lru.js';
+import { conversationNamed } from '../services/conversations/prefetched-access.js';
 
 import type { GraphqlContext } from './context.js';
 import { checkDocumentLimits, countMutationFields, parseBounded } from './document-limits.js';
 import { codedError, formatError, plainError } from './format-error.js';
+import { soleRootFieldArguments } from './root-field.js';
 
 export interface GraphqlRequest {
   query: string;
@@ -76,6 +78,19 @@ export class GraphqlExecutor {
   /** The name of the operation a request selects (for metrics and logs), or null. */
   operationName(doc: PreparedDocument, operationName?: string | null): string | null {
     return selectOperation(doc.document, operationName)?.name?.value ?? null;
+  }
+
+  /**
+   * The conversation a request's one root field names (`conversationId`, or
+   * `input.conversationId`), to read the caller's access with the session; null for none.
+   */
+  conversationNamed(doc: PreparedDocument, request: GraphqlRequest): string | null {
+    const args = soleRootFieldArguments(
+      doc.document,
+      request.operationName ?? null,
+      request.variables ?? null,
+    );
+    return args ? conversationNamed(args) : null;
   }
 
   mutationFieldCount(doc: PreparedDocument, operationName?: string | null): number {

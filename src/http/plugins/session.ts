@@ -1,7 +1,18 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 import { SESSION_COOKIE } from '../../auth/cookies.js';
+import type { PrefetchedAccess } from '../../services/conversations/prefetched-access.js';
 import type { SessionService } from '../../services/sessions/session-service.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route reads the session itself (`readSession`), once it knows what else to read with
+     * it; the tree's hook only takes the cookie.
+     */
+    readsSessionItself?: boolean;
+  }
+}
 
 /** Reads the session cookie (the /api tree); a dead cookie makes the request anonymous. */
 export function registerSessionReader(app: FastifyInstance, sessions: SessionService): void {
@@ -9,6 +20,24 @@ export function registerSessionReader(app: FastifyInstance, sessions: SessionSer
     const token = request.cookies[SESSION_COOKIE];
     if (!token) return;
     request.svc.sessionToken = token;
+    if (request.routeOptions.config.readsSessionItself) return;
     request.svc.session = await sessions.resolve(token);
   });
+}
+
+/**
+ * For a route that reads the session itself: the session of the request's cookie into
+ * `request.svc.session`, with the caller's access to `conversationId` when one is named (read
+ * together on PostgreSQL; conversations/prefetched-access.ts).
+ */
+export async function readSession(
+  request: FastifyRequest,
+  sessions: SessionService,
+  conversationId: string | null,
+): Promise<PrefetchedAccess | undefined> {
+  const token = request.svc.sessionToken;
+  if (token === null) return undefined;
+  const { session, access } = await sessions.resolveWithAccess(token, conversationId);
+  request.svc.session = session;
+  return access;
 }

@@ -23,6 +23,7 @@ import { firstHeader } from '../../lib/headers.js';
 import { httpCookieJar } from '../cookies.js';
 import { fastifyErrorHandler } from '../errors.js';
 import { csrfAccepted, CSRF_REFUSAL } from '../plugins/csrf.js';
+import { readSession } from '../plugins/session.js';
 import type { ApiRoutes } from '../trees/api.js';
 
 import { graphiqlPage } from './graphiql.js';
@@ -32,7 +33,12 @@ const CSRF_CACHE_MAX_SOURCE = 20_000;
 /** Largest accepted body on POST /api. */
 export const API_BODY_LIMIT = 1024 * 1024;
 
-const ROUTE_OPTIONS = { bodyLimit: API_BODY_LIMIT, errorHandler: dependencyErrorHandler };
+const ROUTE_OPTIONS = {
+  bodyLimit: API_BODY_LIMIT,
+  errorHandler: dependencyErrorHandler,
+  // Read in `respond`, with the conversation the request names.
+  config: { readsSessionItself: true },
+};
 
 type Item = { ok: true; request: GraphqlRequest } | { ok: false; error: string };
 
@@ -128,6 +134,17 @@ function registerGraphqlRoute(
       item.ok ? { item, prep: graphql.prepare(item.request.query) } : { item, prep: null },
     );
 
+    // The session, and with it the caller's access to the conversation the first request names
+    // (one statement on PostgreSQL; conversations/prefetched-access.ts).
+    const first = prepared[0];
+    const prefetchedAccess = await readSession(
+      request,
+      ctx.services.sessions,
+      first?.item.ok && first.prep?.ok
+        ? graphql.conversationNamed(first.prep.doc, first.item.request)
+        : null,
+    );
+
     // Mutation rate limit: every field, alias and fragment expansion of the batch, before anything runs.
     const limiter = ctx.limiters.mutations;
     if (limiter) {
@@ -169,6 +186,7 @@ function registerGraphqlRoute(
       const context = graphqlContext(ctx, request, reply);
       if (results.length === 0 && request.svc.session) {
         context.sessionAccount = request.svc.session.account;
+        context.prefetchedAccess = prefetchedAccess;
       }
       const result = await graphql.run(prep.doc, item.request, context);
       ctx.metrics.graphqlOperation(
@@ -229,7 +247,7 @@ function fromUrlParameters(params: Record<string, unknown>): Record<string, unkn
 }
 
 /**
- * A dependency that fails before the operations run (the session lookup in the preHandler)
+ * A dependency that fails before the operations run (the session lookup in `respond`)
  * answers as GraphQL: one UNAVAILABLE or TIMEOUT error per request of the batch, never a bare
  * HTTP 500 and never an anonymous run. Anything else goes to the tree's handler.
  */

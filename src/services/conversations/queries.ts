@@ -7,6 +7,8 @@ import { preparedQuery } from '../../db/prepared.js';
 import type { ConversationMemberTable, ConversationTable } from '../../db/tables/collaboration.js';
 import { DAY_MS } from '../../lib/clock.js';
 
+import type { PrefetchedAccess } from './prefetched-access.js';
+
 /** An invitation to an encrypted conversation lapses after 30 days (contract constant). */
 export const INVITE_TTL_MS = 30 * DAY_MS;
 
@@ -48,7 +50,7 @@ const CONVERSATION_COLUMNS = everyColumn<ConversationTable>()([
  * and the other person of a DIRECT conversation. One query: every write and read starts here.
  * The ids are values, or the columns of a batch's keys (below).
  */
-function conversationAccess(
+export function conversationAccess(
   db: Executor,
   conversationId: Expression<string>,
   accountId: Expression<string>,
@@ -77,6 +79,18 @@ function conversationAccess(
     )
     .where('c.id', '=', conversationId);
 }
+
+/** The columns of an access row, as `conversationAccess` names them. */
+export const ACCESS_COLUMNS = [
+  ...CONVERSATION_COLUMNS,
+  'memberState',
+  'memberJoinedAt',
+  'lastReadAt',
+  'lastReadMessageId',
+  'role',
+  'timedOutUntil',
+  'blocked',
+] as const;
 
 const conversationAccessQuery = preparedQuery(2, (db, conversationId: string, accountId: string) =>
   conversationAccess(db, sql.val(conversationId), sql.val(accountId)),
@@ -109,12 +123,19 @@ const conversationAccessesQuery = preparedQuery(
       ]),
 );
 
-/** The caller's access to a conversation, or undefined when it does not exist. */
+/**
+ * The caller's access to a conversation, or undefined when it does not exist. `prefetched`: the
+ * same read made with the request's session (prefetched-access.ts), used by the request's first
+ * check of that conversation instead of a statement of its own.
+ */
 export async function findConversationAccess(
   db: Executor,
   conversationId: string,
   accountId: string,
-) {
+  prefetched?: PrefetchedAccess,
+): Promise<ConversationAccessRow | undefined> {
+  const early = prefetched?.take(conversationId, accountId);
+  if (early) return early.row;
   const batch = batchedOnRoot(db, 'conversation-access', () => accessReads(db));
   if (batch) return batch.get({ conversationId, accountId });
   return (await conversationAccessQuery(db, conversationId, accountId)).rows[0];
@@ -136,7 +157,9 @@ function accessReads(db: Executor) {
   );
 }
 
-export type ConversationAccessRow = NonNullable<Awaited<ReturnType<typeof findConversationAccess>>>;
+export type ConversationAccessRow = NonNullable<
+  Awaited<ReturnType<typeof conversationAccessQuery>>['rows'][number]
+>;
 
 export async function findConversation(db: Executor, id: string) {
   return db.selectFrom('conversation').selectAll().where('id', '=', id).executeTakeFirst();

@@ -20,6 +20,7 @@ import {
   plausibleId,
 } from '../conversations/access.js';
 import { emitConversationEvent } from '../conversations/events.js';
+import type { PrefetchedAccess } from '../conversations/prefetched-access.js';
 import { findConversationAccess, membersOf } from '../conversations/queries.js';
 
 import {
@@ -95,15 +96,25 @@ export class MessageCore {
     this.rate.take(accountId, onProbation);
   }
 
-  async writable(accountId: string, conversationId: unknown, action?: Action) {
+  /** `prefetched`: the access read with the request's session (prefetched-access.ts). */
+  async writable(
+    accountId: string,
+    conversationId: unknown,
+    action?: Action,
+    prefetched?: PrefetchedAccess,
+  ) {
     if (!plausibleId(conversationId)) throw notFound('conversation');
-    const row = await findConversationAccess(this.kysely, conversationId, accountId);
+    const row = await findConversationAccess(this.kysely, conversationId, accountId, prefetched);
     return assertWritableBy(row, this.now(), action);
   }
 
-  async readable(accountId: string, conversationId: unknown): Promise<Access> {
+  async readable(
+    accountId: string,
+    conversationId: unknown,
+    prefetched?: PrefetchedAccess,
+  ): Promise<Access> {
     if (!plausibleId(conversationId)) throw notFound('conversation');
-    const row = await findConversationAccess(this.kysely, conversationId, accountId);
+    const row = await findConversationAccess(this.kysely, conversationId, accountId, prefetched);
     return assertReadable(row, this.now());
   }
 

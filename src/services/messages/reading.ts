@@ -4,6 +4,7 @@ import { forbidden, notFound, validation } from '../../errors.js';
 import { publishIfChanged } from '../../events/publish.js';
 import type { AccountView } from '../accounts/account-service.js';
 import { plausibleId } from '../conversations/access.js';
+import { prefetchedAccessOf } from '../conversations/prefetched-access.js';
 import { toRow } from '../conversations/rows.js';
 import { eventsToUsers, iso } from '../conversations/events.js';
 import { cursorOf, type Page, type PageArgs, parsePageArgs } from '../conversations/paging.js';
@@ -32,7 +33,7 @@ export class MessageReading {
     messageId: unknown,
   ): Promise<ConversationTable> {
     const accountId = actingAccountId(actor);
-    const access = await this.core.readable(accountId, conversationId);
+    const access = await this.core.readable(accountId, conversationId, prefetchedAccessOf(actor));
     if (!access.isMember) throw forbidden('join the channel first');
     const conv = toRow(access.row);
     if (!plausibleId(messageId)) throw notFound('message');
@@ -62,7 +63,7 @@ export class MessageReading {
   async page(actor: Actor, conversationId: unknown, args: PageArgs): Promise<Page<MessageTable>> {
     const accountId = actingAccountId(actor);
     const parsed = parsePageArgs(args);
-    const access = await this.core.readable(accountId, conversationId);
+    const access = await this.core.readable(accountId, conversationId, prefetchedAccessOf(actor));
     return this.readPage({ conversationId: access.row.id, threadRootId: null }, parsed);
   }
 
@@ -122,7 +123,7 @@ export class MessageReading {
   /** Pinned messages of a conversation, most recently pinned first. */
   async pinned(actor: Actor, conversationId: unknown): Promise<MessageTable[]> {
     const accountId = actingAccountId(actor);
-    const access = await this.core.readable(accountId, conversationId);
+    const access = await this.core.readable(accountId, conversationId, prefetchedAccessOf(actor));
     return pinnedMessages(this.core.kysely, access.row.id, MAX_PINS);
   }
 

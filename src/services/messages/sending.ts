@@ -3,6 +3,7 @@ import type { ConversationTable, MessageTable } from '../../db/tables/collaborat
 import type { Tx } from '../../db/transaction.js';
 import { notFound, validation } from '../../errors.js';
 import { plausibleId } from '../conversations/access.js';
+import { prefetchedAccessOf } from '../conversations/prefetched-access.js';
 import { deferMessageTerms } from '../search/queries.js';
 import { toRow } from '../conversations/rows.js';
 import { emitConversationEvent } from '../conversations/events.js';
@@ -42,7 +43,12 @@ export class MessageSending {
     const text = checkText(input.text, this.core.deps.config.messageBytesMax);
     const rootId = input.threadRootId ?? null;
     if (rootId !== null && !plausibleId(rootId)) throw notFound('message');
-    const access = await this.core.writable(accountId, input.conversationId);
+    const access = await this.core.writable(
+      accountId,
+      input.conversationId,
+      undefined,
+      prefetchedAccessOf(actor),
+    );
     const conv = toRow(access.row);
     if (conv.encrypted === 1) {
       throw validation('this conversation is end-to-end encrypted: send an encrypted message');
@@ -114,7 +120,12 @@ export class MessageSending {
     const accountId = actingAccountId(actor);
     const rootId = input.threadRootId ?? null;
     if (rootId !== null && !plausibleId(rootId)) throw notFound('message');
-    const access = await this.core.writable(accountId, input.conversationId);
+    const access = await this.core.writable(
+      accountId,
+      input.conversationId,
+      undefined,
+      prefetchedAccessOf(actor),
+    );
     const conv = toRow(access.row);
     if (conv.encrypted !== 1) {
       throw validation('this conversation is not encrypted: send its messages with sendMessage');

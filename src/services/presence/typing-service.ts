@@ -8,6 +8,7 @@ import { isId } from '../../lib/ids.js';
 import { Lru } from '../../lib/lru.js';
 
 import type { PresenceService } from './presence-service.js';
+import { prefetchedAccessOf } from '../conversations/prefetched-access.js';
 import { findConversationAccess, membersOf } from '../conversations/queries.js';
 
 import { eitherBlocks, findAccountNames } from './queries.js';
@@ -37,7 +38,12 @@ export class TypingService {
     if (!isId(conversationId)) throw notFound('conversation');
     // The caller's own access first (one row, read with other requests' on PostgreSQL): a
     // refusal in a channel of thousands reads nobody else.
-    const access = await findConversationAccess(this.db.kysely, conversationId, accountId);
+    const access = await findConversationAccess(
+      this.db.kysely,
+      conversationId,
+      accountId,
+      prefetchedAccessOf(actor),
+    );
     if (!access || access.memberState === null) throw notFound('conversation');
     if (access.memberState !== 'member')
       throw forbidden('accept the invitation to this conversation first');

@@ -3,6 +3,11 @@ import { sql, type Expression } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import { batchedOnRoot, BatchedReads, keysTable } from '../../db/batched-reads.js';
 import { preparedQuery } from '../../db/prepared.js';
+import {
+  ACCESS_COLUMNS,
+  conversationAccess,
+  type ConversationAccessRow,
+} from '../conversations/queries.js';
 import { accountNotBlocked } from '../moderation/blocked.js';
 
 /**
@@ -118,57 +123,109 @@ const liveSessionQuery = preparedQuery(2, (db, tokenHash: string, now: number) =
 );
 
 /**
- * PostgreSQL only (an array parameter): several token hashes in one statement, each looked up by
+ * PostgreSQL only (array parameters): several token hashes in one statement, each looked up by
  * its key as the single read is: the read joined `lateral` to the keys. Written as `tokenHash =
  * any($1)`, a fresh database's generic plan scanned every account per batch
- * (test/foundation/batched-read-plans.test.ts).
+ * (test/foundation/batched-read-plans.test.ts). A key may name a conversation (`cid`, '' for
+ * none): the session's access to it comes in the same row, its columns prefixed `a$`
+ * (services/conversations/prefetched-access.ts).
  */
-const liveSessionsQuery = preparedQuery(2, (db, tokenHashes: string[], now: number) =>
-  db
-    .selectFrom(keysTable({ hash: tokenHashes }))
-    .innerJoinLateral(liveSession(db, sql.ref('k.hash'), now).as('x'), (j) => j.onTrue())
-    .select([
-      'x.tokenHash',
-      'x.sessionId',
-      'x.accountId',
-      'x.deviceId',
-      'x.createdAt',
-      'x.expiresAt',
-      'x.username',
-      'x.homeServer',
-      'x.isOperator',
-      'x.displayName',
-      'x.email',
-      'x.accountCreatedAt',
-      'x.deletionScheduledFor',
-      'x.avatarPath',
-    ]),
+const liveSessionsQuery = preparedQuery(
+  3,
+  (db, tokenHashes: string[], conversationIds: string[], now: number) =>
+    db
+      .selectFrom(keysTable({ hash: tokenHashes, cid: conversationIds }))
+      .innerJoinLateral(liveSession(db, sql.ref('k.hash'), now).as('x'), (j) => j.onTrue())
+      .leftJoinLateral(
+        conversationAccess(db, sql.ref('k.cid'), sql.ref('x.accountId')).as('a'),
+        (j) => j.onTrue(),
+      )
+      .select([
+        'x.tokenHash',
+        'x.sessionId',
+        'x.accountId',
+        'x.deviceId',
+        'x.createdAt',
+        'x.expiresAt',
+        'x.username',
+        'x.homeServer',
+        'x.isOperator',
+        'x.displayName',
+        'x.email',
+        'x.accountCreatedAt',
+        'x.deletionScheduledFor',
+        'x.avatarPath',
+        'k.cid',
+      ])
+      .select(ACCESS_COLUMNS.map((c) => sql.ref(`a.${c}`).as(`a$${c}`))),
 );
 
+type LiveSessionRow = NonNullable<Awaited<ReturnType<typeof liveSessionQuery>>['rows'][number]>;
+
 /**
- * The live session for a token hash, with its account, or undefined. Runs on every request; on
- * PostgreSQL the reads of requests that arrive together go as one statement (BatchedReads).
+ * The live session for a token hash, with its account, or undefined; and, on PostgreSQL, its
+ * account's access to `conversationId` read in the same statement (`access`: the row, undefined when the
+ * conversation does not exist). On SQLite, where a statement costs no round trip, `access` is
+ * absent and the access check reads for itself. Runs on every request; on PostgreSQL the reads
+ * of requests that arrive together go as one statement (BatchedReads).
  */
-export async function findLiveSessionByTokenHash(db: Executor, tokenHash: string, now: number) {
+export async function findLiveSessionWithAccess(
+  db: Executor,
+  tokenHash: string,
+  now: number,
+  conversationId: string | null,
+): Promise<
+  { session: LiveSessionRow; access?: { row: ConversationAccessRow | undefined } } | undefined
+> {
   const batch = batchedOnRoot(db, 'live-session', () => liveSessionReads(db));
-  if (batch) return batch.get({ tokenHash, now });
-  return (await liveSessionQuery(db, tokenHash, now)).rows[0];
+  if (!batch) {
+    const session = (await liveSessionQuery(db, tokenHash, now)).rows[0];
+    return session && { session };
+  }
+  const row = await batch.get({ tokenHash, now, conversationId: conversationId ?? '' });
+  if (!row) return undefined;
+  const session: LiveSessionRow = {
+    tokenHash: row.tokenHash,
+    sessionId: row.sessionId,
+    accountId: row.accountId,
+    deviceId: row.deviceId,
+    createdAt: row.createdAt,
+    expiresAt: row.expiresAt,
+    username: row.username,
+    homeServer: row.homeServer,
+    isOperator: row.isOperator,
+    displayName: row.displayName,
+    email: row.email,
+    accountCreatedAt: row.accountCreatedAt,
+    deletionScheduledFor: row.deletionScheduledFor,
+    avatarPath: row.avatarPath,
+  };
+  if (conversationId === null) return { session };
+  const fields = row as unknown as Record<string, unknown>;
+  const access =
+    fields['a$id'] === null
+      ? undefined
+      : (Object.fromEntries(
+          ACCESS_COLUMNS.map((c) => [c, fields[`a$${c}`]]),
+        ) as ConversationAccessRow);
+  return { session, access: { row: access } };
 }
 
 function liveSessionReads(db: Executor) {
   return new BatchedReads(
-    async (keys: Array<{ tokenHash: string; now: number }>) => {
+    async (keys: Array<{ tokenHash: string; now: number; conversationId: string }>) => {
       // One time for the batch, the latest of its requests': a session that expired meanwhile is
       // refused, as a read of its own a moment later would refuse it.
       const now = Math.max(...keys.map((k) => k.now));
       const { rows } = await liveSessionsQuery(
         db,
         keys.map((k) => k.tokenHash),
+        keys.map((k) => k.conversationId),
         now,
       );
-      return new Map(rows.map((r) => [r.tokenHash, r]));
+      return new Map(rows.map((r) => [`${r.tokenHash} ${r.cid}`, r]));
     },
-    (k) => k.tokenHash,
+    (k) => `${k.tokenHash} ${k.conversationId}`,
   );
 }
 

@@ -6,6 +6,7 @@ import type { Tx } from '../../db/transaction.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
 import { isId, newId, randomToken } from '../../lib/ids.js';
 import { toAccountView, type AccountView } from '../accounts/account-view.js';
+import { PrefetchedAccess } from '../conversations/prefetched-access.js';
 import { blockedRefusal, isAccountBlocked } from '../moderation/blocked.js';
 
 import { notFound } from '../../errors.js';
@@ -13,7 +14,7 @@ import { notFound } from '../../errors.js';
 import {
   endSessions,
   findDeadSessionIds,
-  findLiveSessionByTokenHash,
+  findLiveSessionWithAccess,
   insertSessionUnlessBlocked,
   listLiveSessions,
 } from './queries.js';
@@ -143,14 +144,28 @@ export class SessionService {
 
   /** The live session of a cookie token, or null (missing, unknown, ended or expired). */
   async resolve(token: string | undefined): Promise<SessionInfo | null> {
-    if (!token || token.length > 200) return null;
-    const row = await findLiveSessionByTokenHash(
+    return (await this.resolveWithAccess(token, null)).session;
+  }
+
+  /**
+   * The live session of a cookie token and, on PostgreSQL, its account's access to
+   * `conversationId` read in the same statement (conversations/prefetched-access.ts): absent
+   * on SQLite, for an anonymous request and when no conversation is named.
+   */
+  async resolveWithAccess(
+    token: string | undefined,
+    conversationId: string | null,
+  ): Promise<{ session: SessionInfo | null; access?: PrefetchedAccess }> {
+    if (!token || token.length > 200) return { session: null };
+    const found = await findLiveSessionWithAccess(
       this.db.kysely,
       hashSessionToken(token),
       this.clock.now().getTime(),
+      conversationId,
     );
-    if (!row) return null;
-    return {
+    if (!found) return { session: null };
+    const row = found.session;
+    const session: SessionInfo = {
       sessionId: row.sessionId,
       accountId: row.accountId,
       username: row.username,
@@ -169,6 +184,11 @@ export class SessionService {
         homeServer: row.homeServer,
         avatarPath: row.avatarPath,
       }),
+    };
+    if (!found.access || conversationId === null) return { session };
+    return {
+      session,
+      access: new PrefetchedAccess(conversationId, row.accountId, found.access.row),
     };
   }
 

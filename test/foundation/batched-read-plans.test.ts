@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -7,8 +8,9 @@ import { signUpAndIn } from '../_util/seed.js';
 import { findConversationAccess } from '../../src/services/conversations/queries.js';
 import { recordQueries, sendRaw, sharedChannel } from '../conversations/_helpers.js';
 
-// The batched reads (src/db/batched-reads.ts) look each key up by its index, as the single read
-// does, even where the planner believes the tables tiny: a fresh database before its first
+// The batched reads (src/db/batched-reads.ts) and the named statements (src/db/prepared.ts),
+// planned once per connection (force_generic_plan, src/db/database.ts), look each key up by its
+// index, as the single read does, even where the planner believes the tables tiny: a fresh database before its first
 // ANALYZE, whose generic plans are cached per connection. Joined plainly to the keys, the session
 // batch was planned as a scan of every account per batch (16 ms at 3,000 accounts).
 describe.skipIf(TEST_DB !== 'postgres')('plans of the batched reads (postgres)', () => {
@@ -99,6 +101,28 @@ describe.skipIf(TEST_DB !== 'postgres')('plans of the batched reads (postgres)',
       '{plan-a1,plan-a2}',
     ]);
     expect(plan).toContain('Index Scan conversation conversation_pkey');
+    expect(plan.filter((n) => n.startsWith('Seq Scan'))).toEqual([]);
+  });
+
+  it('has every connection plan a named statement once: force_generic_plan', async () => {
+    const { rows } = await sql<{
+      plan_cache_mode: string;
+    }>`show plan_cache_mode`.execute(t.ctx.db.kysely);
+    expect(rows[0]?.plan_cache_mode).toBe('force_generic_plan');
+  });
+
+  it("reads a conversation's newest page by its index in the generic plan", async () => {
+    const texts = await recordQueries(() =>
+      t.gql(
+        'query($c: ID!) { messages(conversationId: $c, limit: 30) { items { id } } }',
+        { c: channels[0] },
+        people[0],
+      ),
+    );
+    const page = texts.find((s) => /from "message" where/.test(s) && s.includes('order by'));
+    expect(page, texts.join('\n')).toBeDefined();
+    const plan = await genericPlan('newest_page', page!, ['plan-c1', '31']);
+    expect(plan.some((n) => n.startsWith('Index') && n.includes(' message '))).toBe(true);
     expect(plan.filter((n) => n.startsWith('Seq Scan'))).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@ import { createTestApp, PG_URL, TEST_DB, type Agent, type TestApp } from '../_ut
 import { DIRECT_SPACE_ID } from '../../src/db/direct-space.js';
 import { signUpAndIn } from '../_util/seed.js';
 import { findConversationAccess } from '../../src/services/conversations/queries.js';
+import { findWorkspaceSubscription } from '../../src/services/workspaces/queries.js';
 import { recordQueries, sendRaw, sharedChannel } from '../conversations/_helpers.js';
 
 // The batched reads (src/db/batched-reads.ts) and the named statements (src/db/prepared.ts),
@@ -123,6 +124,23 @@ describe.skipIf(TEST_DB !== 'postgres')('plans of the batched reads (postgres)',
     expect(page, texts.join('\n')).toBeDefined();
     const plan = await genericPlan('newest_page', page!, ['plan-c1', '31']);
     expect(plan.some((n) => n.startsWith('Index') && n.includes(' message '))).toBe(true);
+    expect(plan.filter((n) => n.startsWith('Seq Scan'))).toEqual([]);
+  });
+
+  it("reads a subscription's workspace and conversations by their indexes in the generic plan", async () => {
+    const texts = await recordQueries(() =>
+      findWorkspaceSubscription(t.ctx.db.kysely, DIRECT_SPACE_ID, people[0]!.id),
+    );
+    expect(texts).toHaveLength(1);
+    // The direct space holds every direct conversation (3,000 here): read from the caller's
+    // memberships, not from the space's conversations.
+    const text = texts[0]!;
+    const space = Number(/"w"\."id" = \$(\d+)/.exec(text)?.[1]);
+    const count = new Set(text.match(/\$\d+/g)).size;
+    const params = Array.from({ length: count }, (_, i) =>
+      i + 1 === space ? DIRECT_SPACE_ID : 'plan-a1',
+    );
+    const plan = await genericPlan('subscription', text, params);
     expect(plan.filter((n) => n.startsWith('Seq Scan'))).toEqual([]);
   });
 });

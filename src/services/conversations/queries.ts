@@ -484,27 +484,7 @@ export async function joinedByInvitation(db: Executor, conversationId: string, a
   return row?.acceptedInviteAt !== null && row?.acceptedInviteAt !== undefined;
 }
 
-// Read by the realtime workspace stream at subscribe and after membership events.
-
-/** Conversations of a workspace the account is a member of (pending invitees are not). */
-export async function listMemberConversationIds(
-  db: Executor,
-  workspaceId: string,
-  accountId: string,
-): Promise<string[]> {
-  const { rows } = await memberConversationIdsQuery(db, workspaceId, accountId);
-  return rows.map((r) => r.conversationId);
-}
-
-const memberConversationIdsQuery = preparedQuery(2, (db, workspaceId: string, accountId: string) =>
-  db
-    .selectFrom('conversation_member as cm')
-    .innerJoin('conversation as c', 'c.id', 'cm.conversationId')
-    .select('cm.conversationId')
-    .where('c.workspaceId', '=', workspaceId)
-    .where('cm.accountId', '=', accountId)
-    .where('cm.state', '=', 'member'),
-);
+// Read by the realtime workspace stream after membership events.
 
 /** Of these accounts, the ones that are members of the conversation. */
 export async function membersAmong(

@@ -5,8 +5,8 @@ import { notFound } from '../../errors.js';
 import { isId } from '../../lib/ids.js';
 import { LiveStream, type TopicPolicy, type Verdict } from '../../events/live-stream.js';
 
-import { listMemberConversationIds, membersAmong } from '../conversations/queries.js';
-import { findWorkspaceAccess } from '../workspaces/queries.js';
+import { membersAmong } from '../conversations/queries.js';
+import { findWorkspaceSubscription } from '../workspaces/queries.js';
 
 /** Events after which who is in a conversation may have changed: reread for local subscribers. */
 const CONVERSATION_MEMBERSHIP_EVENTS = new Set([
@@ -99,17 +99,20 @@ export class WorkspaceStream extends LiveStream {
   /** Authorizes and loads the subscriber's access; NOT_FOUND for a non-member. */
   static async open(db: Db, accountId: string, workspaceId: string): Promise<WorkspaceStream> {
     if (!isId(workspaceId)) throw notFound('workspace');
-    const row = await findWorkspaceAccess(db.kysely, workspaceId, accountId);
+    const { access: row, conversationIds } = await findWorkspaceSubscription(
+      db.kysely,
+      workspaceId,
+      accountId,
+    );
     const direct = row?.isDirect === 1;
     if (!row || (!direct && !row.role)) throw notFound('workspace');
-    const conversations = await listMemberConversationIds(db.kysely, workspaceId, accountId);
     return new WorkspaceStream(
       db,
       accountId,
       workspaceId,
       direct,
       direct ? null : (row.role as Role),
-      new Set(conversations),
+      new Set(conversationIds),
     );
   }
 

@@ -327,18 +327,48 @@ export async function listUsableInvites(
 
 // Read by the realtime workspace stream at subscribe (services/realtime).
 
-/** The workspace (or direct space) and the caller's role in it; undefined when it does not exist. */
-export async function findWorkspaceAccess(db: Executor, workspaceId: string, accountId: string) {
-  return (await workspaceAccessQuery(db, workspaceId, accountId)).rows[0];
+/**
+ * What a subscription to a workspace's events reads at subscribe, in one statement: the
+ * workspace (or direct space), the caller's role in it, and the conversations of it the caller
+ * is a member of (pending invitees are not). `access` is undefined when the workspace does not
+ * exist.
+ */
+export async function findWorkspaceSubscription(
+  db: Executor,
+  workspaceId: string,
+  accountId: string,
+): Promise<{
+  access: { id: string; isDirect: number; role: string | null } | undefined;
+  conversationIds: string[];
+}> {
+  const { rows } = await workspaceSubscriptionQuery(db, workspaceId, accountId);
+  const first = rows[0];
+  if (!first) return { access: undefined, conversationIds: [] };
+  return {
+    access: { id: first.id, isDirect: first.isDirect, role: first.role },
+    conversationIds: rows.flatMap((r) => (r.conversationId === null ? [] : [r.conversationId])),
+  };
 }
 
-const workspaceAccessQuery = preparedQuery(2, (db, workspaceId: string, accountId: string) =>
+/** A row per conversation the caller is a member of, or one row without when there is none. */
+const workspaceSubscriptionQuery = preparedQuery(2, (db, workspaceId: string, accountId: string) =>
   db
     .selectFrom('workspace as w')
     .leftJoin('workspace_member as wm', (j) =>
       j.onRef('wm.workspaceId', '=', 'w.id').on('wm.accountId', '=', accountId),
     )
-    .select(['w.id', 'w.isDirect', 'wm.role'])
+    .leftJoin(
+      (eb) =>
+        eb
+          .selectFrom('conversation_member as cm')
+          .innerJoin('conversation as c', 'c.id', 'cm.conversationId')
+          .select(['cm.conversationId', 'c.workspaceId'])
+          .where('cm.accountId', '=', accountId)
+          .where('cm.state', '=', 'member')
+          .as('m'),
+      (j) => j.onRef('m.workspaceId', '=', 'w.id'),
+    )
+    .select(['w.id', 'w.isDirect', 'wm.role', 'm.conversationId'])
     .where('w.id', '=', workspaceId),
 );
 

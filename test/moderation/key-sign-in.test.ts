@@ -35,8 +35,24 @@ describe('principal blocks and device-key sign-in', () => {
     });
     expect(codeOf(await t.gql('{ me { id } }', {}, account.agent))).toBe('UNAUTHENTICATED');
 
+    const traces = () =>
+      Promise.all([
+        t.ctx.db.kysely
+          .selectFrom('device')
+          .select('lastUsedAt')
+          .where('accountId', '=', account.agent.id)
+          .execute(),
+        t.ctx.db.kysely
+          .selectFrom('session')
+          .select('id')
+          .where('accountId', '=', account.agent.id)
+          .execute(),
+      ]);
+    const before = await traces();
     const login = await t.gql(LOGIN_WITH_KEY, { proof: await loginProof(t, account.device) });
     expect(codeOf(login)).toBe('FORBIDDEN');
+    // Refused with its session: no session row, and the device's last use is not recorded.
+    expect(await traces()).toEqual(before);
 
     // The same identity key signing up again under another name (and a fresh device) is refused,
     // and nothing of the attempt stays.

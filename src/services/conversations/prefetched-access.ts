@@ -5,9 +5,9 @@ import type { ConversationAccessRow } from './queries.js';
 
 /**
  * The caller's access to one conversation, read in the same statement as the request's session
- * (PostgreSQL: one round trip instead of two, sessions/queries.ts). The GraphQL route asks for it
- * when a request's one root field names a conversation (`conversationId`, or `input.conversationId`),
- * and the first access check of that conversation and account in the same request uses it
+ * (PostgreSQL: one round trip instead of two, sessions/queries.ts). The GraphQL route asks for
+ * it when a request's one root field names a conversation (`conversationId`, or
+ * `input.conversationId`), and the first access check of that conversation and account in the same request uses it
  * instead of reading again (`findConversationAccess`). Once: a later check in the request reads
  * for itself, so a write the request made in between is seen.
  *

@@ -41,7 +41,6 @@ import {
   lockAccount,
   retireKeyIdentity,
   revokeDeviceRow,
-  deferTouchDevice,
 } from './queries.js';
 
 export interface KeyIdentityView {
@@ -150,18 +149,14 @@ export class KeyAuthService {
     if (!account || account.deletedAt !== null) {
       throw unauthenticated('unknown or revoked device, or a wrong signature');
     }
-    const now = this.clock.now().getTime();
     // The session's insert checks the account is still there and unblocked; the device's last
-    // use goes with the commit (one statement with it on PostgreSQL, one commit on SQLite).
-    const session = await this.db.transaction(async (tx) => {
-      const started = await this.sessions.start(tx.db, {
-        accountId: account.id,
-        deviceId: device.id,
-        ip: input.ip,
-        userAgent: input.userAgent,
-      });
-      await deferTouchDevice(tx, device.id, now);
-      return started;
+    // use is recorded with it, only when it starts (one statement on PostgreSQL, one commit on
+    // SQLite).
+    const session = await this.sessions.startOnDevice({
+      accountId: account.id,
+      deviceId: device.id,
+      ip: input.ip,
+      userAgent: input.userAgent,
     });
     // The account as read above: the session's start checked it is still there and unblocked.
     return { account: toAccountView(account), session, serverId: null };

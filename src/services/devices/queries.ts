@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { everyColumn } from '../../db/columns.js';
 import type { Executor } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
+import { FIRST_WROTE } from '../../db/write-then.js';
 import type { Tx } from '../../db/transaction.js';
 import type {
   DeviceLinkOfferTable,
@@ -191,6 +192,15 @@ export function deferTouchDevice(tx: Tx, id: string, now: number) {
 
 const touchDeviceQuery = preparedQuery(2, (db, id: string, now: number) =>
   db.updateTable('device').set({ lastUsedAt: now }).where('id', '=', id),
+);
+
+/** The same, for `writeThen` (PostgreSQL): only when the write before it wrote a row. */
+export function touchDeviceAfterStatement(db: Executor, id: string, now: number) {
+  return touchDeviceAfterQuery.statement(db, id, now);
+}
+
+const touchDeviceAfterQuery = preparedQuery(2, (db, id: string, now: number) =>
+  db.updateTable('device').set({ lastUsedAt: now }).where('id', '=', id).where(FIRST_WROTE),
 );
 
 export async function setKeyPackage(db: Executor, id: string, keyPackage: string, now: number) {

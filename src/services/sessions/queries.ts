@@ -2,6 +2,7 @@ import { sql, type Expression } from 'kysely';
 
 import type { Executor } from '../../db/database.js';
 import { batchedOnRoot, BatchedReads, keysTable } from '../../db/batched-reads.js';
+import { everyColumn, prefixed } from '../../db/columns.js';
 import { preparedQuery } from '../../db/prepared.js';
 import {
   ACCESS_COLUMNS,
@@ -17,19 +18,25 @@ import { accountNotBlocked } from '../moderation/blocked.js';
  */
 export async function insertSessionUnlessBlocked(
   db: Executor,
-  row: {
-    id: string;
-    tokenHash: string;
-    accountId: string;
-    deviceId: string | null;
-    createdAt: number;
-    expiresAt: number;
-    ip: string | null;
-    userAgent: string | null;
-  },
+  row: NewSessionRow,
 ): Promise<boolean> {
-  const res = await insertSessionQuery(
-    db,
+  const res = await insertSessionQuery(db, ...sessionValues(row));
+  return Number(res.numAffectedRows ?? 0n) === 1;
+}
+
+export interface NewSessionRow {
+  id: string;
+  tokenHash: string;
+  accountId: string;
+  deviceId: string | null;
+  createdAt: number;
+  expiresAt: number;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+const sessionValues = (row: NewSessionRow) =>
+  [
     row.id,
     row.tokenHash,
     row.accountId,
@@ -38,56 +45,69 @@ export async function insertSessionUnlessBlocked(
     row.expiresAt,
     row.ip,
     row.userAgent,
-  );
-  return Number(res.numAffectedRows ?? 0n) === 1;
+  ] as const;
+
+/** The insert of a session unless blocked, as `insertSessionUnlessBlocked` describes it. */
+const insertSession = (
+  db: Executor,
+  id: string,
+  tokenHash: string,
+  accountId: string,
+  deviceId: string | null,
+  createdAt: number,
+  expiresAt: number,
+  ip: string | null,
+  userAgent: string | null,
+) =>
+  db
+    .insertInto('session')
+    .columns([
+      'id',
+      'tokenHash',
+      'accountId',
+      'deviceId',
+      'createdAt',
+      'expiresAt',
+      'ip',
+      'userAgent',
+      'endedAt',
+      'endReason',
+    ])
+    .expression(
+      db
+        .selectFrom('account')
+        .select([
+          // Typed: PostgreSQL reads a bare parameter in a select list as text.
+          sql<string>`cast(${id} as text)`.as('id'),
+          sql<string>`cast(${tokenHash} as text)`.as('tokenHash'),
+          'account.id as accountId',
+          sql<string | null>`cast(${deviceId} as text)`.as('deviceId'),
+          sql<number>`cast(${createdAt} as bigint)`.as('createdAt'),
+          sql<number>`cast(${expiresAt} as bigint)`.as('expiresAt'),
+          sql<string | null>`cast(${ip} as text)`.as('ip'),
+          sql<string | null>`cast(${userAgent} as text)`.as('userAgent'),
+          sql<null>`null`.as('endedAt'),
+          sql<null>`null`.as('endReason'),
+        ])
+        .where('account.id', '=', accountId)
+        .where(accountNotBlocked()),
+    );
+
+const insertSessionQuery = preparedQuery(8, (db, ...values: ReturnType<typeof sessionValues>) =>
+  insertSession(db, ...values),
+);
+
+/**
+ * The same insert returning the new session's id, to start a session and a write that goes with
+ * it in one statement (`writeThen`, PostgreSQL).
+ */
+export function insertSessionStatement(db: Executor, row: NewSessionRow) {
+  return insertSessionReturningQuery.statement(db, ...sessionValues(row));
 }
 
-const insertSessionQuery = preparedQuery(
+const insertSessionReturningQuery = preparedQuery(
   8,
-  (
-    db,
-    id: string,
-    tokenHash: string,
-    accountId: string,
-    deviceId: string | null,
-    createdAt: number,
-    expiresAt: number,
-    ip: string | null,
-    userAgent: string | null,
-  ) =>
-    db
-      .insertInto('session')
-      .columns([
-        'id',
-        'tokenHash',
-        'accountId',
-        'deviceId',
-        'createdAt',
-        'expiresAt',
-        'ip',
-        'userAgent',
-        'endedAt',
-        'endReason',
-      ])
-      .expression(
-        db
-          .selectFrom('account')
-          .select([
-            // Typed: PostgreSQL reads a bare parameter in a select list as text.
-            sql<string>`cast(${id} as text)`.as('id'),
-            sql<string>`cast(${tokenHash} as text)`.as('tokenHash'),
-            'account.id as accountId',
-            sql<string | null>`cast(${deviceId} as text)`.as('deviceId'),
-            sql<number>`cast(${createdAt} as bigint)`.as('createdAt'),
-            sql<number>`cast(${expiresAt} as bigint)`.as('expiresAt'),
-            sql<string | null>`cast(${ip} as text)`.as('ip'),
-            sql<string | null>`cast(${userAgent} as text)`.as('userAgent'),
-            sql<null>`null`.as('endedAt'),
-            sql<null>`null`.as('endReason'),
-          ])
-          .where('account.id', '=', accountId)
-          .where(accountNotBlocked()),
-      ),
+  (db, ...values: ReturnType<typeof sessionValues>) => insertSession(db, ...values).returning('id'),
 );
 
 /** The live session of a token hash, with its account: a value, or the batch's key column. */
@@ -122,6 +142,26 @@ const liveSessionQuery = preparedQuery(2, (db, tokenHash: string, now: number) =
   liveSession(db, sql.val(tokenHash), now),
 );
 
+type LiveSessionRow = NonNullable<Awaited<ReturnType<typeof liveSessionQuery>>['rows'][number]>;
+
+/** The columns of a live session's row as `liveSession` names them; all, or no compiling. */
+const LIVE_SESSION_COLUMNS = everyColumn<LiveSessionRow>()([
+  'tokenHash',
+  'sessionId',
+  'accountId',
+  'deviceId',
+  'createdAt',
+  'expiresAt',
+  'username',
+  'homeServer',
+  'isOperator',
+  'displayName',
+  'email',
+  'accountCreatedAt',
+  'deletionScheduledFor',
+  'avatarPath',
+]);
+
 /**
  * PostgreSQL only (array parameters): several token hashes in one statement, each looked up by
  * its key as the single read is: the read joined `lateral` to the keys. Written as `tokenHash =
@@ -140,34 +180,16 @@ const liveSessionsQuery = preparedQuery(
         conversationAccess(db, sql.ref('k.cid'), sql.ref('x.accountId')).as('a'),
         (j) => j.onTrue(),
       )
-      .select([
-        'x.tokenHash',
-        'x.sessionId',
-        'x.accountId',
-        'x.deviceId',
-        'x.createdAt',
-        'x.expiresAt',
-        'x.username',
-        'x.homeServer',
-        'x.isOperator',
-        'x.displayName',
-        'x.email',
-        'x.accountCreatedAt',
-        'x.deletionScheduledFor',
-        'x.avatarPath',
-        'k.cid',
-      ])
+      .select([...prefixed('x', LIVE_SESSION_COLUMNS), 'k.cid'])
       .select(ACCESS_COLUMNS.map((c) => sql.ref(`a.${c}`).as(`a$${c}`))),
 );
 
-type LiveSessionRow = NonNullable<Awaited<ReturnType<typeof liveSessionQuery>>['rows'][number]>;
-
 /**
  * The live session for a token hash, with its account, or undefined; and, on PostgreSQL, its
- * account's access to `conversationId` read in the same statement (`access`: the row, undefined when the
- * conversation does not exist). On SQLite, where a statement costs no round trip, `access` is
- * absent and the access check reads for itself. Runs on every request; on PostgreSQL the reads
- * of requests that arrive together go as one statement (BatchedReads).
+ * account's access to `conversationId` read in the same statement (`access`: the row, undefined
+ * when the conversation does not exist). On SQLite, where a statement costs no round trip,
+ * `access` is absent and the access check reads for itself. Runs on every request; on
+ * PostgreSQL the reads of requests that arrive together go as one statement (BatchedReads).
  */
 export async function findLiveSessionWithAccess(
   db: Executor,
@@ -184,24 +206,11 @@ export async function findLiveSessionWithAccess(
   }
   const row = await batch.get({ tokenHash, now, conversationId: conversationId ?? '' });
   if (!row) return undefined;
-  const session: LiveSessionRow = {
-    tokenHash: row.tokenHash,
-    sessionId: row.sessionId,
-    accountId: row.accountId,
-    deviceId: row.deviceId,
-    createdAt: row.createdAt,
-    expiresAt: row.expiresAt,
-    username: row.username,
-    homeServer: row.homeServer,
-    isOperator: row.isOperator,
-    displayName: row.displayName,
-    email: row.email,
-    accountCreatedAt: row.accountCreatedAt,
-    deletionScheduledFor: row.deletionScheduledFor,
-    avatarPath: row.avatarPath,
-  };
-  if (conversationId === null) return { session };
   const fields = row as unknown as Record<string, unknown>;
+  const session = Object.fromEntries(
+    LIVE_SESSION_COLUMNS.map((c) => [c, fields[c]]),
+  ) as unknown as LiveSessionRow;
+  if (conversationId === null) return { session };
   const access =
     fields['a$id'] === null
       ? undefined

@@ -6,7 +6,9 @@ import type { Tx } from '../../db/transaction.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
 import { isId, newId, randomToken } from '../../lib/ids.js';
 import { toAccountView, type AccountView } from '../accounts/account-view.js';
+import { writeThen } from '../../db/write-then.js';
 import { PrefetchedAccess } from '../conversations/prefetched-access.js';
+import { deferTouchDevice, touchDeviceAfterStatement } from '../devices/queries.js';
 import { blockedRefusal, isAccountBlocked } from '../moderation/blocked.js';
 
 import { notFound } from '../../errors.js';
@@ -15,8 +17,10 @@ import {
   endSessions,
   findDeadSessionIds,
   findLiveSessionWithAccess,
+  insertSessionStatement,
   insertSessionUnlessBlocked,
   listLiveSessions,
+  type NewSessionRow,
 } from './queries.js';
 
 /** A signed-in request's session, as the edges see it. */
@@ -113,14 +117,55 @@ export class SessionService {
       userAgent?: string | null;
     },
   ): Promise<IssuedSession> {
-    const now = this.clock.now().getTime();
-    const token = randomToken(32);
-    const sessionId = newId();
-    const expiresAt = now + this.ttlDays * DAY_MS;
+    const { row, issued } = this.newSession(input);
     // Every way of signing in ends here: a principal block refuses them all (FORBIDDEN). The
     // check is part of the insert.
-    const inserted = await insertSessionUnlessBlocked(executor, {
-      id: sessionId,
+    if (!(await insertSessionUnlessBlocked(executor, row))) await this.refuse(executor, row);
+    return issued;
+  }
+
+  /**
+   * `start` for a device's own sign-in, recording the device's last use only when the session
+   * starts: on PostgreSQL one statement (`writeThen`), no `BEGIN` or `COMMIT`; on SQLite one
+   * transaction, one commit.
+   */
+  async startOnDevice(input: {
+    accountId: string;
+    deviceId: string;
+    ip?: string | null;
+    userAgent?: string | null;
+  }): Promise<IssuedSession> {
+    const { row, issued } = this.newSession(input);
+    const now = row.createdAt;
+    const db = this.db.kysely;
+    if (this.db.dialect === 'postgres') {
+      const { rows } = await db.executeQuery(
+        writeThen(
+          insertSessionStatement(db, row),
+          touchDeviceAfterStatement(db, input.deviceId, now),
+        ),
+      );
+      if (Number(rows[0]?.written ?? 0) !== 1) await this.refuse(db, row);
+      return issued;
+    }
+    return this.db.transaction(async (tx) => {
+      if (!(await insertSessionUnlessBlocked(tx.db, row))) await this.refuse(tx.db, row);
+      await deferTouchDevice(tx, input.deviceId, now);
+      return issued;
+    });
+  }
+
+  private newSession(input: {
+    accountId: string;
+    deviceId?: string | null;
+    ip?: string | null;
+    userAgent?: string | null;
+  }): { row: NewSessionRow; issued: IssuedSession } {
+    const now = this.clock.now().getTime();
+    const token = randomToken(32);
+    const expiresAt = now + this.ttlDays * DAY_MS;
+    const row: NewSessionRow = {
+      id: newId(),
       tokenHash: hashSessionToken(token),
       accountId: input.accountId,
       deviceId: input.deviceId ?? null,
@@ -128,18 +173,21 @@ export class SessionService {
       expiresAt,
       ip: input.ip ?? null,
       userAgent: input.userAgent?.slice(0, 512) ?? null,
-    });
-    if (!inserted) {
-      if (await isAccountBlocked(executor, input.accountId)) throw blockedRefusal();
-      throw notFound('account');
-    }
-    return {
-      sessionId,
+    };
+    const issued: IssuedSession = {
+      sessionId: row.id,
       token,
       csrfToken: this.csrfTokenFor(token),
       expiresAt,
       maxAgeSeconds: this.ttlDays * 86400,
     };
+    return { row, issued };
+  }
+
+  /** Why a session's insert wrote nothing: a principal block (FORBIDDEN), else the account is gone. */
+  private async refuse(executor: Executor, row: NewSessionRow): Promise<never> {
+    if (await isAccountBlocked(executor, row.accountId)) throw blockedRefusal();
+    throw notFound('account');
   }
 
   /** The live session of a cookie token, or null (missing, unknown, ended or expired). */

@@ -4,6 +4,7 @@ import type { Executor } from '../../db/database.js';
 import { batchedOnRoot, BatchedReads, keysTable } from '../../db/batched-reads.js';
 import { everyColumn, prefixed } from '../../db/columns.js';
 import { preparedQuery } from '../../db/prepared.js';
+import type { SessionTable } from '../../db/tables/foundation.js';
 import {
   ACCESS_COLUMNS,
   conversationAccess,
@@ -24,16 +25,8 @@ export async function insertSessionUnlessBlocked(
   return Number(res.numAffectedRows ?? 0n) === 1;
 }
 
-export interface NewSessionRow {
-  id: string;
-  tokenHash: string;
-  accountId: string;
-  deviceId: string | null;
-  createdAt: number;
-  expiresAt: number;
-  ip: string | null;
-  userAgent: string | null;
-}
+/** A session as it starts: not ended. */
+export type NewSessionRow = Omit<SessionTable, 'endedAt' | 'endReason'>;
 
 const sessionValues = (row: NewSessionRow) =>
   [

@@ -13,6 +13,8 @@ export const FIRST_WROTE = sql<boolean>`exists (select 1 from "written")`;
  * PostgreSQL: `first` (a write returning a row per row it wrote) and `then` (a write conditioned
  * on `FIRST_WROTE`) in one statement, atomic without a transaction: one round trip instead of
  * `BEGIN`, the two writes and `COMMIT`. Its one row's `written` counts the rows `first` wrote.
+ * Used for a key sign-in (the session, then the device's last use) and for an event that only a
+ * change announces (the change, then its outbox row: `Outbox.publishIfChanged`).
  * Named when both parts are (db/prepared.ts). SQLite has no writes inside `WITH`: there the
  * caller runs the two in a transaction.
  */

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import type { EventOutboxTable } from '../db/tables/events.js';
 import type { Tx } from '../db/transaction.js';
+import { writeThen } from '../db/write-then.js';
 import { newId } from '../lib/ids.js';
 
 import type { BusEvent, EventBus } from './bus.js';
@@ -14,7 +15,7 @@ import {
   deleteOutboxRows,
   hasDueOutboxRows,
   toBusEvent,
-  writeWithOutboxRow,
+  outboxRowAfterStatement,
 } from './queries.js';
 
 export interface OutboxOptions {
@@ -138,8 +139,10 @@ export class Outbox {
       return true;
     }
     const row = this.rowOf(event);
-    const res = await db.kysely.executeQuery(writeWithOutboxRow(write, row));
-    if (Number(res.rows[0]?.changed ?? 0) === 0) return false;
+    const res = await db.kysely.executeQuery(
+      writeThen(write, outboxRowAfterStatement(db.kysely, row)),
+    );
+    if (Number(res.rows[0]?.written ?? 0) === 0) return false;
     if (this.opts.reachesListeners) await this.afterCommit(() => this.deliver(row.id, event));
     return true;
   }

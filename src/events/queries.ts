@@ -1,10 +1,11 @@
-import { CompiledQuery } from 'kysely';
+import { sql } from 'kysely';
 
 import { everyColumn } from '../db/columns.js';
 import type { Executor } from '../db/database.js';
-import { composedStatement, preparedQuery, type PreparedQuery } from '../db/prepared.js';
+import { preparedQuery, type PreparedQuery } from '../db/prepared.js';
 import type { EventOutboxTable } from '../db/tables/events.js';
 import type { Tx } from '../db/transaction.js';
+import { FIRST_WROTE } from '../db/write-then.js';
 
 import type { BusEvent } from './bus.js';
 
@@ -61,7 +62,7 @@ const OUTBOX_COLUMNS = everyColumn<EventOutboxTable>()([
   'createdAt',
 ]);
 
-/** Each column's type, for a value selected as a row to insert (see writeWithOutboxRow). */
+/** Each column's type, for a value selected as a row to insert (see outboxRowAfterStatement). */
 const OUTBOX_TYPES: Record<(typeof OUTBOX_COLUMNS)[number], 'text' | 'bigint'> = {
   id: 'text',
   topic: 'text',
@@ -101,29 +102,28 @@ function outboxInsert(count: number): PreparedQuery<unknown[], unknown> {
 }
 
 /**
- * PostgreSQL: `write` (an update or delete returning a row per row it changed) and, only when it
- * changed one, the outbox row `row`, in one statement (atomic without a transaction). Its one
- * row's `changed` is the number of rows the write changed. A `write` that runs as a named
- * statement makes this one named too: its text is the same whatever the arguments.
+ * The outbox row `row`, inserted only when the write before it in `writeThen` wrote a row
+ * (PostgreSQL): an event announcing a change that may be no change (`Outbox.publishIfChanged`).
  */
-export function writeWithOutboxRow(
-  write: CompiledQuery,
-  row: EventOutboxTable,
-): CompiledQuery<{ changed: number | string }> {
-  const n = write.parameters.length;
-  // PostgreSQL reads a bare parameter in a select list as text: each is cast to its column's type.
-  const columns = OUTBOX_COLUMNS.map((c) => `"${c}"`).join(', ');
-  const values = OUTBOX_COLUMNS.map((c, i) => `$${n + i + 1}::${OUTBOX_TYPES[c]}`).join(', ');
-  const sql =
-    `with changed as (${write.sql}), ` +
-    `announced as (insert into "event_outbox" (${columns}) ` +
-    `select ${values} where exists (select 1 from changed)) ` +
-    `select count(*) as "changed" from changed`;
-  composedStatement(sql, [write.sql]);
-  return CompiledQuery.raw(sql, [...write.parameters, ...rowValues(row)]) as CompiledQuery<{
-    changed: number | string;
-  }>;
+export function outboxRowAfterStatement(db: Executor, row: EventOutboxTable) {
+  return outboxRowAfterQuery.statement(db, ...rowValues(row));
 }
+
+const outboxRowAfterQuery = preparedQuery(OUTBOX_COLUMNS.length, (db, ...values: unknown[]) =>
+  db
+    .insertInto('event_outbox')
+    .columns([...OUTBOX_COLUMNS])
+    .expression(
+      db
+        // PostgreSQL reads a bare parameter in a select list as text: each is cast to its type.
+        .selectNoFrom(
+          OUTBOX_COLUMNS.map((c, i) =>
+            sql`cast(${values[i]} as ${sql.raw(OUTBOX_TYPES[c])})`.as(c),
+          ),
+        )
+        .where(FIRST_WROTE),
+    ),
+);
 
 export async function deleteOutboxRows(db: Executor, ids: readonly string[]): Promise<void> {
   for (let i = 0; i < ids.length; i += CHUNK) {

@@ -14,7 +14,6 @@ import {
 import { validation } from '../errors.js';
 import { selectOperation } from '../lib/graphql-operation.js';
 import { Lru } from '../lib/lru.js';
-import { conversationNamed } from '../services/conversations/prefetched-access.js';
 
 import type { GraphqlContext } from './context.js';
 import { checkDocumentLimits, countMutationFields, parseBounded } from './document-limits.js';
@@ -80,17 +79,13 @@ export class GraphqlExecutor {
     return selectOperation(doc.document, operationName)?.name?.value ?? null;
   }
 
-  /**
-   * The conversation a request's one root field names (`conversationId`, or
-   * `input.conversationId`), to read the caller's access with the session; null for none.
-   */
-  conversationNamed(doc: PreparedDocument, request: GraphqlRequest): string | null {
-    const args = soleRootFieldArguments(
+  /** The arguments of a request's one root field, before execution (root-field.ts); or null. */
+  rootFieldArguments(doc: PreparedDocument, request: GraphqlRequest) {
+    return soleRootFieldArguments(
       doc.document,
       request.operationName ?? null,
       request.variables ?? null,
     );
-    return args ? conversationNamed(args) : null;
   }
 
   mutationFieldCount(doc: PreparedDocument, operationName?: string | null): number {

@@ -20,6 +20,7 @@ import { codedError, plainError } from '../../graphql/format-error.js';
 import { selectOperation } from '../../lib/graphql-operation.js';
 import { Lru } from '../../lib/lru.js';
 import { firstHeader } from '../../lib/headers.js';
+import { conversationNamed } from '../../services/conversations/prefetched-access.js';
 import { httpCookieJar } from '../cookies.js';
 import { fastifyErrorHandler } from '../errors.js';
 import { csrfAccepted, CSRF_REFUSAL } from '../plugins/csrf.js';
@@ -137,12 +138,14 @@ function registerGraphqlRoute(
     // The session, and with it the caller's access to the conversation the first request names
     // (one statement on PostgreSQL; conversations/prefetched-access.ts).
     const first = prepared[0];
+    const args =
+      first?.item.ok && first.prep?.ok
+        ? graphql.rootFieldArguments(first.prep.doc, first.item.request)
+        : null;
     const prefetchedAccess = await readSession(
       request,
       ctx.services.sessions,
-      first?.item.ok && first.prep?.ok
-        ? graphql.conversationNamed(first.prep.doc, first.item.request)
-        : null,
+      args ? conversationNamed(args) : null,
     );
 
     // Mutation rate limit: every field, alias and fragment expansion of the batch, before anything runs.

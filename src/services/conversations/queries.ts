@@ -80,8 +80,8 @@ export function conversationAccess(
     .where('c.id', '=', conversationId);
 }
 
-/** The columns of an access row, as `conversationAccess` names them. */
-export const ACCESS_COLUMNS = [
+/** The columns of an access row, as `conversationAccess` names them; all, or no compiling. */
+export const ACCESS_COLUMNS = everyColumn<ConversationAccessRow>()([
   ...CONVERSATION_COLUMNS,
   'memberState',
   'memberJoinedAt',
@@ -90,7 +90,7 @@ export const ACCESS_COLUMNS = [
   'role',
   'timedOutUntil',
   'blocked',
-] as const;
+]);
 
 const conversationAccessQuery = preparedQuery(2, (db, conversationId: string, accountId: string) =>
   conversationAccess(db, sql.val(conversationId), sql.val(accountId)),
@@ -110,17 +110,7 @@ const conversationAccessesQuery = preparedQuery(
       .innerJoinLateral(conversationAccess(db, sql.ref('k.cid'), sql.ref('k.aid')).as('x'), (j) =>
         j.onTrue(),
       )
-      .select([
-        ...prefixed('x', CONVERSATION_COLUMNS),
-        'x.memberState',
-        'x.memberJoinedAt',
-        'x.lastReadAt',
-        'x.lastReadMessageId',
-        'x.role',
-        'x.timedOutUntil',
-        'x.blocked',
-        'k.aid as batchAccountId',
-      ]),
+      .select([...prefixed('x', ACCESS_COLUMNS), 'k.aid as batchAccountId']),
 );
 
 /**

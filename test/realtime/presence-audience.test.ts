@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { findPresenceAudience } from '../../src/services/presence/queries.js';
+import { findPresenceArrival, findPresenceAudience } from '../../src/services/presence/queries.js';
 import type { Agent } from '../_util/app.js';
 import { recordQueries } from '../conversations/_helpers.js';
 
@@ -8,6 +8,7 @@ import {
   createWorkspace,
   joinWorkspace,
   startRealtime,
+  until,
   type RealtimeTestServer,
 } from './_helpers.js';
 
@@ -49,5 +50,35 @@ describe('presence audience', () => {
       workspaceIds: [],
       partners: [],
     });
+  });
+
+  it('reads a first connection’s choice and audience in one statement', async () => {
+    const db = t.server.ctx.db.kysely;
+    expect(await findPresenceArrival(db, alice.id)).toEqual({
+      choice: null,
+      audience: { workspaceIds: [team], partners: [bob.id] },
+    });
+    const set = await t.gql('mutation { setPresence(choice: AWAY) { choice } }', {}, carol);
+    expect(set.errors).toBeUndefined();
+    expect(await findPresenceArrival(db, carol.id)).toEqual({
+      choice: 'away',
+      audience: { workspaceIds: [], partners: [] },
+    });
+
+    // What the server reads when a connection opens: that one statement. (Statements of
+    // background work may land in the window: only presence's tables are counted.)
+    const presence = t.server.ctx.services.presence;
+    await until(() => presence.settled(), 'presence settled');
+    const statements = await recordQueries(async () => {
+      presence.connected(bob.id);
+      await until(() => presence.settled(), 'presence settled');
+    });
+    presence.disconnected(bob.id);
+    const reads = statements.filter((s) =>
+      /"(presence_setting|workspace_member|conversation_member)"/.test(s),
+    );
+    expect(reads).toHaveLength(1);
+    expect(reads[0]).toContain('"presence_setting"');
+    expect(reads[0]).toContain('"conversation_member"');
   });
 });

@@ -17,10 +17,12 @@ import {
   type PresenceStore,
 } from './presence-store.js';
 import {
-  findPresenceChoices,
+  findPresenceArrival,
   findPresenceAudience,
+  findPresenceChoices,
   sharingWith,
   upsertPresenceChoice,
+  type PresenceAudience,
 } from './queries.js';
 
 export type { PresenceStatus } from './presence-store.js';
@@ -149,12 +151,25 @@ export class PresenceService {
     }
     if (count === 1) {
       this.seen.set(accountId, { activeAt: this.now(), status: null });
-      this.enqueue(accountId, async () => {
-        await this.store.hold(accountId);
-        await this.store.touch(accountId, this.now());
-        await this.evaluate(accountId);
-      });
+      this.enqueue(accountId, () => this.arrive(accountId));
     }
+  }
+
+  /**
+   * The account's first connection on this process: held, active now, so its status follows
+   * from its choice alone; the choice and the audience are read in one statement, the facts
+   * written and the status swapped in one round trip to Redis.
+   */
+  private async arrive(accountId: string): Promise<void> {
+    // Closed again before its turn came: nothing to hold, the shared facts decide.
+    if (!this.local.has(accountId)) return this.evaluate(accountId);
+    const { choice, audience } = await findPresenceArrival(this.deps.db.kysely, accountId);
+    const status: PresenceStatus =
+      choice === 'invisible' ? 'offline' : choice === 'away' ? 'away' : 'online';
+    const seen = this.seen.get(accountId);
+    if (seen) seen.status = status;
+    const before = await this.store.arrive(accountId, this.now(), status);
+    if (changed(before, status)) await this.announce(accountId, status, audience);
   }
 
   /** A WebSocket connection of the account closed on this process. */
@@ -274,13 +289,17 @@ export class PresenceService {
     const seen = this.seen.get(accountId);
     if (seen) seen.status = status;
     const before = await this.store.swapAnnounced(accountId, status);
-    if (before === status || (before === null && status === 'offline')) return;
+    if (!changed(before, status)) return;
     await this.announce(accountId, status);
   }
 
-  private async announce(accountId: string, status: PresenceStatus): Promise<void> {
-    const db = this.deps.db.kysely;
-    const { workspaceIds, partners } = await findPresenceAudience(db, accountId);
+  private async announce(
+    accountId: string,
+    status: PresenceStatus,
+    audience?: PresenceAudience,
+  ): Promise<void> {
+    const { workspaceIds, partners } =
+      audience ?? (await findPresenceAudience(this.deps.db.kysely, accountId));
     for (const id of workspaceIds) {
       let batch = this.batches.get(id);
       if (!batch) this.batches.set(id, (batch = new Map()));
@@ -370,4 +389,9 @@ export class PresenceService {
     });
     return next;
   }
+}
+
+/** Whether a swap from `before` to `now` is news (nobody is told of an offline never shown). */
+function changed(before: PresenceStatus | null, now: PresenceStatus): boolean {
+  return before !== now && !(before === null && now === 'offline');
 }

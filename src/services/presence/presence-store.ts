@@ -1,6 +1,9 @@
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 
 export type PresenceStatus = 'online' | 'away' | 'offline';
+
+/** How long the last activity and the last announced status are kept in Redis. */
+const KEPT_MS = 7 * 86_400_000;
 
 /**
  * Where presence facts live: in this process alone, or in Redis so every process sees the
@@ -8,8 +11,6 @@ export type PresenceStatus = 'online' | 'away' | 'offline';
  * starts everyone offline.
  */
 export interface PresenceStore {
-  /** This process holds at least one connection of the account (refreshed by `refresh`). */
-  hold(accountId: string): Promise<void>;
   /** This process holds no connection of the account any more. */
   release(accountId: string): Promise<void>;
   /** Keeps this process's holds alive (Redis entries expire if a process dies). */
@@ -18,6 +19,12 @@ export interface PresenceStore {
   isConnected(accountId: string): Promise<boolean>;
   touch(accountId: string, at: number): Promise<void>;
   lastActive(accountId: string): Promise<number | null>;
+  /**
+   * A first connection of the account opened on this process: records that this process holds
+   * one (kept by `refresh`), `touch`es at `at` and `swapAnnounced`s to `status`, at once (with
+   * Redis, in one round trip). Answers the status announced before (null: none).
+   */
+  arrive(accountId: string, at: number, status: PresenceStatus): Promise<PresenceStatus | null>;
   /** Records the status last announced for the account; answers the one before (null: none). */
   swapAnnounced(accountId: string, status: PresenceStatus): Promise<PresenceStatus | null>;
   announced(accountIds: readonly string[]): Promise<Map<string, PresenceStatus>>;
@@ -34,9 +41,6 @@ export class MemoryPresenceStore implements PresenceStore {
   private readonly active = new Map<string, number>();
   private readonly shown = new Map<string, PresenceStatus>();
 
-  async hold(accountId: string): Promise<void> {
-    this.held.add(accountId);
-  }
   async release(accountId: string): Promise<void> {
     this.held.delete(accountId);
     this.active.delete(accountId);
@@ -50,6 +54,15 @@ export class MemoryPresenceStore implements PresenceStore {
   }
   async lastActive(accountId: string): Promise<number | null> {
     return this.active.get(accountId) ?? null;
+  }
+  async arrive(
+    accountId: string,
+    at: number,
+    status: PresenceStatus,
+  ): Promise<PresenceStatus | null> {
+    this.held.add(accountId);
+    this.active.set(accountId, at);
+    return this.swapAnnounced(accountId, status);
   }
   async swapAnnounced(accountId: string, status: PresenceStatus): Promise<PresenceStatus | null> {
     const before = this.shown.get(accountId) ?? null;
@@ -95,25 +108,22 @@ export class RedisPresenceStore implements PresenceStore {
     return `${this.prefix}presence:visible`;
   }
 
-  async hold(accountId: string): Promise<void> {
-    await this.refresh([accountId]);
-  }
-
   async release(accountId: string): Promise<void> {
     await this.redis.zrem(this.key('conn', accountId), this.processId);
   }
 
   async refresh(accountIds: readonly string[]): Promise<void> {
     if (accountIds.length === 0) return;
-    // Scores use the wall clock: every process compares them with its own.
-    const expires = Date.now() + this.holdTtlMs;
     const pipeline = this.redis.pipeline();
-    for (const id of accountIds) {
-      const key = this.key('conn', id);
-      pipeline.zadd(key, expires, this.processId);
-      pipeline.pexpire(key, this.holdTtlMs * 2);
-    }
-    await pipeline.exec();
+    for (const id of accountIds) this.holdIn(pipeline, id);
+    await run(pipeline);
+  }
+
+  private holdIn(pipeline: ChainableCommander, accountId: string): void {
+    // Scores use the wall clock: every process compares them with its own.
+    const key = this.key('conn', accountId);
+    pipeline.zadd(key, Date.now() + this.holdTtlMs, this.processId);
+    pipeline.pexpire(key, this.holdTtlMs * 2);
   }
 
   async isConnected(accountId: string): Promise<boolean> {
@@ -122,7 +132,7 @@ export class RedisPresenceStore implements PresenceStore {
   }
 
   async touch(accountId: string, at: number): Promise<void> {
-    await this.redis.set(this.key('active', accountId), String(at), 'PX', 7 * 86_400_000);
+    await this.redis.set(this.key('active', accountId), String(at), 'PX', KEPT_MS);
   }
 
   async lastActive(accountId: string): Promise<number | null> {
@@ -130,17 +140,32 @@ export class RedisPresenceStore implements PresenceStore {
     return value === null ? null : Number(value);
   }
 
+  async arrive(
+    accountId: string,
+    at: number,
+    status: PresenceStatus,
+  ): Promise<PresenceStatus | null> {
+    const pipeline = this.redis.pipeline();
+    this.holdIn(pipeline, accountId);
+    pipeline.set(this.key('active', accountId), String(at), 'PX', KEPT_MS);
+    this.swapIn(pipeline, accountId, status);
+    // Replies: the hold's two, the activity's, then the swap's (the status before).
+    const replies = await run(pipeline);
+    return (replies[3] as PresenceStatus | null) ?? null;
+  }
+
   async swapAnnounced(accountId: string, status: PresenceStatus): Promise<PresenceStatus | null> {
-    const before = await this.redis.set(
-      this.key('shown', accountId),
-      status,
-      'PX',
-      7 * 86_400_000,
-      'GET',
-    );
-    if (status === 'offline') await this.redis.zrem(this.visibleSet, accountId);
-    else await this.redis.zadd(this.visibleSet, Date.now(), accountId);
+    const pipeline = this.redis.pipeline();
+    this.swapIn(pipeline, accountId, status);
+    const [before] = await run(pipeline);
     return (before as PresenceStatus | null) ?? null;
+  }
+
+  /** The swap (its reply: the status before) and then the visible set's update. */
+  private swapIn(pipeline: ChainableCommander, accountId: string, status: PresenceStatus): void {
+    pipeline.set(this.key('shown', accountId), status, 'PX', KEPT_MS, 'GET');
+    if (status === 'offline') pipeline.zrem(this.visibleSet, accountId);
+    else pipeline.zadd(this.visibleSet, Date.now(), accountId);
   }
 
   async announced(accountIds: readonly string[]): Promise<Map<string, PresenceStatus>> {
@@ -169,4 +194,13 @@ export class RedisPresenceStore implements PresenceStore {
     const counts = (await pipeline.exec()) ?? [];
     return shown.filter((_, i) => Number(counts[i]?.[1] ?? 0) === 0);
   }
+}
+
+/** Sends a pipeline (one round trip) and answers its replies; the first failed command throws. */
+async function run(pipeline: ChainableCommander): Promise<unknown[]> {
+  const results = (await pipeline.exec()) ?? [];
+  return results.map(([err, reply]) => {
+    if (err) throw err;
+    return reply;
+  });
 }

@@ -37,25 +37,55 @@ export async function upsertPresenceChoice(
     .execute();
 }
 
-const presenceAudienceQuery = preparedQuery(1, (db, accountId: string) =>
+/** The workspaces (not the direct space) the account is in, as rows `('w', id)`. */
+const workspacesOf = (db: Executor, accountId: string) =>
   db
     .selectFrom('workspace_member')
     .select([sql<string>`'w'`.as('kind'), 'workspaceId as id'])
     .where('accountId', '=', accountId)
-    .where('workspaceId', '!=', DIRECT_SPACE_ID)
-    .unionAll(
-      db
-        .selectFrom('conversation_member as me')
-        .innerJoin('conversation as c', 'c.id', 'me.conversationId')
-        .innerJoin('conversation_member as o', 'o.conversationId', 'me.conversationId')
-        .select([sql<string>`'p'`.as('kind'), 'o.accountId as id'])
-        .where('me.accountId', '=', accountId)
-        .where('me.state', '=', 'member')
-        .where('c.workspaceId', '=', DIRECT_SPACE_ID)
-        .where('o.accountId', '!=', accountId)
-        .where('o.state', '=', 'member'),
-    ),
+    .where('workspaceId', '!=', DIRECT_SPACE_ID);
+
+/** The members of its direct and group conversations but itself, as rows `('p', id)`. */
+const partnersOf = (db: Executor, accountId: string) =>
+  db
+    .selectFrom('conversation_member as me')
+    .innerJoin('conversation as c', 'c.id', 'me.conversationId')
+    .innerJoin('conversation_member as o', 'o.conversationId', 'me.conversationId')
+    .select([sql<string>`'p'`.as('kind'), 'o.accountId as id'])
+    .where('me.accountId', '=', accountId)
+    .where('me.state', '=', 'member')
+    .where('c.workspaceId', '=', DIRECT_SPACE_ID)
+    .where('o.accountId', '!=', accountId)
+    .where('o.state', '=', 'member');
+
+const presenceAudienceQuery = preparedQuery(1, (db, accountId: string) =>
+  workspacesOf(db, accountId).unionAll(partnersOf(db, accountId)),
 );
+
+/** The audience's rows and the account's choice, as a row `('c', choice)` when it made one. */
+const presenceArrivalQuery = preparedQuery(1, (db, accountId: string) =>
+  db
+    .selectFrom('presence_setting')
+    .select([sql<string>`'c'`.as('kind'), 'choice as id'])
+    .where('accountId', '=', accountId)
+    .unionAll(workspacesOf(db, accountId))
+    .unionAll(partnersOf(db, accountId)),
+);
+
+export interface PresenceAudience {
+  workspaceIds: string[];
+  partners: string[];
+}
+
+function toAudience(rows: ReadonlyArray<{ kind: string; id: string }>): PresenceAudience {
+  const workspaceIds: string[] = [];
+  const partners = new Set<string>();
+  for (const row of rows) {
+    if (row.kind === 'w') workspaceIds.push(row.id);
+    else if (row.kind === 'p') partners.add(row.id);
+  }
+  return { workspaceIds, partners: [...partners] };
+}
 
 /**
  * Who hears of the account's presence, in one statement: the workspaces (not the direct space) it
@@ -65,15 +95,20 @@ const presenceAudienceQuery = preparedQuery(1, (db, accountId: string) =>
 export async function findPresenceAudience(
   db: Executor,
   accountId: string,
-): Promise<{ workspaceIds: string[]; partners: string[] }> {
-  const { rows } = await presenceAudienceQuery(db, accountId);
-  const workspaceIds: string[] = [];
-  const partners = new Set<string>();
-  for (const row of rows) {
-    if (row.kind === 'w') workspaceIds.push(row.id);
-    else partners.add(row.id);
-  }
-  return { workspaceIds, partners: [...partners] };
+): Promise<PresenceAudience> {
+  return toAudience((await presenceAudienceQuery(db, accountId)).rows);
+}
+
+/**
+ * What an account's first connection needs, in one statement: its presence choice (null: it
+ * made none) and its audience (`findPresenceAudience`).
+ */
+export async function findPresenceArrival(
+  db: Executor,
+  accountId: string,
+): Promise<{ choice: string | null; audience: PresenceAudience }> {
+  const { rows } = await presenceArrivalQuery(db, accountId);
+  return { choice: rows.find((r) => r.kind === 'c')?.id ?? null, audience: toAudience(rows) };
 }
 
 /** Of `ids`, the accounts that share a workspace or a conversation with `viewerId`. */

@@ -8,7 +8,7 @@ export async function insertAccount(db: Executor, row: AccountTable) {
 }
 
 /** Every column of `account`, listed (prepared statements never take `*`; src/db/columns.ts). */
-const ACCOUNT_COLUMNS = everyColumn<AccountTable>()([
+export const ACCOUNT_COLUMNS = everyColumn<AccountTable>()([
   'id',
   'username',
   'usernameKey',

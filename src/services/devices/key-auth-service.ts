@@ -34,7 +34,7 @@ import {
   deviceKeyRegistered,
   findCurrentKeyIdentity,
   findDeviceById,
-  findDeviceByKey,
+  findSigningDevice,
   findKeyIdentity,
   insertDevice,
   insertKeyIdentity,
@@ -113,9 +113,11 @@ export class KeyAuthService {
     if (byId !== null && (typeof byId !== 'string' || !isId(byId))) {
       throw validation('deviceId must be a device id');
     }
-    const device = byKey
-      ? await findDeviceByKey(this.db.kysely, byKey)
-      : await findDeviceById(this.db.kysely, byId as string);
+    const found = await findSigningDevice(
+      this.db.kysely,
+      byKey ? { publicKey: byKey } : { id: byId as string },
+    );
+    const device = found?.device;
     // The statement is checked (and the challenge spent) whatever the lookup found, so an
     // unknown device and a wrong signature cost the same and answer alike.
     const publicKey = device?.publicKey ?? byKey;
@@ -145,7 +147,8 @@ export class KeyAuthService {
       throw err;
     }
     if (!known) throw unauthenticated('unknown or revoked device, or a wrong signature');
-    const account = await findAccountById(this.db.kysely, device.accountId);
+    // Read with the device, before the signature's check; only looked at after it.
+    const account = found?.account;
     if (!account || account.deletedAt !== null) {
       throw unauthenticated('unknown or revoked device, or a wrong signature');
     }

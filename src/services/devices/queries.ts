@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 
-import { everyColumn } from '../../db/columns.js';
+import { everyColumn, prefixed } from '../../db/columns.js';
 import type { Executor } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 import { FIRST_WROTE } from '../../db/write-then.js';
@@ -11,6 +11,8 @@ import type {
   KeyChallengeTable,
   KeyIdentityTable,
 } from '../../db/tables/devices.js';
+import type { AccountTable } from '../../db/tables/foundation.js';
+import { ACCOUNT_COLUMNS } from '../accounts/queries.js';
 
 // ---- challenges
 
@@ -127,28 +129,56 @@ export async function deviceKeyRegistered(db: Executor, publicKey: string) {
   return row !== undefined;
 }
 
-const DEVICE_COLUMNS = everyColumn<DeviceTable>()([
-  'id',
-  'accountId',
-  'publicKey',
-  'name',
-  'createdAt',
-  'lastUsedAt',
-  'revokedAt',
-  'keyPackage',
-  'keyPackageAt',
-]);
-
-export async function findDeviceByKey(
-  db: Executor,
-  publicKey: string,
-): Promise<DeviceTable | undefined> {
-  return (await findDeviceByKeyQuery(db, publicKey)).rows[0];
+/** What a key sign-in needs of the device it names, and that device's account. */
+export interface SigningDevice {
+  device: Pick<DeviceTable, 'id' | 'accountId' | 'publicKey' | 'revokedAt'>;
+  account: AccountTable;
 }
 
-const findDeviceByKeyQuery = preparedQuery(1, (db, publicKey: string) =>
-  db.selectFrom('device').select(DEVICE_COLUMNS).where('publicKey', '=', publicKey),
+const signingDevice = (db: Executor) =>
+  db
+    .selectFrom('device as d')
+    .innerJoin('account as a', 'a.id', 'd.accountId')
+    .select([
+      'd.id as deviceId',
+      'd.publicKey as devicePublicKey',
+      'd.revokedAt as deviceRevokedAt',
+      ...prefixed('a', ACCOUNT_COLUMNS),
+    ]);
+
+const signingDeviceByKeyQuery = preparedQuery(1, (db, publicKey: string) =>
+  signingDevice(db).where('d.publicKey', '=', publicKey),
 );
+
+const signingDeviceByIdQuery = preparedQuery(1, (db, id: string) =>
+  signingDevice(db).where('d.id', '=', id),
+);
+
+/**
+ * The device a key sign-in names, by its public key or its id, read with its account in one
+ * statement (revoked devices and deleted accounts too: the caller decides).
+ */
+export async function findSigningDevice(
+  db: Executor,
+  by: { publicKey: string } | { id: string },
+): Promise<SigningDevice | undefined> {
+  const { rows } =
+    'publicKey' in by
+      ? await signingDeviceByKeyQuery(db, by.publicKey)
+      : await signingDeviceByIdQuery(db, by.id);
+  const row = rows[0];
+  if (!row) return undefined;
+  const { deviceId, devicePublicKey, deviceRevokedAt, ...account } = row;
+  return {
+    device: {
+      id: deviceId,
+      accountId: account.id,
+      publicKey: devicePublicKey,
+      revokedAt: deviceRevokedAt,
+    },
+    account,
+  };
+}
 
 export async function findDeviceById(db: Executor, id: string) {
   return db.selectFrom('device').selectAll().where('id', '=', id).executeTakeFirst();

@@ -15,6 +15,7 @@ import { notify } from './scenarios/notify.js';
 import { previews } from './scenarios/previews.js';
 import { search } from './scenarios/search.js';
 import { send } from './scenarios/send.js';
+import { socketWrites } from './scenarios/socket-writes.js';
 import { webClient } from './scenarios/web-client.js';
 
 const scenarios: Record<string, (opts: { pg: boolean }) => Promise<ScenarioResult>> = {
@@ -32,6 +33,7 @@ const scenarios: Record<string, (opts: { pg: boolean }) => Promise<ScenarioResul
   files,
   'active-users': activeUsers,
   notify,
+  'socket-writes': socketWrites,
 };
 
 const args = process.argv.slice(2);
@@ -49,8 +51,9 @@ if (!args.includes('--no-build')) {
 }
 
 let failures = 0;
-// Run only when named: it ramps for as long as the server holds (tens of minutes).
-const onRequest = new Set(['active-users']);
+// Run only when named: active-users ramps for as long as the server holds (tens of minutes);
+// socket-writes measures no svc code (a reference for the deliveries' cost).
+const onRequest = new Set(['active-users', 'socket-writes']);
 for (const name of chosen.length
   ? chosen
   : Object.keys(scenarios).filter((n) => !onRequest.has(n))) {

@@ -447,16 +447,15 @@ export class Connection implements Expiring {
   }
 
   /**
-   * Writes one text frame made elsewhere (frames.ts), straight to the socket: `start` and then
-   * `body`, shared by every subscriber of a fan-out group. Frames written this way and by
-   * `ws.send` keep their order: the server's `ws` has no compression, so it too writes each
-   * frame to the socket at once.
+   * Writes one text frame made elsewhere (frames.ts `textFrame`), straight to the socket, its
+   * parts in order (a large body shared by every subscriber of a fan-out group is a part of its
+   * own). Frames written this way and by `ws.send` keep their order: the server's `ws` has no
+   * compression, so it too writes each frame to the socket at once.
    */
-  sendFrame(start: Buffer, body: Buffer): void {
+  sendFrame(parts: readonly Buffer[]): void {
     const socket = this.writable();
     if (!socket) return;
-    socket.write(start);
-    socket.write(body);
+    for (const part of parts) socket.write(part);
   }
 
   /**

@@ -8,7 +8,7 @@ import { formatError } from '../graphql/format-error.js';
 import type { SessionInfo } from '../services/sessions/session-service.js';
 
 import type { Delivery } from './fanout.js';
-import { textFrameStart, type EncodedResult } from './frames.js';
+import { textFrame, type EncodedResult } from './frames.js';
 import { isLiveSource, type LiveStream } from '../events/live-stream.js';
 import type { OperationPayload } from './protocol.js';
 
@@ -30,7 +30,7 @@ export interface SubscriptionOwner {
   readonly log: Logger;
   send(text: string): void;
   /** Writes one text frame: `start` (header and envelope) and then `body`, as they are. */
-  sendFrame(start: Buffer, body: Buffer): void;
+  sendFrame(parts: readonly Buffer[]): void;
   finish(id: string, notify: boolean): void;
 }
 
@@ -120,11 +120,7 @@ export class Subscription {
 
   /** A fan-out delivery: the group's bytes, behind this subscription's own envelope. */
   sendEncoded(result: EncodedResult): void {
-    const body = result.body();
-    this.conn.sendFrame(
-      textFrameStart((this.prefixBytes ??= Buffer.from(this.prefix)), body.length),
-      body,
-    );
+    this.conn.sendFrame(textFrame((this.prefixBytes ??= Buffer.from(this.prefix)), result.body()));
   }
 
   end(): void {

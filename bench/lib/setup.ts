@@ -58,4 +58,7 @@ export async function prepareWorkspace(
 
 export const SUBSCRIPTION =
   'subscription($s: ID!) { workspaceEvents(serverId: $s) { type conversationId payload } }';
+/** The same for a client that shows only its user's channels (`joinedChannelsOnly`). */
+export const JOINED_SUBSCRIPTION =
+  'subscription($s: ID!) { workspaceEvents(serverId: $s, joinedChannelsOnly: true) { type conversationId payload } }';
 export const SEND = 'mutation($i: SendMessageInput!) { sendMessage(input: $i) { id } }';

@@ -19,12 +19,14 @@
 // Shape: workspaces of WORKSPACE_SIZE users with CHANNELS channels each; a user is in `general`
 // and two other channels. SQLite: one process. With --pg: two processes on PostgreSQL and
 // Redis, users split between them. Knobs (environment): BENCH_USERS_START, BENCH_USERS_STEP,
-// BENCH_USERS_MAX, BENCH_HOLD_S.
+// BENCH_USERS_MAX, BENCH_HOLD_S; BENCH_JOINED_ONLY=1 subscribes with `joinedChannelsOnly` (a
+// public channel's events reach its members only, as Slack and Mattermost deliver them; by
+// default every member gets every public channel's events, about twice the deliveries here).
 import { gql, post, subscribe, type Session, type Subscriber } from '../lib/client.js';
 import { loginWithKey, signupWithKey, type KeyAccount } from '../lib/keys.js';
 import { cpuSeconds, rssBytes, sleep } from '../lib/proc.js';
 import type { ScenarioResult } from '../lib/report.js';
-import { SUBSCRIPTION, prepareWorkspace } from '../lib/setup.js';
+import { JOINED_SUBSCRIPTION, SUBSCRIPTION, prepareWorkspace } from '../lib/setup.js';
 import { createBackend, startSvc, type SvcServer } from '../lib/svc.js';
 
 import type { Options } from './fanout.js';
@@ -34,6 +36,7 @@ const START = env('BENCH_USERS_START', 500);
 const STEP = env('BENCH_USERS_STEP', 500);
 const MAX = env('BENCH_USERS_MAX', 8000);
 const HOLD_S = env('BENCH_HOLD_S', 120);
+const JOINED_ONLY = process.env.BENCH_JOINED_ONLY === '1';
 const WORKSPACE_SIZE = 500;
 const CHANNELS = 10;
 const MEAN_THINK_MS = 6000;
@@ -264,7 +267,7 @@ async function start(user: User): Promise<void> {
   user.sub = await subscribe(
     user.base,
     user.session,
-    SUBSCRIPTION,
+    JOINED_ONLY ? JOINED_SUBSCRIPTION : SUBSCRIPTION,
     { s: user.space.serverId },
     (raw, at) => {
       const m = /load t=(\d+)/.exec(raw);
@@ -381,7 +384,7 @@ export async function activeUsers(opts: Options): Promise<ScenarioResult> {
       },
     ],
     notes: [
-      `${opts.pg ? 'two processes on PostgreSQL and Redis' : 'one process on SQLite'}; steps of ${STEP} from ${START}; workspaces of ${WORKSPACE_SIZE} users, ${CHANNELS} channels; one action per user every ${MEAN_THINK_MS / 1000} s on average`,
+      `${opts.pg ? 'two processes on PostgreSQL and Redis' : 'one process on SQLite'}; steps of ${STEP} from ${START}; workspaces of ${WORKSPACE_SIZE} users, ${CHANNELS} channels; one action per user every ${MEAN_THINK_MS / 1000} s on average; ${JOINED_ONLY ? 'subscribed to joined channels only' : 'subscribed to every public channel'}`,
     ],
   };
 }

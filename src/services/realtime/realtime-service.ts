@@ -18,9 +18,13 @@ export class RealtimeService {
   ) {}
 
   /** workspaceEvents(serverId): NOT_FOUND for a non-member; subscribing counts as activity. */
-  async workspaceStream(actor: Actor, serverId: string): Promise<LiveSource> {
+  async workspaceStream(
+    actor: Actor,
+    serverId: string,
+    opts: { joinedChannelsOnly: boolean } = { joinedChannelsOnly: false },
+  ): Promise<LiveSource> {
     const accountId = actingAccountId(actor);
-    const stream = await WorkspaceStream.open(this.db, accountId, serverId);
+    const stream = await WorkspaceStream.open(this.db, accountId, serverId, opts);
     this.presence.touch(accountId);
     return new LiveSource([stream]);
   }

@@ -91,13 +91,20 @@ export class WorkspaceStream extends LiveStream {
     private readonly direct: boolean,
     private role: Role | null,
     private readonly conversations: Set<string>,
+    /** Public channels' events only for those the subscriber is in (`joinedChannelsOnly`). */
+    private readonly joinedOnly: boolean,
   ) {
     super();
     this.topic = workspaceTopic(workspaceId);
   }
 
   /** Authorizes and loads the subscriber's access; NOT_FOUND for a non-member. */
-  static async open(db: Db, accountId: string, workspaceId: string): Promise<WorkspaceStream> {
+  static async open(
+    db: Db,
+    accountId: string,
+    workspaceId: string,
+    opts: { joinedChannelsOnly: boolean } = { joinedChannelsOnly: false },
+  ): Promise<WorkspaceStream> {
     if (!isId(workspaceId)) throw notFound('workspace');
     const { access: row, conversationIds } = await findWorkspaceSubscription(
       db.kysely,
@@ -113,6 +120,7 @@ export class WorkspaceStream extends LiveStream {
       direct,
       direct ? null : (row.role as Role),
       new Set(conversationIds),
+      opts.joinedChannelsOnly,
     );
   }
 
@@ -127,7 +135,7 @@ export class WorkspaceStream extends LiveStream {
     // channel sees their addition; the person removed is told by an event addressed to them);
     // the role as it was before (the member who left or was removed sees their MemberLeft).
     this.applyStaged();
-    const shown = this.visible(payload.audience);
+    const shown = this.visible(payload.audience, event.type, payload);
     this.applyRole(event.type, payload);
     const ends =
       event.type === 'WorkspaceDeleted' ||
@@ -151,17 +159,26 @@ export class WorkspaceStream extends LiveStream {
     }
   }
 
-  private visible(audience: Audience | undefined): boolean {
+  private visible(
+    audience: Audience | undefined,
+    type: string,
+    payload: Partial<EventPayload>,
+  ): boolean {
     if (!audience || typeof audience !== 'object') return false;
     const inSpace = this.direct || this.role !== null;
     switch (audience.kind) {
       case 'workspace':
         return !this.direct && this.role !== null;
       case 'channel':
-        return (
-          (!this.direct && this.role !== null && this.role !== 'guest') ||
-          (inSpace && this.conversations.has(audience.conversationId))
-        );
+        if (inSpace && this.conversations.has(audience.conversationId)) return true;
+        // Joined channels only: a public channel's events reach its members, and the person
+        // who just left it their own leaving.
+        if (this.joinedOnly) {
+          return (
+            inSpace && type === 'MemberRemovedFromConversation' && payload.userId === this.accountId
+          );
+        }
+        return !this.direct && this.role !== null && this.role !== 'guest';
       case 'conversation':
         return inSpace && this.conversations.has(audience.conversationId);
       case 'users':

@@ -21,7 +21,8 @@
 // Redis, users split between them. Knobs (environment): BENCH_USERS_START, BENCH_USERS_STEP,
 // BENCH_USERS_MAX, BENCH_HOLD_S; BENCH_JOINED_ONLY=1 subscribes with `joinedChannelsOnly` (a
 // public channel's events reach its members only, as Slack and Mattermost deliver them; by
-// default every member gets every public channel's events, about twice the deliveries here).
+// default every member gets every public channel's events). Every user is in `general` and the
+// next two channels, so most messages reach the whole workspace either way.
 import { gql, post, subscribe, type Session, type Subscriber } from '../lib/client.js';
 import { loginWithKey, signupWithKey, type KeyAccount } from '../lib/keys.js';
 import { cpuSeconds, rssBytes, sleep } from '../lib/proc.js';

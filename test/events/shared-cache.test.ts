@@ -7,6 +7,7 @@ import { RedisBus } from '../../src/events/redis-bus.js';
 import { SharedCache } from '../../src/events/shared-cache.js';
 import { TEST_DB } from '../_util/app.js';
 import { FaultProxy, sleep } from '../_util/fault-proxy.js';
+import { redisTestPrefix } from '../_util/redis.js';
 
 // src/events/shared-cache.ts: per-process caches of rarely changing reads, emptied on every
 // process by an invalidation over the bus. It does not depend on the database: run once, in the
@@ -97,7 +98,7 @@ describe.skipIf(TEST_DB !== 'sqlite')('shared cache on one process', () => {
 });
 
 describe.skipIf(!REDIS_URL || TEST_DB !== 'sqlite')('shared cache across processes (Redis)', () => {
-  const prefix = `svctest:${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}:`;
+  const prefix = redisTestPrefix();
   const buses: RedisBus[] = [];
   let proxy: FaultProxy | null = null;
   afterAll(async () => {

@@ -5,6 +5,7 @@ import type { BusEvent } from '../../src/events/bus.js';
 import { RedisBus } from '../../src/events/redis-bus.js';
 import { TEST_DB } from '../_util/app.js';
 import { FaultProxy, sleep } from '../_util/fault-proxy.js';
+import { redisTestPrefix } from '../_util/redis.js';
 import {
   Collected,
   createWorkspace,
@@ -43,7 +44,7 @@ describe.skipIf(!REDIS_URL || TEST_DB !== 'sqlite')('Redis failures', () => {
   beforeAll(async () => {
     const target = new URL(REDIS_URL!);
     proxy = await FaultProxy.start(target.hostname, Number(target.port || 6379));
-    prefix = `svctest:${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}:`;
+    prefix = redisTestPrefix();
     faulty = await RedisBus.connect({
       url: proxy.rewrite(REDIS_URL!),
       prefix,
@@ -131,7 +132,7 @@ describe.skipIf(!REDIS_URL || TEST_DB !== 'sqlite')('a server whose Redis path r
     t = await startRealtime({
       env: {
         SVC_REDIS_URL: proxy.rewrite(REDIS_URL!),
-        SVC_REDIS_PREFIX: `svctest:${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}:`,
+        SVC_REDIS_PREFIX: redisTestPrefix(),
         SVC_REDIS_TIMEOUT_MS: '300',
       },
     });

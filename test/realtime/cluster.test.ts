@@ -11,6 +11,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { loadSecrets } from '../../src/config/secrets.js';
 import { createAppContext, type AppContext } from '../../src/context.js';
 import { createTestDatabase, TEST_DB, type TestDatabase } from '../_util/app.js';
+import { redisTestPrefix } from '../_util/redis.js';
 
 import { Collected, until, WORKSPACE_EVENTS } from './_helpers.js';
 
@@ -170,7 +171,7 @@ describe.skipIf(!REDIS_URL || TEST_DB !== 'postgres')('two server processes', ()
     const env = {
       ...database.env,
       SVC_REDIS_URL: REDIS_URL!,
-      SVC_REDIS_PREFIX: `svctest:${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}:`,
+      SVC_REDIS_PREFIX: redisTestPrefix(),
       SVC_WS_SESSION_RECHECK_SECS: '1',
     };
     // One after the other: the first boot migrates the schema and makes the server keys.

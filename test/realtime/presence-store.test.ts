@@ -6,9 +6,10 @@ import {
   RedisPresenceStore,
   type PresenceStore,
 } from '../../src/services/presence/presence-store.js';
+import { redisTestPrefix } from '../_util/redis.js';
 
 const REDIS_URL = process.env.SVC_TEST_REDIS_URL;
-const prefix = () => `svctest:${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}:`;
+const prefix = redisTestPrefix;
 
 // A connection's arrival: held by this process, active, and its status swapped, at once.
 describe.each([

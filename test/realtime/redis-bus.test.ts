@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { BusEvent } from '../../src/events/bus.js';
 import { RedisBus } from '../../src/events/redis-bus.js';
+import { redisTestPrefix } from '../_util/redis.js';
 
 import {
   Collected,
@@ -19,7 +20,7 @@ import {
 } from './_helpers.js';
 
 const REDIS_URL = process.env.SVC_TEST_REDIS_URL;
-const prefix = () => `svctest:${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}:`;
+const prefix = redisTestPrefix;
 const silent = pino({ level: 'silent' });
 
 describe.skipIf(!REDIS_URL)('the Redis bus', () => {

@@ -6,6 +6,7 @@ import { createTestApp, PG_URL, TEST_DB, type Agent, type TestApp } from '../_ut
 import { DIRECT_SPACE_ID } from '../../src/db/direct-space.js';
 import { signUpAndIn } from '../_util/seed.js';
 import { findConversationAccess } from '../../src/services/conversations/queries.js';
+import { findDeadSessionIds } from '../../src/services/sessions/queries.js';
 import { findWorkspaceSubscription } from '../../src/services/workspaces/queries.js';
 import { recordQueries, sendRaw, sharedChannel } from '../conversations/_helpers.js';
 
@@ -85,6 +86,37 @@ describe.skipIf(TEST_DB !== 'postgres')('plans of the batched reads (postgres)',
     ]);
     expect(plan).toContain('Index Scan session session_tokenHash_key');
     expect(plan).toContain('Index Scan conversation conversation_pkey');
+    expect(plan.filter((n) => n.startsWith('Seq Scan'))).toEqual([]);
+  });
+
+  it('checks the sessions of subscriptions that start together in one statement, by id', async () => {
+    const db = t.ctx.db.kysely;
+    const ids = (
+      await db
+        .selectFrom('session')
+        .select('id')
+        .where(
+          'accountId',
+          'in',
+          people.map((p) => p.id),
+        )
+        .execute()
+    ).map((r) => r.id);
+    expect(ids.length).toBeGreaterThanOrEqual(people.length);
+    const now = Date.now();
+    let answers: string[][] = [];
+    const texts = await recordQueries(async () => {
+      answers = await Promise.all(
+        [...ids, 'plan-missing'].map((id) => findDeadSessionIds(db, [id], now)),
+      );
+    });
+    // Each its own answer: the live ones none, the missing one itself.
+    expect(answers).toEqual([...ids.map(() => []), ['plan-missing']]);
+    const checks = texts.filter((s) => s.includes('"session"'));
+    expect(checks).toHaveLength(1);
+    expect(checks[0]).toContain('unnest');
+    const plan = await genericPlan('session_live_batch', checks[0]!, ['{plan-s1,plan-s2}', '1']);
+    expect(plan).toContain('Index Scan session session_pkey');
     expect(plan.filter((n) => n.startsWith('Seq Scan'))).toEqual([]);
   });
 

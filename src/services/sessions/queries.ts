@@ -265,8 +265,11 @@ export async function endSessions(
 /** Of the given session ids, those that are no longer live (ended, expired, account gone). */
 export async function findDeadSessionIds(db: Executor, ids: string[], now: number) {
   if (ids.length === 0) return [];
-  // One session (a socket's subscription checks its own): a prepared statement.
+  // One session (a socket's subscription checks its own): a prepared statement; on PostgreSQL
+  // the checks of subscriptions that start together go as one (a reconnect storm's).
   if (ids.length === 1) {
+    const batch = batchedOnRoot(db, 'session-live', () => sessionLiveReads(db));
+    if (batch) return (await batch.get({ id: ids[0]!, now })) ? [] : ids;
     const { rows } = await sessionLiveQuery(db, ids[0]!, now);
     return rows.length === 0 ? ids : [];
   }
@@ -290,6 +293,33 @@ function liveSessionIds(db: Executor, now: number) {
 const sessionLiveQuery = preparedQuery(2, (db, id: string, now: number) =>
   liveSessionIds(db, now).where('session.id', '=', id),
 );
+
+/** The same for a batch of ids (PostgreSQL), each looked up by its key (`keysTable`). */
+const sessionsLiveQuery = preparedQuery(2, (db, ids: string[], now: number) =>
+  db
+    .selectFrom(keysTable({ id: ids }))
+    .innerJoinLateral(
+      liveSessionIds(db, now).where('session.id', '=', sql.ref<string>('k.id')).as('x'),
+      (j) => j.onTrue(),
+    )
+    .select('x.id'),
+);
+
+function sessionLiveReads(db: Executor) {
+  return new BatchedReads(
+    async (keys: Array<{ id: string; now: number }>) => {
+      // The latest time of the batch's checks, as for the session reads above.
+      const now = Math.max(...keys.map((k) => k.now));
+      const { rows } = await sessionsLiveQuery(
+        db,
+        keys.map((k) => k.id),
+        now,
+      );
+      return new Map(rows.map((r) => [r.id, r]));
+    },
+    (k) => k.id,
+  );
+}
 
 /** Live sessions of an account, newest first. */
 export async function listLiveSessions(db: Executor, accountId: string, now: number) {

@@ -7,7 +7,6 @@ import { DIRECT_SPACE_ID } from '../../src/db/direct-space.js';
 import { signUpAndIn } from '../_util/seed.js';
 import { findConversationAccess } from '../../src/services/conversations/queries.js';
 import { findDeadSessionIds } from '../../src/services/sessions/queries.js';
-import { findPresenceArrival } from '../../src/services/presence/queries.js';
 import { findWorkspaceSubscription } from '../../src/services/workspaces/queries.js';
 import { recordQueries, sendRaw, sharedChannel } from '../conversations/_helpers.js';
 
@@ -118,30 +117,6 @@ describe.skipIf(TEST_DB !== 'postgres')('plans of the batched reads (postgres)',
     expect(checks[0]).toContain('unnest');
     const plan = await genericPlan('session_live_batch', checks[0]!, ['{plan-s1,plan-s2}', '1']);
     expect(plan).toContain('Index Scan session session_pkey');
-    expect(plan.filter((n) => n.startsWith('Seq Scan'))).toEqual([]);
-  });
-
-  it('reads the presence of connections that open together in one statement, by account', async () => {
-    const db = t.ctx.db.kysely;
-    let answers: Array<Awaited<ReturnType<typeof findPresenceArrival>>> = [];
-    const texts = await recordQueries(async () => {
-      answers = await Promise.all(people.map((p) => findPresenceArrival(db, p.id)));
-    });
-    // Each its own workspaces (one each, made above), no choice made.
-    expect(answers.map((a) => [a.choice, a.audience.workspaceIds.length])).toEqual(
-      people.map(() => [null, 1]),
-    );
-    expect(new Set(answers.map((a) => a.audience.workspaceIds[0])).size).toBe(people.length);
-    const reads = texts.filter((s) => s.includes('"presence_setting"'));
-    expect(reads).toHaveLength(1);
-    expect(reads[0]).toContain('unnest');
-    const plan = await genericPlan('presence_arrival_batch', reads[0]!, [
-      '{plan-a1,plan-a2}',
-      DIRECT_SPACE_ID,
-      'member',
-      DIRECT_SPACE_ID,
-      'member',
-    ]);
     expect(plan.filter((n) => n.startsWith('Seq Scan'))).toEqual([]);
   });
 

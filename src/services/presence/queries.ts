@@ -1,6 +1,5 @@
-import { sql, type Expression } from 'kysely';
+import { sql } from 'kysely';
 
-import { batchedOnRoot, BatchedReads, keysTable } from '../../db/batched-reads.js';
 import type { Executor } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
@@ -39,7 +38,7 @@ export async function upsertPresenceChoice(
 }
 
 /** The workspaces (not the direct space) the account is in, as rows `('w', id)`. */
-const workspacesOf = (db: Executor, accountId: string | Expression<string>) =>
+const workspacesOf = (db: Executor, accountId: string) =>
   db
     .selectFrom('workspace_member')
     .select([sql<string>`'w'`.as('kind'), 'workspaceId as id'])
@@ -47,7 +46,7 @@ const workspacesOf = (db: Executor, accountId: string | Expression<string>) =>
     .where('workspaceId', '!=', DIRECT_SPACE_ID);
 
 /** The members of its direct and group conversations but itself, as rows `('p', id)`. */
-const partnersOf = (db: Executor, accountId: string | Expression<string>) =>
+const partnersOf = (db: Executor, accountId: string) =>
   db
     .selectFrom('conversation_member as me')
     .innerJoin('conversation as c', 'c.id', 'me.conversationId')
@@ -64,42 +63,14 @@ const presenceAudienceQuery = preparedQuery(1, (db, accountId: string) =>
 );
 
 /** The audience's rows and the account's choice, as a row `('c', choice)` when it made one. */
-const arrivalRows = (db: Executor, accountId: string | Expression<string>) =>
+const presenceArrivalQuery = preparedQuery(1, (db, accountId: string) =>
   db
     .selectFrom('presence_setting')
     .select([sql<string>`'c'`.as('kind'), 'choice as id'])
     .where('accountId', '=', accountId)
     .unionAll(workspacesOf(db, accountId))
-    .unionAll(partnersOf(db, accountId));
-
-const presenceArrivalQuery = preparedQuery(1, (db, accountId: string) =>
-  arrivalRows(db, accountId),
+    .unionAll(partnersOf(db, accountId)),
 );
-
-/** The same for a batch of accounts (PostgreSQL), each read by its key (`keysTable`). */
-const presenceArrivalsQuery = preparedQuery(1, (db, accountIds: string[]) =>
-  db
-    .selectFrom(keysTable({ account: accountIds }))
-    .innerJoinLateral(arrivalRows(db, sql.ref<string>('k.account')).as('x'), (j) => j.onTrue())
-    .select(['k.account', 'x.kind', 'x.id']),
-);
-
-type ArrivalRow = { kind: string; id: string };
-
-function arrivalReads(db: Executor) {
-  return new BatchedReads(
-    async (accountIds: string[]) => {
-      const out = new Map<string, ArrivalRow[]>();
-      for (const row of (await presenceArrivalsQuery(db, accountIds)).rows) {
-        let rows = out.get(row.account);
-        if (!rows) out.set(row.account, (rows = []));
-        rows.push({ kind: row.kind, id: row.id });
-      }
-      return out;
-    },
-    (accountId) => accountId,
-  );
-}
 
 export interface PresenceAudience {
   workspaceIds: string[];
@@ -136,11 +107,7 @@ export async function findPresenceArrival(
   db: Executor,
   accountId: string,
 ): Promise<{ choice: string | null; audience: PresenceAudience }> {
-  // On PostgreSQL the arrivals of connections that open together go as one statement.
-  const batch = batchedOnRoot(db, 'presence-arrival', () => arrivalReads(db));
-  const rows: readonly ArrivalRow[] = batch
-    ? ((await batch.get(accountId)) ?? [])
-    : (await presenceArrivalQuery(db, accountId)).rows;
+  const { rows } = await presenceArrivalQuery(db, accountId);
   return { choice: rows.find((r) => r.kind === 'c')?.id ?? null, audience: toAudience(rows) };
 }
 

@@ -29,7 +29,7 @@ export interface SubscriptionOwner {
   /** The connection's logger (made on first use). */
   readonly log: Logger;
   send(text: string): void;
-  /** Writes one text frame: `start` (header and envelope) and then `body`, as they are. */
+  /** Writes one text frame's parts (frames.ts `textFrame`), in order, as they are. */
   sendFrame(parts: readonly Buffer[]): void;
   finish(id: string, notify: boolean): void;
 }

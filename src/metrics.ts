@@ -38,6 +38,11 @@ export class Metrics {
     help: 'Active GraphQL subscriptions on this process',
     registers: [this.registry],
   });
+  readonly wsGatheredFlushes = new Counter({
+    name: 'svc_ws_gathered_flushes_total',
+    help: 'WebSocket writes held past their turn of the event loop because it was busy (SVC_WS_WRITE_GATHER_MS)',
+    registers: [this.registry],
+  });
   private readonly loopDelay = new LoopDelay(10);
 
   constructor(db: Db) {

@@ -107,6 +107,13 @@ export async function startSvc(
 ): Promise<SvcServer> {
   const port = await freePort();
   const env = {
+    // A setting to try (`SVC_WS_WRITE_GATHER_MS=0 npm run bench -- …`) reaches every server;
+    // what the harness sets below wins.
+    ...Object.fromEntries(
+      Object.entries(process.env).filter(
+        ([k, v]) => k.startsWith('SVC_') && !k.startsWith('SVC_BENCH_') && v !== undefined,
+      ) as Array<[string, string]>,
+    ),
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '/tmp',
     SVC_SERVER_HOST: '127.0.0.1',

@@ -81,6 +81,8 @@ class Window {
   lateDeliveries = 0;
   deliveries = 0;
   maxDeliveryMs = 0;
+  /** Every event the subscribers received, by its type: what the fan-out delivers. */
+  events = new Map<string, number>();
   record(kind: Kind, ms: number) {
     const list = this.latencies.get(kind) ?? [];
     list.push(ms);
@@ -271,6 +273,8 @@ async function start(user: User): Promise<void> {
     JOINED_ONLY ? JOINED_SUBSCRIPTION : SUBSCRIPTION,
     { s: user.space.serverId },
     (raw, at) => {
+      const type = /"workspaceEvents":\{"type":"(\w+)"/.exec(raw)?.[1] ?? 'other';
+      window.events.set(type, (window.events.get(type) ?? 0) + 1);
       const m = /load t=(\d+)/.exec(raw);
       if (!m) return;
       const ms = Date.now() - Number(m[1]);
@@ -351,6 +355,10 @@ export async function activeUsers(opts: Options): Promise<ScenarioResult> {
         deliveries: window.deliveries,
         late_deliveries: window.lateDeliveries,
         max_delivery_ms: window.maxDeliveryMs,
+        events_per_s: [...window.events]
+          .sort((a, b) => b[1] - a[1])
+          .map(([type, n]) => `${type} ${Math.round(n / HOLD_S)}`)
+          .join(', '),
         server_cpu_share: cpu / HOLD_S,
         server_rss_mib: rss / 2 ** 20,
       });

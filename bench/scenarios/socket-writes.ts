@@ -5,6 +5,8 @@
 //   cork-one the same with the start and the body copied into one buffer (one write)
 //   concat  the start and the body copied into one buffer, one write, no cork
 //   queue   the parts kept per socket for the turn, then one write of their concatenation
+//   cork-2, cork-4  two or four one-buffer frames to each socket in one corked write: what a
+//           delivery costs when a socket's deliveries are gathered (the figures are per frame)
 // The reader is another process, so the figures are the writer's CPU alone. A reference for the
 // deliveries' cost (README, "What is left"); no target.
 import { spawn } from 'node:child_process';
@@ -18,8 +20,10 @@ const SOCKETS = 500;
 const ROUNDS = 400;
 const RUNS = 3;
 const BODY = Buffer.alloc(600, 'a');
-type Shape = 'cork' | 'cork-one' | 'concat' | 'queue';
-const SHAPES: Shape[] = ['cork', 'cork-one', 'concat', 'queue'];
+type Shape = 'cork' | 'cork-one' | 'concat' | 'queue' | 'cork-2' | 'cork-4';
+const SHAPES: Shape[] = ['cork', 'cork-one', 'concat', 'queue', 'cork-2', 'cork-4'];
+/** Frames per socket and round. */
+const framesOf = (shape: Shape) => (shape === 'cork-2' ? 2 : shape === 'cork-4' ? 4 : 1);
 
 const READER = `
 const net = require('node:net');
@@ -42,10 +46,11 @@ async function round(shape: Shape, sockets: net.Socket[]): Promise<void> {
     });
     await turn();
     for (const s of sockets) s.uncork();
-  } else if (shape === 'cork-one') {
+  } else if (shape === 'cork-one' || shape === 'cork-2' || shape === 'cork-4') {
+    const frames = framesOf(shape);
     sockets.forEach((s, i) => {
       s.cork();
-      s.write(Buffer.concat([start(i), BODY]));
+      for (let f = 0; f < frames; f++) s.write(Buffer.concat([start(i), BODY]));
     });
     await turn();
     for (const s of sockets) s.uncork();
@@ -60,14 +65,14 @@ async function round(shape: Shape, sockets: net.Socket[]): Promise<void> {
   }
 }
 
-/** Microseconds of the writer's CPU (user, system) per write of one shape. */
+/** Microseconds of the writer's CPU (user, system) per frame written in one shape. */
 async function measure(shape: Shape, sockets: net.Socket[]) {
   const before = process.cpuUsage();
   for (let r = 0; r < ROUNDS; r++) await round(shape, sockets);
   // Let the last writes leave before reading the clock.
   while (sockets.some((s) => s.writableLength > 0)) await turn();
   const used = process.cpuUsage(before);
-  const writes = SOCKETS * ROUNDS;
+  const writes = SOCKETS * ROUNDS * framesOf(shape);
   return { user: used.user / writes, system: used.system / writes };
 }
 
@@ -108,8 +113,8 @@ export async function socketWrites(_opts: Options): Promise<ScenarioResult> {
           shape,
           sockets: SOCKETS,
           frame_bytes: 40 + BODY.length,
-          user_us_per_write: range(runs.map((r) => r.user)),
-          system_us_per_write: range(runs.map((r) => r.system)),
+          user_us_per_frame: range(runs.map((r) => r.user)),
+          system_us_per_frame: range(runs.map((r) => r.system)),
         };
       }),
       targets: [],

@@ -113,6 +113,8 @@ export interface Config {
     subscriptionsPerConnection: number | null;
     s2sPeerPerMin: number | null;
     wsSessionRecheckSecs: number;
+    /** The longest a WebSocket frame waits for others to the same client on a busy process. */
+    wsWriteGatherMs: number;
   };
   limits: Limits;
   /**
@@ -229,6 +231,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       subscriptionsPerConnection: e.SVC_RATE_SUBSCRIPTIONS_PER_CONNECTION,
       s2sPeerPerMin: e.SVC_S2S_PEER_RATE_PER_MIN,
       wsSessionRecheckSecs: e.SVC_WS_SESSION_RECHECK_SECS,
+      wsWriteGatherMs: e.SVC_WS_WRITE_GATHER_MS,
     },
     limits: {
       workspacesPerUser: e.SVC_LIMIT_WORKSPACES_PER_USER,

@@ -100,6 +100,7 @@ export const variables = {
   SVC_S2S_TIMEOUT_MS: intWithDefault(10_000, { min: 100, max: 120_000 }),
   SVC_S2S_INSECURE: bool(false),
   SVC_WS_SESSION_RECHECK_SECS: intWithDefault(30, { min: 0, max: 86400 }),
+  SVC_WS_WRITE_GATHER_MS: intWithDefault(100, { min: 0, max: 1000 }),
 
   // Instance caps
   SVC_LIMIT_WORKSPACES_PER_USER: optionalLimit(),

@@ -42,6 +42,18 @@ export class RequestLoad {
     return Math.max(this.last, running);
   }
 
+  /**
+   * The event loop's utilization (0 to 1) over the last whole window, whatever kept it busy: a
+   * load that lasted at least `windowMs`, never a burst of a few milliseconds, and without
+   * `share`'s rule that no request means no load (the fan-out of events that other processes
+   * published is work too). After a quiet spell the window spans it, so the figure is low.
+   */
+  sustained(): number {
+    const now = performance.now();
+    if (now - this.markedAt >= this.windowMs) this.close(now);
+    return this.last;
+  }
+
   /** Ends the window under way. */
   private close(now: number): void {
     const current = performance.eventLoopUtilization();

@@ -464,14 +464,18 @@ export class Connection implements Expiring {
    */
   private writable(): Duplex | null {
     if (!this.open || this.ws.readyState !== WebSocket.OPEN) return null;
-    if (this.ws.bufferedAmount > this.host.limits.maxBufferedBytes) {
-      this.log.info({ buffered: this.ws.bufferedAmount }, 'closing a slow consumer');
-      this.close(CLOSE.slowConsumer);
-      return null;
-    }
     // The ws library keeps the underlying socket private; it is the net.Socket of the upgrade.
     const socket = (this.ws as unknown as { _socket?: Duplex })._socket;
     if (!socket) return null;
+    if (this.ws.bufferedAmount > this.host.limits.maxBufferedBytes) {
+      // Frames held for the batcher's write count as buffered: write them before judging.
+      this.host.writes.release(socket);
+      if (this.ws.bufferedAmount > this.host.limits.maxBufferedBytes) {
+        this.log.info({ buffered: this.ws.bufferedAmount }, 'closing a slow consumer');
+        this.close(CLOSE.slowConsumer);
+        return null;
+      }
+    }
     this.host.writes.hold(socket);
     return socket;
   }

@@ -45,6 +45,8 @@ export interface RealtimeOptions {
   maxBufferedBytes?: number;
   /** Overrides SVC_WS_SESSION_RECHECK_SECS (tests); 0 turns the recheck off. */
   recheckSecs?: number;
+  /** Overrides SVC_WS_WRITE_GATHER_MS (tests); 0 turns gathering off. */
+  writeGatherMs?: number;
 }
 
 export const REALTIME_DEFAULTS = {
@@ -62,7 +64,7 @@ export const REALTIME_DEFAULTS = {
 export class RealtimeServer implements ConnectionHost {
   readonly fanout: Fanout;
   readonly limits: ConnectionLimits;
-  readonly writes = new WriteBatcher();
+  readonly writes: WriteBatcher;
   private readonly wss: WsServer<typeof ServerSocket>;
   private readonly connections = new Set<Connection>();
   private readonly bySession = new Map<string, Set<Connection>>();
@@ -82,6 +84,11 @@ export class RealtimeServer implements ConnectionHost {
   ) {
     const { config } = ctx;
     this.fanout = new Fanout(ctx.bus, graphql.schema, ctx.log.child({ subsystem: 'fanout' }));
+    this.writes = new WriteBatcher({
+      maxDelayMs: options.writeGatherMs ?? config.rates.wsWriteGatherMs,
+      load: () => ctx.requestLoad.sustained(),
+      gathered: () => ctx.metrics.wsGatheredFlushes.inc(),
+    });
     this.limits = {
       maxPendingMessages: MAX_PENDING_MESSAGES,
       maxBufferedBytes: options.maxBufferedBytes ?? REALTIME_DEFAULTS.maxBufferedBytes,

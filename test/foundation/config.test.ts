@@ -18,6 +18,7 @@ describe('configuration', () => {
     expect(c.rates.apiMaxBatch).toBe(20);
     expect(c.rates.requestsPerMinPerIp).toBeNull();
     expect(c.rates.wsSessionRecheckSecs).toBe(30);
+    expect(c.rates.wsWriteGatherMs).toBe(100);
     expect(c.sessionTtlDays).toBe(30);
     expect(c.accountDeletionGraceDays).toBe(14);
     expect(c.registration.signupRequiresKeys).toBe(true);

@@ -71,6 +71,7 @@ describe('metrics', () => {
     expect(sample(text, 'svc_db_pool_connections{state="waiting"}')).toBe(0);
     expect(sample(text, 'svc_event_loop_lag_seconds')).toBeGreaterThanOrEqual(0);
     expect(sample(text, 'svc_ws_connections')).toBe(0);
+    expect(sample(text, 'svc_ws_gathered_flushes_total')).toBe(0);
     expect(text).toContain('svc_process_cpu_seconds_total');
   });
 

@@ -127,3 +127,83 @@ describe('fan-out', () => {
     expect(slow.of('s').length).toBeLessThan(count);
   });
 });
+
+/** Keeps the event loop busy until a whole load window reads it as saturated. */
+function saturate(t: RealtimeTestServer): void {
+  const deadline = performance.now() + 2000;
+  while (t.server.ctx.requestLoad.sustained() < 0.95 && performance.now() < deadline) {
+    // Busy on purpose: a process with no room to spare.
+  }
+  expect(t.server.ctx.requestLoad.sustained()).toBeGreaterThanOrEqual(0.95);
+}
+
+// SVC_WS_WRITE_GATHER_MS: on a busy process a client's frames wait for each other and leave in
+// one write; nothing is lost or reordered, and the wait does not make a fast client look slow.
+describe('fan-out on a busy process', () => {
+  let t: RealtimeTestServer;
+  let alice: Agent;
+  let serverId: string;
+  const clients: Client[] = [];
+  const gathered = async () =>
+    (await t.server.ctx.metrics.wsGatheredFlushes.get()).values[0]?.value ?? 0;
+
+  beforeAll(async () => {
+    t = await startRealtime({
+      overrides: { realtime: { maxBufferedBytes: 64 * 1024, writeGatherMs: 400 } },
+    });
+    alice = await t.signUp();
+    serverId = (await createWorkspace(t, alice, 'Busy')).id;
+  });
+  afterAll(async () => {
+    for (const c of clients) await c.dispose();
+    await t?.stop();
+  });
+
+  it('holds a client’s events past their turn and sends them together, in order', async () => {
+    const client = modernClient(t.wsUrl, alice);
+    clients.push(client);
+    const sub = new Collected(client, WORKSPACE_EVENTS, { id: serverId });
+    await until(async () => (await t.subscriptions()) === 1, 'the subscription');
+    await until(() => t.server.ctx.services.presence.settled(), 'presence to settle');
+    const before = await gathered();
+    saturate(t);
+    const sent = performance.now();
+    for (let n = 0; n < 3; n += 1) {
+      await t.server.ctx.bus.publish(
+        workspaceEvent(serverId, 'WorkspaceUpdated', { audience: { kind: 'workspace' }, n }),
+      );
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(updates(sub)).toEqual([]);
+    await until(() => updates(sub).length === 3, 'the three events');
+    // Held for most of the 400 ms the saturated loop allows, not sent at the end of the turn.
+    expect(performance.now() - sent).toBeGreaterThan(200);
+    expect(updates(sub).map((e) => e.payload.n)).toEqual([0, 1, 2]);
+    expect((await gathered()) - before).toBe(1);
+  });
+
+  it('writes what it holds before taking a client past the buffer limit for a slow one', async () => {
+    const client = modernClient(t.wsUrl, alice);
+    clients.push(client);
+    const sub = new Collected(client, WORKSPACE_EVENTS, { id: serverId });
+    await until(async () => (await t.subscriptions()) === 2, 'the second subscription');
+    const already = updates(sub).length;
+    saturate(t);
+    // 40 events of 8 KiB, five times the 64 KiB limit, all within one held write.
+    const blob = 'x'.repeat(8 * 1024);
+    for (let n = 0; n < 40; n += 1) {
+      await t.server.ctx.bus.publish(
+        workspaceEvent(serverId, 'WorkspaceUpdated', { audience: { kind: 'workspace' }, n, blob }),
+      );
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await until(() => updates(sub).length === already + 40, 'the 40 events');
+    expect(
+      updates(sub)
+        .slice(already)
+        .map((e) => e.payload.n),
+    ).toEqual(Array.from({ length: 40 }, (_, n) => n));
+    expect(await t.connections()).toBe(2);
+    expect(sub.completed).toBe(false);
+  });
+});

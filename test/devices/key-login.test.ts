@@ -242,6 +242,29 @@ describe('key login and key signup', () => {
     );
   });
 
+  it('spends the challenge of an attempt by an unknown device, by key or by id', async () => {
+    const stranger = newKey();
+    const usedAt = async (id: string) =>
+      (
+        await t.ctx.db.kysely
+          .selectFrom('key_challenge')
+          .select('usedAt')
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow()
+      ).usedAt;
+    const byKey = await loginProof(t, stranger);
+    expectCode(await t.gql(LOGIN_WITH_KEY, { proof: byKey }), 'UNAUTHENTICATED');
+    expect(await usedAt(byKey.challengeId)).toBe(clock.now().getTime());
+    const byId = await loginProof(t, stranger);
+    const attempt = {
+      ...byId,
+      devicePublicKey: null,
+      deviceId: '01900000-0000-7000-8000-000000000000',
+    };
+    expectCode(await t.gql(LOGIN_WITH_KEY, { proof: attempt }), 'UNAUTHENTICATED');
+    expect(await usedAt(byId.challengeId)).toBe(clock.now().getTime());
+  });
+
   it('answers VALIDATION for malformed keys, signatures, times and challenge ids', async () => {
     const acc = await signUpWithKey(t);
     const good = await loginProof(t, acc.device);

@@ -35,6 +35,7 @@ import {
   findCurrentKeyIdentity,
   findDeviceById,
   findSigningDevice,
+  spendChallengeFindingDevice,
   findKeyIdentity,
   insertDevice,
   insertKeyIdentity,
@@ -113,13 +114,26 @@ export class KeyAuthService {
     if (byId !== null && (typeof byId !== 'string' || !isId(byId))) {
       throw validation('deviceId must be a device id');
     }
-    const found = await findSigningDevice(
-      this.db.kysely,
-      byKey ? { publicKey: byKey } : { id: byId as string },
-    );
+    const request = this.challenges.request({
+      challengeId: proof.challengeId,
+      issuedAt: proof.issuedAt,
+      signers: [{ field: 'signature', signature: proof.signature }],
+    });
+    // The challenge is spent whatever the lookup finds, so an unknown device and a wrong
+    // signature cost the same and answer alike. On PostgreSQL the two are one statement.
+    const by = byKey ? { publicKey: byKey } : { id: byId as string };
+    const { spent, found } =
+      this.db.dialect === 'postgres'
+        ? await spendChallengeFindingDevice(
+            this.db.kysely,
+            { id: request.challengeId, now: request.now },
+            by,
+          )
+        : {
+            found: await findSigningDevice(this.db.kysely, by),
+            spent: await this.challenges.spend(request),
+          };
     const device = found?.device;
-    // The statement is checked (and the challenge spent) whatever the lookup found, so an
-    // unknown device and a wrong signature cost the same and answer alike.
     const publicKey = device?.publicKey ?? byKey;
     const known =
       device !== undefined &&
@@ -127,18 +141,10 @@ export class KeyAuthService {
       (byId === null || device.id === byId) &&
       (byKey === null || device.publicKey === byKey);
     try {
-      await this.challenges.verify({
+      await this.challenges.conclude(request, spent, {
         audience: 'login',
-        challengeId: proof.challengeId,
-        issuedAt: proof.issuedAt,
         extra: [['device', publicKey ?? '']],
-        signers: [
-          {
-            publicKey: publicKey ?? 'A'.repeat(43),
-            field: 'signature',
-            signature: proof.signature,
-          },
-        ],
+        signers: [{ publicKey: publicKey ?? 'A'.repeat(43), field: 'signature' }],
       });
     } catch (err) {
       if (err instanceof AppError && err.code === 'UNAUTHENTICATED' && !known) {

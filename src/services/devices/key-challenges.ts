@@ -31,6 +31,20 @@ export interface Signer {
   signature: unknown;
 }
 
+/** A statement's request, its shape checked (`KeyChallenges.request`). */
+export interface StatementRequest {
+  challengeId: string;
+  issuedAt: string;
+  signatures: Buffer[];
+  now: number;
+}
+
+/** A challenge just spent: its nonce and the server key it was issued under. */
+export interface SpentChallenge {
+  nonce: string;
+  serverKey: string | null;
+}
+
 const failed = (message: string) => new AppError('UNAUTHENTICATED', message);
 
 /**
@@ -88,40 +102,68 @@ export class KeyChallenges {
     extra: ReadonlyArray<readonly [string, string]>;
     signers: Signer[];
   }): Promise<string> {
+    const request = this.request(input);
+    return this.conclude(request, await this.spend(request), input);
+  }
+
+  /**
+   * The first step of `verify`, apart for a caller that spends the challenge in a statement of
+   * its own (`spendChallengeFindingDevice`): the request's shape, checked before anything is
+   * spent or read.
+   */
+  request(input: {
+    challengeId: unknown;
+    issuedAt: unknown;
+    signers: ReadonlyArray<Pick<Signer, 'field' | 'signature'>>;
+  }): StatementRequest {
     if (typeof input.challengeId !== 'string' || !isId(input.challengeId)) {
       throw validation('challengeId must be the id keyLoginChallenge answered');
     }
     const signatures = input.signers.map((s) => parseSignature(s.signature, s.field));
     const now = this.clock.now().getTime();
     const issuedAt = checkIssuedAt(input.issuedAt, now);
-    const { nonce, serverKey } = await this.spend(input.challengeId, now);
+    return { challengeId: input.challengeId, issuedAt, signatures, now };
+  }
+
+  /** Spends the request's challenge: its nonce and server key, or undefined when not usable. */
+  async spend(request: StatementRequest): Promise<SpentChallenge | undefined> {
+    return useChallenge(this.db.kysely, request.challengeId, request.now);
+  }
+
+  /**
+   * The last step of `verify`: refuses a challenge that was not spendable (saying why), then
+   * checks every signer's signature over the statement.
+   */
+  async conclude(
+    request: StatementRequest,
+    spent: SpentChallenge | undefined,
+    input: {
+      audience: StatementAudience;
+      extra: ReadonlyArray<readonly [string, string]>;
+      signers: ReadonlyArray<Pick<Signer, 'publicKey' | 'field'>>;
+    },
+  ): Promise<string> {
+    if (!spent) {
+      const row = await findChallenge(this.db.kysely, request.challengeId);
+      if (!row) throw failed('unknown challenge; ask keyLoginChallenge for a new one');
+      if (row.usedAt !== null) throw failed('this challenge was used already; ask for a new one');
+      throw failed('this challenge has expired; ask for a new one');
+    }
     const statement = buildStatement({
       audience: input.audience,
       // The key the client was given with the challenge, even when a rotation came in between.
-      server: serverKey ?? this.serverKey(),
-      nonce,
-      issuedAt,
+      server: spent.serverKey ?? this.serverKey(),
+      nonce: spent.nonce,
+      issuedAt: request.issuedAt,
       extra: input.extra,
     });
     input.signers.forEach((signer, i) => {
-      if (!verifyStatement(signer.publicKey, statement, signatures[i]!)) {
+      if (!verifyStatement(signer.publicKey, statement, request.signatures[i]!)) {
         throw failed(
           `${signer.field} is not a signature of the ${input.audience} statement by that key`,
         );
       }
     });
     return statement;
-  }
-
-  private async spend(
-    id: string,
-    now: number,
-  ): Promise<{ nonce: string; serverKey: string | null }> {
-    const used = await useChallenge(this.db.kysely, id, now);
-    if (used) return used;
-    const row = await findChallenge(this.db.kysely, id);
-    if (!row) throw failed('unknown challenge; ask keyLoginChallenge for a new one');
-    if (row.usedAt !== null) throw failed('this challenge was used already; ask for a new one');
-    throw failed('this challenge has expired; ask for a new one');
   }
 }

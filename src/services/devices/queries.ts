@@ -1,8 +1,9 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 
 import { everyColumn, prefixed } from '../../db/columns.js';
 import type { Executor } from '../../db/database.js';
-import { preparedQuery } from '../../db/prepared.js';
+import { shiftPlaceholders } from '../../db/deferred-writes.js';
+import { composedStatement, preparedQuery } from '../../db/prepared.js';
 import { FIRST_WROTE } from '../../db/write-then.js';
 import type { Tx } from '../../db/transaction.js';
 import type {
@@ -167,7 +168,13 @@ export async function findSigningDevice(
       ? await signingDeviceByKeyQuery(db, by.publicKey)
       : await signingDeviceByIdQuery(db, by.id);
   const row = rows[0];
-  if (!row) return undefined;
+  return row ? toSigningDevice(row) : undefined;
+}
+
+type SigningRow =
+  ReturnType<typeof signingDeviceByKeyQuery> extends Promise<{ rows: Array<infer R> }> ? R : never;
+
+function toSigningDevice(row: SigningRow): SigningDevice {
   const { deviceId, devicePublicKey, deviceRevokedAt, ...account } = row;
   return {
     device: {
@@ -177,6 +184,48 @@ export async function findSigningDevice(
       revokedAt: deviceRevokedAt,
     },
     account,
+  };
+}
+
+/** The columns of a signing device's read (`signingDevice`), in its order. */
+const SIGNING_COLUMNS = ['deviceId', 'devicePublicKey', 'deviceRevokedAt', ...ACCOUNT_COLUMNS];
+
+/**
+ * PostgreSQL: the challenge spent (as `useChallenge`) and the device a key sign-in names read
+ * with its account (as `findSigningDevice`), in one statement: a round trip fewer per sign-in.
+ * The challenge is spent whatever the read finds. Named, as both parts are (db/prepared.ts).
+ */
+export async function spendChallengeFindingDevice(
+  db: Executor,
+  challenge: { id: string; now: number },
+  by: { publicKey: string } | { id: string },
+): Promise<{
+  spent: { nonce: string; serverKey: string | null } | undefined;
+  found?: SigningDevice;
+}> {
+  const spend = useChallengeQuery.statement(db, challenge.id, challenge.now);
+  const read =
+    'publicKey' in by
+      ? signingDeviceByKeyQuery.statement(db, by.publicKey)
+      : signingDeviceByIdQuery.statement(db, by.id);
+  const text =
+    `with spent as (${spend.sql}) ` +
+    `select spent."nonce" as "spentNonce", spent."serverKey" as "spentServerKey", ` +
+    `${SIGNING_COLUMNS.map((c) => `found."${c}"`).join(', ')} ` +
+    `from (select 1) as one left join spent on true ` +
+    `left join (${shiftPlaceholders(read.sql, spend.parameters.length)}) as found on true`;
+  const { rows } = await db.executeQuery<
+    SigningRow & { spentNonce: string | null; spentServerKey: string | null }
+  >(
+    CompiledQuery.raw(composedStatement(text, [spend.sql, read.sql]), [
+      ...spend.parameters,
+      ...read.parameters,
+    ]),
+  );
+  const { spentNonce, spentServerKey, ...device } = rows[0]!;
+  return {
+    spent: spentNonce === null ? undefined : { nonce: spentNonce, serverKey: spentServerKey },
+    found: device.deviceId === null ? undefined : toSigningDevice(device),
   };
 }
 

@@ -5,7 +5,8 @@ export const LOAD_WINDOW_MS = 100;
 
 /**
  * How much of the process requests are using, for background work that gives way to them (link
- * previews: docs/link-previews.md). `share()` is the event loop's utilization (the share of time
+ * previews: docs/link-previews.md); `sustained()` tells the WebSocket writes when to gather
+ * (ws/write-batcher.ts). `share()` is the event loop's utilization (the share of time
  * it spent running code rather than waiting) over the last whole window, or over the window
  * under way once it is a tenth through, whichever is higher: a burst of requests is seen within
  * milliseconds, and the load counts as gone only after a whole quieter window. It is 0 when no

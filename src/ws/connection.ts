@@ -459,8 +459,8 @@ export class Connection implements Expiring {
   }
 
   /**
-   * The socket, held for this turn's batched write, while it takes messages; null once closed
-   * or closing, and for a client that has stopped reading, closed with 4008.
+   * The socket, held for the batcher's next write (write-batcher.ts), while it takes messages;
+   * null once closed or closing, and for a client that has stopped reading, closed with 4008.
    */
   private writable(): Duplex | null {
     if (!this.open || this.ws.readyState !== WebSocket.OPEN) return null;

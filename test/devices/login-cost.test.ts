@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOUR_MS, ManualClock, MINUTE_MS } from '../../src/lib/clock.js';
 import { namedStatements } from '../../src/db/prepared.js';
 import { createTestApp, TEST_DB, type TestApp } from '../_util/app.js';
-import { recordQueries } from '../conversations/_helpers.js';
+import { BACKGROUND, recordQueries } from '../conversations/_helpers.js';
 
 import { challenge, loginWithKey, signUpWithKey } from './_keys.js';
 
@@ -27,7 +27,10 @@ describe(`the cost of a key sign-in (${TEST_DB})`, () => {
 
   it('spends the challenge and reads its nonce in one statement, and the device with its account in one', async () => {
     const account = await signUpWithKey(t);
-    const statements = await recordQueries(() => loginWithKey(t, account.device, account.username));
+    // A tick of the server's periodic work that falls inside the window is not the sign-in's.
+    const statements = (
+      await recordQueries(() => loginWithKey(t, account.device, account.username))
+    ).filter((s) => !BACKGROUND.test(s));
     const challengeStatements = statements.filter((s) => s.includes('"key_challenge"'));
     // The challenge's insert, and its spending with `returning`: no read after the update.
     expect(challengeStatements.filter((s) => /^select/.test(s))).toEqual([]);
@@ -54,7 +57,7 @@ describe(`the cost of a key sign-in (${TEST_DB})`, () => {
       expect(statements.filter((s) => /^(begin|commit)$/i.test(s.trim()))).toEqual([]);
       // The challenge; its spending with the device and its account; the session with the last
       // use.
-      expect(statements).toHaveLength(3);
+      expect(statements, statements.join('\n')).toHaveLength(3);
     } else {
       expect(statements.filter((s) => /^commit/.test(s))).toHaveLength(1);
       expect(statements.length).toBeLessThanOrEqual(8);

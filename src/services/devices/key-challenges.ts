@@ -10,7 +10,13 @@ import { AppError, validation } from '../../errors.js';
 import { HOUR_MS, MINUTE_MS, type Clock } from '../../lib/clock.js';
 import { isId, newId, randomToken } from '../../lib/ids.js';
 
-import { deleteChallengesBefore, findChallenge, insertChallenge, useChallenge } from './queries.js';
+import {
+  deleteChallengesBefore,
+  findChallenge,
+  insertChallenge,
+  useChallenge,
+  type SpentChallenge,
+} from './queries.js';
 
 /** How long a challenge may be signed and spent. */
 export const CHALLENGE_TTL_MS = 2 * MINUTE_MS;
@@ -37,12 +43,6 @@ export interface StatementRequest {
   issuedAt: string;
   signatures: Buffer[];
   now: number;
-}
-
-/** A challenge just spent: its nonce and the server key it was issued under. */
-export interface SpentChallenge {
-  nonce: string;
-  serverKey: string | null;
 }
 
 const failed = (message: string) => new AppError('UNAUTHENTICATED', message);

@@ -43,11 +43,21 @@ const insertChallengeQuery = preparedQuery(CHALLENGE_COLUMNS.length, (db, ...val
     ),
 );
 
+/** A challenge just spent: its nonce and the server key it was issued under. */
+export interface SpentChallenge {
+  nonce: string;
+  serverKey: string | null;
+}
+
 /**
  * Marks a live, unused challenge used; its nonce and the server key it was issued under, or
  * undefined when it was not usable.
  */
-export async function useChallenge(db: Executor, id: string, now: number) {
+export async function useChallenge(
+  db: Executor,
+  id: string,
+  now: number,
+): Promise<SpentChallenge | undefined> {
   return (await useChallengeQuery(db, id, now)).rows[0];
 }
 
@@ -171,8 +181,7 @@ export async function findSigningDevice(
   return row ? toSigningDevice(row) : undefined;
 }
 
-type SigningRow =
-  ReturnType<typeof signingDeviceByKeyQuery> extends Promise<{ rows: Array<infer R> }> ? R : never;
+type SigningRow = Awaited<ReturnType<typeof signingDeviceByKeyQuery>>['rows'][number];
 
 function toSigningDevice(row: SigningRow): SigningDevice {
   const { deviceId, devicePublicKey, deviceRevokedAt, ...account } = row;
@@ -199,10 +208,7 @@ export async function spendChallengeFindingDevice(
   db: Executor,
   challenge: { id: string; now: number },
   by: { publicKey: string } | { id: string },
-): Promise<{
-  spent: { nonce: string; serverKey: string | null } | undefined;
-  found?: SigningDevice;
-}> {
+): Promise<{ spent: SpentChallenge | undefined; found?: SigningDevice }> {
   const spend = useChallengeQuery.statement(db, challenge.id, challenge.now);
   const read =
     'publicKey' in by

@@ -10,6 +10,7 @@ import { fanoutBurst, fanoutLatency, fanoutManyChannels } from './scenarios/fano
 import { files } from './scenarios/files.js';
 import { graphqlHttp } from './scenarios/graphql-http.js';
 import { idleConnections } from './scenarios/idle.js';
+import { instructions } from './scenarios/instructions.js';
 import { multiprocess } from './scenarios/multiprocess.js';
 import { notify } from './scenarios/notify.js';
 import { previews } from './scenarios/previews.js';
@@ -34,6 +35,7 @@ const scenarios: Record<string, (opts: { pg: boolean }) => Promise<ScenarioResul
   'active-users': activeUsers,
   notify,
   'socket-writes': socketWrites,
+  instructions,
 };
 
 const args = process.argv.slice(2);
@@ -52,8 +54,9 @@ if (!args.includes('--no-build')) {
 
 let failures = 0;
 // Run only when named: active-users ramps for as long as the server holds (tens of minutes);
-// socket-writes measures no svc code (a reference for the deliveries' cost).
-const onRequest = new Set(['active-users', 'socket-writes']);
+// socket-writes measures no svc code (a reference for the deliveries' cost); instructions runs
+// the servers under valgrind (minutes, and valgrind must be installed).
+const onRequest = new Set(['active-users', 'socket-writes', 'instructions']);
 for (const name of chosen.length
   ? chosen
   : Object.keys(scenarios).filter((n) => !onRequest.has(n))) {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 
 import { freePort, startProcess, type Proc } from './proc.js';
+import type { Launch } from './svc.js';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 
@@ -9,12 +10,15 @@ export async function startReference(
   name: string,
   env: Record<string, string> = {},
   nodeArgs: string[] = [],
+  launch: Launch = {},
 ): Promise<{ proc: Proc; url: string }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
+  const [command, ...prefix] = [...(launch.wrap ?? []), process.execPath];
   const proc = await startProcess(
-    process.execPath,
+    command as string,
     [
+      ...prefix,
       // BENCH_CPU_PROF=<dir> profiles the references too (their files name the reference's pid).
       ...(process.env.BENCH_CPU_PROF
         ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
@@ -26,6 +30,7 @@ export async function startReference(
     ],
     { ...process.env, PORT: String(port), ...env },
     async () => (await fetch(`${url}/healthz`)).ok,
+    launch.readyTimeoutMs,
   );
   return { proc, url };
 }

@@ -99,19 +99,29 @@ export interface SvcServer {
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 
+/** How a benchmark's server is launched: under another program (`valgrind …`), and how patiently. */
+export interface Launch {
+  /** A command line the node process runs under, e.g. callgrind's (bench/lib/callgrind.ts). */
+  wrap?: string[];
+  readyTimeoutMs?: number;
+}
+
 /** Starts `svc serve` from the built dist/ on a free loopback port, with every limit off. */
 export async function startSvc(
   backend: Backend,
   extraEnv: Record<string, string> = {},
   nodeArgs: string[] = [],
+  launch: Launch = {},
 ): Promise<SvcServer> {
   const port = await freePort();
   const env = {
-    // A setting to try (`SVC_WS_WRITE_GATHER_MS=0 npm run bench -- …`) reaches every server;
-    // what the harness sets below wins.
+    // A setting to try (`SVC_WS_WRITE_GATHER_MS=0 npm run bench -- …`, or `NODE_ENV`) reaches
+    // every server; what the harness sets below wins.
     ...Object.fromEntries(
       Object.entries(process.env).filter(
-        ([k, v]) => k.startsWith('SVC_') && !k.startsWith('SVC_BENCH_') && v !== undefined,
+        ([k, v]) =>
+          ((k.startsWith('SVC_') && !k.startsWith('SVC_BENCH_')) || k === 'NODE_ENV') &&
+          v !== undefined,
       ) as Array<[string, string]>,
     ),
     PATH: process.env.PATH ?? '',
@@ -125,9 +135,11 @@ export async function startSvc(
     ...extraEnv,
   };
   const url = `http://127.0.0.1:${port}`;
+  const [command, ...prefix] = [...(launch.wrap ?? []), process.execPath];
   const proc = await startProcess(
-    process.execPath,
+    command as string,
     [
+      ...prefix,
       '--max-old-space-size=4096',
       '--expose-gc',
       // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each server process there.
@@ -140,6 +152,7 @@ export async function startSvc(
     ],
     env,
     async () => (await fetch(`${url}/healthz`)).ok,
+    launch.readyTimeoutMs,
   );
   return { proc, url, port };
 }

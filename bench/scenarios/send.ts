@@ -50,7 +50,8 @@ async function svcSend(base: string, senders: { s: Session; conv: string }[], se
   };
 }
 
-async function refEnv(
+/** A fresh store for a reference program: a PostgreSQL schema, or a SQLite file. */
+export async function refEnv(
   usePg: boolean,
 ): Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }> {
   if (usePg) {

@@ -112,7 +112,15 @@ export async function startServer(
   const maddr = metricsServer?.address();
   const metricsAddress =
     maddr && typeof maddr === 'object' ? { host: maddr.address, port: maddr.port } : null;
-  ctx.log.info({ address, metrics: metricsAddress, database: ctx.db.dialect }, 'listening');
+  ctx.log.info(
+    {
+      address,
+      metrics: metricsAddress,
+      database: ctx.db.dialect,
+      nodeEnv: process.env.NODE_ENV ?? null,
+    },
+    'listening',
+  );
 
   let stopping: Promise<void> | null = null;
   const stop = () =>

@@ -1,3 +1,5 @@
+import './production.js';
+
 import { runCli } from './run.js';
 
 // The `svc` binary: real stdio and environment.

@@ -79,6 +79,8 @@ describe('graceful shutdown', () => {
     child = server.child;
     const listening = await server.line('listening');
     const port = (listening.address as { port: number }).port;
+    // No NODE_ENV in its environment: the binary runs its dependencies in production mode.
+    expect(listening.nodeEnv).toBe('production');
     expect((await server.line('unknown SVC_* variables are ignored')).variables).toEqual([
       'SVC_LOG_LEVLE',
     ]);
@@ -150,5 +152,13 @@ describe('graceful shutdown', () => {
         await client.end();
       }
     }
+  }, 120_000);
+
+  it('keeps the NODE_ENV the operator set', async () => {
+    const server = spawnServer({ ...database.env, NODE_ENV: 'development' });
+    child = server.child;
+    expect((await server.line('listening')).nodeEnv).toBe('development');
+    child.kill('SIGTERM');
+    expect(await server.exited).toEqual({ code: 0, signal: null });
   }, 120_000);
 });

@@ -1,3 +1,4 @@
+import { iso } from '../../lib/iso-time.js';
 import { actingAccountId, type Actor } from '../../auth/actor.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import type { ConversationTable, DmRequestTable } from '../../db/tables/collaboration.js';
@@ -9,7 +10,7 @@ import { answerDmRequest, requestsForConversation } from '../dm/queries.js';
 
 import { assertWritableBy, plausibleId } from './access.js';
 import { ConversationPart } from './conversation-part.js';
-import { emitConversationEvent, emitToUsers, iso } from './events.js';
+import { emitConversationEvent, emitToUsers } from './events.js';
 import {
   claimDirectPair,
   countPendingInvites,

@@ -88,9 +88,3 @@ export function eventsToUsers<K extends EventType>(
   }
   return [...new Set(userIds)].map((id) => ({ topic: userTopic(id), type, at, payload }));
 }
-
-export function iso(ms: number): string;
-export function iso(ms: number | null): string | null;
-export function iso(ms: number | null): string | null {
-  return ms === null ? null : new Date(ms).toISOString();
-}

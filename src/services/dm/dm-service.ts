@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 
+import { iso } from '../../lib/iso-time.js';
 import { actingAccountId, personOf, type Actor } from '../../auth/actor.js';
 import type { Config, DmPartners, DmReach } from '../../config/index.js';
 import type { Db, Executor } from '../../db/database.js';
@@ -11,7 +12,7 @@ import { capExceeded, forbidden, notFound, rateLimited, validation } from '../..
 import { DAY_MS, MINUTE_MS, type Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import type { AccountService } from '../accounts/account-service.js';
-import { emitConversationEvent, emitToUsers, iso } from '../conversations/events.js';
+import { emitConversationEvent, emitToUsers } from '../conversations/events.js';
 import { findAccounts, findConversation, insertMembers } from '../conversations/queries.js';
 
 import {

@@ -1,9 +1,10 @@
+import { iso } from '../../lib/iso-time.js';
 import { actingAccountId, type Actor } from '../../auth/actor.js';
 import type { MessageTable } from '../../db/tables/collaboration.js';
 import { conflict, forbidden, validation } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import { toRow } from '../conversations/rows.js';
-import { emitConversationEvent, iso } from '../conversations/events.js';
+import { emitConversationEvent } from '../conversations/events.js';
 import { writeMessageTerms } from '../search/queries.js';
 
 import type { MessageCore } from './message-core.js';

@@ -1,6 +1,6 @@
+import { iso } from '../../lib/iso-time.js';
 import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
 import { newId } from '../../lib/ids.js';
-import { iso } from '../conversations/events.js';
 
 import { NO_MENTIONS, type StoredMentions } from './text.js';
 

@@ -1,8 +1,9 @@
+import { iso } from '../../lib/iso-time.js';
 import { actingAccountId, type Actor } from '../../auth/actor.js';
 import type { Tx } from '../../db/transaction.js';
 import { conflict, notFound, validation } from '../../errors.js';
 import { toRow } from '../conversations/rows.js';
-import { emitConversationEvent, iso } from '../conversations/events.js';
+import { emitConversationEvent } from '../conversations/events.js';
 
 import type { MessageCore } from './message-core.js';
 import {

@@ -1,3 +1,4 @@
+import { iso } from '../../lib/iso-time.js';
 import { actingAccountId, type Actor } from '../../auth/actor.js';
 import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
 import { forbidden, notFound, validation } from '../../errors.js';
@@ -6,7 +7,7 @@ import type { AccountView } from '../accounts/account-service.js';
 import { plausibleId } from '../conversations/access.js';
 import { prefetchedAccessOf } from '../conversations/prefetched-access.js';
 import { toRow } from '../conversations/rows.js';
-import { eventsToUsers, iso } from '../conversations/events.js';
+import { eventsToUsers } from '../conversations/events.js';
 import { cursorOf, type Page, type PageArgs, parsePageArgs } from '../conversations/paging.js';
 import { advanceReadMarkerStatement } from '../conversations/queries.js';
 

@@ -16,9 +16,3 @@ export function emit<K extends EventType>(
 ): void {
   publishOnCommit(tx, bus, { topic: workspaceTopic(payload.serverId), type, at, payload });
 }
-
-export function iso(ms: number): string;
-export function iso(ms: number | null): string | null;
-export function iso(ms: number | null): string | null {
-  return ms === null ? null : new Date(ms).toISOString();
-}

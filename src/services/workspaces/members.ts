@@ -1,3 +1,4 @@
+import { iso } from '../../lib/iso-time.js';
 import { actingAccountId, type Actor } from '../../auth/actor.js';
 import { assertCan, assertOutranks, can, type Role } from '../../auth/policy.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
@@ -6,7 +7,7 @@ import { MINUTE_MS } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { isId } from '../../lib/ids.js';
 
-import { emit, iso } from './events.js';
+import { emit } from './events.js';
 import type { WorkspaceMembership } from './membership.js';
 import {
   deleteMember,

@@ -1,10 +1,12 @@
 import { GraphQLError, Kind } from 'graphql';
 
+import { isoTime } from '../../../lib/iso-time.js';
+
 /** DateTime: stored as milliseconds, sent as RFC 3339 UTC. */
 export const DateTime = {
   serialize(value: unknown): string {
     if (value instanceof Date) return value.toISOString();
-    if (typeof value === 'number' && Number.isFinite(value)) return new Date(value).toISOString();
+    if (typeof value === 'number' && Number.isFinite(value)) return isoTime(value);
     if (typeof value === 'string' && !Number.isNaN(Date.parse(value))) {
       return new Date(value).toISOString();
     }

@@ -20,3 +20,24 @@ export function prefixed<const A extends string, const C extends string>(
 ): Array<`${A}.${C}`> {
   return columns.map((c) => `${alias}.${c}` as const);
 }
+
+/**
+ * `(row) => ({ "a": row[from a], "b": row[from b] })` for a fixed list of fields, compiled once:
+ * one object literal, so every object it makes has the same hidden class from the start (no
+ * property added one at a time, no key built per call), and the code reading those objects sees
+ * one shape. `from` is a key of the row, or an index for a row that is an array. The names must be
+ * distinct and not `__proto__`, which a literal would treat otherwise.
+ */
+export function objectMaker<R = Record<string, unknown>>(
+  fields: ReadonlyArray<readonly [name: string, from: string | number]>,
+): (row: unknown) => R {
+  const names = fields.map(([name]) => name);
+  if (new Set(names).size !== names.length || names.includes('__proto__')) {
+    throw new Error(`objectMaker: names must be distinct and not __proto__: ${names.join(', ')}`);
+  }
+  // Names and keys are quoted as JSON string literals (indexes are numbers): no code of their own.
+  const body = fields
+    .map(([name, from]) => `${JSON.stringify(name)}: r[${JSON.stringify(from)}]`)
+    .join(', ');
+  return new Function('r', `return { ${body} };`) as (row: unknown) => R;
+}

@@ -22,6 +22,7 @@ import { LazyBegin } from './deferred-writes.js';
 import { durableCommits, WalFlusher } from './durable-commits.js';
 import { namedStatements } from './prepared.js';
 import { GroupCommitter } from './group-commit.js';
+import { objectRows, type DriverStatement } from './sqlite-rows.js';
 import type { Database } from './schema.js';
 import { NestingGuard, TransactionRunner, type Dialect, type Tx } from './transaction.js';
 
@@ -357,7 +358,7 @@ function cachingStatements(
   sqlite: Sqlite.Database,
   max = 1000,
 ): SqliteDatabase & { wrote: () => boolean } {
-  const cache = new Lru<string, Sqlite.Statement>(max);
+  const cache = new Lru<string, DriverStatement>(max);
   // Whether a statement that writes was prepared (so, run) since `wrote()` last answered.
   let wrote = false;
   return {
@@ -365,7 +366,7 @@ function cachingStatements(
     prepare(text: string) {
       let stmt = cache.get(text);
       if (!stmt) {
-        stmt = sqlite.prepare(text);
+        stmt = objectRows(sqlite.prepare(text));
         cache.set(text, stmt);
       }
       if (!stmt.readonly) wrote = true;

@@ -2,7 +2,7 @@ import { sql, type Expression } from 'kysely';
 
 import type { Executor } from '../../db/database.js';
 import { batchedOnRoot, BatchedReads, keysTable } from '../../db/batched-reads.js';
-import { everyColumn, prefixed } from '../../db/columns.js';
+import { everyColumn, objectMaker, prefixed } from '../../db/columns.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type { SessionTable } from '../../db/tables/foundation.js';
 import {
@@ -199,19 +199,15 @@ export async function findLiveSessionWithAccess(
   }
   const row = await batch.get({ tokenHash, now, conversationId: conversationId ?? '' });
   if (!row) return undefined;
-  const fields = row as unknown as Record<string, unknown>;
-  const session = Object.fromEntries(
-    LIVE_SESSION_COLUMNS.map((c) => [c, fields[c]]),
-  ) as unknown as LiveSessionRow;
+  const session = sessionOf(row);
   if (conversationId === null) return { session };
-  const access =
-    fields['a$id'] === null
-      ? undefined
-      : (Object.fromEntries(
-          ACCESS_COLUMNS.map((c) => [c, fields[`a$${c}`]]),
-        ) as ConversationAccessRow);
+  const access = (row as { a$id: string | null }).a$id === null ? undefined : accessOf(row);
   return { session, access: { row: access } };
 }
+
+// The session's and the conversation's columns out of a batched read's joined row.
+const sessionOf = objectMaker<LiveSessionRow>(LIVE_SESSION_COLUMNS.map((c) => [c, c]));
+const accessOf = objectMaker<ConversationAccessRow>(ACCESS_COLUMNS.map((c) => [c, `a$${c}`]));
 
 function liveSessionReads(db: Executor) {
   return new BatchedReads(

@@ -4,6 +4,7 @@ import { ManualClock } from '../../src/lib/clock.js';
 import { createTestApp, TEST_DB, type Agent, type TestApp } from '../_util/app.js';
 import { signUpAndIn } from '../_util/seed.js';
 import {
+  BACKGROUND,
   conversationOf,
   createWorkspace,
   inviteAndJoin,
@@ -96,7 +97,9 @@ describe(`markRead (${TEST_DB})`, () => {
       // The move and its event's outbox row (when rows are kept) in one statement, no BEGIN.
       expect(texts.filter((s) => /^(begin|commit)$/i.test(s.trim()))).toEqual([]);
       // The caller's access to the conversation is read with the session (prefetched-access.ts).
-      expect(texts).toHaveLength(3);
+      // A tick of the server's periodic work inside the window is not the request's.
+      const own = texts.filter((s) => !BACKGROUND.test(s) || writes.includes(s));
+      expect(own, own.join('\n')).toHaveLength(3);
     }
   });
 });

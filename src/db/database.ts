@@ -20,6 +20,7 @@ import { Lru } from '../lib/lru.js';
 import { WalCheckpointer } from './checkpointer.js';
 import { LazyBegin } from './deferred-writes.js';
 import { durableCommits, WalFlusher } from './durable-commits.js';
+import { PgRows } from './pg-rows.js';
 import { namedStatements } from './prepared.js';
 import { GroupCommitter } from './group-commit.js';
 import { objectRows, type DriverStatement } from './sqlite-rows.js';
@@ -294,6 +295,7 @@ function discardingTimedOut(
 ): PostgresPool {
   const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   const timedOut = new WeakSet<pg.PoolClient>();
+  const rows = new PgRows();
   return {
     async connect() {
       const client = await pool.connect();
@@ -303,14 +305,18 @@ function discardingTimedOut(
         const send = (text: string, values: unknown[]) => {
           onStatement?.(text);
           const name = namedStatements.get(text);
-          return (name ? client.query({ name, text, values }) : client.query(text, values)).catch(
-            (err: unknown) => {
-              if (err instanceof Error && err.message === 'Query read timeout') {
-                timedOut.add(client);
-              }
-              throw err;
-            },
-          );
+          return (
+            name
+              ? client
+                  .query({ name, text, values, rowMode: 'array' })
+                  .then((result) => rows.objects(name, result))
+              : client.query(text, values)
+          ).catch((err: unknown) => {
+            if (err instanceof Error && err.message === 'Query read timeout') {
+              timedOut.add(client);
+            }
+            throw err;
+          });
         };
         wrapper = {
           // Kysely passes (sql, parameters); no cursor is configured.

@@ -96,7 +96,13 @@ export async function instructions(opts: Options): Promise<ScenarioResult> {
   };
 
   const backend = await createBackend(opts.pg);
-  const svc = await startSvc(backend, {}, nodeArgs, launch);
+  // Under valgrind the server runs tens of times slower: its time limits must not be what fails.
+  const patient = {
+    SVC_DATABASE_CONNECT_TIMEOUT_MS: '60000',
+    SVC_DATABASE_STATEMENT_TIMEOUT_MS: '60000',
+    SVC_REDIS_TIMEOUT_MS: '60000',
+  };
+  const svc = await startSvc(backend, patient, nodeArgs, launch);
   try {
     const stamp = Date.now().toString(36);
     const alice: Session = await signup(svc.url, `ia${stamp}`);

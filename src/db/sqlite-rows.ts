@@ -15,8 +15,8 @@ export interface DriverStatement {
  * A reading statement whose rows leave SQLite as arrays and become objects here, all of one
  * shape, made by an object literal compiled for the statement's columns. better-sqlite3 builds
  * an object row through V8's C++ API, a property at a time with the column's name interned again
- * for every row (on Node 20, `Object::Set`: about 400 instructions a column, a tenth of a
- * `markRead`; bench `instructions`); an array row is filled by index, and the literal gives every
+ * for every row (on Node 20, `Object::Set` and what it calls: a tenth of a `markRead`'s
+ * instructions; bench `instructions`); an array row is filled by index, and the literal gives every
  * row the same hidden class from the start, which the code reading the rows then finds at once.
  *
  * Statements that write, and the rare column lists a literal cannot copy as they are (a name

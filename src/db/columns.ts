@@ -32,7 +32,7 @@ export function objectMaker<R = Record<string, unknown>>(
   fields: ReadonlyArray<readonly [name: string, from: string | number]>,
 ): (row: unknown) => R {
   const names = fields.map(([name]) => name);
-  if (new Set(names).size !== names.length || names.includes('__proto__')) {
+  if (!copiesAsLiteral(names)) {
     throw new Error(`objectMaker: names must be distinct and not __proto__: ${names.join(', ')}`);
   }
   // Names and keys are quoted as JSON string literals (indexes are numbers): no code of their own.
@@ -40,4 +40,9 @@ export function objectMaker<R = Record<string, unknown>>(
     .map(([name, from]) => `${JSON.stringify(name)}: r[${JSON.stringify(from)}]`)
     .join(', ');
   return new Function('r', `return { ${body} };`) as (row: unknown) => R;
+}
+
+/** Whether an object literal keeps these names as they are: distinct, and none `__proto__`. */
+export function copiesAsLiteral(names: readonly string[]): boolean {
+  return new Set(names).size === names.length && !names.includes('__proto__');
 }

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 
-import { objectMaker } from './columns.js';
+import { copiesAsLiteral, objectMaker } from './columns.js';
 
 type Make = (row: unknown[]) => Record<string, unknown>;
 
@@ -31,7 +31,7 @@ export class PgRows {
 }
 
 function maker(names: string[]): Make {
-  if (new Set(names).size === names.length && !names.includes('__proto__')) {
+  if (copiesAsLiteral(names)) {
     return objectMaker(names.map((name, i) => [name, i] as const));
   }
   return (row) => {

@@ -1,6 +1,6 @@
 import type Sqlite from 'better-sqlite3';
 
-import { objectMaker } from './columns.js';
+import { copiesAsLiteral, objectMaker } from './columns.js';
 
 /** What Kysely's SQLite driver calls on a prepared statement. */
 export interface DriverStatement {
@@ -25,7 +25,7 @@ export interface DriverStatement {
 export function objectRows(stmt: Sqlite.Statement): DriverStatement {
   if (!stmt.reader) return stmt;
   const names = stmt.columns().map((c) => c.name);
-  if (new Set(names).size !== names.length || names.includes('__proto__')) return stmt;
+  if (!copiesAsLiteral(names)) return stmt;
   const build = objectMaker(names.map((name, i) => [name, i] as const));
   stmt.raw(true);
   return {

@@ -1,7 +1,14 @@
 import { CompiledQuery } from 'kysely';
 import { describe, expect, it } from 'vitest';
 
-import { combineWrites, DEFERRED_MARKER, LazyBegin, shiftPlaceholders } from './deferred-writes.js';
+import {
+  alone,
+  combineWrites,
+  DEFERRED_MARKER,
+  LazyBegin,
+  shiftPlaceholders,
+} from './deferred-writes.js';
+import { composedStatement, namedStatements } from './prepared.js';
 
 describe('combineWrites', () => {
   it('sends one write as it is', () => {
@@ -34,6 +41,64 @@ describe('combineWrites', () => {
     const statements = combineWrites([big, big]);
     expect(statements).toHaveLength(2);
     expect(statements[1]!.sql.endsWith('($20000)')).toBe(true);
+  });
+});
+
+describe('composedStatement', () => {
+  const named = (sql: string) => {
+    namedStatements.set(sql, `svc_test_${namedStatements.size}`);
+    return sql;
+  };
+
+  it('keeps the text composed from named parts, and composes it again for other parts', () => {
+    const a = named('insert into "t" ("a") values ($1) /* kept a */');
+    const b = named('update "u" set "n" = $1 /* kept b */');
+    let composed = 0;
+    const compose = () => {
+      composed += 1;
+      return `with w0 as (${a}), w1 as (${b}) select 1`;
+    };
+    const first = composedStatement('test', [a, b], compose);
+    const second = composedStatement('test', [a, b], compose);
+    expect(second).toBe(first);
+    expect(composed).toBe(1);
+    expect(namedStatements.has(first)).toBe(true);
+    // Another kind, or the parts in another order, is another statement.
+    composedStatement('other', [a, b], () => 'select 2 /* other kind */');
+    composedStatement('test', [b, a], () => 'select 3 /* other order */');
+    expect(composed).toBe(1);
+    expect(composedStatement('other', [a, b], () => 'not called')).toBe(
+      'select 2 /* other kind */',
+    );
+  });
+
+  it('composes anew every time, and names nothing, when a part is not named', () => {
+    const a = named('insert into "t" ("a") values ($1) /* named */');
+    const loose = 'insert into "t" ("a") values ($1), ($2) /* not named */';
+    let composed = 0;
+    const compose = () => {
+      composed += 1;
+      return `with w0 as (${a}), w1 as (${loose}) select 1 /* loose */`;
+    };
+    const text = composedStatement('test', [a, loose], compose);
+    composedStatement('test', [a, loose], compose);
+    expect(composed).toBe(2);
+    expect(namedStatements.has(text)).toBe(false);
+  });
+
+  it('gives the same text and renumbered parameters for a shape met again', () => {
+    const a = named('insert into "t" ("a", "b") values ($1, $2) /* again a */');
+    const b = named('update "u" set "n" = $1 where "id" = $2 /* again b */');
+    const first = combineWrites([CompiledQuery.raw(a, [1, 2]), CompiledQuery.raw(b, [3, 4])]);
+    const second = combineWrites([CompiledQuery.raw(a, [5, 6]), CompiledQuery.raw(b, [7, 8])]);
+    expect(second[0]!.sql).toBe(first[0]!.sql);
+    expect(second[0]!.sql).toContain('"n" = $3 where "id" = $4');
+    expect(second[0]!.parameters).toEqual([5, 6, 7, 8]);
+    const marked = alone(second[0]!);
+    expect(marked.sql).toBe(`${DEFERRED_MARKER}${second[0]!.sql}`);
+    expect(alone(first[0]!).sql).toBe(marked.sql);
+    expect(namedStatements.has(marked.sql)).toBe(true);
+    expect(marked.parameters).toEqual([5, 6, 7, 8]);
   });
 });
 

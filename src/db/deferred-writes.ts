@@ -32,30 +32,54 @@ const MAX_PARAMETERS = 30_000;
  */
 export function combineWrites(writes: readonly CompiledQuery[]): CompiledQuery[] {
   const statements: CompiledQuery[] = [];
-  let clauses: string[] = [];
+  let chunk: CompiledQuery[] = [];
   let parameters: unknown[] = [];
-  let parts: string[] = [];
   const flush = () => {
-    if (clauses.length === 0) return;
+    if (chunk.length === 0) return;
+    const joined = chunk;
     const sql =
-      clauses.length === 1
-        ? (clauses[0] as string)
-        : `with ${clauses.map((c, i) => `w${i} as (${c})`).join(', ')} select 1`;
-    // Made of named statements only, its text is the same for every transaction of that shape
-    // (a send in a channel): it is named too, parsed and planned once per connection.
-    statements.push(CompiledQuery.raw(composedStatement(sql, parts), parameters));
-    clauses = [];
+      joined.length === 1
+        ? joined[0]!.sql
+        : composedStatement(
+            'with',
+            joined.map((w) => w.sql),
+            () => withClauses(joined),
+          );
+    statements.push(CompiledQuery.raw(sql, parameters));
+    chunk = [];
     parameters = [];
-    parts = [];
   };
   for (const write of writes) {
     if (parameters.length + write.parameters.length > MAX_PARAMETERS) flush();
-    clauses.push(shiftPlaceholders(write.sql, parameters.length));
-    parameters.push(...write.parameters);
-    parts.push(write.sql);
+    chunk.push(write);
+    for (const p of write.parameters) parameters.push(p);
   }
   flush();
   return statements;
+}
+
+/** `writes` as the clauses of one `WITH` statement, their placeholders renumbered in order. */
+function withClauses(writes: readonly CompiledQuery[]): string {
+  let offset = 0;
+  const clauses = writes.map((w, i) => {
+    const clause = `w${i} as (${shiftPlaceholders(w.sql, offset)})`;
+    offset += w.parameters.length;
+    return clause;
+  });
+  return `with ${clauses.join(', ')} select 1`;
+}
+
+/**
+ * The one statement of a transaction that sends nothing else: `statement` marked so that it runs
+ * without `begin` (LazyBegin), its text kept when named.
+ */
+export function alone(statement: CompiledQuery): CompiledQuery {
+  const sql = composedStatement(
+    'alone',
+    [statement.sql],
+    () => `${DEFERRED_MARKER}${statement.sql}`,
+  );
+  return CompiledQuery.raw(sql, [...statement.parameters]);
 }
 
 /**

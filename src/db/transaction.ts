@@ -10,8 +10,7 @@ import type {
   Transaction,
 } from 'kysely';
 
-import { combineWrites, DEFERRED_MARKER } from './deferred-writes.js';
-import { composedStatement } from './prepared.js';
+import { alone, combineWrites } from './deferred-writes.js';
 
 import type { GroupCommitter } from './group-commit.js';
 import type { Database } from './schema.js';
@@ -145,9 +144,7 @@ export class TransactionRunner {
         const statements = combineWrites(deferred);
         if (statements.length === 1) {
           // Every write of the transaction in one statement: it may run without BEGIN.
-          const only = statements[0]!;
-          const sql = composedStatement(`${DEFERRED_MARKER}${only.sql}`, [only.sql]);
-          await trx.executeQuery({ ...only, sql });
+          await trx.executeQuery(alone(statements[0]!));
         } else {
           for (const statement of statements) await trx.executeQuery(statement);
         }

@@ -22,12 +22,15 @@ export function writeThen(
   first: CompiledQuery,
   then: CompiledQuery,
 ): CompiledQuery<{ written: number | string }> {
-  const text =
-    `with written as (${first.sql}), ` +
-    `followed as (${shiftPlaceholders(then.sql, first.parameters.length)}) ` +
-    `select count(*) as "written" from written`;
-  return CompiledQuery.raw(composedStatement(text, [first.sql, then.sql]), [
-    ...first.parameters,
-    ...then.parameters,
-  ]) as CompiledQuery<{ written: number | string }>;
+  const text = composedStatement(
+    'writeThen',
+    [first.sql, then.sql],
+    () =>
+      `with written as (${first.sql}), ` +
+      `followed as (${shiftPlaceholders(then.sql, first.parameters.length)}) ` +
+      `select count(*) as "written" from written`,
+  );
+  return CompiledQuery.raw(text, [...first.parameters, ...then.parameters]) as CompiledQuery<{
+    written: number | string;
+  }>;
 }

@@ -214,16 +214,20 @@ export async function spendChallengeFindingDevice(
     'publicKey' in by
       ? signingDeviceByKeyQuery.statement(db, by.publicKey)
       : signingDeviceByIdQuery.statement(db, by.id);
-  const text =
-    `with spent as (${spend.sql}) ` +
-    `select spent."nonce" as "spentNonce", spent."serverKey" as "spentServerKey", ` +
-    `${SIGNING_COLUMNS.map((c) => `found."${c}"`).join(', ')} ` +
-    `from (select 1) as one left join spent on true ` +
-    `left join (${shiftPlaceholders(read.sql, spend.parameters.length)}) as found on true`;
+  const text = composedStatement(
+    'spendChallengeFindingDevice',
+    [spend.sql, read.sql],
+    () =>
+      `with spent as (${spend.sql}) ` +
+      `select spent."nonce" as "spentNonce", spent."serverKey" as "spentServerKey", ` +
+      `${SIGNING_COLUMNS.map((c) => `found."${c}"`).join(', ')} ` +
+      `from (select 1) as one left join spent on true ` +
+      `left join (${shiftPlaceholders(read.sql, spend.parameters.length)}) as found on true`,
+  );
   const { rows } = await db.executeQuery<
     SigningRow & { spentNonce: string | null; spentServerKey: string | null }
   >(
-    CompiledQuery.raw(composedStatement(text, [spend.sql, read.sql]), [
+    CompiledQuery.raw(text, [
       ...spend.parameters,
       ...read.parameters,
     ]),

@@ -21,6 +21,7 @@ import { WalCheckpointer } from './checkpointer.js';
 import { LazyBegin } from './deferred-writes.js';
 import { durableCommits, WalFlusher } from './durable-commits.js';
 import { PgRows } from './pg-rows.js';
+import { DescribedQuery, runDescribed, type RowShape } from './pg-statement.js';
 import { namedStatements } from './prepared.js';
 import { GroupCommitter } from './group-commit.js';
 import { objectRows, type DriverStatement } from './sqlite-rows.js';
@@ -302,14 +303,16 @@ function discardingTimedOut(
       let wrapper = wrappers.get(client);
       if (!wrapper) {
         const lazyBegin = new LazyBegin();
+        const shapes = new Map<string, RowShape>();
         const send = (text: string, values: unknown[]) => {
           onStatement?.(text);
           const name = namedStatements.get(text);
           return (
             name
-              ? client
-                  .query({ name, text, values, rowMode: 'array' })
-                  .then((result) => rows.objects(name, result))
+              ? runDescribed(
+                  client,
+                  new DescribedQuery({ name, text, values, rowMode: 'array' }, shapes),
+                ).then((result) => rows.objects(name, result))
               : client.query(text, values)
           ).catch((err: unknown) => {
             if (err instanceof Error && err.message === 'Query read timeout') {

@@ -12,6 +12,8 @@ export type BatchFn<V> = (keys: string[]) => Promise<Map<string, V>>;
 /** One batched, cached lookup by string key (DataLoader's idea, in 40 lines). */
 export class Loader<V> {
   private readonly cache = new Map<string, Promise<V | undefined>>();
+  /** What the settled batches answered, by key (undefined: asked and not found). */
+  private readonly settled = new Map<string, V | undefined>();
   private queue: Array<{
     key: string;
     resolve: (v: V | undefined) => void;
@@ -34,12 +36,34 @@ export class Loader<V> {
     return p;
   }
 
+  /**
+   * Whether `key`'s batch has answered, so `value(key)` may be returned at once. A resolver that
+   * answers a known value instead of a promise lets graphql-js complete its object without a
+   * promise of its own (for a page of 30 messages, 30 fewer).
+   */
+  known(key: string): boolean {
+    return this.settled.has(key);
+  }
+
+  /** The answer for `key` once `known(key)`; undefined when it was not found. */
+  value(key: string): V | undefined {
+    return this.settled.get(key);
+  }
+
+  /** Loads `keys` in one batch; resolves once every one is `known`. */
+  prime(keys: readonly string[]): Promise<unknown> {
+    return Promise.all(keys.map((k) => this.load(k)));
+  }
+
   private dispatch() {
     const queue = this.queue;
     this.queue = [];
     const keys = [...new Set(queue.map((q) => q.key))];
     this.batch(keys).then(
-      (map) => queue.forEach((q) => q.resolve(map.get(q.key))),
+      (map) => {
+        for (const key of keys) this.settled.set(key, map.get(key));
+        queue.forEach((q) => q.resolve(map.get(q.key)));
+      },
       (err) => queue.forEach((q) => q.reject(err)),
     );
   }

@@ -226,12 +226,7 @@ export async function spendChallengeFindingDevice(
   );
   const { rows } = await db.executeQuery<
     SigningRow & { spentNonce: string | null; spentServerKey: string | null }
-  >(
-    CompiledQuery.raw(text, [
-      ...spend.parameters,
-      ...read.parameters,
-    ]),
-  );
+  >(CompiledQuery.raw(text, [...spend.parameters, ...read.parameters]));
   const { spentNonce, spentServerKey, ...device } = rows[0]!;
   return {
     spent: spentNonce === null ? undefined : { nonce: spentNonce, serverKey: spentServerKey },

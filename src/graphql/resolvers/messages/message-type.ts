@@ -4,7 +4,7 @@ import { readMentions } from '../../../services/messages/text.js';
 import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
-import { loadUser } from '../accounts/loaders.js';
+import { loadUser, userField } from '../accounts/loaders.js';
 
 import {
   loadEdits,
@@ -21,7 +21,7 @@ type R = Resolver<MessageTable>;
 
 export const Message = {
   serverId: ((m) => m.workspaceId) as R,
-  author: ((m, _a, ctx, info) => loadUser(ctx, info, m.authorId).then((u) => u ?? null)) as R,
+  author: ((m, _a, ctx, info) => userField(ctx, info, m.authorId)) as R,
   text: ((m) => (m.deletedAt === null ? m.text : null)) as R,
   isDeleted: ((m) => m.deletedAt !== null) as R,
   ciphertext: ((m) => (m.deletedAt === null ? m.ciphertext : null)) as R,

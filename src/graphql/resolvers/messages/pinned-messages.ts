@@ -1,5 +1,14 @@
 import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
-export const pinnedMessages: Resolver<unknown, { conversationId: string }> = (_parent, args, ctx) =>
-  ctx.app.services.messages.pinned(requireActor(ctx), args.conversationId);
+import { withAuthors } from './authors.js';
+
+export const pinnedMessages: Resolver<unknown, { conversationId: string }> = async (
+  _parent,
+  args,
+  ctx,
+  info,
+) => {
+  const pinned = await ctx.app.services.messages.pinned(requireActor(ctx), args.conversationId);
+  return withAuthors(ctx, info, ['author'], pinned, pinned);
+};

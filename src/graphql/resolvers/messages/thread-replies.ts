@@ -1,8 +1,12 @@
 import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
+import { withAuthors } from './authors.js';
+
 export const threadReplies: Resolver<
   unknown,
   { messageId: string; before?: string | null; after?: string | null; limit?: number | null }
-> = (_parent, args, ctx) =>
-  ctx.app.services.messages.threadPage(requireActor(ctx), args.messageId, args);
+> = async (_parent, args, ctx, info) => {
+  const page = await ctx.app.services.messages.threadPage(requireActor(ctx), args.messageId, args);
+  return withAuthors(ctx, info, ['items', 'author'], page.items, page);
+};

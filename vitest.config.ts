@@ -11,14 +11,23 @@ const shared = {
 };
 
 export default defineConfig({
+  // Node resolves `graphql` to its CommonJS entry (the package has no exports map), as
+  // graphql-jit's own import of it does; Vite would take the `module` entry for our sources, a
+  // second copy whose types graphql-jit refuses ("from another module or realm").
+  resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
     pool: 'forks',
     maxWorkers: 2,
     reporters: ['default'],
     projects: [
-      { test: { ...shared, name: 'sqlite', env: { SVC_TEST_DB: 'sqlite' } } },
+      { extends: true, test: { ...shared, name: 'sqlite', env: { SVC_TEST_DB: 'sqlite' } } },
       ...(pgUrl
-        ? [{ test: { ...shared, name: 'postgres', env: { SVC_TEST_DB: 'postgres' } } }]
+        ? [
+            {
+              extends: true,
+              test: { ...shared, name: 'postgres', env: { SVC_TEST_DB: 'postgres' } },
+            },
+          ]
         : []),
     ],
   },

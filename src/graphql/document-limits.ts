@@ -161,6 +161,19 @@ export function countMutationFields(
 }
 
 /**
+ * The fields of the operation a request selects, with fragments expanded (saturating as
+ * `summarize` does); null when no operation is selected.
+ */
+export function expandedFieldCount(
+  document: DocumentNode,
+  operationName?: string | null,
+): number | null {
+  const operation = selectOperation(document, operationName);
+  if (operation === null) return null;
+  return summarize(operation.selectionSet, summarizeFragments(document)).fields;
+}
+
+/**
  * What a selection set costs with fragments expanded. Counts saturate (see `add`) so a fragment
  * bomb yields a large number, not Infinity. `depth` is the deepest field, 1 for a root field.
  */

@@ -1,5 +1,4 @@
 import {
-  execute,
   GraphQLError,
   specifiedRules,
   validate,
@@ -15,6 +14,7 @@ import { validation } from '../errors.js';
 import { selectOperation } from '../lib/graphql-operation.js';
 import { Lru } from '../lib/lru.js';
 
+import { CompiledOperations } from './compiled.js';
 import type { GraphqlContext } from './context.js';
 import { checkDocumentLimits, countMutationFields, parseBounded } from './document-limits.js';
 import { codedError, formatError, plainError } from './format-error.js';
@@ -34,6 +34,13 @@ export interface FormattedResult {
 /** A document that parsed and validated, with what the transports need to know about it. */
 export interface PreparedDocument {
   document: DocumentNode;
+  /** Its operations, interpreted, then compiled once the document is used again (compiled.ts). */
+  operations: CompiledOperations;
+}
+
+export interface ExecutorOptions {
+  /** Runs of a document's operation before it is compiled (compiled.ts); default 2. */
+  compileAfterRuns?: number;
 }
 
 type Prepared = { ok: true; doc: PreparedDocument } | { ok: false; errors: string[] };
@@ -48,7 +55,10 @@ const CACHE_MAX_SOURCE = 20_000;
 export class GraphqlExecutor {
   private readonly cache = new Lru<string, Prepared>(1000);
 
-  constructor(readonly schema: GraphQLSchema) {}
+  constructor(
+    readonly schema: GraphQLSchema,
+    private readonly opts: ExecutorOptions = {},
+  ) {}
 
   prepare(source: string): Prepared {
     const cached = this.cache.get(source);
@@ -66,7 +76,14 @@ export class GraphqlExecutor {
     if (literalHasNul(parsed.document)) return { ok: false, errors: [NUL_MESSAGE] };
     const errors = validate(this.schema, parsed.document, specifiedRules, { maxErrors: 20 });
     if (errors.length > 0) return { ok: false, errors: errors.map((e) => e.message) };
-    return { ok: true, doc: { document: parsed.document } };
+    const document = parsed.document;
+    return {
+      ok: true,
+      doc: {
+        document,
+        operations: new CompiledOperations(this.schema, document, this.opts.compileAfterRuns),
+      },
+    };
   }
 
   /** Which kind of operation a request selects, or null when it cannot be selected. */
@@ -107,13 +124,11 @@ export class GraphqlExecutor {
     }
     let result: ExecutionResult;
     try {
-      result = await execute({
-        schema: this.schema,
-        document: doc.document,
-        variableValues: request.variables ?? undefined,
-        operationName: request.operationName ?? undefined,
-        contextValue: context,
-      });
+      result = await doc.operations.execute(
+        request.operationName ?? undefined,
+        request.variables ?? undefined,
+        context,
+      );
     } catch (err) {
       result = {
         errors: [

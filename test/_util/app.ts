@@ -163,7 +163,9 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     clock: opts.clock,
     log,
   });
-  const graphql = opts.http?.graphql ?? buildGraphqlExecutor();
+  // Every document compiled from its first run (src/graphql/compiled.ts), so the tests exercise
+  // the compiled operations; the interpreted first run has its own test (compiled-documents).
+  const graphql = opts.http?.graphql ?? buildGraphqlExecutor({ compileAfterRuns: 1 });
   const app = await buildHttpApp(ctx, { ...opts.http, graphql });
   await app.ready();
   const t: TestApp = {

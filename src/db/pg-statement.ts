@@ -33,7 +33,6 @@ interface Connection {
     binary: boolean;
     valueMapper: (value: unknown) => unknown;
   }): void;
-  close(config: { type: 'S'; name: string }): void;
   sync(): void;
 }
 

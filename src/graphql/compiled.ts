@@ -21,49 +21,62 @@ type Compiled = CompiledQuery | 'interpret';
 
 /**
  * A document's operations run as JavaScript compiled for them (graphql-jit) once the document
- * has run `compileAfterRuns` times (2 unless told): graphql-js interprets the document at every execution (for
- * each field: its definition, its arguments, a resolve info, its completion by type), which
- * makes most of the GraphQL cost of a request (bench `instructions`). The document was parsed
- * and validated before (executor.ts), and is kept with its compiled operations (an LRU of 1,000),
- * so a client's repeated queries and mutations are compiled once; a document used once is never
- * compiled. Subscriptions, and an operation the compiler refuses, run on graphql-js.
+ * has run `runsBeforeCompiling` times (2 unless told): graphql-js interprets the document at
+ * every execution (for each field: its definition, its arguments, a resolve info, its completion
+ * by type), which makes most of the GraphQL cost of a request (bench `instructions`). The
+ * document was parsed and validated before (executor.ts), and is kept with its compiled
+ * operations (an LRU of 1,000), so a client's repeated queries and mutations are compiled once;
+ * a document used once is never compiled. An operation the compiler refuses runs on graphql-js.
+ *
+ * Requests (`events: false`) run queries and mutations compiled; a subscription stays with
+ * graphql-js. For a subscription's events (`events: true`, the fan-out), the subscription runs
+ * compiled with the event as its root value, as graphql-js runs it for each event.
  */
 export class CompiledOperations {
   private readonly runs = new Map<string, number>();
   private readonly compiled = new Map<string, Compiled>();
+  private readonly runsBeforeCompiling: number;
+  private readonly events: boolean;
 
   constructor(
     private readonly schema: GraphQLSchema,
     private readonly document: DocumentNode,
-    private readonly runsBeforeCompiling = COMPILE_AFTER_RUNS,
-  ) {}
+    opts: { runsBeforeCompiling?: number; events?: boolean } = {},
+  ) {
+    this.runsBeforeCompiling = opts.runsBeforeCompiling ?? COMPILE_AFTER_RUNS;
+    this.events = opts.events ?? false;
+  }
 
   execute(
     operationName: string | undefined,
     variables: Record<string, unknown> | undefined,
     context: unknown,
+    rootValue?: unknown,
   ): Promise<ExecutionResult> | ExecutionResult {
     const key = operationName ?? '';
     const compiled = this.compiled.get(key) ?? this.compileAfterRuns(key, operationName);
     if (compiled !== undefined && compiled !== 'interpret') {
-      const result = compiled.query(undefined, context, variables);
+      const result = compiled.query(rootValue, context, variables);
       // No `data`: the variables were refused before any field ran. graphql-js words those
       // errors a little differently; its own words are the ones clients have had.
-      if (!(result instanceof Promise) && !('data' in result))
-        return this.interpret(operationName, variables, context);
+      if (!(result instanceof Promise) && !('data' in result)) {
+        return this.interpret(operationName, variables, context, rootValue);
+      }
       return result;
     }
-    return this.interpret(operationName, variables, context);
+    return this.interpret(operationName, variables, context, rootValue);
   }
 
   private interpret(
     operationName: string | undefined,
     variables: Record<string, unknown> | undefined,
     context: unknown,
+    rootValue: unknown,
   ): Promise<ExecutionResult> | ExecutionResult {
     return execute({
       schema: this.schema,
       document: this.document,
+      rootValue,
       variableValues: variables,
       operationName,
       contextValue: context,
@@ -88,7 +101,9 @@ export class CompiledOperations {
 
   private compile(operationName: string | undefined): Compiled {
     const operation = selectOperation(this.document, operationName);
-    if (!operation || operation.operation === 'subscription') return 'interpret';
+    if (!operation || (operation.operation === 'subscription') !== this.events) {
+      return 'interpret';
+    }
     const fields = expandedFieldCount(this.document, operationName);
     if (fields === null || fields > MAX_COMPILED_FIELDS) return 'interpret';
     const result = compileQuery(this.schema, this.document, operationName, {

@@ -60,6 +60,11 @@ export class GraphqlExecutor {
     private readonly opts: ExecutorOptions = {},
   ) {}
 
+  /** Runs of a document before it is compiled, when told (the fan-out's events follow it). */
+  get compileAfterRuns(): number | undefined {
+    return this.opts.compileAfterRuns;
+  }
+
   prepare(source: string): Prepared {
     const cached = this.cache.get(source);
     if (cached) return cached;
@@ -81,7 +86,9 @@ export class GraphqlExecutor {
       ok: true,
       doc: {
         document,
-        operations: new CompiledOperations(this.schema, document, this.opts.compileAfterRuns),
+        operations: new CompiledOperations(this.schema, document, {
+          runsBeforeCompiling: this.opts.compileAfterRuns,
+        }),
       },
     };
   }

@@ -1,14 +1,9 @@
-import {
-  execute,
-  GraphQLError,
-  type DocumentNode,
-  type ExecutionResult,
-  type GraphQLSchema,
-} from 'graphql';
+import { GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 
 import type { BusEvent, EventBus } from '../events/bus.js';
 import { RedisBus, whenSubscribed } from '../events/redis-bus.js';
+import { CompiledOperations } from '../graphql/compiled.js';
 import type { GraphqlContext } from '../graphql/context.js';
 import { formatError } from '../graphql/format-error.js';
 
@@ -64,10 +59,15 @@ export class Fanout {
   /** Events executed and serialized so far (once per event and distinct document). */
   serializations = 0;
 
+  /** Each subscription document's operations, run per event (compiled.ts, `events`). */
+  private readonly operations = new WeakMap<DocumentNode, CompiledOperations>();
+
   constructor(
     private readonly bus: EventBus,
     private readonly schema: GraphQLSchema,
     private readonly log: Logger,
+    /** Runs of a document before its events run compiled (compiled.ts); default 2. */
+    private readonly runsBeforeCompiling?: number,
   ) {
     // After a Redis outage events may have been missed: end every live subscription (the client
     // gets `complete`), so that clients resubscribe and refetch instead of showing a gap.
@@ -218,14 +218,20 @@ export class Fanout {
     this.serializations += 1;
     const run = (): ExecutionResult | Promise<ExecutionResult> => {
       try {
-        return execute({
-          schema: this.schema,
-          document: first.document,
-          rootValue: event,
-          contextValue: first.context,
-          variableValues: first.variables ?? undefined,
-          operationName: first.operationName ?? undefined,
-        });
+        let operations = this.operations.get(first.document);
+        if (!operations) {
+          operations = new CompiledOperations(this.schema, first.document, {
+            events: true,
+            runsBeforeCompiling: this.runsBeforeCompiling,
+          });
+          this.operations.set(first.document, operations);
+        }
+        return operations.execute(
+          first.operationName ?? undefined,
+          first.variables ?? undefined,
+          first.context,
+          event,
+        );
       } catch (err) {
         return { errors: [new GraphQLError('execution failed', { originalError: err as Error })] };
       }

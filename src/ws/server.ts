@@ -83,7 +83,12 @@ export class RealtimeServer implements ConnectionHost {
     options: RealtimeOptions = {},
   ) {
     const { config } = ctx;
-    this.fanout = new Fanout(ctx.bus, graphql.schema, ctx.log.child({ subsystem: 'fanout' }));
+    this.fanout = new Fanout(
+      ctx.bus,
+      graphql.schema,
+      ctx.log.child({ subsystem: 'fanout' }),
+      graphql.compileAfterRuns,
+    );
     this.writes = new WriteBatcher({
       maxDelayMs: options.writeGatherMs ?? config.rates.wsWriteGatherMs,
       load: () => ctx.requestLoad.sustained(),

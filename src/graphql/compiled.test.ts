@@ -48,6 +48,20 @@ describe('CompiledOperations', () => {
     });
   });
 
+  it('refuses an operation name the document lacks as graphql-js does, and keeps no count of it', async () => {
+    const ops = new CompiledOperations(schema, parse('query A { hello(name: "a") }'));
+    for (let i = 0; i < 5; i += 1) {
+      expect(await ops.execute(`Made${i}`, undefined, {})).toEqual({
+        errors: [expect.objectContaining({ message: `Unknown operation named "Made${i}".` })],
+      });
+    }
+    expect(ops.tracked).toBe(0);
+    await ops.execute('A', undefined, {});
+    await ops.execute('A', undefined, {});
+    expect(ops.isCompiled('A')).toBe(true);
+    expect(ops.tracked).toBe(1);
+  });
+
   it('leaves a subscription of a request to graphql-js', async () => {
     const ops = new CompiledOperations(schema, parse('subscription { noteAdded { id } }'), {
       runsBeforeCompiling: 1,

@@ -89,7 +89,15 @@ export class CompiledOperations {
     return compiled !== undefined && compiled !== 'interpret';
   }
 
+  /** Operation names counted or compiled: at most the document's operations. */
+  get tracked(): number {
+    return new Set([...this.runs.keys(), ...this.compiled.keys()]).size;
+  }
+
   private compileAfterRuns(key: string, operationName: string | undefined): Compiled | undefined {
+    // A name the document lacks is graphql-js's to refuse, and is not counted: names a client
+    // makes up must not grow what the cached document holds.
+    if (!selectOperation(this.document, operationName)) return 'interpret';
     const runs = (this.runs.get(key) ?? 0) + 1;
     this.runs.set(key, runs);
     if (runs < this.runsBeforeCompiling) return undefined;

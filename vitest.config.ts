@@ -20,11 +20,14 @@ export default defineConfig({
     maxWorkers: 2,
     reporters: ['default'],
     projects: [
-      { extends: true, test: { ...shared, name: 'sqlite', env: { SVC_TEST_DB: 'sqlite' } } },
+      {
+        extends: true as const,
+        test: { ...shared, name: 'sqlite', env: { SVC_TEST_DB: 'sqlite' } },
+      },
       ...(pgUrl
         ? [
             {
-              extends: true,
+              extends: true as const,
               test: { ...shared, name: 'postgres', env: { SVC_TEST_DB: 'postgres' } },
             },
           ]

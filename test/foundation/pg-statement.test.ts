@@ -19,6 +19,13 @@ describe.runIf(TEST_DB === 'postgres')('DescribedQuery', () => {
     await client.end();
   });
 
+  /** A parameter node-postgres cannot turn into text: its Bind is never sent. */
+  const unbindable = {
+    toPostgres: () => {
+      throw new Error('this value cannot be sent');
+    },
+  };
+
   const run = (shapes: Map<string, RowShape>, name: string, text: string, values: unknown[]) =>
     runDescribed(
       client as unknown as pg.PoolClient,
@@ -75,11 +82,6 @@ describe.runIf(TEST_DB === 'postgres')('DescribedQuery', () => {
     const text = 'select 10 / $1::int as q';
     expect((await run(shapes, 'described_divide', text, [2])).rows).toEqual([[5]]);
     await expect(run(shapes, 'described_divide', text, [0])).rejects.toThrow(/division by zero/);
-    const unbindable = {
-      toPostgres: () => {
-        throw new Error('this value cannot be sent');
-      },
-    };
     await expect(run(shapes, 'described_divide', text, [unbindable])).rejects.toThrow(
       /cannot be sent/,
     );
@@ -89,11 +91,6 @@ describe.runIf(TEST_DB === 'postgres')('DescribedQuery', () => {
   it('runs a statement whose first execution had a parameter that cannot be sent', async () => {
     const shapes = new Map<string, RowShape>();
     const text = 'select $1::int * 2 as twice';
-    const unbindable = {
-      toPostgres: () => {
-        throw new Error('this value cannot be sent');
-      },
-    };
     await expect(run(shapes, 'described_first_fails', text, [unbindable])).rejects.toThrow(
       /cannot be sent/,
     );

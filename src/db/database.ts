@@ -20,8 +20,7 @@ import { Lru } from '../lib/lru.js';
 import { WalCheckpointer } from './checkpointer.js';
 import { LazyBegin } from './deferred-writes.js';
 import { durableCommits, WalFlusher } from './durable-commits.js';
-import { PgRows } from './pg-rows.js';
-import { DescribedQuery, runDescribed, type RowShape } from './pg-statement.js';
+import { ConnectionStatements } from './pg-statement.js';
 import { namedStatements } from './prepared.js';
 import { GroupCommitter } from './group-commit.js';
 import { objectRows, type DriverStatement } from './sqlite-rows.js';
@@ -296,24 +295,18 @@ function discardingTimedOut(
 ): PostgresPool {
   const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   const timedOut = new WeakSet<pg.PoolClient>();
-  const rows = new PgRows();
   return {
     async connect() {
       const client = await pool.connect();
       let wrapper = wrappers.get(client);
       if (!wrapper) {
         const lazyBegin = new LazyBegin();
-        const shapes = new Map<string, RowShape>();
+        const statements = new ConnectionStatements(pgTypes.getTypeParser);
         const send = (text: string, values: unknown[]) => {
           onStatement?.(text);
           const name = namedStatements.get(text);
           return (
-            name
-              ? runDescribed(
-                  client,
-                  new DescribedQuery({ name, text, values, rowMode: 'array' }, shapes),
-                ).then((result) => rows.objects(name, result))
-              : client.query(text, values)
+            name ? statements.run(client, name, text, values) : client.query(text, values)
           ).catch((err: unknown) => {
             if (err instanceof Error && err.message === 'Query read timeout') {
               timedOut.add(client);

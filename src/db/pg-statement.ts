@@ -1,31 +1,32 @@
 import pg from 'pg';
 
-/** What a named statement's answers look like on one connection: its columns and their parsers. */
-export interface RowShape {
-  fields: pg.FieldDef[];
-  parsers: Array<(value: string) => unknown>;
+import { copiesAsLiteral, objectMaker } from './columns.js';
+
+type Parser = (value: string) => unknown;
+type Make = (values: unknown[]) => Record<string, unknown>;
+
+/** The type parser node-postgres would use for a column (the pool's `types`). */
+export type TypeParsers = (oid: number, format: 'text' | 'binary') => Parser;
+
+/** What a named statement's answers look like on one connection: its columns, parsed and named. */
+interface RowShape {
+  parsers: Parser[];
+  make: Make;
 }
 
-/** The internals of node-postgres 8's `Query` this subclass takes part in (lib/query.js). */
-interface QueryInternals {
-  name: string;
-  text: string;
-  values: unknown[];
-  portal: string;
-  binary: boolean;
-  rows: number | undefined;
-  types: unknown;
-  _accumulateRows: boolean;
-  _result: { fields: pg.FieldDef[]; _parsers: Array<(value: string) => unknown> | undefined };
-  hasBeenParsed(connection: Connection): boolean;
-  handleError(err: unknown, connection: Connection): void;
-  _getRows(connection: Connection, rows: number | undefined): void;
+/** A named statement's answer, as Kysely's PostgreSQL driver reads node-postgres's result. */
+export interface Executed {
+  command: string | null;
+  rowCount: number | null;
+  rows: Array<Record<string, unknown>>;
 }
 
+/** The internals of node-postgres 8's connection a query takes part in (lib/connection.js). */
 interface Connection {
-  parse(config: { text: string; name: string; types: unknown }): void;
-  describe(config: { type: 'P'; name: string }): void;
+  stream: { cork?: () => void; uncork?: () => void };
+  parsedStatements: Record<string, string>;
   submittedNamedStatements: Record<string, string>;
+  parse(config: { text: string; name: string; types: unknown }): void;
   bind(config: {
     portal: string;
     statement: string;
@@ -33,106 +34,248 @@ interface Connection {
     binary: boolean;
     valueMapper: (value: unknown) => unknown;
   }): void;
+  describe(config: { type: 'P'; name: string }): void;
+  execute(config: { portal: string; rows: undefined }): void;
   sync(): void;
+  sendCopyFail(message: string): void;
 }
 
 /** How node-postgres turns a parameter into its text (lib/utils.js, on the module as `utils`). */
 const { prepareValue } = (pg as unknown as { utils: { prepareValue(value: unknown): unknown } })
   .utils;
 
-const BaseQuery = pg.Query as unknown as new (config: pg.QueryConfig) => pg.Query & {
-  handleRowDescription(msg: { fields: pg.FieldDef[] }): void;
-  handleCommandComplete(msg: unknown, connection: Connection): void;
-};
+/** What node-postgres reads from a CommandComplete's tag (lib/result.js). */
+const COMMAND_TAG = /^([A-Za-z]+)(?: (\d+))?(?: (\d+))?/;
+
+/** A statement without rows (NoData where a row description would be). */
+const NO_ROWS: RowShape = { parsers: [], make: () => ({}) };
 
 /**
- * A named statement run on a connection that has already described its rows: node-postgres asks
- * for the row description at every execution (Describe), and parses it and builds the result's
- * parsers anew each time (bench `instructions`: about 50,000 instructions of a send, more of a
- * `me` with its many columns). A statement's row type cannot change on a connection while its
- * plan is kept (PostgreSQL refuses with "cached plan must not change result type"), so the shape
- * learned at the first execution on a connection is kept for that connection (`shapes`), and the
- * later executions send Bind, Execute and Sync only. The first execution on a connection asks for
- * the description, as node-postgres always does.
+ * The named statements (the hot ones: prepared.ts) of one connection, run by a query object of
+ * their own instead of node-postgres's `Query`, which the connection runs the same way (it calls
+ * `submit`, then a `handle…` method per message of the answer).
+ *
+ * - node-postgres's `Query` copies its configuration property by property with descriptors, and
+ *   is an event emitter with a result object of its own: about 39,000 instructions to make one,
+ *   two per send (bench `instructions`, round fourteen).
+ * - It asks for the row description at every execution (Describe), and parses it and builds the
+ *   parsers anew each time (about 50,000 instructions of a send, round thirteen). A statement's
+ *   row type cannot change on a connection while its plan is kept (PostgreSQL refuses with
+ *   "cached plan must not change result type"), so the shape learned at the first execution on a
+ *   connection is kept for that connection, and the later executions send Bind, Execute and Sync
+ *   only.
+ * - Its rows are made objects by copying an empty template and storing each column by its name,
+ *   a keyed store the engine cannot specialize across statements. Here each statement's rows
+ *   are made by one object literal compiled from its columns (columns.ts `objectMaker`), as
+ *   SQLite's are (sqlite-rows.ts). A named statement never selects `*`, so its columns are fixed;
+ *   a list a literal cannot copy as it is (a name twice, `__proto__`) is copied a column at a
+ *   time, the last of a name winning, as node-postgres does.
  */
-export class DescribedQuery extends BaseQuery {
-  /** This execution asked for the description (node-postgres's own path). */
-  private described = false;
+export class ConnectionStatements {
+  private readonly shapes = new Map<string, RowShape>();
 
-  constructor(
-    config: pg.QueryConfig & { name: string; rowMode: 'array' },
-    private readonly shapes: Map<string, RowShape>,
+  constructor(private readonly types: TypeParsers) {}
+
+  /** Runs the statement `text` under `name` on `client`: its answer, or the error it got. */
+  run(client: pg.ClientBase, name: string, text: string, values: unknown[]): Promise<Executed> {
+    return new Promise((resolve, reject) => {
+      const execution = new NamedExecution(name, text, values, this);
+      execution.callback = (err, result) => (err ? reject(err) : resolve(result!));
+      client.query(execution as unknown as pg.QueryConfig);
+    });
+  }
+
+  /** The shape of `name`'s rows on this connection, when an execution here has described it. */
+  shapeOf(name: string): RowShape | undefined {
+    return this.shapes.get(name);
+  }
+
+  /** Keeps the shape of `name`'s rows from its description (`fields` empty: no rows). */
+  learn(
+    name: string,
+    fields: ReadonlyArray<{ name: string; dataTypeID: number; format?: string }>,
   ) {
-    super(config);
-  }
-
-  /**
-   * node-postgres's `prepare` (lib/query.js), with Describe sent only while the shape is unknown
-   * on this connection, and a parameter that cannot be sent handled without closing the
-   * statement (see below).
-   */
-  prepare(connection: Connection): void {
-    const self = this as unknown as QueryInternals;
-    const parsed = self.hasBeenParsed(connection);
-    if (!parsed) {
-      connection.parse({ text: self.text, name: self.name, types: self.types });
-      connection.submittedNamedStatements[self.name] = self.text;
-    }
-    try {
-      connection.bind({
-        portal: self.portal,
-        statement: self.name,
-        values: self.values,
-        binary: self.binary,
-        valueMapper: prepareValue,
-      });
-    } catch (err) {
-      // The Bind was not sent: a Sync ends the query (its ReadyForQuery frees the connection),
-      // and a Parse sent just before still completes, so the statement is there for the next
-      // execution. node-postgres closes the statement here while its connection goes on
-      // counting it as parsed, so every later execution of it there would fail ("prepared
-      // statement does not exist").
-      connection.sync();
-      self.handleError(err, connection);
-      return;
-    }
-    const shape = parsed ? this.shapes.get(self.name) : undefined;
-    if (shape) {
-      // What handleRowDescription would have set from the description.
-      self._result.fields = shape.fields;
-      self._result._parsers = shape.parsers;
-      self._accumulateRows = true;
-    } else {
-      this.described = true;
-      connection.describe({ type: 'P', name: self.portal });
-    }
-    self._getRows(connection, self.rows);
-  }
-
-  override handleRowDescription(msg: { fields: pg.FieldDef[] }): void {
-    super.handleRowDescription(msg);
-    const self = this as unknown as QueryInternals;
-    this.shapes.set(self.name, { fields: msg.fields, parsers: self._result._parsers ?? [] });
-  }
-
-  override handleCommandComplete(msg: unknown, connection: Connection): void {
-    super.handleCommandComplete(msg, connection);
-    const self = this as unknown as QueryInternals;
-    // Described and answered without a description (NoData): a statement without rows.
-    if (this.described && !this.shapes.has(self.name)) {
-      this.shapes.set(self.name, { fields: [], parsers: [] });
-    }
+    const shape =
+      fields.length === 0
+        ? NO_ROWS
+        : {
+            parsers: fields.map((f) =>
+              this.types(f.dataTypeID, f.format === 'binary' ? 'binary' : 'text'),
+            ),
+            make: rowMaker(fields.map((f) => f.name)),
+          };
+    this.shapes.set(name, shape);
+    return shape;
   }
 }
 
-/** Runs `query` on `client`: its result, or the error node-postgres gives it. */
-export function runDescribed(
-  client: pg.PoolClient,
-  query: DescribedQuery,
-): Promise<pg.QueryResult> {
-  return new Promise((resolve, reject) => {
-    (query as unknown as { callback: (err: Error | null, res: pg.QueryResult) => void }).callback =
-      (err, res) => (err ? reject(err) : resolve(res));
-    client.query(query);
-  });
+/**
+ * One execution of a named statement, in the part node-postgres's `Query` plays (lib/query.js):
+ * the client calls `submit` when the connection is free, then one `handle…` method per message,
+ * and `handleReadyForQuery` or `handleError` to end it.
+ */
+class NamedExecution {
+  callback: ((err: Error | null, result?: Executed) => void) | undefined = undefined;
+  private shape: RowShape | undefined = undefined;
+  /** This execution asked for the description. */
+  private describing = false;
+  private readonly rows: Array<Record<string, unknown>> = [];
+  private readonly values: unknown[] = [];
+  private command: string | null = null;
+  private rowCount: number | null = null;
+  /** A row that could not be parsed: the execution fails with it once the answer has ended. */
+  private failure: Error | null = null;
+  private ended = false;
+
+  constructor(
+    readonly name: string,
+    readonly text: string,
+    private readonly parameters: unknown[],
+    private readonly statements: ConnectionStatements,
+  ) {}
+
+  /** Sends the execution (node-postgres's `submit` and `prepare`); an error refuses it unsent. */
+  submit(connection: Connection): Error | null {
+    const previous =
+      connection.parsedStatements[this.name] ?? connection.submittedNamedStatements[this.name];
+    if (previous !== undefined && previous !== this.text) {
+      return new Error(
+        `Prepared statements must be unique - '${this.name}' was used for a different statement`,
+      );
+    }
+    // One write for all the messages (node-postgres does the same).
+    connection.stream.cork?.();
+    try {
+      this.send(connection, previous !== undefined);
+    } finally {
+      connection.stream.uncork?.();
+    }
+    return null;
+  }
+
+  private send(connection: Connection, parsed: boolean): void {
+    if (!parsed) {
+      connection.parse({ text: this.text, name: this.name, types: undefined });
+      connection.submittedNamedStatements[this.name] = this.text;
+    }
+    try {
+      connection.bind({
+        portal: '',
+        statement: this.name,
+        values: this.parameters,
+        binary: false,
+        valueMapper: prepareValue,
+      });
+    } catch (err) {
+      // The Bind was not sent: a Sync ends the execution (its ReadyForQuery frees the
+      // connection), and a Parse sent just before still completes, so the statement is there for
+      // the next execution. node-postgres closes the statement here while its connection goes on
+      // counting it as parsed, so every later execution of it there would fail ("prepared
+      // statement does not exist").
+      connection.sync();
+      this.handleError(err as Error);
+      return;
+    }
+    this.shape = parsed ? this.statements.shapeOf(this.name) : undefined;
+    if (!this.shape) {
+      this.describing = true;
+      connection.describe({ type: 'P', name: '' });
+    }
+    connection.execute({ portal: '', rows: undefined });
+    connection.sync();
+  }
+
+  handleRowDescription(msg: {
+    fields: ReadonlyArray<{ name: string; dataTypeID: number; format?: string }>;
+  }): void {
+    this.shape = this.statements.learn(this.name, msg.fields);
+  }
+
+  handleDataRow(msg: { fields: Array<string | null> }): void {
+    if (this.failure) return;
+    const shape = this.shape;
+    if (!shape) {
+      this.failure = new Error(`a row of ${this.name} came before its description`);
+      return;
+    }
+    const raw = msg.fields;
+    const values = this.values;
+    try {
+      for (let i = 0; i < raw.length; i += 1) {
+        const value = raw[i]!;
+        values[i] = value === null ? null : shape.parsers[i]!(value);
+      }
+    } catch (err) {
+      this.failure = err as Error;
+      return;
+    }
+    this.rows.push(shape.make(values));
+  }
+
+  handleCommandComplete(msg: { text: string }): void {
+    // Described and answered without a description (NoData): a statement without rows.
+    if (this.describing && !this.shape) this.shape = this.statements.learn(this.name, []);
+    const tag = COMMAND_TAG.exec(msg.text);
+    if (!tag) return;
+    this.command = tag[1]!;
+    const count = tag[3] ?? tag[2];
+    if (count !== undefined) this.rowCount = Number.parseInt(count, 10);
+  }
+
+  handleEmptyQuery(): void {}
+
+  /** Not reached: an execution asks for every row at once (no row limit). */
+  handlePortalSuspended(connection: Connection): void {
+    connection.execute({ portal: '', rows: undefined });
+    connection.sync();
+  }
+
+  handleCopyInResponse(connection: Connection): void {
+    connection.sendCopyFail('No source stream defined');
+  }
+
+  handleCopyData(): void {}
+
+  handleError(err: Error): void {
+    const failure = this.failure ?? err;
+    this.failure = null;
+    this.end(failure);
+  }
+
+  handleReadyForQuery(): void {
+    if (this.failure) {
+      this.handleError(this.failure);
+      return;
+    }
+    this.end(null);
+  }
+
+  /** Tells the caller once: after a Bind that could not be sent, the Sync's answer comes too. */
+  private end(err: Error | null): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (err) this.callback?.(err);
+    else this.callback?.(null, { command: this.command, rowCount: this.rowCount, rows: this.rows });
+  }
+}
+
+/** Makes a row object from its parsed values, in column order. */
+function rowMaker(names: string[]): Make {
+  if (copiesAsLiteral(names)) {
+    return objectMaker<Record<string, unknown>>(names.map((name, i) => [name, i] as const));
+  }
+  // Own data properties, as node-postgres makes them: an assignment to `__proto__` would set the
+  // object's prototype instead (to the column's value, when it is an object).
+  return (values) => {
+    const out: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i += 1) {
+      Object.defineProperty(out, names[i]!, {
+        value: values[i],
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
+    }
+    return out;
+  };
 }

@@ -1,19 +1,21 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { DescribedQuery, runDescribed, type RowShape } from '../../src/db/pg-statement.js';
+import { ConnectionStatements } from '../../src/db/pg-statement.js';
 import { PG_URL, TEST_DB } from '../_util/app.js';
 
-// A named statement asks PostgreSQL for its row description once per connection
-// (src/db/pg-statement.ts); its answers are the ones node-postgres gives when it asks every time.
-describe.runIf(TEST_DB === 'postgres')('DescribedQuery', () => {
+// A named statement runs by a query object of svc's own (src/db/pg-statement.ts): it asks
+// PostgreSQL for the row description once per connection, and its answers are the ones
+// node-postgres gives when it asks every time.
+describe.runIf(TEST_DB === 'postgres')('ConnectionStatements', () => {
   let client: pg.Client;
   let descriptions = 0;
+  const describedOn = (c: pg.Client, count: () => void) =>
+    (c as unknown as { connection: NodeJS.EventEmitter }).connection.on('rowDescription', count);
   beforeAll(async () => {
     client = new pg.Client({ connectionString: PG_URL });
     await client.connect();
-    const connection = (client as unknown as { connection: NodeJS.EventEmitter }).connection;
-    connection.on('rowDescription', () => (descriptions += 1));
+    describedOn(client, () => (descriptions += 1));
   });
   afterAll(async () => {
     await client.end();
@@ -26,104 +28,178 @@ describe.runIf(TEST_DB === 'postgres')('DescribedQuery', () => {
     },
   };
 
-  const run = (shapes: Map<string, RowShape>, name: string, text: string, values: unknown[]) =>
-    runDescribed(
-      client as unknown as pg.PoolClient,
-      new DescribedQuery({ name, text, values, rowMode: 'array' }, shapes),
-    );
+  const fresh = () => new ConnectionStatements(pg.types.getTypeParser);
 
   it('asks for the description at the first execution only, and answers as node-postgres', async () => {
-    const shapes = new Map<string, RowShape>();
-    const text = `select g as n, g::text || 'x' as label, null::text as nothing, g % 2 = 0 as even,
+    const statements = fresh();
+    const text = `select g as n, g::text || 'x' as "a.b", null::text as nothing, g % 2 = 0 as even,
                          jsonb_build_object('k', g) as doc, timestamptz '2026-11-28 03:04:05+00' as at
                     from generate_series(1, $1::int) as g`;
     for (const count of [2, 3, 0, 1]) {
       const before = descriptions;
-      const ours = await run(shapes, 'described_types', text, [count]);
-      const plain = await client.query({ text, values: [count], rowMode: 'array' });
+      const ours = await statements.run(client, 'described_types', text, [count]);
+      const plain = await client.query({ text, values: [count] });
       // The plain query is unnamed, so it is described every time: one description.
       expect(descriptions - before).toBe(count === 2 ? 2 : 1);
       expect(ours.rows).toEqual(plain.rows);
       expect(ours.rows).toHaveLength(count);
-      expect(ours.fields.map((f) => f.name)).toEqual([
-        'n',
-        'label',
-        'nothing',
-        'even',
-        'doc',
-        'at',
-      ]);
+      ours.rows.forEach((row, i) => expect(Object.keys(row)).toEqual(Object.keys(plain.rows[i])));
       expect(ours.rowCount).toBe(count);
+      expect(ours.command).toBe('SELECT');
     }
-    const [first] = (await run(shapes, 'described_types', text, [1])).rows as unknown[][];
-    expect(first).toEqual([1, '1x', null, false, { k: 1 }, new Date('2026-11-28T03:04:05Z')]);
+    const [first] = (await statements.run(client, 'described_types', text, [1])).rows;
+    expect(first).toEqual({
+      n: 1,
+      'a.b': '1x',
+      nothing: null,
+      even: false,
+      doc: { k: 1 },
+      at: new Date('2026-11-28T03:04:05Z'),
+    });
+  });
+
+  it('parses with the type parsers it is given', async () => {
+    const statements = new ConnectionStatements((oid, format) =>
+      oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format),
+    );
+    const { rows } = await statements.run(client, 'described_int8', 'select $1::int8 as big', [7]);
+    expect(rows).toEqual([{ big: 7 }]);
+    const plain = await client.query('select 7::int8 as big');
+    expect(plain.rows).toEqual([{ big: '7' }]);
+  });
+
+  it('copies a name given twice as node-postgres does: the last one wins', async () => {
+    const text = `select 1 as id, 2 as id, 3 as other, '{"polluted": true}'::jsonb as "__proto__"`;
+    const ours = await fresh().run(client, 'described_twice', text, []);
+    const plain = await client.query(text);
+    expect(ours.rows).toEqual(plain.rows);
+    const [row] = ours.rows;
+    expect(Object.keys(row!)).toEqual(['id', 'other', '__proto__']);
+    expect(row).toMatchObject({ id: 2, other: 3 });
+    // A column named `__proto__` is a column, not the row's prototype.
+    expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(row, '__proto__')?.value).toEqual({ polluted: true });
+    expect((row as { polluted?: unknown }).polluted).toBeUndefined();
   });
 
   it('keeps the shape of a statement without rows, and counts what it changed', async () => {
     await client.query('create temporary table described_t (id int primary key, note text)');
-    const shapes = new Map<string, RowShape>();
+    const statements = fresh();
     const text = 'insert into described_t (id, note) values ($1, $2)';
+    const before = descriptions;
     for (const id of [1, 2, 3]) {
-      const result = await run(shapes, 'described_insert', text, [id, `n${id}`]);
+      const result = await statements.run(client, 'described_insert', text, [id, `n${id}`]);
       expect(result.rowCount).toBe(1);
+      expect(result.command).toBe('INSERT');
       expect(result.rows).toEqual([]);
     }
-    expect(shapes.get('described_insert')).toEqual({ fields: [], parsers: [] });
+    // NoData, not a row description, answers the one Describe.
+    expect(descriptions - before).toBe(0);
+    expect(statements.shapeOf('described_insert')).toBeDefined();
+    const update = await statements.run(
+      client,
+      'described_update',
+      'update described_t set note = $1 where id >= $2 returning id',
+      ['x', 2],
+    );
+    expect(update).toEqual({ command: 'UPDATE', rowCount: 2, rows: [{ id: 2 }, { id: 3 }] });
     const { rows } = await client.query('select id, note from described_t order by id');
     expect(rows).toEqual([
       { id: 1, note: 'n1' },
-      { id: 2, note: 'n2' },
-      { id: 3, note: 'n3' },
+      { id: 2, note: 'x' },
+      { id: 3, note: 'x' },
     ]);
   });
 
   it('fails a statement with its error and keeps the connection usable', async () => {
-    const shapes = new Map<string, RowShape>();
+    const statements = fresh();
     const text = 'select 10 / $1::int as q';
-    expect((await run(shapes, 'described_divide', text, [2])).rows).toEqual([[5]]);
-    await expect(run(shapes, 'described_divide', text, [0])).rejects.toThrow(/division by zero/);
-    await expect(run(shapes, 'described_divide', text, [unbindable])).rejects.toThrow(
+    expect((await statements.run(client, 'described_divide', text, [2])).rows).toEqual([{ q: 5 }]);
+    await expect(statements.run(client, 'described_divide', text, [0])).rejects.toThrow(
+      /division by zero/,
+    );
+    await expect(statements.run(client, 'described_divide', text, [unbindable])).rejects.toThrow(
       /cannot be sent/,
     );
-    expect((await run(shapes, 'described_divide', text, [5])).rows).toEqual([[2]]);
+    await expect(statements.run(client, 'described_divide', text, ['ten'])).rejects.toThrow(
+      /invalid input syntax/,
+    );
+    expect((await statements.run(client, 'described_divide', text, [5])).rows).toEqual([{ q: 2 }]);
+    expect((await client.query('select 1 as one')).rows).toEqual([{ one: 1 }]);
   });
 
   it('runs a statement whose first execution had a parameter that cannot be sent', async () => {
-    const shapes = new Map<string, RowShape>();
+    const statements = fresh();
     const text = 'select $1::int * 2 as twice';
-    await expect(run(shapes, 'described_first_fails', text, [unbindable])).rejects.toThrow(
-      /cannot be sent/,
-    );
-    expect((await run(shapes, 'described_first_fails', text, [4])).rows).toEqual([[8]]);
-    expect((await run(shapes, 'described_first_fails', text, [5])).rows).toEqual([[10]]);
+    await expect(
+      statements.run(client, 'described_first_fails', text, [unbindable]),
+    ).rejects.toThrow(/cannot be sent/);
+    expect((await statements.run(client, 'described_first_fails', text, [4])).rows).toEqual([
+      { twice: 8 },
+    ]);
+    expect((await statements.run(client, 'described_first_fails', text, [5])).rows).toEqual([
+      { twice: 10 },
+    ]);
   });
 
-  it('describes a statement again on a connection where it is not yet parsed', async () => {
-    const shapes = new Map<string, RowShape>();
+  it('fails a row its parser refuses, after the answer has ended, and keeps the connection', async () => {
+    const statements = new ConnectionStatements((oid, format) =>
+      oid === 23
+        ? (v: string) => {
+            if (v === '2') throw new Error('two is refused');
+            return Number(v);
+          }
+        : pg.types.getTypeParser(oid, format),
+    );
+    const text = 'select g as n from generate_series(1, $1::int) as g';
+    await expect(statements.run(client, 'described_refused', text, [3])).rejects.toThrow(
+      /two is refused/,
+    );
+    expect((await statements.run(client, 'described_refused', text, [1])).rows).toEqual([{ n: 1 }]);
+  });
+
+  it('refuses another text under a name the connection already holds', async () => {
+    const statements = fresh();
+    await statements.run(client, 'described_unique', 'select 1 as one', []);
+    await expect(statements.run(client, 'described_unique', 'select 2 as two', [])).rejects.toThrow(
+      /Prepared statements must be unique/,
+    );
+    expect((await statements.run(client, 'described_unique', 'select 1 as one', [])).rows).toEqual([
+      { one: 1 },
+    ]);
+  });
+
+  it('describes a statement again on another connection', async () => {
     const text = 'select $1::int + 1 as next';
-    const on = (c: pg.Client, value: number) =>
-      runDescribed(
-        c as unknown as pg.PoolClient,
-        new DescribedQuery(
-          { name: 'described_other', text, values: [value], rowMode: 'array' },
-          shapes,
-        ),
-      );
-    expect((await on(client, 1)).rows).toEqual([[2]]);
-    expect(shapes.has('described_other')).toBe(true);
+    expect((await fresh().run(client, 'described_other', text, [1])).rows).toEqual([{ next: 2 }]);
     const other = new pg.Client({ connectionString: PG_URL });
     await other.connect();
     try {
       let otherDescriptions = 0;
-      (other as unknown as { connection: NodeJS.EventEmitter }).connection.on(
-        'rowDescription',
-        () => (otherDescriptions += 1),
-      );
-      expect((await on(other, 2)).rows).toEqual([[3]]);
-      expect((await on(other, 3)).rows).toEqual([[4]]);
+      describedOn(other, () => (otherDescriptions += 1));
+      const statements = fresh();
+      expect((await statements.run(other, 'described_other', text, [2])).rows).toEqual([
+        { next: 3 },
+      ]);
+      expect((await statements.run(other, 'described_other', text, [3])).rows).toEqual([
+        { next: 4 },
+      ]);
       expect(otherDescriptions).toBe(1);
     } finally {
       await other.end();
+    }
+  });
+
+  it('fails an execution whose answer stops coming at the client read timeout', async () => {
+    const slow = new pg.Client({ connectionString: PG_URL, query_timeout: 200 });
+    await slow.connect();
+    try {
+      const statements = fresh();
+      await expect(
+        statements.run(slow, 'described_sleep', 'select pg_sleep($1::float8) as slept', [2]),
+      ).rejects.toThrow(/Query read timeout/);
+    } finally {
+      slow.end().catch(() => {});
     }
   });
 });

@@ -141,7 +141,8 @@ export function category(fn: string): string {
     const file = fn.split(' ').slice(1).join(' ');
     const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file);
     if (pkg) return pkg[1] as string;
-    if (file.includes('/dist/')) return 'svc';
+    // The build writes dist.build-<hash>/, which dist links to.
+    if (/\/dist(?:\.build-[0-9a-f]+)?\//.test(file)) return 'svc';
     if (file.startsWith('node:')) return 'node (JavaScript)';
     return 'other JavaScript';
   }

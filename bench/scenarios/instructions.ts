@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { byCategory, callgrindLaunch, measure, type Profile } from '../lib/callgrind.js';
+import { byCategory, callgrindLaunch, category, measure, type Profile } from '../lib/callgrind.js';
 import { gql, post, signup, type Session } from '../lib/client.js';
 import { loginWithKey, signupWithKey } from '../lib/keys.js';
 import { startReference } from '../lib/reference.js';
@@ -31,6 +31,9 @@ const TOP = Number(process.env.BENCH_INSTRUCTIONS_TOP ?? 12);
 const REPEAT = Number(process.env.BENCH_INSTRUCTIONS_REPEAT ?? 1);
 /** Comma-separated names of the cases to run (all by default). */
 const ONLY = process.env.BENCH_INSTRUCTIONS_ONLY?.split(',');
+
+/** Whose functions are listed with what they call. */
+const INCLUSIVE = new Set(['svc', 'kysely', 'pg', 'pg-pool', 'pg-protocol', 'better-sqlite3']);
 
 /** A function's name without its arguments' types and the checkout's path. */
 function short(fn: string): string {
@@ -84,6 +87,16 @@ export async function instructions(opts: Options): Promise<ScenarioResult> {
         return `${Math.round(n / count)} ${short(fn)}${from.length ? `\n      ${from.join('\n      ')}` : ''}`;
       });
     notes.push(`${name}, self instructions per request:\n  ${top.join('\n  ')}`);
+    // What svc's functions and the database drivers' cost with what they call: the sum of the
+    // calls into each. An async function resumed after an `await` is called by the builtin that
+    // resumes it, so each of its slices is counted; a function that calls itself is counted twice.
+    const inclusive = [...profile.callers]
+      .filter(([fn]) => INCLUSIVE.has(category(fn)))
+      .map(([fn, by]) => [fn, [...by.values()].reduce((a, b) => a + b, 0)] as const)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, TOP)
+      .map(([fn, n]) => `${Math.round(n / count)} ${short(fn)}`);
+    notes.push(`${name}, functions with their calls, per request:\n  ${inclusive.join('\n  ')}`);
   };
   const measureCase = async (pid: number, c: Case) => {
     const warmup = Math.round((WARMUP * c.count) / COUNT);

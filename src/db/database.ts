@@ -21,7 +21,7 @@ import { WalCheckpointer } from './checkpointer.js';
 import { LazyBegin } from './deferred-writes.js';
 import { durableCommits, WalFlusher } from './durable-commits.js';
 import { ConnectionStatements } from './pg-statement.js';
-import { namedStatements } from './prepared.js';
+import { namedStatements, runPreparedDirectly } from './prepared.js';
 import { GroupCommitter } from './group-commit.js';
 import { objectRows, type DriverStatement } from './sqlite-rows.js';
 import type { Database } from './schema.js';
@@ -265,8 +265,23 @@ function openPostgres(url: string, opts: OpenOptions): Db {
     client.on('error', (err) => onConnectionError(err));
   });
   const guard = opts.checkNesting ? new NestingGuard() : null;
-  const dialect = new PostgresDialect({ pool: discardingTimedOut(pool, opts.onStatement) });
+  const connections = discardingTimedOut(pool, opts.onStatement);
+  const dialect = new PostgresDialect({ pool: connections });
   const kysely = new Kysely<Database>({ dialect: guard ? guard.dialect(dialect) : dialect });
+  runPreparedDirectly(kysely, async (query) => {
+    // What Kysely's executor does for a statement on the root instance, in one function.
+    guard?.assertOutside('a query on db.kysely (use tx.db)');
+    const connection = await connections.connect();
+    try {
+      const result = await connection.query(query.sql, [...query.parameters]);
+      return {
+        numAffectedRows: AFFECTING.has(result.command) ? BigInt(result.rowCount ?? 0) : undefined,
+        rows: result.rows ?? [],
+      };
+    } finally {
+      connection.release();
+    }
+  });
   const runner = transactions(kysely, 'postgres', null, guard, opts);
   return {
     kysely,
@@ -282,6 +297,9 @@ function openPostgres(url: string, opts: OpenOptions): Db {
     close: () => kysely.destroy(),
   };
 }
+
+/** Commands whose row count Kysely reports as `numAffectedRows` (its PostgreSQL driver). */
+const AFFECTING = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
 /**
  * The pool as Kysely sees it, except that a client whose query hit the client-side read timeout

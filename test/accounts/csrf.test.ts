@@ -215,4 +215,48 @@ describe('CSRF over POST /api', () => {
     const after = await t.ctx.db.kysely.selectFrom('session').select('id').execute();
     expect(after).toHaveLength(before.length);
   });
+
+  // A token's digests are kept (SessionService `digests`): what a request seen before is told must
+  // not change, nor outlive its session.
+  it('answers a token seen before as the first time, and refuses it once its session ended', async () => {
+    const carol = await signUpAndIn(t, { username: 'carol' });
+    for (let i = 0; i < 3; i += 1) {
+      const again = (await post(
+        { query: setName(`Carol ${i}`) },
+        { cookies: carol.cookies, header: carol.csrfToken },
+      )) as Body;
+      expect(again.data?.updateProfile.displayName).toBe(`Carol ${i}`);
+      refused(
+        (await post(
+          { query: setName('Forged') },
+          { cookies: { ...carol.cookies, svc_csrf: bob.csrfToken }, header: bob.csrfToken },
+        )) as Body,
+      );
+      refused(
+        (await post(
+          { query: setName('Forged') },
+          {
+            cookies: carol.cookies,
+            header: `${carol.csrfToken.slice(0, -1)}${carol.csrfToken.endsWith('A') ? 'B' : 'A'}`,
+          },
+        )) as Body,
+      );
+    }
+    expect(await displayName(carol)).toBe('Carol 2');
+    notRefused(
+      (await post(
+        { query: 'mutation { logout }' },
+        {
+          cookies: carol.cookies,
+          header: carol.csrfToken,
+        },
+      )) as Body,
+    );
+    const ended = (await post(
+      { query: setName('After logout') },
+      { cookies: carol.cookies, header: carol.csrfToken },
+    )) as Body;
+    notRefused(ended);
+    expect(ended.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
 });

@@ -5,6 +5,7 @@ import type { Db, Executor } from '../../db/database.js';
 import type { Tx } from '../../db/transaction.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
 import { isId, newId, randomToken } from '../../lib/ids.js';
+import { Lru } from '../../lib/lru.js';
 import { toAccountView, type AccountView } from '../accounts/account-view.js';
 import { writeThen } from '../../db/write-then.js';
 import { PrefetchedAccess } from '../conversations/prefetched-access.js';
@@ -77,6 +78,12 @@ export type SessionEndReason =
   | 'account_purged'
   | 'principal_blocked';
 
+/** Longer session tokens are refused unread (issued tokens are 43 characters). */
+const TOKEN_LENGTH_MAX = 200;
+
+/** Session tokens whose digests are kept (SessionService `digests`). */
+const TOKEN_DIGESTS_KEPT = 10_000;
+
 export const hashSessionToken = (token: string): string =>
   createHash('sha256').update(token).digest('base64url');
 
@@ -86,6 +93,16 @@ export const hashSessionToken = (token: string): string =>
  */
 export class SessionService {
   readonly events = new EventEmitter();
+  /**
+   * Each recent session token's digests: the hash its session is read by and the CSRF token it
+   * expects, kept for the tokens of the last `TOKEN_DIGESTS_KEPT` requests. Every request
+   * computed both (two SHA-256 passes and an HMAC's setup: about 40,000 instructions of a send,
+   * bench `instructions`) for the same few tokens. A token that is not a session's is kept as
+   * briefly as any other and changes no answer.
+   */
+  private readonly digests = new Lru<string, { tokenHash: string; csrf: Buffer }>(
+    TOKEN_DIGESTS_KEPT,
+  );
 
   constructor(
     private readonly db: Db,
@@ -93,6 +110,19 @@ export class SessionService {
     private readonly ttlDays: number,
     private readonly cookieSecret: Buffer,
   ) {}
+
+  private digestsOf(token: string): { tokenHash: string; csrf: Buffer } {
+    let digests = this.digests.get(token);
+    if (!digests) {
+      digests = {
+        tokenHash: hashSessionToken(token),
+        csrf: Buffer.from(this.csrfTokenFor(token)),
+      };
+      // A longer token is no session's: not kept, so a long cookie cannot fill the memory.
+      if (token.length <= TOKEN_LENGTH_MAX) this.digests.set(token, digests);
+    }
+    return digests;
+  }
 
   /** The CSRF token bound to a session token (contract: HMAC over the session token). */
   csrfTokenFor(sessionToken: string): string {
@@ -103,7 +133,7 @@ export class SessionService {
 
   /** Whether `header` is the CSRF token of `sessionToken`, compared in constant time. */
   csrfMatches(sessionToken: string, header: string): boolean {
-    const expected = Buffer.from(this.csrfTokenFor(sessionToken));
+    const expected = this.digestsOf(sessionToken).csrf;
     const given = Buffer.from(header);
     return expected.length === given.length && timingSafeEqual(expected, given);
   }
@@ -204,10 +234,10 @@ export class SessionService {
     token: string | undefined,
     conversationId: string | null,
   ): Promise<{ session: SessionInfo | null; access?: PrefetchedAccess }> {
-    if (!token || token.length > 200) return { session: null };
+    if (!token || token.length > TOKEN_LENGTH_MAX) return { session: null };
     const found = await findLiveSessionWithAccess(
       this.db.kysely,
-      hashSessionToken(token),
+      this.digestsOf(token).tokenHash,
       this.clock.now().getTime(),
       conversationId,
     );

@@ -8,6 +8,7 @@ import { writeThen } from '../db/write-then.js';
 import { newId } from '../lib/ids.js';
 
 import type { BusEvent, EventBus } from './bus.js';
+import { payloadJson } from './event-json.js';
 import {
   CHUNK,
   claimOutboxRows,
@@ -162,7 +163,7 @@ export class Outbox {
       topic: event.topic,
       type: event.type,
       at: event.at,
-      payload: JSON.stringify(event.payload),
+      payload: payloadJson(event),
       origin: this.opts.reachesListeners ? this.origin : null,
       createdAt: Date.now(),
     };

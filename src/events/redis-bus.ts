@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
 import type { BusEvent, BusHandler, EventBus } from './bus.js';
+import { eventJson } from './event-json.js';
 
 export interface RedisBusOptions {
   url: string;
@@ -144,7 +145,7 @@ export class RedisBus implements EventBus {
       return;
     }
     try {
-      await this.commands.publish(this.prefix + event.topic, JSON.stringify(event));
+      await this.commands.publish(this.prefix + event.topic, eventJson(event));
     } catch (err) {
       // Timed out on a stalled connection, or it broke mid-command: the outcome is unknown, so
       // the event is held and published again on a fresh connection (at least once).
@@ -210,7 +211,7 @@ export class RedisBus implements EventBus {
     this.held = [];
     // One pipeline keeps their order; events published meanwhile wait behind it.
     const pipeline = this.commands.pipeline();
-    for (const event of events) pipeline.publish(this.prefix + event.topic, JSON.stringify(event));
+    for (const event of events) pipeline.publish(this.prefix + event.topic, eventJson(event));
     pipeline.exec().then(
       () => this.opts.log.info({ events: events.length }, 'published the held events'),
       (err: unknown) => {

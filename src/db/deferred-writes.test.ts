@@ -8,7 +8,7 @@ import {
   LazyBegin,
   shiftPlaceholders,
 } from './deferred-writes.js';
-import { composedStatement, namedStatements, rawStatement } from './prepared.js';
+import { composedStatement, namedStatements } from './prepared.js';
 
 describe('combineWrites', () => {
   it('sends one write as it is', () => {
@@ -99,30 +99,6 @@ describe('composedStatement', () => {
     expect(alone(first[0]!).sql).toBe(marked.sql);
     expect(namedStatements.has(marked.sql)).toBe(true);
     expect(marked.parameters).toEqual([5, 6, 7, 8]);
-  });
-});
-
-describe('rawStatement', () => {
-  it('makes what CompiledQuery.raw makes, without freezing it', () => {
-    const ours = rawStatement('select $1 as "a"', [1]);
-    const kysely = CompiledQuery.raw('select $1 as "a"', [1]);
-    expect({ ...ours, queryId: null }).toEqual({ ...kysely, queryId: null });
-    expect(ours.queryId.queryId).toEqual(expect.any(String));
-    expect(ours.queryId).not.toBe(rawStatement('select 1', []).queryId);
-    // Freezing was most of its cost (bench `instructions`): none of its parts is frozen.
-    expect(Object.isFrozen(kysely)).toBe(true);
-    for (const part of [ours, ours.parameters, ours.query])
-      expect(Object.isFrozen(part)).toBe(false);
-  });
-
-  it('is what the writes of a transaction are combined into', () => {
-    const [combined] = combineWrites([
-      rawStatement('insert into "t" ("a") values ($1)', [1]),
-      rawStatement('insert into "u" ("b") values ($1)', [2]),
-    ]);
-    expect(Object.isFrozen(combined)).toBe(false);
-    expect(combined!.parameters).toEqual([1, 2]);
-    expect(Object.isFrozen(alone(combined!))).toBe(false);
   });
 });
 

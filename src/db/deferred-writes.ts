@@ -1,6 +1,6 @@
-import type { CompiledQuery } from 'kysely';
+import { CompiledQuery } from 'kysely';
 
-import { composedStatement, rawStatement } from './prepared.js';
+import { composedStatement } from './prepared.js';
 
 /**
  * Writes a transaction makes without reading their results (a message row, its search terms, the
@@ -45,7 +45,7 @@ export function combineWrites(writes: readonly CompiledQuery[]): CompiledQuery[]
             joined.map((w) => w.sql),
             () => withClauses(joined),
           );
-    statements.push(rawStatement(sql, parameters));
+    statements.push(CompiledQuery.raw(sql, parameters));
     chunk = [];
     parameters = [];
   };
@@ -79,7 +79,7 @@ export function alone(statement: CompiledQuery): CompiledQuery {
     [statement.sql],
     () => `${DEFERRED_MARKER}${statement.sql}`,
   );
-  return rawStatement(sql, [...statement.parameters]);
+  return CompiledQuery.raw(sql, [...statement.parameters]);
 }
 
 /**

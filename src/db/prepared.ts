@@ -1,13 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import {
-  createQueryId,
-  PostgresAdapter,
-  type Compilable,
-  type CompiledQuery,
-  type QueryResult,
-  type RootOperationNode,
-} from 'kysely';
+import { CompiledQuery, PostgresAdapter, type Compilable, type QueryResult } from 'kysely';
 
 import type { Executor } from './database.js';
 
@@ -47,7 +40,7 @@ export function preparedQuery<A extends unknown[], R>(
       templates.set(adapter, template);
     }
     const params = template.slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
-    return rawStatement<R>(template.sql, params);
+    return CompiledQuery.raw(template.sql, params) as CompiledQuery<R>;
   };
   const run = (db: Executor, ...args: A) => {
     const query = statement(db, ...args);
@@ -71,23 +64,6 @@ const directRunners = new WeakMap<Executor, DirectRunner>();
  */
 export function runPreparedDirectly(kysely: Executor, runner: DirectRunner): void {
   directRunners.set(kysely, runner);
-}
-
-/**
- * The statement `sql` with `parameters`, as Kysely's `CompiledQuery.raw` makes it but without its
- * five `Object.freeze` calls (the statement, its parameters, a raw node and its two lists): each
- * is a shape transition in V8's runtime, about 23,000 instructions of a send's eight statements
- * (bench `instructions`). Nothing changes a statement once made: it is only run or put together
- * with others into a new one.
- */
-export function rawStatement<R = unknown>(sql: string, parameters: unknown[]): CompiledQuery<R> {
-  return {
-    sql,
-    // What `CompiledQuery.raw` holds as its node; executing a compiled statement never reads it.
-    query: { kind: 'RawNode', sqlFragments: [sql], parameters: [] } as unknown as RootOperationNode,
-    parameters,
-    queryId: createQueryId(),
-  };
 }
 
 /** Runs the query (`q(db, ...args)`), or compiles it for `tx.defer` (`q.statement(db, ...args)`). */

@@ -1,7 +1,7 @@
-import { sql, type CompiledQuery } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 
 import { shiftPlaceholders } from './deferred-writes.js';
-import { composedStatement, rawStatement } from './prepared.js';
+import { composedStatement } from './prepared.js';
 
 /**
  * The condition of a write that follows another in `writeThen`: true when the first wrote a row.
@@ -30,8 +30,7 @@ export function writeThen(
       `followed as (${shiftPlaceholders(then.sql, first.parameters.length)}) ` +
       `select count(*) as "written" from written`,
   );
-  return rawStatement<{ written: number | string }>(text, [
-    ...first.parameters,
-    ...then.parameters,
-  ]);
+  return CompiledQuery.raw(text, [...first.parameters, ...then.parameters]) as CompiledQuery<{
+    written: number | string;
+  }>;
 }

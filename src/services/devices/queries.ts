@@ -1,9 +1,9 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 
 import { everyColumn, prefixed } from '../../db/columns.js';
 import type { Executor } from '../../db/database.js';
 import { shiftPlaceholders } from '../../db/deferred-writes.js';
-import { composedStatement, preparedQuery, rawStatement } from '../../db/prepared.js';
+import { composedStatement, preparedQuery } from '../../db/prepared.js';
 import { FIRST_WROTE } from '../../db/write-then.js';
 import type { Tx } from '../../db/transaction.js';
 import type {
@@ -226,7 +226,7 @@ export async function spendChallengeFindingDevice(
   );
   const { rows } = await db.executeQuery<
     SigningRow & { spentNonce: string | null; spentServerKey: string | null }
-  >(rawStatement(text, [...spend.parameters, ...read.parameters]));
+  >(CompiledQuery.raw(text, [...spend.parameters, ...read.parameters]));
   const { spentNonce, spentServerKey, ...device } = rows[0]!;
   return {
     spent: spentNonce === null ? undefined : { nonce: spentNonce, serverKey: spentServerKey },

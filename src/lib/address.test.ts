@@ -203,6 +203,26 @@ describe('rateLimitKey', () => {
 
 describe('clientAddress', () => {
   const peer = '10.0.0.2';
+  it('answers a peer seen before as the first time, past the number of peers kept', () => {
+    const cases: Array<[string, string]> = [
+      ['::ffff:10.0.0.2', '10.0.0.2'],
+      ['2001:DB8:0:0:0:0:0:1', '2001:db8::1'],
+      ['not an address', 'not an address'],
+      ['010.0.0.1', '010.0.0.1'],
+    ];
+    for (let round = 0; round < 3; round += 1) {
+      for (const [given, canonical] of cases) {
+        expect(clientAddress({ peer: given, trustForwarded: false })).toBe(canonical);
+      }
+      // More distinct peers than are kept (4,096), each answered for itself.
+      for (let i = 0; i < 5000; i += 1) {
+        const given = `::ffff:10.${(i >> 8) & 255}.${i & 255}.${round}`;
+        expect(clientAddress({ peer: given, trustForwarded: false })).toBe(
+          `10.${(i >> 8) & 255}.${i & 255}.${round}`,
+        );
+      }
+    }
+  });
   it.each<[string, Partial<Parameters<typeof clientAddress>[0]>, string]>([
     ['peer when not trusting headers', { trustForwarded: false, xForwardedFor: '1.1.1.1' }, peer],
     ['peer unwrapped', { peer: '::ffff:10.0.0.2', trustForwarded: false }, peer],

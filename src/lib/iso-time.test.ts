@@ -40,6 +40,28 @@ describe('isoTime', () => {
     }
   });
 
+  it('formats times of one day, and either side of midnight, in any order, as Date does', () => {
+    const midnight = Date.UTC(2026, 10, 28);
+    const times = [
+      midnight - 1,
+      midnight,
+      midnight + 1,
+      midnight - 1,
+      midnight + 86_399_999,
+      midnight + 86_400_000,
+      midnight + 12_345_678,
+      Date.UTC(2024, 1, 29, 23, 59, 59, 999),
+      Date.UTC(2024, 1, 29, 0, 0, 0, 0),
+      Date.UTC(2024, 2, 1),
+      midnight + 5,
+    ];
+    for (const ms of times) expect(isoTime(ms)).toBe(new Date(ms).toISOString());
+    // A page's times: many of one day in a row.
+    for (let ms = midnight - 30_000; ms < midnight + 30_000; ms += 997) {
+      expect(isoTime(ms)).toBe(new Date(ms).toISOString());
+    }
+  });
+
   it('leaves times outside years 0000–9999, and fractions, to Date', () => {
     expect(isoTime(-62_167_219_200_001)).toBe('-000001-12-31T23:59:59.999Z');
     expect(isoTime(253_402_300_800_000)).toBe('+010000-01-01T00:00:00.000Z');

@@ -6,6 +6,10 @@ const DAY = 86_400_000;
 const TWO = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
 const THREE = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
 
+/** The day `isoTime` formatted last (days since 1970-01-01), and its date. */
+let lastDay = Number.NaN;
+let lastDate = '';
+
 /**
  * `new Date(ms).toISOString()` (RFC 3339 UTC with milliseconds, as the API sends every
  * DateTime), without the `Date`: V8 formats that with the C library's `snprintf`, about 5,000
@@ -24,6 +28,16 @@ export function isoTime(ms: number): string {
   rest -= minute * 60_000;
   const second = Math.floor(rest / 1000);
   const milli = rest - second * 1000;
+  // The times of a page are mostly of one day: its date is kept from the call before.
+  if (days !== lastDay) {
+    lastDate = civilDate(days);
+    lastDay = days;
+  }
+  return `${lastDate}T${TWO[hour]}:${TWO[minute]}:${TWO[second]}.${THREE[milli]}Z`;
+}
+
+/** `YYYY-MM-DD` of `days` since 1970-01-01, for years 0000 to 9999. */
+function civilDate(days: number): string {
   // Days since 0000-03-01, in eras of 400 years (146,097 days), so leap days end each year.
   const z = days + 719_468;
   const era = Math.floor(z / 146_097);
@@ -41,7 +55,7 @@ export function isoTime(ms: number): string {
   const day = dayOfYear - Math.floor((153 * shifted + 2) / 5) + 1;
   const month = shifted < 10 ? shifted + 3 : shifted - 9;
   const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
-  return `${TWO[Math.floor(year / 100)]}${TWO[year % 100]}-${TWO[month]}-${TWO[day]}T${TWO[hour]}:${TWO[minute]}:${TWO[second]}.${THREE[milli]}Z`;
+  return `${TWO[Math.floor(year / 100)]}${TWO[year % 100]}-${TWO[month]}-${TWO[day]}`;
 }
 
 /** `isoTime`, with null for null (a time not set). */

@@ -8,8 +8,11 @@ import {
   PostgresDialect,
   SqliteDialect,
   type Dialect as KyselyDialect,
+  type Compilable,
+  type CompiledQuery,
   type PostgresPool,
   type PostgresPoolClient,
+  type QueryResult,
   type SqliteDatabase,
   type Transaction,
 } from 'kysely';
@@ -21,7 +24,7 @@ import { WalCheckpointer } from './checkpointer.js';
 import { LazyBegin } from './deferred-writes.js';
 import { durableCommits, WalFlusher } from './durable-commits.js';
 import { ConnectionStatements } from './pg-statement.js';
-import { namedStatements, runPreparedDirectly } from './prepared.js';
+import { namedStatements } from './prepared.js';
 import { GroupCommitter } from './group-commit.js';
 import { objectRows, type DriverStatement } from './sqlite-rows.js';
 import type { Database } from './schema.js';
@@ -268,20 +271,7 @@ function openPostgres(url: string, opts: OpenOptions): Db {
   const connections = discardingTimedOut(pool, opts.onStatement);
   const dialect = new PostgresDialect({ pool: connections });
   const kysely = new Kysely<Database>({ dialect: guard ? guard.dialect(dialect) : dialect });
-  runPreparedDirectly(kysely, async (query) => {
-    // What Kysely's executor does for a statement on the root instance, in one function.
-    guard?.assertOutside('a query on db.kysely (use tx.db)');
-    const connection = await connections.connect();
-    try {
-      const result = await connection.query(query.sql, [...query.parameters]);
-      return {
-        numAffectedRows: AFFECTING.has(result.command) ? BigInt(result.rowCount ?? 0) : undefined,
-        rows: result.rows ?? [],
-      };
-    } finally {
-      connection.release();
-    }
-  });
+  runCompiledDirectly(kysely, connections, guard);
   const runner = transactions(kysely, 'postgres', null, guard, opts);
   return {
     kysely,
@@ -296,6 +286,37 @@ function openPostgres(url: string, opts: OpenOptions): Db {
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => kysely.destroy(),
   };
+}
+
+/**
+ * A compiled statement on the root instance (`db.kysely.executeQuery`: every prepared query,
+ * `writeThen`, a key sign-in's statement) runs in one function that takes a connection, runs it
+ * and gives the connection back, instead of through Kysely's executor: about ten async functions,
+ * each a promise to make and resolve (6,000–7,000 instructions a statement, bench
+ * `instructions`). What Kysely builds itself (`.execute()`), a transaction's statements, and
+ * other instances (`withPlugin`, `withSchema`) keep Kysely's path.
+ */
+function runCompiledDirectly(
+  kysely: Kysely<Database>,
+  connections: PostgresPool,
+  guard: NestingGuard | null,
+): void {
+  const viaExecutor = kysely.executeQuery.bind(kysely);
+  const direct = async (query: CompiledQuery): Promise<QueryResult<unknown>> => {
+    guard?.assertOutside('a query on db.kysely (use tx.db)');
+    const connection = await connections.connect();
+    try {
+      const result = await connection.query(query.sql, [...query.parameters]);
+      return {
+        numAffectedRows: AFFECTING.has(result.command) ? BigInt(result.rowCount ?? 0) : undefined,
+        rows: result.rows ?? [],
+      };
+    } finally {
+      connection.release();
+    }
+  };
+  kysely.executeQuery = ((query: CompiledQuery | Compilable<unknown>) =>
+    'compile' in query ? viaExecutor(query) : direct(query)) as Kysely<Database>['executeQuery'];
 }
 
 /** Commands whose row count Kysely reports as `numAffectedRows` (its PostgreSQL driver). */

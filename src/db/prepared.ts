@@ -42,28 +42,8 @@ export function preparedQuery<A extends unknown[], R>(
     const params = template.slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
     return CompiledQuery.raw(template.sql, params) as CompiledQuery<R>;
   };
-  const run = (db: Executor, ...args: A) => {
-    const query = statement(db, ...args);
-    const direct = directRunners.get(db);
-    return direct ? (direct(query) as Promise<QueryResult<R>>) : db.executeQuery<R>(query);
-  };
+  const run = (db: Executor, ...args: A) => db.executeQuery<R>(statement(db, ...args));
   return Object.assign(run, { statement });
-}
-
-/** Runs a compiled statement on its own connection, as `executeQuery` would (database.ts). */
-export type DirectRunner = (query: CompiledQuery) => Promise<QueryResult<unknown>>;
-
-const directRunners = new WeakMap<Executor, DirectRunner>();
-
-/**
- * Prepared queries on `kysely` itself (not in a transaction) run through `runner` instead of
- * Kysely's executor. PostgreSQL's registers one (database.ts): the executor takes a connection,
- * runs the statement and gives the connection back through about ten async functions, each a
- * promise to make and resolve. Only for the root instance: a transaction, or an instance with
- * plugins (`withPlugin` makes another), keeps Kysely's own path.
- */
-export function runPreparedDirectly(kysely: Executor, runner: DirectRunner): void {
-  directRunners.set(kysely, runner);
 }
 
 /** Runs the query (`q(db, ...args)`), or compiles it for `tx.defer` (`q.statement(db, ...args)`). */

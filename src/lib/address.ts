@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js';
 
+import { Lru } from './lru.js';
 import { addressRefusal } from './special-addresses.js';
 
 // Address parsing is deliberately stricter than ipaddr.js: it takes only dotted-quad decimal IPv4
@@ -275,18 +276,16 @@ function forwardedFor(header: string): IpAddress | null {
 /**
  * Canonical texts of recent TCP peers. A connection's peer is the same text for each of its
  * requests, and parsing it was about 12,000 instructions of every request (bench
- * `instructions`); the texts come from the kernel, one per client address, and at most
- * `PEERS_KEPT` are kept.
+ * `instructions`); the texts come from the kernel, one per client address, and the last 4,096
+ * are kept.
  */
-const peers = new Map<string, string>();
-const PEERS_KEPT = 4096;
+const peers = new Lru<string, string>(4096);
 
 /** `peer` as canonical text (IPv4-mapped IPv6 unwrapped), or as it is when it is no address. */
 function canonicalPeer(peer: string): string {
   let text = peers.get(peer);
   if (text === undefined) {
     text = parseAddress(peer)?.toString() ?? peer;
-    if (peers.size >= PEERS_KEPT) peers.clear();
     peers.set(peer, text);
   }
   return text;

@@ -1,14 +1,14 @@
-import { sql } from 'kysely';
+import { sql, type CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { openDatabase, type Db } from '../../src/db/database.js';
 import { preparedQuery } from '../../src/db/prepared.js';
 import { createTestDatabase, PG_URL, TEST_DB, type TestDatabase } from '../_util/app.js';
 
-// Prepared queries on the root instance run without Kysely's executor on PostgreSQL
-// (runPreparedDirectly, src/db/prepared.ts): the answers are the executor's, the nesting check
-// still refuses them inside a transaction, and a transaction's own keep Kysely's path. SQLite
-// keeps Kysely's path everywhere.
+// Compiled statements on the root instance (every prepared query) run without Kysely's executor
+// on PostgreSQL (runCompiledDirectly, src/db/database.ts): the answers are the executor's, the
+// nesting check still refuses them inside a transaction, and a transaction's own keep Kysely's
+// path. SQLite keeps Kysely's path everywhere.
 describe.runIf(TEST_DB === 'postgres')('prepared queries on the root instance', () => {
   let database: TestDatabase;
   let db: Db;
@@ -51,13 +51,16 @@ describe.runIf(TEST_DB === 'postgres')('prepared queries on the root instance', 
   );
 
   it('answers rows and affected counts as Kysely’s executor does', async () => {
+    // Kysely's own executor, which the root instance's `executeQuery` no longer goes through.
     const viaExecutor = <R>(q: { statement: (...a: never[]) => unknown }, ...args: unknown[]) =>
-      db.kysely.executeQuery<R>(
-        (q.statement as (...a: unknown[]) => Parameters<Db['kysely']['executeQuery']>[0])(
-          db.kysely,
-          ...args,
-        ),
-      );
+      db.kysely
+        .getExecutor()
+        .executeQuery<R>(
+          (q.statement as (...a: unknown[]) => Parameters<Db['kysely']['executeQuery']>[0])(
+            db.kysely,
+            ...args,
+          ) as CompiledQuery<R>,
+        );
     const inserted = await insert(db.kysely, 'a', 1);
     expect(inserted).toEqual({ numAffectedRows: 1n, rows: [] });
     expect(await viaExecutor(insert, 'b', 2)).toEqual(inserted);
@@ -104,5 +107,22 @@ describe.runIf(TEST_DB === 'postgres')('prepared queries on the root instance', 
     await list(db.kysely, 0);
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatch(/^select "id", "n" from "direct_t"/);
+  });
+
+  it('leaves what Kysely builds itself on its own path', async () => {
+    const rows = await db.kysely
+      .selectFrom('direct_t' as never)
+      .select(['id'] as never)
+      .where('id' as never, '=', 'c' as never)
+      .execute();
+    expect(rows).toEqual([{ id: 'c' }]);
+    await expect(
+      db.transaction(async () => {
+        await db.kysely
+          .selectFrom('direct_t' as never)
+          .select(['id'] as never)
+          .execute();
+      }),
+    ).rejects.toThrow(/a query on db.kysely \(use tx.db\) must not run inside a transaction/);
   });
 });

@@ -1,6 +1,7 @@
-import pg from 'pg';
+import type pg from 'pg';
 
 import { copiesAsLiteral, objectMaker } from './columns.js';
+import { executionMessages } from './pg-bind.js';
 
 type Parser = (value: string) => unknown;
 type Make = (values: unknown[]) => Record<string, unknown>;
@@ -27,22 +28,12 @@ interface Connection {
   parsedStatements: Record<string, string>;
   submittedNamedStatements: Record<string, string>;
   parse(config: { text: string; name: string; types: unknown }): void;
-  bind(config: {
-    portal: string;
-    statement: string;
-    values: unknown[];
-    binary: boolean;
-    valueMapper: (value: unknown) => unknown;
-  }): void;
-  describe(config: { type: 'P'; name: string }): void;
+  /** Writes `buffer` to the server unless the socket is closed. */
+  _send(buffer: Buffer): boolean;
   execute(config: { portal: string; rows: undefined }): void;
   sync(): void;
   sendCopyFail(message: string): void;
 }
-
-/** How node-postgres turns a parameter into its text (lib/utils.js, on the module as `utils`). */
-const { prepareValue } = (pg as unknown as { utils: { prepareValue(value: unknown): unknown } })
-  .utils;
 
 /** What node-postgres reads from a CommandComplete's tag (lib/result.js). */
 const COMMAND_TAG = /^([A-Za-z]+)(?: (\d+))?(?: (\d+))?/;
@@ -143,46 +134,44 @@ class NamedExecution {
         `Prepared statements must be unique - '${this.name}' was used for a different statement`,
       );
     }
-    // One write for all the messages (node-postgres does the same).
-    connection.stream.cork?.();
-    try {
-      this.send(connection, previous !== undefined);
-    } finally {
-      connection.stream.uncork?.();
-    }
+    this.send(connection, previous !== undefined);
     return null;
   }
 
   private send(connection: Connection, parsed: boolean): void {
-    if (!parsed) {
-      connection.parse({ text: this.text, name: this.name, types: undefined });
-      connection.submittedNamedStatements[this.name] = this.text;
-    }
+    this.shape = parsed ? this.statements.shapeOf(this.name) : undefined;
+    this.describing = !this.shape;
+    let messages: Buffer;
     try {
-      connection.bind({
-        portal: '',
-        statement: this.name,
-        values: this.parameters,
-        binary: false,
-        valueMapper: prepareValue,
-      });
+      messages = executionMessages(this.name, this.parameters, this.describing);
     } catch (err) {
-      // The Bind was not sent: a Sync ends the execution (its ReadyForQuery frees the
-      // connection), and a Parse sent just before still completes, so the statement is there for
-      // the next execution. node-postgres closes the statement here while its connection goes on
+      // A parameter could not be made text. When a Parse goes first, it is sent and a Sync ends
+      // the execution (its ReadyForQuery frees the connection), so the statement is there for the
+      // next execution. node-postgres closes the statement here while its connection goes on
       // counting it as parsed, so every later execution of it there would fail ("prepared
       // statement does not exist").
+      if (!parsed) this.parse(connection);
       connection.sync();
       this.handleError(err as Error);
       return;
     }
-    this.shape = parsed ? this.statements.shapeOf(this.name) : undefined;
-    if (!this.shape) {
-      this.describing = true;
-      connection.describe({ type: 'P', name: '' });
+    if (parsed) {
+      connection._send(messages);
+      return;
     }
-    connection.execute({ portal: '', rows: undefined });
-    connection.sync();
+    // One write for both (node-postgres corks its messages the same way).
+    connection.stream.cork?.();
+    try {
+      this.parse(connection);
+      connection._send(messages);
+    } finally {
+      connection.stream.uncork?.();
+    }
+  }
+
+  private parse(connection: Connection): void {
+    connection.parse({ text: this.text, name: this.name, types: undefined });
+    connection.submittedNamedStatements[this.name] = this.text;
   }
 
   handleRowDescription(msg: {

@@ -58,6 +58,36 @@ describe.runIf(TEST_DB === 'postgres')('ConnectionStatements', () => {
     });
   });
 
+  it('sends its parameters as node-postgres does (src/db/pg-bind.ts)', async () => {
+    const statements = fresh();
+    const text = `select $1::text as ascii, $2::text as accents, $3::text as emoji, $4::text as nothing,
+                         $5::int as n, $6::bool as yes, $7::timestamptz as at, $8::text[] as list,
+                         $9::jsonb as doc, $10::bytea as bytes, length($11::text) as long_length,
+                         $12::numeric as big`;
+    const values = [
+      'plain',
+      'é à ü',
+      'emoji 👋🏽 日本語',
+      null,
+      42,
+      true,
+      new Date('2026-11-28T03:04:05.678Z'),
+      ['a', null, 'b "c"'],
+      { k: ['v', 1], ключ: 'значение' },
+      Buffer.from([0, 1, 0xfe, 0xff]),
+      `${'é'.repeat(70_000)}z`,
+      12345678901234567890n,
+    ];
+    for (let round = 0; round < 2; round += 1) {
+      const ours = await statements.run(client, 'described_params', text, values);
+      const plain = await client.query({ text, values });
+      expect(ours.rows).toEqual(plain.rows);
+    }
+    const [row] = (await statements.run(client, 'described_params', text, values)).rows;
+    expect(row).toMatchObject({ accents: 'é à ü', emoji: 'emoji 👋🏽 日本語', long_length: 70_001 });
+    expect(row!.bytes).toEqual(Buffer.from([0, 1, 0xfe, 0xff]));
+  });
+
   it('parses with the type parsers it is given', async () => {
     const statements = new ConnectionStatements((oid, format) =>
       oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format),

@@ -24,6 +24,7 @@ import { WalCheckpointer } from './checkpointer.js';
 import { LazyBegin } from './deferred-writes.js';
 import { durableCommits, WalFlusher } from './durable-commits.js';
 import { ConnectionStatements } from './pg-statement.js';
+import { pgTransactions, queryResult } from './pg-transaction.js';
 import { namedStatements } from './prepared.js';
 import { GroupCommitter } from './group-commit.js';
 import { objectRows, type DriverStatement } from './sqlite-rows.js';
@@ -284,7 +285,14 @@ function openPostgres(url: string, opts: OpenOptions): Db {
   const dialect = new PostgresDialect({ pool: connections });
   const kysely = new Kysely<Database>({ dialect: guard ? guard.dialect(dialect) : dialect });
   runCompiledDirectly(kysely, connections, guard);
-  const runner = transactions(kysely, 'postgres', null, guard, opts);
+  const runner = new TransactionRunner({
+    kysely,
+    dialect: 'postgres',
+    committer: null,
+    guard,
+    onAfterCommitError: opts.onAfterCommitError ?? (() => {}),
+    open: pgTransactions(kysely, dialect, connections),
+  });
   return {
     kysely,
     dialect: 'postgres',
@@ -318,11 +326,7 @@ function runCompiledDirectly(
     guard?.assertOutside('a query on db.kysely (use tx.db)');
     const connection = await connections.connect();
     try {
-      const result = await connection.query(query.sql, [...query.parameters]);
-      return {
-        numAffectedRows: AFFECTING.has(result.command) ? BigInt(result.rowCount ?? 0) : undefined,
-        rows: result.rows ?? [],
-      };
+      return queryResult(await connection.query(query.sql, [...query.parameters]));
     } finally {
       connection.release();
     }
@@ -330,9 +334,6 @@ function runCompiledDirectly(
   kysely.executeQuery = ((query: CompiledQuery | Compilable<unknown>) =>
     'compile' in query ? viaExecutor(query) : direct(query)) as Kysely<Database>['executeQuery'];
 }
-
-/** Commands whose row count Kysely reports as `numAffectedRows` (its PostgreSQL driver). */
-const AFFECTING = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
 /**
  * The pool as Kysely sees it, except that a client whose query hit the client-side read timeout

@@ -37,6 +37,10 @@ describe('executionMessages', () => {
     '日本語のテキスト',
     'emoji 👋🏽 and a lone surrogate \ud800 end',
     'x'.repeat(70_000),
+    `${'a'.repeat(47)}é`,
+    `${'a'.repeat(48)}é`,
+    'y'.repeat(48),
+    'z'.repeat(49),
     `${'é'.repeat(40_000)}z`,
     null,
     undefined,
@@ -84,6 +88,20 @@ describe('executionMessages', () => {
     expect(executionMessages('none', [], false).equals(nodePostgres('none', [], false))).toBe(true);
     const ours = executionMessages('nommé', ['x'], true);
     expect(withFormatCodes(ours, 'nommé', 1).equals(nodePostgres('nommé', ['x'], true))).toBe(true);
+  });
+
+  it('gives each execution its own bytes, however large', () => {
+    const first = executionMessages('first', ['one', 'é'], false);
+    const copy = Buffer.from(first);
+    const huge = ['h'.repeat(400_000), `${'é'.repeat(200_000)}!`];
+    const large = executionMessages('large', huge, true);
+    expect(withFormatCodes(large, 'large', 2).equals(nodePostgres('large', huge, true))).toBe(true);
+    executionMessages('second', ['two', 'ü'.repeat(100)], true);
+    expect(first.equals(copy)).toBe(true);
+    const after = executionMessages('after', ['three'], false);
+    expect(withFormatCodes(after, 'after', 1).equals(nodePostgres('after', ['three'], false))).toBe(
+      true,
+    );
   });
 
   it('throws what a parameter’s conversion throws', () => {

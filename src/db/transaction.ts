@@ -13,6 +13,7 @@ import type {
 import { alone, combineWrites } from './deferred-writes.js';
 
 import type { GroupCommitter } from './group-commit.js';
+import type { OpenTransaction } from './pg-transaction.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -52,6 +53,11 @@ export interface TransactionRunnerOptions {
   onAfterCommitError: (err: unknown) => void;
   /** Refuses nested transactions when given (see NestingGuard). */
   guard: NestingGuard | null;
+  /**
+   * PostgreSQL: opens a transaction without Kysely's transaction machinery (pg-transaction.ts);
+   * `kysely.transaction()` otherwise.
+   */
+  open?: () => OpenTransaction;
 }
 
 /**
@@ -154,7 +160,9 @@ export class TransactionRunner {
     };
     let result: T;
     try {
-      result = committer ? await committer.run(work) : await kysely.transaction().execute(work);
+      if (committer) result = await committer.run(work);
+      else if (this.opts.open) result = await runOpen(this.opts.open(), work);
+      else result = await kysely.transaction().execute(work);
     } finally {
       for (const cb of settled) {
         try {
@@ -181,6 +189,22 @@ export class TransactionRunner {
   assertNotTransaction(what = 'this'): void {
     this.opts.guard?.assertOutside(what);
   }
+}
+
+/** Runs `work` in `transaction`, then commits; rolls back when it throws. */
+async function runOpen<T>(
+  transaction: OpenTransaction,
+  work: (trx: Transaction<Database>) => Promise<T>,
+): Promise<T> {
+  let result: T;
+  try {
+    result = await work(transaction.db);
+  } catch (err) {
+    await transaction.rollback();
+    throw err;
+  }
+  await transaction.commit();
+  return result;
 }
 
 function compiled(write: Compilable<unknown> | CompiledQuery): CompiledQuery {

@@ -180,7 +180,12 @@ function openSqlite(file: string, opts: OpenOptions): Db {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     checkpointer = new WalCheckpointer(file, driver, 250, opts.onCheckpointError);
   }
-  const runner = transactions(kysely, 'sqlite', committer, guard, opts);
+  const runner = new TransactionRunner({
+    dialect: 'sqlite',
+    execute: (work) => committer.run(work),
+    guard,
+    onAfterCommitError: opts.onAfterCommitError ?? (() => {}),
+  });
   let diskFull = false;
   return {
     kysely,
@@ -286,12 +291,10 @@ function openPostgres(url: string, opts: OpenOptions): Db {
   const kysely = new Kysely<Database>({ dialect: guard ? guard.dialect(dialect) : dialect });
   runCompiledDirectly(kysely, connections, guard);
   const runner = new TransactionRunner({
-    kysely,
     dialect: 'postgres',
-    committer: null,
+    execute: pgTransactions(kysely, dialect, connections),
     guard,
     onAfterCommitError: opts.onAfterCommitError ?? (() => {}),
-    open: pgTransactions(kysely, dialect, connections),
   });
   return {
     kysely,
@@ -385,22 +388,6 @@ function discardingTimedOut(
     },
     end: () => pool.end(),
   };
-}
-
-function transactions(
-  kysely: Kysely<Database>,
-  dialect: Dialect,
-  committer: GroupCommitter | null,
-  guard: NestingGuard | null,
-  opts: OpenOptions,
-): TransactionRunner {
-  return new TransactionRunner({
-    kysely,
-    dialect,
-    committer,
-    guard,
-    onAfterCommitError: opts.onAfterCommitError ?? (() => {}),
-  });
 }
 
 /**

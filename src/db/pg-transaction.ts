@@ -13,16 +13,6 @@ import {
 
 import type { Database } from './schema.js';
 
-/** A transaction of the PostgreSQL pool, as TransactionRunner drives it. */
-export interface OpenTransaction {
-  /** The transaction's query builder; its first statement takes the connection. */
-  db: Transaction<Database>;
-  /** Commits (and gives the connection back); a failed commit is rolled back, then thrown. */
-  commit(): Promise<void>;
-  /** Rolls back (and gives the connection back); never throws. */
-  rollback(): Promise<void>;
-}
-
 /** node-postgres's answer, as the pool's clients give it (src/db/database.ts). */
 interface Answer {
   command: string | null;
@@ -55,10 +45,10 @@ export function pgTransactions(
   kysely: Kysely<Database>,
   dialect: Dialect,
   pool: PostgresPool,
-): () => OpenTransaction {
+): <T>(work: (trx: Transaction<Database>) => Promise<T>) => Promise<T> {
   const config = { dialect };
   const driver = new DummyDriver();
-  return () => {
+  return async (work) => {
     const connection = new LazyConnection(pool);
     const db = new Transaction<Database>({
       config,
@@ -68,11 +58,15 @@ export function pgTransactions(
         .getExecutor()
         .withConnectionProvider(new SingleConnectionProvider(connection)),
     });
-    return {
-      db,
-      commit: () => connection.end('commit'),
-      rollback: () => connection.end('rollback'),
-    };
+    let result;
+    try {
+      result = await work(db);
+    } catch (err) {
+      await connection.end('rollback');
+      throw err;
+    }
+    await connection.end('commit');
+    return result;
   };
 }
 

@@ -6,14 +6,11 @@ import type {
   DatabaseConnection,
   Dialect as KyselyDialect,
   Driver,
-  Kysely,
   Transaction,
 } from 'kysely';
 
 import { alone, combineWrites } from './deferred-writes.js';
 
-import type { GroupCommitter } from './group-commit.js';
-import type { OpenTransaction } from './pg-transaction.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -45,19 +42,17 @@ export interface Tx {
 }
 
 export interface TransactionRunnerOptions {
-  kysely: Kysely<Database>;
   dialect: Dialect;
-  /** SQLite: the group committer every transaction goes through. */
-  committer: GroupCommitter | null;
+  /**
+   * Runs `work` in one database transaction and commits it, or rolls it back when `work` throws:
+   * on SQLite through the group committer (group-commit.ts), on PostgreSQL on a connection of the
+   * pool (pg-transaction.ts).
+   */
+  execute: <T>(work: (trx: Transaction<Database>) => Promise<T>) => Promise<T>;
   /** Told of every after-commit callback that throws (the commit stands). */
   onAfterCommitError: (err: unknown) => void;
   /** Refuses nested transactions when given (see NestingGuard). */
   guard: NestingGuard | null;
-  /**
-   * PostgreSQL: opens a transaction without Kysely's transaction machinery (pg-transaction.ts);
-   * `kysely.transaction()` otherwise.
-   */
-  open?: () => OpenTransaction;
 }
 
 /**
@@ -128,7 +123,7 @@ export class TransactionRunner {
     this.assertNotTransaction('db.transaction()');
     const after: Array<() => void | Promise<void>> = [];
     const settled: Array<() => void> = [];
-    const { dialect, committer, kysely } = this.opts;
+    const { dialect } = this.opts;
     const work = (trx: Transaction<Database>) => {
       const before: Array<() => Promise<void>> = [];
       const deferred: CompiledQuery[] = [];
@@ -160,9 +155,7 @@ export class TransactionRunner {
     };
     let result: T;
     try {
-      if (committer) result = await committer.run(work);
-      else if (this.opts.open) result = await runOpen(this.opts.open(), work);
-      else result = await kysely.transaction().execute(work);
+      result = await this.opts.execute(work);
     } finally {
       for (const cb of settled) {
         try {
@@ -189,22 +182,6 @@ export class TransactionRunner {
   assertNotTransaction(what = 'this'): void {
     this.opts.guard?.assertOutside(what);
   }
-}
-
-/** Runs `work` in `transaction`, then commits; rolls back when it throws. */
-async function runOpen<T>(
-  transaction: OpenTransaction,
-  work: (trx: Transaction<Database>) => Promise<T>,
-): Promise<T> {
-  let result: T;
-  try {
-    result = await work(transaction.db);
-  } catch (err) {
-    await transaction.rollback();
-    throw err;
-  }
-  await transaction.commit();
-  return result;
 }
 
 function compiled(write: Compilable<unknown> | CompiledQuery): CompiledQuery {

@@ -164,8 +164,13 @@ export interface ContextOverrides extends AppDatabaseOptions {
   ipBlockRefreshMs?: number;
   /** Presence timings (tests shorten them); defaults in presence-service.ts. */
   presence?: Partial<PresenceTimings>;
-  /** The outbox drainer's interval and grace period (tests shorten them); see events/outbox.ts. */
-  outbox?: { drainIntervalMs?: number; graceMs?: number; keepRows?: boolean };
+  /** The outbox's drain interval, grace period and removal delay (tests); see events/outbox.ts. */
+  outbox?: {
+    drainIntervalMs?: number;
+    graceMs?: number;
+    keepRows?: boolean;
+    removalDelayMs?: number;
+  };
   /** Link-preview fetcher options (tests); the defaults are the contract's limits. */
   safeFetch?: SafeFetchOptions;
   /** The s2s outbox's drain interval (tests shorten it). */

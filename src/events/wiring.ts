@@ -22,7 +22,9 @@ export async function openEvents(opts: {
   config: Pick<Config, 'redisPrefix' | 'redisTimeoutMs'>;
   /** The command line: it publishes but listens to nothing, and runs no drainer. */
   passive: boolean;
-  outbox?: Partial<Pick<OutboxOptions, 'drainIntervalMs' | 'graceMs' | 'keepRows'>>;
+  outbox?: Partial<
+    Pick<OutboxOptions, 'drainIntervalMs' | 'graceMs' | 'keepRows' | 'removalDelayMs'>
+  >;
   onClose(fn: () => Promise<void>): void;
 }): Promise<{ bus: EventBus; outbox: Outbox }> {
   const { db, log, config, passive } = opts;

@@ -1,7 +1,9 @@
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { openDatabase, type Db } from '../../src/db/database.js';
+import type { Tx } from '../../src/db/transaction.js';
 import { createTestDatabase, PG_URL, TEST_DB, type TestDatabase } from '../_util/app.js';
 
 // PostgreSQL transactions run without Kysely's transaction machinery (src/db/pg-transaction.ts):
@@ -60,46 +62,50 @@ describe.runIf(TEST_DB === 'postgres')('PostgreSQL transactions', () => {
     expect(inUse()).toBe(0);
   });
 
+  /** Inserts `ids` at once on `tx`: the server process each insert ran on. */
+  const insertAtOnce = (tx: Tx, ids: string[]) =>
+    Promise.all(
+      ids.map(async (id, i) => {
+        await tx.db
+          .insertInto('tx_t' as never)
+          .values({ id, n: i } as never)
+          .execute();
+        return (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(tx.db)).rows[0]!
+          .pid;
+      }),
+    );
+
   it('runs the statements of one transaction on one connection, and commits them together', async () => {
-    const backends = await db
-      .transaction(async (tx) => {
-        const pids = await Promise.all(
-          ['b', 'c', 'd'].map(async (id, i) => {
-            await tx.db
-              .insertInto('tx_t' as never)
-              .values({ id, n: i } as never)
-              .execute();
-            return (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(tx.db))
-              .rows[0]!.pid;
-          }),
-        );
+    const other = new pg.Client({ connectionString: PG_URL });
+    await other.connect();
+    try {
+      const counted = () =>
+        other
+          .query<{ n: number }>(`select count(*)::int as n from "${database.pgSchema}".tx_t`)
+          .then((r) => r.rows[0]!.n);
+      const pids = await db.transaction(async (tx) => {
+        const ran = await insertAtOnce(tx, ['b', 'c', 'd']);
         // Not visible from another connection before the commit.
-        const outside = await sql<{ n: number }>`select count(*)::int as n from tx_t`.execute(
-          db.kysely,
-        );
-        expect(outside.rows[0]!.n).toBe(1);
-        return pids;
+        expect(await counted()).toBe(1);
+        return ran;
+      });
+      expect(new Set(pids).size).toBe(1);
+      expect(await counted()).toBe(4);
+    } finally {
+      await other.end();
+    }
+    expect((await rows()).map((r) => r.id)).toEqual(['a', 'b', 'c', 'd']);
+    expect(inUse()).toBe(0);
+  });
+
+  it('rolls back when the nesting check refuses a root query inside the transaction', async () => {
+    const refused = await db
+      .transaction(async (tx) => {
+        await insertAtOnce(tx, ['y', 'z']);
+        await sql`select 1`.execute(db.kysely);
       })
       .catch((err: unknown) => err);
-    // The nesting check refuses the root query inside the transaction: it rolls back.
-    expect(backends).toBeInstanceOf(Error);
-    expect(String(backends)).toMatch(/must not run inside a transaction/);
-    expect(await rows()).toEqual([{ id: 'a', n: 1 }]);
-    expect(inUse()).toBe(0);
-
-    const pids = await db.transaction(async (tx) =>
-      Promise.all(
-        ['b', 'c', 'd'].map(async (id, i) => {
-          await tx.db
-            .insertInto('tx_t' as never)
-            .values({ id, n: i } as never)
-            .execute();
-          return (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(tx.db))
-            .rows[0]!.pid;
-        }),
-      ),
-    );
-    expect(new Set(pids).size).toBe(1);
+    expect(String(refused)).toMatch(/must not run inside a transaction/);
     expect((await rows()).map((r) => r.id)).toEqual(['a', 'b', 'c', 'd']);
     expect(inUse()).toBe(0);
   });
@@ -158,7 +164,7 @@ describe.runIf(TEST_DB === 'postgres')('PostgreSQL transactions', () => {
   });
 
   it('refuses a statement on the transaction after it has ended', async () => {
-    let kept: Parameters<Parameters<Db['transaction']>[0]>[0] | undefined;
+    let kept: Tx | undefined;
     await db.transaction(async (tx) => {
       kept = tx;
       await tx.db

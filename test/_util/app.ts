@@ -9,6 +9,7 @@ import pino from 'pino';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { loadSecrets, type Secrets } from '../../src/config/secrets.js';
 import { createAppContext, type AppContext, type ContextOverrides } from '../../src/context.js';
+import { openDatabase, type Db, type OpenOptions } from '../../src/db/database.js';
 import { buildGraphqlExecutor } from '../../src/graphql/build.js';
 import type { GraphqlExecutor } from '../../src/graphql/executor.js';
 import { buildHttpApp, type HttpAppOptions } from '../../src/http/app.js';
@@ -44,6 +45,19 @@ export interface TestDatabase {
   pgSchema?: string;
   dataDir: string;
   drop(): Promise<void>;
+}
+
+/**
+ * `openDatabase` on the test's database (on PostgreSQL, its own schema), with `options`: for
+ * tests of the database layer itself, below the context.
+ */
+export function openTestDb(database: TestDatabase, options: Partial<OpenOptions> = {}): Db {
+  return openDatabase({
+    url: TEST_DB === 'postgres' ? PG_URL : null,
+    dataDir: database.dataDir,
+    schema: database.pgSchema,
+    ...options,
+  });
 }
 
 export async function createTestDatabase(): Promise<TestDatabase> {

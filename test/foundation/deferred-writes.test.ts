@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { openDatabase, type Db } from '../../src/db/database.js';
-import { createTestDatabase, PG_URL, TEST_DB, type TestDatabase } from '../_util/app.js';
+import type { Db } from '../../src/db/database.js';
+import { createTestDatabase, openTestDb, TEST_DB, type TestDatabase } from '../_util/app.js';
 
 // tx.defer (src/db/deferred-writes.ts): on PostgreSQL a transaction's deferred writes go as one
 // statement, and a transaction of nothing else is that statement alone, atomic without BEGIN; on
@@ -14,10 +14,7 @@ describe(`deferred writes (${TEST_DB})`, () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    db = openDatabase({
-      url: TEST_DB === 'postgres' ? PG_URL : null,
-      dataDir: database.dataDir,
-      schema: database.pgSchema,
+    db = openTestDb(database, {
       checkNesting: true,
       onStatement: (text) => sent.push(text),
     });

@@ -2,8 +2,14 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { openDatabase, type Db } from '../../src/db/database.js';
-import { createTestDatabase, PG_URL, TEST_DB, type TestDatabase } from '../_util/app.js';
+import type { Db } from '../../src/db/database.js';
+import {
+  createTestDatabase,
+  openTestDb,
+  PG_URL,
+  TEST_DB,
+  type TestDatabase,
+} from '../_util/app.js';
 
 // The PostgreSQL pool keeps the connections it has opened, however long they stay idle
 // (src/db/database.ts): opening one costs the server a process and svc a description and a plan
@@ -16,10 +22,7 @@ describe.runIf(TEST_DB === 'postgres')('the PostgreSQL pool', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    db = openDatabase({
-      url: PG_URL,
-      dataDir: database.dataDir,
-      schema: database.pgSchema,
+    db = openTestDb(database, {
       poolSize: 3,
       applicationName: name,
       // Connections beyond the pool's size would close after 100 ms idle.

@@ -2,9 +2,15 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { openDatabase, type Db } from '../../src/db/database.js';
+import type { Db } from '../../src/db/database.js';
 import type { Tx } from '../../src/db/transaction.js';
-import { createTestDatabase, PG_URL, TEST_DB, type TestDatabase } from '../_util/app.js';
+import {
+  createTestDatabase,
+  openTestDb,
+  PG_URL,
+  TEST_DB,
+  type TestDatabase,
+} from '../_util/app.js';
 
 // PostgreSQL transactions run without Kysely's transaction machinery (src/db/pg-transaction.ts):
 // the connection is taken at the first statement, given back at the end whatever happened, and
@@ -16,10 +22,7 @@ describe.runIf(TEST_DB === 'postgres')('PostgreSQL transactions', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    db = openDatabase({
-      url: PG_URL,
-      dataDir: database.dataDir,
-      schema: database.pgSchema,
+    db = openTestDb(database, {
       poolSize: 4,
       checkNesting: true,
       onStatement: (text) => sent.push(text),

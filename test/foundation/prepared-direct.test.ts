@@ -1,9 +1,9 @@
 import { sql, type CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { openDatabase, type Db } from '../../src/db/database.js';
+import type { Db } from '../../src/db/database.js';
 import { preparedQuery } from '../../src/db/prepared.js';
-import { createTestDatabase, PG_URL, TEST_DB, type TestDatabase } from '../_util/app.js';
+import { createTestDatabase, openTestDb, TEST_DB, type TestDatabase } from '../_util/app.js';
 
 // Compiled statements on the root instance (every prepared query) run without Kysely's executor
 // on PostgreSQL (runCompiledDirectly, src/db/database.ts): the answers are the executor's, the
@@ -16,10 +16,7 @@ describe.runIf(TEST_DB === 'postgres')('prepared queries on the root instance', 
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    db = openDatabase({
-      url: PG_URL,
-      dataDir: database.dataDir,
-      schema: database.pgSchema,
+    db = openTestDb(database, {
       checkNesting: true,
       onStatement: (text) => sent.push(text),
     });

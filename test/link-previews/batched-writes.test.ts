@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { openDatabase, type Db, type Tx } from '../../src/db/database.js';
+import type { Db, Tx } from '../../src/db/database.js';
 import { BatchedWrites } from '../../src/services/link-previews/batched-writes.js';
-import { createTestDatabase, PG_URL, TEST_DB, type TestDatabase } from '../_util/app.js';
+import { createTestDatabase, openTestDb, TEST_DB, type TestDatabase } from '../_util/app.js';
 
 // Finished link previews are stored together (src/services/link-previews/batched-writes.ts):
 // writes added within the window share one transaction, at most a batch's worth each, and one
@@ -14,10 +14,7 @@ describe(`batched writes (${TEST_DB})`, () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    db = openDatabase({
-      url: TEST_DB === 'postgres' ? PG_URL : null,
-      dataDir: database.dataDir,
-      schema: database.pgSchema,
+    db = openTestDb(database, {
       checkNesting: true,
     });
     await sql`create table note (id text primary key, body text not null)`.execute(db.kysely);

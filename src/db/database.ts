@@ -23,6 +23,7 @@ import { Lru } from '../lib/lru.js';
 import { WalCheckpointer } from './checkpointer.js';
 import { LazyBegin } from './deferred-writes.js';
 import { durableCommits, WalFlusher } from './durable-commits.js';
+import { ReadingClient } from './pg-reader.js';
 import { ConnectionStatements } from './pg-statement.js';
 import { pgTransactions, queryResult } from './pg-transaction.js';
 import { namedStatements } from './prepared.js';
@@ -253,6 +254,8 @@ function openPostgres(url: string, opts: OpenOptions): Db {
   const onConnectionError = opts.onConnectionError ?? (() => {});
   const poolSize = opts.poolSize ?? 10;
   const pool = new pg.Pool({
+    // Its answers are read by svc's reader (pg-reader.ts).
+    Client: ReadingClient as unknown as new () => pg.ClientBase,
     connectionString: withConnectionOptions(url, schema),
     max: poolSize,
     // A connection once opened is kept, however long it stays idle: opening one costs the server

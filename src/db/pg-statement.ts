@@ -105,7 +105,7 @@ export class ConnectionStatements {
  * the client calls `submit` when the connection is free, then one `handle…` method per message,
  * and `handleReadyForQuery` or `handleError` to end it.
  */
-class NamedExecution {
+export class NamedExecution {
   callback: ((err: Error | null, result?: Executed) => void) | undefined = undefined;
   private shape: RowShape | undefined = undefined;
   /** This execution asked for the description. */
@@ -181,13 +181,17 @@ class NamedExecution {
   }
 
   handleDataRow(msg: { fields: Array<string | null> }): void {
+    this.handleFields(msg.fields);
+  }
+
+  /** A row's field texts (pg-reader.ts hands them here directly); `raw` is not kept. */
+  handleFields(raw: ReadonlyArray<string | null>): void {
     if (this.failure) return;
     const shape = this.shape;
     if (!shape) {
       this.failure = new Error(`a row of ${this.name} came before its description`);
       return;
     }
-    const raw = msg.fields;
     const values = this.values;
     try {
       for (let i = 0; i < raw.length; i += 1) {

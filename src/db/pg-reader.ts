@@ -59,10 +59,11 @@ export class ReadingClient extends pg.Client {
  * own into C++ (`Buffer#toString`), makes an object per message and emits it through the
  * connection to the client, which hands it to the query: about 35,000 of the 86,000 instructions a
  * send spent reading its answers went to its rows' fields (bench `instructions`, round sixteen).
- * ReadyForQuery, which ends every statement, is made here for every query. Every other message,
- * and every message answering a query that is not a named execution, is parsed by pg-protocol's
- * own parser and emitted as node-postgres emits it: authentication, errors, notices,
- * notifications and Kysely's unnamed statements read exactly as before.
+ * Their BindComplete is dropped (node-postgres's client does not listen for it). ReadyForQuery,
+ * which ends every statement, is made here for every query. Every other message, and every
+ * message answering a query that is not a named execution, is parsed by pg-protocol's own
+ * parser and emitted as node-postgres emits it: authentication, errors, notices, notifications
+ * and Kysely's unnamed statements read exactly as before.
  */
 export class AnswerReader {
   private buffer: Buffer = EMPTY;

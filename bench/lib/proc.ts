@@ -24,6 +24,32 @@ export function mainThreadCpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
 }
 
+/**
+ * User + system CPU seconds used so far by the machine's PostgreSQL: every process named
+ * `postgres`, with the CPU of its waited-for children (a backend that ended moves its time to
+ * the postmaster's). The difference of two readings is PostgreSQL's share of the work between
+ * them, whoever asked for it: the benchmark's own statements, autovacuum and checkpoints too.
+ */
+export function postgresCpuSeconds(): number {
+  let ticks = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // ended between the listing and the read
+    }
+    const open = stat.indexOf('(');
+    const close = stat.lastIndexOf(')');
+    if (stat.slice(open + 1, close) !== 'postgres') continue;
+    const fields = stat.slice(close + 2).split(' ');
+    // utime, stime, cutime, cstime: fields 14 to 17.
+    ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+  }
+  return ticks / CLK_TCK;
+}
+
 /** Resident set size of a process in bytes. */
 export function rssBytes(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');

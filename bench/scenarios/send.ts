@@ -8,7 +8,7 @@ import pg from 'pg';
 
 import { gql, signup, type Session } from '../lib/client.js';
 import { httpLoad } from '../lib/http-load.js';
-import { cpuSeconds, percentile } from '../lib/proc.js';
+import { cpuSeconds, percentile, postgresCpuSeconds } from '../lib/proc.js';
 import { startReference } from '../lib/reference.js';
 import type { ScenarioResult } from '../lib/report.js';
 import { SEND } from '../lib/setup.js';
@@ -47,6 +47,23 @@ async function svcSend(base: string, senders: { s: Session; conv: string }[], se
     p99: percentile(latencies, 99),
     errors,
     sent: latencies.length,
+  };
+}
+
+/**
+ * PostgreSQL's CPU for the work between two readings, per message (`--pg` only): the database
+ * shares the two cores with the server and the load, so a send's cost is both processes' time.
+ */
+function databaseShare(
+  usePg: boolean,
+  before: number,
+  messages: number,
+): { database_cpu_s?: number; database_ms_per_message?: number } {
+  if (!usePg) return {};
+  const cpu = postgresCpuSeconds() - before;
+  return {
+    database_cpu_s: Number(cpu.toFixed(2)),
+    database_ms_per_message: Number(((cpu * 1000) / Math.max(messages, 1)).toFixed(3)),
   };
 }
 
@@ -97,8 +114,10 @@ export async function send(opts: Options): Promise<ScenarioResult> {
     for (const clients of [8, 32]) {
       await svcSend(svc.url, senders.slice(0, clients), 1);
       const cpu0 = cpuSeconds(svc.proc.pid);
+      const db0 = opts.pg ? postgresCpuSeconds() : 0;
       const r = await svcSend(svc.url, senders.slice(0, clients), SECONDS);
       const cpu = cpuSeconds(svc.proc.pid) - cpu0;
+      const database = databaseShare(opts.pg, db0, r.sent);
       figures[`svc-${clients}`] = { rate: r.perSecond, p99: r.p99 };
       rows.push({
         target: 'svc sendMessage',
@@ -108,6 +127,7 @@ export async function send(opts: Options): Promise<ScenarioResult> {
         errors: r.errors,
         server_cpu_s: cpu,
         messages_per_cpu_s: Math.round(r.sent / Math.max(cpu, 0.01)),
+        ...database,
       });
     }
   } finally {
@@ -117,6 +137,7 @@ export async function send(opts: Options): Promise<ScenarioResult> {
   for (const clients of [8, 32]) {
     const loop = await refEnv(opts.pg);
     try {
+      const db0 = opts.pg ? postgresCpuSeconds() : 0;
       const { stdout } = await run(
         process.execPath,
         ['--import', 'tsx', path.join(root, 'bench/reference/insert-loop.ts')],
@@ -125,15 +146,18 @@ export async function send(opts: Options): Promise<ScenarioResult> {
         },
       );
       const r = JSON.parse(stdout.trim().split('\n').pop() as string) as {
+        inserted: number;
         perSecond: number;
         p99: number;
       };
+      const database = databaseShare(opts.pg, db0, r.inserted);
       figures[`loop-${clients}`] = { rate: r.perSecond, p99: r.p99 };
       rows.push({
         target: 'bare insert loop',
         clients,
         messages_per_s: Math.round(r.perSecond),
         p99_ms: r.p99,
+        ...database,
       });
     } finally {
       await loop.cleanup();
@@ -144,8 +168,10 @@ export async function send(opts: Options): Promise<ScenarioResult> {
       const body = JSON.stringify({ conversationId: 'c', text: 'hello from the send benchmark' });
       await httpLoad(`${ref.url}/send`, body, {}, clients, 1);
       const cpu0 = cpuSeconds(ref.proc.pid);
+      const db0 = opts.pg ? postgresCpuSeconds() : 0;
       const r = await httpLoad(`${ref.url}/send`, body, {}, clients, SECONDS);
       const cpu = cpuSeconds(ref.proc.pid) - cpu0;
+      const database = databaseShare(opts.pg, db0, r.requests);
       rows.push({
         target: 'bare Fastify insert route',
         clients,
@@ -154,6 +180,7 @@ export async function send(opts: Options): Promise<ScenarioResult> {
         errors: r.errors,
         server_cpu_s: cpu,
         messages_per_cpu_s: Math.round(r.requests / Math.max(cpu, 0.01)),
+        ...database,
       });
     } finally {
       await ref.proc.stop();
@@ -171,6 +198,7 @@ export async function send(opts: Options): Promise<ScenarioResult> {
     for (const [name, env] of drivers) {
       const loop = await refEnv(true);
       try {
+        const db0 = postgresCpuSeconds();
         const { stdout } = await run(
           process.execPath,
           ['--import', 'tsx', path.join(root, 'bench/reference/insert-loop.ts')],
@@ -199,6 +227,7 @@ export async function send(opts: Options): Promise<ScenarioResult> {
           p99_ms: r.p99,
           server_cpu_s: r.cpuS,
           messages_per_cpu_s: Math.round(r.inserted / Math.max(r.cpuS, 0.01)),
+          ...databaseShare(true, db0, r.inserted),
         });
       } finally {
         await loop.cleanup();

@@ -161,3 +161,37 @@ export function subscribe(
     );
   });
 }
+
+/**
+ * One whole connection of a subscriber: the WebSocket upgrade, `connection_init`, one
+ * subscription, then the close; resolves once the server has closed the socket. The subscription
+ * counts as handled when the server answers a `ping` sent after it (a connection's messages are
+ * handled one at a time, in order), not after a pause as `subscribe` waits.
+ */
+export function connectionCycle(
+  base: string,
+  session: Session,
+  query: string,
+  variables: Record<string, unknown>,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`${base.replace('http', 'ws')}/api/ws`, 'graphql-transport-ws', {
+      headers: { cookie: session.cookie },
+      perMessageDeflate: false,
+    });
+    ws.on('open', () => ws.send('{"type":"connection_init"}'));
+    ws.on('message', (data) => {
+      const raw = data.toString();
+      if (raw.startsWith('{"type":"connection_ack"')) {
+        ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query, variables } }));
+        ws.send('{"type":"ping"}');
+      } else if (raw.includes('"type":"pong"')) {
+        ws.close();
+      } else if (raw.includes('"type":"error"')) {
+        reject(new Error(raw));
+      }
+    });
+    ws.on('close', () => resolve());
+    ws.on('error', reject);
+  });
+}

@@ -7,11 +7,11 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { byCategory, callgrindLaunch, category, measure, type Profile } from '../lib/callgrind.js';
-import { gql, post, signup, type Session } from '../lib/client.js';
+import { connectionCycle, gql, post, signup, type Session } from '../lib/client.js';
 import { loginWithKey, signupWithKey } from '../lib/keys.js';
 import { startReference } from '../lib/reference.js';
 import type { ScenarioResult } from '../lib/report.js';
-import { SEND } from '../lib/setup.js';
+import { SEND, SUBSCRIPTION } from '../lib/setup.js';
 import { createBackend, startSvc } from '../lib/svc.js';
 
 import type { Options } from './fanout.js';
@@ -122,11 +122,12 @@ export async function instructions(opts: Options): Promise<ScenarioResult> {
     const alice: Session = await signup(svc.url, `ia${stamp}`);
     const ws = await gql(
       svc.url,
-      'mutation($i: CreateWorkspaceInput!) { createWorkspace(input: $i) { channels { id } } }',
+      'mutation($i: CreateWorkspaceInput!) { createWorkspace(input: $i) { id channels { id } } }',
       { i: { name: 'instructions' } },
       alice,
     );
     const channel = ws.data.createWorkspace.channels[0].id as string;
+    const workspace = ws.data.createWorkspace.id as string;
     const key = await signupWithKey(svc.url, `ik${stamp}`, null);
     // A full page to read, whichever cases run.
     let last = '';
@@ -180,6 +181,12 @@ export async function instructions(opts: Options): Promise<ScenarioResult> {
         name: 'key sign-in (challenge and login)',
         count: Math.max(1, Math.round(COUNT / 2)),
         once: async () => void (await loginWithKey(svc.url, key)),
+      },
+      {
+        // What a `connect-storm` client costs after its sign-in, with the close it makes later.
+        name: 'connection (upgrade + subscription + close)',
+        count: Math.max(1, Math.round(COUNT / 2)),
+        once: () => connectionCycle(svc.url, alice, SUBSCRIPTION, { s: workspace }),
       },
     ];
     for (const c of cases) if (!ONLY || ONLY.includes(c.name)) await measureCase(svc.proc.pid, c);

@@ -113,6 +113,16 @@ export async function login(
   return sessionFrom(res, parsed.data.login.user.id, parsed.data.login.csrfToken);
 }
 
+/** A graphql-transport-ws socket to /api/ws that sends `connection_init` once open. */
+function openSocket(base: string, session: Session | null): WebSocket {
+  const ws = new WebSocket(`${base.replace('http', 'ws')}/api/ws`, 'graphql-transport-ws', {
+    headers: session ? { cookie: session.cookie } : {},
+    perMessageDeflate: false,
+  });
+  ws.on('open', () => ws.send('{"type":"connection_init"}'));
+  return ws;
+}
+
 /** One WebSocket subscriber speaking graphql-transport-ws with as little client work as possible. */
 export interface Subscriber {
   ws: WebSocket;
@@ -129,13 +139,9 @@ export function subscribe(
   onNext: (raw: string, at: number) => void,
 ): Promise<Subscriber> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`${base.replace('http', 'ws')}/api/ws`, 'graphql-transport-ws', {
-      headers: session ? { cookie: session.cookie } : {},
-      perMessageDeflate: false,
-    });
+    const ws = openSocket(base, session);
     const sub: Subscriber = { ws, onNext, close: () => ws.close() };
     let subscribed = false;
-    ws.on('open', () => ws.send('{"type":"connection_init"}'));
     ws.on('message', (data) => {
       const at = performance.now();
       const raw = data.toString();
@@ -175,11 +181,7 @@ export function connectionCycle(
   variables: Record<string, unknown>,
 ): Promise<void> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`${base.replace('http', 'ws')}/api/ws`, 'graphql-transport-ws', {
-      headers: { cookie: session.cookie },
-      perMessageDeflate: false,
-    });
-    ws.on('open', () => ws.send('{"type":"connection_init"}'));
+    const ws = openSocket(base, session);
     ws.on('message', (data) => {
       const raw = data.toString();
       if (raw.startsWith('{"type":"connection_ack"')) {

@@ -4,14 +4,29 @@ import net from 'node:net';
 
 const CLK_TCK = 100;
 
+/**
+ * A `/proc/.../stat` line's command name and the fields after it (the first is field 3, the
+ * state; utime is field 14, stime 15, cutime 16, cstime 17). The name is in parentheses and may
+ * hold spaces or parentheses itself, hence the last ")".
+ */
+function readStat(stat: string): { name: string; fields: string[] } {
+  const close = stat.lastIndexOf(')');
+  return {
+    name: stat.slice(stat.indexOf('(') + 1, close),
+    fields: stat.slice(close + 2).split(' '),
+  };
+}
+
+/** utime + stime of a stat line, in clock ticks; with the waited-for children's when asked. */
+function ticks(stat: string, withChildren = false): number {
+  const { fields } = readStat(stat);
+  const own = Number(fields[11]) + Number(fields[12]);
+  return withChildren ? own + Number(fields[13]) + Number(fields[14]) : own;
+}
+
 /** User + system CPU seconds a process has used so far (from /proc). */
 export function cpuSeconds(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Fields after the command name start at field 3 (state); utime is field 14, stime 15.
-  const utime = Number(fields[11]);
-  const stime = Number(fields[12]);
-  return (utime + stime) / CLK_TCK;
+  return ticks(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')) / CLK_TCK;
 }
 
 /**
@@ -19,9 +34,7 @@ export function cpuSeconds(pid: number): number {
  * worker and thread-pool threads `cpuSeconds` counts too.
  */
 export function mainThreadCpuSeconds(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+  return ticks(fs.readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')) / CLK_TCK;
 }
 
 /**
@@ -31,23 +44,18 @@ export function mainThreadCpuSeconds(pid: number): number {
  * them, whoever asked for it: the benchmark's own statements, autovacuum and checkpoints too.
  */
 export function postgresCpuSeconds(): number {
-  let ticks = 0;
+  let total = 0;
   for (const entry of fs.readdirSync('/proc')) {
-    if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue;
+    if (!/^\d+$/.test(entry)) continue;
     let stat: string;
     try {
       stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
     } catch {
       continue; // ended between the listing and the read
     }
-    const open = stat.indexOf('(');
-    const close = stat.lastIndexOf(')');
-    if (stat.slice(open + 1, close) !== 'postgres') continue;
-    const fields = stat.slice(close + 2).split(' ');
-    // utime, stime, cutime, cstime: fields 14 to 17.
-    ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    if (readStat(stat).name === 'postgres') total += ticks(stat, true);
   }
-  return ticks / CLK_TCK;
+  return total / CLK_TCK;
 }
 
 /** Resident set size of a process in bytes. */

@@ -51,19 +51,21 @@ async function svcSend(base: string, senders: { s: Session; conv: string }[], se
 }
 
 /**
- * PostgreSQL's CPU for the work between two readings, per message (`--pg` only): the database
- * shares the two cores with the server and the load, so a send's cost is both processes' time.
+ * PostgreSQL's CPU from now until the returned function is called, per message (`--pg` only:
+ * nothing otherwise). The database shares the two cores with the server and the load, so a
+ * send's cost is both processes' time.
  */
-function databaseShare(
+function databaseMeter(
   usePg: boolean,
-  before: number,
-  messages: number,
-): { database_cpu_s?: number; database_ms_per_message?: number } {
-  if (!usePg) return {};
-  const cpu = postgresCpuSeconds() - before;
-  return {
-    database_cpu_s: Number(cpu.toFixed(2)),
-    database_ms_per_message: Number(((cpu * 1000) / Math.max(messages, 1)).toFixed(3)),
+): (messages: number) => { database_cpu_s?: number; database_ms_per_message?: number } {
+  if (!usePg) return () => ({});
+  const before = postgresCpuSeconds();
+  return (messages) => {
+    const cpu = postgresCpuSeconds() - before;
+    return {
+      database_cpu_s: Number(cpu.toFixed(2)),
+      database_ms_per_message: Number(((cpu * 1000) / Math.max(messages, 1)).toFixed(3)),
+    };
   };
 }
 
@@ -114,10 +116,9 @@ export async function send(opts: Options): Promise<ScenarioResult> {
     for (const clients of [8, 32]) {
       await svcSend(svc.url, senders.slice(0, clients), 1);
       const cpu0 = cpuSeconds(svc.proc.pid);
-      const db0 = opts.pg ? postgresCpuSeconds() : 0;
+      const database = databaseMeter(opts.pg);
       const r = await svcSend(svc.url, senders.slice(0, clients), SECONDS);
       const cpu = cpuSeconds(svc.proc.pid) - cpu0;
-      const database = databaseShare(opts.pg, db0, r.sent);
       figures[`svc-${clients}`] = { rate: r.perSecond, p99: r.p99 };
       rows.push({
         target: 'svc sendMessage',
@@ -127,7 +128,7 @@ export async function send(opts: Options): Promise<ScenarioResult> {
         errors: r.errors,
         server_cpu_s: cpu,
         messages_per_cpu_s: Math.round(r.sent / Math.max(cpu, 0.01)),
-        ...database,
+        ...database(r.sent),
       });
     }
   } finally {
@@ -137,7 +138,7 @@ export async function send(opts: Options): Promise<ScenarioResult> {
   for (const clients of [8, 32]) {
     const loop = await refEnv(opts.pg);
     try {
-      const db0 = opts.pg ? postgresCpuSeconds() : 0;
+      const database = databaseMeter(opts.pg);
       const { stdout } = await run(
         process.execPath,
         ['--import', 'tsx', path.join(root, 'bench/reference/insert-loop.ts')],
@@ -150,14 +151,13 @@ export async function send(opts: Options): Promise<ScenarioResult> {
         perSecond: number;
         p99: number;
       };
-      const database = databaseShare(opts.pg, db0, r.inserted);
       figures[`loop-${clients}`] = { rate: r.perSecond, p99: r.p99 };
       rows.push({
         target: 'bare insert loop',
         clients,
         messages_per_s: Math.round(r.perSecond),
         p99_ms: r.p99,
-        ...database,
+        ...database(r.inserted),
       });
     } finally {
       await loop.cleanup();
@@ -168,10 +168,9 @@ export async function send(opts: Options): Promise<ScenarioResult> {
       const body = JSON.stringify({ conversationId: 'c', text: 'hello from the send benchmark' });
       await httpLoad(`${ref.url}/send`, body, {}, clients, 1);
       const cpu0 = cpuSeconds(ref.proc.pid);
-      const db0 = opts.pg ? postgresCpuSeconds() : 0;
+      const database = databaseMeter(opts.pg);
       const r = await httpLoad(`${ref.url}/send`, body, {}, clients, SECONDS);
       const cpu = cpuSeconds(ref.proc.pid) - cpu0;
-      const database = databaseShare(opts.pg, db0, r.requests);
       rows.push({
         target: 'bare Fastify insert route',
         clients,
@@ -180,7 +179,7 @@ export async function send(opts: Options): Promise<ScenarioResult> {
         errors: r.errors,
         server_cpu_s: cpu,
         messages_per_cpu_s: Math.round(r.requests / Math.max(cpu, 0.01)),
-        ...database,
+        ...database(r.requests),
       });
     } finally {
       await ref.proc.stop();
@@ -198,7 +197,7 @@ export async function send(opts: Options): Promise<ScenarioResult> {
     for (const [name, env] of drivers) {
       const loop = await refEnv(true);
       try {
-        const db0 = postgresCpuSeconds();
+        const database = databaseMeter(true);
         const { stdout } = await run(
           process.execPath,
           ['--import', 'tsx', path.join(root, 'bench/reference/insert-loop.ts')],
@@ -227,7 +226,7 @@ export async function send(opts: Options): Promise<ScenarioResult> {
           p99_ms: r.p99,
           server_cpu_s: r.cpuS,
           messages_per_cpu_s: Math.round(r.inserted / Math.max(r.cpuS, 0.01)),
-          ...databaseShare(true, db0, r.inserted),
+          ...database(r.inserted),
         });
       } finally {
         await loop.cleanup();

@@ -192,7 +192,11 @@ describe.runIf(TEST_DB === 'postgres')('AnswerReader', () => {
     const status = () => (reading as unknown as { _txStatus: string | null })._txStatus;
     await reading.query('begin');
     expect(status()).toBe('T');
+    // The query fails at ErrorResponse; ReadyForQuery may come in a later read, so wait for it.
+    const connection = (reading as unknown as { connection: NodeJS.EventEmitter }).connection;
+    const ready = new Promise((resolve) => connection.once('readyForQuery', resolve));
     await expect(reading.query('select 1/0')).rejects.toMatchObject({ code: '22012' });
+    await ready;
     expect(status()).toBe('E');
     await reading.query('rollback');
     expect(status()).toBe('I');

@@ -37,6 +37,53 @@ export function mainThreadCpuSeconds(pid: number): number {
   return ticks(fs.readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')) / CLK_TCK;
 }
 
+/** A process's CPU seconds so far, split by thread (main or other) and by user and system time. */
+export interface CpuSplit {
+  mainUser: number;
+  mainSystem: number;
+  otherUser: number;
+  otherSystem: number;
+}
+
+/**
+ * `CpuSplit` of a live process, from each of its threads' stat lines: the main thread (its event
+ * loop, for node) apart from the rest (V8's helpers, the thread pool), user apart from system time
+ * (the kernel's, such as a commit's `fdatasync`). Threads that ended before the reading are not in
+ * it; node keeps its helper and pool threads for its lifetime.
+ */
+export function cpuSplit(pid: number): CpuSplit {
+  const split: CpuSplit = { mainUser: 0, mainSystem: 0, otherUser: 0, otherSystem: 0 };
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // ended between the listing and the reading
+    }
+    const { fields } = readStat(stat);
+    const user = Number(fields[11]) / CLK_TCK;
+    const system = Number(fields[12]) / CLK_TCK;
+    if (Number(tid) === pid) {
+      split.mainUser += user;
+      split.mainSystem += system;
+    } else {
+      split.otherUser += user;
+      split.otherSystem += system;
+    }
+  }
+  return split;
+}
+
+/** What a process's threads spent between two `cpuSplit` readings. */
+export function cpuSplitSince(before: CpuSplit, after: CpuSplit): CpuSplit {
+  return {
+    mainUser: after.mainUser - before.mainUser,
+    mainSystem: after.mainSystem - before.mainSystem,
+    otherUser: after.otherUser - before.otherUser,
+    otherSystem: after.otherSystem - before.otherSystem,
+  };
+}
+
 /**
  * User + system CPU seconds used so far by the machine's PostgreSQL: every process named
  * `postgres`, with the CPU of its waited-for children (a backend that ended moves its time to
@@ -93,7 +140,10 @@ export async function startProcess(
 ): Promise<Proc> {
   const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
+  // BENCH_SERVER_LOG=<file> also appends every started process's output there (for traces).
+  const log = process.env.BENCH_SERVER_LOG;
   const keep = (b: Buffer) => {
+    if (log) fs.appendFileSync(log, b);
     out += b.toString();
     if (out.length > 200_000) out = out.slice(-100_000);
   };

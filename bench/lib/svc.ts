@@ -146,6 +146,8 @@ export async function startSvc(
       ...(process.env.BENCH_CPU_PROF
         ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
         : []),
+      // BENCH_NODE_ARGS="--flag --other" adds node flags to each server process (experiments).
+      ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
       ...nodeArgs,
       path.join(root, 'dist/cli/index.js'),
       'serve',

@@ -1,7 +1,7 @@
 import { gql, subscribe, type Subscriber } from '../lib/client.js';
 import { DeliveryLog } from '../lib/fanout.js';
 import { loginWithKey, signupWithKey, type KeyAccount } from '../lib/keys.js';
-import { cpuSeconds, sleep } from '../lib/proc.js';
+import { cpuSeconds, cpuSplit, cpuSplitSince, sleep } from '../lib/proc.js';
 import type { ScenarioResult } from '../lib/report.js';
 import { SEND, SUBSCRIPTION, prepareWorkspace } from '../lib/setup.js';
 import { createBackend, startSvc } from '../lib/svc.js';
@@ -45,6 +45,7 @@ export async function connectStorm(opts: Options): Promise<ScenarioResult> {
     const log = new DeliveryLog();
     const subs: Subscriber[] = [];
     const cpu0 = cpuSeconds(svc.proc.pid);
+    const split0 = cpuSplit(svc.proc.pid);
     const t0 = performance.now();
     for (let i = 0; i < CLIENTS; i += AT_ONCE) {
       subs.push(
@@ -58,6 +59,7 @@ export async function connectStorm(opts: Options): Promise<ScenarioResult> {
     }
     seconds = (performance.now() - t0) / 1000;
     cpu = cpuSeconds(svc.proc.pid) - cpu0;
+    const split = cpuSplitSince(split0, cpuSplit(svc.proc.pid));
     await gql(
       svc.url,
       SEND,
@@ -73,6 +75,12 @@ export async function connectStorm(opts: Options): Promise<ScenarioResult> {
       at_once: AT_ONCE,
       seconds,
       server_cpu_s: cpu,
+      // Where that CPU went: the event loop's thread, then V8's helpers and the thread pool;
+      // system time is the kernel's work for the process (sockets, commits' fdatasync).
+      main_thread_user_s: split.mainUser,
+      main_thread_system_s: split.mainSystem,
+      other_threads_user_s: split.otherUser,
+      other_threads_system_s: split.otherSystem,
       subscribed_and_received: received,
     });
   } finally {

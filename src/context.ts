@@ -475,6 +475,7 @@ export async function createAppContext(
       messages,
       workspaces,
       accountDeletion,
+      requestLoad,
       onClose: (fn) => closers.push(fn),
     });
     const realtime = new RealtimeService(db, presence);

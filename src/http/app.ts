@@ -75,9 +75,13 @@ export async function buildHttpApp(
   await app.register(cookie);
   app.decorateRequest('svc', null as never);
 
-  // Background work (link previews) gives way while requests keep the process busy.
-  app.addHook('onRequest', (_request, _reply, done) => {
-    ctx.requestLoad.arrived();
+  // Background work (link previews, the notification fan-out) gives way to requests.
+  app.addHook('onRequest', (request, _reply, done) => {
+    ctx.requestLoad.started(request);
+    done();
+  });
+  app.addHook('onRequestAbort', (request, done) => {
+    ctx.requestLoad.answered(request);
     done();
   });
   // SQLite: an answer leaves only once every write committed before it is on the disk (the
@@ -91,6 +95,7 @@ export async function buildHttpApp(
     );
   });
   app.addHook('onResponse', async (request, reply) => {
+    ctx.requestLoad.answered(request);
     const route = request.routeOptions.url ?? 'unmatched';
     const labels = { route, method: request.method, status: String(reply.statusCode) };
     ctx.metrics.httpRequests.inc(labels);

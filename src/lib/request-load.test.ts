@@ -49,3 +49,58 @@ describe('RequestLoad.share', () => {
     expect(load.share()).toBeGreaterThan(0.9);
   });
 });
+
+describe('RequestLoad.between', () => {
+  const settledWithin = async (promise: Promise<void>, ms: number) =>
+    Promise.race([promise.then(() => true), pause(ms).then(() => false)]);
+
+  it('resolves at once when no request is being served', async () => {
+    const load = new RequestLoad(WINDOW);
+    expect(await settledWithin(load.between(60_000), 5)).toBe(true);
+    const request = {};
+    load.started(request);
+    load.answered(request);
+    expect(await settledWithin(load.between(60_000), 5)).toBe(true);
+  });
+
+  it('waits while requests are being served and resolves when the last is answered', async () => {
+    const load = new RequestLoad(WINDOW);
+    const [a, b] = [{}, {}];
+    load.started(a);
+    load.started(b);
+    const waiting = load.between(60_000);
+    load.answered(a);
+    expect(await settledWithin(waiting, 30)).toBe(false);
+    // Answering twice does not count for another request.
+    load.answered(a);
+    expect(await settledWithin(waiting, 30)).toBe(false);
+    load.answered(b);
+    expect(await settledWithin(waiting, 5)).toBe(true);
+  });
+
+  it('resolves after its longest wait when requests never stop', async () => {
+    const load = new RequestLoad(WINDOW);
+    load.started({});
+    const waiting = load.between(20);
+    expect(await settledWithin(waiting, 5)).toBe(false);
+    expect(await settledWithin(waiting, 1000)).toBe(true);
+  });
+
+  it('is not held back by a request served for longer than its long-request time', async () => {
+    const load = new RequestLoad(WINDOW, 300);
+    load.started({});
+    const start = performance.now();
+    expect(await settledWithin(load.between(60_000), 5)).toBe(false);
+    await pause(300 - (performance.now() - start) + 5);
+    expect(await settledWithin(load.between(60_000), 5)).toBe(true);
+  });
+
+  it('tells whether a request arrived within the window', async () => {
+    const load = new RequestLoad(WINDOW);
+    expect(load.recent()).toBe(false);
+    load.arrived();
+    expect(load.recent()).toBe(true);
+    await pause(WINDOW * 1.5);
+    expect(load.recent()).toBe(false);
+  });
+});

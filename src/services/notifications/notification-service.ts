@@ -17,6 +17,7 @@ import { userTopic } from '../../events/catalog.js';
 import { emit } from '../../events/publish.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
 import { isId } from '../../lib/ids.js';
+import type { RequestLoad } from '../../lib/request-load.js';
 import type { Authz } from '../authz/authz.js';
 import { assertReadable, plausibleId } from '../conversations/access.js';
 import { cursorOf, type Page, type PageArgs, parsePageArgs } from '../conversations/paging.js';
@@ -50,6 +51,8 @@ export interface NotificationServiceDeps {
   log: Logger;
   authz: Authz;
   connections: ConnectionPort;
+  /** Requests being served, which the fan-out gives way to. */
+  load?: RequestLoad;
   /** Moves the caller's read marker (the messages area's `markRead`). */
   markConversationRead(actor: Actor, conversationId: string, messageId: string): Promise<unknown>;
 }

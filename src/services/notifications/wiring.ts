@@ -5,6 +5,7 @@ import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
 import type { EventBus } from '../../events/bus.js';
 import type { Clock } from '../../lib/clock.js';
+import type { RequestLoad } from '../../lib/request-load.js';
 import type { Mailer } from '../../mail/mailer.js';
 import type { AccountDeletionService } from '../account-deletion/account-deletion-service.js';
 import { loadOrCreateVapidKeys } from '../instance/server-keys.js';
@@ -27,6 +28,8 @@ export interface NotificationWiring {
   /** The server's cookie secret (the unsubscribe token's key is derived from it). */
   secret: Buffer;
   presence: PresenceService;
+  /** Requests being served: the fan-out runs its steps between them. */
+  requestLoad: RequestLoad;
   messages: MessageService;
   workspaces: WorkspaceService;
   accountDeletion: AccountDeletionService;
@@ -48,6 +51,7 @@ export async function buildNotifications(w: NotificationWiring) {
     log: log.child({ subsystem: 'notifications' }),
     authz: w.authz,
     connections: presence,
+    load: w.requestLoad,
     markConversationRead: (actor, conversationId, messageId) =>
       w.messages.markRead(actor, conversationId, messageId),
   });

@@ -81,6 +81,26 @@ describe('the notification fan-out', () => {
     expect(await notified(message.id)).toBe(3);
   });
 
+  it('waits for requests no longer than its last step took', async () => {
+    const load = new RequestLoad();
+    const fan = fanOut(load, 60_000);
+    // A first message with no request being served: its steps take a few milliseconds.
+    const first = await channelMessage('first @channel');
+    fan.enqueue(first);
+    await fan.settled();
+    expect(await notified(first.id)).toBe(3);
+    // Then a request that is never answered: the next message waits as long as a step took.
+    load.started({});
+    const second = await channelMessage('second @channel');
+    fan.enqueue(second);
+    const done = await Promise.race([
+      fan.settled().then(() => true),
+      pause(10_000).then(() => false),
+    ]);
+    expect(done).toBe(true);
+    expect(await notified(second.id)).toBe(3);
+  });
+
   it('goes on under requests that never pause, a step each time it has waited its longest', async () => {
     const message = await channelMessage('stand-up @channel');
     const load = new RequestLoad();

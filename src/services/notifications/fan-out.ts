@@ -66,7 +66,7 @@ const BATCH_WHILE_REQUESTS = 50;
 const PAGE = 5000;
 const PAGE_WHILE_REQUESTS = 1000;
 
-/** The longest a step waits for the requests being served to be answered (`RequestLoad.between`). */
+/** The longest a step ever waits for the requests being served to be answered (`giveWay`). */
 export const GIVE_WAY_MS = 50;
 
 /**
@@ -92,6 +92,8 @@ export class FanOut {
   private readonly delivered: DeliveredHook[] = [];
   private readonly background = new Set<Promise<void>>();
   private readonly facts = new Lru<string, ConversationFacts>(10_000);
+  /** How long the fan-out's last step (a page of members, a batch) took; `giveWay`'s longest wait. */
+  private lastStepMs: number | undefined = undefined;
 
   constructor(
     private readonly deps: {
@@ -198,10 +200,12 @@ export class FanOut {
       if ((mentions.channel || mentions.here) && (await this.mayMentionAll(conv, message))) {
         for (let after: string | null = null; ;) {
           await this.giveWay();
+          const started = performance.now();
           const page = await memberPage(db, conv.id, after, this.stepOf(PAGE, PAGE_WHILE_REQUESTS));
           if (page.length === 0) break;
           const online = mentions.channel ? null : await this.deps.connections.onlineAmong(page);
           for (const id of page) if (!online || online.has(id)) add(id, 'channel');
+          this.lastStepMs = performance.now() - started;
           after = page[page.length - 1] as string;
         }
       }
@@ -224,14 +228,18 @@ export class FanOut {
 
   /**
    * Before each step: while requests arrive, lets the event loop take in those that are waiting
-   * (the steps' reads and writes on SQLite do not wait for it), then waits, at most GIVE_WAY_MS,
-   * until no request is being served, so that none waits for a step.
+   * (the steps' reads and writes on SQLite do not wait for it), then waits until no request is
+   * being served, so that none waits for a step: no longer than the last step took, and never
+   * more than GIVE_WAY_MS.
    */
   private async giveWay(): Promise<void> {
     const load = this.deps.load;
     if (!load) return;
     if (load.recent()) await new Promise((resolve) => setImmediate(resolve));
-    await load.between(this.deps.giveWayMs ?? GIVE_WAY_MS);
+    // No longer than the last step took: under requests that never pause, the fan-out still has
+    // at least a third of the process (a wait, a step, the rest after a batch).
+    const longest = this.deps.giveWayMs ?? GIVE_WAY_MS;
+    await load.between(Math.min(this.lastStepMs ?? longest, longest));
   }
 
   /** How much a step takes on: `whileRequests` when requests arrived within the last 100 ms. */
@@ -343,7 +351,8 @@ export class FanOut {
       // Sends come first: after each batch the fan-out rests as long as the batch took (at
       // most 50 ms), so requests get at least half of the process and of the database's writer
       // while a large channel is being notified.
-      const rest = Math.min(performance.now() - started, 50);
+      this.lastStepMs = performance.now() - started;
+      const rest = Math.min(this.lastStepMs, 50);
       await new Promise((resolve) => setTimeout(resolve, rest));
     }
   }

@@ -1,6 +1,7 @@
 import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
 
 import { AppError, validation } from '../errors.js';
+import { Lru } from '../lib/lru.js';
 
 // Signed key statements (docs/keys.md). A client proves it holds an Ed25519 key by signing a
 // short canonical UTF-8 text the server rebuilds from the request; the server never parses a
@@ -100,24 +101,19 @@ export function checkIssuedAt(value: unknown, now: number): string {
 /** How many device keys' key objects `keyObject` keeps (a few hundred bytes each). */
 export const KEY_OBJECTS_KEPT = 4096;
 
-const keyObjects = new Map<string, KeyObject>();
+const keyObjects = new Lru<string, KeyObject>(KEY_OBJECTS_KEPT);
 
 /**
  * OpenSSL's key object of a raw Ed25519 public key (base64url), kept for the keys used last: a
- * sign-in then spares the key's conversion from JWK (about a tenth of its signature check). The
- * oldest kept key makes room when the map is full; a key that cannot be converted is not kept
- * and throws.
+ * sign-in then spares the key's conversion from JWK (about a tenth of its signature check). A key
+ * that cannot be converted is not kept and throws.
  */
 export function keyObject(publicKey: string): KeyObject {
   let key = keyObjects.get(publicKey);
-  if (key) {
-    // Most recently used last, so the map's first key is the one to drop.
-    keyObjects.delete(publicKey);
-  } else {
+  if (!key) {
     key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: publicKey }, format: 'jwk' });
-    if (keyObjects.size >= KEY_OBJECTS_KEPT) keyObjects.delete(keyObjects.keys().next().value!);
+    keyObjects.set(publicKey, key);
   }
-  keyObjects.set(publicKey, key);
   return key;
 }
 

@@ -35,7 +35,11 @@ import type { AbuseReportTable, AuditLogTable, PrincipalBlockTable } from './tab
 import type { PresenceSettingTable } from './tables/presence.js';
 import type { EventOutboxTable } from './tables/events.js';
 import type { CustomEmojiTable } from './tables/emoji.js';
-import type { MessageSearchTable, SearchBackfillTable } from './tables/search.js';
+import type {
+  MessageSearchTable,
+  SearchBackfillTable,
+  SearchLanguageTable,
+} from './tables/search.js';
 import type { AttachmentTable } from './tables/attachments.js';
 import type { PluginBundleTable, WorkspacePluginTable } from './tables/plugins.js';
 import type { LinkPreviewTable } from './tables/link-previews.js';
@@ -107,6 +111,7 @@ export interface Database {
   custom_emoji: CustomEmojiTable;
   message_search: MessageSearchTable;
   search_backfill: SearchBackfillTable;
+  search_language: SearchLanguageTable;
   attachment: AttachmentTable;
   plugin_bundle: PluginBundleTable;
   workspace_plugin: WorkspacePluginTable;

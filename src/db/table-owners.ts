@@ -40,6 +40,7 @@ export const TABLE_OWNERS = {
   custom_emoji: 'services/emoji',
   message_search: 'services/search',
   search_backfill: 'services/search',
+  search_language: 'services/search',
   attachment: 'services/attachments',
   plugin_bundle: 'services/plugins',
   workspace_plugin: 'services/plugins',

@@ -339,7 +339,7 @@ describe('search', () => {
     expect(await found(bob, 'report')).toEqual([]);
     const res = await cli(t, ['search', 'reindex', '--batch', '3']);
     expect(res.code).toBe(0);
-    expect(await found(bob, 'report')).toEqual([ids.en1]);
+    expect(await found(bob, 'report')).toEqual([ids.en2, ids.en1]);
     expect(await found(bob, 'narwhal')).toEqual([]);
   });
 

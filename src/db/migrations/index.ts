@@ -22,6 +22,7 @@ import * as m0019 from './0019-mls.js';
 import * as m0020 from './0020-federation.js';
 import * as m0021 from './0021-federation-events.js';
 import * as m0022 from './0022-notification-wants-more.js';
+import * as m0023 from './0023-search-languages.js';
 
 /**
  * Every migration, in order. Append-only: a shipped migration is never edited; a change is a new
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '0020-federation': m0020,
   '0021-federation-events': m0021,
   '0022-notification-wants-more': m0022,
+  '0023-search-languages': m0023,
 };

@@ -22,3 +22,14 @@ export interface SearchBackfillTable {
   afterAt: number | null;
   afterId: string | null;
 }
+
+/**
+ * The language search stems a short message in when detection cannot tell (docs/search.md,
+ * "Languages"): for an account (its messages) or a workspace (its members' messages, unless
+ * the author chose one). `id` is the account's or the workspace's id; `language` a code search
+ * stems (`services/search/languages.ts`).
+ */
+export interface SearchLanguageTable {
+  id: string;
+  language: string;
+}

@@ -5,7 +5,7 @@ import { conflict, forbidden, validation } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import { toRow } from '../conversations/rows.js';
 import { emitConversationEvent } from '../conversations/events.js';
-import { writeMessageTerms } from '../search/queries.js';
+import { messageTerms, writeMessageTerms } from '../search/queries.js';
 
 import type { MessageCore } from './message-core.js';
 import { insertEdit, replaceText } from './queries.js';
@@ -28,6 +28,7 @@ export class MessageChanges {
     const mentions = await this.core.resolveMentions(access, accountId, text);
     const now = this.core.now();
     const conv = toRow(access.row);
+    const terms = await messageTerms(this.core.kysely, text, accountId, message.workspaceId);
     await this.core.deps.db.transaction(async (tx) => {
       this.core.deps.pages.changing(tx, conv.id);
       await insertEdit(tx.db, {
@@ -47,7 +48,7 @@ export class MessageChanges {
       if (!replaced) {
         throw conflict('the message was changed or deleted meanwhile; reload it and try again');
       }
-      await writeMessageTerms(tx.db, message.id, text);
+      await writeMessageTerms(tx.db, message.id, terms);
       emitConversationEvent(
         tx,
         this.core.deps.bus,

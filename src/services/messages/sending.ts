@@ -4,7 +4,7 @@ import type { Tx } from '../../db/transaction.js';
 import { notFound, validation } from '../../errors.js';
 import { plausibleId } from '../conversations/access.js';
 import { prefetchedAccessOf } from '../conversations/prefetched-access.js';
-import { deferMessageTerms } from '../search/queries.js';
+import { deferMessageTerms, messageTerms } from '../search/queries.js';
 import { toRow } from '../conversations/rows.js';
 import { emitConversationEvent } from '../conversations/events.js';
 import { deferAdvanceReadMarker, deferTouchConversation } from '../conversations/queries.js';
@@ -160,12 +160,21 @@ export class MessageSending {
     message: MessageTable,
     within?: EncryptedSendPort['within'],
   ) {
-    await this.core.unlessGone('conversation', this.insertWithin(conv, message, within));
+    // The search terms are made before the transaction (language detection and stemming are
+    // the costly part) and written in it, so an acknowledged message is findable at once.
+    const terms = await messageTerms(
+      this.core.kysely,
+      message.text,
+      message.authorId,
+      message.workspaceId,
+    );
+    await this.core.unlessGone('conversation', this.insertWithin(conv, message, terms, within));
   }
 
   private async insertWithin(
     conv: ConversationTable,
     message: MessageTable,
+    terms: string[],
     within?: EncryptedSendPort['within'],
   ) {
     await this.core.deps.db.transaction(async (tx) => {
@@ -187,7 +196,7 @@ export class MessageSending {
         await deferInsertMessage(tx, message);
       }
       const extra = within ? await within(tx, message) : {};
-      await deferMessageTerms(tx, message.id, message.text);
+      await deferMessageTerms(tx, message.id, terms);
       if (message.threadRootId === null) {
         await deferTouchConversation(tx, conv.id, message.createdAt);
         // One's own message is read: sending moves the sender's marker, as in Slack.

@@ -5,11 +5,14 @@ import {
   countMatches,
   estimateMatches,
   messagesWithTerms,
-  searchableConversationIds,
+  searchableConversations,
   searchMessageRows,
+  termsMatch,
+  usesIndex,
+  type IndexMatch,
   type MessageSearchFilters,
   type SearchPosition,
-} from './queries.js';
+} from './match-queries.js';
 
 // Two ways to find a page of matches newest first, which give the same rows (docs/search.md,
 // "Scale"):
@@ -25,7 +28,8 @@ import {
 // low estimate still needs the count). A
 // walk that has read `walkBudget` messages without filling the page (a word common elsewhere
 // but rare where the caller may read, or under the filters) hands over to sorted from where it
-// stopped, so its extra cost is bounded and the rows are still the same.
+// stopped, so its extra cost is bounded and the rows are still the same. A query of filters
+// alone (no term) walks the messages themselves.
 
 /** The thresholds that choose between the two ways; tests lower them to reach both. */
 export interface SearchTuning {
@@ -48,41 +52,62 @@ export const DEFAULT_SEARCH_TUNING: SearchTuning = {
 };
 
 /**
- * Up to `want` messages that `accountId` may read holding every term and passing the filters,
- * newest first strictly before `before`.
+ * Up to `want` messages that `accountId` may read matching `match` (and `keep`, checked in the
+ * server: phrases) and passing the filters, newest first strictly before `before`.
  */
 export async function findMessages(
   db: Db,
   tuning: SearchTuning,
   accountId: string,
-  terms: readonly string[],
+  match: IndexMatch,
   filters: MessageSearchFilters,
   before: SearchPosition | null,
   want: number,
+  keep: (m: MessageTable) => boolean = () => true,
 ): Promise<MessageTable[]> {
-  const sorted = (from: SearchPosition | null, n: number) =>
-    searchMessageRows(db.kysely, db.dialect, accountId, terms, filters, from, n - 1);
-  const cap = tuning.sortedMax[db.dialect];
-  const common =
-    (db.dialect === 'postgres' &&
-      (await estimateMatches(db.kysely, terms)) >= tuning.estimatedSortedMax) ||
-    (await countMatches(db.kysely, db.dialect, terms, cap)) >= cap;
-  if (!common) return sorted(before, want);
-
-  const readable = await searchableConversationIds(db.kysely, accountId);
   const found: MessageTable[] = [];
+  // Sorted, a page at a time while `keep` drops some.
+  const sorted = async (from: SearchPosition | null) => {
+    let position = from;
+    for (;;) {
+      const n = want - found.length;
+      const rows = await searchMessageRows(
+        db.kysely,
+        db.dialect,
+        accountId,
+        match,
+        filters,
+        position,
+        n,
+      );
+      for (const m of rows) if (keep(m) && found.push(m) === want) return found;
+      const last = rows[rows.length - 1];
+      if (rows.length < n || !last) return found;
+      position = { at: Number(last.createdAt), id: last.id };
+    }
+  };
+  const indexed = usesIndex(match);
+  if (indexed) {
+    const cap = tuning.sortedMax[db.dialect];
+    const common =
+      (db.dialect === 'postgres' &&
+        (await estimateMatches(db.kysely, match)) >= tuning.estimatedSortedMax) ||
+      (await countMatches(db.kysely, db.dialect, match, cap)) >= cap;
+    if (!common) return sorted(before);
+  }
+
+  const readable = await searchableConversations(db.kysely, accountId);
   let position = before;
   let read = 0;
   let step = tuning.walkStep;
   while (read < tuning.walkBudget) {
     const n = Math.min(step, tuning.walkBudget - read);
-    const batch = await messagesWithTerms(db.kysely, filters, position, n);
-    for (const { terms: indexed, ...message } of batch) {
+    const batch = await messagesWithTerms(db.kysely, filters, position, n, indexed);
+    for (const { terms, ...message } of batch) {
       if (!readable.has(message.conversationId)) continue;
-      const held = new Set(indexed.split(' '));
-      if (!terms.every((t) => held.has(t))) continue;
-      found.push(message);
-      if (found.length === want) return found;
+      if (terms === null ? indexed : !termsMatch(terms, match)) continue;
+      if (!keep(message)) continue;
+      if (found.push(message) === want) return found;
     }
     const last = batch[batch.length - 1];
     if (batch.length < n || !last) return found;
@@ -90,5 +115,5 @@ export async function findMessages(
     read += batch.length;
     step *= 2;
   }
-  return [...found, ...(await sorted(position, want - found.length))];
+  return sorted(position);
 }

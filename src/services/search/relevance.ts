@@ -1,6 +1,7 @@
 import type { MessageTable } from '../../db/tables/collaboration.js';
 import { validation } from '../../errors.js';
 
+import type { ParsedQuery } from './query-grammar.js';
 import { tokenize } from './tokenize.js';
 
 // Ordering by relevance (docs/search.md, "Order"). Every message found holds every query term
@@ -18,9 +19,15 @@ const K1 = 1.2;
 const B = 0.75;
 const PHRASE_BONUS = 1.5;
 
-/** `messages` most relevant first for `query` (its terms with repeats, in order). */
-export function rankByRelevance(messages: MessageTable[], query: string): MessageTable[] {
-  const queryTokens = tokenize(query);
+/**
+ * Weight of a query word matched other than exactly (a stem, a compound part, a prefix), as a
+ * term frequency: below one exact occurrence, so exact matches rank first.
+ */
+const INEXACT_TF = 0.5;
+
+/** `messages` most relevant first for the parsed query. */
+export function rankByRelevance(messages: MessageTable[], parsed: ParsedQuery): MessageTable[] {
+  const queryTokens = parsed.words;
   const distinct = [...new Set(queryTokens)];
   const tokens = messages.map((m) => tokenize(m.text ?? ''));
   const avgLength = tokens.reduce((n, t) => n + t.length, 0) / Math.max(1, tokens.length) || 1;
@@ -30,7 +37,8 @@ export function rankByRelevance(messages: MessageTable[], query: string): Messag
     for (const t of own) counts.set(t, (counts.get(t) ?? 0) + 1);
     let score = 0;
     for (const term of distinct) {
-      const tf = counts.get(term) ?? 0;
+      // Every result matched every word somehow: exactly, or through its stems.
+      const tf = counts.get(term) ?? INEXACT_TF;
       score += (tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * own.length) / avgLength));
     }
     if (queryTokens.length > 1 && containsRun(own, queryTokens)) score += PHRASE_BONUS;

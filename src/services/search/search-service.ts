@@ -2,30 +2,37 @@ import { actingAccountId, assertInstanceOperator, type Actor } from '../../auth/
 import type { Db } from '../../db/database.js';
 import type { MessageTable } from '../../db/tables/collaboration.js';
 import type { Tx } from '../../db/transaction.js';
-import { validation } from '../../errors.js';
+import { forbidden, validation } from '../../errors.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import type { ChannelService } from '../channels/channel-service.js';
 import type { WorkspaceMemberView } from '../workspaces/views.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 
 import { DEFAULT_SEARCH_TUNING, findMessages, type SearchTuning } from './find-messages.js';
-import { highlightsOf, type Highlight } from './highlight.js';
+import { excerptOf, highlightsOf, type Excerpt, type Highlight } from './highlight.js';
+import { FLAG_MARK, isLanguageCode, LANGUAGE_CODES } from './languages.js';
+import { joinedAmong, type MessageSearchFilters } from './match-queries.js';
+import { asksAnything, resolveSearch, type ResolvedSearch } from './message-search.js';
 import {
+  countToIndex,
   dropMessageTerms,
   findBackfill,
   finishBackfill,
   saveBackfill,
+  setSearchLanguage,
   messagesToIndex,
   rewriteMessageTerms,
-  type MessageSearchFilters,
+  startBackfill,
 } from './queries.js';
+import { parseQuery, type ParsedQuery } from './query-grammar.js';
 import {
   decodeRelevanceCursor,
   encodeRelevanceCursor,
   rankByRelevance,
   RELEVANCE_CANDIDATES,
 } from './relevance.js';
-import { queryTerms, tokenize } from './tokenize.js';
+import { searchLanguage } from './scope-queries.js';
+import { tokenize } from './tokenize.js';
 
 /** What search is built from (context.ts). */
 export interface SearchServiceDeps {
@@ -45,6 +52,9 @@ export const SEARCH_PAGE_MAX = 100;
 export interface MessageHit {
   message: MessageTable;
   highlights: Highlight[];
+  excerpt: Excerpt;
+  /** False for a public channel the searcher has not joined. */
+  joined: boolean;
 }
 
 export interface MessageHitPage {
@@ -76,37 +86,67 @@ export class SearchService {
   }
 
   /**
-   * Messages the caller may read that hold every term of the query, newest first, each with
-   * the ranges of its text that matched. A query without a term finds nothing.
+   * Messages the caller may read that match the query (query-grammar.ts) and the filters, in
+   * the order asked, each with the ranges of its text that matched and an excerpt. A query
+   * that asks for nothing (no word, no operator) finds nothing.
    */
   async messages(actor: Actor, args: MessageSearchArgs): Promise<MessageHitPage> {
     const accountId = actingAccountId(actor);
-    const terms = checkQuery(args.query);
+    const parsed = checkQuery(args.query);
     const limit = checkLimit(args.limit);
     if (typeof args.from === 'number' && typeof args.to === 'number' && args.from >= args.to) {
       throw validation('from must be before to');
     }
-    if (terms.length === 0) return { items: [], hasMore: false, nextCursor: null };
-    if (args.order === 'RELEVANCE') return this.byRelevance(accountId, terms, args, limit);
+    const empty = { items: [], hasMore: false, nextCursor: null };
+    if (!asksAnything(parsed)) return empty;
+    const search = await resolveSearch(this.db.kysely, accountId, parsed, args);
+    const f = search.filters;
+    if (
+      !search.possible ||
+      (typeof f.from === 'number' && typeof f.to === 'number' && f.from >= f.to)
+    )
+      return empty;
+    if (args.order === 'RELEVANCE') return this.byRelevance(accountId, parsed, search, args, limit);
     const before = args.after ? decodeCursor(args.after) : null;
     const rows = await findMessages(
       this.db,
       this.tuning,
       accountId,
-      terms,
-      args,
+      search.match,
+      search.filters,
       before,
       limit + 1,
+      search.keep,
     );
     const hasMore = rows.length > limit;
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
-      items: page.map((m) => ({ message: m, highlights: highlightsOf(m.text ?? '', terms) })),
+      items: await this.hits(accountId, page, parsed),
       hasMore,
       nextCursor:
         hasMore && last ? encodeCursor({ at: Number(last.createdAt), id: last.id }) : null,
     };
+  }
+
+  /** The page's results with their highlights, excerpts and whether the caller has joined. */
+  private async hits(accountId: string, page: MessageTable[], parsed: ParsedQuery) {
+    const joined = await joinedAmong(this.db.kysely, accountId, [
+      ...new Set(page.map((m) => m.conversationId)),
+    ]);
+    const spec = {
+      terms: new Set(parsed.groups.flat().filter((t) => !t.startsWith(FLAG_MARK))),
+      prefixes: parsed.prefixes,
+    };
+    return page.map((m) => {
+      const highlights = highlightsOf(m.text ?? '', spec);
+      return {
+        message: m,
+        highlights,
+        excerpt: excerptOf(m.text ?? '', highlights),
+        joined: joined.has(m.conversationId),
+      };
+    });
   }
 
   /**
@@ -115,7 +155,8 @@ export class SearchService {
    */
   private async byRelevance(
     accountId: string,
-    terms: string[],
+    parsed: ParsedQuery,
+    search: ResolvedSearch,
     args: MessageSearchArgs,
     limit: number,
   ): Promise<MessageHitPage> {
@@ -126,21 +167,55 @@ export class SearchService {
       this.db,
       this.tuning,
       accountId,
-      terms,
-      args,
+      search.match,
+      search.filters,
       before,
       RELEVANCE_CANDIDATES,
+      search.keep,
     );
     const offset = cursor?.offset ?? 0;
-    const ranked = rankByRelevance(candidates, String(args.query));
+    const ranked = rankByRelevance(candidates, parsed);
     const page = ranked.slice(offset, offset + limit);
     const hasMore = ranked.length > offset + limit;
     const through = cursor?.through ?? Math.max(0, ...candidates.map((m) => Number(m.createdAt)));
     return {
-      items: page.map((m) => ({ message: m, highlights: highlightsOf(m.text ?? '', terms) })),
+      items: await this.hits(accountId, page, parsed),
       hasMore,
       nextCursor: hasMore ? encodeRelevanceCursor({ through, offset: offset + limit }) : null,
     };
+  }
+
+  /**
+   * The language search stems the caller's (or, with `serverId`, a workspace's) short messages
+   * in; null clears it. A workspace's is set by its owner or a moderator.
+   */
+  async setLanguage(actor: Actor, language: unknown, serverId?: string | null) {
+    const accountId = actingAccountId(actor);
+    if (language !== null && (typeof language !== 'string' || !isLanguageCode(language))) {
+      throw validation(
+        `language must be one of ${LANGUAGE_CODES.join(', ')} (ISO 639-1), or null to clear it`,
+      );
+    }
+    let id = accountId;
+    if (serverId) {
+      const { role } = await this.deps.workspaces.requireMember(serverId, accountId);
+      if (role !== 'owner' && role !== 'moderator') {
+        throw forbidden("only the owner or a moderator sets a workspace's language");
+      }
+      id = serverId;
+    }
+    await setSearchLanguage(this.db.kysely, id, language);
+    return language;
+  }
+
+  /** The language set for the caller, or with `serverId` for a workspace (null: none). */
+  async language(actor: Actor, serverId?: string | null) {
+    const accountId = actingAccountId(actor);
+    if (serverId) {
+      await this.deps.workspaces.requireMember(serverId, accountId);
+      return searchLanguage(this.db.kysely, serverId);
+    }
+    return searchLanguage(this.db.kysely, accountId);
   }
 
   /**
@@ -149,7 +224,7 @@ export class SearchService {
    * being purged are never listed.
    */
   async members(actor: Actor, serverId: string, query: unknown, limit?: number | null) {
-    const terms = checkQuery(query);
+    const terms = nameQuery(query);
     const n = checkLimit(limit);
     const found: WorkspaceMemberView[] = [];
     let after: string | null = null;
@@ -167,7 +242,7 @@ export class SearchService {
 
   /** Channels of a workspace the caller can see whose name or topic matches, by name. */
   async channels(actor: Actor, serverId: string, query: unknown, limit?: number | null) {
-    const terms = checkQuery(query);
+    const terms = nameQuery(query);
     const n = checkLimit(limit);
     const rows = await this.deps.channels.list(actor, serverId, { includeArchived: true });
     return rows.filter((c) => nameMatches(terms, c.name, c.topic)).slice(0, n);
@@ -175,7 +250,7 @@ export class SearchService {
 
   /** Workspaces the caller belongs to whose name matches (the direct space never does). */
   async workspaces(actor: Actor, query: unknown, limit?: number | null) {
-    const terms = checkQuery(query);
+    const terms = nameQuery(query);
     const n = checkLimit(limit);
     const rows = await this.deps.workspaces.listMine(actor);
     return rows.filter((w) => !w.isDirect && nameMatches(terms, w.name)).slice(0, n);
@@ -188,23 +263,46 @@ export class SearchService {
 
   /**
    * Rebuilds the index from the messages, oldest first, one short transaction per batch so the
-   * server keeps serving meanwhile; `onBatch` hears the running count. Returns how many
-   * messages were read. Instance operators only (the CLI).
+   * server keeps serving meanwhile (rows not yet rewritten keep their old terms). It continues
+   * the backfill under way, if any (a rebuild stopped half-way, or the one a migration
+   * started), else starts one; each batch saves its position with it, so a stopped rebuild
+   * resumes where it stopped. `onBatch` hears the messages done and how many were left at the
+   * start. Returns how many messages were read. Instance operators only (the CLI).
    */
   async reindex(
     actor: Actor,
     batchSize: number,
-    onBatch?: (done: number) => void,
+    onBatch?: (progress: { done: number; total: number; resumed: boolean }) => void,
   ): Promise<number> {
     assertInstanceOperator(actor, 'only an instance operator may rebuild the search index');
-    let after: Position | null = null;
+    const state = await findBackfill(this.db.kysely, 'sqlite');
+    const resumed = state !== undefined && state.afterAt !== null;
+    if (!state) await startBackfill(this.db.kysely);
+    const from =
+      state && state.afterAt !== null && state.afterId !== null
+        ? { at: Number(state.afterAt), id: state.afterId }
+        : null;
+    const total = await countToIndex(this.db.kysely, from);
     let done = 0;
     for (;;) {
-      const batch = await this.db.transaction((tx) => indexBatch(tx, after, batchSize));
+      const batch = await this.db.transaction(async (tx) => {
+        const now = await findBackfill(tx.db, tx.dialect);
+        if (!now) return { count: 0, finished: true };
+        const after =
+          now.afterAt !== null && now.afterId !== null
+            ? { at: Number(now.afterAt), id: now.afterId }
+            : null;
+        const b = await indexBatch(tx, after, batchSize);
+        if (b.count < batchSize) {
+          await finishBackfill(tx.db);
+          return { count: b.count, finished: true };
+        }
+        await saveBackfill(tx.db, b.last!);
+        return { count: b.count, finished: false };
+      });
       done += batch.count;
-      after = batch.last;
-      onBatch?.(done);
-      if (batch.count < batchSize) return done;
+      onBatch?.({ done, total, resumed });
+      if (batch.finished) return done;
     }
   }
 
@@ -216,7 +314,7 @@ export class SearchService {
   async backfill(batches: number, batchSize: number): Promise<boolean> {
     for (let i = 0; i < batches; i += 1) {
       const finished = await this.db.transaction(async (tx) => {
-        const state = await findBackfill(tx.db);
+        const state = await findBackfill(tx.db, tx.dialect);
         if (!state) return true;
         const after =
           state.afterAt !== null && state.afterId !== null
@@ -257,12 +355,25 @@ export function nameMatches(terms: readonly string[], ...names: Array<string | n
   return terms.every((t) => nameTerms.some((nt) => nt.startsWith(t)));
 }
 
-function checkQuery(query: unknown): string[] {
+function checkQuery(query: unknown): ParsedQuery {
   if (typeof query !== 'string') throw validation('query must be a string');
   if ([...query].length > QUERY_CHARS_MAX) {
     throw validation(`query must be at most ${QUERY_CHARS_MAX} characters`);
   }
-  const terms = queryTerms(query);
+  const parsed = parseQuery(query);
+  if (parsed.groups.length + parsed.prefixes.length > QUERY_TERMS_MAX) {
+    throw validation(`query must hold at most ${QUERY_TERMS_MAX} distinct words`);
+  }
+  return parsed;
+}
+
+/** The terms of a name query (people and places): its words, folded. */
+function nameQuery(query: unknown): string[] {
+  if (typeof query !== 'string') throw validation('query must be a string');
+  if ([...query].length > QUERY_CHARS_MAX) {
+    throw validation(`query must be at most ${QUERY_CHARS_MAX} characters`);
+  }
+  const terms = [...new Set(tokenize(query))];
   if (terms.length > QUERY_TERMS_MAX) {
     throw validation(`query must hold at most ${QUERY_TERMS_MAX} distinct words`);
   }

@@ -1,0 +1,14 @@
+import { requireActor } from '../../context.js';
+import type { Resolver } from '../../resolver-types.js';
+
+export const searchLanguage: Resolver<unknown, { serverId?: string | null }> = (
+  _parent,
+  { serverId },
+  ctx,
+) => ctx.app.services.search.language(requireActor(ctx), serverId);
+
+export const setSearchLanguage: Resolver<
+  unknown,
+  { language?: string | null; serverId?: string | null }
+> = (_parent, { language, serverId }, ctx) =>
+  ctx.app.services.search.setLanguage(requireActor(ctx), language ?? null, serverId);

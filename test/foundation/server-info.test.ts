@@ -77,7 +77,9 @@ describe('serverInfo', () => {
       const res = await t.gql(`{ __type(name: "InstanceLimits") { fields { name description } } }`);
       const about = (name: string) =>
         res.body.data!.__type.fields.find((f: { name: string }) => f.name === name).description;
-      expect(about('pluginsPerWorkspace')).toMatch(/null when the operator\s+set no cap.*100 plugins/is);
+      expect(about('pluginsPerWorkspace')).toMatch(
+        /null when the operator\s+set no cap.*100 plugins/is,
+      );
       expect(about('messageBytes')).toMatch(/null when the operator\s+set no cap.*65,536 bytes/is);
 
       const owner = await signUpAndIn(t);

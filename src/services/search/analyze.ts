@@ -65,15 +65,22 @@ export function stemOf(lang: Language, raw: string): string {
   return foldText(lang.stem(raw));
 }
 
+/** A word's stem, through its first variant if it has one ("huset" -> "hus"). */
+function baseOf(lang: Language, word: string): string {
+  return stemOf(lang, lang.variants?.(word)[0] ?? word);
+}
+
 /** The marked terms of one word of a text in `lang`: its stem (if not the word) and parts. */
 function wordStems(lang: Language, raw: string, into: Set<string>) {
   if (raw.length < 3 || scriptOf(raw) !== lang.script) return;
   const folded = foldText(raw);
   const stem = stemOf(lang, raw);
   if (stem && stem !== folded) into.add(lang.mark + stem);
+  for (const variant of lang.variants?.(raw) ?? []) into.add(lang.mark + stemOf(lang, variant));
   if (lang.compounds) {
-    for (const part of compoundParts(lang.code, folded, (w) => stemOf(lang, w))) {
+    for (const part of compoundParts(lang.code, folded, (w) => baseOf(lang, w))) {
       into.add(lang.mark + stemOf(lang, part));
+      for (const v of lang.variants?.(part) ?? []) into.add(lang.mark + stemOf(lang, v));
     }
   }
 }
@@ -121,6 +128,9 @@ export function wordAlternatives(raw: string): string[] {
     if (!stem) continue;
     out.add(lang.mark + stem);
     out.add(stem);
+    // A message word whose stem is the query word itself ("toplantıda" for "toplantı").
+    out.add(lang.mark + folded);
+    for (const variant of lang.variants?.(raw) ?? []) out.add(lang.mark + stemOf(lang, variant));
   }
   return [...out];
 }
@@ -141,9 +151,12 @@ export function wordKeys(raw: string): Set<string> {
       keys.add(stem);
       keys.add(lang.mark + stem);
     }
+    keys.add(lang.mark + folded);
+    for (const variant of lang.variants?.(raw) ?? []) keys.add(lang.mark + stemOf(lang, variant));
     if (lang.compounds) {
-      for (const part of compoundParts(lang.code, folded, (w) => stemOf(lang, w))) {
+      for (const part of compoundParts(lang.code, folded, (w) => baseOf(lang, w))) {
         keys.add(lang.mark + stemOf(lang, part));
+        for (const v of lang.variants?.(part) ?? []) keys.add(lang.mark + stemOf(lang, v));
       }
     }
   }

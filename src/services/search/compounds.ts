@@ -16,7 +16,10 @@ import { foldText } from './tokenize.js';
 //   last part is longest (the head of a Germanic compound is last);
 // - the last part may be inflected ("Häuser" in "Reihenhäuser"), so it is accepted when its stem
 //   is in the list too; inner parts must be list words;
-// - each part of eight letters or more is split again, so "Schifffahrt" gives "schiff" and
+// - inner parts (neither first nor last) have at least MIN_INNER letters ("gisteren" is no
+//   "gis-ter-en"); a word that is itself in the list (often a compound the list names whole,
+//   "Sjukhus") splits only into two list words without a linking element ("sjuk-hus");
+// - each part of RESPLIT letters or more is split again, so "Schifffahrt" gives "schiff" and
 //   "fahrt" as well.
 //
 // Limits: a part missing from the list (a new word, a name) leaves the word whole; a word that
@@ -25,7 +28,9 @@ import { foldText } from './tokenize.js';
 
 const MIN_WORD = 7;
 const MIN_PART = 3;
-const RESPLIT = 8;
+/** Inner parts (neither first nor last) are at least this long: "ges-tol-en" is no split. */
+const MIN_INNER = 4;
+const RESPLIT = 10;
 
 const LINKS: Partial<Record<LanguageCode, readonly string[]>> = {
   de: ['s', 'es', 'n', 'en', 'er', 'e', 'ns'],
@@ -75,13 +80,16 @@ export function compoundParts(
   if (!links || word.length < MIN_WORD) return [];
   const words = lexicon(code);
   if (!words) return [];
-  const parts = split(word, words, links, stem);
+  // A word of the list ("Sjukhus", "gisteren", "helemaal") splits only into two list words
+  // side by side, without a linking element: the list names many compounds whole.
+  const known = words.has(word) || words.has(stem(word));
+  const parts = split(word, words, known ? [] : links, stem, known ? 2 : Infinity);
   if (!parts) return [];
   const out: string[] = [];
   for (const p of parts) {
     out.push(p);
     if (p.length >= RESPLIT) {
-      const sub = split(p, words, links, stem);
+      const sub = split(p, words, links, stem, Infinity);
       if (sub) out.push(...sub);
     }
   }
@@ -94,6 +102,7 @@ function split(
   words: Set<string>,
   links: readonly string[],
   stem: (w: string) => string,
+  maxParts: number,
 ): string[] | null {
   const n = word.length;
   // best[i]: the fewest parts covering word[0, i), with the split that reaches it.
@@ -102,9 +111,11 @@ function split(
   for (let i = 0; i < n; i += 1) {
     const from = best[i];
     if (!from) continue;
+    if (from.count + 1 > maxParts) continue;
     for (let j = i + MIN_PART; j <= n; j += 1) {
       const part = word.slice(i, j);
       const last = j === n;
+      if (i > 0 && !last && part.length < MIN_INNER) continue;
       if (last) {
         if (i === 0) continue; // the word itself is no split
         if (!words.has(part) && !words.has(stem(part))) continue;

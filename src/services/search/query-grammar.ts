@@ -2,7 +2,7 @@ import { validation } from '../../errors.js';
 
 import { rawWords, wordAlternatives } from './analyze.js';
 import { HAS_LINK_TERM } from './languages.js';
-import { isCjkChar, tokenize } from './tokenize.js';
+import { foldText, isCjkChar, tokenize } from './tokenize.js';
 
 // What people type in the search box (docs/search.md, "Query grammar"), one grammar for all:
 //
@@ -82,6 +82,25 @@ function lex(query: string): string[] {
     i = j;
   }
   return items;
+}
+
+/**
+ * The runs of CJK characters of a text as bigram sequences, for runs of three characters or
+ * more: their bigrams must stand side by side ("東京都" is not "東京と京都").
+ */
+function cjkRuns(text: string): string[][] {
+  const runs: string[][] = [];
+  let run = '';
+  const flush = () => {
+    if ([...run].length >= 3) runs.push(tokenize(run));
+    run = '';
+  };
+  for (const ch of foldText(text)) {
+    if (isCjkChar(ch)) run += ch;
+    else flush();
+  }
+  flush();
+  return runs;
 }
 
 /** The index groups of a run of text: each word with its stems, each CJK bigram alone. */
@@ -165,6 +184,7 @@ export function parseQuery(query: string): ParsedQuery {
     const { groups, words } = textGroups(item);
     out.groups.push(...groups);
     out.words.push(...words);
+    out.phrases.push(...cjkRuns(item));
   }
   if (out.since !== null && out.until !== null && out.since >= out.until) {
     throw validation('the dates leave no day: after: and on: must come before before:');

@@ -1,0 +1,128 @@
+// The evaluation set, Cyrillic, Arabic and CJK languages (docs/search.md, "Evaluation").
+
+import type { EvalLanguage } from './types.js';
+
+export const OTHER_SCRIPTS: EvalLanguage[] = [
+  {
+    lang: 'ru',
+    messages: {
+      ru01: 'Встреча перенесена на пятницу.',
+      ru02: 'На встрече обсуждали бюджет отдела.',
+      ru03: 'У нас слишком много встреч на этой неделе.',
+      ru04: 'Я живу в Москве уже пять лет.',
+      ru05: 'Москва очень большая и шумная.',
+      ru06: 'Из Москвы пришло важное письмо.',
+      ru07: 'Книга лежит на столе.',
+      ru08: 'Я читаю интересную книгу.',
+      ru09: 'В этой книге много картинок.',
+      ru10: 'Поезд опаздывает на целый час.',
+      ru11: 'Поезда идут строго по расписанию.',
+      ru12: 'Кофе опять закончился.',
+    },
+    queries: [
+      { kind: 'inflected', query: 'встреча', expect: ['ru01', 'ru02', 'ru03'] },
+      { kind: 'inflected', query: 'москва', expect: ['ru04', 'ru05', 'ru06'] },
+      { kind: 'inflected', query: 'книга', expect: ['ru07', 'ru08', 'ru09'] },
+      { kind: 'inflected', query: 'поезд', expect: ['ru10', 'ru11'] },
+      { kind: 'exact', query: '"москве"', expect: ['ru04'] },
+      { kind: 'exact', query: 'кофе', expect: ['ru12'] },
+    ],
+  },
+  {
+    lang: 'uk',
+    messages: {
+      uk01: 'Зустріч перенесли на пʼятницю.',
+      uk02: 'На зустрічі говорили про гроші.',
+      uk03: 'У нас забагато зустрічей цього тижня.',
+      uk04: 'Я живу в Одесі вже три роки.',
+      uk05: 'Одеса дуже гарна навесні.',
+      uk06: 'Ми їдемо в Одесу завтра вранці.',
+      uk07: 'Книжка лежить на столі.',
+      uk08: 'Я читаю цікаву книжку.',
+      uk09: 'У цій книжці багато малюнків.',
+      uk10: 'Потяг запізнюється на годину.',
+      uk11: 'Потяги їдуть за розкладом.',
+      uk12: 'Кава знову закінчилася.',
+    },
+    queries: [
+      { kind: 'inflected', query: 'зустріч', expect: ['uk01', 'uk02', 'uk03'] },
+      { kind: 'inflected', query: 'одеса', expect: ['uk04', 'uk05', 'uk06'] },
+      { kind: 'inflected', query: 'книжка', expect: ['uk07', 'uk08', 'uk09'] },
+      { kind: 'inflected', query: 'потяг', expect: ['uk10', 'uk11'] },
+      { kind: 'exact', query: '"одесі"', expect: ['uk04'] },
+      { kind: 'exact', query: 'кава', expect: ['uk12'] },
+    ],
+  },
+  {
+    lang: 'ar',
+    messages: {
+      ar01: 'تم تأجيل الاجتماع إلى يوم الجمعة.',
+      ar02: 'في الاجتماعات نناقش الميزانية.',
+      ar03: 'اجتماع الفريق غدا صباحا.',
+      ar04: 'الكتاب على الطاولة.',
+      ar05: 'قرأت كتابا جميلا هذا الأسبوع.',
+      ar06: 'هل هذا كتابك؟',
+      ar07: 'المكتبة مغلقة اليوم.',
+      ar08: 'القطار متأخر ساعة كاملة.',
+      ar09: 'ركبنا القطار إلى القاهرة.',
+      ar10: 'القهوة جاهزة الآن.',
+    },
+    queries: [
+      { kind: 'inflected', query: 'اجتماع', expect: ['ar01', 'ar02', 'ar03'] },
+      { kind: 'inflected', query: 'كتاب', expect: ['ar04', 'ar05', 'ar06'] },
+      { kind: 'inflected', query: 'قطار', expect: ['ar08', 'ar09'] },
+      { kind: 'exact', query: 'القهوة', expect: ['ar10'] },
+      { kind: 'exact', query: '"المكتبة"', expect: ['ar07'] },
+    ],
+  },
+  {
+    lang: 'ja',
+    messages: {
+      ja01: '来週東京都に行く予定です。',
+      ja02: '京都の紅葉がきれいでした。',
+      ja03: '猫が好きです。',
+      ja04: 'うちの猫は毎日よく寝ている。',
+      ja05: 'データベースのバックアップを取りました。',
+      ja06: '東京と京都を旅行した。',
+      ja07: 'iPhoneを買ったけど、まだ使い方がわからない。',
+    },
+    queries: [
+      { kind: 'cjk', query: '京都', expect: ['ja01', 'ja02', 'ja06'] },
+      { kind: 'cjk', query: '東京都', expect: ['ja01'] },
+      { kind: 'cjk', query: '猫', expect: ['ja03', 'ja04', 'zh04', 'zh05'] },
+      { kind: 'cjk', query: 'データ', expect: ['ja05'] },
+      { kind: 'cjk', query: '買った', expect: ['ja07'] },
+    ],
+  },
+  {
+    lang: 'zh',
+    messages: {
+      zh01: '我明天去北京大学开会。',
+      zh02: '北京的天气今天很好。',
+      zh03: '他在南京大学读书。',
+      zh04: '我喜欢猫。',
+      zh05: '这只猫很可爱。',
+      zh06: '我们下週去臺灣旅行。',
+    },
+    queries: [
+      { kind: 'cjk', query: '北京', expect: ['zh01', 'zh02'] },
+      { kind: 'cjk', query: '大学', expect: ['zh01', 'zh03'] },
+      { kind: 'cjk', query: '北京大学', expect: ['zh01'] },
+      { kind: 'cjk', query: '臺灣', expect: ['zh06'] },
+    ],
+  },
+  {
+    lang: 'ko',
+    messages: {
+      ko01: '서울에서 친구를 만났어요.',
+      ko02: '부산에서 서울까지 기차로 갔어요.',
+      ko03: '회의는 내일 오전 열 시입니다.',
+      ko04: '회의실이 너무 추워요.',
+    },
+    queries: [
+      { kind: 'cjk', query: '서울', expect: ['ko01', 'ko02'] },
+      { kind: 'cjk', query: '서울에서', expect: ['ko01'] },
+      { kind: 'cjk', query: '회의', expect: ['ko03', 'ko04'] },
+    ],
+  },
+];

@@ -54,7 +54,7 @@ describe('the labelled evaluation set', () => {
         keyOf.set((await send(t, author, channel, text)).id as string, key);
       }
     }
-  });
+  }, 300_000);
   afterAll(async () => t?.close());
 
   it('finds what each query should, per language (precision and recall)', async () => {

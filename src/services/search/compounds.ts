@@ -1,8 +1,10 @@
-import { readFileSync } from 'node:fs';
+import fs from 'node:fs';
+
+type FileSystem = typeof fs;
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 
 import type { LanguageCode } from './languages.js';
-import { foldText } from './tokenize.js';
 
 // German, Dutch and Swedish write compounds as one word ("Donaudampfschifffahrtsgesellschaft"),
 // so a search for one of their parts ("schiff") needs the parts indexed (docs/search.md,
@@ -44,27 +46,92 @@ const PACKAGES: Partial<Record<LanguageCode, string>> = {
   sv: 'dictionary-sv',
 };
 
-const lexicons = new Map<LanguageCode, Set<string>>();
+/** A language's list: its folded words, sorted (UTF-16 order), looked up by bisection. */
+class WordList {
+  constructor(private readonly sorted: readonly string[]) {}
 
-/** The folded words of a language's Hunspell list, read once on first use. */
-function lexicon(code: LanguageCode): Set<string> | null {
-  const cached = lexicons.get(code);
-  if (cached) return cached;
-  const pkg = PACKAGES[code];
-  if (!pkg) return null;
-  const file = fileURLToPath(new URL('index.dic', import.meta.resolve(pkg)));
-  const words = new Set<string>();
-  const lines = readFileSync(file, 'utf8').split('\n');
-  // The first line is the entry count.
+  has(word: string): boolean {
+    let lo = 0;
+    let hi = this.sorted.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = this.sorted[mid]!;
+      if (at === word) return true;
+      if (at < word) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return false;
+  }
+}
+
+const lexicons = new Map<LanguageCode, WordList>();
+
+// Reads a Hunspell list into its folded words, sorted and joined by newlines; the same code runs
+// in the worker that preloads the lists and, if a list is needed before the worker is done, in
+// the caller. Folded whole, then cut (foldText's rules for text without CJK, which the lists do
+// not hold): one normalization of the file rather than one per line.
+const READ_LIST = `(fs, file) => {
+  const lines = fs.readFileSync(file, 'utf8').normalize('NFKC').toLowerCase()
+    .replace(/\u00df/g, 'ss').normalize('NFD').replace(/\\p{M}/gu, '').normalize('NFKC')
+    .split('\\n');
+  const words = new Set();
   for (let i = 1; i < lines.length; i += 1) {
-    const line = lines[i]!;
+    const line = lines[i];
     const slash = line.indexOf('/');
     const word = (slash === -1 ? line : line.slice(0, slash)).trim();
-    if (word.length < MIN_PART || !/^\p{L}+$/u.test(word)) continue;
-    words.add(foldText(word));
+    if (word.length >= ${MIN_PART} && /^\\p{L}+$/u.test(word)) words.add(word);
   }
-  lexicons.set(code, words);
-  return words;
+  return [...words].sort().join('\\n');
+}`;
+const readList = new Function(`return ${READ_LIST}`)() as (fs: FileSystem, file: string) => string;
+
+const fileOf = (code: LanguageCode) => {
+  const pkg = PACKAGES[code]!;
+  return fileURLToPath(new URL('index.dic', import.meta.resolve(pkg)));
+};
+
+let preloading = false;
+
+/**
+ * Reads the three lists in a worker thread, so the first German, Dutch or Swedish message or
+ * highlight does not stop the server for the second it takes (SearchService starts it). A list
+ * wanted before the worker is done is read at once in the caller.
+ */
+export function preloadLexicons(): void {
+  if (preloading) return;
+  preloading = true;
+  const codes = Object.keys(PACKAGES) as LanguageCode[];
+  const worker = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+     const fs = require('node:fs');
+     const readList = ${READ_LIST};
+     const out = {};
+     for (const [code, file] of workerData) out[code] = readList(fs, file);
+     parentPort.postMessage(out);`,
+    { eval: true, workerData: codes.map((c) => [c, fileOf(c)]) },
+  );
+  worker.unref();
+  worker.once('message', (lists: Record<string, string>) => {
+    for (const [code, joined] of Object.entries(lists)) {
+      if (!lexicons.has(code as LanguageCode)) {
+        lexicons.set(code as LanguageCode, new WordList(joined.split('\n')));
+      }
+    }
+    void worker.terminate();
+  });
+  worker.once('error', () => {
+    // The lists are read in the caller instead.
+  });
+}
+
+/** A language's list, read on first use if the worker has not brought it yet. */
+function lexicon(code: LanguageCode): WordList | null {
+  const cached = lexicons.get(code);
+  if (cached) return cached;
+  if (!PACKAGES[code]) return null;
+  const list = new WordList(readList(fs, fileOf(code)).split('\n'));
+  lexicons.set(code, list);
+  return list;
 }
 
 /**
@@ -99,7 +166,7 @@ export function compoundParts(
 /** The fewest-parts split of `word` (two parts or more), or null. */
 function split(
   word: string,
-  words: Set<string>,
+  words: WordList,
   links: readonly string[],
   stem: (w: string) => string,
   maxParts: number,

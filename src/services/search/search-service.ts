@@ -8,6 +8,7 @@ import type { ChannelService } from '../channels/channel-service.js';
 import type { WorkspaceMemberView } from '../workspaces/views.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 
+import { preloadLexicons } from './compounds.js';
 import { DEFAULT_SEARCH_TUNING, findMessages, type SearchTuning } from './find-messages.js';
 import { excerptOf, highlightsOf, type Excerpt, type Highlight } from './highlight.js';
 import { FLAG_MARK, isLanguageCode, LANGUAGE_CODES } from './languages.js';
@@ -83,6 +84,7 @@ export class SearchService {
   constructor(private readonly deps: SearchServiceDeps) {
     this.db = deps.db;
     this.tuning = { ...DEFAULT_SEARCH_TUNING, ...deps.tuning };
+    preloadLexicons();
   }
 
   /**

@@ -103,7 +103,8 @@ export const DELETE_CUSTOM_EMOJI = `mutation DeleteCustomEmoji($serverId: ID!, $
 
 export const SEARCH_MESSAGES = `query SearchMessages($query: String!, $filter: MessageSearchFilter, $order: SearchOrder, $after: String) {
   searchMessages(query: $query, filter: $filter, order: $order, after: $after, limit: 20) {
-  items { message { ${MESSAGE} } highlights { start length } } hasMore nextCursor } }`;
+  items { message { ${MESSAGE} } highlights { start length } joined
+    excerpt { text start end highlights { start length } } } hasMore nextCursor } }`;
 export const SEARCH_MEMBERS = `query SearchMembers($serverId: ID!, $query: String!) {
   searchMembers(serverId: $serverId, query: $query, limit: 8) { user { ${USER} } } }`;
 export const SEARCH_CHANNELS = `query SearchChannels($serverId: ID!, $query: String!) {

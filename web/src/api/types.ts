@@ -90,6 +90,15 @@ export interface CustomEmoji {
 export interface MessageSearchHit {
   message: Message;
   highlights: { start: number; length: number }[];
+  /** False for a public channel the person has not joined. */
+  joined: boolean;
+  /** The part of a long text around the first match (the whole of a short one). */
+  excerpt: {
+    text: string;
+    start: number;
+    end: number;
+    highlights: { start: number; length: number }[];
+  };
 }
 
 export interface LinkPreview {

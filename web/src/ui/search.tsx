@@ -10,12 +10,17 @@ import { conversationTimeline, threadTimeline, type Timeline } from '../state/ti
 import { searchOpen, sidePane } from '../state/view.ts';
 
 import { Dialog } from './dialog.tsx';
+import { applySuggestion, suggestionsFor } from './search-suggestions.tsx';
 import { fullTime } from './format.tsx';
 import { ErrorText } from './toasts.tsx';
 
-/** The message text with the server's highlights (UTF-16 ranges) as `<mark>`. */
-function Highlighted({ text, hits }: { text: string; hits: MessageSearchHit['highlights'] }) {
-  const out: (string | preact.JSX.Element)[] = [];
+/**
+ * The excerpt of a result with the server's highlights (UTF-16 ranges) as `<mark>`, with an
+ * ellipsis where the message goes on before or after it.
+ */
+function Highlighted({ hit }: { hit: MessageSearchHit }) {
+  const { text, highlights: hits, start, end } = hit.excerpt;
+  const out: (string | preact.JSX.Element)[] = [start > 0 ? '… ' : ''];
   let at = 0;
   for (const h of hits) {
     if (h.start < at) continue;
@@ -24,6 +29,7 @@ function Highlighted({ text, hits }: { text: string; hits: MessageSearchHit['hig
     at = h.start + h.length;
   }
   out.push(text.slice(at));
+  if (end < (hit.message.text ?? '').length) out.push(' …');
   return (
     <p class="hit-text" dir="auto">
       {out}
@@ -81,6 +87,7 @@ export function SearchDialog() {
   const [busy, setBusy] = useState(false);
   const [order, setOrder] = useState<'NEWEST' | 'RELEVANCE'>('NEWEST');
   const input = useRef<HTMLInputElement>(null);
+  const suggestions = suggestionsFor(q);
   useEffect(() => input.current?.focus(), []);
   const close = () => (searchOpen.value = false);
   const run = async (after: string | null, by = order) => {
@@ -119,9 +126,28 @@ export function SearchDialog() {
             dir="auto"
             maxLength={500}
             value={q}
+            autoComplete="off"
+            aria-describedby="search-grammar"
             onInput={(e) => setQ(e.currentTarget.value)}
           />
         </label>
+        {suggestions.length > 0 && (
+          <ul class="plain search-suggestions" aria-label="Suggestions">
+            {suggestions.map((s) => (
+              <li key={s.text}>
+                <button
+                  type="button"
+                  onClick={() => {
+                    setQ(applySuggestion(q, s.text));
+                    input.current?.focus();
+                  }}
+                >
+                  <code>{s.text}</code> <span class="muted small">{s.hint}</span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
         <label>
           Order
           <select
@@ -142,9 +168,14 @@ export function SearchDialog() {
           Search
         </button>
       </form>
-      <p class="hint">
-        Every word must be in the message; case and accents do not matter, and Chinese, Japanese or
-        Korean match any two characters or more. Encrypted conversations are not searched.
+      <p class="hint" id="search-grammar">
+        Every word must be in the message, in any of its forms (“report” finds “reporting”); case
+        and accents do not matter, and Chinese, Japanese or Korean match any two characters or more.{' '}
+        <code>"exact phrase"</code>, <code>deploy*</code>, <code>-word</code>,{' '}
+        <code>from:@name</code>, <code>in:#channel</code>, <code>before:</code>/<code>after:</code>/
+        <code>on:2026-03-01</code>, <code>has:file</code>, <code>has:link</code>,{' '}
+        <code>is:thread</code>. Public channels you have not joined are searched too; encrypted
+        conversations are not.
       </p>
       <ErrorText error={error} />
       {hits && (
@@ -175,8 +206,9 @@ export function SearchDialog() {
                     {w && !w.isDirect ? ` · ${w.name}` : ''} · {who} ·{' '}
                     {fullTime(h.message.createdAt)}
                     {h.message.threadRootId ? ' · in a thread' : ''}
+                    {h.joined ? '' : ' · not joined'}
                   </span>
-                  <Highlighted text={h.message.text ?? ''} hits={h.highlights} />
+                  <Highlighted hit={h} />
                 </button>
               </li>
             );

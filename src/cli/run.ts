@@ -7,6 +7,7 @@ import { readVersion } from '../version.js';
 import { registerAbuseReportCommands } from './abuse-report-commands.js';
 import { registerAccountCommands } from './account-commands.js';
 import { registerAuditCommands } from './audit-commands.js';
+import { registerDataCommands } from './data-commands.js';
 import { registerInviteCommands } from './invite-commands.js';
 import { registerIpCommands } from './ip-commands.js';
 import { registerOperatorCommands } from './operator-commands.js';
@@ -94,6 +95,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerSearchCommands(program, io);
   registerMcpCommands(program, io);
   registerServerKeyCommands(program, io);
+  registerDataCommands(program, io, (code) => (exitCode = code));
 
   try {
     await program.parseAsync(argv, { from: 'user' });

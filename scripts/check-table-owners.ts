@@ -6,6 +6,7 @@ import {
   OWNER_FILES,
   PENDING_MOVES,
   TABLE_OWNERS,
+  WHOLE_DATABASE_WRITERS,
   type TableName,
 } from '../src/db/table-owners.js';
 
@@ -30,6 +31,9 @@ const BUILDER_WRITE =
   /\b(?:insertInto|updateTable|deleteFrom)\(\s*['"`]([a-z_]+)(?:\s+as\s+\w+)?['"`]/g;
 const SQL_TEMPLATE = /\bsql(?:<[^`]*?>)?`([^`]*)`/g;
 const SQL_WRITE = /\b(?:insert\s+into|update|delete\s+from)\s+"?([a-z_]+)"?/gi;
+
+/** A write to a table named at run time: `delete from ${...}`, `copy ${...} ... from stdin`. */
+const DYNAMIC_WRITE = /`[^`]*\b(?:insert\s+into|delete\s+from|update|truncate|copy)\s+\$\{[^`]*`/gi;
 
 const isTable = (name: string): name is TableName => Object.hasOwn(TABLE_OWNERS, name);
 
@@ -58,6 +62,24 @@ export function foreignWrites(sources: readonly Source[]): ForeignWrite[] {
   return found;
 }
 
+/** Writes to tables named at run time outside WHOLE_DATABASE_WRITERS: `file:line` each. */
+export function dynamicWrites(
+  sources: readonly Source[],
+  allowed: readonly string[] = WHOLE_DATABASE_WRITERS,
+): string[] {
+  const found: string[] = [];
+  for (const { path: file, text } of sources) {
+    if (file.startsWith('db/migrations/') || file.endsWith('.test.ts') || allowed.includes(file))
+      continue;
+    for (const m of text.matchAll(DYNAMIC_WRITE)) {
+      // `copy ... to stdout` reads.
+      if (/^`?copy\b/i.test(m[0].replace(/^`/, '')) && /\bto\s+stdout/i.test(m[0])) continue;
+      found.push(`${file}:${text.slice(0, m.index).split('\n').length}`);
+    }
+  }
+  return found;
+}
+
 /** The problems to print: foreign writes not pending a move, and pending moves already done. */
 export function checkTableOwners(
   sources: readonly Source[],
@@ -73,6 +95,11 @@ export function checkTableOwners(
     );
   for (const p of pending) {
     if (!seen.has(p)) problems.push(`"${p}" is no longer written; remove it from PENDING_MOVES`);
+  }
+  for (const at of dynamicWrites(sources)) {
+    problems.push(
+      `src/${at}: writes a table named at run time; only WHOLE_DATABASE_WRITERS (src/db/table-owners.ts) may`,
+    );
   }
   return problems;
 }

@@ -99,11 +99,15 @@ export class RedisBus implements EventBus {
       retryStrategy: (times: number) => Math.min(times * 100, 2000),
     };
     // A command cut off by a broken connection fails rather than being sent again on the next
-    // one: publish() issues its events again itself (and nothing else here must run twice).
+    // one, and a command issued while it is down fails at once rather than waiting in ioredis's
+    // offline queue (which would send it after reconnecting, ahead of what publish() holds):
+    // publish() issues its events again itself, in order, and nothing else here must run twice
+    // or wait for Redis.
     this.commands = new Redis(opts.url, {
       ...common,
       commandTimeout: timeoutMs,
       autoResendUnfulfilledCommands: false,
+      enableOfflineQueue: false,
     });
     this.sub = new Redis(opts.url, { ...common, autoResubscribe: true });
     const log = opts.log;

@@ -102,7 +102,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   for (const p of problems) console.error(p);
   if (problems.length > 0) {
     console.error(
-      `table owners: ${problems.length} problem(s) (docs/decisions.md, "Table owners")`,
+      `table owners: ${problems.length} problem(s) (docs/architecture.md, "Who owns what")`,
     );
     process.exitCode = 1;
   }

@@ -85,10 +85,19 @@ export const featureDisabled = (feature: FeatureName) =>
     feature,
   });
 /** A cap exceeded: VALIDATION naming the cap and its variable. */
-export const capExceeded = (cap: string, variable: string, limit: number) =>
-  new AppError('VALIDATION', `limit reached: ${cap} is capped at ${limit} (${variable})`, {
-    limit,
-  });
+/**
+ * VALIDATION for one more past a cap, naming it. `builtIn`: the binding cap is the server's own
+ * maximum (the operator set none, or one above it), which the message says, since
+ * `serverInfo.limits` reports null for it.
+ */
+export const capExceeded = (cap: string, variable: string, limit: number, builtIn = false) =>
+  new AppError(
+    'VALIDATION',
+    builtIn
+      ? `limit reached: ${cap} is capped at ${limit} (the built-in maximum; ${variable} can lower it)`
+      : `limit reached: ${cap} is capped at ${limit} (${variable})`,
+    { limit },
+  );
 
 /** Which dependency failed, for the log. */
 export type Dependency = 'database' | 'disk' | 'redis' | 'smtp';

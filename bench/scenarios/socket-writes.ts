@@ -8,7 +8,7 @@
 //   cork-2, cork-4  two or four one-buffer frames to each socket in one corked write: what a
 //           delivery costs when a socket's deliveries are gathered (the figures are per frame)
 // The reader is another process, so the figures are the writer's CPU alone. A reference for the
-// deliveries' cost (README, "What is left"); no target.
+// deliveries' cost (docs/performance.md, "What is left"); no target.
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 

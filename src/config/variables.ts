@@ -23,8 +23,8 @@ export const DM_REACH = ['anyone', 'shared_workspace', 'contacts'] as const;
 export const DM_PARTNERS = ['any_server', 'this_server'] as const;
 
 /**
- * Every SVC_* variable the server reads, with its default. The README's configuration table is
- * written from this list; `docs/configuration.md` explains each one.
+ * Every SVC_* variable the server reads, with its default. `docs/configuration.md` lists and
+ * explains each one (a test checks that none is missing there).
  */
 export const variables = {
   // Listeners and storage

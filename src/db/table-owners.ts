@@ -1,6 +1,6 @@
 import type { Database } from './schema.js';
 
-// R1: one owner per table (docs/decisions.md, "Table owners"). Other areas read through joins
+// R1: one owner per table (docs/architecture.md, "Who owns what"). Other areas read through joins
 // and write only by calling the owner's exported query functions. `npm run lint` runs the check
 // (scripts/check-table-owners.ts); the type below makes a new table without an owner a type
 // error.

@@ -31,6 +31,6 @@ export function checkServerId(input: string): string {
   throw new RelayRefusal(
     400,
     'validation',
-    `"${input.slice(0, 80)}" is not a server id (host or host:port)`,
+    `"${input.slice(0, 80)}" is not a server id: a lower-case host name or IPv4 address, with an optional :port from 1 to 65535`,
   );
 }

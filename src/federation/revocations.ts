@@ -147,6 +147,12 @@ export class Revocations {
     try {
       key = (await peers.keyOf(relay, typeof s.key === 'string' ? s.key : null)).key;
     } catch (err) {
+      // The relay's key log was read and the statement's key is not its current key (or the log
+      // forks from the pinned one): a forgery, refused as a bad signature is, never "try later",
+      // which a client would retry forever. Only a relay that could not be read is unavailable.
+      if (err instanceof PeerKeyError && (err.reason === 'unknown_key' || err.reason === 'fork')) {
+        throw refused(`the statement's key is not ${relay}'s current key (${err.reason})`);
+      }
       if (err instanceof PeerKeyError) {
         throw new AppError('UPSTREAM_UNAVAILABLE', `${relay} could not be verified; try later`, {
           hostServerId: relay,

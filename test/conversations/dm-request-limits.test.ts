@@ -37,6 +37,15 @@ describe('DM requests past the daily limit', () => {
     expect(err.message).toContain('SVC_LIMIT_DM_REQUESTS_PER_DAY');
     expect(err.extensions).toMatchObject({ limit: 2 });
     expect(err.extensions!.retryAfterSeconds).toBeUndefined();
+    // The SDL says so too: the description of createConversation is what clients read.
+    const sdl = (await t.inject({ method: 'GET', url: '/api/sdl' })).body;
+    const field = sdl.indexOf('  createConversation(');
+    const closing = sdl.lastIndexOf('"'.repeat(3), field);
+    const about = sdl.slice(sdl.lastIndexOf('"'.repeat(3), closing - 1), field);
+    expect(about).toMatch(
+      /VALIDATION naming SVC_LIMIT_DM_REQUESTS_PER_DAY\s+when\s+the operator's cap binds/,
+    );
+    expect(about).toMatch(/RATE_LIMITED with retryAfterSeconds when the relay quota does/);
   });
 
   it('answers RATE_LIMITED with retryAfterSeconds when the relay quota is the stricter', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { signUpAndIn } from '../_util/seed.js';
-import type { KeyAccount } from '../devices/_keys.js';
+import { newKey, signText, type KeyAccount } from '../devices/_keys.js';
 import { Collected, modernClient, until } from '../realtime/_helpers.js';
 
 import {
@@ -317,6 +317,35 @@ describe('federation: relay A, host B, relay C', () => {
       hostServerId: relay,
       origin: `http://${relay}`,
     });
+  });
+
+  it('applyRemoteRevocation refuses a statement signed by a key A never had (UNAUTHENTICATED)', async () => {
+    const forger = newKey();
+    const forged = () => {
+      const value = Buffer.from(
+        JSON.stringify({
+          type: 'svc.remote-revocation.v1',
+          relay: a.id,
+          host: b.id,
+          user: 'alice',
+          devices: null,
+          issuedAt: new Date().toISOString(),
+          key: forger.publicKey,
+        }),
+      ).toString('base64url');
+      return { s: value, sig: signText(forger, value) };
+    };
+    const APPLY = `mutation($s: String!, $sig: String!) {
+      applyRemoteRevocation(statement: $s, signature: $sig) { revokedDevices }
+    }`;
+    // Once after B read A's key log, and again while B remembers that read (no second fetch).
+    for (let i = 0; i < 2; i++) {
+      const res = await b.t.gql(APPLY, forged());
+      expect(res.body.data).toBeNull();
+      expect(res.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    }
+    const refusal = b.logs.lines.filter((l) => l.msg === 'remote revocation refused').at(-1);
+    expect(String(refusal?.why)).toMatch(/current key/);
   });
 
   it("a person A's operator blocks loses every device at B too", async () => {

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { readVersion } from '../../src/version.js';
 import { createTestApp, type TestApp } from '../_util/app.js';
+import { signUpAndIn } from '../_util/seed.js';
+import { createWorkspace, expectCode, sendRaw } from '../conversations/_helpers.js';
 
 const QUERY = `{
   serverInfo {
@@ -69,6 +71,33 @@ describe('serverInfo', () => {
         dmPartners: 'ANY_SERVER',
         defaultWorkspace: null,
       });
+    });
+
+    it('says the built-in maxima that apply where a cap reports null', async () => {
+      const res = await t.gql(`{ __type(name: "InstanceLimits") { fields { name description } } }`);
+      const about = (name: string) =>
+        res.body.data!.__type.fields.find((f: { name: string }) => f.name === name).description;
+      expect(about('pluginsPerWorkspace')).toMatch(
+        /null when the operator\s+set no cap.*100 plugins/is,
+      );
+      expect(about('messageBytes')).toMatch(/null when the operator\s+set no cap.*65,536 bytes/is);
+
+      const owner = await signUpAndIn(t);
+      const ws = await createWorkspace(t, owner, 'limits');
+      const channels = await t.gql(
+        'query($s: ID!) { channels(serverId: $s) { id } }',
+        {
+          s: ws.id,
+        },
+        owner,
+      );
+      const over = expectCode(
+        await sendRaw(t, owner, channels.body.data!.channels[0].id, 'a'.repeat(65537)),
+        'VALIDATION',
+      );
+      expect(over.message).toBe(
+        'message text is 65537 bytes; the limit is 65536 UTF-8 bytes (the built-in maximum; SVC_LIMIT_MESSAGE_BYTES can lower it)',
+      );
     });
   });
 

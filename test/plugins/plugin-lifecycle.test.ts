@@ -158,7 +158,7 @@ describe('workspace plugins across the feature switch and workspace deletion', (
     for (let n = 0; n < 100; n++) ok(await add(n));
     const err = expectCode(await add(100), 'VALIDATION');
     expect(err.message).toBe(
-      'limit reached: plugins per workspace is capped at 100 (SVC_LIMIT_PLUGINS_PER_WORKSPACE)',
+      'limit reached: plugins per workspace is capped at 100 (the built-in maximum; SVC_LIMIT_PLUGINS_PER_WORKSPACE can lower it)',
     );
   });
 });

@@ -18,7 +18,11 @@ export class MessageChanges {
   /** The author changes their text; the earlier text goes to the edit history. */
   async edit(actor: Actor, messageId: unknown, textInput: unknown): Promise<MessageTable> {
     const accountId = actingAccountId(actor);
-    const text = checkText(textInput, this.core.deps.config.messageBytesMax);
+    const text = checkText(
+      textInput,
+      this.core.deps.config.messageBytesMax,
+      this.core.deps.config.limits.messageBytes === null,
+    );
     const { message, access } = await this.core.messageFor(accountId, messageId, 'write');
     if (message.authorId !== accountId) throw forbidden('only the author can edit a message');
     if (message.deletedAt !== null) throw conflict('the message was deleted');

@@ -40,7 +40,11 @@ export class MessageSending {
     input: { conversationId: unknown; text: unknown; threadRootId?: unknown },
   ): Promise<MessageTable> {
     const accountId = actingAccountId(actor);
-    const text = checkText(input.text, this.core.deps.config.messageBytesMax);
+    const text = checkText(
+      input.text,
+      this.core.deps.config.messageBytesMax,
+      this.core.deps.config.limits.messageBytes === null,
+    );
     const rootId = input.threadRootId ?? null;
     if (rootId !== null && !plausibleId(rootId)) throw notFound('message');
     const access = await this.core.writable(
@@ -133,7 +137,7 @@ export class MessageSending {
     const max = this.core.deps.config.messageBytesMax + ENCRYPTION_FRAMING_BYTES;
     if (ciphertext.bytes > max) {
       throw validation(
-        `an encrypted message is at most ${max} bytes (SVC_LIMIT_MESSAGE_BYTES plus ${ENCRYPTION_FRAMING_BYTES} bytes of framing)`,
+        `an encrypted message is at most ${max} bytes (${this.core.deps.config.limits.messageBytes === null ? 'the built-in 65536' : 'SVC_LIMIT_MESSAGE_BYTES'} plus ${ENCRYPTION_FRAMING_BYTES} bytes of framing)`,
       );
     }
     if (rootId !== null) {

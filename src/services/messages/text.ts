@@ -9,7 +9,7 @@ const LONE_SURROGATE = /\p{Surrogate}/u;
  * The text to store, trimmed: VALIDATION for a non-string, for text that is empty once trimmed,
  * and for more than `maxBytes` UTF-8 bytes once trimmed (the message names the cap).
  */
-export function checkText(value: unknown, maxBytes: number): string {
+export function checkText(value: unknown, maxBytes: number, builtIn = false): string {
   if (typeof value !== 'string') throw validation('text must be a string');
   // Lone surrogates cannot be stored as UTF-8 without loss: refuse rather than mangle.
   if (LONE_SURROGATE.test(value)) throw validation('text is not valid Unicode');
@@ -18,7 +18,7 @@ export function checkText(value: unknown, maxBytes: number): string {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > maxBytes) {
     throw validation(
-      `message text is ${bytes} bytes; the limit is ${maxBytes} UTF-8 bytes (SVC_LIMIT_MESSAGE_BYTES)`,
+      `message text is ${bytes} bytes; the limit is ${maxBytes} UTF-8 bytes (${builtIn ? 'the built-in maximum; SVC_LIMIT_MESSAGE_BYTES can lower it' : 'SVC_LIMIT_MESSAGE_BYTES'})`,
       { limit: maxBytes },
     );
   }

@@ -37,7 +37,7 @@ export class MlsMessages extends MlsPart {
     const chars = Math.ceil((max * 4) / 3) + 4;
     if (typeof input.ciphertext === 'string' && input.ciphertext.length > chars) {
       throw validation(
-        `an encrypted message is at most ${max} bytes (SVC_LIMIT_MESSAGE_BYTES plus ${ENCRYPTION_FRAMING_BYTES} bytes of framing)`,
+        `an encrypted message is at most ${max} bytes (${this.deps.config.limits.messageBytes === null ? 'the built-in 65536' : 'SVC_LIMIT_MESSAGE_BYTES'} plus ${ENCRYPTION_FRAMING_BYTES} bytes of framing)`,
       );
     }
     const bytes = decodeBase64(input.ciphertext, 'ciphertext', chars);

@@ -263,8 +263,9 @@ export class PrincipalBlockService {
       if (r.kind === 'user') username = byId.get(value) ?? null;
       else if (r.kind === 'key') username = byKey.get(value) ?? null;
       else if (r.kind === 'remote') {
-        const p = parsePrincipal(r.principalId);
-        if (p.kind === 'remote') {
+        // A row stored before server ids were checked whole may no longer parse: no username.
+        const p = parsedOrNull(r.principalId);
+        if (p?.kind === 'remote') {
           const [account] = await accountsOfPrincipal(db, p);
           username = account?.username ?? null;
         }
@@ -332,4 +333,12 @@ function checkReason(value: unknown): string | null {
     throw validation(`reason must be at most ${PRINCIPAL_REASON_MAX} characters`);
   }
   return reason;
+}
+
+function parsedOrNull(id: string): ReturnType<typeof parsePrincipal> | null {
+  try {
+    return parsePrincipal(id);
+  } catch {
+    return null;
+  }
 }

@@ -1,5 +1,6 @@
 import { validation } from '../../errors.js';
 import { isId } from '../../lib/ids.js';
+import { isServerId } from '../../lib/server-id.js';
 
 import type { PrincipalKind } from '../../db/tables/moderation.js';
 
@@ -12,7 +13,7 @@ import type { PrincipalKind } from '../../db/tables/moderation.js';
  * - `server:<host>`              every person whose home server is that host
  * - `remote:<username>@<host>`   one person from another server
  *
- * Hosts and remote usernames are compared lower-case; a host may carry a port.
+ * Hosts and remote usernames are compared lower-case; a host is a server id (lib/server-id.ts).
  */
 export type ParsedPrincipal =
   | { kind: 'user'; id: string; accountId: string }
@@ -23,8 +24,6 @@ export type ParsedPrincipal =
 
 export const PRINCIPAL_ID_MAX = 300;
 
-const HOST_RE =
-  /^(?=.{1,253}(?::\d{1,5})?$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*(?::\d{1,5})?$/;
 const KEY_RE = /^[A-Za-z0-9_-]{1,100}$/;
 const REMOTE_USER_RE = /^[\p{L}\p{N}._-]{1,64}$/u;
 
@@ -58,7 +57,7 @@ export function parsePrincipal(input: unknown): ParsedPrincipal {
       return { kind: 'key', id: `key:${value}`, keyIdentityId: value };
     case 'server': {
       const host = value.toLowerCase();
-      if (!HOST_RE.test(host)) throw malformed(text);
+      if (!isServerId(host)) throw malformed(text);
       return { kind: 'server', id: `server:${host}`, host };
     }
     case 'remote': {
@@ -66,7 +65,7 @@ export function parsePrincipal(input: unknown): ParsedPrincipal {
       if (at <= 0) throw malformed(text);
       const username = remoteUsernameKey(value.slice(0, at));
       const host = value.slice(at + 1).toLowerCase();
-      if (!REMOTE_USER_RE.test(username) || !HOST_RE.test(host)) throw malformed(text);
+      if (!REMOTE_USER_RE.test(username) || !isServerId(host)) throw malformed(text);
       return { kind: 'remote', id: `remote:${username}@${host}`, username, host };
     }
     default:

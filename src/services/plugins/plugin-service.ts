@@ -239,7 +239,12 @@ export class PluginService {
         );
       }
       if ((await countPlugins(tx.db, workspaceId)) >= this.cap) {
-        throw capExceeded('plugins per workspace', 'SVC_LIMIT_PLUGINS_PER_WORKSPACE', this.cap);
+        throw capExceeded(
+          'plugins per workspace',
+          'SVC_LIMIT_PLUGINS_PER_WORKSPACE',
+          this.cap,
+          this.cap === MAX_PLUGINS_PER_WORKSPACE,
+        );
       }
       const row: WorkspacePluginTable = {
         id: newId(),

@@ -5,8 +5,9 @@ import { AppError, dependencyError, logDependencyFailure } from '../errors.js';
 
 /**
  * Maps an error to what the client sees. A resolver's AppError carries its code and extra
- * fields; GraphQL's own errors (syntax, validation, variable coercion) carry no code; anything
- * else is a fault: masked as INTERNAL and logged with its stack.
+ * fields; GraphQL's own errors before execution (syntax, validation, variable coercion) carry
+ * no code; anything else, an execution error of GraphQL's own included, is a fault: masked as
+ * INTERNAL and logged.
  */
 export function formatError(
   err: GraphQLError,
@@ -50,6 +51,16 @@ export function formatError(
   }
   if (original && !(original instanceof GraphQLError)) {
     log.error({ err: original, path: err.path }, 'resolver failed');
+    return {
+      ...base,
+      message: 'internal error; the server log has the details under this request_id',
+      extensions: { code: 'INTERNAL', request_id: requestId },
+    };
+  }
+  if (err.path) {
+    // An error GraphQL raised while executing (a null in a non-null field, a value its scalar
+    // cannot serialize) is the server's fault, not the request's: masked and coded like any.
+    log.error({ err: { message: err.message }, path: err.path }, 'answer breaks the schema');
     return {
       ...base,
       message: 'internal error; the server log has the details under this request_id',

@@ -275,7 +275,14 @@ export class MlsGroups extends MlsPart {
       throw validation(`limit must be a whole number from 1 to ${COMMIT_PAGE_MAX}`);
     }
     const rows = await commitsAfter(this.kysely, conv.id, incarnation, fromEpoch, limit + 1);
-    const items = rows.slice(0, limit);
+    const items = rows.slice(0, limit).map((r) => ({
+      incarnation: r.incarnation,
+      epoch: r.epoch,
+      commit: r.commit,
+      committedBy: r.senderId,
+      deviceId: r.senderDeviceId,
+      createdAt: r.createdAt,
+    }));
     const last = items[items.length - 1];
     return {
       items,

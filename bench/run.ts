@@ -5,6 +5,7 @@ import path from 'node:path';
 
 import { printTable, writeResult, type ScenarioResult } from './lib/report.js';
 import { activeUsers } from './scenarios/active-users.js';
+import { cli } from './scenarios/cli.js';
 import { connectStorm } from './scenarios/connect-storm.js';
 import { fanoutBurst, fanoutLatency, fanoutManyChannels } from './scenarios/fanout.js';
 import { files } from './scenarios/files.js';
@@ -38,6 +39,7 @@ const scenarios: Record<string, (opts: { pg: boolean }) => Promise<ScenarioResul
   notify,
   'socket-writes': socketWrites,
   instructions,
+  cli,
 };
 
 const args = process.argv.slice(2);

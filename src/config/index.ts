@@ -1,5 +1,7 @@
 import path from 'node:path';
 
+import { ConfigError } from './config-error.js';
+
 import {
   FEATURE_NAMES,
   parseDisabledFeatures,
@@ -11,13 +13,7 @@ import { envSchema, MAX_MESSAGE_BYTES, variables, type ParsedEnv } from './varia
 
 export { FEATURE_NAMES, type FeatureName, type FeatureState } from './features.js';
 
-/** Thrown when the environment does not make a valid configuration; lists every problem. */
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError } from './config-error.js';
 
 export type DmReach = ParsedEnv['SVC_DM_INBOUND'];
 export type DmPartners = ParsedEnv['SVC_DM_PARTNERS'];

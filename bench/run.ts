@@ -15,6 +15,7 @@ import { instructions } from './scenarios/instructions.js';
 import { multiprocess } from './scenarios/multiprocess.js';
 import { notify } from './scenarios/notify.js';
 import { previews } from './scenarios/previews.js';
+import { redisOutage } from './scenarios/redis-outage.js';
 import { search } from './scenarios/search.js';
 import { send } from './scenarios/send.js';
 import { socketWrites } from './scenarios/socket-writes.js';
@@ -30,6 +31,7 @@ const scenarios: Record<string, (opts: { pg: boolean }) => Promise<ScenarioResul
   search,
   'graphql-http': graphqlHttp,
   multiprocess: () => multiprocess(),
+  'redis-outage': () => redisOutage(),
   'web-client': () => webClient(),
   previews,
   files,

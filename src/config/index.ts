@@ -65,6 +65,8 @@ export interface Config {
   redisTimeoutMs: number;
   /** Prefix of every Redis channel and key (SVC_REDIS_PREFIX). */
   redisPrefix: string;
+  /** How old an outbox row must be before a drainer takes it over (SVC_OUTBOX_GRACE_MS). */
+  outboxGraceMs: number;
   metricsAddr: { host: string; port: number } | null;
   logLevel: ParsedEnv['SVC_LOG_LEVEL'];
   http: {
@@ -178,6 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataMinFreeBytes: e.SVC_DATA_MIN_FREE_MB * 1024 * 1024,
     redisTimeoutMs: e.SVC_REDIS_TIMEOUT_MS,
     redisPrefix: e.SVC_REDIS_PREFIX,
+    outboxGraceMs: e.SVC_OUTBOX_GRACE_MS,
     metricsAddr: e.SVC_METRICS_ADDR,
     logLevel: e.SVC_LOG_LEVEL,
     http: {

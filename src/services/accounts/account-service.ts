@@ -201,7 +201,7 @@ export class AccountService {
         session.accountId,
         normalizeDisplayName(input.displayName),
       );
-      await this.views.changed(session.accountId);
+      this.views.changed(session.accountId);
     }
     return this.get(session.accountId);
   }

@@ -7,8 +7,6 @@ import {
   dynamicWrites,
   foreignWrites,
   readSources,
-  foreignWrites,
-  readSources,
   ruleCopies,
 } from '../../scripts/check-table-owners.js';
 

@@ -82,6 +82,8 @@ export default tseslint.config(
   upward('services', ['graphql', 'http', 'ws', 'cli']),
   upward('auth', ['graphql', 'http', 'ws', 'cli']),
   upward('jobs', ['graphql', 'http', 'ws', 'cli']),
+  // Backup, restore, move, export and import: below the edges, beside the services.
+  upward('data', ['graphql', 'http', 'ws', 'cli']),
   // The edges: resolvers call services (row types from db/tables until they get view types),
   // the WebSocket layer is transport and fan-out, HTTP does not reach into either.
   upward('graphql', ['http', 'ws', 'cli', 'db'], ['db/tables']),

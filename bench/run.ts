@@ -5,6 +5,7 @@ import path from 'node:path';
 
 import { printTable, writeResult, type ScenarioResult } from './lib/report.js';
 import { activeUsers } from './scenarios/active-users.js';
+import { cli } from './scenarios/cli.js';
 import { connectStorm } from './scenarios/connect-storm.js';
 import { fanoutBurst, fanoutLatency, fanoutManyChannels } from './scenarios/fanout.js';
 import { files } from './scenarios/files.js';
@@ -14,6 +15,7 @@ import { instructions } from './scenarios/instructions.js';
 import { multiprocess } from './scenarios/multiprocess.js';
 import { notify } from './scenarios/notify.js';
 import { previews } from './scenarios/previews.js';
+import { redisOutage } from './scenarios/redis-outage.js';
 import { search } from './scenarios/search.js';
 import { send } from './scenarios/send.js';
 import { socketWrites } from './scenarios/socket-writes.js';
@@ -29,6 +31,7 @@ const scenarios: Record<string, (opts: { pg: boolean }) => Promise<ScenarioResul
   search,
   'graphql-http': graphqlHttp,
   multiprocess: () => multiprocess(),
+  'redis-outage': () => redisOutage(),
   'web-client': () => webClient(),
   previews,
   files,
@@ -36,6 +39,7 @@ const scenarios: Record<string, (opts: { pg: boolean }) => Promise<ScenarioResul
   notify,
   'socket-writes': socketWrites,
   instructions,
+  cli,
 };
 
 const args = process.argv.slice(2);

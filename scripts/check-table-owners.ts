@@ -5,13 +5,17 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
   OWNER_FILES,
   PENDING_MOVES,
+  RULE_OWNERS,
   TABLE_OWNERS,
+  WHOLE_DATABASE_WRITERS,
+  type RuleName,
   type TableName,
 } from '../src/db/table-owners.js';
 
-// R1's check: a write to a table (Kysely's insertInto/updateTable/deleteFrom, or a `sql`
+// The owner check: a write to a table (Kysely's insertInto/updateTable/deleteFrom, or a `sql`
 // template's insert into/update/delete from) only in the owning area's queries.ts or a file the
-// owner map lists. Run by `npm run lint`; `tsx scripts/check-table-owners.ts` alone.
+// owner map lists; a test of a rule's facts (a role by name, a privacy flag) only in the rule's
+// owner. Run by `npm run lint`; `tsx scripts/check-table-owners.ts` alone.
 
 export interface Source {
   /** Path under src/, with forward slashes. */
@@ -31,7 +35,32 @@ const BUILDER_WRITE =
 const SQL_TEMPLATE = /\bsql(?:<[^`]*?>)?`([^`]*)`/g;
 const SQL_WRITE = /\b(?:insert\s+into|update|delete\s+from)\s+"?([a-z_]+)"?/gi;
 
+/** A write to a table named at run time: `delete from ${...}`, `copy ${...} ... from stdin`. */
+const DYNAMIC_WRITE = /`[^`]*\b(?:insert\s+into|delete\s+from|update|truncate|copy)\s+\$\{[^`]*`/gi;
+
 const isTable = (name: string): name is TableName => Object.hasOwn(TABLE_OWNERS, name);
+
+const ROLE_NAME = `['"](?:owner|moderator|member|guest)['"]`;
+const EQUALITY = '\\s*[!=]==?\\s*';
+/** How each rule's facts are tested outside its owner. */
+const RULE_TESTS: Record<RuleName, RegExp> = {
+  // `role === 'guest'`, `m.role !== 'owner'`, `actorRole === 'member'`, and the same reversed.
+  role: new RegExp(
+    `\\b\\w*[rR]ole\\b${EQUALITY}${ROLE_NAME}|${ROLE_NAME}${EQUALITY}[\\w.?]*\\b\\w*[rR]ole\\b`,
+    'g',
+  ),
+  // `c.isPrivate === 1`, `isPrivate !== 0`, and the same reversed.
+  privacy: new RegExp(
+    `\\bisPrivate\\b${EQUALITY}[01]\\b|\\b[01]${EQUALITY}[\\w.?]*\\bisPrivate\\b`,
+    'g',
+  ),
+};
+
+const RULE_ADVICE: Record<RuleName, string> = {
+  role: 'tests a workspace role by name; ask auth/policy.ts (can, isGuest, atLeast) or Authz',
+  privacy:
+    "tests a conversation's privacy flag; ask conversations/access.ts (readStanding, canRead)",
+};
 
 /** May `file` write `table`? */
 export function mayWrite(file: string, table: TableName): boolean {
@@ -58,7 +87,57 @@ export function foreignWrites(sources: readonly Source[]): ForeignWrite[] {
   return found;
 }
 
-/** The problems to print: foreign writes not pending a move, and pending moves already done. */
+/** Writes to tables named at run time outside WHOLE_DATABASE_WRITERS: `file:line` each. */
+export function dynamicWrites(
+  sources: readonly Source[],
+  allowed: readonly string[] = WHOLE_DATABASE_WRITERS,
+): string[] {
+  const found: string[] = [];
+  for (const { path: file, text } of sources) {
+    if (file.startsWith('db/migrations/') || file.endsWith('.test.ts') || allowed.includes(file))
+      continue;
+    for (const m of text.matchAll(DYNAMIC_WRITE)) {
+      // `copy ... to stdout` reads.
+      if (/^`?copy\b/i.test(m[0].replace(/^`/, '')) && /\bto\s+stdout/i.test(m[0])) continue;
+      found.push(`${file}:${text.slice(0, m.index).split('\n').length}`);
+    }
+  }
+  return found;
+}
+
+export interface RuleCopy {
+  path: string;
+  line: number;
+  rule: RuleName;
+}
+
+/** May `file` test the facts of `rule` itself? */
+export function mayTest(file: string, rule: RuleName): boolean {
+  return RULE_OWNERS[rule].some((owner) =>
+    owner.endsWith('/') ? file.startsWith(owner) : file === owner,
+  );
+}
+
+/** Every test of a rule's facts in `sources` outside the rule's owner (tests are not checked). */
+export function ruleCopies(sources: readonly Source[]): RuleCopy[] {
+  const found: RuleCopy[] = [];
+  for (const { path: file, text } of sources) {
+    if (file.startsWith('db/migrations/') || file.endsWith('.test.ts')) continue;
+    for (const rule of Object.keys(RULE_TESTS) as RuleName[]) {
+      if (mayTest(file, rule)) continue;
+      for (const m of text.matchAll(RULE_TESTS[rule])) {
+        found.push({ path: file, line: text.slice(0, m.index).split('\n').length, rule });
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * The problems to print: foreign writes not pending a move, pending moves already done, writes
+ * to tables named at run time outside the whole-database writers, and rules tested outside their
+ * owner.
+ */
 export function checkTableOwners(
   sources: readonly Source[],
   pending: readonly string[] = PENDING_MOVES,
@@ -73,6 +152,14 @@ export function checkTableOwners(
     );
   for (const p of pending) {
     if (!seen.has(p)) problems.push(`"${p}" is no longer written; remove it from PENDING_MOVES`);
+  }
+  for (const at of dynamicWrites(sources)) {
+    problems.push(
+      `src/${at}: writes a table named at run time; only WHOLE_DATABASE_WRITERS (src/db/table-owners.ts) may`,
+    );
+  }
+  for (const c of ruleCopies(sources)) {
+    problems.push(`src/${c.path}:${c.line}: ${RULE_ADVICE[c.rule]}`);
   }
   return problems;
 }
@@ -102,7 +189,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   for (const p of problems) console.error(p);
   if (problems.length > 0) {
     console.error(
-      `table owners: ${problems.length} problem(s) (docs/architecture.md, "Who owns what")`,
+      `owner check: ${problems.length} problem(s) (docs/architecture.md, "Who owns what")`,
     );
     process.exitCode = 1;
   }

@@ -333,6 +333,7 @@ export async function createAppContext(
       bus,
       sessions,
       audit,
+      authz,
       // A cascading block deletes the workspaces it owns the way a purge does: deletion hooks
       // (files, plugins, ...) run and members get MemberLeft and WorkspaceDeleted.
       removeWorkspace: (tx, id, by) => workspaces.deleteForPurge(tx, id, by),
@@ -478,7 +479,7 @@ export async function createAppContext(
       requestLoad,
       onClose: (fn) => closers.push(fn),
     });
-    const realtime = new RealtimeService(db, presence);
+    const realtime = new RealtimeService(db, presence, clock);
     const limiters = {
       addresses: perMinuteLimiter(config.rates.requestsPerMinPerIp),
       mutations: perMinuteLimiter(config.rates.mutationsPerMinPerSession),

@@ -26,6 +26,12 @@ describe('dependencyError', () => {
     ['SQLite: locked by another process', withCode('SQLITE_BUSY'), 'TIMEOUT', 'database'],
     ['Redis: command timeout', new Error('Command timed out'), 'TIMEOUT', 'redis'],
     ['Redis: closed', new Error('Connection is closed.'), 'UNAVAILABLE', 'redis'],
+    [
+      'Redis: down when the command was issued',
+      new Error("Stream isn't writeable and enableOfflineQueue options is false"),
+      'UNAVAILABLE',
+      'redis',
+    ],
     ['SMTP: cannot connect', withCode('ECONNECTION'), 'UNAVAILABLE', 'smtp'],
     [
       'a wrapped cause',

@@ -140,6 +140,9 @@ const NETWORK_CODES = new Set([
   'ECONNABORTED',
 ]);
 
+/** ioredis's error for a command issued while its connection is down, with no offline queue. */
+const REDIS_NOT_WRITABLE = "Stream isn't writeable and enableOfflineQueue options is false";
+
 // pg's own messages for a connection that broke, never opened, or timed out.
 const PG_UNAVAILABLE = [
   'Connection terminated',
@@ -191,7 +194,12 @@ function classify(
   if (PG_TIMEOUT.some((m) => message.startsWith(m))) return ['TIMEOUT', 'database'];
   if (PG_UNAVAILABLE.some((m) => message.startsWith(m))) return ['UNAVAILABLE', 'database'];
   // ioredis
-  if (e.name === 'MaxRetriesPerRequestError' || message === 'Connection is closed.')
+  if (
+    e.name === 'MaxRetriesPerRequestError' ||
+    message === 'Connection is closed.' ||
+    // A command issued while the connection is down (no offline queue: redis-bus.ts).
+    message === REDIS_NOT_WRITABLE
+  )
     return ['UNAVAILABLE', 'redis'];
   if (message === 'Command timed out') return ['TIMEOUT', 'redis'];
   // nodemailer

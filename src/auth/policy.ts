@@ -90,6 +90,11 @@ export function assertCan(role: Role | null | undefined, action: Action): void {
   }
 }
 
+/** A guest: in a workspace only for the channels they were given (adding one is staff's). */
+export function isGuest(role: Role | null | undefined): boolean {
+  return role === 'guest';
+}
+
 /** Whether `actor` ranks strictly above `target` (needed to act on another person). */
 export function outranks(actor: Role, target: Role): boolean {
   return RANK[actor] > RANK[target];

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 
 import { registerAccountPurgeCommand } from './account-purge-commands.js';
-import { printJson, withContext, type CliIo } from './io.js';
+import { printJson, withDatabase, type CliIo } from './io.js';
 
 export function registerAccountCommands(program: Command, io: CliIo): void {
   const account = program.command('account').description('manage accounts');
@@ -13,8 +13,13 @@ export function registerAccountCommands(program: Command, io: CliIo): void {
     .option('--email <email>', 'the account email address')
     .action(async (username: string, opts: { email?: string }) => {
       const password = (await io.readStdin()).replace(/\r?\n$/, '');
-      await withContext(io, async (ctx) => {
-        const created = await ctx.services.accounts.createPasswordAccount({
+      // Only the database and the accounts' creation: no keys, events or other services.
+      const [{ createPasswordAccount }, { systemClock }] = await Promise.all([
+        import('../services/accounts/creation.js'),
+        import('../lib/clock.js'),
+      ]);
+      await withDatabase(io, async ({ db }) => {
+        const created = await createPasswordAccount(db, systemClock, {
           username,
           password,
           email: opts.email ?? null,

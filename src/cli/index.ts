@@ -12,5 +12,6 @@ const code = await runCli(process.argv.slice(2), {
     return Buffer.concat(chunks).toString('utf8');
   },
   env: process.env,
+  errIsTty: process.stderr.isTTY === true,
 });
 process.exitCode = code;

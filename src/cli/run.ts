@@ -1,14 +1,13 @@
 import { Command, CommanderError } from 'commander';
 
-import { ConfigError, loadConfig, unknownVariables, type Config } from '../config/index.js';
+import { ConfigError } from '../config/config-error.js';
 import { AppError } from '../errors.js';
-import { loadSecrets } from '../config/secrets.js';
-import { migrateDatabase, startServer } from '../main.js';
 import { readVersion } from '../version.js';
 
 import { registerAbuseReportCommands } from './abuse-report-commands.js';
 import { registerAccountCommands } from './account-commands.js';
 import { registerAuditCommands } from './audit-commands.js';
+import { registerDataCommands } from './data-commands.js';
 import { registerInviteCommands } from './invite-commands.js';
 import { registerIpCommands } from './ip-commands.js';
 import { registerOperatorCommands } from './operator-commands.js';
@@ -18,7 +17,10 @@ import { registerMcpCommands } from './mcp-commands.js';
 import { registerServerKeyCommands } from './server-key-commands.js';
 
 export { EXIT, printJson, withContext, type CliIo } from './io.js';
-import { cliLogger, EXIT, type CliIo } from './io.js';
+import { cliConfig, cliLogger, EXIT, type CliIo } from './io.js';
+
+// Only commander and the command modules load here; the server (main.ts) loads when `serve` or
+// `migrate` runs, so `svc --help` answers without it (io.ts says how the modules keep that).
 
 /** Runs the CLI with `argv` (without node and script); resolves to the exit code. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
@@ -37,17 +39,22 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .command('serve')
     .description('run the server (API, WebSocket, jobs) until SIGTERM or SIGINT')
     .action(async () => {
-      const config = loadConfig(io.env);
-      // Listen for signals before booting, so one that arrives during boot is not lost (nor
-      // kills the process half-way); it stops the server as soon as it is up. `once`: a second
-      // signal while stopping gets the default action and ends the process at once.
+      // Listen for signals before booting (and before loading the server), so one that arrives
+      // during boot is not lost (nor kills the process half-way); it stops the server as soon as
+      // it is up. `once`: a second signal while stopping gets the default action and ends the
+      // process at once.
       let received: string | null = null;
       let onSignal = (signal: string) => {
         received = signal;
       };
       process.once('SIGTERM', () => onSignal('SIGTERM'));
       process.once('SIGINT', () => onSignal('SIGINT'));
-      const server = await startServer(config, loadSecrets(io.env));
+      const [{ config, secrets }, { startServer }, { unknownVariables }] = await Promise.all([
+        cliConfig(io),
+        import('../main.js'),
+        import('../config/index.js'),
+      ]);
+      const server = await startServer(config, secrets);
       const unknown = unknownVariables(io.env);
       if (unknown.length > 0) {
         server.ctx.log.warn({ variables: unknown }, 'unknown SVC_* variables are ignored');
@@ -69,8 +76,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .command('migrate')
     .description('apply pending database migrations and exit (the server also does this at boot)')
     .action(async () => {
-      const config = loadConfig(io.env);
-      await migrateDatabase(config, loadSecrets(io.env), { log: cliLogger(io) });
+      const [{ config, secrets }, { migrateDatabase }, log] = await Promise.all([
+        cliConfig(io),
+        import('../main.js'),
+        cliLogger(io),
+      ]);
+      await migrateDatabase(config, secrets, { log });
       io.out('migrations are up to date\n');
     });
 
@@ -84,6 +95,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerSearchCommands(program, io);
   registerMcpCommands(program, io);
   registerServerKeyCommands(program, io);
+  registerDataCommands(program, io, (code) => (exitCode = code));
 
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -111,4 +123,4 @@ function handleError(err: unknown, io: CliIo): number {
   return EXIT.failed;
 }
 
-export type { Config };
+export type { Config } from '../config/index.js';

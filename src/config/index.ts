@@ -1,5 +1,7 @@
 import path from 'node:path';
 
+import { ConfigError } from './config-error.js';
+
 import {
   FEATURE_NAMES,
   parseDisabledFeatures,
@@ -11,13 +13,7 @@ import { envSchema, MAX_MESSAGE_BYTES, variables, type ParsedEnv } from './varia
 
 export { FEATURE_NAMES, type FeatureName, type FeatureState } from './features.js';
 
-/** Thrown when the environment does not make a valid configuration; lists every problem. */
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError } from './config-error.js';
 
 export type DmReach = ParsedEnv['SVC_DM_INBOUND'];
 export type DmPartners = ParsedEnv['SVC_DM_PARTNERS'];
@@ -69,6 +65,8 @@ export interface Config {
   redisTimeoutMs: number;
   /** Prefix of every Redis channel and key (SVC_REDIS_PREFIX). */
   redisPrefix: string;
+  /** How old an outbox row must be before a drainer takes it over (SVC_OUTBOX_GRACE_MS). */
+  outboxGraceMs: number;
   metricsAddr: { host: string; port: number } | null;
   logLevel: ParsedEnv['SVC_LOG_LEVEL'];
   http: {
@@ -182,6 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataMinFreeBytes: e.SVC_DATA_MIN_FREE_MB * 1024 * 1024,
     redisTimeoutMs: e.SVC_REDIS_TIMEOUT_MS,
     redisPrefix: e.SVC_REDIS_PREFIX,
+    outboxGraceMs: e.SVC_OUTBOX_GRACE_MS,
     metricsAddr: e.SVC_METRICS_ADDR,
     logLevel: e.SVC_LOG_LEVEL,
     http: {

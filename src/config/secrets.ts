@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 
-import { ConfigError } from './index.js';
+import { ConfigError } from './config-error.js';
 import { envSchema } from './variables.js';
 
 const secretVariables = envSchema.pick({

@@ -43,6 +43,8 @@ export const variables = {
   SVC_DATABASE_CONNECT_TIMEOUT_MS: intWithDefault(1500, { min: 100, max: 60_000 }),
   SVC_DATABASE_STATEMENT_TIMEOUT_MS: intWithDefault(3000, { min: 100, max: 600_000 }),
   SVC_REDIS_TIMEOUT_MS: intWithDefault(2000, { min: 100, max: 60_000 }),
+  // How long an event's writer has to publish it before a drainer takes its outbox row over.
+  SVC_OUTBOX_GRACE_MS: intWithDefault(10_000, { min: 1000, max: 3_600_000 }),
   SVC_DATA_MIN_FREE_MB: intWithDefault(16, { min: 0, max: 1_000_000 }),
   SVC_METRICS_ADDR: optionalListenAddr(),
   SVC_LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),

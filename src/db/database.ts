@@ -16,14 +16,15 @@ import {
   type SqliteDatabase,
   type Transaction,
 } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 
 import { Lru } from '../lib/lru.js';
 
 import { WalCheckpointer } from './checkpointer.js';
 import { LazyBegin } from './deferred-writes.js';
 import { durableCommits, WalFlusher } from './durable-commits.js';
-import { ReadingClient } from './pg-reader.js';
+import { loadPg } from './pg-module.js';
+import { readingClient } from './pg-reader.js';
 import { ConnectionStatements } from './pg-statement.js';
 import { pgTransactions, queryResult } from './pg-transaction.js';
 import { namedStatements } from './prepared.js';
@@ -144,7 +145,7 @@ const READ_TIMEOUT_GRACE_MS = 250;
 const pgTypes = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
     if (oid === 20) return (v: string) => Number(v);
-    return pg.types.getTypeParser(oid, format as 'text');
+    return loadPg().types.getTypeParser(oid, format as 'text');
   }) as typeof pg.types.getTypeParser,
 };
 
@@ -253,9 +254,9 @@ function openPostgres(url: string, opts: OpenOptions): Db {
   const timeouts = { ...DEFAULT_DB_TIMEOUTS, ...opts.timeouts };
   const onConnectionError = opts.onConnectionError ?? (() => {});
   const poolSize = opts.poolSize ?? 10;
-  const pool = new pg.Pool({
+  const pool = new (loadPg().Pool)({
     // Its answers are read by svc's reader (pg-reader.ts).
-    Client: ReadingClient as unknown as new () => pg.ClientBase,
+    Client: readingClient() as unknown as new () => pg.ClientBase,
     connectionString: withConnectionOptions(url, schema),
     max: poolSize,
     // A connection once opened is kept, however long it stays idle: opening one costs the server

@@ -94,3 +94,24 @@ export async function assertMigrated(db: Db): Promise<void> {
   const pending = await pendingMigrations(db);
   if (pending.length > 0) throw new PendingMigrationsError(pending);
 }
+
+/**
+ * Runs the migrations up to and including `name` (restore: the schema a backup was taken at,
+ * before its rows go in). Throws when this build does not know `name` or one fails.
+ */
+export async function migrateTo(db: Db, name: string): Promise<void> {
+  const migrator = createMigrator(db);
+  const known = await migrator.getMigrations();
+  if (!known.some((m) => m.name === name)) {
+    throw new Error(`this build does not know migration ${name}`);
+  }
+  const result = await migrator.migrateTo(name);
+  if (result.error) {
+    throw new Error(`migration failed: ${String((result.error as Error).message ?? result.error)}`);
+  }
+}
+
+/** The names of every migration this build has, oldest first. */
+export function knownMigrations(): string[] {
+  return Object.keys(migrations).sort();
+}

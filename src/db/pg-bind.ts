@@ -1,8 +1,17 @@
-import pg from 'pg';
+import { loadPg } from './pg-module.js';
 
-/** How node-postgres turns a parameter into its text (lib/utils.js, on the module as `utils`). */
-const { prepareValue } = (pg as unknown as { utils: { prepareValue(value: unknown): unknown } })
-  .utils;
+type PrepareValue = (value: unknown) => unknown;
+let prepareValueOfPg: PrepareValue | null = null;
+
+/**
+ * How node-postgres turns a parameter into its text (lib/utils.js, on the module as `utils`);
+ * taken from pg on first use (pg-module.ts).
+ */
+function prepareValue(value: unknown): unknown {
+  prepareValueOfPg ??= (loadPg() as unknown as { utils: { prepareValue: PrepareValue } }).utils
+    .prepareValue;
+  return prepareValueOfPg(value);
+}
 
 /** Any character outside ASCII: such a text is encoded to UTF-8 before it is written. */
 const NOT_ASCII = /[\u0080-\uffff]/;

@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream';
 
-import pg from 'pg';
-import { Parser } from 'pg-protocol/dist/parser.js';
+import type pg from 'pg';
+
+import { loadPg, loadPgParser } from './pg-module.js';
 
 import { NamedExecution } from './pg-statement.js';
 
@@ -32,21 +33,29 @@ const HEADER = 5;
 /** Longer fields are decoded by Node's UTF-8 decoder, faster than a check byte by byte. */
 const CHECKED_FIELD_MAX = 128;
 
+/** The class of `readingClient()`'s clients. */
+export type ReadingClient = pg.Client;
+
+let readingClientClass: (new (config?: string | pg.ClientConfig) => pg.Client) | null = null;
+
 /**
- * A node-postgres client whose answers from PostgreSQL are read by `AnswerReader` instead of
- * pg-protocol's parser; the pool makes every client of svc's as one (database.ts).
+ * A node-postgres client class whose answers from PostgreSQL are read by `AnswerReader` instead
+ * of pg-protocol's parser; the pool makes every client of svc's as one (database.ts). Made on
+ * first use, as it extends pg's client and pg is loaded only for PostgreSQL (pg-module.ts).
  */
-export class ReadingClient extends pg.Client {
-  constructor(config?: string | pg.ClientConfig) {
-    super(config);
-    const connection = this.connection as unknown as ConnectionInternals;
-    // The connection attaches its reader once its socket is connected (and again to the TLS
-    // socket when it upgrades).
-    connection.attachListeners = (stream) => {
-      const reader = new AnswerReader(connection, this);
-      stream.on('data', (chunk: Buffer) => reader.read(chunk));
-    };
-  }
+export function readingClient(): new (config?: string | pg.ClientConfig) => pg.Client {
+  return (readingClientClass ??= class ReadingClient extends loadPg().Client {
+    constructor(config?: string | pg.ClientConfig) {
+      super(config);
+      const connection = this.connection as unknown as ConnectionInternals;
+      // The connection attaches its reader once its socket is connected (and again to the TLS
+      // socket when it upgrades).
+      connection.attachListeners = (stream) => {
+        const reader = new AnswerReader(connection, this);
+        stream.on('data', (chunk: Buffer) => reader.read(chunk));
+      };
+    }
+  });
 }
 
 /**
@@ -75,7 +84,7 @@ export class AnswerReader {
     private readonly connection: ConnectionInternals,
     private readonly client: pg.Client,
   ) {
-    const parser = new Parser() as unknown as { handlePacket: HandlePacket };
+    const parser = new (loadPgParser())() as unknown as { handlePacket: HandlePacket };
     this.parse = parser.handlePacket.bind(parser);
   }
 

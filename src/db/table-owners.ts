@@ -1,7 +1,8 @@
 import type { Database } from './schema.js';
 
-// R1: one owner per table (docs/architecture.md, "Who owns what"). Other areas read through joins
-// and write only by calling the owner's exported query functions. `npm run lint` runs the check
+// One owner per table, and per rule (docs/architecture.md, "Who owns what"). Other areas read
+// through joins and write only by calling the owner's exported query functions, and ask a rule's
+// owner instead of testing its facts themselves. `npm run lint` runs the check
 // (scripts/check-table-owners.ts); the type below makes a new table without an owner a type
 // error.
 
@@ -95,3 +96,30 @@ export const OWNER_FILES: Readonly<Record<string, readonly string[]>> = {
  * shrinks; nothing may be added.
  */
 export const PENDING_MOVES: readonly string[] = [];
+
+/**
+ * Files that write every table whole, naming tables from the catalog at run time: restore loads a
+ * backup's rows and move copies an instance's, table by table, as the database's own dump and
+ * load would (src/data/). They copy rows verbatim and never decide what a row means, so no
+ * owner's rule is bypassed; they are the one exception to the owner map, and the check refuses a
+ * write to a table named at run time anywhere else. Readers of every table (backup, verify,
+ * export) need no entry: reads are free.
+ */
+export const WHOLE_DATABASE_WRITERS: readonly string[] = ['data/restore.ts'];
+
+/**
+ * Rules with one owner, as the files and folders (paths under src/, a folder ending in `/`) that
+ * may test their facts directly. Everywhere else asks the owner, so a new rule (a read-only role,
+ * a guest allow-list) is one edit:
+ * - `role`: a workspace role compared with a role's name (`'guest'`, `'owner'`, ...). Ask
+ *   `auth/policy.ts` (`can`, `isGuest`, `atLeast`) or `Authz`; the workspaces area writes roles.
+ * - `privacy`: a conversation's `isPrivate` flag compared with 0 or 1. Ask
+ *   `conversations/access.ts` (`readStanding`, `canRead`), the one read rule; the conversations
+ *   and channels areas write conversations and choose their events' audience.
+ */
+export const RULE_OWNERS = {
+  role: ['auth/policy.ts', 'services/authz/', 'services/workspaces/'],
+  privacy: ['services/conversations/', 'services/channels/'],
+} as const satisfies Record<string, readonly string[]>;
+
+export type RuleName = keyof typeof RULE_OWNERS;

@@ -49,6 +49,11 @@ export interface OutboxOptions {
    * inside the grace period, so the drainer never takes a delivered row for a lost one.
    */
   removalDelayMs?: number;
+  /**
+   * How long closing waits for this process's events still on their way to Redis (default 2 s);
+   * what is not acknowledged by then keeps its row for a drainer.
+   */
+  closeWaitMs?: number;
 }
 
 const outboxes = new WeakMap<EventBus, Outbox>();
@@ -69,15 +74,22 @@ export function outboxFor(bus: EventBus): Outbox | undefined {
  * The transactional outbox (docs/events.md, "Delivery"). Every event is written as an
  * `event_outbox` row in the transaction that raised it (one insert per transaction, however many
  * events), so it commits or rolls back with the change. After the commit the writing process
- * publishes it at once and removes the delivered rows in shared batches. Rows nobody published
- * (written by the command line without Redis, or left by a process that crashed between commit
- * and publish) are claimed by a server's drainer, published and removed. Delivery is at least
- * once: a crash after the publish and before the removal publishes the event again.
+ * issues the publish at once, without waiting for it, and removes a row only once its event has
+ * really gone out (every listener of the in-process bus has it, or Redis acknowledged it), in
+ * shared batches. An event held in memory while Redis is away keeps its row. Rows nobody
+ * published (written by the command line without Redis, left by a process that died, or held
+ * past the grace period) are claimed by a server's drainer, published in order and removed; the
+ * subscribers of a row taken over from its writer are then told to resync, as they may have had
+ * newer events of its topic meanwhile. Delivery is at least once: a crash after the publish and
+ * before the removal, or a writer whose Redis comes back after a drainer took its rows over,
+ * publishes the event again.
  */
 export class Outbox {
   /** This process's id in `origin`; a restart is another process. */
   readonly origin = newId();
   private readonly pending = new WeakMap<Tx, Array<EventOutboxTable>>();
+  /** This process's rows whose publish was issued and has not settled yet, by id. */
+  private readonly inFlight = new Map<string, Promise<void>>();
   private readonly delivered: string[] = [];
   private removing: Promise<void> | null = null;
   /** Ends the current removal's wait early (flush, close). */
@@ -85,11 +97,17 @@ export class Outbox {
   private draining: Promise<number> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
+  /** Settles when close() begins: the drainer stops waiting for its publishes. */
+  private readonly closing: Promise<void>;
+  private beginClosing: () => void = () => {};
   private readonly graceMs: number;
   private readonly drainedListeners: Array<() => void> = [];
 
   constructor(private readonly opts: OutboxOptions) {
     this.graceMs = opts.graceMs ?? 10_000;
+    this.closing = new Promise((resolve) => {
+      this.beginClosing = resolve;
+    });
     outboxes.set(opts.bus, this);
   }
 
@@ -99,7 +117,7 @@ export class Outbox {
    */
   publishOnCommit(tx: Tx, event: BusEvent): void {
     if (!this.opts.keepRows) {
-      tx.onCommit(() => this.opts.bus.publish(event));
+      tx.onCommit(() => this.publishNow(event));
       return;
     }
     const row = this.rowOf(event);
@@ -120,11 +138,11 @@ export class Outbox {
    * none (a read marker already further on), where deciding would otherwise take a transaction
    * around the write. On PostgreSQL it is one statement, run without `BEGIN`/`COMMIT`: the
    * event's row is inserted `where exists` a row the write returned (one round trip instead of
-   * four). Resolves to whether the write changed a row; the event is published, as after a
-   * commit, before it resolves.
+   * four). Resolves to whether the write changed a row; the event's publish is issued, as after
+   * a commit, before it resolves.
    */
   async publishIfChanged(write: CompiledQuery, event: BusEvent): Promise<boolean> {
-    const { db, bus } = this.opts;
+    const { db } = this.opts;
     if (db.dialect === 'sqlite') {
       return db.transaction(async (tx) => {
         const res = await tx.db.executeQuery(write);
@@ -136,7 +154,7 @@ export class Outbox {
     db.assertNotTransaction('publishIfChanged');
     if (!this.opts.keepRows) {
       if ((await db.kysely.executeQuery(write)).rows.length === 0) return false;
-      await this.afterCommit(() => bus.publish(event));
+      this.publishNow(event);
       return true;
     }
     const row = this.rowOf(event);
@@ -144,17 +162,15 @@ export class Outbox {
       writeThen(write, outboxRowAfterStatement(db.kysely, row)),
     );
     if (Number(res.rows[0]?.written ?? 0) === 0) return false;
-    if (this.opts.reachesListeners) await this.afterCommit(() => this.deliver(row.id, event));
+    if (this.opts.reachesListeners) this.deliver(row.id, event);
     return true;
   }
 
-  /** Runs what follows a commit: a failure is logged and never fails the committed change. */
-  private async afterCommit(fn: () => Promise<void>): Promise<void> {
-    try {
-      await fn();
-    } catch (err) {
-      this.opts.log.error({ err }, 'after-commit work failed');
-    }
+  /** Publishes an event that has no row (a server on the in-process bus): never awaited. */
+  private publishNow(event: BusEvent): void {
+    this.opts.bus
+      .publish(event)
+      .catch((err: unknown) => this.opts.log.error({ err, type: event.type }, 'publish failed'));
   }
 
   private rowOf(event: BusEvent): EventOutboxTable {
@@ -202,32 +218,68 @@ export class Outbox {
     return run;
   }
 
-  /** Waits until the delivered rows registered so far are removed. */
+  /**
+   * Waits until the events this process issued so far have settled (acknowledged by Redis, or
+   * given up) and the rows of those delivered are removed. While Redis is away it waits for it.
+   */
   async flush(): Promise<void> {
+    await Promise.allSettled([...this.inFlight.values()]);
+    await this.removeDelivered();
+  }
+
+  /**
+   * Stops the drainer, waits a little (`closeWaitMs`) for the events still on their way, and
+   * removes the rows of those delivered; the others keep theirs for a drainer.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.beginClosing();
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.draining?.catch(() => {});
+    if (this.inFlight.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.inFlight.values()]),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, this.opts.closeWaitMs ?? 2_000);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    await this.removeDelivered().catch((err: unknown) =>
+      this.opts.log.warn({ err }, 'outbox rows left for the drainer'),
+    );
+  }
+
+  /**
+   * Issues the publish of this process's own row and returns at once: the request that
+   * committed it does not wait for Redis. The row is removed once the event has gone out; an
+   * event Redis never acknowledged (held past what this process keeps, or the process ended)
+   * keeps its row, which a drainer publishes after the grace period.
+   */
+  private deliver(id: string, event: BusEvent): void {
+    const published = this.opts.bus.publish(event).then(
+      () => {
+        this.inFlight.delete(id);
+        this.delivered.push(id);
+        if (!this.removing) this.scheduleRemoval();
+      },
+      (err: unknown) => {
+        this.inFlight.delete(id);
+        this.opts.log.warn({ err, type: event.type }, 'event not published; left to the drainer');
+      },
+    );
+    this.inFlight.set(id, published);
+  }
+
+  /** Waits until the delivered rows registered so far are removed. */
+  private async removeDelivered(): Promise<void> {
     while (this.removing || this.delivered.length > 0) {
       if (!this.removing) this.scheduleRemoval();
       this.removeNow?.();
       await this.removing;
     }
-  }
-
-  /** Stops the drainer and removes what this process delivered. */
-  async close(): Promise<void> {
-    this.closed = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.draining?.catch(() => {});
-    await this.flush().catch((err: unknown) =>
-      this.opts.log.warn({ err }, 'outbox rows left for the drainer'),
-    );
-  }
-
-  private async deliver(id: string, event: BusEvent): Promise<void> {
-    // A failed publish throws to the transaction's after-commit error log and leaves the row:
-    // a drainer delivers it after the grace period.
-    await this.opts.bus.publish(event);
-    this.delivered.push(id);
-    if (!this.removing) this.scheduleRemoval();
   }
 
   /** One delete for every row delivered since the last one; the next waits for it. */
@@ -258,7 +310,9 @@ export class Outbox {
     const { db, bus } = this.opts;
     let total = 0;
     for (;;) {
-      if (this.closed) break;
+      // A process that cannot publish now (Redis away, or still publishing what it held) would
+      // only hold what it claims: it leaves the rows to a drainer that can.
+      if (this.closed || !bus.reachable()) break;
       const cutoff = Date.now() - this.graceMs;
       // An idle server pays one read per interval, outside any transaction.
       if (!(await hasDueOutboxRows(db.kysely, cutoff))) break;
@@ -266,14 +320,31 @@ export class Outbox {
       const claimed = await db.transaction((tx) =>
         claimOutboxRows(tx, cutoff, this.origin, now, CHUNK),
       );
+      // This process's own rows whose publish is still under way are not published twice.
+      const rows = claimed.filter((row) => !this.inFlight.has(row.id));
+      // Rows taken over from their writer come after newer events of their topics: their
+      // subscribers are told to resync once they have them (the signal follows on each topic).
+      const late = [...new Set(rows.filter((row) => row.takenOver).map((row) => row.topic))];
       // Issued together, in order: one connection keeps Redis's order, and the in-process bus
       // delivers each at once. Should one fail, the batch stays claimed and is published again
       // after the grace period.
-      await Promise.all(claimed.map((row) => bus.publish(toBusEvent(row))));
-      for (const row of claimed) this.delivered.push(row.id);
-      total += claimed.length;
-      if (claimed.length > 0) for (const listener of this.drainedListeners) listener();
-      if (claimed.length > 0) await this.flush();
+      const published = rows.map((row) => bus.publish(toBusEvent(row)));
+      if (late.length > 0) published.push(bus.publishResync(late));
+      const outcome = await Promise.race([
+        Promise.all(published).then(() => 'published' as const),
+        this.closing.then(() => 'closing' as const),
+      ]);
+      if (outcome === 'closing') break;
+      for (const row of rows) this.delivered.push(row.id);
+      total += rows.length;
+      if (late.length > 0) {
+        this.opts.log.warn(
+          { events: rows.filter((row) => row.takenOver).length, topics: late.length },
+          'published events their writer had not; their subscribers are told to resync',
+        );
+      }
+      if (rows.length > 0) for (const listener of this.drainedListeners) listener();
+      if (rows.length > 0) await this.removeDelivered();
       if (claimed.length < CHUNK) break;
     }
     if (total > 0) this.opts.log.debug({ events: total }, 'outbox rows delivered by the drainer');

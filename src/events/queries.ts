@@ -144,9 +144,14 @@ export async function hasDueOutboxRows(db: Executor, cutoff: number): Promise<bo
   return row !== undefined;
 }
 
+/** A row a drainer claimed, and whether it was taken over from a writer that publishes itself. */
+export type ClaimedRow = EventOutboxTable & { takenOver: boolean };
+
 /**
  * Takes over up to `limit` due rows for `origin`: they become this process's own rows, fresh for
  * another grace period, so no other drainer takes them while they are published. Oldest first.
+ * `takenOver` says the row had a writer of its own (not the command line without Redis) that did
+ * not publish it within the grace period: its event comes late.
  */
 export async function claimOutboxRows(
   tx: Tx,
@@ -154,19 +159,28 @@ export async function claimOutboxRows(
   origin: string,
   now: number,
   limit: number,
-): Promise<EventOutboxTable[]> {
+): Promise<ClaimedRow[]> {
   let due = tx.db
     .selectFrom('event_outbox')
-    .select('id')
+    .select(['id', 'origin'])
     .where((eb) => eb.or([eb('origin', 'is', null), eb('createdAt', '<', cutoff)]))
     .orderBy('id')
     .limit(limit);
   if (tx.dialect === 'postgres') due = due.forUpdate().skipLocked();
+  const found = await due.execute();
+  if (found.length === 0) return [];
+  const writers = new Map(found.map((row) => [row.id, row.origin]));
   const rows = await tx.db
     .updateTable('event_outbox')
     .set({ origin, createdAt: now })
-    .where('id', 'in', due)
+    .where(
+      'id',
+      'in',
+      found.map((row) => row.id),
+    )
     .returningAll()
     .execute();
-  return rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return rows
+    .map((row) => ({ ...row, takenOver: (writers.get(row.id) ?? null) !== null }))
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

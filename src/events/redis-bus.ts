@@ -1,7 +1,13 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
-import type { BusEvent, BusHandler, EventBus } from './bus.js';
+import {
+  RESYNC_TYPE,
+  type BusEvent,
+  type BusHandler,
+  type EventBus,
+  type ResyncListener,
+} from './bus.js';
 import { eventJson } from './event-json.js';
 
 export interface RedisBusOptions {
@@ -14,15 +20,27 @@ export interface RedisBusOptions {
   connectTimeoutMs?: number;
   /** Each connection attempt and each command once running (SVC_REDIS_TIMEOUT_MS). */
   timeoutMs?: number;
+  /** Most events held while Redis is away (default 10,000); past it a publish is refused. */
+  maxHeld?: number;
 }
 
-/** Events held while Redis is away, per process; past this the oldest are dropped (logged). */
+/** Events held while Redis is away, per process; past this a publish is refused (logged). */
 const MAX_HELD_EVENTS = 10_000;
 
 interface TopicEntry {
   handlers: Set<BusHandler>;
   /** Settles once Redis has confirmed the SUBSCRIBE. */
   ready: Promise<void>;
+}
+
+/** One PUBLISH on its way out, and the promise `publish` returned for it. */
+interface Outgoing {
+  channel: string;
+  message: string;
+  /** Redis acknowledged it (a late reply after it was taken back: it is not sent again). */
+  done: boolean;
+  resolve(): void;
+  reject(err: Error): void;
 }
 
 /**
@@ -35,12 +53,15 @@ interface TopicEntry {
  *   every process (this one included) sees the events of a channel once each, in the one order
  *   Redis delivered them. All events of a conversation travel on one topic, which keeps their
  *   order per conversation.
+ * - `publish` never makes its caller wait for Redis: the PUBLISH is issued at the call (or held,
+ *   below) and its promise settles when Redis acknowledges it. A broken or stalled connection is
+ *   found by the PUBLISH that fails or times out, not by a request.
  * - Pub/sub is at most once, so an outage is handled on both sides (docs/failures.md): a
- *   process that cannot reach Redis holds the events it publishes (up to MAX_HELD_EVENTS) and
- *   publishes them, in order, once its connection is back; a process whose subscriber
- *   connection dropped may have missed events of others, so when it is back (subscriptions
- *   renewed) it tells `onResync` listeners, which end the live subscriptions so that clients
- *   resubscribe and refetch.
+ *   process that cannot reach Redis holds the events it publishes (up to `maxHeld`) and
+ *   publishes them, in order, once its connection is back, the unacknowledged ones of the
+ *   broken connection first; a process whose subscriber connection dropped may have missed
+ *   events of others, so when it is back (subscriptions renewed) it tells `onResync` listeners,
+ *   which end the live subscriptions so that clients resubscribe and refetch.
  */
 export class RedisBus implements EventBus {
   /** The publishing connection; also usable for ordinary commands (presence keys). */
@@ -48,16 +69,24 @@ export class RedisBus implements EventBus {
   private readonly sub: Redis;
   private readonly topics = new Map<string, TopicEntry>();
   private readonly prefix: string;
+  private readonly maxHeld: number;
   private closed = false;
-  /** Events published while the command connection was down, oldest first. */
-  private held: BusEvent[] = [];
-  private readonly resyncListeners = new Set<() => void>();
+  /** Issued on the command connection and not yet acknowledged, oldest first. */
+  private readonly sent = new Set<Outgoing>();
+  /** Not issued: the connection was down (or events were still held), oldest first. */
+  private held: Outgoing[] = [];
+  /** Bumped when the command connection is given up: failures of older PUBLISHes are stale. */
+  private generation = 0;
+  /** A refused publish was logged during this outage. */
+  private refusalLogged = false;
+  private readonly resyncListeners = new Set<ResyncListener>();
   /** The subscriber connection was lost since it was last ready. */
   private subscriberLost = false;
   private readonly heartbeat: NodeJS.Timeout;
 
   private constructor(private readonly opts: RedisBusOptions) {
     this.prefix = opts.prefix;
+    this.maxHeld = opts.maxHeld ?? MAX_HELD_EVENTS;
     const timeoutMs = opts.timeoutMs ?? 2000;
     const common = {
       lazyConnect: true,
@@ -70,11 +99,15 @@ export class RedisBus implements EventBus {
       retryStrategy: (times: number) => Math.min(times * 100, 2000),
     };
     // A command cut off by a broken connection fails rather than being sent again on the next
-    // one: publish() holds its event itself (and nothing else here must run twice).
+    // one, and a command issued while it is down fails at once rather than waiting in ioredis's
+    // offline queue (which would send it after reconnecting, ahead of what publish() holds):
+    // publish() issues its events again itself, in order, and nothing else here must run twice
+    // or wait for Redis.
     this.commands = new Redis(opts.url, {
       ...common,
       commandTimeout: timeoutMs,
       autoResendUnfulfilledCommands: false,
+      enableOfflineQueue: false,
     });
     this.sub = new Redis(opts.url, { ...common, autoResubscribe: true });
     const log = opts.log;
@@ -99,7 +132,7 @@ export class RedisBus implements EventBus {
       void this.sub
         .ping()
         .catch(() => undefined)
-        .then(() => this.resync());
+        .then(() => this.resync(null));
     });
     // A stalled path never closes the subscriber connection on its own: a PING that gets no
     // answer in time renews it (and then clients are told to resync).
@@ -135,38 +168,93 @@ export class RedisBus implements EventBus {
   }
 
   /**
-   * Publishes `event`; while Redis cannot be reached (or events are still held from an outage)
-   * the event is held and published once the connection is back, and this resolves at once: a
-   * request that committed is not made to wait for Redis.
+   * Issues a PUBLISH of `event` now, or holds it while Redis cannot be reached (or events are
+   * still held from an outage); resolves once Redis has acknowledged it (see EventBus).
    */
-  async publish(event: BusEvent): Promise<void> {
-    if (this.commands.status !== 'ready' || this.held.length > 0) {
-      this.hold(event);
-      return;
-    }
-    try {
-      await this.commands.publish(this.prefix + event.topic, eventJson(event));
-    } catch (err) {
-      // Timed out on a stalled connection, or it broke mid-command: the outcome is unknown, so
-      // the event is held and published again on a fresh connection (at least once).
-      this.opts.log.warn({ err, topic: event.topic }, 'redis publish failed; holding the event');
-      this.hold(event);
-      if (!this.closed) this.commands.disconnect(true);
-    }
+  publish(event: BusEvent): Promise<void> {
+    return this.issue(event.topic, eventJson(event));
   }
 
-  /** Called after the subscriber connection came back: events may have been missed. */
-  onResync(listener: () => void): () => void {
+  publishResync(topics: readonly string[]): Promise<void> {
+    const at = Date.now();
+    return Promise.all(
+      topics.map((topic) => this.issue(topic, JSON.stringify({ topic, type: RESYNC_TYPE, at }))),
+    ).then(() => undefined);
+  }
+
+  reachable(): boolean {
+    return !this.closed && this.commands.status === 'ready' && this.held.length === 0;
+  }
+
+  /** Events held (not yet issued) and issued but not yet acknowledged; for tests and logs. */
+  backlog(): { held: number; unacknowledged: number } {
+    return { held: this.held.length, unacknowledged: this.sent.size };
+  }
+
+  private issue(topic: string, message: string): Promise<void> {
+    let outgoing!: Outgoing;
+    const promise = new Promise<void>((resolve, reject) => {
+      outgoing = { channel: this.prefix + topic, message, done: false, resolve, reject };
+    });
+    // A caller that does not wait for the outcome must not leave an unhandled rejection.
+    promise.catch(() => undefined);
+    if (this.closed) outgoing.reject(busClosed());
+    else if (this.commands.status === 'ready' && this.held.length === 0) this.send(outgoing);
+    else this.hold(outgoing);
+    return promise;
+  }
+
+  private send(outgoing: Outgoing): void {
+    const generation = this.generation;
+    this.sent.add(outgoing);
+    this.commands.publish(outgoing.channel, outgoing.message).then(
+      () => {
+        outgoing.done = true;
+        this.sent.delete(outgoing);
+        outgoing.resolve();
+      },
+      (err: unknown) => {
+        if (generation === this.generation) this.commandConnectionFailed(err);
+      },
+    );
+  }
+
+  /**
+   * A PUBLISH failed: timed out on a stalled connection, or the connection broke under it. Its
+   * outcome and that of every PUBLISH issued after it are unknown, so they are all held again,
+   * in order, ahead of what was held meanwhile, and published again on a fresh connection (at
+   * least once).
+   */
+  private commandConnectionFailed(err: unknown): void {
+    this.generation += 1;
+    const unacknowledged = [...this.sent].filter((o) => !o.done);
+    this.sent.clear();
+    if (this.closed) {
+      for (const outgoing of unacknowledged) outgoing.reject(busClosed());
+      return;
+    }
+    this.held = [...unacknowledged, ...this.held];
+    this.opts.log.warn(
+      { err, events: this.held.length },
+      'redis publish failed; holding the events until the connection is back',
+    );
+    // Still 'ready' means the path stalled without the connection noticing: renew it.
+    if (this.commands.status === 'ready') this.commands.disconnect(true);
+  }
+
+  /** Called when subscribers must resync (the subscriber connection came back, or a drainer). */
+  onResync(listener: ResyncListener): () => void {
     this.resyncListeners.add(listener);
     return () => void this.resyncListeners.delete(listener);
   }
 
-  private resync(): void {
+  private resync(topics: readonly string[] | null): void {
     if (this.closed) return;
-    this.opts.log.warn('redis subscriber connection is back; clients are told to resync');
+    if (topics === null)
+      this.opts.log.warn('redis subscriber connection is back; clients are told to resync');
     for (const listener of [...this.resyncListeners]) {
       try {
-        listener();
+        listener(topics);
       } catch (err) {
         this.opts.log.error({ err }, 'resync listener failed');
       }
@@ -192,33 +280,39 @@ export class RedisBus implements EventBus {
     }
   }
 
-  private hold(event: BusEvent): void {
-    if (this.held.length === 0)
+  private hold(outgoing: Outgoing): void {
+    if (this.held.length === 0) {
+      this.refusalLogged = false;
       this.opts.log.warn('redis is unreachable; holding published events until it is back');
-    this.held.push(event);
-    if (this.held.length > MAX_HELD_EVENTS) {
-      this.held.shift();
-      this.opts.log.error(
-        { held: MAX_HELD_EVENTS },
-        'redis unreachable for too long: dropped the oldest held event',
-      );
     }
+    if (this.held.length >= this.maxHeld) {
+      // The held ones keep their places; this one is refused (an outbox event keeps its row,
+      // which a drainer publishes later).
+      if (!this.refusalLogged) {
+        this.refusalLogged = true;
+        this.opts.log.error(
+          { held: this.held.length },
+          'redis unreachable for too long: refusing to hold more events',
+        );
+      }
+      outgoing.reject(new Error(`${this.held.length} events already held for Redis`));
+      return;
+    }
+    this.held.push(outgoing);
   }
 
+  /** The command connection is (back) up: what was held goes out first, in order. */
   private publishHeld(): void {
     if (this.held.length === 0 || this.closed) return;
-    const events = this.held;
+    const held = this.held;
     this.held = [];
-    // One pipeline keeps their order; events published meanwhile wait behind it.
-    const pipeline = this.commands.pipeline();
-    for (const event of events) pipeline.publish(this.prefix + event.topic, eventJson(event));
-    pipeline.exec().then(
-      () => this.opts.log.info({ events: events.length }, 'published the held events'),
-      (err: unknown) => {
-        this.opts.log.warn({ err }, 'publishing the held events failed; holding them again');
-        this.held = [...events, ...this.held];
-      },
-    );
+    let published = 0;
+    for (const outgoing of held) {
+      if (outgoing.done) continue;
+      published += 1;
+      this.send(outgoing);
+    }
+    this.opts.log.info({ events: published }, 'publishing the held events');
   }
 
   subscribe(topic: string, handler: BusHandler): () => void {
@@ -259,13 +353,18 @@ export class RedisBus implements EventBus {
 
   private onMessage(channel: string, message: Buffer): void {
     if (!channel.startsWith(this.prefix)) return;
-    const entry = this.topics.get(channel.slice(this.prefix.length));
+    const topic = channel.slice(this.prefix.length);
+    const entry = this.topics.get(topic);
     if (!entry) return;
     let event: BusEvent;
     try {
       event = JSON.parse(message.toString('utf8')) as BusEvent;
     } catch (err) {
       this.opts.log.warn({ err, channel }, 'dropped an unreadable event from redis');
+      return;
+    }
+    if (event.type === RESYNC_TYPE) {
+      this.resync([topic]);
       return;
     }
     for (const handler of [...entry.handlers]) {
@@ -282,9 +381,17 @@ export class RedisBus implements EventBus {
     this.closed = true;
     clearInterval(this.heartbeat);
     this.topics.clear();
+    this.resyncListeners.clear();
+    for (const outgoing of this.held) outgoing.reject(busClosed());
+    this.held = [];
+    // QUIT is answered after the PUBLISHes before it: what is still unacknowledged then is lost.
     await Promise.allSettled([quit(this.sub), quit(this.commands)]);
+    for (const outgoing of this.sent) outgoing.reject(busClosed());
+    this.sent.clear();
   }
 }
+
+const busClosed = () => new Error('the event bus closed before the event was published');
 
 async function quit(client: Redis): Promise<void> {
   if (client.status === 'end' || client.status === 'wait') {

@@ -3,7 +3,6 @@ import { Lru } from '../lib/lru.js';
 
 import type { BusEvent, EventBus } from './bus.js';
 import { outboxFor } from './outbox.js';
-import { RedisBus } from './redis-bus.js';
 
 export interface SharedCacheOptions {
   /** Names the cache's bus topic, `cache:<name>`. */
@@ -53,7 +52,10 @@ export class SharedCache<V> {
       if (typeof key === 'string') this.drop(key);
       else this.clear();
     });
-    if (bus instanceof RedisBus) bus.onResync(() => this.clear());
+    // Invalidations may have been missed (a Redis outage) or come late (a drainer).
+    bus.onResync((topics) => {
+      if (topics === null || topics.includes(this.topic)) this.clear();
+    });
   }
 
   /** The cached value of `key`, or `load()`'s, kept for the next callers. */
@@ -108,11 +110,14 @@ export class SharedCache<V> {
     outbox.publishOnCommit(tx, this.event(key));
   }
 
-  /** Drops `key` (every key when omitted) here now and on every other process soon after. */
-  invalidate(key?: string): Promise<void> {
+  /**
+   * Drops `key` (every key when omitted) here now and on every other process soon after; the
+   * caller does not wait for the others (nor for Redis).
+   */
+  invalidate(key?: string): void {
     if (key === undefined) this.clear();
     else this.drop(key);
-    return this.bus.publish(this.event(key));
+    void this.bus.publish(this.event(key));
   }
 
   private event(key: string | undefined): BusEvent {

@@ -19,7 +19,7 @@ export async function openEvents(opts: {
   db: Db;
   log: Logger;
   redisUrl: string | null;
-  config: Pick<Config, 'redisPrefix' | 'redisTimeoutMs'>;
+  config: Pick<Config, 'redisPrefix' | 'redisTimeoutMs' | 'outboxGraceMs'>;
   /** The command line: it publishes but listens to nothing, and runs no drainer. */
   passive: boolean;
   outbox?: Partial<
@@ -46,6 +46,7 @@ export async function openEvents(opts: {
     log: log.child({ subsystem: 'outbox' }),
     reachesListeners: !passive || bus instanceof RedisBus,
     keepRows: passive || bus instanceof RedisBus,
+    graceMs: config.outboxGraceMs,
     ...opts.outbox,
   });
   opts.onClose(() => outbox.close());

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 
 import type { Db } from '../db/database.js';
+import type { Clock } from '../lib/clock.js';
 import type { BusEvent, EventBus } from '../events/bus.js';
 import type { LiveStream } from '../events/live-stream.js';
 import { RelayStream } from '../services/realtime/relay-stream.js';
@@ -51,7 +52,13 @@ export class EventBridge {
   private readonly queues = new Map<string, Promise<void>>();
 
   constructor(
-    private readonly deps: { db: Db; bus: EventBus; delivery: EventDelivery; log: Logger },
+    private readonly deps: {
+      db: Db;
+      bus: EventBus;
+      delivery: EventDelivery;
+      log: Logger;
+      clock: Clock;
+    },
   ) {}
 
   /**
@@ -74,7 +81,11 @@ export class EventBridge {
     for (const id of ids) {
       if (bridge.streams.has(id)) continue;
       try {
-        this.open(accountId, bridge, id, await WorkspaceStream.open(this.deps.db, accountId, id));
+        const stream = await WorkspaceStream.open(this.deps.db, accountId, id, {
+          joinedChannelsOnly: false,
+          now: () => this.deps.clock.now().getTime(),
+        });
+        this.open(accountId, bridge, id, stream);
       } catch (err) {
         this.deps.log.warn({ err, accountId, workspaceId: id }, 'event bridge: stream not opened');
       }

@@ -102,6 +102,7 @@ export async function buildFederation(deps: {
         bus: deps.bus,
         delivery: events,
         log: log.child({ part: 'event-bridge' }),
+        clock,
       })
     : null;
   if (events && bridge) events.onUnreachable = (accountId) => bridge.closeStreams(accountId);

@@ -2,7 +2,7 @@ import { GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSche
 import type { Logger } from 'pino';
 
 import type { BusEvent, EventBus } from '../events/bus.js';
-import { RedisBus, whenSubscribed } from '../events/redis-bus.js';
+import { whenSubscribed } from '../events/redis-bus.js';
 import { CompiledOperations } from '../graphql/compiled.js';
 import type { GraphqlContext } from '../graphql/context.js';
 import { formatError } from '../graphql/format-error.js';
@@ -43,8 +43,11 @@ interface TopicChannel {
   unsubscribe: () => void;
   /** Set while the topic's policy reads the database; later events wait in `backlog`. */
   busy: boolean;
-  backlog: BusEvent[];
+  backlog: Array<BusEvent | typeof RESYNC>;
 }
+
+/** In a topic's backlog: its subscriptions end there, after the events before it. */
+const RESYNC = Symbol('resync');
 
 /**
  * Fan-out of bus events to subscriptions on this process. Per topic there is one bus
@@ -69,14 +72,31 @@ export class Fanout {
     /** Runs of a document before its events run compiled (compiled.ts); default 2. */
     private readonly runsBeforeCompiling?: number,
   ) {
-    // After a Redis outage events may have been missed: end every live subscription (the client
-    // gets `complete`), so that clients resubscribe and refetch instead of showing a gap.
-    if (bus instanceof RedisBus) bus.onResync(() => this.endAll());
+    // After a Redis outage events may have been missed, and after a drainer published events
+    // their writer could not, they came out of order: end the live subscriptions concerned (the
+    // client gets `complete`), so that clients resubscribe and refetch instead of showing a gap.
+    bus.onResync((topics) => (topics === null ? this.endAll() : this.resyncTopics(topics)));
   }
 
   /** Ends every subscription from the server's side. */
   endAll(): void {
-    const deliveries = [...this.channels.values()].flatMap((c) =>
+    this.end([...this.channels.values()]);
+  }
+
+  /** Ends the subscriptions of `topics`, each after the events its topic received before. */
+  private resyncTopics(topics: readonly string[]): void {
+    const now: TopicChannel[] = [];
+    for (const topic of topics) {
+      const channel = this.channels.get(topic);
+      if (!channel) continue;
+      if (channel.busy) channel.backlog.push(RESYNC);
+      else now.push(channel);
+    }
+    this.end(now);
+  }
+
+  private end(channels: TopicChannel[]): void {
+    const deliveries = channels.flatMap((c) =>
       [...c.groups.values()].flatMap((g) => [...g.members]),
     );
     for (const delivery of deliveries) {
@@ -162,7 +182,9 @@ export class Fanout {
           channel.backlog.length > 0 &&
           this.channels.get(channel.topic) === channel
         ) {
-          this.process(channel, channel.backlog.shift()!);
+          const next = channel.backlog.shift()!;
+          if (next === RESYNC) this.end([channel]);
+          else this.process(channel, next);
         }
       });
   }

@@ -3,7 +3,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { buildMcpServer, personByUsername } from '../../src/cli/mcp-commands.js';
+import { buildMcpServer, personByUsername } from '../../src/cli/mcp-server.js';
 import {
   createTestApp,
   createTestDatabase,

@@ -1,13 +1,16 @@
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import type { AppContext, ContextOverrides } from '../../src/context.js';
 import type { BusEvent } from '../../src/events/bus.js';
 import { namedStatements } from '../../src/db/prepared.js';
+import { Outbox } from '../../src/events/outbox.js';
 import { insertOutboxRows } from '../../src/events/queries.js';
 import { emit, publishIfChanged, publishOnCommit } from '../../src/events/publish.js';
-import { whenSubscribed } from '../../src/events/redis-bus.js';
+import { RedisBus, whenSubscribed } from '../../src/events/redis-bus.js';
 import { newId } from '../../src/lib/ids.js';
+import { FaultProxy, sleep } from '../_util/fault-proxy.js';
+import { redisTestPrefix } from '../_util/redis.js';
 import {
   createMigratedContext,
   createTestDatabase,
@@ -396,6 +399,160 @@ describe.runIf(process.env.SVC_TEST_REDIS_URL)('draining through Redis', () => {
     } finally {
       await ctx.close();
       await database.drop();
+    }
+  });
+});
+
+describe.runIf(process.env.SVC_TEST_REDIS_URL)('an outbox whose Redis goes away', () => {
+  const redisUrl = process.env.SVC_TEST_REDIS_URL!;
+  const grace = 1_000;
+  const outbox = { drainIntervalMs: 3_600_000, graceMs: grace };
+  let database: TestDatabase;
+  let proxy: FaultProxy;
+  let prefix: string;
+  // `writer` reaches Redis through the proxy; `drainer` stands for another server process.
+  let writer: AppContext;
+  let drainer: AppContext;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const target = new URL(redisUrl);
+    proxy = await FaultProxy.start(target.hostname, Number(target.port || 6379));
+    prefix = redisTestPrefix();
+    writer = await context(
+      database,
+      { outbox },
+      {
+        SVC_REDIS_URL: proxy.rewrite(redisUrl),
+        SVC_REDIS_PREFIX: prefix,
+        SVC_REDIS_TIMEOUT_MS: '300',
+      },
+    );
+    drainer = await context(
+      database,
+      { outbox },
+      { SVC_REDIS_URL: redisUrl, SVC_REDIS_PREFIX: prefix },
+    );
+  });
+  afterEach(async () => {
+    await proxy.pass();
+    await until(() => writer.bus.reachable(), 'the writer back on Redis');
+    await writer.outbox.flush();
+    await drainer.db.kysely.deleteFrom('event_outbox').execute();
+  });
+  afterAll(async () => {
+    await writer?.close();
+    await drainer?.close();
+    await proxy?.close();
+    await database?.drop();
+  });
+
+  /** What reaches `topic` on the drainer's process, resync signals included, in order. */
+  async function heard(topic: string): Promise<Array<number | 'resync'>> {
+    const seen: Array<number | 'resync'> = [];
+    drainer.bus.subscribe(topic, (e) => seen.push(e.payload.n as number));
+    drainer.bus.onResync((topics) => {
+      if (topics?.includes(topic)) seen.push('resync');
+    });
+    await whenSubscribed(drainer.bus, topic);
+    return seen;
+  }
+
+  async function cut(): Promise<void> {
+    await proxy.refuse();
+    await until(() => !writer.bus.reachable(), 'the writer cut off from Redis');
+  }
+
+  const send = (topic: string, n: number) =>
+    writer.db.transaction(async (tx) => publishOnCommit(tx, writer.bus, event(topic, n)));
+
+  it('keeps the row of an event held while Redis is away, and removes it once Redis has it', async () => {
+    const topic = `test:${newId()}`;
+    const seen = await heard(topic);
+    await cut();
+    // The transaction settles without Redis: nothing it answers waits for the publish.
+    await send(topic, 1);
+    await sleep(300);
+    const rows = await rowsOf(drainer);
+    expect(rows.map((r) => [r.topic, r.origin])).toEqual([[topic, writer.outbox.origin]]);
+    await proxy.pass();
+    await until(() => seen.length === 1, 'the held event');
+    await until(async () => (await rowsOf(drainer)).length === 0, 'the row removed');
+    expect(seen).toEqual([1]);
+  });
+
+  it("has another process publish a cut-off writer's rows in order after the grace period, then tell their subscribers to resync", async () => {
+    const topic = `test:${newId()}`;
+    const seen = await heard(topic);
+    await cut();
+    for (const n of [1, 2, 3]) await send(topic, n);
+    // The writer's own drainer cannot publish either: it leaves the rows to others.
+    await sleep(grace + 100);
+    expect(await writer.outbox.drain()).toBe(0);
+    expect((await rowsOf(drainer)).map((r) => r.origin)).toEqual(
+      Array(3).fill(writer.outbox.origin),
+    );
+    expect(await drainer.outbox.drain()).toBe(3);
+    await until(() => seen.length === 4, 'the events and the resync signal');
+    expect(seen).toEqual([1, 2, 3, 'resync']);
+    expect(await rowsOf(drainer)).toEqual([]);
+    // The writer publishes what it held once it is back: at least once.
+    await proxy.pass();
+    await until(() => seen.length === 7, 'the held events again');
+    expect(seen.slice(4)).toEqual([1, 2, 3]);
+  });
+
+  it('publishes without a resync signal the rows nobody was to publish (the command line)', async () => {
+    const topic = `test:${newId()}`;
+    const seen = await heard(topic);
+    const now = Date.now();
+    await drainer.db.transaction((tx) =>
+      insertOutboxRows(tx.db, [leftRow(topic, 1, null, now), leftRow(topic, 2, null, now)]),
+    );
+    expect(await drainer.outbox.drain()).toBe(2);
+    await until(() => seen.length === 2, 'the events');
+    await drainer.bus.publish(event(topic, 3));
+    await until(() => seen.length === 3, 'the next event');
+    expect(seen).toEqual([1, 2, 3]);
+  });
+
+  it('keeps the row of an event its bus refused to hold, for its own drainer once Redis is back', async () => {
+    const topic = `test:${newId()}`;
+    const seen = await heard(topic);
+    const bus = await RedisBus.connect({
+      url: proxy.rewrite(redisUrl),
+      prefix,
+      log: quiet,
+      timeoutMs: 300,
+      maxHeld: 1,
+    });
+    const own = new Outbox({
+      db: drainer.db,
+      bus,
+      log: quiet,
+      reachesListeners: true,
+      keepRows: true,
+      ...outbox,
+    });
+    try {
+      await proxy.refuse();
+      await until(() => !bus.reachable(), 'the bus cut off');
+      for (const n of [1, 2]) {
+        await drainer.db.transaction(async (tx) => own.publishOnCommit(tx, event(topic, n)));
+      }
+      await proxy.pass();
+      await until(() => seen.length === 1, 'the held event');
+      await own.flush();
+      // The refused event's row is still there, and nobody else took it over yet.
+      expect((await rowsOf(drainer)).map((r) => JSON.parse(r.payload).n)).toEqual([2]);
+      await sleep(grace + 100);
+      await until(() => bus.reachable(), 'the bus back');
+      expect(await own.drain()).toBe(1);
+      await until(() => seen.length === 3, 'the refused event and the resync signal');
+      expect(seen).toEqual([1, 2, 'resync']);
+      expect(await rowsOf(drainer)).toEqual([]);
+    } finally {
+      await own.close();
+      await bus.close();
     }
   });
 });

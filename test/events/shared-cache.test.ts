@@ -64,7 +64,7 @@ describe.skipIf(TEST_DB !== 'sqlite')('shared cache on one process', () => {
     const cache = new SharedCache<string>(new MemoryBus(), { name: 'race', max: 10 });
     let release: (v: string) => void = () => {};
     const slow = cache.get('k', () => new Promise<string>((r) => (release = r)));
-    await cache.invalidate('k');
+    cache.invalidate('k');
     release('read before the change');
     expect(await slow).toBe('read before the change');
     const s = source('after the change');
@@ -91,7 +91,7 @@ describe.skipIf(TEST_DB !== 'sqlite')('shared cache on one process', () => {
     now += 501;
     await cache.get('a', s.load);
     expect(s.loads).toBe(5);
-    await cache.invalidate();
+    cache.invalidate();
     await cache.get('a', s.load);
     expect(s.loads).toBe(6);
   });
@@ -120,7 +120,7 @@ describe.skipIf(!REDIS_URL || TEST_DB !== 'sqlite')('shared cache across process
     expect(await onB.get('w1', s.load)).toBe('old');
     expect(await onB.get('w2', s.load)).toBe('old');
     s.value = 'new';
-    await onA.invalidate('w1');
+    onA.invalidate('w1');
     // The invalidation reaches B over Redis within milliseconds.
     const deadline = Date.now() + 8000;
     while ((await onB.get('w1', s.load)) !== 'new') {

@@ -3,7 +3,7 @@ import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { ReadingClient } from '../../src/db/pg-reader.js';
+import { readingClient, type ReadingClient } from '../../src/db/pg-reader.js';
 import { ConnectionStatements } from '../../src/db/pg-statement.js';
 import { PG_URL, TEST_DB } from '../_util/app.js';
 
@@ -83,12 +83,12 @@ describe.runIf(TEST_DB === 'postgres')('AnswerReader', () => {
 
   beforeAll(async () => {
     plain = new pg.Client({ connectionString: PG_URL });
-    reading = new ReadingClient({ connectionString: PG_URL });
+    reading = new (readingClient())({ connectionString: PG_URL });
     proxy = await choppingProxy(new URL(PG_URL));
     const url = new URL(PG_URL);
     url.hostname = '127.0.0.1';
     url.port = String(proxy.port);
-    chopped = new ReadingClient({ connectionString: url.toString() });
+    chopped = new (readingClient())({ connectionString: url.toString() });
     await Promise.all([plain.connect(), reading.connect(), chopped.connect()]);
   });
   afterAll(async () => {

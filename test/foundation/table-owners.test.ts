@@ -2,7 +2,13 @@ import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { checkTableOwners, foreignWrites, readSources } from '../../scripts/check-table-owners.js';
+import {
+  checkTableOwners,
+  dynamicWrites,
+  foreignWrites,
+  readSources,
+  ruleCopies,
+} from '../../scripts/check-table-owners.js';
 
 const q = (s: string) => `export async function f(db) {\n  ${s}\n}\n`;
 
@@ -86,6 +92,60 @@ describe('the table-owner check', () => {
     expect(checkTableOwners([{ path: file, text }], [`${file} message`])).toEqual([]);
     expect(checkTableOwners([{ path: file, text: '' }], [`${file} message`])).toEqual([
       `"${file} message" is no longer written; remove it from PENDING_MOVES`,
+    ]);
+  });
+
+  it('allows a write to a table named at run time only in the whole-database writers', () => {
+    const text = q('await client.query(`delete from ${ident(t.name)}`);');
+    const copyIn = q('client.query(copyFrom(`copy ${ident(t.name)} (${cols}) from stdin`));');
+    const copyOut = q('client.query(copyTo(`copy ${ident(t.name)} (${cols}) to stdout`));');
+    expect(dynamicWrites([{ path: 'services/x/queries.ts', text }])).toEqual([
+      'services/x/queries.ts:2',
+    ]);
+    expect(dynamicWrites([{ path: 'data/export.ts', text: copyIn }])).toEqual(['data/export.ts:2']);
+    expect(dynamicWrites([{ path: 'data/backup.ts', text: copyOut }])).toEqual([]);
+    expect(dynamicWrites([{ path: 'data/restore.ts', text }])).toEqual([]);
+    // The real restore writes so, and would be refused without its entry.
+    const src = path.resolve(import.meta.dirname, '../../src');
+    expect(
+      dynamicWrites(readSources(src), []).some((at) => at.startsWith('data/restore.ts:')),
+    ).toBe(true);
+  });
+
+  it.each([
+    // [file under src/, code, the rules it should flag]
+    [
+      'services/moderation/reports.ts',
+      q("if (role !== 'owner' && role !== 'moderator') x();"),
+      ['role', 'role'],
+    ],
+    [
+      'services/commands/pipelines.ts',
+      q("return access.isPrivate === 0 && access.role !== 'guest';"),
+      ['role', 'privacy'],
+    ],
+    ['services/channels/channel-service.ts', q("if (actorRole === 'guest') x();"), ['role']],
+    [
+      'services/x/y.ts',
+      q("if ('guest' === m.role || 1 === c.isPrivate) x();"),
+      ['role', 'privacy'],
+    ],
+    ['services/x/y.ts', q("if (m.state === 'member' && kind === 'channel') x();"), []],
+    ['services/x/y.ts', q('if (isGuest(m.role) || !canRead(facts, now)) x();'), []],
+    ['services/workspaces/members.ts', q("if (role === 'owner') x();"), []],
+    ['auth/policy.ts', q("return role === 'guest';"), []],
+    ['services/conversations/events.ts', q('if (conv.isPrivate === 1) x();'), []],
+    ['services/channels/channel-service.ts', q('if (channel.isPrivate === 1) x();'), []],
+    ['graphql/resolvers/c.ts', q('isPrivate: (c) => c.isPrivate === 1,'), ['privacy']],
+    ['services/x/y.test.ts', q("if (role === 'guest') x();"), []],
+  ])('rules: %s: %s', (file, text, rules) => {
+    expect(ruleCopies([{ path: file, text }]).map((c) => c.rule)).toEqual(rules);
+  });
+
+  it('names the file, line and owner of a copied rule', () => {
+    const text = q("return role !== null && role !== 'guest';");
+    expect(checkTableOwners([{ path: 'services/moderation/queries.ts', text }], [])).toEqual([
+      'src/services/moderation/queries.ts:2: tests a workspace role by name; ask auth/policy.ts (can, isGuest, atLeast) or Authz',
     ]);
   });
 

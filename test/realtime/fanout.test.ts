@@ -89,6 +89,46 @@ describe('fan-out', () => {
     await until(async () => (await t.subscriptions()) === 0, 'subscriptions to end');
   });
 
+  it('ends the subscriptions of a topic told to resync, after the events before the signal, and no other', async () => {
+    const otherSpace = (await createWorkspace(t, alice, 'Fanout elsewhere')).id;
+    const client = modernClient(t.wsUrl, alice);
+    clients.push(client);
+    const told = new Collected(client, WORKSPACE_EVENTS, { id: serverId });
+    const elsewhere = new Collected(client, WORKSPACE_EVENTS, { id: otherSpace });
+    await until(async () => (await t.subscriptions()) === 2, 'two subscriptions');
+    const bus = t.server.ctx.bus;
+    // The first event makes the topic's policy read the database: the others wait behind it,
+    // and the end of the subscription waits for them.
+    void bus.publish(
+      workspaceEvent(serverId, 'ChannelCreated', {
+        audience: { kind: 'workspace' },
+        conversationId: '00000000-0000-7000-8000-00000000c0de',
+        name: 'new',
+      }),
+    );
+    void bus.publish(
+      workspaceEvent(serverId, 'WorkspaceUpdated', { audience: { kind: 'workspace' }, n: 1 }),
+    );
+    void bus.publishResync([`workspace:${serverId}`]);
+    await told.waitDone();
+    expect(told.error).toBeNull();
+    expect(
+      told
+        .events('workspaceEvents')
+        .map((e) => e.type)
+        .filter((type) => type !== 'PresencesChanged'),
+    ).toEqual(['ChannelCreated', 'WorkspaceUpdated']);
+    // The other workspace's subscription goes on.
+    await bus.publish(
+      workspaceEvent(otherSpace, 'WorkspaceUpdated', { audience: { kind: 'workspace' }, n: 2 }),
+    );
+    await until(() => updates(elsewhere).length === 1, 'the other workspace’s event');
+    expect(elsewhere.completed).toBe(false);
+    expect(await t.subscriptions()).toBe(1);
+    for (const c of clients.splice(0)) await c.dispose();
+    await until(async () => (await t.subscriptions()) === 0, 'subscriptions to end');
+  });
+
   it('closes a client that stops reading with 4008, and the others get everything', async () => {
     const slow = await RawClient.open(t.wsUrl, 'graphql-transport-ws', alice);
     slow.send({ type: 'connection_init' });

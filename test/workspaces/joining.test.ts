@@ -4,6 +4,7 @@ import { createTestApp, type TestApp } from '../_util/app.js';
 import { signUpAndIn } from '../_util/seed.js';
 
 import { createWorkspace, expectCode, ok, recordEvents } from './_helpers.js';
+import { findMember } from '../../src/services/workspaces/queries.js';
 
 const SIGNUP = `mutation($i: SignupWithInviteInput!) { signupWithInvite(input: $i) { serverId user { id } } }`;
 
@@ -38,7 +39,10 @@ describe('joining as a member (signups and the default workspace)', () => {
     expect(await t.ctx.db.transaction((tx) => svc.joinAsMember(tx, ws.id, y.id))).toEqual({
       joined: true,
     });
-    expect(await svc.membership(ws.id, x.id)).toEqual({ role: 'member', timedOutUntil: null });
+    expect(await findMember(t.ctx.db.kysely, ws.id, x.id)).toMatchObject({
+      role: 'member',
+      timedOutUntil: null,
+    });
     const channels = await t.ctx.db.kysely
       .selectFrom('conversation_member')
       .select('conversationId')
@@ -50,7 +54,7 @@ describe('joining as a member (signups and the default workspace)', () => {
     await expect(t.ctx.db.transaction((tx) => svc.joinAsMember(tx, ws.id, z.id))).rejects.toThrow(
       /SVC_LIMIT_MEMBERS_PER_WORKSPACE/,
     );
-    expect(await svc.membership(ws.id, z.id)).toBeNull();
+    expect(await findMember(t.ctx.db.kysely, ws.id, z.id)).toBeUndefined();
     rec.stop();
   });
 
@@ -97,7 +101,7 @@ describe('joining as a member (signups and the default workspace)', () => {
       }),
     ).signupWithInvite;
     expect(res.serverId).toBe(ws.id);
-    expect(await t.ctx.services.workspaces.membership(ws.id, res.user.id)).toMatchObject({
+    expect(await findMember(t.ctx.db.kysely, ws.id, res.user.id)).toMatchObject({
       role: 'member',
     });
     expectCode(

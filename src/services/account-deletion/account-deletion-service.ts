@@ -119,7 +119,7 @@ export class AccountDeletionService {
     const session = actingUser(actor);
     assertLocalAccount(session);
     const cancelled = await unscheduleDeletion(this.db.kysely, session.accountId);
-    if (cancelled) await this.views.changed(session.accountId);
+    if (cancelled) this.views.changed(session.accountId);
     return cancelled;
   }
 

@@ -2,51 +2,37 @@ import { actingAccountId, actingUser, actorId, type Actor } from '../../auth/act
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
 import type { Tx } from '../../db/transaction.js';
-import { AppError, conflict, forbidden, notFound, rateLimited, validation } from '../../errors.js';
+import { AppError, forbidden, notFound, rateLimited, validation } from '../../errors.js';
 import { HOUR_MS, type Clock } from '../../lib/clock.js';
-import { newId } from '../../lib/ids.js';
 import { rateLimitKey } from '../../lib/address.js';
 import type { IssuedSession, SessionService } from '../sessions/session-service.js';
 import type { AuditLog } from '../moderation/audit-log.js';
 import { isAccountBlocked } from '../moderation/blocked.js';
 
-import { isUniqueViolation } from '../../db/errors.js';
 import { assertLocalAccount } from './local-account.js';
 import { ACCOUNT_LOGIN_RULE, ADDRESS_LOGIN_RULE, FailureThrottle } from './login-throttle.js';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './passwords.js';
 import { normalizeDisplayName } from './profile.js';
-import { toAccountView, type AccountView } from './account-view.js';
+import type { AccountView } from './account-view.js';
+import {
+  createPasswordAccount,
+  getAccountView,
+  insertNewAccount,
+  type NewAccount,
+} from './creation.js';
 import type { AccountViewCache } from './view-cache.js';
 import {
-  findAccountByEmailKey,
   findAccountById,
   findAccountByUsernameKey,
-  insertAccount,
   setDisplayName,
   setOperator,
   setPasswordHash,
 } from './queries.js';
-import {
-  checkPassword,
-  lookupKey,
-  normalizeEmail,
-  normalizeUsername,
-  PASSWORD_MAX_BYTES,
-  USERNAME_INPUT_MAX,
-} from './username.js';
+import { checkPassword, lookupKey, PASSWORD_MAX_BYTES, USERNAME_INPUT_MAX } from './username.js';
 
 export type { AccountView } from './account-view.js';
 
-/** The fields a new account row takes; the rest start empty. */
-export interface NewAccount {
-  /** Already normalized (normalizeUsername). */
-  username: string;
-  usernameKey: string;
-  passwordHash: string | null;
-  keyIdentityId?: string | null;
-  displayName?: string | null;
-  email?: { email: string; key: string } | null;
-}
+export type { NewAccount } from './creation.js';
 
 /** Accounts: creation, password sign-in and change, the profile, the operator flag. */
 export class AccountService {
@@ -72,63 +58,22 @@ export class AccountService {
    * Inserts an account row in the caller's transaction; CONFLICT when the username is taken,
    * EMAIL_TAKEN when the address is. Signups of both kinds and the CLI go through here.
    */
-  async insertAccount(tx: Tx, input: NewAccount): Promise<string> {
-    const id = newId();
-    if (await findAccountByUsernameKey(tx.db, input.usernameKey, { includeDeleted: true })) {
-      throw usernameTaken(input.username);
-    }
-    if (input.email && (await findAccountByEmailKey(tx.db, input.email.key))) throw emailTaken();
-    try {
-      await insertAccount(tx.db, {
-        id,
-        username: input.username,
-        usernameKey: input.usernameKey,
-        displayName: input.displayName ?? null,
-        email: input.email?.email ?? null,
-        emailKey: input.email?.key ?? null,
-        passwordHash: input.passwordHash,
-        keyIdentityId: input.keyIdentityId ?? null,
-        homeServer: null,
-        isOperator: 0,
-        avatarPath: null,
-        acceptedTermsUrl: null,
-        acceptedTermsAt: null,
-        createdAt: this.clock.now().getTime(),
-        deletionRequestedAt: null,
-        deletionScheduledFor: null,
-        deletedAt: null,
-      });
-    } catch (err) {
-      // Two signups racing for one name or address: the loser gets the same answer as if it
-      // had come second.
-      if (isUniqueViolation(err)) throw usernameTaken(input.username);
-      throw err;
-    }
-    return id;
+  insertAccount(tx: Tx, input: NewAccount): Promise<string> {
+    return insertNewAccount(tx, this.clock, input);
   }
 
   /** Creates a password account (the CLI's `account create`). */
-  async createPasswordAccount(input: {
+  createPasswordAccount(input: {
     username: unknown;
     password: unknown;
     email?: unknown;
     displayName?: string | null;
   }): Promise<AccountView> {
-    const { username, key } = normalizeUsername(input.username);
-    const password = checkPassword(input.password);
-    const email = normalizeEmail(input.email);
-    const displayName = normalizeDisplayName(input.displayName);
-    const passwordHash = await hashPassword(password);
-    const id = await this.db.transaction((tx) =>
-      this.insertAccount(tx, { username, usernameKey: key, passwordHash, email, displayName }),
-    );
-    return this.get(id);
+    return createPasswordAccount(this.db, this.clock, input);
   }
 
-  async get(id: string): Promise<AccountView> {
-    const row = await findAccountById(this.db.kysely, id);
-    if (!row || row.deletedAt !== null) throw notFound('account');
-    return toAccountView(row);
+  get(id: string): Promise<AccountView> {
+    return getAccountView(this.db, id);
   }
 
   /** The actor's own account. */
@@ -256,7 +201,7 @@ export class AccountService {
         session.accountId,
         normalizeDisplayName(input.displayName),
       );
-      await this.views.changed(session.accountId);
+      this.views.changed(session.accountId);
     }
     return this.get(session.accountId);
   }
@@ -294,7 +239,3 @@ export class AccountService {
     return this.get(account.id);
   }
 }
-
-const usernameTaken = (username: string) => conflict(`the username "${username}" is taken`);
-const emailTaken = () =>
-  new AppError('EMAIL_TAKEN', 'another account already uses this email address');

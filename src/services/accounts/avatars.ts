@@ -52,7 +52,7 @@ export class Avatars {
     const image = await storeReencodedImage(this.files.blobs, file, declaredType, AVATAR_MAX_SIDE);
     const path = imagePath(image);
     await setAvatarPath(this.db.kysely, session.accountId, path);
-    await this.views.changed(session.accountId);
+    this.views.changed(session.accountId);
     return { path, size_bytes: image.sizeBytes, url: imageUrl(path) };
   }
 

@@ -50,7 +50,7 @@ export class AccountViewCache {
   }
 
   /** The account's shown fields changed (a write that committed on its own). */
-  changed(accountId: string): Promise<void> {
-    return this.cache.invalidate(accountId);
+  changed(accountId: string): void {
+    this.cache.invalidate(accountId);
   }
 }

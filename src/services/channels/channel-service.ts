@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 
 import { actingAccountId, type Actor } from '../../auth/actor.js';
-import { assertCan, assertOutranks, can, type Role } from '../../auth/policy.js';
+import { assertCan, assertOutranks, can, isGuest, type Role } from '../../auth/policy.js';
 import type { Config } from '../../config/index.js';
 import type { Db, Executor } from '../../db/database.js';
 import type { Tx } from '../../db/transaction.js';
@@ -339,7 +339,7 @@ export class ChannelService {
     if (ids.length === 0) return;
     const rows = await findMembers(db, workspaceId, ids.filter(isId));
     if (rows.length !== ids.length) throw notFound('member');
-    if (rows.some((r) => r.role === 'guest')) assertCan(actorRole, 'channel:addGuest');
+    if (rows.some((r) => isGuest(r.role))) assertCan(actorRole, 'channel:addGuest');
   }
 
   private publish(

@@ -13,6 +13,7 @@ import { HOUR_MS, MINUTE_MS, type Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import { findAccountById } from '../accounts/queries.js';
 import type { Authz } from '../authz/authz.js';
+import { canRead, readFactsOf } from '../conversations/access.js';
 import { findConversation, findConversationAccess } from '../conversations/queries.js';
 
 import type { CommandService } from './command-service.js';
@@ -274,9 +275,7 @@ export class Pipelines {
 
   private async ownerReads(ownerId: string, conversationId: string): Promise<boolean> {
     const access = await findConversationAccess(this.deps.db.kysely, conversationId, ownerId);
-    if (!access || access.role === null) return false;
-    if (access.memberState === 'member') return true;
-    return access.kind === 'channel' && access.isPrivate === 0 && access.role !== 'guest';
+    return !!access && canRead(readFactsOf(access), this.now());
   }
 
   private async matchJoin(workspaceId: string, accountId: string): Promise<void> {

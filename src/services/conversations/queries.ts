@@ -476,21 +476,27 @@ export async function joinedByInvitation(db: Executor, conversationId: string, a
 
 // Read by the realtime workspace stream after membership events.
 
-/** Of these accounts, the ones that are members of the conversation. */
-export async function membersAmong(
+/**
+ * Which of the accounts are in a conversation: its members, and its pending invitees with when
+ * they were invited (the live streams judge them by the read rule).
+ */
+export async function membershipsAmong(
   db: Executor,
   conversationId: string,
   accountIds: readonly string[],
-): Promise<string[]> {
+): Promise<Array<{ accountId: string; state: string; joinedAt: number }>> {
   if (accountIds.length === 0) return [];
   const rows = await db
     .selectFrom('conversation_member')
-    .select('accountId')
+    .select(['accountId', 'state', 'joinedAt'])
     .where('conversationId', '=', conversationId)
     .where('accountId', 'in', accountIds)
-    .where('state', '=', 'member')
     .execute();
-  return rows.map((r) => r.accountId);
+  return rows.map((r) => ({
+    accountId: r.accountId,
+    state: r.state,
+    joinedAt: Number(r.joinedAt),
+  }));
 }
 
 /** Every conversation membership and invitation of an account (its purge). */

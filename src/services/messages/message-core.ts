@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 
 import { actingAccountId, type Actor } from '../../auth/actor.js';
-import type { Action } from '../../auth/policy.js';
+import { can, type Action } from '../../auth/policy.js';
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
 import { isForeignKeyViolation } from '../../db/errors.js';
@@ -198,7 +198,7 @@ export class MessageCore {
             access.row.workspaceId,
             accountId,
             parsed.channels,
-            access.role === 'guest',
+            !can(access.role, 'channel:browse'),
           )
         : [];
     return { users, channels, here: parsed.here, channel: parsed.channel };

@@ -9,6 +9,10 @@ import { DAY_MS, type Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 
+import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX } from './audit-page.js';
+
+export { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX };
+
 /** What a change tells the audit log. `actorId` is the operator's account id, or `cli`. */
 export interface AuditEntry {
   /** `moderation` (the default) is kept for good; `command` rows follow SVC_AUDIT_RETENTION_DAYS. */
@@ -40,8 +44,6 @@ export interface AuditPage {
   prevCursor: string | null;
 }
 
-export const AUDIT_PAGE_DEFAULT = 50;
-export const AUDIT_PAGE_MAX = 200;
 /** Rows the retention job deletes per transaction. */
 export const AUDIT_PRUNE_BATCH = 500;
 

@@ -2,6 +2,7 @@ import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
 import type { EventBus } from '../../events/bus.js';
 import type { Clock } from '../../lib/clock.js';
+import type { Authz } from '../authz/authz.js';
 import type { MessageRemover } from '../messages/removal.js';
 import type { SessionService } from '../sessions/session-service.js';
 
@@ -25,13 +26,20 @@ export class ModerationService {
       bus: EventBus;
       sessions: SessionService;
       audit: AuditLog;
+      authz: Authz;
       removeWorkspace: WorkspaceRemover;
       messages: MessageRemover;
       /** Verifies franking reveals in reports of encrypted messages. */
       frankingKey?: Buffer;
     },
   ) {
-    this.reports = new ReportService(deps.db, deps.clock, deps.audit, deps.frankingKey ?? null);
+    this.reports = new ReportService(
+      deps.db,
+      deps.clock,
+      deps.audit,
+      deps.authz,
+      deps.frankingKey ?? null,
+    );
     this.blocks = new PrincipalBlockService(deps);
   }
 

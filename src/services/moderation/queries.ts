@@ -45,37 +45,6 @@ export async function findMessageForReport(db: Executor, messageId: string) {
     .executeTakeFirst();
 }
 
-/**
- * Whether an account can read a conversation: a member of it (not a pending invitee), or, for a
- * public channel, a workspace member other than a guest.
- */
-export async function canReadConversation(
-  db: Executor,
-  accountId: string,
-  conv: { conversationId: string; workspaceId: string; kind: string; isPrivate: number },
-): Promise<boolean> {
-  const member = await db
-    .selectFrom('conversation_member')
-    .select('state')
-    .where('conversationId', '=', conv.conversationId)
-    .where('accountId', '=', accountId)
-    .executeTakeFirst();
-  if (member?.state === 'member') return true;
-  if (conv.kind !== 'channel' || conv.isPrivate !== 0) return false;
-  const role = await findWorkspaceRole(db, conv.workspaceId, accountId);
-  return role !== null && role !== 'guest';
-}
-
-export async function findWorkspaceRole(db: Executor, workspaceId: string, accountId: string) {
-  const row = await db
-    .selectFrom('workspace_member')
-    .select('role')
-    .where('workspaceId', '=', workspaceId)
-    .where('accountId', '=', accountId)
-    .executeTakeFirst();
-  return row?.role ?? null;
-}
-
 export async function findAccountBrief(db: Executor, id: string) {
   return db
     .selectFrom('account')

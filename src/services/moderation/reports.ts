@@ -5,20 +5,22 @@ import { forbidden, notFound, rateLimited, validation } from '../../errors.js';
 import { HOUR_MS, type Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { isId, newId } from '../../lib/ids.js';
+import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import { isUniqueViolation } from '../../db/errors.js';
 
+import type { Authz } from '../authz/authz.js';
+import { canRead, plausibleId, readFactsOf } from '../conversations/access.js';
+import { findConversationAccess } from '../conversations/queries.js';
 import { verifyReveal } from '../mls/franking.js';
 
 import type { AuditLog } from './audit-log.js';
 import {
-  canReadConversation,
   findAccountBrief,
   findMessageAttachmentByBlob,
   findMessageForReport,
   findOpenReport,
   findReport,
   findWorkspaceForReport,
-  findWorkspaceRole,
   insertReport,
   listReports,
   markReportResolved,
@@ -105,6 +107,7 @@ export class ReportService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly audit: AuditLog,
+    private readonly authz: Authz,
     /** The server's franking key, to verify reveals of encrypted messages (docs/e2ee.md). */
     private readonly frankingKey: Buffer | null = null,
   ) {}
@@ -122,16 +125,7 @@ export class ReportService {
     const { category, text } = checkReportInput(input);
     const messageId = typeof input.messageId === 'string' ? input.messageId : '';
     const msg = isId(messageId) ? await findMessageForReport(this.db.kysely, messageId) : undefined;
-    if (
-      !msg ||
-      msg.deletedAt !== null ||
-      !(await canReadConversation(this.db.kysely, me, {
-        conversationId: msg.conversationId,
-        workspaceId: msg.workspaceId,
-        kind: msg.conversationKind,
-        isPrivate: msg.isPrivate,
-      }))
-    ) {
+    if (!msg || msg.deletedAt !== null || !(await this.mayRead(me, msg.conversationId))) {
       throw notFound('message');
     }
     if (msg.authorId === me) throw validation('you cannot report your own message');
@@ -227,7 +221,7 @@ export class ReportService {
     actor: Actor,
     input: { serverId: unknown; category: unknown; text?: unknown },
   ): Promise<ReportView> {
-    const me = actingAccountId(actor);
+    actingAccountId(actor);
     const { category, text } = checkReportInput(input);
     const serverId = typeof input.serverId === 'string' ? input.serverId : '';
     const ws = isId(serverId) ? await findWorkspaceForReport(this.db.kysely, serverId) : undefined;
@@ -235,7 +229,7 @@ export class ReportService {
     if (ws.isDirect === 1) {
       throw validation('the direct space cannot be reported; report a message or a user');
     }
-    if ((await findWorkspaceRole(this.db.kysely, ws.id, me)) === null) {
+    if (!(await this.authz.membership(actor, { workspaceId: ws.id }))) {
       throw notFound('workspace');
     }
     return this.file(actor, {
@@ -373,8 +367,8 @@ export class ReportService {
     return this.db.transaction(async (tx) => {
       const row = await findReport(tx.db, reportId);
       if (!row || row.workspaceId === null) throw notFound('report');
-      const role = await findWorkspaceRole(tx.db, row.workspaceId, me);
-      if (role !== 'owner' && role !== 'moderator') throw notFound('report');
+      const scope = { workspaceId: row.workspaceId, db: tx.db };
+      if (!(await this.authz.can(actor, 'report:view', scope))) throw notFound('report');
       const now = this.clock.now().getTime();
       if (await markReportResolved(tx.db, reportId, 'workspace', now, me)) {
         await this.audit.record(tx, {
@@ -395,14 +389,14 @@ export class ReportService {
    * report of anything else, and for a blob that is not one of the message's attachments.
    */
   async reportedAttachment(actor: Actor, reportId: unknown, blobSha256: unknown) {
-    const me = actingAccountId(actor);
+    actingAccountId(actor);
     const id = typeof reportId === 'string' ? reportId.trim().toLowerCase() : '';
     if (!isId(id)) throw notFound('report');
     const row = await findReport(this.db.kysely, id);
     if (!row || row.subjectKind !== 'message') throw notFound('report');
     if (row.workspaceId !== null) {
-      const role = await findWorkspaceRole(this.db.kysely, row.workspaceId, me);
-      if (role !== 'owner' && role !== 'moderator') throw notFound('report');
+      const scope = { workspaceId: row.workspaceId };
+      if (!(await this.authz.can(actor, 'report:view', scope))) throw notFound('report');
     } else {
       try {
         assertInstanceOperator(actor);
@@ -425,14 +419,22 @@ export class ReportService {
   }
 
   private async assertWorkspaceModerator(actor: Actor, serverId: unknown) {
-    const me = actingAccountId(actor);
+    actingAccountId(actor);
     const id = typeof serverId === 'string' ? serverId : '';
-    const role = isId(id) ? await findWorkspaceRole(this.db.kysely, id, me) : null;
-    if (role === null) throw notFound('workspace');
-    if (role !== 'owner' && role !== 'moderator') {
+    // The direct space has no moderators and no reports of its own (the operators handle them).
+    if (id === DIRECT_SPACE_ID) throw notFound('workspace');
+    await this.authz.requireMember(actor, { workspaceId: id });
+    if (!(await this.authz.can(actor, 'report:view', { workspaceId: id }))) {
       throw forbidden("only the workspace's owner and Moderators see its reports");
     }
     return id;
+  }
+
+  /** Whether the account may read the conversation (the one read rule, conversations/access.ts). */
+  private async mayRead(accountId: string, conversationId: string): Promise<boolean> {
+    if (!plausibleId(conversationId)) return false;
+    const row = await findConversationAccess(this.db.kysely, conversationId, accountId);
+    return !!row && canRead(readFactsOf(row), this.clock.now().getTime());
   }
 }
 

@@ -15,7 +15,9 @@ import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { Lru } from '../../lib/lru.js';
 import type { RequestLoad } from '../../lib/request-load.js';
+import { atLeast } from '../../auth/policy.js';
 import { readMentions } from '../messages/text.js';
+import { findMember } from '../workspaces/queries.js';
 
 import {
   blockersOf,
@@ -25,7 +27,6 @@ import {
   memberPage,
   membersOfAmong,
   membersWantingMore,
-  roleIn,
   rulesFor,
   settingsOf,
   threadParticipants,
@@ -257,8 +258,8 @@ export class FanOut {
     const who = policy?.channelMentions ?? 'everyone';
     if (who === 'everyone') return true;
     if (who === 'nobody') return false;
-    const role = await roleIn(this.deps.db.kysely, conv.workspaceId, message.authorId);
-    return role === 'owner' || role === 'moderator';
+    const author = await findMember(this.deps.db.kysely, conv.workspaceId, message.authorId);
+    return !!author && atLeast(author.role, 'moderator');
   }
 
   private async write(

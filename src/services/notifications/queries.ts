@@ -238,16 +238,6 @@ export async function conversationOf(db: Executor, conversationId: string) {
     .executeTakeFirst();
 }
 
-export async function roleIn(db: Executor, workspaceId: string, accountId: string) {
-  const row = await db
-    .selectFrom('workspace_member')
-    .select('role')
-    .where('workspaceId', '=', workspaceId)
-    .where('accountId', '=', accountId)
-    .executeTakeFirst();
-  return row?.role ?? null;
-}
-
 /** Every member (not invitee) of a conversation, in pages by account id. */
 export async function memberPage(
   db: Executor,

@@ -312,8 +312,9 @@ export class PresenceService {
     // on their own topics, like every event of the direct space.
     const at = this.now();
     const body = { userId: accountId, status: status.toUpperCase() };
+    // Not waited for: presence is at most once, and nothing waits for Redis.
     for (const id of [accountId, ...partners]) {
-      await this.deps.bus.publish({
+      void this.deps.bus.publish({
         topic: userTopic(id),
         type: 'PresenceChanged',
         at,
@@ -335,16 +336,11 @@ export class PresenceService {
         serverId: workspaceId,
         changes: [...changes].map(([userId, status]) => ({ userId, status: status.toUpperCase() })),
       };
-      try {
-        await this.deps.bus.publish({
-          topic: workspaceTopic(workspaceId),
-          type: 'PresencesChanged',
-          at,
-          payload,
-        });
-      } catch (err) {
-        this.deps.log.warn({ err, workspaceId }, 'presence announcement failed');
-      }
+      this.deps.bus
+        .publish({ topic: workspaceTopic(workspaceId), type: 'PresencesChanged', at, payload })
+        .catch((err: unknown) =>
+          this.deps.log.warn({ err, workspaceId }, 'presence announcement failed'),
+        );
     }
   }
 

@@ -65,9 +65,10 @@ export class TypingService {
     const me = await findAccountNames(this.db.kysely, accountId);
     if (!me) throw notFound('account');
     this.lastSent.set(key, now);
-    // Like every event of a direct conversation, it goes to each member's own topic.
+    // Like every event of a direct conversation, it goes to each member's own topic. Typing is
+    // at most once: the answer does not wait for Redis.
     for (const other of others) {
-      await this.bus.publish({
+      void this.bus.publish({
         topic: userTopic(other),
         type: 'TypingStarted',
         at: now,

@@ -1,6 +1,7 @@
 import { actingAccountId, type Actor } from '../../auth/actor.js';
 import type { Db } from '../../db/database.js';
 import { LiveSource } from '../../events/live-stream.js';
+import type { Clock } from '../../lib/clock.js';
 import type { PresenceService } from '../presence/presence-service.js';
 
 import { RelayStream } from './relay-stream.js';
@@ -15,6 +16,7 @@ export class RealtimeService {
   constructor(
     private readonly db: Db,
     private readonly presence: PresenceService,
+    private readonly clock: Clock,
   ) {}
 
   /** workspaceEvents(serverId): NOT_FOUND for a non-member; subscribing counts as activity. */
@@ -24,7 +26,10 @@ export class RealtimeService {
     opts: { joinedChannelsOnly: boolean } = { joinedChannelsOnly: false },
   ): Promise<LiveSource> {
     const accountId = actingAccountId(actor);
-    const stream = await WorkspaceStream.open(this.db, accountId, serverId, opts);
+    const stream = await WorkspaceStream.open(this.db, accountId, serverId, {
+      ...opts,
+      now: () => this.clock.now().getTime(),
+    });
     this.presence.touch(accountId);
     return new LiveSource([stream]);
   }

@@ -5,7 +5,8 @@ import { notFound } from '../../errors.js';
 import { isId } from '../../lib/ids.js';
 import { LiveStream, type TopicPolicy, type Verdict } from '../../events/live-stream.js';
 
-import { membersAmong } from '../conversations/queries.js';
+import { canRead, type ReadFacts } from '../conversations/access.js';
+import { membershipsAmong } from '../conversations/queries.js';
 import { findWorkspaceSubscription } from '../workspaces/queries.js';
 
 /** Events after which who is in a conversation may have changed: reread for local subscribers. */
@@ -38,37 +39,50 @@ const workspacePolicy: TopicPolicy = {
     const named = namedMember(event);
     if (named) {
       // The event names the one person whose membership changed: nobody else's needs a read.
-      for (const s of own) if (s.accountId === named.userId) s.stage(conversationId, named.member);
+      for (const s of own) if (s.accountId === named.userId) s.stage(conversationId, named.place);
       return;
     }
     const accounts = [...new Set(own.map((s) => s.accountId))];
     const db = own[0]!.db;
     return (async () => {
-      const members = new Set<string>();
+      const found = new Map<string, Place>();
       for (let i = 0; i < accounts.length; i += CHUNK) {
-        for (const id of await membersAmong(
+        for (const m of await membershipsAmong(
           db.kysely,
           conversationId,
           accounts.slice(i, i + CHUNK),
         ))
-          members.add(id);
+          found.set(m.accountId, { state: m.state, invitedAt: m.joinedAt });
       }
-      for (const s of own) s.stage(conversationId, members.has(s.accountId));
+      for (const s of own) s.stage(conversationId, found.get(s.accountId) ?? NOT_IN);
     })();
   },
 };
 
+/** The subscriber's place in one conversation: a member, a pending invitee, or neither. */
+interface Place {
+  state: string | null;
+  invitedAt: number | null;
+}
+
+const NOT_IN: Place = { state: null, invitedAt: null };
+
 /**
  * A join, leave, invitation or removal names its person (`userId`): a member afterwards unless
- * removed, or added as a pending invitee (not a member until they accept).
+ * removed, or a pending invitee (not a member until they accept) since the event.
  */
-function namedMember(event: BusEvent): { userId: string; member: boolean } | null {
+function namedMember(event: BusEvent): { userId: string; place: Place } | null {
   if (event.type !== 'MemberAddedToConversation' && event.type !== 'MemberRemovedFromConversation')
     return null;
   const payload = event.payload as { userId?: unknown; state?: unknown };
   if (typeof payload.userId !== 'string') return null;
-  const member = event.type === 'MemberAddedToConversation' && payload.state !== 'pending';
-  return { userId: payload.userId, member };
+  if (event.type === 'MemberRemovedFromConversation')
+    return { userId: payload.userId, place: NOT_IN };
+  const place: Place =
+    payload.state === 'pending'
+      ? { state: 'pending', invitedAt: event.at }
+      : { state: 'member', invitedAt: null };
+  return { userId: payload.userId, place };
 }
 
 type Role = 'owner' | 'moderator' | 'member' | 'guest';
@@ -81,7 +95,7 @@ type Role = 'owner' | 'moderator' | 'member' | 'guest';
 export class WorkspaceStream extends LiveStream {
   readonly topic: string;
   readonly policy = workspacePolicy;
-  private staged: { conversationId: string; member: boolean } | null = null;
+  private staged: { conversationId: string; place: Place } | null = null;
 
   private constructor(
     readonly db: Db,
@@ -91,8 +105,11 @@ export class WorkspaceStream extends LiveStream {
     private readonly direct: boolean,
     private role: Role | null,
     private readonly conversations: Set<string>,
+    /** The conversations the subscriber is a pending invitee of, with when they were invited. */
+    private readonly invitations: Map<string, number>,
     /** Public channels' events only for those the subscriber is in (`joinedChannelsOnly`). */
     private readonly joinedOnly: boolean,
+    private readonly now: () => number,
   ) {
     super();
     this.topic = workspaceTopic(workspaceId);
@@ -103,14 +120,14 @@ export class WorkspaceStream extends LiveStream {
     db: Db,
     accountId: string,
     workspaceId: string,
-    opts: { joinedChannelsOnly: boolean } = { joinedChannelsOnly: false },
+    opts: { joinedChannelsOnly: boolean; now: () => number },
   ): Promise<WorkspaceStream> {
     if (!isId(workspaceId)) throw notFound('workspace');
-    const { access: row, conversationIds } = await findWorkspaceSubscription(
-      db.kysely,
-      workspaceId,
-      accountId,
-    );
+    const {
+      access: row,
+      conversationIds,
+      invitations,
+    } = await findWorkspaceSubscription(db.kysely, workspaceId, accountId);
     const direct = row?.isDirect === 1;
     if (!row || (!direct && !row.role)) throw notFound('workspace');
     return new WorkspaceStream(
@@ -120,13 +137,15 @@ export class WorkspaceStream extends LiveStream {
       direct,
       direct ? null : (row.role as Role),
       new Set(conversationIds),
+      new Map(invitations.map((i) => [i.conversationId, i.invitedAt])),
       opts.joinedChannelsOnly,
+      opts.now,
     );
   }
 
   /** Records what the topic policy read about one conversation; applied by the next decide. */
-  stage(conversationId: string, member: boolean): void {
-    this.staged = { conversationId, member };
+  stage(conversationId: string, place: Place): void {
+    this.staged = { conversationId, place };
   }
 
   decide(event: BusEvent): Verdict {
@@ -146,8 +165,11 @@ export class WorkspaceStream extends LiveStream {
 
   private applyStaged(): void {
     if (!this.staged) return;
-    if (this.staged.member) this.conversations.add(this.staged.conversationId);
-    else this.conversations.delete(this.staged.conversationId);
+    const { conversationId, place } = this.staged;
+    if (place.state === 'member') this.conversations.add(conversationId);
+    else this.conversations.delete(conversationId);
+    if (place.state === 'pending') this.invitations.set(conversationId, place.invitedAt ?? 0);
+    else this.invitations.delete(conversationId);
     this.staged = null;
   }
 
@@ -165,26 +187,48 @@ export class WorkspaceStream extends LiveStream {
     payload: Partial<EventPayload>,
   ): boolean {
     if (!audience || typeof audience !== 'object') return false;
-    const inSpace = this.direct || this.role !== null;
     switch (audience.kind) {
       case 'workspace':
         return !this.direct && this.role !== null;
       case 'channel':
-        if (inSpace && this.conversations.has(audience.conversationId)) return true;
         // Joined channels only: a public channel's events reach its members, and the person
         // who just left it their own leaving.
-        if (this.joinedOnly) {
+        if (this.joinedOnly && !this.conversations.has(audience.conversationId)) {
           return (
-            inSpace && type === 'MemberRemovedFromConversation' && payload.userId === this.accountId
+            this.inSpace() &&
+            type === 'MemberRemovedFromConversation' &&
+            payload.userId === this.accountId
           );
         }
-        return !this.direct && this.role !== null && this.role !== 'guest';
+        return this.mayRead(audience.conversationId, false);
       case 'conversation':
-        return inSpace && this.conversations.has(audience.conversationId);
+        return this.mayRead(audience.conversationId, true);
       case 'users':
         return Array.isArray(audience.userIds) && audience.userIds.includes(this.accountId);
       default:
         return false;
     }
+  }
+
+  private inSpace(): boolean {
+    return this.direct || this.role !== null;
+  }
+
+  /** The read rule (conversations/access.ts) over what this stream knows of the subscriber. */
+  private mayRead(conversationId: string, isPrivate: boolean): boolean {
+    const invitedAt = this.invitations.get(conversationId);
+    const facts: ReadFacts = {
+      // A channel's events come on a workspace's topic; the direct space has no channels.
+      kind: this.direct ? 'group' : 'channel',
+      isPrivate,
+      role: this.direct ? null : this.role,
+      state: this.conversations.has(conversationId)
+        ? 'member'
+        : invitedAt !== undefined
+          ? 'pending'
+          : null,
+      invitedAt: invitedAt ?? null,
+    };
+    return canRead(facts, this.now());
   }
 }

@@ -15,6 +15,7 @@ import type { Mailer } from '../../mail/mailer.js';
 import { normalizeEmail } from '../accounts/username.js';
 import type { Authz } from '../authz/authz.js';
 import { findChannelsIn, findConversationMember } from '../channels/queries.js';
+import { canRead, readFactsFrom } from '../conversations/access.js';
 import { lockAccount } from '../accounts/queries.js';
 
 import {
@@ -58,7 +59,8 @@ export interface CreatedInvite {
 
 export interface CreateInviteInput {
   serverId: string;
-  role?: 'member' | 'guest' | null;
+  /** `member` (the default) or `guest`; another role is refused (VALIDATION). */
+  role?: string | null;
   expiresInHours?: number | null;
   maxUses?: number | null;
   email?: string | null;
@@ -109,6 +111,9 @@ export class InviteService {
     const { config, workspaces } = this.deps;
     const serverId = input.serverId;
     const role = input.role ?? 'member';
+    if (role !== 'member' && role !== 'guest') {
+      throw validation('an invite gives the MEMBER or GUEST role');
+    }
     const email = normalizeEmail(input.email ?? null)?.email ?? null;
     const hours = input.expiresInHours ?? INVITE_DEFAULT_HOURS;
     if (!Number.isInteger(hours) || hours < 1 || hours > INVITE_MAX_HOURS) {
@@ -163,10 +168,9 @@ export class InviteService {
         const found = await findChannelsIn(tx.db, serverId, channelIds.filter(isId));
         if (found.length !== channelIds.length) throw notFound('channel');
         for (const c of found) {
-          // A private channel can only be given by someone in it.
-          if (c.isPrivate === 1 && !(await findConversationMember(tx.db, c.id, accountId))) {
-            throw notFound('channel');
-          }
+          // Only a channel the inviter may read can be given (a private one: by someone in it).
+          const mine = await findConversationMember(tx.db, c.id, accountId);
+          if (!canRead(readFactsFrom(c, m.role, mine), now)) throw notFound('channel');
           assertWritable(c);
         }
       } else if (channelIds.length > 0) {

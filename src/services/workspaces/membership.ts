@@ -1,6 +1,5 @@
 import { actingAccountId, type Actor } from '../../auth/actor.js';
 import { assertCan } from '../../auth/policy.js';
-import type { Executor } from '../../db/database.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import type { Tx } from '../../db/transaction.js';
 import { capExceeded, notFound, validation } from '../../errors.js';
@@ -24,9 +23,9 @@ import { assertNotTimedOut, type Membership, refuseDirect } from './rules.js';
 import { WorkspacePart } from './workspace-part.js';
 
 /**
- * Who belongs to a workspace: the checks other areas guard their writes with (`membership`,
- * `requireMember`, `requireWriter`, `assertNotTimedOut`), joining (`addMember`, `joinAsMember`)
- * and leaving. The owner of the `workspace_member` table.
+ * Who belongs to a workspace: joining (`addMember`, `joinAsMember`), leaving, and the timeout
+ * check. The owner of the `workspace_member` table. Who may do what in a workspace is asked of
+ * `Authz` (services/authz), which reads the membership once per request.
  */
 export class WorkspaceMembership extends WorkspacePart {
   private readonly joinedHooks: Array<(workspaceId: string, accountId: string) => void> = [];
@@ -39,46 +38,9 @@ export class WorkspaceMembership extends WorkspacePart {
     this.joinedHooks.push(hook);
   }
 
-  /**
-   * The account's role and timeout in a workspace, or null when not a member (or no such
-   * workspace). In the direct space every account is a plain member without a timeout.
-   */
-  async membership(
-    workspaceId: string,
-    accountId: string,
-    db: Executor = this.kysely,
-  ): Promise<Membership | null> {
-    if (workspaceId === DIRECT_SPACE_ID) return { role: 'member', timedOutUntil: null };
-    if (!isId(workspaceId)) return null;
-    const row = await findMember(db, workspaceId, accountId);
-    return row ? { role: row.role, timedOutUntil: row.timedOutUntil } : null;
-  }
-
-  /** The membership, or NOT_FOUND (the workspace's existence is never revealed). */
-  async requireMember(
-    workspaceId: string,
-    accountId: string,
-    db: Executor = this.kysely,
-  ): Promise<Membership> {
-    const m = await this.membership(workspaceId, accountId, db);
-    if (!m) throw notFound('workspace');
-    return m;
-  }
-
   /** TIMED_OUT with `until` (RFC 3339) while the membership's timeout runs. */
   assertNotTimedOut(membership: Pick<Membership, 'timedOutUntil'>): void {
     assertNotTimedOut(membership, this.now());
-  }
-
-  /** A member who may write now: NOT_FOUND for a non-member, TIMED_OUT during a timeout. */
-  async requireWriter(
-    workspaceId: string,
-    accountId: string,
-    db: Executor = this.kysely,
-  ): Promise<Membership> {
-    const m = await this.requireMember(workspaceId, accountId, db);
-    this.assertNotTimedOut(m);
-    return m;
   }
 
   /**

@@ -329,9 +329,9 @@ export async function listUsableInvites(
 
 /**
  * What a subscription to a workspace's events reads at subscribe, in one statement: the
- * workspace (or direct space), the caller's role in it, and the conversations of it the caller
- * is a member of (pending invitees are not). `access` is undefined when the workspace does not
- * exist.
+ * workspace (or direct space), the caller's role in it, the conversations of it the caller is a
+ * member of, and those they are a pending invitee of (with when they were invited). `access` is
+ * undefined when the workspace does not exist.
  */
 export async function findWorkspaceSubscription(
   db: Executor,
@@ -340,17 +340,26 @@ export async function findWorkspaceSubscription(
 ): Promise<{
   access: { id: string; isDirect: number; role: string | null } | undefined;
   conversationIds: string[];
+  invitations: Array<{ conversationId: string; invitedAt: number }>;
 }> {
   const { rows } = await workspaceSubscriptionQuery(db, workspaceId, accountId);
   const first = rows[0];
-  if (!first) return { access: undefined, conversationIds: [] };
+  if (!first) return { access: undefined, conversationIds: [], invitations: [] };
+  const conversationIds: string[] = [];
+  const invitations: Array<{ conversationId: string; invitedAt: number }> = [];
+  for (const r of rows) {
+    if (r.conversationId === null) continue;
+    if (r.state === 'member') conversationIds.push(r.conversationId);
+    else invitations.push({ conversationId: r.conversationId, invitedAt: Number(r.joinedAt) });
+  }
   return {
     access: { id: first.id, isDirect: first.isDirect, role: first.role },
-    conversationIds: rows.flatMap((r) => (r.conversationId === null ? [] : [r.conversationId])),
+    conversationIds,
+    invitations,
   };
 }
 
-/** A row per conversation the caller is a member of, or one row without when there is none. */
+/** A row per conversation the caller is in or invited to, or one row without when there is none. */
 const workspaceSubscriptionQuery = preparedQuery(2, (db, workspaceId: string, accountId: string) =>
   db
     .selectFrom('workspace as w')
@@ -362,13 +371,12 @@ const workspaceSubscriptionQuery = preparedQuery(2, (db, workspaceId: string, ac
         eb
           .selectFrom('conversation_member as cm')
           .innerJoin('conversation as c', 'c.id', 'cm.conversationId')
-          .select(['cm.conversationId', 'c.workspaceId'])
+          .select(['cm.conversationId', 'cm.state', 'cm.joinedAt', 'c.workspaceId'])
           .where('cm.accountId', '=', accountId)
-          .where('cm.state', '=', 'member')
           .as('m'),
       (j) => j.onRef('m.workspaceId', '=', 'w.id'),
     )
-    .select(['w.id', 'w.isDirect', 'wm.role', 'm.conversationId'])
+    .select(['w.id', 'w.isDirect', 'wm.role', 'm.conversationId', 'm.state', 'm.joinedAt'])
     .where('w.id', '=', workspaceId),
 );
 

@@ -19,8 +19,8 @@ export type {
 
 /**
  * Workspaces, their members and roles: creation, settings, hand-over, deletion, leaving,
- * removal and timeouts. Other areas call `membership`, `requireMember`, `requireWriter` and
- * `assertNotTimedOut` to guard their writes, and `joinAsMember` to add someone (signups).
+ * removal and timeouts. Other areas ask `Authz` who may do what, call `assertNotTimedOut` to
+ * guard their writes, and `joinAsMember` to add someone (signups).
  *
  * One object for the edges and other areas, built from parts along the area's seams:
  * `membership.ts` (who belongs, joining, leaving), `members.ts` (the directory, roles, removal,
@@ -28,9 +28,6 @@ export type {
  */
 export class WorkspaceService {
   // Membership
-  readonly membership: WorkspaceMembership['membership'];
-  readonly requireMember: WorkspaceMembership['requireMember'];
-  readonly requireWriter: WorkspaceMembership['requireWriter'];
   readonly assertNotTimedOut: WorkspaceMembership['assertNotTimedOut'];
   readonly joinAsMember: WorkspaceMembership['joinAsMember'];
   readonly addMember: WorkspaceMembership['addMember'];
@@ -58,9 +55,6 @@ export class WorkspaceService {
     const membership = new WorkspaceMembership(deps);
     const members = new WorkspaceMembers(deps, membership);
     const lifecycle = new WorkspaceLifecycle(deps, membership);
-    this.membership = membership.membership.bind(membership);
-    this.requireMember = membership.requireMember.bind(membership);
-    this.requireWriter = membership.requireWriter.bind(membership);
     this.assertNotTimedOut = membership.assertNotTimedOut.bind(membership);
     this.joinAsMember = membership.joinAsMember.bind(membership);
     this.addMember = membership.addMember.bind(membership);

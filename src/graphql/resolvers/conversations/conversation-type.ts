@@ -1,4 +1,5 @@
 import type { ConversationTable } from '../../../db/tables/collaboration.js';
+import { isPrivateConversation } from '../../../services/conversations/rows.js';
 import { optionalActor, type GraphqlContext } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 import { loadUser } from '../accounts/loaders.js';
@@ -29,7 +30,7 @@ const standing = async (c: ConversationTable, ctx: GraphqlContext, info: Info) =
 
 export const Conversation = {
   serverId: ((c) => c.workspaceId) as R,
-  isPrivate: ((c) => c.kind !== 'channel' || c.isPrivate === 1) as R,
+  isPrivate: ((c) => isPrivateConversation(c)) as R,
   encrypted: ((c) => c.encrypted === 1) as R,
   archived: ((c) => c.archivedAt !== null) as R,
   memberIds: ((c, _a, ctx, info) => memberIds(c, ctx, info)) as R,

@@ -308,7 +308,7 @@ export async function createAppContext(
     const pages = new NewestPages(!(bus instanceof RedisBus));
     outbox.onDrained(() => pages.forgetAll());
     const messageRemover = new MessageRemover(bus, pages);
-    const search = new SearchService({ db, workspaces, channels });
+    const search = new SearchService({ db, workspaces, channels, authz });
     messageRemover.onRemove((tx, removal) =>
       search.onMessagesRemoved(
         tx,

@@ -2,7 +2,8 @@ import { actingAccountId, assertInstanceOperator, type Actor } from '../../auth/
 import type { Db } from '../../db/database.js';
 import type { MessageTable } from '../../db/tables/collaboration.js';
 import type { Tx } from '../../db/transaction.js';
-import { forbidden, validation } from '../../errors.js';
+import { validation } from '../../errors.js';
+import type { Authz } from '../authz/authz.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import type { ChannelService } from '../channels/channel-service.js';
 import type { WorkspaceMemberView } from '../workspaces/views.js';
@@ -40,6 +41,7 @@ export interface SearchServiceDeps {
   db: Db;
   workspaces: WorkspaceService;
   channels: ChannelService;
+  authz: Authz;
   /** How a message search chooses its way (find-messages.ts); the defaults suit production. */
   tuning?: Partial<SearchTuning>;
 }
@@ -200,10 +202,8 @@ export class SearchService {
     }
     let id = accountId;
     if (serverId) {
-      const { role } = await this.deps.workspaces.requireMember(serverId, accountId);
-      if (role !== 'owner' && role !== 'moderator') {
-        throw forbidden("only the owner or a moderator sets a workspace's language");
-      }
+      // Owner and moderators, as the workspace's other settings.
+      await this.deps.authz.assertCan(actor, 'workspace:update', { workspaceId: serverId });
       id = serverId;
     }
     await setSearchLanguage(this.db.kysely, id, language);
@@ -214,7 +214,7 @@ export class SearchService {
   async language(actor: Actor, serverId?: string | null) {
     const accountId = actingAccountId(actor);
     if (serverId) {
-      await this.deps.workspaces.requireMember(serverId, accountId);
+      await this.deps.authz.assertCan(actor, 'workspace:read', { workspaceId: serverId });
       return searchLanguage(this.db.kysely, serverId);
     }
     return searchLanguage(this.db.kysely, accountId);

@@ -33,6 +33,18 @@ function valid(emoji: string): string | null {
  * a reaction whose custom emoji is missing by its name). Null for a name svc cannot store.
  */
 export function reactionEmoji(name: string): string | null {
+  let known = seen.get(name);
+  if (known === undefined) {
+    known = lookup(name);
+    if (seen.size < 10_000) seen.set(name, known);
+  }
+  return known;
+}
+
+/** Names looked up so far: an export uses a few hundred names many thousand times. */
+const seen = new Map<string, string | null>();
+
+function lookup(name: string): string | null {
   const [base = '', ...modifiers] = name.trim().toLowerCase().replace(/^:|:$/g, '').split('::');
   const unicode = get(ALIASES[base] ?? base);
   if (unicode) {

@@ -230,7 +230,11 @@ export async function readMattermostExport(file: string): Promise<ImportSource> 
       keys.add(key);
       return `<@${key}>${name.slice(key.length)}`;
     });
-    return { text: out, keys: [...keys] };
+    // Mattermost's `~channel` is svc's `#channel`; its `@all` is `@channel`.
+    const svcText = out
+      .replace(/(?<![\p{L}\p{N}_~/-])~([a-z0-9_-]{1,64})/gu, '#$1')
+      .replace(/(?<![\p{L}\p{N}_.@/-])@all\b/gu, '@channel');
+    return { text: svcText, keys: [...keys] };
   };
 
   const person = (name: string | null, what: string): string => {

@@ -248,6 +248,7 @@ export async function writeImport(
   }
 
   report.problems.unshift(...source.problems);
+  report.problems.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
   for (const [reason, n] of source.skipped) report.skipped[reason] = (report.skipped[reason] ?? 0) + n;
   report.seconds = Math.round((Date.now() - started) / 100) / 10;
   return report;

@@ -246,6 +246,7 @@ describe('search', () => {
         db: t.ctx.db,
         workspaces: t.ctx.services.workspaces,
         channels: t.ctx.services.channels,
+        authz: t.ctx.services.authz,
         tuning,
       });
     const ways = {

@@ -4,12 +4,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { userActor } from '../../auth/actor.js';
 import type { AppContext } from '../../context.js';
 import { AppError, validation } from '../../errors.js';
+import type { AttachmentTable } from '../../db/tables/attachments.js';
 import {
   ATTACHMENT_MAX_BYTES,
   AttachmentTypeError,
-  type StoredUpload,
 } from '../../services/attachments/attachment-service.js';
-import { BlobTooLargeError } from '../../services/files/blob-store.js';
+import { BlobTooLargeError, type StagedBlob } from '../../services/files/blob-store.js';
 import { RouteError, sendError } from '../errors.js';
 import type { ApiRoutes } from '../trees/api.js';
 
@@ -96,9 +96,11 @@ export const registerAttachmentRoutes: ApiRoutes = (api, ctx, guards) => {
 };
 
 /**
- * Reads the form part by part: the text fields must come before the file, so the token is
- * checked before a byte of the file is stored. The upload is recorded only once the body ended
- * well with exactly one file.
+ * Reads the form part by part; the contract sets no order. When `upload_token` and
+ * `attachment_id` come before the file they are checked before a byte of it is stored. A file
+ * that comes first is streamed into the blob store's temporary folder (never held in memory)
+ * and checked once the fields arrive; it is deleted when they do not come or are wrong. The
+ * upload is recorded only once the body ended well with exactly one file.
  */
 async function upload(ctx: AppContext, request: FastifyRequest): Promise<{ size_bytes: number }> {
   const attachments = ctx.services.attachments;
@@ -111,43 +113,54 @@ async function upload(ctx: AppContext, request: FastifyRequest): Promise<{ size_
     throw new RouteError(415, 'send the file as multipart/form-data');
   }
   const fields = new Map<string, string>();
-  let stored: { row: Parameters<typeof attachments.completeUpload>[1]; file: StoredUpload } | null =
-    null;
-  for await (const part of request.parts({ limits: UPLOAD_LIMITS })) {
-    if (part.type === 'field') {
-      if (part.valueTruncated || part.fieldnameTruncated) {
-        throw validation(`the field ${part.fieldname.slice(0, 100)} is too long`);
-      }
-      if (stored === null) fields.set(part.fieldname, String(part.value));
-      continue;
-    }
-    const file: MultipartFile = part;
-    if (stored !== null) throw validation('send exactly one file');
-    const row = await attachments.authorizeUpload(actor, {
+  const authorize = () =>
+    attachments.authorizeUpload(actor, {
       attachmentId: fields.get('attachment_id'),
       uploadToken: fields.get('upload_token'),
     });
-    stored = {
-      row,
-      file: await attachments.storeUpload(actor, row, {
-        stream: file.file,
-        partType: file.mimetype,
-      }),
-    };
+  const hasFields = () => fields.has('upload_token') && fields.has('attachment_id');
+  let row: AttachmentTable | null = null;
+  let file: { staged: StagedBlob; partType: string } | null = null;
+  try {
+    for await (const part of request.parts({ limits: UPLOAD_LIMITS })) {
+      if (part.type === 'field') {
+        if (part.valueTruncated || part.fieldnameTruncated) {
+          throw validation(`the field ${part.fieldname.slice(0, 100)} is too long`);
+        }
+        if (FORM_FIELDS.has(part.fieldname) && fields.has(part.fieldname)) {
+          throw validation(`send the ${part.fieldname} field once`);
+        }
+        fields.set(part.fieldname, String(part.value));
+        // A file that came first is checked as soon as the fields that authorize it are in.
+        if (file !== null && row === null && FORM_FIELDS.has(part.fieldname) && hasFields()) {
+          row = await authorize();
+        }
+        continue;
+      }
+      const filePart: MultipartFile = part;
+      if (file !== null) throw validation('send exactly one file');
+      if (hasFields()) {
+        row = await authorize();
+        attachments.uploadType(row, filePart.mimetype);
+      }
+      file = { staged: await attachments.stageUpload(filePart.file), partType: filePart.mimetype };
+    }
+    if (file === null) {
+      if (!fields.has('upload_token')) throw validation('the upload_token field is missing');
+      if (!fields.has('attachment_id')) throw validation('the attachment_id field is missing');
+      throw validation('no file: send one file part with upload_token and attachment_id');
+    }
+    row ??= await authorize();
+    const stored = await attachments.storeUpload(actor, row, file);
+    const done = await attachments.completeUpload(actor, row, fields.get('upload_token')!, stored);
+    return { size_bytes: done.sizeBytes };
+  } finally {
+    await file?.staged.discard();
   }
-  if (stored === null) {
-    if (!fields.has('upload_token')) throw validation('the upload_token field is missing');
-    if (!fields.has('attachment_id')) throw validation('the attachment_id field is missing');
-    throw validation('no file: send one file part after upload_token and attachment_id');
-  }
-  const done = await attachments.completeUpload(
-    actor,
-    stored.row,
-    fields.get('upload_token')!,
-    stored.file,
-  );
-  return { size_bytes: done.sizeBytes };
 }
+
+/** The text fields of an upload, each sent once, before or after the file. */
+const FORM_FIELDS = new Set(['upload_token', 'attachment_id']);
 
 /** The upload's failures as the contract's statuses (never a 500 for a malformed body). */
 function uploadError(err: unknown): unknown {

@@ -16,6 +16,7 @@ import { newId, randomToken } from '../../lib/ids.js';
 import { assertReadable, assertWritableBy, plausibleId } from '../conversations/access.js';
 import { findConversationAccess } from '../conversations/queries.js';
 import { checkStoredType, isAllowedAttachmentType, normalizeType } from '../files/content-type.js';
+import type { StagedBlob } from '../files/blob-store.js';
 import type { FileStorage } from '../files/file-storage.js';
 import { MAX_INPUT_PIXELS } from '../files/image-reencode.js';
 import type { MessageRemoval } from '../messages/removal.js';
@@ -210,18 +211,11 @@ export class AttachmentService {
   }
 
   /**
-   * Stores the file of an authorized upload: streamed into the blob store (BlobTooLargeError past
-   * 25 MiB, at once), its bytes checked against the declared type (AttachmentTypeError), an
-   * image's size read. The type declared at creation wins over the part's. Nothing is recorded
-   * until `completeUpload`, so a request refused after its file (a second file) changes nothing.
+   * The type an authorized upload is stored as, checked before its bytes: the type declared at
+   * creation wins over the part's (AttachmentTypeError for a type attachments do not take).
    */
-  async storeUpload(
-    actor: Actor,
-    row: AttachmentTable,
-    file: { stream: AsyncIterable<Uint8Array>; partType: string },
-  ): Promise<StoredUpload> {
-    actingAccountId(actor);
-    const declared = row.contentType ?? file.partType;
+  uploadType(row: AttachmentTable, partType: string): string {
+    const declared = row.contentType ?? partType;
     const type = normalizeType(declared);
     if (type === null || !isAllowedAttachmentType(type)) {
       throw new AttachmentTypeError(`files of type ${declared} are not accepted as attachments`);
@@ -231,13 +225,38 @@ export class AttachmentService {
         'application/octet-stream is only for encrypted conversations; give the file its type',
       );
     }
-    const blobs = this.deps.files.blobs;
-    // A refused or unused blob is named by no row, so the blob sweep removes it later.
-    const blob = await blobs.put(file.stream, { maxBytes: ATTACHMENT_MAX_BYTES });
-    if (blob.sizeBytes === 0) throw validation('the file is empty');
-    const path = blobs.pathOf(blob.sha256);
-    const check = await checkStoredType(path, type);
+    return type;
+  }
+
+  /**
+   * Streams an upload's file into the blob store's temporary folder, not yet a blob
+   * (BlobTooLargeError past 25 MiB, at once). The route stages a file that arrives before the
+   * fields that authorize it, and discards it when they do not come or are wrong.
+   */
+  async stageUpload(stream: AsyncIterable<Uint8Array>): Promise<StagedBlob> {
+    assertFeature(this.deps.config, 'attachments');
+    return this.deps.files.blobs.stage(stream, { maxBytes: ATTACHMENT_MAX_BYTES });
+  }
+
+  /**
+   * Stores the staged file of an authorized upload: its bytes checked against the type
+   * (`uploadType`; AttachmentTypeError), committed as a blob, an image's size read. Nothing is
+   * recorded until `completeUpload`, so a request refused after its file (a second file) changes
+   * nothing. The caller discards the staged file whatever happens (a no-op once committed).
+   */
+  async storeUpload(
+    actor: Actor,
+    row: AttachmentTable,
+    file: { staged: StagedBlob; partType: string },
+  ): Promise<StoredUpload> {
+    actingAccountId(actor);
+    const type = this.uploadType(row, file.partType);
+    if (file.staged.sizeBytes === 0) throw validation('the file is empty');
+    const check = await checkStoredType(file.staged.path, type);
     if (!check.ok) throw new AttachmentTypeError(check.reason);
+    // A refused or unused blob is named by no row, so the blob sweep removes it later.
+    const blob = await file.staged.commit();
+    const path = this.deps.files.blobs.pathOf(blob.sha256);
     const dims = check.contentType.startsWith('image/') ? await imageSize(path) : null;
     return {
       sha256: blob.sha256,

@@ -66,6 +66,22 @@ export class BlobStore {
    * is rethrown.
    */
   async put(source: AsyncIterable<Uint8Array>, opts: { maxBytes: number }): Promise<StoredBlob> {
+    const staged = await this.stage(source, opts);
+    try {
+      return await staged.commit();
+    } finally {
+      await staged.discard();
+    }
+  }
+
+  /**
+   * Streams `source` into a temporary file and keeps it there, hashed and synced but not yet a
+   * blob: a file route that has the file before the fields that authorize it holds the bytes on
+   * disk (never in memory) until it can check them, then commits or discards. Same refusals as
+   * `put`; the temporary file is removed on any of them. A staged file never committed nor
+   * discarded (a crash) is removed by the sweep.
+   */
+  async stage(source: AsyncIterable<Uint8Array>, opts: { maxBytes: number }): Promise<StagedBlob> {
     await fs.mkdir(this.tmpDir, { recursive: true });
     const tmp = path.join(this.tmpDir, `${Date.now()}-${randomBytes(8).toString('hex')}`);
     const file = await fs.open(tmp, 'wx', 0o600);
@@ -103,19 +119,7 @@ export class BlobStore {
       await file.sync();
       await file.close();
       closed = true;
-      const sha256 = hash.digest('hex');
-      const dest = this.pathOf(sha256);
-      await fs.mkdir(path.dirname(dest), { recursive: true });
-      if (await exists(dest)) {
-        // Same bytes already stored: keep the old file, refresh its age for the sweep's grace.
-        await fs.unlink(tmp);
-        const now = new Date();
-        await fs.utimes(dest, now, now);
-      } else {
-        await fs.rename(tmp, dest);
-        await syncDir(path.dirname(dest));
-      }
-      return { sha256, sizeBytes: size };
+      return new StagedBlob(this, tmp, hash.digest('hex'), size);
     } catch (err) {
       if (!closed) await file.close().catch(() => undefined);
       await fs.unlink(tmp).catch(() => undefined);
@@ -191,6 +195,48 @@ export class BlobStore {
     }
     if (batch.length > 0) await flush();
     return { blobs, temporary };
+  }
+}
+
+/**
+ * A file streamed into the store's temporary folder by `BlobStore.stage`: its hash and size are
+ * known, it can be read at `path` (to check its type), and it becomes a blob only on `commit`.
+ * `discard` removes it unless it was committed, so callers call it in a `finally`.
+ */
+export class StagedBlob {
+  private state: 'staged' | 'committed' | 'discarded' = 'staged';
+
+  constructor(
+    private readonly store: BlobStore,
+    /** The temporary file, readable until committed or discarded. */
+    readonly path: string,
+    readonly sha256: string,
+    readonly sizeBytes: number,
+  ) {}
+
+  /** Moves the file into place under its sha256 (keeping an existing copy of the same bytes). */
+  async commit(): Promise<StoredBlob> {
+    if (this.state !== 'staged') throw new Error(`a ${this.state} blob cannot be committed`);
+    const dest = this.store.pathOf(this.sha256);
+    await fs.mkdir(path.dirname(dest), { recursive: true });
+    if (await exists(dest)) {
+      // Same bytes already stored: keep the old file, refresh its age for the sweep's grace.
+      await fs.unlink(this.path);
+      const now = new Date();
+      await fs.utimes(dest, now, now);
+    } else {
+      await fs.rename(this.path, dest);
+      await syncDir(path.dirname(dest));
+    }
+    this.state = 'committed';
+    return { sha256: this.sha256, sizeBytes: this.sizeBytes };
+  }
+
+  /** Removes the temporary file; nothing once committed or already discarded. */
+  async discard(): Promise<void> {
+    if (this.state !== 'staged') return;
+    this.state = 'discarded';
+    await fs.unlink(this.path).catch(() => undefined);
   }
 }
 

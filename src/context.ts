@@ -410,7 +410,7 @@ export async function createAppContext(
     closers.push(() => presence.stop());
     // The idle sweep and the Redis heartbeat run in the server, not in a CLI command.
     if (!overrides.passive) presence.start();
-    const typing = new TypingService(db, bus, clock, presence);
+    const typing = new TypingService(db, bus, clock, presence, authz);
     const ipBlocks = new IpBlockService(db, clock, overrides.ipBlockRefreshMs, audit);
     if (!overrides.passive) {
       await ipBlocks.start();

@@ -4,8 +4,12 @@ import { userActor, type UserActor } from '../auth/actor.js';
 import type { AppContext } from '../context.js';
 import { unauthenticated } from '../errors.js';
 import type { AccountView } from '../services/accounts/account-view.js';
-import type { PrefetchedAccess } from '../services/conversations/prefetched-access.js';
-import type { IssuedSession, SessionInfo } from '../services/sessions/session-service.js';
+import {
+  PREFETCHED_ACCESS,
+  type PrefetchedAccess,
+} from '../services/conversations/prefetched-access.js';
+import type { SessionInfo } from '../auth/session.js';
+import type { IssuedSession } from '../services/sessions/session-service.js';
 
 import type { RequestLoaders } from './loaders.js';
 
@@ -42,7 +46,7 @@ export interface GraphqlContext {
   sessionAccount?: AccountView;
   /**
    * The caller's access to the conversation the request names, read with the session (first
-   * operation of an HTTP request); `requireActor` hands it to the actor.
+   * operation of an HTTP request); `requireActor` primes the request's `Authz` memo with it.
    */
   prefetchedAccess?: PrefetchedAccess;
   /** The request's batching loaders (graphql/loaders.ts), created on first use. */
@@ -59,7 +63,9 @@ export function requireSession(ctx: GraphqlContext): SessionInfo {
 export function requireActor(ctx: GraphqlContext): UserActor {
   if (ctx.actor) return ctx.actor;
   const actor = userActor(requireSession(ctx));
-  if (ctx.prefetchedAccess) actor.prefetchedAccess = ctx.prefetchedAccess;
+  if (ctx.prefetchedAccess) {
+    ctx.app.services.authz.prime(actor, PREFETCHED_ACCESS, ctx.prefetchedAccess);
+  }
   return (ctx.actor = actor);
 }
 

@@ -5,7 +5,7 @@ import type { AppContext } from '../context.js';
 import type { GraphqlContext } from '../graphql/context.js';
 import type { GraphqlExecutor } from '../graphql/executor.js';
 import { formatError } from '../graphql/format-error.js';
-import type { SessionInfo } from '../services/sessions/session-service.js';
+import type { SessionInfo } from '../auth/session.js';
 
 import type { Delivery } from './fanout.js';
 import { textFrame, type EncodedResult } from './frames.js';

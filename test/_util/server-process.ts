@@ -98,7 +98,12 @@ export interface Session {
   csrf: string;
 }
 
-export async function login(server: ServerProcess, username: string): Promise<Session> {
+/** Where a server answers HTTP: a ServerProcess, or the browser tests' TestServer. */
+export interface HttpBase {
+  readonly base: string;
+}
+
+export async function login(server: HttpBase, username: string): Promise<Session> {
   const res = await fetch(`${server.base}/api`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -114,7 +119,7 @@ export async function login(server: ServerProcess, username: string): Promise<Se
 }
 
 export async function gql(
-  server: ServerProcess,
+  server: HttpBase,
   session: Session,
   query: string,
   variables: Record<string, unknown> = {},

@@ -23,7 +23,8 @@ import { until, WORKSPACE_EVENTS } from '../realtime/_helpers.js';
 // process A, three watch on process B. Whatever is cut (A's path, B's, both; reset and refused,
 // or stalled), and when A is killed during the cut, every acknowledged message reaches every
 // watcher live, or the watcher's subscription ends (`complete`) after it, and is renewed, as the
-// web client does. How long a send takes without Redis is measured by the bench (`send-redis-cut`).
+// web client does (web/e2e/resync.e2e.ts). How long a send takes while Redis is cut is measured
+// by the bench (`redis-outage`), not here.
 
 const REDIS_URL = process.env.SVC_TEST_REDIS_URL;
 /** How long each cut lasts; longer than the grace period, so B's drainer takes A's rows over. */

@@ -71,6 +71,7 @@ export const TABLE_OWNERS = {
   remote_event: 'federation',
   remote_event_delivery: 'federation',
   relay_event: 'federation',
+  import_map: 'data/import',
 } as const satisfies Record<keyof Database, string>;
 
 export type TableName = keyof typeof TABLE_OWNERS;

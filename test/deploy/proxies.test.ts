@@ -83,9 +83,10 @@ describe.skipIf(TEST_DB !== 'sqlite' || PROXIES.every((p) => skipReason(p) !== '
         function request(
           method: string,
           urlPath: string,
-          opts: { headers?: Record<string, string>; body?: string; client?: number } = {},
+          opts: { headers?: Record<string, string>; body?: string | Buffer; client?: number } = {},
         ): Promise<Answer> {
           return new Promise((resolve, reject) => {
+            let answered = false;
             const req = https.request(
               {
                 host: '127.0.0.1',
@@ -99,16 +100,21 @@ describe.skipIf(TEST_DB !== 'sqlite' || PROXIES.every((p) => skipReason(p) !== '
                 timeout: 10_000,
               },
               (res) => {
+                answered = true;
                 let body = '';
+                const done = () =>
+                  resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
                 res.setEncoding('utf8');
                 res.on('data', (d: string) => (body += d));
-                res.on('end', () =>
-                  resolve({ status: res.statusCode ?? 0, headers: res.headers, body }),
-                );
+                res.on('end', done);
+                // An answer before the whole body was sent (413) may close the connection.
+                res.on('error', done);
               },
             );
             req.on('timeout', () => req.destroy(new Error(`${method} ${urlPath} timed out`)));
-            req.on('error', reject);
+            req.on('error', (err) => {
+              if (!answered) reject(err);
+            });
             req.end(opts.body);
           });
         }
@@ -239,6 +245,53 @@ describe.skipIf(TEST_DB !== 'sqlite' || PROXIES.every((p) => skipReason(p) !== '
           } finally {
             await client.dispose();
           }
+        });
+
+        it("passes an upload of exactly 25 MiB, and svc's 413 for one byte more", async () => {
+          const made = await gql(
+            'mutation { createWorkspace(input: { name: "Files" }) { channels { id name } } }',
+            {},
+            { cookie, 'x-csrf-token': csrf },
+          );
+          const channel = made.json.data.createWorkspace.channels[0].id;
+          const MAX = 25 * 1024 * 1024;
+          const statuses: number[] = [];
+          for (const size of [MAX, MAX + 1]) {
+            const created = await gql(
+              `mutation($c: ID!) { createAttachment(input: { conversationId: $c,
+                fileName: "big.txt", contentType: "text/plain" }) { attachmentId uploadToken } }`,
+              { c: channel },
+              { cookie, 'x-csrf-token': csrf },
+            );
+            const { attachmentId, uploadToken } = created.json.data.createAttachment;
+            const boundary = `svcproxy${size}`;
+            const field = (n: string, v: string) =>
+              `--${boundary}\r\ncontent-disposition: form-data; name="${n}"\r\n\r\n${v}\r\n`;
+            const body = Buffer.concat([
+              Buffer.from(
+                field('upload_token', uploadToken) +
+                  field('attachment_id', attachmentId) +
+                  `--${boundary}\r\ncontent-disposition: form-data; name="file"; ` +
+                  `filename="big.txt"\r\ncontent-type: text/plain\r\n\r\n`,
+              ),
+              Buffer.alloc(size, 'a'),
+              Buffer.from(`\r\n--${boundary}--\r\n`),
+            ]);
+            const answer = await request('POST', '/api/files/upload', {
+              headers: {
+                'content-type': `multipart/form-data; boundary=${boundary}`,
+                'content-length': String(body.length),
+                cookie,
+                'x-csrf-token': csrf,
+                origin,
+              },
+              body,
+              client: 4,
+            });
+            statuses.push(answer.status);
+            if (size === MAX) expect(JSON.parse(answer.body)).toEqual({ size_bytes: MAX });
+          }
+          expect(statuses).toEqual([200, 413]);
         });
 
         it('rate-limits each client by its own address, whatever it claims', async () => {

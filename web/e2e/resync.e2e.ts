@@ -17,15 +17,14 @@ import { assertBuilt, launchBrowser, personPage, TestServer } from './harness.js
 
 const PG_URL = process.env.SVC_TEST_DATABASE_URL;
 const REDIS_URL = process.env.SVC_TEST_REDIS_URL;
-if (!PG_URL || !REDIS_URL) {
-  console.warn(
-    'resync.e2e.ts skipped: it needs SVC_TEST_DATABASE_URL (PostgreSQL) and SVC_TEST_REDIS_URL',
-  );
-}
+const SKIP =
+  PG_URL && REDIS_URL
+    ? ''
+    : ' (skipped: needs SVC_TEST_DATABASE_URL (PostgreSQL) and SVC_TEST_REDIS_URL)';
 
 const SEND = `mutation($c: ID!, $t: String!) { sendMessage(input: { conversationId: $c, text: $t }) { id } }`;
 
-describe.skipIf(!PG_URL || !REDIS_URL)('the web client told to resync', () => {
+describe.skipIf(!PG_URL || !REDIS_URL)(`the web client told to resync${SKIP}`, () => {
   const schema = `e2e_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
   let proxy: FaultProxy;
   let a: TestServer;

@@ -106,6 +106,7 @@ export async function buildServices(
     sessions,
     audit,
     new AccountViewCache(db, bus),
+    bus,
   );
   const authz = new Authz(db);
   const workspaces = new WorkspaceService({

@@ -75,12 +75,22 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
     },
   },
-  upward('db', ['services', 'graphql', 'http', 'ws', 'cli', 'jobs']),
-  upward('lib', ['services', 'graphql', 'http', 'ws', 'cli', 'jobs', 'db', 'events']),
-  upward('net', ['services', 'graphql', 'http', 'ws', 'cli', 'jobs', 'db', 'events']),
-  upward('events', ['services', 'graphql', 'http', 'ws', 'cli', 'jobs']),
-  upward('services', ['graphql', 'http', 'ws', 'cli']),
-  upward('auth', ['graphql', 'http', 'ws', 'cli']),
+  upward('db', ['services', 'federation', 'graphql', 'http', 'ws', 'cli', 'jobs']),
+  upward('lib', [
+    ...['services', 'federation', 'graphql', 'http', 'ws', 'cli', 'jobs', 'db', 'events'],
+  ]),
+  upward('net', [
+    ...['services', 'federation', 'graphql', 'http', 'ws', 'cli', 'jobs', 'db', 'events'],
+  ]),
+  upward('events', ['services', 'federation', 'graphql', 'http', 'ws', 'cli', 'jobs']),
+  upward('services', ['federation', 'graphql', 'http', 'ws', 'cli']),
+  // The identity (Actor, sessions), the action catalogue and signatures: below the services,
+  // which read them; it carries no data the services read for it.
+  upward('auth', [
+    ...['services', 'federation', 'graphql', 'http', 'ws', 'cli', 'jobs', 'db', 'events'],
+  ]),
+  // Relay and host roles: built on the services (sessions, blocks, devices), beside them.
+  upward('federation', ['graphql', 'http', 'ws', 'cli', 'jobs']),
   upward('jobs', ['graphql', 'http', 'ws', 'cli']),
   // Backup, restore, move, export and import: below the edges, beside the services.
   upward('data', ['graphql', 'http', 'ws', 'cli']),

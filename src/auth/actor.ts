@@ -1,12 +1,11 @@
 import { forbidden } from '../errors.js';
-import type { PrefetchedAccess } from '../services/conversations/prefetched-access.js';
-import type { SessionInfo } from '../services/sessions/session-service.js';
+import type { SessionInfo } from './session.js';
 
 import type { Action } from './policy.js';
 
 // Who a service call acts for. Every service method that acts for someone takes an `Actor`
 // first, so a GraphQL mutation, a CLI command and (later) a command, macro, pipeline or agent
-// run are the same call with another actor. Authorization (auth/authz.ts) reads the actor; audit
+// run are the same call with another actor. Authorization (services/authz/authz.ts) reads the actor; audit
 // lines name it with `actorId`.
 
 /** A signed-in person, through one of their sessions. */
@@ -23,11 +22,6 @@ export interface UserActor {
    * Instance moderation trusts this flag alone; an actor acting for a person never carries it.
    */
   viaOperatorSession: boolean;
-  /**
-   * The caller's access to the conversation the request names, read with its session
-   * (PostgreSQL, HTTP): the request's first check of it uses this row instead of reading again.
-   */
-  prefetchedAccess?: PrefetchedAccess;
 }
 
 /** The command line: whoever can run `svc` on the server's database is the operator of last resort. */

@@ -31,6 +31,7 @@ import type {
   KeyIdentityTable,
 } from './tables/devices.js';
 import type { DirectPairTable } from './tables/messages.js';
+import type { ImportMapTable } from './tables/imports.js';
 import type { AbuseReportTable, AuditLogTable, PrincipalBlockTable } from './tables/moderation.js';
 import type { PresenceSettingTable } from './tables/presence.js';
 import type { EventOutboxTable } from './tables/events.js';
@@ -112,6 +113,7 @@ export interface Database {
   message_search: MessageSearchTable;
   search_backfill: SearchBackfillTable;
   search_language: SearchLanguageTable;
+  import_map: ImportMapTable;
   attachment: AttachmentTable;
   plugin_bundle: PluginBundleTable;
   workspace_plugin: WorkspacePluginTable;

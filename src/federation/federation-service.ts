@@ -13,7 +13,8 @@ import { newId } from '../lib/ids.js';
 import { findAccountByUsernameKey, insertAccount } from '../services/accounts/queries.js';
 import type { ServerKeys } from '../services/instance/server-keys.js';
 import { remoteUsernameKey } from '../services/moderation/principal-id.js';
-import type { SessionInfo, SessionService } from '../services/sessions/session-service.js';
+import type { SessionInfo } from '../auth/session.js';
+import type { SessionService } from '../services/sessions/session-service.js';
 
 import {
   decodeStatement,

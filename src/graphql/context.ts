@@ -1,11 +1,18 @@
 import type { Logger } from 'pino';
 
 import { userActor, type UserActor } from '../auth/actor.js';
-import type { AppContext } from '../context.js';
+import type { Config } from '../config/index.js';
+import type { Federation } from '../federation/index.js';
+import type { Clock } from '../lib/clock.js';
+import type { Services } from '../services/index.js';
 import { unauthenticated } from '../errors.js';
 import type { AccountView } from '../services/accounts/account-view.js';
-import type { PrefetchedAccess } from '../services/conversations/prefetched-access.js';
-import type { IssuedSession, SessionInfo } from '../services/sessions/session-service.js';
+import {
+  PREFETCHED_ACCESS,
+  type PrefetchedAccess,
+} from '../services/conversations/prefetched-access.js';
+import type { SessionInfo } from '../auth/session.js';
+import type { IssuedSession } from '../services/sessions/session-service.js';
 
 import type { RequestLoaders } from './loaders.js';
 
@@ -19,7 +26,14 @@ export interface CookieJar {
 
 /** Per-request context handed to every resolver. */
 export interface GraphqlContext {
-  app: AppContext;
+  /** The services a resolver calls; resolvers see these, not the composition root. */
+  services: Services;
+  clock: Clock;
+  /** Relay and host roles (the revocations a relay applies). */
+  federation: Federation;
+  /** The configuration and the version, for `serverInfo`. */
+  config: Config;
+  version: string;
   requestId: string;
   session: SessionInfo | null;
   /** The raw `svc_session` cookie value, when the request carried one. */
@@ -42,7 +56,7 @@ export interface GraphqlContext {
   sessionAccount?: AccountView;
   /**
    * The caller's access to the conversation the request names, read with the session (first
-   * operation of an HTTP request); `requireActor` hands it to the actor.
+   * operation of an HTTP request); `requireActor` primes the request's `Authz` memo with it.
    */
   prefetchedAccess?: PrefetchedAccess;
   /** The request's batching loaders (graphql/loaders.ts), created on first use. */
@@ -59,7 +73,9 @@ export function requireSession(ctx: GraphqlContext): SessionInfo {
 export function requireActor(ctx: GraphqlContext): UserActor {
   if (ctx.actor) return ctx.actor;
   const actor = userActor(requireSession(ctx));
-  if (ctx.prefetchedAccess) actor.prefetchedAccess = ctx.prefetchedAccess;
+  if (ctx.prefetchedAccess) {
+    ctx.services.authz.prime(actor, PREFETCHED_ACCESS, ctx.prefetchedAccess);
+  }
   return (ctx.actor = actor);
 }
 

@@ -17,7 +17,7 @@ import { parseBounded } from '../graphql/document-limits.js';
 import { GraphqlExecutor, type GraphqlRequest } from '../graphql/executor.js';
 import { codedError, formatError } from '../graphql/format-error.js';
 import { newId } from '../lib/ids.js';
-import type { SessionInfo } from '../services/sessions/session-service.js';
+import type { SessionInfo } from '../auth/session.js';
 
 import type { Fanout } from './fanout.js';
 import { isLiveSource } from '../events/live-stream.js';

@@ -13,7 +13,7 @@ import {
 } from '../errors.js';
 import type { GraphqlExecutor } from '../graphql/executor.js';
 import { firstHeader, readCookie } from '../lib/headers.js';
-import type { SessionInfo } from '../services/sessions/session-service.js';
+import type { SessionInfo } from '../auth/session.js';
 
 import {
   CLOSE,

@@ -5,7 +5,7 @@ import type { AppContext } from '../context.js';
 import type { GraphqlContext } from '../graphql/context.js';
 import type { GraphqlExecutor } from '../graphql/executor.js';
 import { formatError } from '../graphql/format-error.js';
-import type { SessionInfo } from '../services/sessions/session-service.js';
+import type { SessionInfo } from '../auth/session.js';
 
 import type { Delivery } from './fanout.js';
 import { textFrame, type EncodedResult } from './frames.js';
@@ -53,8 +53,20 @@ export class SocketRequestContext implements GraphqlContext {
     readonly requestId: string,
   ) {}
 
-  get app(): AppContext {
-    return this.owner.app;
+  get services(): GraphqlContext['services'] {
+    return this.owner.app.services;
+  }
+  get clock(): GraphqlContext['clock'] {
+    return this.owner.app.clock;
+  }
+  get federation(): GraphqlContext['federation'] {
+    return this.owner.app.federation;
+  }
+  get config(): GraphqlContext['config'] {
+    return this.owner.app.config;
+  }
+  get version(): string {
+    return this.owner.app.version;
   }
   get session(): SessionInfo {
     return this.owner.session;

@@ -23,6 +23,7 @@ import * as m0020 from './0020-federation.js';
 import * as m0021 from './0021-federation-events.js';
 import * as m0022 from './0022-notification-wants-more.js';
 import * as m0023 from './0023-search-languages.js';
+import * as m0024 from './0024-import-map.js';
 
 /**
  * Every migration, in order. Append-only: a shipped migration is never edited; a change is a new
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '0021-federation-events': m0021,
   '0022-notification-wants-more': m0022,
   '0023-search-languages': m0023,
+  '0024-import-map': m0024,
 };

@@ -1,5 +1,5 @@
 import { forbidden } from '../../errors.js';
-import type { SessionInfo } from '../sessions/session-service.js';
+import type { SessionInfo } from '../../auth/session.js';
 
 /**
  * FORBIDDEN for a person whose relay is another server, signed in here directly: mutations that

@@ -7,6 +7,13 @@ const OPTIONS = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 }
 // keyboard and as e + accent on another is the same password.
 const fold = (password: string) => password.normalize('NFKC');
 
+/**
+ * The password hash of an account made by `svc import` and not yet claimed: no password matches
+ * it (it is not an argon2 hash), and a password reset replaces it, which is how its person
+ * claims it (docs/operations.md, "Importing").
+ */
+export const UNCLAIMED_PASSWORD_HASH = '!unclaimed-import';
+
 export function hashPassword(password: string): Promise<string> {
   return hash(fold(password), OPTIONS);
 }

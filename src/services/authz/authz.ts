@@ -1,4 +1,4 @@
-import { personOf, type Actor } from '../../auth/actor.js';
+import { personOf, type Actor, type UserActor } from '../../auth/actor.js';
 import { can as roleCan, type Action, type Role } from '../../auth/policy.js';
 import type { Db, Executor } from '../../db/database.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
@@ -20,6 +20,15 @@ export interface AuthzScope {
 type Memo = Map<string, Promise<Membership | null>>;
 
 /**
+ * A fact about the actor that the request read early, before any service asked (a typed key of
+ * `prime`/`primed`). The area that reads the fact declares its key; `Authz` only holds the value.
+ */
+export class PrimedFact<T> {
+  declare private readonly type: T;
+  constructor(readonly name: string) {}
+}
+
+/**
  * Authorization over the action catalogue of `auth/policy.ts`. The actor's membership in a
  * workspace is loaded once per request: the memo hangs off the person's actor object, which a
  * request builds once (`requireActor`), so it lives exactly as long as the request and needs no
@@ -31,6 +40,7 @@ type Memo = Map<string, Promise<Membership | null>>;
  */
 export class Authz {
   private readonly memos = new WeakMap<object, Memo>();
+  private readonly primedFacts = new WeakMap<object, Map<PrimedFact<unknown>, unknown>>();
 
   constructor(private readonly db: Db) {}
 
@@ -79,6 +89,26 @@ export class Authz {
       throw new AppError('FORBIDDEN', `your role in this workspace may not do this (${action})`);
     }
     return m;
+  }
+
+  /**
+   * Puts a fact the request read early into the actor's memo (the GraphQL route reads the
+   * caller's access to the conversation an operation names together with the session:
+   * conversations/prefetched-access.ts). Like the memberships, it lives as long as the actor.
+   */
+  prime<T>(actor: UserActor, fact: PrimedFact<T>, value: T): void {
+    let facts = this.primedFacts.get(actor);
+    if (!facts) this.primedFacts.set(actor, (facts = new Map()));
+    facts.set(fact, value);
+  }
+
+  /**
+   * A fact primed for this actor, or undefined. Only the person's own actor finds it: an agent,
+   * plugin or pipeline acting for the person reads for itself.
+   */
+  primed<T>(actor: Actor, fact: PrimedFact<T>): T | undefined {
+    if (actor.kind !== 'user') return undefined;
+    return this.primedFacts.get(actor)?.get(fact) as T | undefined;
   }
 
   /** Drops what this request remembers of the actor's membership (after changing it). */

@@ -3,7 +3,15 @@ import { describe, expect, it } from 'vitest';
 import type { UserActor } from '../../auth/actor.js';
 import { newId } from '../../lib/ids.js';
 
-import { conversationNamed, PrefetchedAccess, prefetchedAccessOf } from './prefetched-access.js';
+import type { Db } from '../../db/database.js';
+import { Authz } from '../authz/authz.js';
+
+import {
+  conversationNamed,
+  PREFETCHED_ACCESS,
+  PrefetchedAccess,
+  prefetchedAccessOf,
+} from './prefetched-access.js';
 import type { ConversationAccessRow } from './queries.js';
 
 const CONV = newId();
@@ -24,9 +32,11 @@ describe('PrefetchedAccess', () => {
     expect(p.take(CONV, 'acc1')).toEqual({ row: undefined });
   });
 
-  it('is carried by the person of the request only, never by one acting for them', () => {
+  it("primes the request's Authz memo for the person only, never for one acting for them", () => {
+    // The memo does not read the database: no connection is needed to prime it.
+    const authz = new Authz(null as unknown as Db);
     const prefetchedAccess = new PrefetchedAccess(CONV, 'acc1', row);
-    const person: UserActor = {
+    const person = (): UserActor => ({
       kind: 'user',
       accountId: 'acc1',
       sessionId: 's1',
@@ -34,15 +44,19 @@ describe('PrefetchedAccess', () => {
       deviceId: null,
       homeServer: null,
       viaOperatorSession: false,
-      prefetchedAccess,
-    };
-    expect(prefetchedAccessOf(person)).toBe(prefetchedAccess);
+    });
+    const actor = person();
+    expect(prefetchedAccessOf(authz, actor)).toBeUndefined();
+    authz.prime(actor, PREFETCHED_ACCESS, prefetchedAccess);
+    expect(prefetchedAccessOf(authz, actor)).toBe(prefetchedAccess);
+    // Another request's actor of the same session has a memo of its own.
+    expect(prefetchedAccessOf(authz, person())).toBeUndefined();
     const pipeline = {
       kind: 'pipeline' as const,
-      onBehalfOf: person,
+      onBehalfOf: actor,
       grant: { id: 'g', actions: [] },
     };
-    expect(prefetchedAccessOf(pipeline)).toBeUndefined();
+    expect(prefetchedAccessOf(authz, pipeline)).toBeUndefined();
   });
 
   it('takes the conversation from conversationId or input.conversationId, if it can be an id', () => {

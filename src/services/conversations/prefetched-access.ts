@@ -1,7 +1,8 @@
 import type { Actor } from '../../auth/actor.js';
+import { PrimedFact, type Authz } from '../authz/authz.js';
 
 import { plausibleId } from './access.js';
-import type { ConversationAccessRow } from './queries.js';
+import type { ConversationAccessRow, EarlyAccess } from './queries.js';
 
 /**
  * The caller's access to one conversation, read in the same statement as the request's session
@@ -12,9 +13,10 @@ import type { ConversationAccessRow } from './queries.js';
  * for itself, so a write the request made in between is seen.
  *
  * Not a cache: the row was read after the request arrived, as the check's own read would have
- * been, and only that request's actor carries it.
+ * been, and it primes only that request's `Authz` memo (`requireActor` in graphql/context.ts);
+ * the actor itself carries no data.
  */
-export class PrefetchedAccess {
+export class PrefetchedAccess implements EarlyAccess {
   private used = false;
 
   constructor(
@@ -37,9 +39,12 @@ export class PrefetchedAccess {
   }
 }
 
-/** The prefetched access a person's own request carries; never a delegated actor's. */
-export function prefetchedAccessOf(actor: Actor): PrefetchedAccess | undefined {
-  return actor.kind === 'user' ? actor.prefetchedAccess : undefined;
+/** The key under which a request's `Authz` memo holds the prefetched access. */
+export const PREFETCHED_ACCESS = new PrimedFact<PrefetchedAccess>('conversation access');
+
+/** The prefetched access primed for a person's own request; never a delegated actor's. */
+export function prefetchedAccessOf(authz: Authz, actor: Actor): PrefetchedAccess | undefined {
+  return authz.primed(actor, PREFETCHED_ACCESS);
 }
 
 /** The conversation a request's root field names, to read with its session; null for none. */

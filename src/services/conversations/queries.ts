@@ -7,8 +7,6 @@ import { preparedQuery } from '../../db/prepared.js';
 import type { ConversationMemberTable, ConversationTable } from '../../db/tables/collaboration.js';
 import { DAY_MS } from '../../lib/clock.js';
 
-import type { PrefetchedAccess } from './prefetched-access.js';
-
 /** An invitation to an encrypted conversation lapses after 30 days (contract constant). */
 export const INVITE_TTL_MS = 30 * DAY_MS;
 
@@ -113,6 +111,14 @@ const conversationAccessesQuery = preparedQuery(
       .select([...prefixed('x', ACCESS_COLUMNS), 'k.aid as batchAccountId']),
 );
 
+/** The same read made earlier in the request, handed over once (prefetched-access.ts). */
+export interface EarlyAccess {
+  take(
+    conversationId: string,
+    accountId: string,
+  ): { row: ConversationAccessRow | undefined } | null;
+}
+
 /**
  * The caller's access to a conversation, or undefined when it does not exist. `prefetched`: the
  * same read made with the request's session (prefetched-access.ts), used by the request's first
@@ -122,7 +128,7 @@ export async function findConversationAccess(
   db: Executor,
   conversationId: string,
   accountId: string,
-  prefetched?: PrefetchedAccess,
+  prefetched?: EarlyAccess,
 ): Promise<ConversationAccessRow | undefined> {
   const early = prefetched?.take(conversationId, accountId);
   if (early) return early.row;

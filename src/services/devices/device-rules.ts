@@ -1,7 +1,7 @@
 import type { DeviceTable } from '../../db/tables/devices.js';
 import { capExceeded, validation } from '../../errors.js';
 import { assertLocalAccount } from '../accounts/local-account.js';
-import type { SessionInfo } from '../sessions/session-service.js';
+import type { SessionInfo } from '../../auth/session.js';
 
 export const DEVICE_NAME_MAX = 64;
 export const DEFAULT_DEVICE_NAME = 'Unnamed device';

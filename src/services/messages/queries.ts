@@ -441,3 +441,52 @@ export async function replaceText(
     .executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
 }
+
+/** Rows per multi-row insert: well below either database's limit of bound parameters. */
+const BULK_ROWS = 400;
+
+/**
+ * Inserts many messages in a few statements (an import's batch; `svc import`). The caller's
+ * rows are whole: thread counts, mentions and times as they should be read.
+ */
+export async function insertMessages(db: Executor, rows: readonly MessageTable[]) {
+  for (let i = 0; i < rows.length; i += BULK_ROWS) {
+    await db
+      .insertInto('message')
+      .values(rows.slice(i, i + BULK_ROWS))
+      .execute();
+  }
+}
+
+/** Inserts reactions in bulk, skipping any already there (an import's batch). */
+export async function insertReactions(
+  db: Executor,
+  rows: ReadonlyArray<{ messageId: string; accountId: string; emoji: string; createdAt: number }>,
+) {
+  for (let i = 0; i < rows.length; i += BULK_ROWS) {
+    await db
+      .insertInto('reaction')
+      .values(rows.slice(i, i + BULK_ROWS))
+      .onConflict((oc) => oc.columns(['messageId', 'accountId', 'emoji']).doNothing())
+      .execute();
+  }
+}
+
+/** Inserts pins in bulk, skipping any already there (an import's batch). */
+export async function insertPins(
+  db: Executor,
+  rows: ReadonlyArray<{
+    conversationId: string;
+    messageId: string;
+    pinnedBy: string;
+    pinnedAt: number;
+  }>,
+) {
+  for (let i = 0; i < rows.length; i += BULK_ROWS) {
+    await db
+      .insertInto('pin')
+      .values(rows.slice(i, i + BULK_ROWS))
+      .onConflict((oc) => oc.columns(['conversationId', 'messageId']).doNothing())
+      .execute();
+  }
+}

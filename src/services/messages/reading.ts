@@ -34,7 +34,11 @@ export class MessageReading {
     messageId: unknown,
   ): Promise<ConversationTable> {
     const accountId = actingAccountId(actor);
-    const access = await this.core.readable(accountId, conversationId, prefetchedAccessOf(actor));
+    const access = await this.core.readable(
+      accountId,
+      conversationId,
+      prefetchedAccessOf(this.core.deps.authz, actor),
+    );
     if (!access.isMember) throw forbidden('join the channel first');
     const conv = toRow(access.row);
     if (!plausibleId(messageId)) throw notFound('message');
@@ -64,7 +68,11 @@ export class MessageReading {
   async page(actor: Actor, conversationId: unknown, args: PageArgs): Promise<Page<MessageTable>> {
     const accountId = actingAccountId(actor);
     const parsed = parsePageArgs(args);
-    const access = await this.core.readable(accountId, conversationId, prefetchedAccessOf(actor));
+    const access = await this.core.readable(
+      accountId,
+      conversationId,
+      prefetchedAccessOf(this.core.deps.authz, actor),
+    );
     return this.readPage({ conversationId: access.row.id, threadRootId: null }, parsed);
   }
 
@@ -124,7 +132,11 @@ export class MessageReading {
   /** Pinned messages of a conversation, most recently pinned first. */
   async pinned(actor: Actor, conversationId: unknown): Promise<MessageTable[]> {
     const accountId = actingAccountId(actor);
-    const access = await this.core.readable(accountId, conversationId, prefetchedAccessOf(actor));
+    const access = await this.core.readable(
+      accountId,
+      conversationId,
+      prefetchedAccessOf(this.core.deps.authz, actor),
+    );
     return pinnedMessages(this.core.kysely, access.row.id, MAX_PINS);
   }
 

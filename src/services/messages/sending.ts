@@ -51,7 +51,7 @@ export class MessageSending {
       accountId,
       input.conversationId,
       undefined,
-      prefetchedAccessOf(actor),
+      prefetchedAccessOf(this.core.deps.authz, actor),
     );
     const conv = toRow(access.row);
     if (conv.encrypted === 1) {
@@ -128,7 +128,7 @@ export class MessageSending {
       accountId,
       input.conversationId,
       undefined,
-      prefetchedAccessOf(actor),
+      prefetchedAccessOf(this.core.deps.authz, actor),
     );
     const conv = toRow(access.row);
     if (conv.encrypted !== 1) {

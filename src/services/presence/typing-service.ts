@@ -8,6 +8,7 @@ import { isId } from '../../lib/ids.js';
 import { Lru } from '../../lib/lru.js';
 
 import type { PresenceService } from './presence-service.js';
+import type { Authz } from '../authz/authz.js';
 import { prefetchedAccessOf } from '../conversations/prefetched-access.js';
 import { findConversationAccess, membersOf } from '../conversations/queries.js';
 
@@ -30,6 +31,7 @@ export class TypingService {
     private readonly bus: EventBus,
     private readonly clock: Clock,
     private readonly presence: PresenceService,
+    private readonly authz: Authz,
   ) {}
 
   /** Announces that the caller is typing; false when throttled or held back by a block. */
@@ -42,7 +44,7 @@ export class TypingService {
       this.db.kysely,
       conversationId,
       accountId,
-      prefetchedAccessOf(actor),
+      prefetchedAccessOf(this.authz, actor),
     );
     if (!access || access.memberState === null) throw notFound('conversation');
     if (access.memberState !== 'member')

@@ -1,6 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 
+import type { SessionInfo } from '../../auth/session.js';
 import type { Db, Executor } from '../../db/database.js';
 import type { Tx } from '../../db/transaction.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
@@ -24,25 +25,12 @@ import {
   type NewSessionRow,
 } from './queries.js';
 
-/** A signed-in request's session, as the edges see it. */
-export interface SessionInfo {
-  sessionId: string;
-  accountId: string;
-  username: string;
-  deviceId: string | null;
-  expiresAt: number;
-  /** Home server of a person from another server; null for a local account. */
-  homeServer: string | null;
-  /**
-   * The account is an instance operator and this is the person's own sign-in session. Instance
-   * moderation trusts this flag alone (services/moderation/actor.ts): a session that acts for a
-   * person (an app or bot) must set it false.
-   */
-  isOperator: boolean;
-  /**
-   * The account as it was read together with the session, at the start of the request: `me`
-   * answers from it on the first operation of an HTTP request, saving a read (graphql/context.ts).
-   */
+/**
+ * A session as `resolve` reads it: the session (auth/session.ts) and the account read in the same
+ * statement, at the start of the request: `me` answers from it on the first operation of an HTTP
+ * request, saving a read (graphql/context.ts).
+ */
+export interface ResolvedSession extends SessionInfo {
   account: AccountView;
 }
 
@@ -221,7 +209,7 @@ export class SessionService {
   }
 
   /** The live session of a cookie token, or null (missing, unknown, ended or expired). */
-  async resolve(token: string | undefined): Promise<SessionInfo | null> {
+  async resolve(token: string | undefined): Promise<ResolvedSession | null> {
     return (await this.resolveWithAccess(token, null)).session;
   }
 
@@ -233,7 +221,7 @@ export class SessionService {
   async resolveWithAccess(
     token: string | undefined,
     conversationId: string | null,
-  ): Promise<{ session: SessionInfo | null; access?: PrefetchedAccess }> {
+  ): Promise<{ session: ResolvedSession | null; access?: PrefetchedAccess }> {
     if (!token || token.length > TOKEN_LENGTH_MAX) return { session: null };
     const found = await findLiveSessionWithAccess(
       this.db.kysely,
@@ -243,7 +231,7 @@ export class SessionService {
     );
     if (!found) return { session: null };
     const row = found.session;
-    const session: SessionInfo = {
+    const session: ResolvedSession = {
       sessionId: row.sessionId,
       accountId: row.accountId,
       username: row.username,

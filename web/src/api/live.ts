@@ -11,20 +11,38 @@ const WORKSPACE = `subscription WorkspaceEvents($serverId: ID!) { workspaceEvent
 
 export interface LiveHandlers {
   event(e: LiveEvent): void;
-  /** Connected again after a drop: events in between were missed, so state must be reread. */
+  /**
+   * Events may have been missed: connected again after a drop, or the server ended a stream we
+   * still follow (its resync signal, docs/events.md). State must be reread.
+   */
   resync(): void;
   status(s: 'online' | 'connecting'): void;
   /** The session ended (4401), or the server refuses the socket: sign in again. */
   sessionEnded(): void;
-  /** A workspace stream ended (the person left or was removed, or it was deleted). */
+  /** A workspace stream was refused: the person left or was removed, or it was deleted. */
   workspaceEnded(serverId: string): void;
   /** Asked after a failed connection attempt: is the session still good? */
   checkSession(): Promise<boolean>;
 }
 
+/** A stream the server ended this soon after it began is renewed after a pause, not at once. */
+const QUICK_END_MS = 2_000;
+/** Streams the server ends together are reread once, this long after the first. */
+const RESYNC_GATHER_MS = 200;
+
+interface Sub {
+  stop(): void;
+  startedAt: number;
+  /** Ends in a row that each came within QUICK_END_MS of their start, or after a refusal. */
+  quickEnds: number;
+  /** The server answered it with an error (then `complete`). */
+  refused: boolean;
+}
+
 export class Live {
   private readonly client: Client;
-  private readonly subs = new Map<string, () => void>();
+  private readonly subs = new Map<string, Sub>();
+  private resyncTimer: ReturnType<typeof setTimeout> | undefined;
   private connectedBefore = false;
   private closedByUs = false;
 
@@ -78,6 +96,15 @@ export class Live {
     this.subscribe('relay', RELAY, {}, (d) => (d as { relayStream: LiveEvent }).relayStream);
   }
 
+  /** Rereads the state once for every stream the server ends within RESYNC_GATHER_MS. */
+  private resyncSoon(): void {
+    if (this.resyncTimer !== undefined) return;
+    this.resyncTimer = setTimeout(() => {
+      this.resyncTimer = undefined;
+      if (!this.closedByUs) this.h.resync();
+    }, RESYNC_GATHER_MS);
+  }
+
   /** Follows one workspace's stream (the direct space included). Idempotent. */
   follow(serverId: string): void {
     this.subscribe(
@@ -90,9 +117,9 @@ export class Live {
   }
 
   unfollow(serverId: string): void {
-    const stop = this.subs.get(`w:${serverId}`);
+    const sub = this.subs.get(`w:${serverId}`);
     this.subs.delete(`w:${serverId}`);
-    stop?.();
+    sub?.stop();
   }
 
   private subscribe(
@@ -101,36 +128,66 @@ export class Live {
     variables: Record<string, unknown>,
     pick: (data: unknown) => LiveEvent,
     ended?: () => void,
+    quickEnds = 0,
   ): void {
     if (this.subs.has(key)) return;
-    const stop = this.client.subscribe(
+    const sub: Sub = { stop: () => {}, startedAt: Date.now(), quickEnds, refused: false };
+    sub.stop = this.client.subscribe(
       { query, variables },
       {
         next: (r) => {
           if (r.data) this.h.event(pick(r.data));
+          // A coded refusal is one result with an error, then `complete` (docs/realtime.md).
+          if (!r.errors?.length || this.subs.get(key) !== sub) return;
+          sub.refused = true;
+          if (r.errors.some((e) => errorCode(e) === 'NOT_FOUND')) {
+            // No longer a member: the workspace was left or deleted while its event was missed.
+            this.subs.delete(key);
+            ended?.();
+          }
         },
         error: () => {
-          this.subs.delete(key);
+          if (this.subs.get(key) === sub) this.subs.delete(key);
         },
         complete: () => {
-          if (!this.subs.has(key) || this.closedByUs) return;
+          if (this.subs.get(key) !== sub || this.closedByUs) return;
           this.subs.delete(key);
-          ended?.();
+          // The server ended a stream we still follow: its resync signal (after a Redis outage,
+          // or events published late by another process), or a refusal that may pass
+          // (TOO_MANY_SUBSCRIPTIONS). Events may have been missed: subscribe again, then read
+          // again what is shown. A stream that ended because the person left was unfollowed by
+          // that event first; if the event was missed, subscribing again is refused (NOT_FOUND).
+          const quick =
+            sub.refused || Date.now() - sub.startedAt < QUICK_END_MS ? sub.quickEnds + 1 : 0;
+          const again = () => {
+            if (this.closedByUs || this.subs.has(key)) return;
+            this.subscribe(key, query, variables, pick, ended, quick);
+            this.resyncSoon();
+          };
+          if (quick === 0) again();
+          else setTimeout(again, Math.min(8_000, 250 * 2 ** quick));
         },
       },
     );
-    this.subs.set(key, stop);
+    this.subs.set(key, sub);
   }
 
   dispose(): void {
     this.closedByUs = true;
-    const stops = [...this.subs.values()];
+    clearTimeout(this.resyncTimer);
+    const subs = [...this.subs.values()];
     this.subs.clear();
-    for (const stop of stops) stop();
+    for (const sub of subs) sub.stop();
     void this.client.dispose();
   }
 }
 
 function isClose(e: unknown): e is { code: number; reason: string } {
   return typeof e === 'object' && e !== null && 'code' in e && typeof e.code === 'number';
+}
+
+function errorCode(e: unknown): unknown {
+  if (typeof e !== 'object' || e === null || !('extensions' in e)) return undefined;
+  const ext = e.extensions;
+  return typeof ext === 'object' && ext !== null && 'code' in ext ? ext.code : undefined;
 }

@@ -13,7 +13,7 @@ import {
   users,
   workspaces,
 } from './store.ts';
-import { refreshConversation, refreshDmRequests, unfollow } from './session.ts';
+import { forgetWorkspace, refreshConversation, refreshDmRequests, unfollow } from './session.ts';
 import { cachedConversation, cachedThread, timelinesOf } from './timeline.ts';
 import { reading } from './view.ts';
 import { RecentEvents } from './repeats.ts';
@@ -189,7 +189,7 @@ export function applyEvent(e: LiveEvent): void {
       return;
     }
     case 'WorkspaceDeleted':
-      if (e.serverId) workspaces.value = workspaces.value.filter((w) => w.id !== e.serverId);
+      if (e.serverId) forgetWorkspace(e.serverId);
       return;
     case 'DmRequestReceived':
     case 'DmRequestAnswered':

@@ -211,10 +211,7 @@ function startLive(): void {
       void loadEverything().then(() => resyncHook?.());
     },
     sessionEnded: () => leave('Your session ended. Sign in again to continue.'),
-    workspaceEnded: (serverId) => {
-      workspaces.value = workspaces.value.filter((w) => w.id !== serverId);
-      putConversationsWithout(serverId);
-    },
+    workspaceEnded: forgetWorkspace,
     checkSession: async () => {
       try {
         await gql(ME);
@@ -234,6 +231,13 @@ export function follow(): void {
 
 export function unfollow(serverId: string): void {
   live?.unfollow(serverId);
+}
+
+/** A workspace we are no longer in (left, removed, deleted): its stream and what it showed. */
+export function forgetWorkspace(serverId: string): void {
+  unfollow(serverId);
+  workspaces.value = workspaces.value.filter((w) => w.id !== serverId);
+  putConversationsWithout(serverId);
 }
 
 let resyncHook: (() => void) | null = null;

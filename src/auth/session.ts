@@ -1,0 +1,19 @@
+/**
+ * A signed-in request's session, as the edges and the actor see it (sessions/session-service.ts
+ * reads it; `userActor` turns it into the request's actor).
+ */
+export interface SessionInfo {
+  sessionId: string;
+  accountId: string;
+  username: string;
+  deviceId: string | null;
+  expiresAt: number;
+  /** Home server of a person from another server; null for a local account. */
+  homeServer: string | null;
+  /**
+   * The account is an instance operator and this is the person's own sign-in session. Instance
+   * moderation trusts this flag alone (services/moderation/actor.ts): a session that acts for a
+   * person (an app or bot) must set it false.
+   */
+  isOperator: boolean;
+}

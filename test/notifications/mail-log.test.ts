@@ -119,6 +119,19 @@ describe('mail links without SVC_PUBLIC_BASE_URL', () => {
       expect(mail.text).toContain('turn off mail digests in your notification settings');
       expect(mail.text).not.toMatch(/(^|\s)\/api\//);
       expect(mail.headers).toBeUndefined();
+      // An invite's mail gives the token instead of a path no mail client can open.
+      const owner = await signUpAndIn(bare, { username: 'invb' });
+      const ws = (await createWorkspace(bare, owner, 'Bare')).id;
+      const created = ok(
+        await bare.gql(
+          'mutation($i: CreateWorkspaceInviteInput!) { createWorkspaceInvite(input: $i) { token } }',
+          { i: { serverId: ws, email: 'bare@example.org' } },
+          owner,
+        ),
+      ).createWorkspaceInvite;
+      const invite = await waitForMail(bare, 'bare@example.org');
+      expect(invite.text).toContain(`invite token: ${created.token}`);
+      expect(invite.text).not.toContain('/invite/');
     } finally {
       await bare.close();
     }

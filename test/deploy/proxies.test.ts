@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -11,7 +10,14 @@ import { startTestServer, TEST_DB } from '../_util/app.js';
 import { PASSWORD } from '../_util/server-process.js';
 import { until, WORKSPACE_EVENTS } from '../realtime/_helpers.js';
 import { findBinary } from './_binaries.js';
-import { makeCertificate, startCaddy, startNginx, type RunningProxy } from './_proxies.js';
+import {
+  httpsRequest,
+  makeCertificate,
+  startCaddy,
+  startNginx,
+  type HttpsAnswer,
+  type RunningProxy,
+} from './_proxies.js';
 
 // docs/operations.md, "Behind a reverse proxy": the repository's nginx and Caddy configurations
 // (deploy/) run in front of a real svc, with a certificate the test makes. Through each: svc's
@@ -35,12 +41,6 @@ function skipReason(p: (typeof PROXIES)[number]): string {
 
 /** Requests per minute per address: the flooding client passes it, the others stay under. */
 const LIMIT = 20;
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
 
 describe.skipIf(TEST_DB !== 'sqlite' || PROXIES.every((p) => skipReason(p) !== ''))(
   'svc behind the reverse proxies of deploy/',
@@ -84,38 +84,10 @@ describe.skipIf(TEST_DB !== 'sqlite' || PROXIES.every((p) => skipReason(p) !== '
           method: string,
           urlPath: string,
           opts: { headers?: Record<string, string>; body?: string | Buffer; client?: number } = {},
-        ): Promise<Answer> {
-          return new Promise((resolve, reject) => {
-            let answered = false;
-            const req = https.request(
-              {
-                host: '127.0.0.1',
-                port: proxy.port,
-                method,
-                path: urlPath,
-                ca: cert.ca,
-                agent: false,
-                localAddress: from(opts.client ?? 1),
-                headers: opts.headers,
-                timeout: 10_000,
-              },
-              (res) => {
-                answered = true;
-                let body = '';
-                const done = () =>
-                  resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
-                res.setEncoding('utf8');
-                res.on('data', (d: string) => (body += d));
-                res.on('end', done);
-                // An answer before the whole body was sent (413) may close the connection.
-                res.on('error', done);
-              },
-            );
-            req.on('timeout', () => req.destroy(new Error(`${method} ${urlPath} timed out`)));
-            req.on('error', (err) => {
-              if (!answered) reject(err);
-            });
-            req.end(opts.body);
+        ): Promise<HttpsAnswer> {
+          return httpsRequest(proxy.port, cert.ca, method, urlPath, {
+            ...opts,
+            localAddress: from(opts.client ?? 1),
           });
         }
 
@@ -124,7 +96,7 @@ describe.skipIf(TEST_DB !== 'sqlite' || PROXIES.every((p) => skipReason(p) !== '
           variables: Record<string, unknown> = {},
           headers: Record<string, string> = {},
           client = 1,
-        ): Promise<{ status: number; json: any; answer: Answer }> {
+        ): Promise<{ status: number; json: any; answer: HttpsAnswer }> {
           const answer = await request('POST', '/api', {
             headers: { 'content-type': 'application/json', origin, ...headers },
             body: JSON.stringify({ query, variables }),

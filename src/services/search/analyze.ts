@@ -24,7 +24,7 @@ import { foldText, isCjkChar, tokenize } from './tokenize.js';
 // (marked, or as an exact word: "reports" finds "report").
 
 /** Bumped whenever the terms a text gets change; `svc search reindex` rebuilds older rows. */
-export const ANALYSIS_VERSION = 2;
+export const ANALYSIS_VERSION = 3;
 
 // A link as link previews see one (services/link-previews/links.ts): http(s) and www. links.
 const linkify = linkifyit({ fuzzyLink: false, fuzzyEmail: false, fuzzyIP: false });
@@ -70,19 +70,63 @@ function baseOf(lang: Language, word: string): string {
   return stemOf(lang, lang.variants?.(word)[0] ?? word);
 }
 
+/**
+ * The marked terms of words lately indexed, by language and word: chat repeats its words, and a
+ * word's stems, variants and compound parts cost up to a hundred times its lookup here. Two
+ * generations of at most WORDS_KEPT words each: a word found in the older one moves to the
+ * newer, and when the newer is full the older is dropped (no per-lookup reordering, which
+ * costs a Map of this size more than the stemming it saves).
+ */
+const WORDS_KEPT = 20_000;
+let recentWords = new Map<string, readonly string[]>();
+let olderWords = new Map<string, readonly string[]>();
+
+function keptWord(key: string): readonly string[] | undefined {
+  const recent = recentWords.get(key);
+  if (recent) return recent;
+  const older = olderWords.get(key);
+  if (older) keepWord(key, older);
+  return older;
+}
+
+function keepWord(key: string, terms: readonly string[]) {
+  if (recentWords.size >= WORDS_KEPT) {
+    olderWords = recentWords;
+    recentWords = new Map();
+  }
+  recentWords.set(key, terms);
+}
+
 /** The marked terms of one word of a text in `lang`: its stem (if not the word) and parts. */
 function wordStems(lang: Language, raw: string, into: Set<string>) {
-  if (raw.length < 3 || scriptOf(raw) !== lang.script) return;
+  if (raw.length < 3) return;
+  const key = lang.mark + raw;
+  let terms = keptWord(key);
+  if (!terms) {
+    terms = scriptOf(raw) === lang.script ? markedTerms(lang, raw) : [];
+    keepWord(key, terms);
+  }
+  for (const term of terms) into.add(term);
+}
+
+function markedTerms(lang: Language, raw: string): string[] {
+  const out = new Set<string>();
   const folded = foldText(raw);
   const stem = stemOf(lang, raw);
-  if (stem && stem !== folded) into.add(lang.mark + stem);
-  for (const variant of lang.variants?.(raw) ?? []) into.add(lang.mark + stemOf(lang, variant));
+  if (stem && stem !== folded) out.add(lang.mark + stem);
+  for (const variant of lang.variants?.(raw) ?? []) out.add(lang.mark + stemOf(lang, variant));
   if (lang.compounds) {
-    for (const part of compoundParts(lang.code, folded, (w) => baseOf(lang, w))) {
-      into.add(lang.mark + stemOf(lang, part));
-      for (const v of lang.variants?.(part) ?? []) into.add(lang.mark + stemOf(lang, v));
+    for (const part of compoundParts(
+      lang.code,
+      folded,
+      (w) => baseOf(lang, w),
+      (w) => lang.variants?.(w) ?? [],
+    )) {
+      out.add(lang.mark + stemOf(lang, part));
+      for (const v of lang.variants?.(part) ?? []) out.add(lang.mark + stemOf(lang, v));
     }
   }
+  return [...out];
 }
 
 /** The one-character words of a text's Japanese and Chinese runs, by Intl.Segmenter. */
@@ -154,7 +198,12 @@ export function wordKeys(raw: string): Set<string> {
     keys.add(lang.mark + folded);
     for (const variant of lang.variants?.(raw) ?? []) keys.add(lang.mark + stemOf(lang, variant));
     if (lang.compounds) {
-      for (const part of compoundParts(lang.code, folded, (w) => baseOf(lang, w))) {
+      for (const part of compoundParts(
+        lang.code,
+        folded,
+        (w) => baseOf(lang, w),
+        (w) => lang.variants?.(w) ?? [],
+      )) {
         keys.add(lang.mark + stemOf(lang, part));
         for (const v of lang.variants?.(part) ?? []) keys.add(lang.mark + stemOf(lang, v));
       }

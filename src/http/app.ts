@@ -9,6 +9,7 @@ import { newId } from '../lib/ids.js';
 import { fastifyErrorHandler } from './errors.js';
 import { registerAttachmentRoutes } from './routes/attachments.js';
 import { avatarRoutes } from './routes/avatars.js';
+import { dataExportRoutes } from './routes/data-exports.js';
 import { registerDiscovery } from './routes/discovery.js';
 import { registerGraphiql } from './routes/graphiql.js';
 import { graphqlRoute } from './routes/graphql.js';
@@ -31,6 +32,7 @@ const apiRoutes = (graphql: GraphqlExecutor): readonly ApiRoutes[] => [
   registerGraphiql,
   registerAttachmentRoutes,
   avatarRoutes,
+  dataExportRoutes,
   registerPluginBundleRoutes,
   notificationRoutes,
   registerRemoteRoutes,

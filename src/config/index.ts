@@ -104,6 +104,8 @@ export interface Config {
     requestsPerMinPerIp: number | null;
     exemptAddresses: readonly string[];
     mutationsPerMinPerSession: number | null;
+    /** Failed password checks one account may take in 24 hours (docs/security.md). */
+    loginFailuresPerDayPerAccount: number | null;
     messagesPerMinPerUser: number | null;
     messagesBurst: number | null;
     probationMessagesPerMin: number | null;
@@ -223,6 +225,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       requestsPerMinPerIp: e.SVC_RATE_REQUESTS_PER_MIN_PER_IP,
       exemptAddresses: e.SVC_RATE_EXEMPT_ADDRESSES,
       mutationsPerMinPerSession: e.SVC_RATE_MUTATIONS_PER_MIN_PER_SESSION,
+      loginFailuresPerDayPerAccount: e.SVC_RATE_LOGIN_FAILURES_PER_DAY_PER_ACCOUNT,
       messagesPerMinPerUser: e.SVC_RATE_MESSAGES_PER_MIN_PER_USER,
       messagesBurst: e.SVC_RATE_MESSAGES_BURST ?? e.SVC_RATE_MESSAGES_PER_MIN_PER_USER,
       probationMessagesPerMin: e.SVC_RATE_PROBATION_MESSAGES_PER_MIN,

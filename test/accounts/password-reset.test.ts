@@ -67,6 +67,9 @@ describe('password reset over SMTP', () => {
     const token = tokenIn(smtp.messages[0]!.raw)!;
     const other = await signIn(t, 'alice');
     expectCode(await t.gql(RESET, { t: token, p: 'short' }), 'VALIDATION');
+    const common = await t.gql(RESET, { t: token, p: 'Password123' });
+    expectCode(common, 'VALIDATION');
+    expect(common.body.errors?.[0]?.message).toMatch(/one of the most common passwords/);
     expect(ok(await t.gql(RESET, { t: token, p: 'a brand new password' })).resetPassword).toBe(
       true,
     );

@@ -82,6 +82,8 @@ export interface Config {
   };
   features: readonly FeatureState[];
   disabledFeatures: readonly FeatureName[];
+  /** SVC_MAIL_LOG_BODIES: mail logged without SMTP shows its text (development only). */
+  mailLogBodies: boolean;
   smtp: {
     host: string | null;
     port: number;
@@ -199,6 +201,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       from: e.SVC_SMTP_FROM,
     }),
     disabledFeatures: features.disabled,
+    mailLogBodies: e.SVC_MAIL_LOG_BODIES,
     smtp: {
       host: e.SVC_SMTP_HOST,
       port: e.SVC_SMTP_PORT,

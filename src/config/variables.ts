@@ -67,6 +67,7 @@ export const variables = {
   SVC_SMTP_USER: optionalString(),
   SVC_SMTP_PASSWORD: optionalString(),
   SVC_SMTP_FROM: optionalString(),
+  SVC_MAIL_LOG_BODIES: bool(false),
 
   // Instance presentation
   SVC_INSTANCE_NOTICE: optionalString(500),

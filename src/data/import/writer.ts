@@ -8,7 +8,7 @@ import { advanceReadMarkerStatement } from '../../services/conversations/queries
 
 import type { ImportSource, SourceMessage, SourceRole } from './model.js';
 import { insertPeople, planPeople } from './people.js';
-import { mappedIds, recordMappings } from './queries.js';
+import { mappedIds, recordMappings, refreshMapStatistics } from './queries.js';
 import { emptyReport, type ImportReport } from './report.js';
 import {
   addWorkspaceMembers,
@@ -216,10 +216,13 @@ export async function writeImport(
   };
   let batch: SourceMessage[] = [];
   let read = 0;
+  let batches = 0;
+  await refreshMapStatistics(kysely, db.dialect);
   for await (const m of source.messages()) {
     batch.push(m);
     read++;
     if (batch.length >= opts.batchSize) {
+      if (++batches % 5 === 0) await refreshMapStatistics(kysely, db.dialect);
       await writeBatch(ctx, batch);
       batch = [];
       opts.onProgress?.(read);

@@ -54,70 +54,10 @@ import { PluginService } from './services/plugins/plugin-service.js';
 import { LinkPreviewService } from './services/link-previews/link-preview-service.js';
 import { CommandSystem } from './services/commands/command-system.js';
 import { SafeFetch, type SafeFetchOptions } from './net/safe-fetch.js';
-import type { DigestMailer } from './services/notifications/digest.js';
-import type { NotificationService } from './services/notifications/notification-service.js';
-import type { WebPush } from './services/notifications/push.js';
 import { buildNotifications } from './services/notifications/wiring.js';
 import { readVersion } from './version.js';
+import type { Services } from './services/index.js';
 import { attachFederation, buildFederation, type Federation } from './federation/index.js';
-
-export interface Services {
-  /** Who may do what: the action catalogue over workspace roles, memoised per request. */
-  authz: Authz;
-  accounts: AccountService;
-  sessions: SessionService;
-  ipBlocks: IpBlockService;
-  /** Abuse reports, principal blocks, the audit log (docs/moderation.md). */
-  moderation: ModerationService;
-  /** The rules both signups share (registration, terms, invites, default workspace). */
-  signup: SignupPolicy;
-  registration: RegistrationService;
-  passwordResets: PasswordResetService;
-  workspaces: WorkspaceService;
-  invites: InviteService;
-  channels: ChannelService;
-  /** Devices, device links, key packages (hasEncryptionDevice). */
-  devices: DeviceService;
-  /** Key login and signup, identity enrolment and rotation. */
-  keyAuth: KeyAuthService;
-  accountDeletion: AccountDeletionService;
-  /** Direct and group conversations, invitations, the inbox (docs/direct-messages.md). */
-  conversations: ConversationService;
-  /** Messages, reactions, pins, read markers, the message rate (docs/messages.md). */
-  messages: MessageService;
-  /** DM settings, requests and blocks. */
-  dm: DmService;
-  /** Online, away, offline across processes (docs/realtime.md). */
-  presence: PresenceService;
-  /** Typing indicators for direct conversations. */
-  typing: TypingService;
-  /** The subscriptions' streams, authorized once at subscribe (docs/realtime.md). */
-  realtime: RealtimeService;
-  /** The blob store under SVC_DATA_DIR and the sources that keep blobs alive (docs/files.md). */
-  files: FileStorage;
-  /** Avatar images, re-encoded into the blob store (docs/files.md, "Avatars"). */
-  avatars: Avatars;
-  /** Custom emoji of workspaces, behind `custom_emoji` (docs/files.md, "Custom emoji"). */
-  emoji: EmojiService;
-  /** Message search and people and places search (docs/search.md). */
-  search: SearchService;
-  /** Attachments: upload tokens, uploads, finalizing, downloads (docs/files.md). */
-  attachments: AttachmentService;
-  /** Workspace plugins: bundles, the registry, contributions (docs/plugins.md). */
-  plugins: PluginService;
-  /** Link previews of new and edited messages (docs/link-previews.md). */
-  linkPreviews: LinkPreviewService;
-  /** Commands, macros, keybinds, pipelines and reminders (docs/commands.md). */
-  commands: CommandSystem;
-  /** The MLS delivery service of encrypted conversations (docs/e2ee.md). */
-  mls: MlsService;
-  /** Mentions, rules, the notification feed and its fan-out (docs/notifications.md). */
-  notifications: NotificationService;
-  /** Mail digests of unread notifications, behind `email` (docs/notifications.md). */
-  digests: DigestMailer;
-  /** Web Push subscriptions and delivery (docs/notifications.md, "Web Push"). */
-  webPush: WebPush;
-}
 
 /** Everything long-lived, created in one place and closed in reverse order. */
 export interface AppContext {

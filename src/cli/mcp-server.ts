@@ -1,4 +1,6 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer, type RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
+import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z, type ZodTypeAny } from 'zod';
 
 import type { UserActor } from '../auth/actor.js';
@@ -56,10 +58,15 @@ export function buildMcpServer(ctx: AppContext, person: UserActor): McpServer {
       ],
     };
   };
+  // A fresh actor per request: Authz remembers memberships on the actor object for as long as
+  // it lives (a request, normally), and this server lives for the whole session; a role changed
+  // meanwhile must count at the next list or call.
+  const fresh = (): UserActor => ({ ...person });
   const context = {
     serverId: z.string().optional().describe('the workspace id'),
     conversationId: z.string().optional().describe('the conversation (channel) id'),
   };
+  const tools = new Map<string, RegisteredTool>();
   for (const cmd of commands.registry.allBuiltins()) {
     if (!cmd.aiCallable) continue;
     const shape: Record<string, ZodTypeAny> = { ...context };
@@ -70,7 +77,7 @@ export function buildMcpServer(ctx: AppContext, person: UserActor): McpServer {
         .optional()
         .describe('the token of a CONFIRMATION_REQUIRED answer, once the person agreed');
     }
-    server.registerTool(
+    const tool = server.registerTool(
       cmd.name,
       {
         description: `${cmd.nlDescription ?? cmd.description}${
@@ -84,7 +91,7 @@ export function buildMcpServer(ctx: AppContext, person: UserActor): McpServer {
       async (input: Record<string, unknown>) => {
         const { serverId, conversationId, confirmationToken, ...args } = input;
         try {
-          const res = await commands.run.execute(person, {
+          const res = await commands.run.execute(fresh(), {
             command: cmd.name,
             args,
             context: { serverId, conversationId },
@@ -105,8 +112,9 @@ export function buildMcpServer(ctx: AppContext, person: UserActor): McpServer {
         }
       },
     );
+    tools.set(cmd.name, tool);
   }
-  server.registerTool(
+  const discover = server.registerTool(
     'discover',
     {
       description: 'Which of the tools fit a request in words, best first.',
@@ -114,7 +122,7 @@ export function buildMcpServer(ctx: AppContext, person: UserActor): McpServer {
     },
     async (input: { query: string; serverId?: string; conversationId?: string }) => {
       try {
-        const found = await commands.run.discover(person, input.query, {
+        const found = await commands.run.discover(fresh(), input.query, {
           serverId: input.serverId,
           conversationId: input.conversationId,
         });
@@ -124,5 +132,26 @@ export function buildMcpServer(ctx: AppContext, person: UserActor): McpServer {
       }
     },
   );
+  tools.set('discover', discover);
+  // tools/list offers only what the person's roles let an agent run somewhere now (read on every
+  // list: a promotion or removal shows on the next one). Every tool stays callable, so a call
+  // of one not listed still reaches executeCommand and gets its refusal and audit row: the
+  // list is a courtesy, the run-time check is the boundary. This replaces the SDK's own handler
+  // (which lists every enabled tool) with the same rendering of the input schemas.
+  server.server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const runnable = new Set((await commands.run.agentRunnable(fresh())).map((c) => c.name));
+    return {
+      tools: [...tools]
+        .filter(([name]) => name === 'discover' || runnable.has(name))
+        .map(([name, t]) => ({
+          name,
+          description: t.description,
+          inputSchema: (t.inputSchema
+            ? toJsonSchemaCompat(t.inputSchema, { strictUnions: true, pipeStrategy: 'input' })
+            : { type: 'object', properties: {} }) as { type: 'object' },
+          annotations: t.annotations,
+        })),
+    };
+  });
   return server;
 }

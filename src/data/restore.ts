@@ -3,19 +3,15 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 
-import type pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
-
 import type { Db } from '../db/database.js';
-import { knownMigrations, migrateTo, migrateToLatest } from '../db/migrate.js';
-import { loadPg } from '../db/pg-module.js';
+import { knownMigrations, migrateToLatest } from '../db/migrate.js';
 import { BlobStore } from '../services/files/blob-store.js';
 
 import { SQLITE_FILE, type DataSource } from './backup.js';
 import { blobStoreEmpty, readBlobList, restoreBlobs } from './blob-copy.js';
-import { ident, pgSchemaName, pgTableCount, pgTables } from './catalog.js';
 import { Hashing } from './file-hash.js';
 import { BackupError, readManifest, type BackupManifest, type TablePart } from './manifest.js';
+import { copyTablesIntoPostgres, loadIntoEmptyPostgres, type TableLoad } from './pg-load.js';
 import { bytes, count, type Progress } from './progress.js';
 
 /**
@@ -136,7 +132,8 @@ async function restoreSqlite(
 
 /**
  * Creates the backup's schema by migrating to its last migration, then copies every table's rows
- * in one transaction, parents first. Returns how to drop what it created.
+ * in one transaction, parents first, each file checked against its checksum and row count.
+ * Returns how to drop what it created.
  */
 async function restorePostgres(
   url: string,
@@ -146,109 +143,22 @@ async function restorePostgres(
   openDb: () => Db,
   progress: Progress,
 ): Promise<() => Promise<void>> {
-  const client = new (loadPg().Client)({ connectionString: url });
-  await client.connect();
-  try {
-    const existing = await pgTableCount(client);
-    if (existing > 0) {
-      throw new BackupError(
-        `the PostgreSQL schema "${await pgSchemaName(client)}" already holds ${existing} table(s); restore needs an empty database (create one with createdb, or point SVC_DATABASE_URL at an empty schema)`,
-      );
-    }
-  } catch (err) {
-    await client.end();
-    throw err;
-  }
-  const drop = async () => {
-    const c = new (loadPg().Client)({ connectionString: url });
-    await c.connect();
-    try {
-      const names = await c.query<{ name: string }>(
-        `select c.relname as name from pg_catalog.pg_class c
-           join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-          where n.nspname = current_schema() and c.relkind in ('r', 'p')`,
-      );
-      for (const r of names.rows) await c.query(`drop table if exists ${ident(r.name)} cascade`);
-    } finally {
-      await c.end();
-    }
-  };
-  try {
-    const db = openDb();
-    try {
-      await migrateTo(db, lastMigration);
-    } finally {
-      await db.close();
-    }
-    await copyIntoPostgres(client, dir, parts, progress);
-  } catch (err) {
-    await drop();
-    throw err;
-  } finally {
-    await client.end();
-  }
-  return drop;
-}
-
-async function copyIntoPostgres(
-  client: pg.Client,
-  dir: string,
-  parts: TablePart[],
-  progress: Progress,
-): Promise<void> {
-  const tables = await pgTables(client);
-  const byTable = new Map(parts.map((p) => [p.table, p]));
-  for (const p of parts) {
-    if (!tables.some((t) => t.name === p.table)) {
-      throw new BackupError(`the backup has a table ${p.table} that its schema does not`);
-    }
-  }
-  await client.query('begin');
-  try {
-    // Rows the migrations themselves insert (the direct-messages space, the search position)
-    // are in the backup too: clear them first, children first.
-    for (const t of [...tables].reverse()) await client.query(`delete from ${ident(t.name)}`);
-    for (const t of tables) {
-      const part = byTable.get(t.name);
-      if (!part) continue;
-      progress.update({ step: `table ${t.name}` });
-      const columns = part.columns.map(ident).join(', ');
-      const hashing = new Hashing((n) => progress.add({ bytes: n }));
-      const sink = client.query(copyFrom(`copy ${ident(t.name)} (${columns}) from stdin`));
-      await pipeline(createReadStream(path.join(dir, part.file)), hashing, sink);
+  const loads: TableLoad[] = parts.map((part) => ({
+    table: part.table,
+    columns: part.columns,
+    open: () => createReadStream(path.join(dir, part.file)),
+    check: async (hashing, rowCount) => {
       if (hashing.digest() !== part.sha256) {
         throw new BackupError(`${part.file} in the backup is damaged (its checksum does not match)`);
       }
-      if (sink.rowCount !== part.rows) {
+      if (rowCount !== part.rows) {
         throw new BackupError(
-          `${part.file} holds ${sink.rowCount} rows where the manifest says ${part.rows}`,
+          `${part.file} holds ${rowCount} rows where the manifest says ${part.rows}`,
         );
       }
-      progress.add({ rows: sink.rowCount });
-    }
-    await resetSequences(client);
-    await client.query('commit');
-  } catch (err) {
-    await client.query('rollback').catch(() => undefined);
-    throw err;
-  }
-}
-
-/** Moves every serial column's sequence past the largest value copied in. */
-export async function resetSequences(client: pg.ClientBase): Promise<void> {
-  const serials = await client.query<{ table: string; column: string; seq: string }>(
-    `select c.relname as table, a.attname as column,
-            pg_get_serial_sequence(quote_ident(c.relname), a.attname) as seq
-       from pg_catalog.pg_class c
-       join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-       join pg_catalog.pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
-      where n.nspname = current_schema() and c.relkind = 'r'
-        and pg_get_serial_sequence(quote_ident(c.relname), a.attname) is not null`,
+    },
+  }));
+  return loadIntoEmptyPostgres(url, lastMigration, openDb, 'restore', (client) =>
+    copyTablesIntoPostgres(client, loads, progress),
   );
-  for (const s of serials.rows) {
-    await client.query(
-      `select setval($1, coalesce(max(${ident(s.column)}), 1), max(${ident(s.column)}) is not null) from ${ident(s.table)}`,
-      [s.seq],
-    );
-  }
 }

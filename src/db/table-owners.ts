@@ -99,14 +99,14 @@ export const OWNER_FILES: Readonly<Record<string, readonly string[]>> = {
 export const PENDING_MOVES: readonly string[] = [];
 
 /**
- * Files that write every table whole, naming tables from the catalog at run time: restore loads a
- * backup's rows and move copies an instance's, table by table, as the database's own dump and
- * load would (src/data/). They copy rows verbatim and never decide what a row means, so no
+ * Files that write every table whole, naming tables from the catalog at run time: the loader
+ * restore and move share (a backup's rows, or an instance's read from SQLite), table by table,
+ * as the database's own dump and load would (src/data/pg-load.ts). They copy rows verbatim and never decide what a row means, so no
  * owner's rule is bypassed; they are the one exception to the owner map, and the check refuses a
  * write to a table named at run time anywhere else. Readers of every table (backup, verify,
  * export) need no entry: reads are free.
  */
-export const WHOLE_DATABASE_WRITERS: readonly string[] = ['data/restore.ts'];
+export const WHOLE_DATABASE_WRITERS: readonly string[] = ['data/pg-load.ts'];
 
 /**
  * Rules with one owner, as the files and folders (paths under src/, a folder ending in `/`) that

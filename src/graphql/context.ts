@@ -1,7 +1,10 @@
 import type { Logger } from 'pino';
 
 import { userActor, type UserActor } from '../auth/actor.js';
-import type { AppContext } from '../context.js';
+import type { Config } from '../config/index.js';
+import type { Federation } from '../federation/index.js';
+import type { Clock } from '../lib/clock.js';
+import type { Services } from '../services/index.js';
 import { unauthenticated } from '../errors.js';
 import type { AccountView } from '../services/accounts/account-view.js';
 import {
@@ -23,7 +26,14 @@ export interface CookieJar {
 
 /** Per-request context handed to every resolver. */
 export interface GraphqlContext {
-  app: AppContext;
+  /** The services a resolver calls; resolvers see these, not the composition root. */
+  services: Services;
+  clock: Clock;
+  /** Relay and host roles (the revocations a relay applies). */
+  federation: Federation;
+  /** The configuration and the version, for `serverInfo`. */
+  config: Config;
+  version: string;
   requestId: string;
   session: SessionInfo | null;
   /** The raw `svc_session` cookie value, when the request carried one. */
@@ -64,7 +74,7 @@ export function requireActor(ctx: GraphqlContext): UserActor {
   if (ctx.actor) return ctx.actor;
   const actor = userActor(requireSession(ctx));
   if (ctx.prefetchedAccess) {
-    ctx.app.services.authz.prime(actor, PREFETCHED_ACCESS, ctx.prefetchedAccess);
+    ctx.services.authz.prime(actor, PREFETCHED_ACCESS, ctx.prefetchedAccess);
   }
   return (ctx.actor = actor);
 }

@@ -1,4 +1,4 @@
-import type { Services } from '../context.js';
+import type { Services } from '../services/index.js';
 import { MINUTE_MS, type Clock } from '../lib/clock.js';
 
 import type { Job } from './scheduler.js';

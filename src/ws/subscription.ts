@@ -53,8 +53,20 @@ export class SocketRequestContext implements GraphqlContext {
     readonly requestId: string,
   ) {}
 
-  get app(): AppContext {
-    return this.owner.app;
+  get services(): GraphqlContext['services'] {
+    return this.owner.app.services;
+  }
+  get clock(): GraphqlContext['clock'] {
+    return this.owner.app.clock;
+  }
+  get federation(): GraphqlContext['federation'] {
+    return this.owner.app.federation;
+  }
+  get config(): GraphqlContext['config'] {
+    return this.owner.app.config;
+  }
+  get version(): string {
+    return this.owner.app.version;
   }
   get session(): SessionInfo {
     return this.owner.session;

@@ -60,9 +60,11 @@ export function openTestDb(database: TestDatabase, options: Partial<OpenOptions>
   });
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+export async function createTestDatabase(
+  dialect: 'sqlite' | 'postgres' = TEST_DB,
+): Promise<TestDatabase> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
-  if (TEST_DB !== 'postgres') {
+  if (dialect !== 'postgres') {
     return {
       env: { SVC_DATA_DIR: dataDir },
       dataDir,

@@ -1,7 +1,14 @@
 import { expect } from 'vitest';
 
 import type { DelegatedActor, UserActor } from '../../src/auth/actor.js';
-import { agentHeaders, createTestApp, type Agent, type GqlResponse, type TestApp } from './app.js';
+import {
+  agentHeaders,
+  createTestApp,
+  type Agent,
+  type GqlResponse,
+  type TestApp,
+  type TestDatabase,
+} from './app.js';
 import { signUpAndIn } from './seed.js';
 import { MlsDevice } from '../e2ee/_client.js';
 import { multipart, makeImage } from '../files/_image-upload.js';
@@ -79,12 +86,19 @@ const ok = (res: GqlResponse, what: string): Record<string, any> => {
   return res.body.data!;
 };
 
-/** Builds the world on a fresh test app. `env` adds to the app's configuration. */
-export async function buildWorld(env: Record<string, string> = {}): Promise<World> {
+/**
+ * Builds the world on a fresh test app. `env` adds to the app's configuration; `database` builds
+ * it there (kept on close) instead of on a fresh database of the run's kind.
+ */
+export async function buildWorld(
+  env: Record<string, string> = {},
+  opts: { database?: TestDatabase } = {},
+): Promise<World> {
   // Partners from this server only: every person here is local, and the floor shows in
   // `myDmSettings.outsideFloorFrom`.
   const t = await createTestApp({
     env: { SVC_OPEN_REGISTRATION: 'true', SVC_DM_PARTNERS: 'this_server', ...env },
+    database: opts.database,
   });
   const gql = (agent: Agent | null, query: string, variables: Record<string, unknown> = {}) =>
     t.gql(query, variables, agent);

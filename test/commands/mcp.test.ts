@@ -12,7 +12,7 @@ import {
   type TestDatabase,
 } from '../_util/app.js';
 import { signUpAndIn } from '../_util/seed.js';
-import { createWorkspace, inviteAndJoin } from '../workspaces/_helpers.js';
+import { createWorkspace, inviteAndJoin, ok, setRole } from '../workspaces/_helpers.js';
 
 import { cli } from '../cli/cli-io.js';
 
@@ -107,10 +107,33 @@ describe('svc mcp', () => {
     await client.close();
   });
 
-  it('a Member’s agent gets the Member’s refusals', async () => {
+  it('a Member’s agent is offered only what a Member may run, and gets the Member’s refusals', async () => {
     const client = await connect('membermcp');
+    const names = (await client.listTools()).tools.map((x) => x.name);
+    expect(names).toEqual(expect.arrayContaining(['me', 'shrug', 'remind', 'away', 'discover']));
+    expect(names).not.toContain('kick');
+    expect(names).not.toContain('timeout');
+    expect(names).not.toContain('archive');
+    // Not listed, still callable: the run-time check refuses it and audits the refusal.
     const res = await client.callTool({ name: 'kick', arguments: { serverId, user: '@ownermcp' } });
     expect(res.isError).toBe(true);
+    expect(textOf(res).code).toBe('FORBIDDEN');
+    expect((await auditRows(t, member.id)).at(-1)!.d).toMatchObject({
+      command: 'kick',
+      outcome: 'REFUSED',
+    });
+    await client.close();
+  });
+
+  it('reads the person’s roles on every list and call', async () => {
+    const client = await connect('membermcp');
+    expect((await client.listTools()).tools.map((x) => x.name)).not.toContain('kick');
+    ok(await setRole(t, owner, serverId, member.id, 'MODERATOR'));
+    expect((await client.listTools()).tools.map((x) => x.name)).toContain('kick');
+    ok(await setRole(t, owner, serverId, member.id, 'MEMBER'));
+    expect((await client.listTools()).tools.map((x) => x.name)).not.toContain('kick');
+    // The run-time check reads the role of the moment too, not the one of the session's start.
+    const res = await client.callTool({ name: 'kick', arguments: { serverId, user: '@ownermcp' } });
     expect(textOf(res).code).toBe('FORBIDDEN');
     await client.close();
   });

@@ -90,18 +90,19 @@ async function answering(port: number, ca: Buffer, child: ChildProcess, output: 
 }
 
 /**
- * nginx from deploy/nginx/svc.conf in front of `upstream` (host:port), inside a minimal main
+ * nginx from deploy/nginx/svc.conf in front of `upstream` (host:port, or several), inside a minimal main
  * configuration with its temporary files in `dir`.
  */
 export async function startNginx(
   binary: string,
   dir: string,
   cert: { cert: string; key: string; ca: Buffer },
-  upstream: string,
+  upstream: string | string[],
 ): Promise<RunningProxy> {
   const [port, httpPort] = [await freePort(), await freePort()];
+  const servers = [upstream].flat().map((u) => `server ${u};`);
   let site = fs.readFileSync(path.join(ROOT, 'deploy/nginx/svc.conf'), 'utf8');
-  site = edit(site, /server 127\.0\.0\.1:8080;/, `server ${upstream};`, 'the upstream');
+  site = edit(site, /server 127\.0\.0\.1:8080;/, servers.join('\n    '), 'the upstream');
   site = edit(site, /^\s*listen \[::\]:.*$/gm, '', 'the IPv6 listens');
   site = edit(site, /listen 80;/, `listen 127.0.0.1:${httpPort};`, 'the port 80 listen');
   site = edit(site, /listen 443 ssl/, `listen 127.0.0.1:${port} ssl`, 'the port 443 listen');
@@ -185,4 +186,51 @@ export async function startCaddy(
   const { output, exited } = watch(child);
   await answering(port, cert.ca, child, output);
   return { port, output, stop: () => stopChild(child, exited) };
+}
+
+export interface HttpsAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** One HTTPS request to the proxy on 127.0.0.1:`port`, trusting `ca`. */
+export function httpsRequest(
+  port: number,
+  ca: Buffer,
+  method: string,
+  urlPath: string,
+  opts: { headers?: Record<string, string>; body?: string | Buffer; localAddress?: string } = {},
+): Promise<HttpsAnswer> {
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const req = https.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path: urlPath,
+        ca,
+        agent: false,
+        localAddress: opts.localAddress,
+        headers: opts.headers,
+        timeout: 10_000,
+      },
+      (res) => {
+        answered = true;
+        let body = '';
+        const done = () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (body += d));
+        res.on('end', done);
+        // An answer before the whole body was sent (413) may close the connection.
+        res.on('error', done);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`${method} ${urlPath} timed out`)));
+    req.on('error', (err) => {
+      if (!answered) reject(err);
+    });
+    req.end(opts.body);
+  });
 }

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -11,7 +10,14 @@ import { startTestServer, TEST_DB } from '../_util/app.js';
 import { PASSWORD } from '../_util/server-process.js';
 import { until, WORKSPACE_EVENTS } from '../realtime/_helpers.js';
 import { findBinary } from './_binaries.js';
-import { makeCertificate, startCaddy, startNginx, type RunningProxy } from './_proxies.js';
+import {
+  httpsRequest,
+  makeCertificate,
+  startCaddy,
+  startNginx,
+  type HttpsAnswer,
+  type RunningProxy,
+} from './_proxies.js';
 
 // docs/operations.md, "Behind a reverse proxy": the repository's nginx and Caddy configurations
 // (deploy/) run in front of a real svc, with a certificate the test makes. Through each: svc's
@@ -35,12 +41,6 @@ function skipReason(p: (typeof PROXIES)[number]): string {
 
 /** Requests per minute per address: the flooding client passes it, the others stay under. */
 const LIMIT = 20;
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
 
 describe.skipIf(TEST_DB !== 'sqlite' || PROXIES.every((p) => skipReason(p) !== ''))(
   'svc behind the reverse proxies of deploy/',
@@ -83,33 +83,11 @@ describe.skipIf(TEST_DB !== 'sqlite' || PROXIES.every((p) => skipReason(p) !== '
         function request(
           method: string,
           urlPath: string,
-          opts: { headers?: Record<string, string>; body?: string; client?: number } = {},
-        ): Promise<Answer> {
-          return new Promise((resolve, reject) => {
-            const req = https.request(
-              {
-                host: '127.0.0.1',
-                port: proxy.port,
-                method,
-                path: urlPath,
-                ca: cert.ca,
-                agent: false,
-                localAddress: from(opts.client ?? 1),
-                headers: opts.headers,
-                timeout: 10_000,
-              },
-              (res) => {
-                let body = '';
-                res.setEncoding('utf8');
-                res.on('data', (d: string) => (body += d));
-                res.on('end', () =>
-                  resolve({ status: res.statusCode ?? 0, headers: res.headers, body }),
-                );
-              },
-            );
-            req.on('timeout', () => req.destroy(new Error(`${method} ${urlPath} timed out`)));
-            req.on('error', reject);
-            req.end(opts.body);
+          opts: { headers?: Record<string, string>; body?: string | Buffer; client?: number } = {},
+        ): Promise<HttpsAnswer> {
+          return httpsRequest(proxy.port, cert.ca, method, urlPath, {
+            ...opts,
+            localAddress: from(opts.client ?? 1),
           });
         }
 
@@ -118,7 +96,7 @@ describe.skipIf(TEST_DB !== 'sqlite' || PROXIES.every((p) => skipReason(p) !== '
           variables: Record<string, unknown> = {},
           headers: Record<string, string> = {},
           client = 1,
-        ): Promise<{ status: number; json: any; answer: Answer }> {
+        ): Promise<{ status: number; json: any; answer: HttpsAnswer }> {
           const answer = await request('POST', '/api', {
             headers: { 'content-type': 'application/json', origin, ...headers },
             body: JSON.stringify({ query, variables }),
@@ -239,6 +217,53 @@ describe.skipIf(TEST_DB !== 'sqlite' || PROXIES.every((p) => skipReason(p) !== '
           } finally {
             await client.dispose();
           }
+        });
+
+        it("passes an upload of exactly 25 MiB, and svc's 413 for one byte more", async () => {
+          const made = await gql(
+            'mutation { createWorkspace(input: { name: "Files" }) { channels { id name } } }',
+            {},
+            { cookie, 'x-csrf-token': csrf },
+          );
+          const channel = made.json.data.createWorkspace.channels[0].id;
+          const MAX = 25 * 1024 * 1024;
+          const statuses: number[] = [];
+          for (const size of [MAX, MAX + 1]) {
+            const created = await gql(
+              `mutation($c: ID!) { createAttachment(input: { conversationId: $c,
+                fileName: "big.txt", contentType: "text/plain" }) { attachmentId uploadToken } }`,
+              { c: channel },
+              { cookie, 'x-csrf-token': csrf },
+            );
+            const { attachmentId, uploadToken } = created.json.data.createAttachment;
+            const boundary = `svcproxy${size}`;
+            const field = (n: string, v: string) =>
+              `--${boundary}\r\ncontent-disposition: form-data; name="${n}"\r\n\r\n${v}\r\n`;
+            const body = Buffer.concat([
+              Buffer.from(
+                field('upload_token', uploadToken) +
+                  field('attachment_id', attachmentId) +
+                  `--${boundary}\r\ncontent-disposition: form-data; name="file"; ` +
+                  `filename="big.txt"\r\ncontent-type: text/plain\r\n\r\n`,
+              ),
+              Buffer.alloc(size, 'a'),
+              Buffer.from(`\r\n--${boundary}--\r\n`),
+            ]);
+            const answer = await request('POST', '/api/files/upload', {
+              headers: {
+                'content-type': `multipart/form-data; boundary=${boundary}`,
+                'content-length': String(body.length),
+                cookie,
+                'x-csrf-token': csrf,
+                origin,
+              },
+              body,
+              client: 4,
+            });
+            statuses.push(answer.status);
+            if (size === MAX) expect(JSON.parse(answer.body)).toEqual({ size_bytes: MAX });
+          }
+          expect(statuses).toEqual([200, 413]);
         });
 
         it('rate-limits each client by its own address, whatever it claims', async () => {

@@ -1,10 +1,13 @@
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { loadConfig } from '../../src/config/index.js';
-import { loadSecrets } from '../../src/config/secrets.js';
-import { createAppContext, type AppContext } from '../../src/context.js';
-import { createTestDatabase, TEST_DB, type TestDatabase } from '../_util/app.js';
+import type { AppContext } from '../../src/context.js';
+import {
+  createMigratedContext,
+  createTestDatabase,
+  TEST_DB,
+  type TestDatabase,
+} from '../_util/app.js';
 import { FaultProxy, sleep } from '../_util/fault-proxy.js';
 import { redisTestPrefix } from '../_util/redis.js';
 import {
@@ -189,8 +192,9 @@ describe.skipIf(!REDIS_URL || TEST_DB !== 'postgres')('two processes whose Redis
   let general: string;
   /** Signed in once: sessions live in the database, so they serve on every process. */
   const senders: Record<string, Session> = {};
-  /** Started with A, to stand in for it once A is killed. */
-  let spare: ServerProcess;
+  /** Started after A, to stand in for it once A is killed: it boots while the first cuts run. */
+  let sparing: Promise<ServerProcess>;
+  let spare: ServerProcess | undefined;
   let polling: Promise<void> | null = null;
   let stopPolling = false;
   const watchers: Watcher[] = [];
@@ -239,25 +243,32 @@ describe.skipIf(!REDIS_URL || TEST_DB !== 'postgres')('two processes whose Redis
       SVC_REDIS_TIMEOUT_MS: '500',
       SVC_OUTBOX_GRACE_MS: String(GRACE_MS),
     };
-    // The first boot migrates the schema and makes the server keys, then the other.
-    b = new ServerProcess(await freePort(), await freePort(), {
-      ...env,
-      SVC_REDIS_URL: proxies.b.rewrite(REDIS_URL!),
-    });
-    await b.ready();
-    setup = await createAppContext(
-      loadConfig({ ...env, SVC_REDIS_URL: REDIS_URL! }),
-      loadSecrets({ ...env, SVC_REDIS_URL: REDIS_URL! }),
-      { passive: true, pgSchema: database.pgSchema },
+    // The schema and the server keys are made here, so the processes can start together.
+    setup = await createMigratedContext(
+      database,
+      { ...env, SVC_REDIS_URL: REDIS_URL!, SVC_LOG_LEVEL: 'warn' },
+      { passive: true },
     );
-    for (const username of ['ann', 'amos', 'wes', 'wren', 'wade']) {
-      await setup.services.accounts.createPasswordAccount({
-        username,
-        password: PASSWORD,
-        email: null,
+    const accounts = (async () => {
+      for (const username of ['ann', 'amos', 'wes', 'wren', 'wade']) {
+        await setup.services.accounts.createPasswordAccount({
+          username,
+          password: PASSWORD,
+          email: null,
+        });
+      }
+    })();
+    const startingB = (async () => {
+      const server = new ServerProcess(await freePort(), await freePort(), {
+        ...env,
+        SVC_REDIS_URL: proxies.b.rewrite(REDIS_URL!),
       });
-    }
-    [a, spare] = await Promise.all([startA(), startA()]);
+      await server.ready();
+      return server;
+    })();
+    [b, a] = await Promise.all([startingB, startA(), accounts]);
+    sparing = startA();
+    sparing.then((s) => (spare = s)).catch(() => {});
     for (const name of ['ann', 'amos']) senders[name] = await login(a, name);
     const created = await gql(
       a,
@@ -298,6 +309,7 @@ describe.skipIf(!REDIS_URL || TEST_DB !== 'postgres')('two processes whose Redis
     for (const w of watchers) w.stop();
     for (const c of clients) await c.dispose();
     for (const p of Object.values(proxies)) await p?.pass();
+    await sparing?.catch(() => {});
     await Promise.all([a?.stop(), b?.stop(), spare?.stop()]);
     await setup?.close();
     for (const p of Object.values(proxies)) await p?.close();
@@ -398,7 +410,7 @@ describe.skipIf(!REDIS_URL || TEST_DB !== 'postgres')('two processes whose Redis
 
   it("A killed while its Redis is cut: B's drainer publishes what A had acknowledged", async () => {
     await outage(() => proxies.a.refuse(), { killA: true });
-    a = spare;
+    a = await sparing;
   });
 
   it('A killed while both are cut: B publishes it once its own Redis is back', async () => {

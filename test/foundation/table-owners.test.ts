@@ -104,11 +104,11 @@ describe('the table-owner check', () => {
     ]);
     expect(dynamicWrites([{ path: 'data/export.ts', text: copyIn }])).toEqual(['data/export.ts:2']);
     expect(dynamicWrites([{ path: 'data/backup.ts', text: copyOut }])).toEqual([]);
-    expect(dynamicWrites([{ path: 'data/restore.ts', text }])).toEqual([]);
-    // The real restore writes so, and would be refused without its entry.
+    expect(dynamicWrites([{ path: 'data/pg-load.ts', text }])).toEqual([]);
+    // The real loader (restore's and move's) writes so, and would be refused without its entry.
     const src = path.resolve(import.meta.dirname, '../../src');
     expect(
-      dynamicWrites(readSources(src), []).some((at) => at.startsWith('data/restore.ts:')),
+      dynamicWrites(readSources(src), []).some((at) => at.startsWith('data/pg-load.ts:')),
     ).toBe(true);
   });
 

@@ -24,6 +24,7 @@ import * as m0021 from './0021-federation-events.js';
 import * as m0022 from './0022-notification-wants-more.js';
 import * as m0023 from './0023-search-languages.js';
 import * as m0024 from './0024-import-map.js';
+import * as m0025 from './0025-search-variants.js';
 
 /**
  * Every migration, in order. Append-only: a shipped migration is never edited; a change is a new
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   '0022-notification-wants-more': m0022,
   '0023-search-languages': m0023,
   '0024-import-map': m0024,
+  '0025-search-variants': m0025,
 };

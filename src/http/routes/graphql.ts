@@ -300,7 +300,11 @@ export function graphqlContext(
   reply: FastifyReply,
 ): GraphqlContext {
   return {
-    app: ctx,
+    services: ctx.services,
+    clock: ctx.clock,
+    federation: ctx.federation,
+    config: ctx.config,
+    version: ctx.version,
     requestId: request.id,
     session: request.svc.session,
     sessionToken: request.svc.sessionToken,

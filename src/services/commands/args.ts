@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/database.js';
 import { AppError, validation } from '../../errors.js';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../lib/clock.js';
 import { isId } from '../../lib/ids.js';
 import { findAccountById, findAccountByUsernameKey } from '../accounts/queries.js';
 import { lookupKey } from '../accounts/username.js';
@@ -14,9 +15,12 @@ const bad = (arg: string, why: string) =>
   new AppError('VALIDATION', `${arg}: ${why}`, { argument: arg });
 
 /**
- * Checks arguments against the command's types: VALIDATION naming the argument for an unknown
- * one, a missing required one or a value of the wrong type. `user` takes an account id or
- * `@username` and answers the id; `duration` takes `10m`, `2h`, `1d`, `1w` and answers ms.
+ * Checks arguments against the command's types and ranges: VALIDATION whose message starts with
+ * the argument's name (and whose `argument` extension names it) for an unknown one, a missing
+ * required one, a value of the wrong type or out of range. Text arguments take only strings;
+ * numbers and booleans take their JSON value or its text (`"5"`, `"true"`), as the message box
+ * and a macro's `{{param}}` give them. `user` takes an account id or `@username` and answers the
+ * id; `duration` takes `10m`, `2h`, `1d`, `1w` and answers ms.
  */
 export async function checkArgs(
   db: Executor,
@@ -72,6 +76,12 @@ async function checkOne(
     case 'duration': {
       const ms = typeof raw === 'string' ? parseDuration(raw) : null;
       if (ms === null || ms <= 0) throw bad(d.name, 'must be a duration such as 10m, 2h, 1d or 1w');
+      if ((d.min !== undefined && ms < d.min) || (d.max !== undefined && ms > d.max)) {
+        throw bad(
+          d.name,
+          `must be from ${spell(d.min ?? MINUTE_MS)} to ${d.max === undefined ? 'any length' : spell(d.max)}`,
+        );
+      }
       return ms;
     }
     case 'user': {
@@ -95,13 +105,24 @@ async function checkOne(
       return raw.trim().toLowerCase();
     }
     default: {
-      if (typeof raw !== 'string' && typeof raw !== 'number') throw bad(d.name, 'must be text');
-      const s = String(raw);
+      if (typeof raw !== 'string') throw bad(d.name, 'must be text (a string)');
+      const s = raw;
       const max = d.maxLength ?? ARG_STRING_MAX;
       if ([...s].length > max) throw bad(d.name, `must be at most ${max} characters`);
       return s;
     }
   }
+}
+
+/** A duration in the largest whole unit: `28 days`, `1 minute`. */
+function spell(ms: number): string {
+  const units: Array<[number, string]> = [
+    [DAY_MS, 'day'],
+    [HOUR_MS, 'hour'],
+  ];
+  const [per, unit] = units.find(([u]) => ms % u === 0) ?? [MINUTE_MS, 'minute'];
+  const n = Math.round(ms / per);
+  return `${n} ${unit}${n === 1 ? '' : 's'}`;
 }
 
 /**

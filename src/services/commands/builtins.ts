@@ -1,4 +1,3 @@
-import { validation } from '../../errors.js';
 import { DAY_MS, MINUTE_MS } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { ChannelService } from '../channels/channel-service.js';
@@ -6,6 +5,7 @@ import type { IpBlockService } from '../ip-blocks/ip-block-service.js';
 import type { MessageService } from '../messages/message-service.js';
 import type { ModerationService } from '../moderation/moderation-service.js';
 import type { PresenceService } from '../presence/presence-service.js';
+import { TIMEOUT_MAX_MINUTES } from '../workspaces/members.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import type { Db } from '../../db/database.js';
 
@@ -197,7 +197,10 @@ export function builtinCommands(s: BuiltinServices): CommandDef[] {
       description: 'Times a member out: they cannot write in the workspace until it ends.',
       args: [
         arg('user', 'user', 'who (@username)'),
-        arg('duration', 'duration', 'how long (10m, 2h, 1d; at most 28 days)'),
+        arg('duration', 'duration', 'how long (10m, 2h, 1d; at most 28 days)', {
+          min: MINUTE_MS,
+          max: TIMEOUT_MAX_MINUTES * MINUTE_MS,
+        }),
       ],
       capability: 'member:timeout',
       actions: ['member:timeout'],
@@ -296,7 +299,10 @@ export function builtinCommands(s: BuiltinServices): CommandDef[] {
       name: 'remind',
       description: 'Posts a reminder in this conversation at a later time (10m, 2h, 1d, 1w).',
       args: [
-        arg('in', 'duration', 'when, from now (1 minute to 365 days)'),
+        arg('in', 'duration', 'when, from now (1 minute to 365 days)', {
+          min: MINUTE_MS,
+          max: REMIND_MAX_MS,
+        }),
         arg('text', 'text', 'what to be reminded of', { maxLength: 1000 }),
       ],
       capability: 'message:post',
@@ -312,13 +318,7 @@ export function builtinCommands(s: BuiltinServices): CommandDef[] {
       ],
       aiCallable: true,
       run: async (call) => {
-        const delay = Number(call.args.in);
-        if (delay < MINUTE_MS || delay > REMIND_MAX_MS) {
-          throw validation('in: a reminder is set from 1 minute to 365 days ahead', {
-            argument: 'in',
-          });
-        }
-        const dueAt = call.now + delay;
+        const dueAt = call.now + Number(call.args.in);
         await s.db.transaction((tx) =>
           insertReminder(tx.db, {
             id: newId(),

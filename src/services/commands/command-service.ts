@@ -8,6 +8,7 @@ import {
 } from '../../auth/actor.js';
 import { featureEnabled, type Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
+import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import { AppError, featureDisabled, forbidden, notFound, validation } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
@@ -15,6 +16,7 @@ import { isId } from '../../lib/ids.js';
 import type { Authz } from '../authz/authz.js';
 import { findConversation } from '../conversations/queries.js';
 import type { AuditLog } from '../moderation/audit-log.js';
+import { listWorkspacesOf } from '../workspaces/queries.js';
 
 import { checkArgs, parseLine, redactArgs } from './args.js';
 import { Confirmations, type ConfirmationSubject } from './confirmations.js';
@@ -121,7 +123,7 @@ export const COMMAND_AUDIT_PAGE_MAX = 200;
 export class CommandService {
   readonly confirmations: Confirmations;
   /** The command and context a refused preparation had found, for its audit row. */
-  private readonly refusedRuns = new WeakMap<Error, { cmd: CommandDef; context: RunContext }>();
+  private readonly refusedRuns = new WeakMap<Error, { cmd?: CommandDef; context: RunContext }>();
 
   constructor(private readonly deps: CommandServiceDeps) {
     this.confirmations = new Confirmations(deps.db);
@@ -148,7 +150,8 @@ export class CommandService {
         required: a.required,
       })),
       capability: cmd.capability,
-      surfaces: [...cmd.surfaces],
+      // While ai_commands is off no agent may run it, so it is offered on no AI surface.
+      surfaces: ai ? [...cmd.surfaces] : cmd.surfaces.filter((x) => x !== 'AI'),
       destructive: cmd.destructive,
       source: cmd.source,
       nlDescription: ai ? cmd.nlDescription : null,
@@ -188,6 +191,32 @@ export class CommandService {
       if (surface === 'AI' && !cmd.aiCallable) continue;
       if (cmd.needsWorkspace && !context.workspaceId) continue;
       if (await this.allowed(this.actorFor(person, initiator, cmd), cmd, context)) out.push(cmd);
+    }
+    return out;
+  }
+
+  /**
+   * The AI-callable built-ins an agent acting for the person may run somewhere: in at least one
+   * workspace they are in, or without one. For `svc mcp`'s tool list, which has no context; each
+   * run is checked again in its own.
+   */
+  async agentRunnable(person: UserActor): Promise<CommandDef[]> {
+    // The direct space too: its conversations (direct and group) are everyone's.
+    const workspaces = [
+      DIRECT_SPACE_ID,
+      ...(await listWorkspacesOf(this.deps.db.kysely, person.accountId)).map((w) => w.id),
+    ];
+    const out: CommandDef[] = [];
+    for (const cmd of this.deps.registry.allBuiltins()) {
+      if (!cmd.aiCallable) continue;
+      const actor = this.actorFor(person, 'AGENT', cmd);
+      const places: Array<string | null> = cmd.needsWorkspace ? workspaces : [null];
+      for (const workspaceId of places) {
+        if (await this.allowed(actor, cmd, { workspaceId, conversationId: null })) {
+          out.push(cmd);
+          break;
+        }
+      }
     }
     return out;
   }
@@ -256,7 +285,7 @@ export class CommandService {
     initiator: Initiator,
     input: ExecuteInput,
   ): Promise<PreparedRun> {
-    if (initiator === 'AGENT' && !this.aiEnabled()) throw featureDisabled('ai_commands');
+    await this.agentGate(initiator, input.context ?? {});
     if (typeof input.command !== 'string' || input.command.trim() === '') {
       throw validation('command: name the command to run', { argument: 'command' });
     }
@@ -303,6 +332,43 @@ export class CommandService {
       if (err instanceof Error) this.refusedRuns.set(err, { cmd, context });
       throw err;
     }
+  }
+
+  /**
+   * FEATURE_DISABLED for an AGENT run while `ai_commands` is off. The refusal is audited where
+   * the run would have been (the context's workspace, a conversation's own), so that workspace's
+   * moderators see agents refused there; a context that does not resolve leaves the account's.
+   */
+  async agentGate(initiator: Initiator, context: ContextInput): Promise<void> {
+    if (initiator !== 'AGENT' || this.aiEnabled()) return;
+    const err = featureDisabled('ai_commands');
+    const resolved = await this.resolveContext(context).catch(() => null);
+    if (resolved) this.refusedRuns.set(err, { context: resolved });
+    throw err;
+  }
+
+  /**
+   * VALIDATION naming `argument` unless a keybind or macro step names a command that exists where
+   * it will run: a built-in, or a command of the workspace's enabled plugins (for a person's own,
+   * of any workspace they are in). Checked at creation so a typo is refused while it is written
+   * rather than when pressed; a plugin removed later still fails when run.
+   */
+  async assertKnown(
+    person: UserActor,
+    workspaceId: string | null,
+    name: string,
+    plugin: string | null,
+    argument: string,
+  ): Promise<void> {
+    if (!plugin && this.deps.registry.builtin(name)) return;
+    const where = workspaceId
+      ? [workspaceId]
+      : (await listWorkspacesOf(this.deps.db.kysely, person.accountId)).map((w) => w.id);
+    for (const id of where) {
+      if (await this.deps.registry.find(id, name, plugin)) return;
+    }
+    const of = plugin ? ` of plugin "${plugin}"` : '';
+    throw validation(`${argument}: there is no command /${name}${of}`, { argument });
   }
 
   /** Runs a prepared command (a confirmation, if needed, already spent) and audits it. */
@@ -417,12 +483,12 @@ export class CommandService {
       : {
           initiator,
           command:
-            found?.cmd.name ??
+            found?.cmd?.name ??
             (typeof input.command === 'string' ? input.command.slice(0, 64) : ''),
-          source: found?.cmd.source.pluginId ?? null,
+          source: found?.cmd?.source.pluginId ?? null,
           args:
             input.args && typeof input.args === 'object' && !Array.isArray(input.args)
-              ? redactArgs(found?.cmd.args ?? [], input.args as Record<string, unknown>)
+              ? redactArgs(found?.cmd?.args ?? [], input.args as Record<string, unknown>)
               : typeof input.text === 'string'
                 ? { text: input.text.slice(0, 200) }
                 : {},

@@ -7,6 +7,7 @@ import { isId, newId } from '../../lib/ids.js';
 import type { Authz } from '../authz/authz.js';
 
 import { canonicalJson } from './args.js';
+import type { CommandService } from './command-service.js';
 import {
   countKeybinds,
   deleteKeybind,
@@ -91,7 +92,14 @@ export interface KeybindView {
  * run: pressing it runs executeCommand or executeMacro with the KEYBIND initiator and every check.
  */
 export class Keybinds {
-  constructor(private readonly deps: { db: Db; clock: Clock; authz: Authz }) {}
+  constructor(
+    private readonly deps: {
+      db: Db;
+      clock: Clock;
+      authz: Authz;
+      commands: Pick<CommandService, 'assertKnown'>;
+    },
+  ) {}
 
   async set(
     person: UserActor,
@@ -135,9 +143,19 @@ export class Keybinds {
       args: JSON.stringify(args),
       createdAt: this.deps.clock.now().getTime(),
     };
+    if (serverId !== null && (typeof serverId !== 'string' || !isId(serverId))) {
+      throw notFound('workspace');
+    }
+    if (command !== null) {
+      // Outside the transaction (the registry reads plugins on its own); a workspace's default is
+      // checked against that workspace's commands only once the caller may set its defaults.
+      if (serverId !== null) {
+        await this.deps.authz.assertCan(person, 'keybind:manage', { workspaceId: serverId });
+      }
+      await this.deps.commands.assertKnown(person, serverId, command, null, 'command');
+    }
     await this.deps.db.transaction(async (tx) => {
       if (serverId !== null) {
-        if (typeof serverId !== 'string' || !isId(serverId)) throw notFound('workspace');
         await this.deps.authz.assertCan(person, 'keybind:manage', {
           workspaceId: serverId,
           db: tx.db,

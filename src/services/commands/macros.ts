@@ -2,7 +2,7 @@ import type { UserActor } from '../../auth/actor.js';
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
 import type { CommandMacroTable } from '../../db/tables/commands.js';
-import { AppError, capExceeded, featureDisabled, notFound, validation } from '../../errors.js';
+import { AppError, capExceeded, notFound, validation } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import type { Authz } from '../authz/authz.js';
@@ -113,9 +113,20 @@ export class Macros {
       createdAt: now,
       updatedAt: now,
     };
+    if (workspaceId !== null && (typeof workspaceId !== 'string' || !isId(workspaceId))) {
+      throw notFound('workspace');
+    }
+    // Outside the transaction (the registry reads plugins on its own); a workspace's macro is
+    // checked against that workspace's commands only once the caller may manage its macros.
+    if (workspaceId !== null) {
+      await this.deps.authz.assertCan(person, 'macro:manage', { workspaceId });
+    }
+    for (const [i, step] of steps.entries()) {
+      const at = `steps[${i}].command`;
+      await this.deps.commands.assertKnown(person, workspaceId, step.command, step.plugin, at);
+    }
     await this.deps.db.transaction(async (tx) => {
       if (workspaceId !== null) {
-        if (typeof workspaceId !== 'string' || !isId(workspaceId)) throw notFound('workspace');
         await this.deps.authz.assertCan(person, 'macro:manage', { workspaceId, db: tx.db });
         const cap = this.deps.config.limits.macrosPerWorkspace;
         if (cap !== null && (await countMacros(tx.db, { workspaceId })) >= cap) {
@@ -213,9 +224,11 @@ export class Macros {
     const initiator = declared === 'AGENT' || declared === 'PIPELINE' ? declared : 'MACRO';
     let loaded;
     try {
-      // An agent's macro is refused as a whole while ai_commands is off (FEATURE_DISABLED).
+      // An agent's macro is refused as a whole while ai_commands is off (FEATURE_DISABLED),
+      // audited in the workspace it would have run in.
       if (initiator === 'AGENT' && !this.deps.commands.aiEnabled()) {
-        throw featureDisabled('ai_commands');
+        const where = await this.load(person, input).catch(() => null);
+        await this.deps.commands.agentGate(initiator, where?.context ?? input.context ?? {});
       }
       loaded = await this.load(person, input);
     } catch (err) {

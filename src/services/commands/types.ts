@@ -28,7 +28,7 @@ export interface ArgDef {
   required: boolean;
   /** Strings: at most this many characters. */
   maxLength?: number;
-  /** Integers and numbers. */
+  /** Integers and numbers; durations in ms. */
   min?: number;
   max?: number;
 }

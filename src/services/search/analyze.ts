@@ -24,7 +24,7 @@ import { foldText, isCjkChar, tokenize } from './tokenize.js';
 // (marked, or as an exact word: "reports" finds "report").
 
 /** Bumped whenever the terms a text gets change; `svc search reindex` rebuilds older rows. */
-export const ANALYSIS_VERSION = 2;
+export const ANALYSIS_VERSION = 3;
 
 // A link as link previews see one (services/link-previews/links.ts): http(s) and www. links.
 const linkify = linkifyit({ fuzzyLink: false, fuzzyEmail: false, fuzzyIP: false });
@@ -78,7 +78,12 @@ function wordStems(lang: Language, raw: string, into: Set<string>) {
   if (stem && stem !== folded) into.add(lang.mark + stem);
   for (const variant of lang.variants?.(raw) ?? []) into.add(lang.mark + stemOf(lang, variant));
   if (lang.compounds) {
-    for (const part of compoundParts(lang.code, folded, (w) => baseOf(lang, w))) {
+    for (const part of compoundParts(
+      lang.code,
+      folded,
+      (w) => baseOf(lang, w),
+      (w) => lang.variants?.(w) ?? [],
+    )) {
       into.add(lang.mark + stemOf(lang, part));
       for (const v of lang.variants?.(part) ?? []) into.add(lang.mark + stemOf(lang, v));
     }
@@ -154,7 +159,12 @@ export function wordKeys(raw: string): Set<string> {
     keys.add(lang.mark + folded);
     for (const variant of lang.variants?.(raw) ?? []) keys.add(lang.mark + stemOf(lang, variant));
     if (lang.compounds) {
-      for (const part of compoundParts(lang.code, folded, (w) => baseOf(lang, w))) {
+      for (const part of compoundParts(
+        lang.code,
+        folded,
+        (w) => baseOf(lang, w),
+        (w) => lang.variants?.(w) ?? [],
+      )) {
         keys.add(lang.mark + stemOf(lang, part));
         for (const v of lang.variants?.(part) ?? []) keys.add(lang.mark + stemOf(lang, v));
       }

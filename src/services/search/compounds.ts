@@ -17,10 +17,12 @@ import type { LanguageCode } from './languages.js';
 //   the language's linking elements (German "Arbeit-s-zimmer"); a tie goes to the split whose
 //   last part is longest (the head of a Germanic compound is last);
 // - the last part may be inflected ("Häuser" in "Reihenhäuser"), so it is accepted when its stem
-//   is in the list too; inner parts must be list words;
+//   is in the list too, or the list has it only with a linking s (German "Bahnhofs", so
+//   "Hauptbahnhof" gives "bahnhof"); inner parts must be list words;
 // - inner parts (neither first nor last) have at least MIN_INNER letters ("gisteren" is no
 //   "gis-ter-en"); a word that is itself in the list (often a compound the list names whole,
-//   "Sjukhus") splits only into two list words without a linking element ("sjuk-hus");
+//   "Sjukhus", or a form of it: "Sjukhuset", "fakturan") splits only as that listed form,
+//   into two list words without a linking element ("sjuk-hus"; "fakturan" is no "fakt-uran");
 // - each part of RESPLIT letters or more is split again, so "Schifffahrt" gives "schiff" and
 //   "fahrt" as well.
 //
@@ -136,21 +138,27 @@ function lexicon(code: LanguageCode): WordList | null {
 
 /**
  * The parts of a folded compound word in `code` (empty when it is no compound by the method
- * above), in order, with the parts of long parts after them. `stem` stems a folded word.
+ * above), in order, with the parts of long parts after them. `stem` stems a folded word;
+ * `forms` gives its other forms (variants.ts).
  */
 export function compoundParts(
   code: LanguageCode,
   word: string,
   stem: (w: string) => string,
+  forms: (w: string) => string[] = () => [],
 ): string[] {
   const links = LINKS[code];
   if (!links || word.length < MIN_WORD) return [];
   const words = lexicon(code);
   if (!words) return [];
-  // A word of the list ("Sjukhus", "gisteren", "helemaal") splits only into two list words
-  // side by side, without a linking element: the list names many compounds whole.
-  const known = words.has(word) || words.has(stem(word));
-  const parts = split(word, words, known ? [] : links, stem, known ? 2 : Infinity);
+  // A word the list names (itself, one of its forms, or its stem: "Sjukhuset", "fakturan")
+  // splits only as that listed form, into two list words side by side without a linking
+  // element: the list names many compounds whole ("sjuk-hus"), and the form's ending is no
+  // word ("fakturan" is no "fakt-uran").
+  const listed = [word, ...forms(word), stem(word)].find((f) => words.has(f));
+  const parts = listed
+    ? split(listed, words, [], stem, 2)
+    : split(word, words, links, stem, Infinity);
   if (!parts) return [];
   const out: string[] = [];
   for (const p of parts) {
@@ -185,7 +193,7 @@ function split(
       if (i > 0 && !last && part.length < MIN_INNER) continue;
       if (last) {
         if (i === 0) continue; // the word itself is no split
-        if (!words.has(part) && !words.has(stem(part))) continue;
+        if (!words.has(part) && !words.has(stem(part)) && !words.has(`${part}s`)) continue;
         offer(best, n, from, part);
         continue;
       }

@@ -15,6 +15,8 @@ import { stemmer as swedish } from '@orama/stemmers/swedish';
 import { stemmer as turkish } from '@orama/stemmers/turkish';
 import { stemmer as ukrainian } from '@orama/stemmers/ukrainian';
 
+import { VARIANTS } from './variants.js';
+
 // The languages search stems (docs/search.md, "Languages"), each with its stemmer and the one
 // character that marks its stems in the index. Stemmers come from Snowball-family libraries
 // (docs/dependencies.md): @orama/stemmers for fourteen languages (Snowball's own algorithms),
@@ -73,7 +75,7 @@ export interface Language {
   compounds: boolean;
   /**
    * Other forms of a lower-cased word whose stems it is indexed and searched under too: the
-   * alternations Snowball's algorithm for the language leaves apart (see VARIANTS).
+   * alternations Snowball's algorithm for the language leaves apart (variants.ts).
    */
   variants?: (word: string) => string[];
 }
@@ -108,25 +110,6 @@ const table: Array<Omit<Language, 'mark'>> = [
   { code: 'uk', name: 'Ukrainian', script: 'cyrillic', stem: ukrainian, compounds: false },
   { code: 'ar', name: 'Arabic', script: 'arabic', stem: arabic, compounds: false },
 ];
-
-// What each language's stemmer leaves apart that a person reads as one word, given as extra
-// forms to stem (docs/search.md, "Languages"). Each is applied to messages and queries alike,
-// so it only joins forms; a wrong join costs precision, never recall.
-const VARIANTS: Partial<Record<LanguageCode, (w: string) => string[]>> = {
-  // Portuguese nasal plurals: "reuniões", "pães" are plurals of "reunião", "pão".
-  pt: (w) => (/(ões|ães)$/.test(w) ? [`${w.slice(0, -3)}ão`] : []),
-  // Swedish: Snowball keeps the neuter definite "-et" ("huset", "mötet", "tåget").
-  sv: (w) => (w.length >= 5 && /[^aeiouyåäö]et$/.test(w) ? [w.slice(0, -2)] : []),
-  // Polish: the dative and locative of -ka and -ga nouns ("książce", "nodze").
-  pl: (w) =>
-    /ce$/.test(w) ? [`${w.slice(0, -2)}ka`] : /dze$/.test(w) ? [`${w.slice(0, -3)}ga`] : [],
-  // Ukrainian: the same alternation ("книжці" of "книжка", "нозі" of "нога").
-  uk: (w) =>
-    /ці$/.test(w) ? [`${w.slice(0, -2)}ка`] : /зі$/.test(w) ? [`${w.slice(0, -2)}га`] : [],
-  // Turkish: a suffix after a final vowel takes the vowel with it in Snowball's stem
-  // ("toplantımız" -> "toplant"), so a word ending in a vowel is also read without it.
-  tr: (w) => (w.length >= 5 && /[aeıioöuü]$/.test(w) ? [w.slice(0, -1)] : []),
-};
 
 // ¡ ¢ £ ¤ ¥ ¦ § ¨ © « ¬ ® ¯ ° ± ´: none is a letter or digit, and none survives NFKC + the
 // tokenizer as part of a word.

@@ -122,7 +122,7 @@ export const OTHER_SCRIPTS: EvalLanguage[] = [
     queries: [
       { kind: 'cjk', query: '서울', expect: ['ko01', 'ko02'] },
       { kind: 'cjk', query: '서울에서', expect: ['ko01'] },
-      { kind: 'cjk', query: '회의', expect: ['ko03', 'ko04'] },
+      { kind: 'cjk', query: '회의', expect: ['ko03', 'ko04', 'ko05'] },
     ],
   },
 ];

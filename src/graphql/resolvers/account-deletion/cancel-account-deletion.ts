@@ -2,4 +2,4 @@ import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const cancelAccountDeletion: Resolver = (_parent, _args, ctx) =>
-  ctx.app.services.accountDeletion.cancel(requireActor(ctx));
+  ctx.services.accountDeletion.cancel(requireActor(ctx));

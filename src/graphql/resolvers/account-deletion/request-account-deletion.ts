@@ -5,4 +5,4 @@ export const requestAccountDeletion: Resolver<unknown, { input: { confirmUsernam
   _parent,
   { input },
   ctx,
-) => ctx.app.services.accountDeletion.request(requireActor(ctx), input.confirmUsername);
+) => ctx.services.accountDeletion.request(requireActor(ctx), input.confirmUsername);

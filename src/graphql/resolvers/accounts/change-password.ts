@@ -5,6 +5,6 @@ export const changePassword: Resolver<
   unknown,
   { input: { currentPassword: string; newPassword: string } }
 > = async (_parent, { input }, ctx) => {
-  await ctx.app.services.accounts.changePassword(requireActor(ctx), input);
+  await ctx.services.accounts.changePassword(requireActor(ctx), input);
   return true;
 };

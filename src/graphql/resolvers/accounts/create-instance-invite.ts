@@ -4,5 +4,4 @@ import type { Resolver } from '../../resolver-types.js';
 export const createInstanceInvite: Resolver<
   unknown,
   { email?: string | null; expiresInDays?: number | null; maxUses?: number | null }
-> = (_parent, args, ctx) =>
-  ctx.app.services.registration.createInstanceInvite(requireActor(ctx), args);
+> = (_parent, args, ctx) => ctx.services.registration.createInstanceInvite(requireActor(ctx), args);

@@ -2,4 +2,4 @@ import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const instanceInvites: Resolver = (_parent, _args, ctx) =>
-  ctx.app.services.registration.listInstanceInvites(requireActor(ctx));
+  ctx.services.registration.listInstanceInvites(requireActor(ctx));

@@ -6,7 +6,7 @@ export const login: Resolver<unknown, { input: { username: string; password: str
   { input },
   ctx,
 ) => {
-  const signedIn = await ctx.app.services.accounts.login({
+  const signedIn = await ctx.services.accounts.login({
     username: input.username,
     password: input.password,
     ip: ctx.ip,

@@ -2,4 +2,4 @@ import { requireSession } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const logoutOtherSessions: Resolver = (_parent, _args, ctx) =>
-  ctx.app.services.sessions.endOthers(requireSession(ctx));
+  ctx.services.sessions.endOthers(requireSession(ctx));

@@ -5,5 +5,5 @@ export const me: Resolver = (_parent, _args, ctx) => {
   const actor = requireActor(ctx);
   // The account read with the session at the start of this request, when nothing ran since.
   if (ctx.sessionAccount) return ctx.sessionAccount;
-  return ctx.app.services.accounts.me(actor);
+  return ctx.services.accounts.me(actor);
 };

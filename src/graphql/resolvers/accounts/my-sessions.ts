@@ -2,4 +2,4 @@ import { requireSession } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const mySessions: Resolver = (_parent, _args, ctx) =>
-  ctx.app.services.sessions.listMine(requireSession(ctx));
+  ctx.services.sessions.listMine(requireSession(ctx));

@@ -1,4 +1,4 @@
 import type { Resolver } from '../../resolver-types.js';
 
 export const registrationChallenge: Resolver = (_parent, _args, ctx) =>
-  ctx.app.services.signup.challenge();
+  ctx.services.signup.challenge();

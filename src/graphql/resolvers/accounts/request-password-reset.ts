@@ -4,6 +4,6 @@ export const requestPasswordReset: Resolver<
   unknown,
   { input: { emailOrUsername: string } }
 > = async (_parent, { input }, ctx) => {
-  await ctx.app.services.passwordResets.request(input);
+  await ctx.services.passwordResets.request(input);
   return true;
 };

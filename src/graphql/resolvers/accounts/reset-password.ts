@@ -4,6 +4,6 @@ export const resetPassword: Resolver<
   unknown,
   { input: { token: string; newPassword: string } }
 > = async (_parent, { input }, ctx) => {
-  await ctx.app.services.passwordResets.reset(input);
+  await ctx.services.passwordResets.reset(input);
   return true;
 };

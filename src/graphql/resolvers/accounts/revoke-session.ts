@@ -3,7 +3,7 @@ import type { Resolver } from '../../resolver-types.js';
 
 export const revokeSession: Resolver<unknown, { id: string }> = async (_parent, { id }, ctx) => {
   const session = requireSession(ctx);
-  await ctx.app.services.sessions.revokeMine(session, id);
+  await ctx.services.sessions.revokeMine(session, id);
   if (id === session.sessionId) ctx.cookies.clearSession();
   return true;
 };

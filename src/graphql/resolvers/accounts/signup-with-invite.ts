@@ -14,7 +14,7 @@ interface Args {
 }
 
 export const signupWithInvite: Resolver<unknown, Args> = async (_parent, { input }, ctx) => {
-  const signedIn = await ctx.app.services.registration.signupWithPassword({
+  const signedIn = await ctx.services.registration.signupWithPassword({
     ...input,
     ip: ctx.ip,
     userAgent: ctx.userAgent,

@@ -5,4 +5,4 @@ export const updateProfile: Resolver<unknown, { input: { displayName?: string | 
   _parent,
   { input },
   ctx,
-) => ctx.app.services.accounts.updateProfile(requireActor(ctx), input);
+) => ctx.services.accounts.updateProfile(requireActor(ctx), input);

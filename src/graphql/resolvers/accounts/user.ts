@@ -12,7 +12,7 @@ export type UserParent = AccountView & { viewerIsSelf?: boolean };
 /** Fields of User that depend on who is asking; the accounts service decides who that is. */
 const isSelf = (parent: UserParent, ctx: Parameters<Resolver>[2]) =>
   parent.viewerIsSelf === true ||
-  ctx.app.services.accounts.seesPrivateFields(optionalActor(ctx), parent.id);
+  ctx.services.accounts.seesPrivateFields(optionalActor(ctx), parent.id);
 
 export const User = {
   email: ((parent, _args, ctx) =>
@@ -21,7 +21,7 @@ export const User = {
     isSelf(parent, ctx) ? parent.deletionScheduledFor : null) as Resolver<UserParent>,
   probationEndsAt: ((parent, _args, ctx) =>
     isSelf(parent, ctx)
-      ? ctx.app.services.accounts.probationEndsAt(parent.createdAt)
+      ? ctx.services.accounts.probationEndsAt(parent.createdAt)
       : null) as Resolver<UserParent>,
   instanceOperator: ((parent, _args, ctx) =>
     isSelf(parent, ctx) && parent.isOperator) as Resolver<UserParent>,

@@ -5,4 +5,4 @@ export const addChannelMembers: Resolver<unknown, { conversationId: string; user
   _parent,
   { conversationId, userIds },
   ctx,
-) => ctx.app.services.channels.addMembers(requireActor(ctx), conversationId, userIds);
+) => ctx.services.channels.addMembers(requireActor(ctx), conversationId, userIds);

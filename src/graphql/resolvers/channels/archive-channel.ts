@@ -5,4 +5,4 @@ export const archiveChannel: Resolver<unknown, { conversationId: string }> = (
   _parent,
   { conversationId },
   ctx,
-) => ctx.app.services.channels.archive(requireActor(ctx), conversationId);
+) => ctx.services.channels.archive(requireActor(ctx), conversationId);

@@ -5,4 +5,4 @@ export const channels: Resolver<unknown, { serverId: string; includeArchived?: b
   _parent,
   { serverId, includeArchived },
   ctx,
-) => ctx.app.services.channels.list(requireActor(ctx), serverId, { includeArchived });
+) => ctx.services.channels.list(requireActor(ctx), serverId, { includeArchived });

@@ -6,4 +6,4 @@ export const createChannel: Resolver<unknown, { input: CreateChannelInput }> = (
   _parent,
   { input },
   ctx,
-) => ctx.app.services.channels.create(requireActor(ctx), input);
+) => ctx.services.channels.create(requireActor(ctx), input);

@@ -5,4 +5,4 @@ export const joinChannel: Resolver<unknown, { conversationId: string }> = (
   _parent,
   { conversationId },
   ctx,
-) => ctx.app.services.channels.join(requireActor(ctx), conversationId);
+) => ctx.services.channels.join(requireActor(ctx), conversationId);

@@ -5,4 +5,4 @@ export const leaveChannel: Resolver<unknown, { conversationId: string }> = (
   _parent,
   { conversationId },
   ctx,
-) => ctx.app.services.channels.leave(requireActor(ctx), conversationId);
+) => ctx.services.channels.leave(requireActor(ctx), conversationId);

@@ -5,4 +5,4 @@ export const removeChannelMember: Resolver<unknown, { conversationId: string; us
   _parent,
   { conversationId, userId },
   ctx,
-) => ctx.app.services.channels.removeMember(requireActor(ctx), conversationId, userId);
+) => ctx.services.channels.removeMember(requireActor(ctx), conversationId, userId);

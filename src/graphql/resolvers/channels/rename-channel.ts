@@ -5,4 +5,4 @@ export const renameChannel: Resolver<unknown, { conversationId: string; name: st
   _parent,
   { conversationId, name },
   ctx,
-) => ctx.app.services.channels.rename(requireActor(ctx), conversationId, name);
+) => ctx.services.channels.rename(requireActor(ctx), conversationId, name);

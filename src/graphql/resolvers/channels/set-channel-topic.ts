@@ -5,4 +5,4 @@ export const setChannelTopic: Resolver<
   unknown,
   { conversationId: string; topic?: string | null }
 > = (_parent, { conversationId, topic }, ctx) =>
-  ctx.app.services.channels.setTopic(requireActor(ctx), conversationId, topic);
+  ctx.services.channels.setTopic(requireActor(ctx), conversationId, topic);

@@ -5,4 +5,4 @@ export const unarchiveChannel: Resolver<unknown, { conversationId: string }> = (
   _parent,
   { conversationId },
   ctx,
-) => ctx.app.services.channels.unarchive(requireActor(ctx), conversationId);
+) => ctx.services.channels.unarchive(requireActor(ctx), conversationId);

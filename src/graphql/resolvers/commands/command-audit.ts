@@ -5,4 +5,4 @@ export const commandAudit: Resolver<
   unknown,
   { serverId: string; before?: string | null; limit?: number | null }
 > = (_parent, args, ctx) =>
-  ctx.app.services.commands.run.auditPage(requireActor(ctx), args.serverId, args);
+  ctx.services.commands.run.auditPage(requireActor(ctx), args.serverId, args);

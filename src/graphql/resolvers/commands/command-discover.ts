@@ -5,9 +5,4 @@ export const commandDiscover: Resolver<
   unknown,
   { query: string; context?: { serverId?: string; conversationId?: string } | null; limit?: number }
 > = (_parent, args, ctx) =>
-  ctx.app.services.commands.run.discover(
-    requireActor(ctx),
-    args.query,
-    args.context ?? {},
-    args.limit,
-  );
+  ctx.services.commands.run.discover(requireActor(ctx), args.query, args.context ?? {}, args.limit);

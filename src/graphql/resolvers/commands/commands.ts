@@ -5,4 +5,4 @@ export const commands: Resolver<
   unknown,
   { surface: string; context?: { serverId?: string; conversationId?: string } | null }
 > = (_parent, args, ctx) =>
-  ctx.app.services.commands.run.list(requireActor(ctx), args.surface, args.context ?? {});
+  ctx.services.commands.run.list(requireActor(ctx), args.surface, args.context ?? {});

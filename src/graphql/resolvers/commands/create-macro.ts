@@ -12,4 +12,4 @@ export const createMacro: Resolver<
       steps: unknown[];
     };
   }
-> = (_parent, args, ctx) => ctx.app.services.commands.macros.create(requireActor(ctx), args.input);
+> = (_parent, args, ctx) => ctx.services.commands.macros.create(requireActor(ctx), args.input);

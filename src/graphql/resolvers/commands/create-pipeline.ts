@@ -12,5 +12,4 @@ export const createPipeline: Resolver<
       steps: unknown[];
     };
   }
-> = (_parent, args, ctx) =>
-  ctx.app.services.commands.pipelines.create(requireActor(ctx), args.input);
+> = (_parent, args, ctx) => ctx.services.commands.pipelines.create(requireActor(ctx), args.input);

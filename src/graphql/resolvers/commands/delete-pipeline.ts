@@ -2,4 +2,4 @@ import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const deletePipeline: Resolver<unknown, { id: string }> = (_parent, args, ctx) =>
-  ctx.app.services.commands.pipelines.delete(requireActor(ctx), args.id);
+  ctx.services.commands.pipelines.delete(requireActor(ctx), args.id);

@@ -3,4 +3,4 @@ import type { Resolver } from '../../resolver-types.js';
 import type { ExecuteInput } from '../../../services/commands/command-service.js';
 
 export const executeCommand: Resolver<unknown, { input: ExecuteInput }> = (_parent, args, ctx) =>
-  ctx.app.services.commands.run.execute(requireActor(ctx), args.input);
+  ctx.services.commands.run.execute(requireActor(ctx), args.input);

@@ -12,4 +12,4 @@ export const executeMacro: Resolver<
       confirmationToken?: string | null;
     };
   }
-> = (_parent, args, ctx) => ctx.app.services.commands.macros.execute(requireActor(ctx), args.input);
+> = (_parent, args, ctx) => ctx.services.commands.macros.execute(requireActor(ctx), args.input);

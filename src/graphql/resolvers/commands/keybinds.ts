@@ -2,4 +2,4 @@ import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const keybinds: Resolver<unknown, { serverId?: string | null }> = (_parent, args, ctx) =>
-  ctx.app.services.commands.keybinds.list(requireActor(ctx), args.serverId);
+  ctx.services.commands.keybinds.list(requireActor(ctx), args.serverId);

@@ -12,4 +12,4 @@ export const setKeybind: Resolver<
       args?: unknown;
     };
   }
-> = (_parent, args, ctx) => ctx.app.services.commands.keybinds.set(requireActor(ctx), args.input);
+> = (_parent, args, ctx) => ctx.services.commands.keybinds.set(requireActor(ctx), args.input);

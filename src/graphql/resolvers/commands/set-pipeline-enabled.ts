@@ -5,4 +5,4 @@ export const setPipelineEnabled: Resolver<unknown, { id: string; enabled: boolea
   _parent,
   args,
   ctx,
-) => ctx.app.services.commands.pipelines.setEnabled(requireActor(ctx), args.id, args.enabled);
+) => ctx.services.commands.pipelines.setEnabled(requireActor(ctx), args.id, args.enabled);

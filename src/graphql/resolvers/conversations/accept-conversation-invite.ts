@@ -5,8 +5,4 @@ export const acceptConversationInvite: Resolver<
   unknown,
   { serverId: string; conversationId: string }
 > = (_parent, args, ctx) =>
-  ctx.app.services.conversations.acceptInvite(
-    requireActor(ctx),
-    args.serverId,
-    args.conversationId,
-  );
+  ctx.services.conversations.acceptInvite(requireActor(ctx), args.serverId, args.conversationId);

@@ -4,5 +4,4 @@ import type { Resolver } from '../../resolver-types.js';
 export const addConversationMembers: Resolver<
   unknown,
   { input: { conversationId: string; memberIds: string[] } }
-> = (_parent, args, ctx) =>
-  ctx.app.services.conversations.addMembers(requireActor(ctx), args.input);
+> = (_parent, args, ctx) => ctx.services.conversations.addMembers(requireActor(ctx), args.input);

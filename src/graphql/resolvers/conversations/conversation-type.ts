@@ -26,7 +26,7 @@ const memberIds = async (c: ConversationTable, ctx: GraphqlContext, info: Info) 
 
 /** Where the caller stands in the conversation: the service decides from the member list. */
 const standing = async (c: ConversationTable, ctx: GraphqlContext, info: Info) =>
-  ctx.app.services.conversations.standing(optionalActor(ctx), await members(c, ctx, info));
+  ctx.services.conversations.standing(optionalActor(ctx), await members(c, ctx, info));
 
 export const Conversation = {
   serverId: ((c) => c.workspaceId) as R,
@@ -47,11 +47,7 @@ export const Conversation = {
       .map((m) => m.accountId)) as R,
   isMember: (async (c, _a, ctx, info) => (await standing(c, ctx, info)) === 'member') as R,
   mlsGroup: (async (c, _a, ctx, info) =>
-    ctx.app.services.conversations.mlsGroup(
-      optionalActor(ctx),
-      c,
-      await members(c, ctx, info),
-    )) as R,
+    ctx.services.conversations.mlsGroup(optionalActor(ctx), c, await members(c, ctx, info))) as R,
   unreadCount: (async (c, _a, ctx, info) =>
     (await standing(c, ctx, info)) === 'member'
       ? ((await loadUnread(ctx, info, c.id)) ?? 0)
@@ -63,7 +59,7 @@ export const Conversation = {
   dmRequest: (async (c, _a, ctx, info) =>
     c.kind !== 'direct'
       ? null
-      : ctx.app.services.conversations.ownOpenRequest(
+      : ctx.services.conversations.ownOpenRequest(
           optionalActor(ctx),
           c,
           (await loadDmRequests(ctx, info, c.id)) ?? [],

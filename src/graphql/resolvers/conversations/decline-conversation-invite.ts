@@ -5,8 +5,4 @@ export const declineConversationInvite: Resolver<
   unknown,
   { serverId: string; conversationId: string }
 > = (_parent, args, ctx) =>
-  ctx.app.services.conversations.declineInvite(
-    requireActor(ctx),
-    args.serverId,
-    args.conversationId,
-  );
+  ctx.services.conversations.declineInvite(requireActor(ctx), args.serverId, args.conversationId);

@@ -4,4 +4,4 @@ import type { Resolver } from '../../resolver-types.js';
 export const approveDeviceLink: Resolver<
   unknown,
   { input: { offerId: string; code: string; deviceName?: string | null } }
-> = (_parent, { input }, ctx) => ctx.app.services.devices.approveLink(requireActor(ctx), input);
+> = (_parent, { input }, ctx) => ctx.services.devices.approveLink(requireActor(ctx), input);

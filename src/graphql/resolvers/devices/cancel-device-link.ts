@@ -5,4 +5,4 @@ export const cancelDeviceLink: Resolver<
   unknown,
   { offerId: string; offerSecret?: string | null }
 > = (_parent, { offerId, offerSecret }, ctx) =>
-  ctx.app.services.devices.cancelLink(optionalActor(ctx), offerId, offerSecret);
+  ctx.services.devices.cancelLink(optionalActor(ctx), offerId, offerSecret);

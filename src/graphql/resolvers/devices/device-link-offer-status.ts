@@ -4,4 +4,4 @@ export const deviceLinkOfferStatus: Resolver<unknown, { offerId: string; offerSe
   _parent,
   { offerId, offerSecret },
   ctx,
-) => ctx.app.services.devices.linkOfferStatus(offerId, offerSecret);
+) => ctx.services.devices.linkOfferStatus(offerId, offerSecret);

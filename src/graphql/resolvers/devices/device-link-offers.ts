@@ -2,4 +2,4 @@ import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const deviceLinkOffers: Resolver = (_parent, _args, ctx) =>
-  ctx.app.services.devices.pendingLinkOffers(requireActor(ctx));
+  ctx.services.devices.pendingLinkOffers(requireActor(ctx));

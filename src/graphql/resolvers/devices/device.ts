@@ -8,7 +8,7 @@ import type { Resolver } from '../../resolver-types.js';
 
 const loadCounts = (ctx: GraphqlContext, info: GraphQLResolveInfo, id: string) =>
   loader<number>(ctx, info, 'keyPackageCounts', (ids) =>
-    ctx.app.services.mls.keyPackageCounts(ids),
+    ctx.services.mls.keyPackageCounts(ids),
   ).load(id);
 
 export const Device = {
@@ -18,8 +18,7 @@ export const Device = {
     ((await loadCounts(ctx, info, d.id)) ?? 0) < KEY_PACKAGES_LOW) as Resolver<DeviceView>,
   // `current` is preset where the request's session changed device during the request.
   current: ((parent, _args, ctx) =>
-    parent.current ??
-    ctx.app.services.devices.isCurrent(optionalActor(ctx), parent.id)) as Resolver<
+    parent.current ?? ctx.services.devices.isCurrent(optionalActor(ctx), parent.id)) as Resolver<
     DeviceView & { current?: boolean }
   >,
 };

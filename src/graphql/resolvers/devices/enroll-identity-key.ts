@@ -15,10 +15,7 @@ export const enrollIdentityKey: Resolver<
     };
   }
 > = async (_parent, { input }, ctx) => {
-  const { account, device, identity } = await ctx.app.services.keyAuth.enroll(
-    requireActor(ctx),
-    input,
-  );
+  const { account, device, identity } = await ctx.services.keyAuth.enroll(requireActor(ctx), input);
   return {
     user: { ...account, viewerIsSelf: true },
     device: { ...device, current: true },

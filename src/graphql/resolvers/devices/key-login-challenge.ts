@@ -1,4 +1,4 @@
 import type { Resolver } from '../../resolver-types.js';
 
 export const keyLoginChallenge: Resolver = (_parent, _args, ctx) =>
-  ctx.app.services.keyAuth.challenges.issue();
+  ctx.services.keyAuth.challenges.issue();

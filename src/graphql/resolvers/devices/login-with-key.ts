@@ -13,7 +13,7 @@ export const loginWithKey: Resolver<
     };
   }
 > = async (_parent, { proof }, ctx) => {
-  const signedIn = await ctx.app.services.keyAuth.login({
+  const signedIn = await ctx.services.keyAuth.login({
     proof,
     ip: ctx.ip,
     userAgent: ctx.userAgent,

@@ -2,4 +2,4 @@ import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const myDevices: Resolver = (_parent, _args, ctx) =>
-  ctx.app.services.devices.list(requireActor(ctx));
+  ctx.services.devices.list(requireActor(ctx));

@@ -2,4 +2,4 @@ import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const myKeyIdentity: Resolver = (_parent, _args, ctx) =>
-  ctx.app.services.keyAuth.identityOf(requireActor(ctx));
+  ctx.services.keyAuth.identityOf(requireActor(ctx));

@@ -6,7 +6,7 @@ export const revokeDevice: Resolver<unknown, { deviceId: string }> = async (
   { deviceId },
   ctx,
 ) => {
-  const { endedOwnSession } = await ctx.app.services.devices.revoke(requireActor(ctx), deviceId);
+  const { endedOwnSession } = await ctx.services.devices.revoke(requireActor(ctx), deviceId);
   // Revoking the calling device signs it out here too.
   if (endedOwnSession) ctx.cookies.clearSession();
   return true;

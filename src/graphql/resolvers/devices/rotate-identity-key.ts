@@ -17,4 +17,4 @@ export const rotateIdentityKey: Resolver<
       deviceSignature?: string | null;
     };
   }
-> = (_parent, { input }, ctx) => ctx.app.services.keyAuth.rotate(optionalActor(ctx), input);
+> = (_parent, { input }, ctx) => ctx.services.keyAuth.rotate(optionalActor(ctx), input);

@@ -12,4 +12,4 @@ export const sendDeviceLinkOffer: Resolver<
       signature: string;
     };
   }
-> = (_parent, { input }, ctx) => ctx.app.services.devices.sendLinkOffer(input);
+> = (_parent, { input }, ctx) => ctx.services.devices.sendLinkOffer(input);

@@ -21,7 +21,7 @@ export const signupWithKey: Resolver<unknown, { input: SignupWithKeyInput }> = a
   { input },
   ctx,
 ) => {
-  const signedIn = await ctx.app.services.keyAuth.signupWithKey({
+  const signedIn = await ctx.services.keyAuth.signupWithKey({
     ...input,
     request: {
       inviteToken: input.inviteToken ?? null,

@@ -2,4 +2,4 @@ import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const acceptDmRequest: Resolver<unknown, { requestId: string }> = (_parent, args, ctx) =>
-  ctx.app.services.dm.acceptRequest(requireActor(ctx), args.requestId);
+  ctx.services.dm.acceptRequest(requireActor(ctx), args.requestId);

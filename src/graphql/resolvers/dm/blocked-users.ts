@@ -2,7 +2,7 @@ import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const blockedUsers: Resolver = async (_parent, _args, ctx) => {
-  const ids = await ctx.app.services.dm.blockedIds(requireActor(ctx));
-  const users = new Map((await ctx.app.services.messages.accountsByIds(ids)).map((u) => [u.id, u]));
+  const ids = await ctx.services.dm.blockedIds(requireActor(ctx));
+  const users = new Map((await ctx.services.messages.accountsByIds(ids)).map((u) => [u.id, u]));
   return ids.flatMap((id) => users.get(id) ?? []);
 };

@@ -10,14 +10,13 @@ export const DmRequest = {
   from: ((r, _a, ctx, info) => loadUser(ctx, info, r.fromId)) as Resolver<DmRequestTable>,
   to: ((r, _a, ctx, info) => loadUser(ctx, info, r.toId)) as Resolver<DmRequestTable>,
   state: ((r, _a, ctx) =>
-    ctx.app.services.dm
+    ctx.services.dm
       .requestAsSeenBy(optionalActor(ctx), r)
       .state.toUpperCase()) as Resolver<DmRequestTable>,
   respondedAt: ((r, _a, ctx) =>
-    ctx.app.services.dm.requestAsSeenBy(optionalActor(ctx), r)
-      .respondedAt) as Resolver<DmRequestTable>,
+    ctx.services.dm.requestAsSeenBy(optionalActor(ctx), r).respondedAt) as Resolver<DmRequestTable>,
   preview: (async (r, _a, ctx, info) =>
-    ctx.app.services.dm.maySeePreview(optionalActor(ctx), r)
+    ctx.services.dm.maySeePreview(optionalActor(ctx), r)
       ? ((await loadPreview(ctx, info, r.conversationId)) ?? [])
       : []) as Resolver<DmRequestTable>,
 };

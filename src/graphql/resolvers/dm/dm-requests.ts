@@ -2,4 +2,4 @@ import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const dmRequests: Resolver<unknown, Record<string, never>> = (_parent, _args, ctx) =>
-  ctx.app.services.dm.pendingRequests(requireActor(ctx));
+  ctx.services.dm.pendingRequests(requireActor(ctx));

@@ -10,6 +10,6 @@ export const loadPreview = (
   info: GraphQLResolveInfo,
   conversationId: string,
 ) =>
-  loader<MessageTable[]>(ctx, info, 'preview', (ids) => ctx.app.services.dm.previews(ids)).load(
+  loader<MessageTable[]>(ctx, info, 'preview', (ids) => ctx.services.dm.previews(ids)).load(
     conversationId,
   );

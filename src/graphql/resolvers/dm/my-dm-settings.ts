@@ -11,4 +11,4 @@ export const settingsView = (s: DmSettingsView) => ({
 });
 
 export const myDmSettings: Resolver = async (_parent, _args, ctx) =>
-  settingsView(await ctx.app.services.dm.settings(requireActor(ctx)));
+  settingsView(await ctx.services.dm.settings(requireActor(ctx)));

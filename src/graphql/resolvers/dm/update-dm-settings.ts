@@ -15,7 +15,7 @@ export const updateDmSettings: Resolver<unknown, { input: Input }> = async (
   ctx,
 ) =>
   settingsView(
-    await ctx.app.services.dm.updateSettings(requireActor(ctx), {
+    await ctx.services.dm.updateSettings(requireActor(ctx), {
       inbound: lower<DmReach>(input.inbound),
       outbound: lower<DmReach>(input.outbound),
       partners: lower<DmPartners>(input.partners),

@@ -4,4 +4,4 @@ import type { Resolver } from '../../resolver-types.js';
 export const createCustomEmoji: Resolver<
   unknown,
   { input: { serverId: string; name: string; contentType: string; image: string } }
-> = (_parent, { input }, ctx) => ctx.app.services.emoji.create(requireActor(ctx), input);
+> = (_parent, { input }, ctx) => ctx.services.emoji.create(requireActor(ctx), input);

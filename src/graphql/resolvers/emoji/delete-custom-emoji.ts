@@ -5,4 +5,4 @@ export const deleteCustomEmoji: Resolver<unknown, { serverId: string; name: stri
   _parent,
   args,
   ctx,
-) => ctx.app.services.emoji.delete(requireActor(ctx), args.serverId, args.name);
+) => ctx.services.emoji.delete(requireActor(ctx), args.serverId, args.name);

@@ -5,6 +5,6 @@ export const applyRemoteRevocation: Resolver<
   unknown,
   { statement: string; signature: string }
 > = async (_parent, args, ctx) => {
-  const r = await ctx.app.federation.revocations.applyRevocationStatement(args);
+  const r = await ctx.federation.revocations.applyRevocationStatement(args);
   return { revokedDevices: r.revoked, sessionsEnded: r.sessionsEnded };
 };

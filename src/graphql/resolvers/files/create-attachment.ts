@@ -4,4 +4,4 @@ import type { Resolver } from '../../resolver-types.js';
 export const createAttachment: Resolver<
   unknown,
   { input: { conversationId: string; fileName: string; contentType?: string | null } }
-> = (_parent, args, ctx) => ctx.app.services.attachments.create(requireActor(ctx), args.input);
+> = (_parent, args, ctx) => ctx.services.attachments.create(requireActor(ctx), args.input);

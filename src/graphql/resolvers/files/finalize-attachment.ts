@@ -4,4 +4,4 @@ import type { Resolver } from '../../resolver-types.js';
 export const finalizeAttachment: Resolver<
   unknown,
   { input: { attachmentId: string; messageId: string } }
-> = (_parent, args, ctx) => ctx.app.services.attachments.finalize(requireActor(ctx), args.input);
+> = (_parent, args, ctx) => ctx.services.attachments.finalize(requireActor(ctx), args.input);

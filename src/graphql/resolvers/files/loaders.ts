@@ -7,5 +7,5 @@ import { group, loader } from '../../loaders.js';
 /** The attachments of the messages of a page, in one query (no N+1). */
 export const loadAttachments = (ctx: GraphqlContext, info: GraphQLResolveInfo, messageId: string) =>
   loader<AttachmentTable[]>(ctx, info, 'attachments', async (ids) =>
-    group(await ctx.app.services.attachments.ofMessages(requireActor(ctx), ids), 'messageId'),
+    group(await ctx.services.attachments.ofMessages(requireActor(ctx), ids), 'messageId'),
   ).load(messageId);

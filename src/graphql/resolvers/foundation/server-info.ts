@@ -3,10 +3,9 @@ import type { Resolver } from '../../resolver-types.js';
 export const API_VERSION = 1;
 
 /** serverInfo: read without a session, straight from the configuration. */
-export const serverInfo: Resolver = (_parent, _args, { app }) => {
-  const { config } = app;
+export const serverInfo: Resolver = (_parent, _args, { config, version }) => {
   return {
-    version: app.version,
+    version,
     apiVersion: API_VERSION,
     features: config.features.map((f) => ({
       key: f.key,

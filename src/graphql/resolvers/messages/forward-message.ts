@@ -5,4 +5,4 @@ export const forwardMessage: Resolver<unknown, { messageId: string; toConversati
   _parent,
   args,
   ctx,
-) => ctx.app.services.messages.forward(requireActor(ctx), args.messageId, args.toConversationId);
+) => ctx.services.messages.forward(requireActor(ctx), args.messageId, args.toConversationId);

@@ -5,4 +5,4 @@ export const removeReaction: Resolver<unknown, { messageId: string; emoji: strin
   _parent,
   args,
   ctx,
-) => ctx.app.services.messages.removeReaction(requireActor(ctx), args.messageId, args.emoji);
+) => ctx.services.messages.removeReaction(requireActor(ctx), args.messageId, args.emoji);

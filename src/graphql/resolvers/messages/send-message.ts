@@ -4,4 +4,4 @@ import type { Resolver } from '../../resolver-types.js';
 export const sendMessage: Resolver<
   unknown,
   { input: { conversationId: string; text: string; threadRootId?: string | null } }
-> = (_parent, args, ctx) => ctx.app.services.messages.send(requireActor(ctx), args.input);
+> = (_parent, args, ctx) => ctx.services.messages.send(requireActor(ctx), args.input);

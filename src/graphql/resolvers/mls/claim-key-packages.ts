@@ -5,4 +5,4 @@ export const claimKeyPackages: Resolver<unknown, { conversationId: string; userI
   _p,
   args,
   ctx,
-) => ctx.app.services.mls.claimKeyPackages(requireActor(ctx), args.conversationId, args.userId);
+) => ctx.services.mls.claimKeyPackages(requireActor(ctx), args.conversationId, args.userId);

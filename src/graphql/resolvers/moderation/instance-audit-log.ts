@@ -6,5 +6,5 @@ export const instanceAuditLog: Resolver<
   unknown,
   { before?: string | null; after?: string | null; limit?: number | null }
 > = (_parent, args, ctx) => {
-  return ctx.app.services.moderation.audit.list(requireActor(ctx), args);
+  return ctx.services.moderation.audit.list(requireActor(ctx), args);
 };

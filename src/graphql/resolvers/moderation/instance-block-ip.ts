@@ -6,7 +6,7 @@ export const instanceBlockIp: Resolver<
   unknown,
   { cidr: string; reason?: string | null; expiresInDays?: number | null }
 > = (_parent, args, ctx) => {
-  return ctx.app.services.ipBlocks.block(requireActor(ctx), {
+  return ctx.services.ipBlocks.block(requireActor(ctx), {
     cidr: args.cidr,
     reason: args.reason ?? null,
     expiresInDays: args.expiresInDays ?? null,

@@ -6,7 +6,7 @@ export const instanceBlockPrincipal: Resolver<
   unknown,
   { principalId: string; reason?: string | null; cascade?: boolean | null }
 > = (_parent, args, ctx) =>
-  ctx.app.services.moderation.blocks.block(requireActor(ctx), {
+  ctx.services.moderation.blocks.block(requireActor(ctx), {
     principalId: args.principalId,
     reason: args.reason,
     cascade: args.cascade,

@@ -3,5 +3,5 @@ import type { Resolver } from '../../resolver-types.js';
 import { requireActor } from '../../context.js';
 
 export const instanceIpBlocks: Resolver = (_parent, _args, ctx) => {
-  return ctx.app.services.ipBlocks.list(requireActor(ctx));
+  return ctx.services.ipBlocks.list(requireActor(ctx));
 };

@@ -6,5 +6,5 @@ export const instanceReports: Resolver<
   unknown,
   { openOnly?: boolean | null; after?: string | null; limit?: number | null }
 > = (_parent, args, ctx) => {
-  return ctx.app.services.moderation.reports.listInstance(requireActor(ctx), args);
+  return ctx.services.moderation.reports.listInstance(requireActor(ctx), args);
 };

@@ -3,4 +3,4 @@ import type { Resolver } from '../../resolver-types.js';
 import { requireActor } from '../../context.js';
 
 export const instanceResolveReport: Resolver<unknown, { id: string }> = (_parent, args, ctx) =>
-  ctx.app.services.moderation.reports.resolveInstance(requireActor(ctx), args.id);
+  ctx.services.moderation.reports.resolveInstance(requireActor(ctx), args.id);

@@ -6,4 +6,4 @@ export const instanceUnblockPrincipal: Resolver<unknown, { principalId: string }
   _parent,
   args,
   ctx,
-) => ctx.app.services.moderation.blocks.unblock(requireActor(ctx), args.principalId);
+) => ctx.services.moderation.blocks.unblock(requireActor(ctx), args.principalId);

@@ -9,5 +9,4 @@ export const reportMessage: Resolver<
     text?: string | null;
     reveal?: { plaintext: string; opening: string } | null;
   }
-> = (_parent, args, ctx) =>
-  ctx.app.services.moderation.reports.reportMessage(requireActor(ctx), args);
+> = (_parent, args, ctx) => ctx.services.moderation.reports.reportMessage(requireActor(ctx), args);

@@ -5,4 +5,4 @@ export const reportWorkspace: Resolver<
   unknown,
   { serverId: string; category: string; text?: string | null }
 > = (_parent, args, ctx) =>
-  ctx.app.services.moderation.reports.reportWorkspace(requireActor(ctx), args);
+  ctx.services.moderation.reports.reportWorkspace(requireActor(ctx), args);

@@ -2,4 +2,4 @@ import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const resolveWorkspaceReport: Resolver<unknown, { id: string }> = (_parent, args, ctx) =>
-  ctx.app.services.moderation.reports.resolveWorkspace(requireActor(ctx), args.id);
+  ctx.services.moderation.reports.resolveWorkspace(requireActor(ctx), args.id);

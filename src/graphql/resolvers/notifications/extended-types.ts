@@ -12,11 +12,11 @@ type C = Resolver<ConversationTable>;
 export const Conversation = {
   mentionCount: (async (c, _a, ctx, info) =>
     (await loader<number>(ctx, info, 'mentionCount', (ids) =>
-      ctx.app.services.notifications.unreadCounts(requireActor(ctx), ids),
+      ctx.services.notifications.unreadCounts(requireActor(ctx), ids),
     ).load(c.id)) ?? 0) as C,
   notificationRule: (async (c, _a, ctx, info) =>
     (await loader<NotificationRuleTable>(ctx, info, 'notificationRule', async (ids) => {
-      const rules = await ctx.app.services.notifications.conversationRules(requireActor(ctx), ids);
+      const rules = await ctx.services.notifications.conversationRules(requireActor(ctx), ids);
       return new Map(ids.flatMap((id, i) => (rules[i] ? [[id, rules[i]] as const] : [])));
     }).load(c.id)) ?? null) as C,
 };
@@ -28,6 +28,6 @@ export const Mentions = {
 export const Workspace = {
   channelMentions: (async (w, _a, ctx) =>
     (
-      await ctx.app.services.notifications.channelMentionPolicy(requireActor(ctx), w.id)
+      await ctx.services.notifications.channelMentionPolicy(requireActor(ctx), w.id)
     ).toUpperCase()) as Resolver<WorkspaceView>,
 };

@@ -2,13 +2,13 @@ import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const markNotificationRead: Resolver<unknown, { id: string }> = (_parent, { id }, ctx) =>
-  ctx.app.services.notifications.markRead(requireActor(ctx), id);
+  ctx.services.notifications.markRead(requireActor(ctx), id);
 
 export const markConversationNotificationsRead: Resolver<unknown, { conversationId: string }> = (
   _parent,
   { conversationId },
   ctx,
-) => ctx.app.services.notifications.markConversationRead(requireActor(ctx), conversationId);
+) => ctx.services.notifications.markConversationRead(requireActor(ctx), conversationId);
 
 export const markAllNotificationsRead: Resolver = (_parent, _args, ctx) =>
-  ctx.app.services.notifications.markAllRead(requireActor(ctx));
+  ctx.services.notifications.markAllRead(requireActor(ctx));

@@ -2,4 +2,4 @@ import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const notificationSettings: Resolver = (_parent, _args, ctx) =>
-  ctx.app.services.notifications.settings(requireActor(ctx));
+  ctx.services.notifications.settings(requireActor(ctx));

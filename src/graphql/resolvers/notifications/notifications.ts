@@ -10,4 +10,4 @@ export const notifications: Resolver<
     unreadOnly?: boolean | null;
     conversationId?: string | null;
   }
-> = (_parent, args, ctx) => ctx.app.services.notifications.feed(requireActor(ctx), args);
+> = (_parent, args, ctx) => ctx.services.notifications.feed(requireActor(ctx), args);

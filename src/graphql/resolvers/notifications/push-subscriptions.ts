@@ -4,10 +4,10 @@ import type { Resolver } from '../../resolver-types.js';
 export const registerPushSubscription: Resolver<
   unknown,
   { input: { endpoint: string; p256dh: string; auth: string } }
-> = (_parent, { input }, ctx) => ctx.app.services.webPush.subscribe(requireActor(ctx), input);
+> = (_parent, { input }, ctx) => ctx.services.webPush.subscribe(requireActor(ctx), input);
 
 export const unregisterPushSubscription: Resolver<unknown, { endpoint: string }> = (
   _parent,
   { endpoint },
   ctx,
-) => ctx.app.services.webPush.unsubscribe(requireActor(ctx), endpoint);
+) => ctx.services.webPush.unsubscribe(requireActor(ctx), endpoint);

@@ -6,9 +6,5 @@ export const setChannelMentionPolicy: Resolver<
   { serverId: string; policy: string }
 > = async (_parent, { serverId, policy }, ctx) =>
   (
-    await ctx.app.services.notifications.setChannelMentionPolicy(
-      requireActor(ctx),
-      serverId,
-      policy,
-    )
+    await ctx.services.notifications.setChannelMentionPolicy(requireActor(ctx), serverId, policy)
   ).toUpperCase();

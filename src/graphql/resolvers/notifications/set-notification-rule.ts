@@ -6,4 +6,4 @@ export const setNotificationRule: Resolver<unknown, { input: RuleInput }> = (
   _parent,
   { input },
   ctx,
-) => ctx.app.services.notifications.setRule(requireActor(ctx), input);
+) => ctx.services.notifications.setRule(requireActor(ctx), input);

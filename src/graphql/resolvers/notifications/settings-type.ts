@@ -18,9 +18,9 @@ export const NotificationSettings = {
   quietHoursStart: ((s) => (s.quietStart === null ? null : formatClockTime(s.quietStart))) as R,
   quietHoursEnd: ((s) => (s.quietEnd === null ? null : formatClockTime(s.quietEnd))) as R,
   doNotDisturbUntil: ((s) => (s.dndUntil === null ? null : new Date(s.dndUntil))) as R,
-  doNotDisturbNow: ((s, _a, ctx) => doNotDisturb(s, ctx.app.clock.now().getTime())) as R,
+  doNotDisturbNow: ((s, _a, ctx) => doNotDisturb(s, ctx.clock.now().getTime())) as R,
   emailDigests: ((s) => s.emailDigests === 1) as R,
-  rules: ((_s, _a, ctx) => ctx.app.services.notifications.rules(requireActor(ctx))) as R,
+  rules: ((_s, _a, ctx) => ctx.services.notifications.rules(requireActor(ctx))) as R,
 };
 
 type RR = Resolver<NotificationRuleTable>;

@@ -6,4 +6,4 @@ export const updateNotificationSettings: Resolver<unknown, { input: SettingsInpu
   _parent,
   { input },
   ctx,
-) => ctx.app.services.notifications.updateSettings(requireActor(ctx), input);
+) => ctx.services.notifications.updateSettings(requireActor(ctx), input);

@@ -3,5 +3,5 @@ import type { Resolver } from '../../resolver-types.js';
 
 export const webPushPublicKey: Resolver = (_parent, _args, ctx) => {
   requireActor(ctx);
-  return ctx.app.services.webPush.publicKey;
+  return ctx.services.webPush.publicKey;
 };

@@ -6,4 +6,4 @@ export const addWorkspacePlugin: Resolver<
   {
     input: { serverId: string; bundleSha256: string; enabled?: boolean | null; settings?: unknown };
   }
-> = (_parent, args, ctx) => ctx.app.services.plugins.add(requireActor(ctx), args.input);
+> = (_parent, args, ctx) => ctx.services.plugins.add(requireActor(ctx), args.input);

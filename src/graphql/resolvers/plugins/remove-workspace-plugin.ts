@@ -5,4 +5,4 @@ export const removeWorkspacePlugin: Resolver<unknown, { id: string }> = async (
   _parent,
   args,
   ctx,
-) => ({ id: await ctx.app.services.plugins.remove(requireActor(ctx), args.id) });
+) => ({ id: await ctx.services.plugins.remove(requireActor(ctx), args.id) });

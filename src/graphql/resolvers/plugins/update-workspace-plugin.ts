@@ -11,4 +11,4 @@ export const updateWorkspacePlugin: Resolver<
       settings?: unknown;
     };
   }
-> = (_parent, args, ctx) => ctx.app.services.plugins.update(requireActor(ctx), args.input);
+> = (_parent, args, ctx) => ctx.services.plugins.update(requireActor(ctx), args.input);

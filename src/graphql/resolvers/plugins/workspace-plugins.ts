@@ -2,4 +2,4 @@ import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const workspacePlugins: Resolver<unknown, { serverId: string }> = (_parent, args, ctx) =>
-  ctx.app.services.plugins.list(requireActor(ctx), args.serverId);
+  ctx.services.plugins.list(requireActor(ctx), args.serverId);

@@ -3,10 +3,10 @@ import type { Resolver } from '../../resolver-types.js';
 import type { PresenceChoice } from '../../../services/presence/presence-service.js';
 
 export const presence: Resolver<unknown, { userIds: string[] }> = (_parent, { userIds }, ctx) =>
-  ctx.app.services.presence.presenceOf(requireActor(ctx), userIds);
+  ctx.services.presence.presenceOf(requireActor(ctx), userIds);
 
 export const myPresence: Resolver = (_parent, _args, ctx) =>
-  ctx.app.services.presence.mine(requireActor(ctx));
+  ctx.services.presence.mine(requireActor(ctx));
 
 export const setPresence: Resolver<unknown, { choice: PresenceChoice }> = async (
   _parent,
@@ -14,6 +14,6 @@ export const setPresence: Resolver<unknown, { choice: PresenceChoice }> = async 
   ctx,
 ) => {
   const actor = requireActor(ctx);
-  await ctx.app.services.presence.setChoice(actor, choice);
-  return ctx.app.services.presence.mine(actor);
+  await ctx.services.presence.setChoice(actor, choice);
+  return ctx.services.presence.mine(actor);
 };

@@ -6,6 +6,6 @@ import type { SubscriptionResolver } from '../../resolver-types.js';
  * direct and group conversations go to each member's topic).
  */
 export const relayStream: SubscriptionResolver = {
-  subscribe: (_parent, _args, ctx) => ctx.app.services.realtime.relayStream(requireActor(ctx)),
+  subscribe: (_parent, _args, ctx) => ctx.services.realtime.relayStream(requireActor(ctx)),
   resolve: (event) => event,
 };

@@ -5,4 +5,4 @@ export const startTyping: Resolver<unknown, { conversationId: string }> = (
   _parent,
   { conversationId },
   ctx,
-) => ctx.app.services.typing.startTyping(requireActor(ctx), conversationId);
+) => ctx.services.typing.startTyping(requireActor(ctx), conversationId);

@@ -7,7 +7,7 @@ export const workspaceEvents: SubscriptionResolver<{
   joinedChannelsOnly?: boolean | null;
 }> = {
   subscribe: (_parent, { serverId, joinedChannelsOnly }, ctx) =>
-    ctx.app.services.realtime.workspaceStream(requireActor(ctx), serverId, {
+    ctx.services.realtime.workspaceStream(requireActor(ctx), serverId, {
       joinedChannelsOnly: joinedChannelsOnly === true,
     }),
   resolve: (event) => event,

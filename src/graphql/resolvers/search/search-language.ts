@@ -5,10 +5,10 @@ export const searchLanguage: Resolver<unknown, { serverId?: string | null }> = (
   _parent,
   { serverId },
   ctx,
-) => ctx.app.services.search.language(requireActor(ctx), serverId);
+) => ctx.services.search.language(requireActor(ctx), serverId);
 
 export const setSearchLanguage: Resolver<
   unknown,
   { language?: string | null; serverId?: string | null }
 > = (_parent, { language, serverId }, ctx) =>
-  ctx.app.services.search.setLanguage(requireActor(ctx), language ?? null, serverId);
+  ctx.services.search.setLanguage(requireActor(ctx), language ?? null, serverId);

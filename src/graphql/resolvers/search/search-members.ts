@@ -5,4 +5,4 @@ export const searchMembers: Resolver<
   unknown,
   { serverId: string; query: string; limit?: number | null }
 > = (_parent, { serverId, query, limit }, ctx) =>
-  ctx.app.services.search.members(requireActor(ctx), serverId, query, limit);
+  ctx.services.search.members(requireActor(ctx), serverId, query, limit);

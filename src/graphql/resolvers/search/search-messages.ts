@@ -22,7 +22,7 @@ export const searchMessages: Resolver<
     limit?: number | null;
   }
 > = (_parent, { query, filter, order, after, limit }, ctx) =>
-  ctx.app.services.search.messages(requireActor(ctx), {
+  ctx.services.search.messages(requireActor(ctx), {
     query,
     order,
     after,

@@ -5,4 +5,4 @@ export const searchWorkspaces: Resolver<unknown, { query: string; limit?: number
   _parent,
   { query, limit },
   ctx,
-) => ctx.app.services.search.workspaces(requireActor(ctx), query, limit);
+) => ctx.services.search.workspaces(requireActor(ctx), query, limit);

@@ -6,4 +6,4 @@ export const createWorkspaceInvite: Resolver<unknown, { input: CreateInviteInput
   _parent,
   { input },
   ctx,
-) => ctx.app.services.invites.create(requireActor(ctx), input);
+) => ctx.services.invites.create(requireActor(ctx), input);

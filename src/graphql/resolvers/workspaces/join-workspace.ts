@@ -2,4 +2,4 @@ import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const joinWorkspace: Resolver<unknown, { token: string }> = (_parent, { token }, ctx) =>
-  ctx.app.services.invites.join(requireActor(ctx), token);
+  ctx.services.invites.join(requireActor(ctx), token);

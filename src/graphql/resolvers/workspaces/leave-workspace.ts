@@ -5,4 +5,4 @@ export const leaveWorkspace: Resolver<unknown, { serverId: string }> = (
   _parent,
   { serverId },
   ctx,
-) => ctx.app.services.workspaces.leave(requireActor(ctx), serverId);
+) => ctx.services.workspaces.leave(requireActor(ctx), serverId);

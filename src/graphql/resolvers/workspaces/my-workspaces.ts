@@ -2,4 +2,4 @@ import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const myWorkspaces: Resolver = (_parent, _args, ctx) =>
-  ctx.app.services.workspaces.listMine(requireActor(ctx));
+  ctx.services.workspaces.listMine(requireActor(ctx));

@@ -5,4 +5,4 @@ export const revokeWorkspaceInvite: Resolver<unknown, { inviteId: string }> = (
   _parent,
   { inviteId },
   ctx,
-) => ctx.app.services.invites.revoke(requireActor(ctx), inviteId);
+) => ctx.services.invites.revoke(requireActor(ctx), inviteId);

@@ -6,7 +6,7 @@ export const setMemberRole: Resolver<
   unknown,
   { input: { serverId: string; userId: string; role: Role } }
 > = (_parent, { input }, ctx) =>
-  ctx.app.services.workspaces.setMemberRole(
+  ctx.services.workspaces.setMemberRole(
     requireActor(ctx),
     input.serverId,
     input.userId,

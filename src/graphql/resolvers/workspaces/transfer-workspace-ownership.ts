@@ -5,4 +5,4 @@ export const transferWorkspaceOwnership: Resolver<
   unknown,
   { input: { serverId: string; userId: string } }
 > = (_parent, { input }, ctx) =>
-  ctx.app.services.workspaces.transferOwnership(requireActor(ctx), input.serverId, input.userId);
+  ctx.services.workspaces.transferOwnership(requireActor(ctx), input.serverId, input.userId);

@@ -5,4 +5,4 @@ export const workspaceInvites: Resolver<unknown, { serverId: string }> = (
   _parent,
   { serverId },
   ctx,
-) => ctx.app.services.invites.list(requireActor(ctx), serverId);
+) => ctx.services.invites.list(requireActor(ctx), serverId);

@@ -6,21 +6,21 @@ import type { WorkspaceView } from '../../../services/workspaces/workspace-servi
 export const Workspace = {
   role: ((parent) => parent.myRole) as Resolver<WorkspaceView>,
   channels: ((parent, args, ctx) =>
-    ctx.app.services.channels.list(requireActor(ctx), parent.id, {
+    ctx.services.channels.list(requireActor(ctx), parent.id, {
       includeArchived: args.includeArchived,
     })) as Resolver<WorkspaceView, { includeArchived?: boolean | null }>,
   members: ((parent, args, ctx) =>
     parent.isDirect
       ? null
-      : ctx.app.services.workspaces.membersPage(requireActor(ctx), parent.id, args)) as Resolver<
+      : ctx.services.workspaces.membersPage(requireActor(ctx), parent.id, args)) as Resolver<
     WorkspaceView,
     { after?: string | null; before?: string | null; limit?: number | null }
   >,
   member: ((parent, { userId }, ctx) =>
-    ctx.app.services.workspaces.memberOrNull(requireActor(ctx), parent.id, userId)) as Resolver<
+    ctx.services.workspaces.memberOrNull(requireActor(ctx), parent.id, userId)) as Resolver<
     WorkspaceView,
     { userId: string }
   >,
   invites: ((parent, _args, ctx) =>
-    ctx.app.services.invites.list(requireActor(ctx), parent.id)) as Resolver<WorkspaceView>,
+    ctx.services.invites.list(requireActor(ctx), parent.id)) as Resolver<WorkspaceView>,
 };

@@ -172,6 +172,7 @@ export async function createAppContext(
       sessions,
       audit,
       new AccountViewCache(db, bus),
+      bus,
     );
     const mailer =
       overrides.mailer ??

@@ -8,6 +8,7 @@ import { registerAbuseReportCommands } from './abuse-report-commands.js';
 import { registerAccountCommands } from './account-commands.js';
 import { registerAuditCommands } from './audit-commands.js';
 import { registerDataCommands } from './data-commands.js';
+import { registerExportCommands } from './export-commands.js';
 import { registerImportCommands } from './import-commands.js';
 import { registerInviteCommands } from './invite-commands.js';
 import { registerIpCommands } from './ip-commands.js';
@@ -97,6 +98,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerMcpCommands(program, io);
   registerServerKeyCommands(program, io);
   registerDataCommands(program, io, (code) => (exitCode = code));
+  registerExportCommands(program, io);
   registerImportCommands(program, io, (code) => (exitCode = code));
 
   try {

@@ -272,7 +272,8 @@ export interface EventFields {
     changes: Array<{ userId: string; status: 'ONLINE' | 'AWAY' | 'OFFLINE' }>;
   };
   SessionEnded: Record<never, never>;
-  AccountUpdated: Record<never, never>;
+  /** What others see of the account changed: its display name (null when cleared). */
+  AccountUpdated: { userId: string; displayName: string | null };
   NotificationCreated: { notification: NotificationPayload };
   /** One notification (`notificationId`), a conversation's, or all of them were read. */
   NotificationsRead: { notificationId: string | null; all: boolean };

@@ -236,9 +236,12 @@ describe('the web client', () => {
     await send(p, 'This one goes away');
     const doomed = timeline(p).locator('article.msg', { hasText: 'This one goes away' });
     await timeline(bob.page).getByText('This one goes away').waitFor();
-    p.once('dialog', (d) => void d.accept());
     await doomed.hover();
     await doomed.getByRole('button', { name: 'Delete' }).click();
+    await p
+      .getByRole('dialog', { name: 'Delete this message?' })
+      .getByRole('button', { name: 'Delete' })
+      .click();
     await timeline(bob.page).getByText('This one goes away').waitFor({ state: 'detached' });
     await timeline(bob.page).getByText('This message was deleted.').waitFor();
   });

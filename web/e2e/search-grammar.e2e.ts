@@ -59,9 +59,12 @@ describe('the search box', () => {
       .click();
     await p.getByRole('heading', { name: '#random' }).waitFor();
     await send(p, 'The quarterly reports are published');
-    p.once('dialog', (d) => void d.accept());
     await p
       .getByRole('toolbar', { name: 'Conversation tools' })
+      .getByRole('button', { name: 'Leave' })
+      .click();
+    await p
+      .getByRole('dialog', { name: 'Leave #random?' })
       .getByRole('button', { name: 'Leave' })
       .click();
     await p

@@ -5,6 +5,7 @@ import { AuthScreen } from './ui/auth-screen.tsx';
 import { Shell } from './ui/shell.tsx';
 import { Toasts } from './ui/toasts.tsx';
 import { boot, bootError, phase } from './state/session.ts';
+import { ConfirmHost } from './ui/confirm.tsx';
 
 export function App() {
   useEffect(() => {
@@ -37,6 +38,7 @@ export function App() {
     <>
       {phase.value === 'in' ? <Shell /> : <AuthScreen />}
       <Toasts />
+      <ConfirmHost />
     </>
   );
 }

@@ -2,6 +2,7 @@ import { actingAccountId, actingUser, actorId, type Actor } from '../../auth/act
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
 import type { Tx } from '../../db/transaction.js';
+import type { EventBus } from '../../events/bus.js';
 import { AppError, forbidden, notFound, rateLimited, validation } from '../../errors.js';
 import { HOUR_MS, type Clock } from '../../lib/clock.js';
 import { rateLimitKey } from '../../lib/address.js';
@@ -12,6 +13,7 @@ import { isAccountBlocked } from '../moderation/blocked.js';
 import { assertLocalAccount } from './local-account.js';
 import { ACCOUNT_LOGIN_RULE, ADDRESS_LOGIN_RULE, FailureThrottle } from './login-throttle.js';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './passwords.js';
+import { announceProfile } from './profile-events.js';
 import { normalizeDisplayName } from './profile.js';
 import type { AccountView } from './account-view.js';
 import {
@@ -49,6 +51,7 @@ export class AccountService {
     private readonly audit: AuditLog,
     /** The accounts shown as `User`, kept per process (view-cache.ts). */
     readonly views: AccountViewCache,
+    private readonly bus: EventBus,
   ) {
     this.accountFailures = new FailureThrottle(ACCOUNT_LOGIN_RULE, clock);
     this.addressFailures = new FailureThrottle(ADDRESS_LOGIN_RULE, clock);
@@ -196,12 +199,15 @@ export class AccountService {
     const session = actingUser(actor);
     assertLocalAccount(session);
     if (input.displayName !== undefined) {
-      await setDisplayName(
-        this.db.kysely,
-        session.accountId,
-        normalizeDisplayName(input.displayName),
-      );
-      this.views.changed(session.accountId);
+      const displayName = normalizeDisplayName(input.displayName);
+      const accountId = session.accountId;
+      await this.db.transaction(async (tx) => {
+        const before = await findAccountById(tx.db, accountId);
+        if (!before || before.displayName === displayName) return;
+        await setDisplayName(tx.db, accountId, displayName);
+        this.views.changedOnCommit(tx, accountId);
+        await announceProfile(tx, this.bus, this.clock.now(), accountId, displayName);
+      });
     }
     return this.get(session.accountId);
   }

@@ -70,13 +70,51 @@ function baseOf(lang: Language, word: string): string {
   return stemOf(lang, lang.variants?.(word)[0] ?? word);
 }
 
+/**
+ * The marked terms of words lately indexed, by language and word: chat repeats its words, and a
+ * word's stems, variants and compound parts cost up to a hundred times its lookup here. Two
+ * generations of at most WORDS_KEPT words each: a word found in the older one moves to the
+ * newer, and when the newer is full the older is dropped (no per-lookup reordering, which
+ * costs a Map of this size more than the stemming it saves).
+ */
+const WORDS_KEPT = 20_000;
+let recentWords = new Map<string, readonly string[]>();
+let olderWords = new Map<string, readonly string[]>();
+
+function keptWord(key: string): readonly string[] | undefined {
+  const recent = recentWords.get(key);
+  if (recent) return recent;
+  const older = olderWords.get(key);
+  if (older) keepWord(key, older);
+  return older;
+}
+
+function keepWord(key: string, terms: readonly string[]) {
+  if (recentWords.size >= WORDS_KEPT) {
+    olderWords = recentWords;
+    recentWords = new Map();
+  }
+  recentWords.set(key, terms);
+}
+
 /** The marked terms of one word of a text in `lang`: its stem (if not the word) and parts. */
 function wordStems(lang: Language, raw: string, into: Set<string>) {
-  if (raw.length < 3 || scriptOf(raw) !== lang.script) return;
+  if (raw.length < 3) return;
+  const key = lang.mark + raw;
+  let terms = keptWord(key);
+  if (!terms) {
+    terms = scriptOf(raw) === lang.script ? markedTerms(lang, raw) : [];
+    keepWord(key, terms);
+  }
+  for (const term of terms) into.add(term);
+}
+
+function markedTerms(lang: Language, raw: string): string[] {
+  const out = new Set<string>();
   const folded = foldText(raw);
   const stem = stemOf(lang, raw);
-  if (stem && stem !== folded) into.add(lang.mark + stem);
-  for (const variant of lang.variants?.(raw) ?? []) into.add(lang.mark + stemOf(lang, variant));
+  if (stem && stem !== folded) out.add(lang.mark + stem);
+  for (const variant of lang.variants?.(raw) ?? []) out.add(lang.mark + stemOf(lang, variant));
   if (lang.compounds) {
     for (const part of compoundParts(
       lang.code,
@@ -84,10 +122,11 @@ function wordStems(lang: Language, raw: string, into: Set<string>) {
       (w) => baseOf(lang, w),
       (w) => lang.variants?.(w) ?? [],
     )) {
-      into.add(lang.mark + stemOf(lang, part));
-      for (const v of lang.variants?.(part) ?? []) into.add(lang.mark + stemOf(lang, v));
+      out.add(lang.mark + stemOf(lang, part));
+      for (const v of lang.variants?.(part) ?? []) out.add(lang.mark + stemOf(lang, v));
     }
   }
+  return [...out];
 }
 
 /** The one-character words of a text's Japanese and Chinese runs, by Intl.Segmenter. */

@@ -1,10 +1,7 @@
+import { conflictWords, validationWords, type Explained } from './error-words.ts';
 import { ApiError, HTTP, NETWORK, NO_CODE } from './graphql.ts';
 
-/** An error as a person reads it: what happened, and what they can do about it. */
-export interface Explained {
-  what: string;
-  todo: string;
-}
+export type { Explained } from './error-words.ts';
 
 function seconds(n: unknown): string {
   const s = Math.max(1, Math.ceil(Number(n) || 1));
@@ -66,9 +63,9 @@ export function explain(err: unknown, context: 'signin' | 'default' = 'default')
         todo: 'It may have been deleted, or you may have been removed. Go back and reload the list.',
       };
     case 'VALIDATION':
-      return { what: sentence(err.message), todo: 'Change what you entered and try again.' };
+      return validationWords(err.message);
     case 'CONFLICT':
-      return { what: sentence(err.message), todo: 'Reload to see the current state, then retry.' };
+      return conflictWords(err.message);
     case 'EMAIL_TAKEN':
       return {
         what: 'Another account already uses that email address.',
@@ -165,13 +162,6 @@ export function explain(err: unknown, context: 'signin' | 'default' = 'default')
         todo: `Try again. If it keeps failing, tell the server operator.${ref}`,
       };
   }
-}
-
-function sentence(s: string): string {
-  const t = s.trim();
-  if (!t) return 'That was not accepted.';
-  const first = t.charAt(0).toUpperCase() + t.slice(1);
-  return /[.!?]$/.test(first) ? first : `${first}.`;
 }
 
 /** One line: the explanation and the next step. */

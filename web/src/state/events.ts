@@ -170,6 +170,16 @@ export function applyEvent(e: LiveEvent): void {
       }
       return;
     }
+    case 'AccountUpdated': {
+      // A person's new display name (docs/events.md): shown wherever they appear, at once.
+      const uid = str(p.userId);
+      const known = uid ? users.value[uid] : undefined;
+      if (!uid) return;
+      const displayName = str(p.displayName);
+      if (known) rememberUsers([{ ...known, displayName }]);
+      if (uid === myId && me.value) me.value = { ...me.value, displayName };
+      return;
+    }
     case 'MemberRoleChanged':
       if (e.serverId && p.userId === myId) {
         patchWorkspace(e.serverId, { myRole: roleOf(p.role) });

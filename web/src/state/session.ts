@@ -40,6 +40,7 @@ import {
   workspaces,
 } from './store.ts';
 import { forgetCustomEmoji } from './emoji.ts';
+import { navigate } from './router.ts';
 import { forgetTimelines, markAllStale } from './timeline.ts';
 
 /** `booting` until we know whether a session exists; then `in` or `out`. */
@@ -264,10 +265,12 @@ export function leave(reason: string | null): void {
   phase.value = 'out';
 }
 
+/** Signs out and shows the sign-in screen at `/`: nothing of the signed-in app stays in the address. */
 export async function signOut(): Promise<void> {
   try {
     await gql(LOGOUT);
   } finally {
     leave(null);
+    navigate({ name: 'home' }, { replace: true });
   }
 }

@@ -25,6 +25,7 @@ import { WorkspaceDialogs } from './sidebar.tsx';
 import { TimelineView } from './timeline-view.tsx';
 import { ErrorText, showError } from './toasts.tsx';
 import { DrawerToggle } from './drawer-toggle.tsx';
+import { confirmAction } from './confirm.tsx';
 
 /** The open conversation: its header, messages, who is typing, and the message box. */
 export function ConversationView() {
@@ -122,28 +123,42 @@ function Open({ c }: { c: Conversation }) {
   );
 }
 
-/** Moves the read marker to the newest message while it is on screen. */
+/** The newest message each conversation's read marker was moved to by this page. */
+const markedUpTo = new Map<string, string>();
+
+/**
+ * Moves the read marker to the newest message while it is on screen: also for messages that
+ * arrived live while the person was reading (they never counted as unread here, but the
+ * server's marker must pass them, or reopening the channel shows them as new).
+ */
 function useMarkRead(c: Conversation, timeline: Timeline): void {
   const items = timeline.items.value;
   const last = items[items.length - 1];
   const bottom = atBottom.value;
+  const mark = (messageId: string) => {
+    patchConversation(c.id, { unreadCount: 0 });
+    mentions.value = { ...mentions.value, [c.id]: 0 };
+    markedUpTo.set(c.id, messageId);
+    gql(MARK_READ, { id: c.id, messageId }).catch(() => markedUpTo.delete(c.id));
+  };
   useEffect(() => {
     if (!last || !bottom || !c.isMember || !timeline.live.value) return;
     if (document.visibilityState !== 'visible') return;
-    if (c.unreadCount === 0 && (mentions.value[c.id] ?? 0) === 0) return;
-    patchConversation(c.id, { unreadCount: 0 });
-    mentions.value = { ...mentions.value, [c.id]: 0 };
-    gql(MARK_READ, { id: c.id, messageId: last.id }).catch(() => undefined);
+    const behind = c.unreadCount > 0 || (mentions.value[c.id] ?? 0) > 0;
+    if (!behind && markedUpTo.get(c.id) === last.id) return;
+    // Opened with nothing unread: the marker is where it should be already.
+    if (!behind && !markedUpTo.has(c.id)) {
+      markedUpTo.set(c.id, last.id);
+      return;
+    }
+    mark(last.id);
   }, [last?.id, bottom, c.unreadCount]);
   useEffect(() => {
     const f = () => {
       if (document.visibilityState === 'visible' && atBottom.value) {
         const l = timeline.items.value[timeline.items.value.length - 1];
         const conv = conversations.value[c.id];
-        if (l && conv?.unreadCount) {
-          patchConversation(c.id, { unreadCount: 0 });
-          gql(MARK_READ, { id: c.id, messageId: l.id }).catch(() => undefined);
-        }
+        if (l && (conv?.unreadCount || markedUpTo.get(c.id) !== l.id)) mark(l.id);
       }
     };
     document.addEventListener('visibilitychange', f);
@@ -158,7 +173,15 @@ function Header({ c, title }: { c: Conversation; title: string }) {
   const [editing, setEditing] = useState(false);
   const leave = async () => {
     const what = c.kind === 'CHANNEL' ? `Leave ${title}?` : 'Leave this group conversation?';
-    if (!confirm(what)) return;
+    const yes = await confirmAction({
+      title: what,
+      body:
+        c.kind === 'CHANNEL' && !c.isPrivate
+          ? 'You can join again from the channel list.'
+          : 'Someone in it has to add you back.',
+      confirm: 'Leave',
+    });
+    if (!yes) return;
     try {
       if (c.kind === 'CHANNEL') await gql(LEAVE_CHANNEL, { id: c.id });
       else await gql(LEAVE_CONVERSATION, { id: c.id });

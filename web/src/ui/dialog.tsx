@@ -1,6 +1,8 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { Icon } from './icons.tsx';
+
+let dialogs = 0;
 
 /**
  * A modal dialog on the native <dialog> element: focus moves into it, Escape closes it, and
@@ -13,6 +15,8 @@ export function Dialog(props: {
   wide?: boolean;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  // Dialogs can stack (a confirmation over a settings dialog): each names its own title.
+  const [titleId] = useState(() => `dialog-title-${++dialogs}`);
   useEffect(() => {
     const d = ref.current;
     if (!d) return;
@@ -27,14 +31,14 @@ export function Dialog(props: {
     <dialog
       ref={ref}
       class={props.wide ? 'dialog wide' : 'dialog'}
-      aria-labelledby="dialog-title"
+      aria-labelledby={titleId}
       onCancel={(e) => {
         e.preventDefault();
         props.onClose();
       }}
     >
       <header class="dialog-head">
-        <h2 id="dialog-title">{props.title}</h2>
+        <h2 id={titleId}>{props.title}</h2>
         <button type="button" class="icon" aria-label="Close" onClick={props.onClose}>
           <Icon name="close" />
         </button>

@@ -2,9 +2,9 @@ import { useState } from 'preact/hooks';
 
 import { gql } from '../api/graphql.ts';
 import { DELETE, PIN, REACT, UNPIN, UNREACT } from '../api/queries.ts';
-import type { Message } from '../api/types.ts';
+import type { Message, User } from '../api/types.ts';
 import { findCustomEmoji } from '../state/emoji.ts';
-import { conversations, me } from '../state/store.ts';
+import { conversations, me, users } from '../state/store.ts';
 import { sidePane } from '../state/view.ts';
 
 import { Avatar } from './avatar.tsx';
@@ -14,6 +14,7 @@ import { Icon } from './icons.tsx';
 import { memo } from './memo.ts';
 import { messageParts } from './message-parts.tsx';
 import { showError } from './toasts.tsx';
+import { confirmAction } from './confirm.tsx';
 
 export interface MessageActions {
   /** Start editing this message in the message box. */
@@ -27,8 +28,13 @@ export interface MessageActions {
   report(m: Message): void;
 }
 
-function authorName(m: Message): string {
-  return m.author ? (m.author.displayName ?? m.author.username) : 'Deleted account';
+/** The author as last heard of: a new display name (AccountUpdated) shows on every message. */
+function authorOf(m: Message): User | null {
+  return m.author ? (users.value[m.author.id] ?? m.author) : null;
+}
+
+function authorName(author: User | null): string {
+  return author ? (author.displayName ?? author.username) : 'Deleted account';
 }
 
 export async function react(m: Message, emoji: string): Promise<void> {
@@ -52,7 +58,8 @@ export const MessageItem = memo(function MessageItem(p: {
   const { m, actions } = p;
   const [picking, setPicking] = useState(false);
   const own = m.author?.id === me.value?.id;
-  const name = authorName(m);
+  const author = authorOf(m);
+  const name = authorName(author);
   const labelId = `m-${m.id}-label`;
   const serverId = conversations.value[m.conversationId]?.serverId;
   if (m.isDeleted) {
@@ -80,7 +87,7 @@ export const MessageItem = memo(function MessageItem(p: {
       tabIndex={-1}
       aria-labelledby={labelId}
     >
-      {!p.compact && <Avatar user={m.author} />}
+      {!p.compact && <Avatar user={author} />}
       <div class="msg-body">
         <header class={p.compact ? 'visually-hidden' : 'msg-head'} id={labelId}>
           <strong dir="auto">{name}</strong>{' '}
@@ -189,7 +196,12 @@ export const MessageItem = memo(function MessageItem(p: {
 });
 
 export async function remove(m: Message): Promise<void> {
-  if (!confirm('Delete this message? This cannot be undone.')) return;
+  const yes = await confirmAction({
+    title: 'Delete this message?',
+    body: 'This cannot be undone.',
+    confirm: 'Delete',
+  });
+  if (!yes) return;
   try {
     await gql(DELETE, { id: m.id });
   } catch (err) {

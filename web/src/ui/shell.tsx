@@ -51,11 +51,21 @@ export function Shell() {
   }, [unread, pageTitle.value]);
 
   const wide = sidePane.value !== null;
+  // The skip link goes to the message box only where there is one (a conversation one is in).
+  const open =
+    r.name === 'workspace' && r.conversationId ? conversations.value[r.conversationId] : null;
+  const hasBox = !!open?.isMember;
   return (
     <div class={`shell${drawerOpen.value ? ' drawer-open' : ''}${wide ? ' with-pane' : ''}`}>
-      <a class="skip" href="#composer-input">
-        Skip to the message box
-      </a>
+      {hasBox ? (
+        <a class="skip" href="#composer-input">
+          Skip to the message box
+        </a>
+      ) : (
+        <a class="skip" href="#main">
+          Skip to the main content
+        </a>
+      )}
       <WorkspaceRail />
       <Sidebar />
       <main id="main" class="main" tabIndex={-1}>

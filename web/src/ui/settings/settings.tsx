@@ -28,6 +28,7 @@ import { ErrorText, showInfo } from '../toasts.tsx';
 import './avatar-setting.tsx';
 import { profileExtras } from './profile-extras.tsx';
 import { PageTabs } from '../page-tabs.tsx';
+import { confirmAction } from '../confirm.tsx';
 
 const TABS: [string, string][] = [
   ['profile', 'Profile and look'],
@@ -358,10 +359,13 @@ function Devices() {
               <button
                 type="button"
                 class="danger"
-                onClick={() => {
-                  if (confirm(`Revoke ${x.name}? Its key can never sign in again.`)) {
-                    void gql(REVOKE_DEVICE, { id: x.id }).then(load).catch(setError);
-                  }
+                onClick={async () => {
+                  const yes = await confirmAction({
+                    title: `Revoke ${x.name}?`,
+                    body: 'Its key can never sign in again.',
+                    confirm: 'Revoke',
+                  });
+                  if (yes) void gql(REVOKE_DEVICE, { id: x.id }).then(load).catch(setError);
                 }}
               >
                 Revoke

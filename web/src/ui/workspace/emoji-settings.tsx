@@ -5,6 +5,7 @@ import { CREATE_CUSTOM_EMOJI, DELETE_CUSTOM_EMOJI } from '../../api/queries.ts';
 import type { CustomEmoji } from '../../api/types.ts';
 import { customEmoji, emojiOf, loadCustomEmoji } from '../../state/emoji.ts';
 import { ErrorText, showInfo } from '../toasts.tsx';
+import { confirmAction } from '../confirm.tsx';
 
 const MAX_BYTES = 262_144;
 const TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
@@ -104,8 +105,13 @@ export function EmojiSettings({ serverId }: { serverId: string }) {
               type="button"
               class="small"
               aria-label={`Remove ${e.shortcode}`}
-              onClick={() => {
-                if (!confirm(`Remove ${e.shortcode}? Messages keep its name as text.`)) return;
+              onClick={async () => {
+                const yes = await confirmAction({
+                  title: `Remove ${e.shortcode}?`,
+                  body: 'Messages keep its name as text.',
+                  confirm: 'Remove',
+                });
+                if (!yes) return;
                 gql(DELETE_CUSTOM_EMOJI, { serverId, name: e.name })
                   .then(() => set(list.filter((x) => x.id !== e.id)))
                   .catch(setError);

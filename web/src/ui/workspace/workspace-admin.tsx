@@ -24,6 +24,7 @@ import { ErrorText, showError, showInfo } from '../toasts.tsx';
 import { EmojiSettings } from './emoji-settings.tsx';
 import { ReportList, type Report } from './report-list.tsx';
 import { WorkspaceSettings } from './workspace-settings.tsx';
+import { confirmAction } from '../confirm.tsx';
 
 const RANK: Record<Role, number> = { OWNER: 3, MODERATOR: 2, MEMBER: 1, GUEST: 0 };
 const ROLE_WORDS: Record<Role, string> = {
@@ -84,8 +85,13 @@ export function WorkspaceAdmin(p: { serverId: string; tab: string; onClose: () =
           <button
             type="button"
             class="danger"
-            onClick={() => {
-              if (!confirm(`Leave ${w.name}? You need a new invite to come back.`)) return;
+            onClick={async () => {
+              const yes = await confirmAction({
+                title: `Leave ${w.name}?`,
+                body: 'You need a new invite to come back.',
+                confirm: 'Leave',
+              });
+              if (!yes) return;
               gql(LEAVE_WORKSPACE, { serverId: w.id })
                 .then(() => {
                   unfollow(w.id);
@@ -209,8 +215,13 @@ function Members({ serverId, myRole }: { serverId: string; myRole: Role }) {
                       <button
                         type="button"
                         class="danger"
-                        onClick={() => {
-                          if (confirm(`Remove ${name} from the workspace?`)) {
+                        onClick={async () => {
+                          const yes = await confirmAction({
+                            title: `Remove ${name} from the workspace?`,
+                            body: 'They can come back only with a new invite.',
+                            confirm: 'Remove',
+                          });
+                          if (yes) {
                             void act(
                               () => gql(REMOVE_MEMBER, { serverId, userId: m.user.id }),
                               `${name} was removed.`,

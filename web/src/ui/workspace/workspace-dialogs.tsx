@@ -32,6 +32,7 @@ import { ErrorText, showInfo } from '../toasts.tsx';
 
 import { ChannelSettings } from './channel-settings.tsx';
 import { WorkspaceAdmin } from './workspace-admin.tsx';
+import { confirmAction } from '../confirm.tsx';
 
 export default function WorkspaceDialogs(p: { dialog: SidebarDialog; onClose: () => void }) {
   const d = p.dialog;
@@ -388,10 +389,13 @@ function DmRequests({ onClose }: { onClose: () => void }) {
                 <button
                   type="button"
                   class="danger"
-                  onClick={() => {
-                    if (confirm('Block this person? Neither of you can write to the other.')) {
-                      void act(() => gql(BLOCK_USER, { id: r.from!.id }));
-                    }
+                  onClick={async () => {
+                    const yes = await confirmAction({
+                      title: 'Block this person?',
+                      body: 'Neither of you can write to the other.',
+                      confirm: 'Block',
+                    });
+                    if (yes) void act(() => gql(BLOCK_USER, { id: r.from!.id }));
                   }}
                 >
                   Block

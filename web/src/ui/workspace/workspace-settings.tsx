@@ -8,6 +8,7 @@ import { navigate } from '../../state/router.ts';
 import { unfollow } from '../../state/session.ts';
 import { patchWorkspace, workspaces } from '../../state/store.ts';
 import { ErrorText, showInfo } from '../toasts.tsx';
+import { confirmAction } from '../confirm.tsx';
 
 /** Name and description (owner and Moderators); hand-over and deletion (owner). */
 export function WorkspaceSettings({ w, onClose }: { w: Workspace; onClose: () => void }) {
@@ -65,10 +66,15 @@ export function WorkspaceSettings({ w, onClose }: { w: Workspace; onClose: () =>
       {owner && (
         <>
           <form
-            onSubmit={(e) => {
+            onSubmit={async (e) => {
               e.preventDefault();
               const userId = String(new FormData(e.currentTarget).get('heir'));
-              if (!confirm('Hand the workspace over? You become a Moderator.')) return;
+              const yes = await confirmAction({
+                title: 'Hand the workspace over?',
+                body: 'You become a Moderator.',
+                confirm: 'Hand over',
+              });
+              if (!yes) return;
               gql<{ transferWorkspaceOwnership: Workspace }>(TRANSFER_WORKSPACE, {
                 input: { serverId: w.id, userId },
               })

@@ -1,0 +1,52 @@
+import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
+import type { Tx } from '../../db/transaction.js';
+import type { EventBus } from '../../events/bus.js';
+import { userTopic, workspaceTopic } from '../../events/catalog.js';
+import { emit } from '../../events/publish.js';
+import { findPresenceAudience } from '../presence/queries.js';
+
+/**
+ * Announces a changed display name (`AccountUpdated`) to everyone who sees the account, once
+ * `tx` commits: on the topic of each workspace it is a member of, and on the own topics of the
+ * people it shares a direct or group conversation with and its own (the audience presence
+ * uses), so open pages show the new name on the person's next message without a reload.
+ */
+export async function announceProfile(
+  tx: Tx,
+  bus: EventBus,
+  now: Date,
+  accountId: string,
+  displayName: string | null,
+): Promise<void> {
+  const { workspaceIds, partners } = await findPresenceAudience(tx.db, accountId);
+  const at = now.getTime();
+  const fields = { userId: accountId, displayName };
+  for (const serverId of workspaceIds) {
+    emit(
+      tx,
+      bus,
+      workspaceTopic(serverId),
+      'AccountUpdated',
+      {
+        audience: { kind: 'workspace' },
+        serverId,
+        ...fields,
+      },
+      at,
+    );
+  }
+  for (const id of new Set([accountId, ...partners])) {
+    emit(
+      tx,
+      bus,
+      userTopic(id),
+      'AccountUpdated',
+      {
+        audience: { kind: 'users', userIds: [id] },
+        serverId: DIRECT_SPACE_ID,
+        ...fields,
+      },
+      at,
+    );
+  }
+}

@@ -1,10 +1,8 @@
 import type { Logger } from 'pino';
 
 import type { Config } from '../config/index.js';
-import type { AccountDeletionService } from '../services/account-deletion/account-deletion-service.js';
-import type { DeviceService } from '../services/devices/device-service.js';
-import type { PrincipalBlockService } from '../services/moderation/principal-blocks.js';
 import type { Db } from '../db/database.js';
+import type { Tx } from '../db/transaction.js';
 import type { Clock } from '../lib/clock.js';
 import { TokenBucketLimiter } from '../lib/token-bucket.js';
 import { accountNotBlocked } from '../services/moderation/blocked.js';
@@ -212,34 +210,20 @@ async function reopenBridges(db: Db, bridge: EventBridge, log: Logger): Promise<
 }
 
 /**
- * Registers federation on the areas it follows (the composition root calls it once): a purged
- * person's revocation goes to every host they used, as does a local person's block or a revoked
- * device (through the s2s outbox, in the same transaction); a person from another server blocked
- * here loses their live events at once.
+ * Blocked accounts (moderation's `onBlocked`, in the blocking transaction): a local person's
+ * revocation goes to every host they used (through the s2s outbox); a person from another server
+ * blocked here loses their live events once the block commits.
  */
-export function attachFederation(
+export async function onAccountsBlocked(
   federation: Federation,
-  areas: {
-    accountDeletion: Pick<AccountDeletionService, 'addPurgeStep'>;
-    blocks: Pick<PrincipalBlockService, 'onBlocked'>;
-    devices: Pick<DeviceService, 'onRevoked'>;
-  },
-): void {
-  areas.accountDeletion.addPurgeStep('federation', (tx, id) =>
-    federation.revocations.onAccountPurged(tx, id),
-  );
-  areas.blocks.onBlocked(async (tx, accounts) => {
-    for (const account of accounts) {
-      if (account.homeServer !== null) {
-        tx.onCommit(() => federation.service.forgetPerson(account.id));
-        continue;
-      }
-      await federation.revocations.queueRevocation(tx, account.id, account.username, null);
+  tx: Tx,
+  accounts: ReadonlyArray<{ id: string; username: string; homeServer: string | null }>,
+): Promise<void> {
+  for (const account of accounts) {
+    if (account.homeServer !== null) {
+      tx.onCommit(() => federation.service.forgetPerson(account.id));
+      continue;
     }
-  });
-  areas.devices.onRevoked((tx, revoked) =>
-    federation.revocations.queueRevocation(tx, revoked.accountId, revoked.username, [
-      revoked.deviceKey,
-    ]),
-  );
+    await federation.revocations.queueRevocation(tx, account.id, account.username, null);
+  }
 }

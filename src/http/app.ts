@@ -7,6 +7,7 @@ import type { GraphqlExecutor } from '../graphql/executor.js';
 import { newId } from '../lib/ids.js';
 
 import { fastifyErrorHandler } from './errors.js';
+import { LINGER_LIMITS, registerLingeringClose, type LingerLimits } from './lingering-close.js';
 import { registerAttachmentRoutes } from './routes/attachments.js';
 import { avatarRoutes } from './routes/avatars.js';
 import { registerDiscovery } from './routes/discovery.js';
@@ -43,6 +44,8 @@ export interface HttpAppOptions {
   apiRoutes?: readonly ApiRoutes[];
   s2sRoutes?: readonly S2sRoutes[];
   s2sVerifier?: S2sVerifier;
+  /** Bounds of the lingering close (tests shorten them); default `LINGER_LIMITS`. */
+  lingering?: Partial<LingerLimits>;
 }
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -74,6 +77,8 @@ export async function buildHttpApp(
   app.setErrorHandler(fastifyErrorHandler);
   await app.register(cookie);
   app.decorateRequest('svc', null as never);
+  // An answer sent before the body was read whole is followed by a lingering close.
+  registerLingeringClose(app, { ...LINGER_LIMITS, ...options.lingering });
 
   // Background work (link previews, the notification fan-out) gives way to requests.
   app.addHook('onRequest', (request, _reply, done) => {

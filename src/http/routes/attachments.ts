@@ -47,8 +47,7 @@ export const registerAttachmentRoutes: ApiRoutes = (api, ctx, guards) => {
       try {
         return reply.send(await upload(ctx, request));
       } catch (err) {
-        // Whatever the client is still sending is not read: close once the answer is out.
-        if (!request.raw.complete) reply.header('connection', 'close');
+        // What the client still sends is read and dropped after the answer (lingering-close.ts).
         return sendError(reply, uploadError(err));
       }
     },

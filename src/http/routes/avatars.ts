@@ -114,8 +114,7 @@ export function sendUploadError(reply: FastifyReply, err: unknown): FastifyReply
   if (err instanceof RouteError || err instanceof AppError) return sendError(reply, err);
   if (err instanceof UploadRefused) {
     if (err.status === 400) return sendError(reply, validation(err.message));
-    // The rest of an over-long body is not read: the connection closes after the answer.
-    if (err.status === 413) reply.header('connection', 'close');
+    // The rest of an over-long body is read and dropped after the answer (lingering-close.ts).
     return sendError(reply, new RouteError(err.status, err.message));
   }
   const refusal = multipartLimitRefusal(err, 'one image file');

@@ -1,3 +1,5 @@
+import type { Readable } from 'node:stream';
+
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 import { userActor } from '../../auth/actor.js';
@@ -47,17 +49,12 @@ export const registerPluginBundleRoutes: ApiRoutes = (api, ctx, guards) => {
         const plugins = ctx.services.plugins;
         const actor = userActor(request.svc.session!);
         const workspaceId = await plugins.authorizeUpload(actor, request.params.serverId);
-        const stored = await plugins.storeBundle(
-          actor,
-          workspaceId,
-          request.body as AsyncIterable<Uint8Array>,
-        );
+        const stored = await plugins.storeBundle(actor, workspaceId, keepOpen(request.body));
         return reply
           .code(stored.created ? 201 : 200)
           .send({ sha256: stored.sha256, size: stored.size, url: stored.url });
       } catch (err) {
-        // Whatever the client is still sending is not read: close once the answer is out.
-        if (!request.raw.complete) reply.header('connection', 'close');
+        // What the client still sends is read and dropped after the answer (lingering-close.ts).
         return sendError(reply, uploadError(err));
       }
     },
@@ -75,6 +72,16 @@ export const registerPluginBundleRoutes: ApiRoutes = (api, ctx, guards) => {
     },
   );
 };
+
+/**
+ * The body's chunks for a reader that may stop early (the blob store at the first byte past
+ * 8 MiB) without destroying the request: a destroyed request takes its socket with it, and the
+ * answer could not be followed by the lingering close (http/lingering-close.ts).
+ */
+function keepOpen(body: unknown): AsyncIterable<Uint8Array> {
+  const stream = body as Readable;
+  return { [Symbol.asyncIterator]: () => stream.iterator({ destroyOnReturn: false }) };
+}
 
 function uploadError(err: unknown): unknown {
   if (err instanceof BlobTooLargeError) return tooLarge();

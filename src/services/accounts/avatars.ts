@@ -35,10 +35,11 @@ export class Avatars {
     private readonly db: Db,
     private readonly files: FileStorage,
     private readonly views: AccountViewCache,
-  ) {
-    files.addReferenceSource('avatars', async (names) =>
-      namesOfImagePaths(await avatarPathsAmong(this.db.kysely, imagePathsOf(names))),
-    );
+  ) {}
+
+  /** The blob names among `names` that accounts still hold as avatars (a blob reference source). */
+  async referencedBlobs(names: string[]): Promise<string[]> {
+    return namesOfImagePaths(await avatarPathsAmong(this.db.kysely, imagePathsOf(names)));
   }
 
   /**

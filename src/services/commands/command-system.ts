@@ -2,9 +2,9 @@ import type { Logger } from 'pino';
 
 import type { EventBus } from '../../events/bus.js';
 import type { Config } from '../../config/index.js';
+import type { MessageTable } from '../../db/tables/collaboration.js';
 import type { Tx } from '../../db/transaction.js';
 import type { Clock } from '../../lib/clock.js';
-import type { AccountDeletionService } from '../account-deletion/account-deletion-service.js';
 import type { Authz } from '../authz/authz.js';
 import type { AuditLog } from '../moderation/audit-log.js';
 import type { PluginService } from '../plugins/plugin-service.js';
@@ -39,8 +39,10 @@ export class CommandSystem {
   readonly keybinds: Keybinds;
   readonly pipelines: Pipelines;
   readonly reminders: Reminders;
+  private readonly pipelineLog: Logger;
 
-  constructor(private readonly deps: CommandSystemDeps) {
+  constructor(deps: CommandSystemDeps) {
+    this.pipelineLog = deps.log.child({ subsystem: 'pipelines' });
     this.registry = new CommandRegistry(builtinCommands(deps), deps.plugins);
     this.run = new CommandService({ ...deps, registry: this.registry });
     const parts = { ...deps, commands: this.run, registry: this.registry };
@@ -51,24 +53,24 @@ export class CommandSystem {
   }
 
   /**
-   * Registers the system on the areas it follows (the composition root calls it once): its rows
-   * go with their workspace and with the account purge; pipeline triggers run after a message's
-   * commit and a member's join, off the request path (a failure is logged); closing waits for
-   * the triggers in flight.
+   * Pipeline triggers after a message's commit and a member's join (wiring.ts registers them),
+   * off the request path: a failure is logged.
    */
-  attach(hooks: {
-    accountDeletion: Pick<AccountDeletionService, 'addPurgeStep'>;
-    onClose(fn: () => Promise<void>): void;
-  }): void {
-    const { messages, workspaces, log } = this.deps;
-    workspaces.onDelete((tx, id) => this.onWorkspaceDeleted(tx, id));
-    hooks.accountDeletion.addPurgeStep('commands', (tx, id) => this.onAccountPurged(tx, id));
-    hooks.onClose(() => this.pipelines.idle());
-    const pipelineLog = log.child({ subsystem: 'pipelines' });
-    const logFailure = (err: unknown) => pipelineLog.error({ err }, 'pipeline trigger failed');
-    messages.hooks.onCreated((m) => void this.pipelines.onMessage(m).catch(logFailure));
-    workspaces.onJoined((w, a) => void this.pipelines.onJoined(w, a).catch(logFailure));
+  readonly messageCreated = (m: MessageTable): void => {
+    void this.pipelines.onMessage(m).catch(this.logTriggerFailure);
+  };
+  readonly memberJoined = (workspaceId: string, accountId: string): void => {
+    void this.pipelines.onJoined(workspaceId, accountId).catch(this.logTriggerFailure);
+  };
+
+  /** Resolves when the pipeline triggers in flight have finished (closing waits for them). */
+  idle(): Promise<void> {
+    return this.pipelines.idle();
   }
+
+  private readonly logTriggerFailure = (err: unknown): void => {
+    this.pipelineLog.error({ err }, 'pipeline trigger failed');
+  };
 
   /** Workspace deletion: its macros, keybinds, pipelines and reminders. */
   async onWorkspaceDeleted(tx: Tx, workspaceId: string): Promise<void> {

@@ -3,6 +3,7 @@ import { assertFeature } from '../../config/feature-guard.js';
 import { featureEnabled, type Config } from '../../config/index.js';
 import type { CustomEmojiTable } from '../../db/tables/emoji.js';
 import type { Db } from '../../db/database.js';
+import type { Tx } from '../../db/transaction.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { AppError, capExceeded, conflict, notFound, validation } from '../../errors.js';
@@ -19,7 +20,6 @@ import {
   storeReencodedImage,
   UploadRefused,
 } from '../files/uploads.js';
-import type { WorkspaceDeletionHook } from '../workspaces/lifecycle.js';
 
 import {
   countCustomEmoji,
@@ -75,8 +75,6 @@ export interface EmojiServiceDeps {
   clock: Clock;
   authz: Authz;
   files: FileStorage;
-  /** Where the service registers its part of a workspace's deletion. */
-  workspaces: { onDelete(hook: WorkspaceDeletionHook): void };
 }
 
 /**
@@ -87,11 +85,16 @@ export interface EmojiServiceDeps {
  * workspace. Switching the feature off deletes nothing.
  */
 export class EmojiService implements EmojiLookup {
-  constructor(private readonly deps: EmojiServiceDeps) {
-    deps.files.addReferenceSource('custom_emoji', async (names) =>
-      namesOfImagePaths(await emojiImagePathsAmong(deps.db.kysely, imagePathsOf(names))),
-    );
-    deps.workspaces.onDelete((tx, workspaceId) => deleteWorkspaceEmoji(tx.db, workspaceId));
+  constructor(private readonly deps: EmojiServiceDeps) {}
+
+  /** The blob names among `names` that custom emoji still hold (a blob reference source). */
+  async referencedBlobs(names: string[]): Promise<string[]> {
+    return namesOfImagePaths(await emojiImagePathsAmong(this.deps.db.kysely, imagePathsOf(names)));
+  }
+
+  /** Workspace deletion: its custom emoji rows (the blobs go with the next sweep). */
+  async onWorkspaceDeleted(tx: Tx, workspaceId: string): Promise<void> {
+    await deleteWorkspaceEmoji(tx.db, workspaceId);
   }
 
   assertEnabled(): void {

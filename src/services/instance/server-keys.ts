@@ -180,3 +180,10 @@ export async function loadOrCreateVapidKeys(db: Db, clock: Clock): Promise<Vapid
   }
   return (await read()) ?? pair;
 }
+
+/** When the signing key in use was made (the key log's first entry names it). */
+export async function signingKeyCreatedAt(db: Db): Promise<number> {
+  const row = await getServerKey(db.kysely, 'signing');
+  if (!row) throw new Error('the signing key is missing from the database');
+  return row.createdAt;
+}

@@ -86,11 +86,18 @@ export class LinkPreviewService {
       () => deps.load.share() < GIVE_WAY_SHARE,
     );
     this.writes = new BatchedWrites(deps.db, (tx, item) => this.store(tx, item), WRITE_BATCH_MS);
-    if (!deps.enabled) return;
-    deps.messages.hooks.onCreated((m) => this.schedule(m, false));
-    // An edit refreshes: links added are previewed, links gone lose their preview.
-    deps.messages.hooks.onEdited((m) => this.schedule(m, true));
   }
+
+  /** Whether the feature is on: the root registers the hooks below only then (wiring.ts). */
+  get enabled(): boolean {
+    return this.deps.enabled;
+  }
+
+  /** After a message's commit: previews its links. */
+  readonly messageCreated = (m: MessageTable): void => this.schedule(m, false);
+
+  /** After an edit's commit: links added are previewed, links gone lose their preview. */
+  readonly messageEdited = (m: MessageTable): void => this.schedule(m, true);
 
   /** The stored previews of these messages, in link order; empty lists while the feature is off. */
   async previewsFor(messageIds: readonly string[]): Promise<Map<string, LinkPreviewView[]>> {

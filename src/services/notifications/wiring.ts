@@ -7,11 +7,9 @@ import type { EventBus } from '../../events/bus.js';
 import type { Clock } from '../../lib/clock.js';
 import type { RequestLoad } from '../../lib/request-load.js';
 import type { Mailer } from '../../mail/mailer.js';
-import type { AccountDeletionService } from '../account-deletion/account-deletion-service.js';
 import { loadOrCreateVapidKeys } from '../instance/server-keys.js';
 import type { MessageService } from '../messages/message-service.js';
 import type { PresenceService } from '../presence/presence-service.js';
-import type { WorkspaceService } from '../workspaces/workspace-service.js';
 
 import { DigestMailer } from './digest.js';
 import { NotificationService } from './notification-service.js';
@@ -31,16 +29,15 @@ export interface NotificationWiring {
   /** Requests being served: the fan-out runs its steps between them. */
   requestLoad: RequestLoad;
   messages: MessageService;
-  workspaces: WorkspaceService;
-  accountDeletion: AccountDeletionService;
   /** Registers work for the context's close. */
   onClose(fn: () => Promise<void>): void;
 }
 
 /**
  * Builds the notification area for the composition root (docs/notifications.md): the feed and
- * its fan-out after each message's commit, Web Push behind it, the mail digests; scoped rules go
- * with their workspace and with the account purge.
+ * its fan-out, Web Push behind it, the mail digests. How it follows the other areas (the fan-out
+ * after each message's commit, rules going with their workspace and the account purge) is
+ * registered in wiring.ts.
  */
 export async function buildNotifications(w: NotificationWiring) {
   const { config, db, clock, log, presence } = w;
@@ -55,12 +52,6 @@ export async function buildNotifications(w: NotificationWiring) {
     markConversationRead: (actor, conversationId, messageId) =>
       w.messages.markRead(actor, conversationId, messageId),
   });
-  // Fan-out starts after the message's commit and never delays the send.
-  w.messages.hooks.onCreated((message) => notifications.messageCreated(message));
-  w.workspaces.onDelete((tx, id) => notifications.onWorkspaceDeleted(tx, id));
-  w.accountDeletion.addPurgeStep('notifications', (tx, id) =>
-    notifications.onAccountPurged(tx, id),
-  );
   const webPush = new WebPush({
     db,
     clock,

@@ -1,0 +1,366 @@
+import type { Logger } from 'pino';
+
+import { featureEnabled, type Config } from './config/index.js';
+import type { Db } from './db/database.js';
+import type { EventBus } from './events/bus.js';
+import type { Outbox } from './events/outbox.js';
+import type { Clock } from './lib/clock.js';
+import type { RequestLoad } from './lib/request-load.js';
+import type { Mailer } from './mail/mailer.js';
+import type { Metrics } from './metrics.js';
+import type { SafeFetch } from './net/safe-fetch.js';
+import type { ServerKeys } from './services/instance/server-keys.js';
+import { RedisBus } from './events/redis-bus.js';
+import { AccountService } from './services/accounts/account-service.js';
+import { Avatars } from './services/accounts/avatars.js';
+import { AccountViewCache } from './services/accounts/view-cache.js';
+import { NewestPages } from './services/messages/newest-pages.js';
+import { Authz } from './services/authz/authz.js';
+import { IpBlockService } from './services/ip-blocks/ip-block-service.js';
+import { AuditLog } from './services/moderation/audit-log.js';
+import { ModerationService } from './services/moderation/moderation-service.js';
+import { SessionService } from './services/sessions/session-service.js';
+import { AccountDeletionService } from './services/account-deletion/account-deletion-service.js';
+import { DeviceService } from './services/devices/device-service.js';
+import { KeyAuthService } from './services/devices/key-auth-service.js';
+import { KeyChallenges } from './services/devices/key-challenges.js';
+import { PasswordResetService } from './services/accounts/password-reset.js';
+import { RegistrationService } from './services/registration/registration-service.js';
+import { SignupPolicy } from './services/registration/signup-policy.js';
+import { ChannelService } from './services/channels/channel-service.js';
+import { InviteService } from './services/workspaces/invite-service.js';
+import { WorkspaceService } from './services/workspaces/workspace-service.js';
+import { ConversationService } from './services/conversations/conversation-service.js';
+import { DmService } from './services/dm/dm-service.js';
+import { MessageService } from './services/messages/message-service.js';
+import { MessageRemover } from './services/messages/removal.js';
+import { SearchService } from './services/search/search-service.js';
+import { PresenceService, type PresenceTimings } from './services/presence/presence-service.js';
+import { TypingService } from './services/presence/typing-service.js';
+import { RealtimeService } from './services/realtime/realtime-service.js';
+import { FileStorage } from './services/files/file-storage.js';
+import { AttachmentService } from './services/attachments/attachment-service.js';
+import { MlsService } from './services/mls/mls-service.js';
+import { EmojiService } from './services/emoji/emoji-service.js';
+import { PluginService } from './services/plugins/plugin-service.js';
+import { LinkPreviewService } from './services/link-previews/link-preview-service.js';
+import { CommandSystem } from './services/commands/command-system.js';
+import { buildNotifications } from './services/notifications/wiring.js';
+import type { Services } from './services/index.js';
+import { buildFederation, type Federation } from './federation/index.js';
+
+/** What the services are built on: opened first, closed last. */
+export interface Infrastructure {
+  config: Config;
+  log: Logger;
+  clock: Clock;
+  db: Db;
+  bus: EventBus;
+  outbox: Outbox;
+  keys: ServerKeys;
+  keyCreatedAt: number;
+  metrics: Metrics;
+  mailer: Mailer;
+  /** How busy requests keep this process; background work gives way to them. */
+  requestLoad: RequestLoad;
+  /** Outbound fetches of user-named URLs; it connects to nothing until asked (net/safe-fetch.ts). */
+  safeFetch: SafeFetch;
+}
+
+/** What tests may change in how services are built (part of the root's ContextOverrides). */
+export interface ServiceOverrides {
+  /** How often the IP deny list is reread from the database (default 3 s; tests shorten it). */
+  ipBlockRefreshMs?: number;
+  /** Presence timings (tests shorten them); defaults in presence-service.ts. */
+  presence?: Partial<PresenceTimings>;
+  /** The s2s outbox's drain interval (tests shorten it). */
+  s2sOutboxIntervalMs?: number;
+}
+
+/** What `buildServices` hands on: the services, and what the wiring and the root still need. */
+export interface Built {
+  services: Services;
+  /** The one removal path for messages (services/messages/removal.ts). */
+  messageRemover: MessageRemover;
+  pages: NewestPages;
+  federation: Federation;
+}
+
+/**
+ * Builds every service once, in dependency order, with no lazy getter, setter or late patch.
+ * Nothing here registers a reaction of one area to another (wiring.ts does) or starts
+ * background work (context.ts `startBackground`); what must be closed is handed to `closers`.
+ */
+export async function buildServices(
+  infra: Infrastructure,
+  overrides: ServiceOverrides,
+  closers: Array<() => Promise<void> | void>,
+): Promise<Built> {
+  const { config, log, clock, db, bus, keys, mailer, requestLoad, safeFetch } = infra;
+  const sessions = new SessionService(db, clock, config.sessionTtlDays, keys.cookie);
+  const audit = new AuditLog(db, clock, log);
+  const accounts = new AccountService(
+    db,
+    config,
+    clock,
+    sessions,
+    audit,
+    new AccountViewCache(db, bus),
+    bus,
+  );
+  const authz = new Authz(db);
+  const workspaces = new WorkspaceService({
+    db,
+    bus,
+    config,
+    clock,
+    log: log.child({ subsystem: 'workspaces' }),
+    accounts,
+    authz,
+  });
+  const invites = new InviteService({
+    db,
+    config,
+    clock,
+    log: log.child({ subsystem: 'invites' }),
+    mailer,
+    featureState: (name) => config.features.find((f) => f.key === name)?.state ?? 'enabled',
+    workspaces,
+    authz,
+  });
+  const signup = new SignupPolicy(config, clock, keys.cookie, {
+    joinAsMember: (tx, workspaceId, accountId) =>
+      workspaces.joinAsMember(tx, workspaceId, accountId),
+    redeemInviteForSignup: (tx, token, accountId) => invites.redeemForSignup(tx, token, accountId),
+  });
+  const registration = new RegistrationService(
+    db,
+    config,
+    clock,
+    accounts,
+    sessions,
+    signup,
+    mailer,
+    log.child({ subsystem: 'registration' }),
+    audit,
+  );
+  const passwordResets = new PasswordResetService(
+    db,
+    config,
+    clock,
+    sessions,
+    mailer,
+    log.child({ subsystem: 'password-reset' }),
+  );
+  const channels = new ChannelService({
+    db,
+    bus,
+    config,
+    clock,
+    log: log.child({ subsystem: 'channels' }),
+    workspaces,
+    authz,
+  });
+  const keyChallenges = new KeyChallenges(db, clock, () => keys.signingPublicRaw);
+  const devices = new DeviceService(db, config, clock, sessions, keyChallenges);
+  const keyAuth = new KeyAuthService(db, config, clock, sessions, accounts, keyChallenges, signup);
+  // The one removal path for messages; areas react to it in wiring.ts (removal.ts).
+  // The newest pages are kept only while this is the one server process (the in-process bus);
+  // what the command line changes reaches them through the outbox's drainer.
+  const pages = new NewestPages(!(bus instanceof RedisBus));
+  const messageRemover = new MessageRemover(bus, pages);
+  const search = new SearchService({ db, workspaces, channels, authz });
+  const accountDeletion = new AccountDeletionService(
+    db,
+    config,
+    clock,
+    sessions,
+    bus,
+    log.child({ subsystem: 'account-deletion' }),
+    workspaces,
+    messageRemover,
+    accounts.views,
+  );
+  const moderation = new ModerationService({
+    db,
+    clock,
+    config,
+    bus,
+    sessions,
+    audit,
+    authz,
+    // A cascading block deletes the workspaces it owns the way a purge does: deletion hooks
+    // (files, plugins, ...) run and members get MemberLeft and WorkspaceDeleted.
+    removeWorkspace: (tx, id, by) => workspaces.deleteForPurge(tx, id, by),
+    messages: messageRemover,
+    frankingKey: keys.franking,
+  });
+  const dm = new DmService({
+    db,
+    bus,
+    config,
+    clock,
+    log: log.child({ subsystem: 'dm' }),
+    accounts,
+    devices,
+  });
+  const conversations = new ConversationService({
+    db,
+    bus,
+    config,
+    clock,
+    log: log.child({ subsystem: 'conversations' }),
+    dm,
+  });
+  const files = new FileStorage(config.dataDir, clock);
+  const avatars = new Avatars(db, files, accounts.views);
+  const emoji = new EmojiService({ db, config, clock, authz, files });
+  const messages = new MessageService({
+    db,
+    bus,
+    config,
+    clock,
+    log: log.child({ subsystem: 'messages' }),
+    accounts,
+    removal: messageRemover,
+    authz,
+    emoji,
+    pages,
+  });
+  const mls = new MlsService({
+    db,
+    bus,
+    config,
+    clock,
+    log: log.child({ subsystem: 'mls' }),
+    devices,
+    messages,
+    frankingKey: keys.franking,
+  });
+  const linkPreviews = new LinkPreviewService({
+    db,
+    clock,
+    log: log.child({ subsystem: 'link-previews' }),
+    messages,
+    fetcher: safeFetch,
+    enabled: featureEnabled(config, 'link_previews'),
+    concurrency: config.linkPreviewConcurrency,
+    load: requestLoad,
+  });
+  closers.push(() => linkPreviews.close());
+  const presence = new PresenceService({
+    db,
+    bus,
+    clock,
+    log: log.child({ subsystem: 'presence' }),
+    redis: bus instanceof RedisBus ? bus.commands : null,
+    redisPrefix: config.redisPrefix,
+    timings: overrides.presence,
+  });
+  closers.push(() => presence.stop());
+  const typing = new TypingService(db, bus, clock, presence, authz);
+  const ipBlocks = new IpBlockService(db, clock, overrides.ipBlockRefreshMs, audit);
+
+  const attachments = new AttachmentService({
+    db,
+    config,
+    clock,
+    log: log.child({ subsystem: 'attachments' }),
+    files,
+    announce: messages.announce,
+  });
+  const plugins = new PluginService({
+    db,
+    bus,
+    config,
+    clock,
+    log: log.child({ subsystem: 'plugins' }),
+    files,
+    authz,
+    audit,
+  });
+  const commands = new CommandSystem({
+    db,
+    config,
+    clock,
+    log: log.child({ subsystem: 'commands' }),
+    authz,
+    audit,
+    plugins,
+    bus,
+    channels,
+    messages,
+    workspaces,
+    presence,
+    moderation,
+    ipBlocks,
+  });
+  // Closing waits for the pipeline triggers in flight.
+  closers.push(() => commands.idle());
+  const { notifications, webPush, digests } = await buildNotifications({
+    config,
+    db,
+    bus,
+    clock,
+    log,
+    authz,
+    mailer,
+    secret: keys.cookie,
+    presence,
+    messages,
+    requestLoad,
+    onClose: (fn) => closers.push(fn),
+  });
+  const realtime = new RealtimeService(db, presence, clock);
+
+  const services: Services = {
+    authz,
+    accounts,
+    sessions,
+    ipBlocks,
+    moderation,
+    signup,
+    registration,
+    passwordResets,
+    workspaces,
+    invites,
+    channels,
+    devices,
+    keyAuth,
+    accountDeletion,
+    conversations,
+    messages,
+    dm,
+    presence,
+    typing,
+    realtime,
+    files,
+    avatars,
+    emoji,
+    search,
+    attachments,
+    plugins,
+    linkPreviews,
+    commands,
+    mls,
+    notifications,
+    digests,
+    webPush,
+  };
+
+  const federation = await buildFederation({
+    db,
+    clock,
+    config,
+    log: log.child({ subsystem: 'federation' }),
+    keys,
+    keyCreatedAt: infra.keyCreatedAt,
+    sessions,
+    isServerBlocked: (serverId) => moderation.blocks.isServerBlocked(serverId),
+    bus,
+    outboxIntervalMs: overrides.s2sOutboxIntervalMs,
+  });
+  closers.push(() => federation.close());
+
+  return { services, messageRemover, pages, federation };
+}

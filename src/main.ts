@@ -48,6 +48,20 @@ export function logFeatureStates(ctx: AppContext): void {
   );
 }
 
+/**
+ * Mail goes out (`email` enabled) but SVC_PUBLIC_BASE_URL is unset: its links (a digest's
+ * "open" and unsubscribe links, an invite's, a password reset's) have no address to point at, so
+ * mail carries none; say so at boot, naming the variable.
+ */
+export function warnMailLinks(ctx: AppContext): void {
+  if (ctx.featureEnabled('email') && !ctx.config.server.publicBaseUrl) {
+    ctx.log.warn(
+      { variable: 'SVC_PUBLIC_BASE_URL' },
+      'mail is sent but SVC_PUBLIC_BASE_URL is unset: mail links need it (digests go without their open and unsubscribe links); set it to the address people reach this server at',
+    );
+  }
+}
+
 /** What a test may change in a server: the context's overrides and the WebSocket timings. */
 export interface ServerOverrides extends ContextOverrides {
   /** WebSocket keep-alive, buffers and recheck (tests shorten them). */
@@ -84,6 +98,7 @@ export async function startServer(
   const ctx = await createAppContext(config, secrets, overrides);
   if (applied.length > 0) ctx.log.info({ migrations: applied }, 'migrations applied');
   logFeatureStates(ctx);
+  warnMailLinks(ctx);
   if (await autovacuumOff(ctx.db)) {
     ctx.log.warn(
       'PostgreSQL runs with autovacuum off: tables are never analyzed and query plans degrade as they grow; turn it on, or run ANALYZE regularly (docs/operations.md)',

@@ -15,6 +15,7 @@ import { registerIpCommands } from './ip-commands.js';
 import { registerOperatorCommands } from './operator-commands.js';
 import { registerPrincipalCommands } from './principal-commands.js';
 import { registerSearchCommands } from './search-commands.js';
+import { registerSessionCommands } from './session-commands.js';
 import { registerMcpCommands } from './mcp-commands.js';
 import { registerServerKeyCommands } from './server-key-commands.js';
 
@@ -91,6 +92,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerOperatorCommands(program, io);
   registerIpCommands(program, io);
   registerPrincipalCommands(program, io);
+  registerSessionCommands(program, io);
   registerAbuseReportCommands(program, io);
   registerAuditCommands(program, io);
   registerInviteCommands(program, io);

@@ -82,6 +82,8 @@ export interface Config {
   };
   features: readonly FeatureState[];
   disabledFeatures: readonly FeatureName[];
+  /** SVC_MAIL_LOG_BODIES: mail logged without SMTP shows its text (development only). */
+  mailLogBodies: boolean;
   smtp: {
     host: string | null;
     port: number;
@@ -104,6 +106,8 @@ export interface Config {
     requestsPerMinPerIp: number | null;
     exemptAddresses: readonly string[];
     mutationsPerMinPerSession: number | null;
+    /** Failed password checks one account may take in 24 hours (docs/security.md). */
+    loginFailuresPerDayPerAccount: number | null;
     messagesPerMinPerUser: number | null;
     messagesBurst: number | null;
     probationMessagesPerMin: number | null;
@@ -197,6 +201,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       from: e.SVC_SMTP_FROM,
     }),
     disabledFeatures: features.disabled,
+    mailLogBodies: e.SVC_MAIL_LOG_BODIES,
     smtp: {
       host: e.SVC_SMTP_HOST,
       port: e.SVC_SMTP_PORT,
@@ -223,6 +228,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       requestsPerMinPerIp: e.SVC_RATE_REQUESTS_PER_MIN_PER_IP,
       exemptAddresses: e.SVC_RATE_EXEMPT_ADDRESSES,
       mutationsPerMinPerSession: e.SVC_RATE_MUTATIONS_PER_MIN_PER_SESSION,
+      loginFailuresPerDayPerAccount: e.SVC_RATE_LOGIN_FAILURES_PER_DAY_PER_ACCOUNT,
       messagesPerMinPerUser: e.SVC_RATE_MESSAGES_PER_MIN_PER_USER,
       messagesBurst: e.SVC_RATE_MESSAGES_BURST ?? e.SVC_RATE_MESSAGES_PER_MIN_PER_USER,
       probationMessagesPerMin: e.SVC_RATE_PROBATION_MESSAGES_PER_MIN,

@@ -67,6 +67,7 @@ export const variables = {
   SVC_SMTP_USER: optionalString(),
   SVC_SMTP_PASSWORD: optionalString(),
   SVC_SMTP_FROM: optionalString(),
+  SVC_MAIL_LOG_BODIES: bool(false),
 
   // Instance presentation
   SVC_INSTANCE_NOTICE: optionalString(500),
@@ -92,6 +93,7 @@ export const variables = {
   SVC_RATE_REQUESTS_PER_MIN_PER_IP: optionalLimit(),
   SVC_RATE_EXEMPT_ADDRESSES: cidrList(),
   SVC_RATE_MUTATIONS_PER_MIN_PER_SESSION: optionalLimit(),
+  SVC_RATE_LOGIN_FAILURES_PER_DAY_PER_ACCOUNT: optionalLimit(),
   SVC_RATE_MESSAGES_PER_MIN_PER_USER: optionalLimit(),
   SVC_RATE_MESSAGES_BURST: optionalLimit(),
   SVC_RATE_PROBATION_MESSAGES_PER_MIN: optionalLimit(),

@@ -10,6 +10,11 @@ export interface MailMessage {
   text: string;
   /** Extra headers (`List-Unsubscribe` of notification digests). */
   headers?: Record<string, string>;
+  /**
+   * What the log may show of this mail while SMTP is not configured, besides recipient and
+   * subject: a password reset's token (the contract wants it readable there), nothing else.
+   */
+  logFields?: Record<string, string>;
 }
 
 /**
@@ -25,18 +30,29 @@ export interface Mailer {
 
 /**
  * Writes mail to the log instead of sending it: used while the `email` feature is unavailable
- * (SVC_SMTP_HOST or SVC_SMTP_FROM unset). The contract asks for recipient and subject; the text
- * is logged too, so a development setup can read a password reset link from the log.
+ * (SVC_SMTP_HOST or SVC_SMTP_FROM unset). The contract asks for recipient and subject; a mail's
+ * `logFields` are added (a password reset's token, so a development setup can reset a password).
+ * Never the text: a digest carries message excerpts and an unsubscribe token, an invite its
+ * invite token. `SVC_MAIL_LOG_BODIES=true` (development only) logs the text and headers too.
  */
 export class LogMailer implements Mailer {
   readonly kind = 'log' as const;
-  constructor(private readonly log: Logger) {}
+  constructor(
+    private readonly log: Logger,
+    private readonly bodies = false,
+  ) {}
 
   async send(message: MailMessage): Promise<void> {
-    this.log.info(
-      { mail: { to: message.to, subject: message.subject, text: message.text } },
-      'mail not sent (SMTP is not configured); logged instead',
-    );
+    const mail: Record<string, unknown> = {
+      to: message.to,
+      subject: message.subject,
+      ...message.logFields,
+    };
+    if (this.bodies) {
+      mail.text = message.text;
+      if (message.headers) mail.headers = message.headers;
+    }
+    this.log.info({ mail }, 'mail not sent (SMTP is not configured); logged instead');
   }
 
   async close(): Promise<void> {}
@@ -88,5 +104,5 @@ export class SmtpMailer implements Mailer {
 export function createMailer(config: Config, smtpPassword: string | null, log: Logger): Mailer {
   const { host, from } = config.smtp;
   if (host && from) return new SmtpMailer({ ...config.smtp, host, from }, smtpPassword, log);
-  return new LogMailer(log);
+  return new LogMailer(log, config.mailLogBodies);
 }

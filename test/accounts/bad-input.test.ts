@@ -81,8 +81,13 @@ describe('username rules', () => {
 
 describe('password, email and display name rules', () => {
   it.each<[unknown, boolean]>([
-    ['12345678', true],
+    ['40718263', true],
     ['1234567', false],
+    // On the list of the most common passwords, whatever the case or width.
+    ['12345678', false],
+    ['Password1', false],
+    ['ＱＷＥＲＴＹ１２３', false],
+    [' iloveyou ', false],
     ['😀😀😀😀😀😀😀😀', true], // 8 characters, 32 bytes
     ['😀😀😀😀😀😀😀', false],
     ['x'.repeat(1024), true],

@@ -248,4 +248,37 @@ describe('search operators, unjoined channels, highlights', () => {
     expect(await t.ctx.db.kysely.selectFrom('search_backfill').selectAll().execute()).toEqual([]);
     expect(await t.ctx.services.search.reindex(CLI_ACTOR, 50)).toBeGreaterThan(0);
   });
+
+  it('serves searches between the batches of a rebuild, and resumes one stopped half-way', async () => {
+    const rows = await t.ctx.db.kysely.selectFrom('message_search').selectAll().execute();
+    for (const r of rows) {
+      const exact = r.terms.split(' ').filter((x) => !/^[¡-´¶]/.test(x));
+      await t.ctx.db.kysely
+        .updateTable('message_search')
+        .set({ terms: exact.join(' ') })
+        .where('messageId', '=', r.messageId)
+        .execute();
+    }
+    // A rebuild in batches of one that stops (as a crash would) after its second batch; a search
+    // between batches is answered from the rows as they are, the exact words throughout.
+    const seen: number[] = [];
+    await expect(
+      t.ctx.services.search.reindex(CLI_ACTOR, 1, async ({ done }) => {
+        seen.push(done);
+        expect(await found(ann, 'quarterly')).toEqual([ids.e]);
+        if (done === 2) throw new Error('stopped');
+      }),
+    ).rejects.toThrow('stopped');
+    expect(seen).toEqual([1, 2]);
+    // Run again, it starts after the two messages done and says so.
+    const progress: Array<{ done: number; total: number; resumed: boolean }> = [];
+    const rest = await t.ctx.services.search.reindex(CLI_ACTOR, 100, (p) => void progress.push(p));
+    const all = await t.ctx.db.kysely
+      .selectFrom('message')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(rest).toBe(Number(all.n) - 2);
+    expect(progress.at(-1)).toEqual({ done: rest, total: rest, resumed: true });
+    expect(await found(ann, 'reports')).toEqual([ids.g, ids.f, ids.e, ids.d]);
+  });
 });

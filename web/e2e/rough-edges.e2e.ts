@@ -240,6 +240,27 @@ describe('what trying the web client showed', () => {
     await a.setViewportSize({ width: 1280, height: 800 });
   });
 
+  it('sends a file from an empty box as the file alone, with no text', async () => {
+    const a = alice.page;
+    await a
+      .locator('[data-testid=attach-input]')
+      .setInputFiles([
+        { name: 'minutes.txt', mimeType: 'text/plain', buffer: Buffer.from('what we agreed\n') },
+      ]);
+    const pending = a.getByRole('list', { name: 'Files to send' });
+    await pending.getByText('ready').waitFor({ timeout: 15_000 });
+    await composer(a).press('Enter');
+    for (const p of [a, bob.page]) {
+      const link = timeline(p).getByRole('link', { name: /minutes\.txt/ });
+      await link.waitFor({ timeout: 15_000 });
+      const msg = timeline(p).locator('article.msg', { has: link });
+      expect(await msg.locator('.text').allTextContents()).toEqual(
+        expect.not.arrayContaining([expect.stringContaining('minutes.txt')]),
+      );
+    }
+    expect(await pending.count()).toBe(0);
+  });
+
   it('goes back to / when signing out from settings', async () => {
     const b = bob.page;
     await b.getByRole('button', { name: 'Settings' }).click();

@@ -6,12 +6,17 @@ import type { EventBus } from '../../events/bus.js';
 import { AppError, forbidden, notFound, rateLimited, validation } from '../../errors.js';
 import { HOUR_MS, type Clock } from '../../lib/clock.js';
 import { rateLimitKey } from '../../lib/address.js';
-import type { IssuedSession, SessionService } from '../sessions/session-service.js';
+import type { IssuedSession, SessionService, SessionView } from '../sessions/session-service.js';
 import type { AuditLog } from '../moderation/audit-log.js';
 import { isAccountBlocked } from '../moderation/blocked.js';
 
 import { assertLocalAccount } from './local-account.js';
-import { ACCOUNT_LOGIN_RULE, ADDRESS_LOGIN_RULE, FailureThrottle } from './login-throttle.js';
+import {
+  ACCOUNT_LOGIN_RULE,
+  ADDRESS_LOGIN_RULE,
+  dailyAccountRule,
+  FailureThrottle,
+} from './login-throttle.js';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './passwords.js';
 import { announceProfile } from './profile-events.js';
 import { normalizeDisplayName } from './profile.js';
@@ -42,6 +47,8 @@ export class AccountService {
   private readonly accountFailures: FailureThrottle;
   /** Failed sign-ins per client address. */
   private readonly addressFailures: FailureThrottle;
+  /** Failed sign-ins per account per day, when SVC_RATE_LOGIN_FAILURES_PER_DAY_PER_ACCOUNT is set. */
+  private readonly dailyAccountFailures: FailureThrottle | null;
 
   constructor(
     private readonly db: Db,
@@ -55,6 +62,22 @@ export class AccountService {
   ) {
     this.accountFailures = new FailureThrottle(ACCOUNT_LOGIN_RULE, clock);
     this.addressFailures = new FailureThrottle(ADDRESS_LOGIN_RULE, clock);
+    const daily = config.rates.loginFailuresPerDayPerAccount;
+    this.dailyAccountFailures =
+      daily === null ? null : new FailureThrottle(dailyAccountRule(daily), clock);
+  }
+
+  /** Seconds until an account may try its password again (the longer of its two rules). */
+  private accountWait(accountKey: string): number {
+    return Math.max(
+      this.accountFailures.retryAfterSeconds(accountKey),
+      this.dailyAccountFailures?.retryAfterSeconds(accountKey) ?? 0,
+    );
+  }
+
+  private recordAccountFailure(accountKey: string): void {
+    this.accountFailures.recordFailure(accountKey);
+    this.dailyAccountFailures?.recordFailure(accountKey);
   }
 
   /**
@@ -107,7 +130,8 @@ export class AccountService {
 
   /**
    * Password sign-in. Unknown user, wrong password and an account without a password give the
-   * same answer after the same work. Failures are throttled per account and per address
+   * same answer after the same work. Failures are throttled per account (15 minutes, and per day
+   * when SVC_RATE_LOGIN_FAILURES_PER_DAY_PER_ACCOUNT is set) and per address
    * (RATE_LIMITED with retryAfterSeconds, checked before the password so a locked account
    * reveals nothing either).
    */
@@ -129,7 +153,7 @@ export class AccountService {
     const accountKey = `u:${key}`;
     const addressKey = input.ip === null ? null : `a:${rateLimitKey(input.ip)}`;
     const wait = Math.max(
-      this.accountFailures.retryAfterSeconds(accountKey),
+      this.accountWait(accountKey),
       addressKey === null ? 0 : this.addressFailures.retryAfterSeconds(addressKey),
     );
     if (wait > 0) throw rateLimited(wait, 'too many failed sign-in attempts');
@@ -142,11 +166,12 @@ export class AccountService {
       ok = await verifyPassword(row.passwordHash, input.password);
     }
     if (!row || !ok) {
-      this.accountFailures.recordFailure(accountKey);
+      this.recordAccountFailure(accountKey);
       if (addressKey !== null) this.addressFailures.recordFailure(addressKey);
       throw failed;
     }
     this.accountFailures.reset(accountKey);
+    this.dailyAccountFailures?.reset(accountKey);
     const session = await this.sessions.start(this.db.kysely, {
       accountId: row.id,
       ip: input.ip,
@@ -172,14 +197,14 @@ export class AccountService {
       throw validation('this account signs in with a device key and has no password');
     }
     const accountKey = `u:${row.usernameKey}`;
-    const wait = this.accountFailures.retryAfterSeconds(accountKey);
+    const wait = this.accountWait(accountKey);
     if (wait > 0) throw rateLimited(wait, 'too many failed password checks');
     const current = typeof input.currentPassword === 'string' ? input.currentPassword : '';
     if (
       Buffer.byteLength(current) > PASSWORD_MAX_BYTES ||
       !(await verifyPassword(row.passwordHash, current))
     ) {
-      this.accountFailures.recordFailure(accountKey);
+      this.recordAccountFailure(accountKey);
       throw validation('the current password is wrong');
     }
     const passwordHash = await hashPassword(password);
@@ -243,5 +268,53 @@ export class AccountService {
       });
     });
     return this.get(account.id);
+  }
+
+  /**
+   * Any account's live sessions, newest first: the operator CLI's `svc session list <username>`
+   * (the CLI only; FORBIDDEN for anyone else).
+   */
+  async sessionsOf(
+    actor: Actor,
+    username: string,
+  ): Promise<{ account: AccountView; sessions: SessionView[] }> {
+    const account = await this.operatorTarget(actor, username);
+    return { account, sessions: await this.sessions.listOf(account.id) };
+  }
+
+  /**
+   * Ends every live session of an account, or the one named, from the operator CLI
+   * (`svc session end <username> [--session <id>]`): reason `ended_by_operator`, open
+   * WebSockets close with 4401, one audit row and line. NOT_FOUND for a session id that is not a
+   * live session of that account. Answers how many ended.
+   */
+  async endSessionsOf(actor: Actor, username: string, sessionId?: string): Promise<number> {
+    const account = await this.operatorTarget(actor, username);
+    const ended = await this.db.transaction(async (tx) => {
+      const ids = await this.sessions.end(
+        tx,
+        sessionId === undefined ? { accountId: account.id } : { accountId: account.id, sessionId },
+        'ended_by_operator',
+      );
+      if (sessionId !== undefined && ids.length === 0) throw notFound(`session "${sessionId}"`);
+      if (ids.length > 0) {
+        await this.audit.record(tx, {
+          action: 'sessions.end',
+          actorId: actorId(actor),
+          target: `user:${account.id}`,
+          details: { sessionIds: ids },
+        });
+      }
+      return ids;
+    });
+    return ended.length;
+  }
+
+  private async operatorTarget(actor: Actor, username: string): Promise<AccountView> {
+    if (actor.kind !== 'cli')
+      throw forbidden("another account's sessions are seen on the command line");
+    const account = await this.findByUsername(username);
+    if (!account) throw notFound(`account "${username}"`);
+    return account;
   }
 }

@@ -63,5 +63,13 @@ export class FailureThrottle {
 
 /** Failed sign-ins one account may take per window (docs/accounts.md, "Throttling"). */
 export const ACCOUNT_LOGIN_RULE: ThrottleRule = { maxFailures: 10, windowMs: 15 * 60_000 };
+/**
+ * The operator's daily rule per account (SVC_RATE_LOGIN_FAILURES_PER_DAY_PER_ACCOUNT), against
+ * slow credential stuffing spread over many addresses that stays under the 15-minute rules.
+ */
+export function dailyAccountRule(maxFailures: number): ThrottleRule {
+  return { maxFailures, windowMs: 24 * 60 * 60_000 };
+}
+
 /** Failed sign-ins one client address (an IPv6 /64) may make per window, across accounts. */
 export const ADDRESS_LOGIN_RULE: ThrottleRule = { maxFailures: 50, windowMs: 15 * 60_000 };

@@ -106,6 +106,8 @@ export class PasswordResetService {
     return {
       to,
       subject: 'Reset your password',
+      // The one secret the development log shows (contract: features, rule 5).
+      logFields: { resetToken: token },
       text:
         `Someone asked to reset the password of the account "${username}".\n\n` +
         `Reset token: ${token}\n${link}\n` +

@@ -1,5 +1,7 @@
 import { validation } from '../../errors.js';
 
+import { isCommonPassword } from './common-passwords.js';
+
 export const USERNAME_MIN = 2;
 export const USERNAME_MAX = 32;
 /**
@@ -68,6 +70,11 @@ export const PASSWORD_MIN = 8;
 /** Bounds the hashing work an attacker can ask for. */
 export const PASSWORD_MAX_BYTES = 1024;
 
+/**
+ * Checks a new password (docs/accounts.md): 8 characters to 1024 bytes, and not on the list of the
+ * most common passwords (common-passwords.ts). Sign-in never applies this, so an account whose
+ * password predates the list still signs in.
+ */
 export function checkPassword(password: unknown): string {
   if (typeof password !== 'string') throw validation('password must be a string');
   if ([...password].length < PASSWORD_MIN) {
@@ -75,6 +82,11 @@ export function checkPassword(password: unknown): string {
   }
   if (Buffer.byteLength(password, 'utf8') > PASSWORD_MAX_BYTES) {
     throw validation(`password must be at most ${PASSWORD_MAX_BYTES} bytes long`);
+  }
+  if (isCommonPassword(password)) {
+    throw validation(
+      'this password is one of the most common passwords and is among the first an attacker tries; choose another (a few unrelated words make a strong one)',
+    );
   }
   return password;
 }

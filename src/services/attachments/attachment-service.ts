@@ -331,6 +331,37 @@ export class AttachmentService {
     });
   }
 
+  /**
+   * Checks, before a message is sent with them (sendMessage's `attachmentIds`), that each file
+   * can go on it: at most 10, the caller's own, uploaded, not on a message yet, created for
+   * `conversationId`. Answers the distinct ids in the order given.
+   */
+  async checkAttachable(
+    actor: Actor,
+    attachmentIds: readonly unknown[],
+    conversationId: unknown,
+  ): Promise<string[]> {
+    assertFeature(this.deps.config, 'attachments');
+    const accountId = actingAccountId(actor);
+    const ids = [...new Set(attachmentIds)];
+    if (ids.length > MAX_ATTACHMENTS_PER_MESSAGE) {
+      throw validation(`a message has at most ${MAX_ATTACHMENTS_PER_MESSAGE} attachments`, {
+        limit: MAX_ATTACHMENTS_PER_MESSAGE,
+      });
+    }
+    const out: string[] = [];
+    for (const id of ids) {
+      const row = await this.own(accountId, id);
+      if (row.uploadedAt === null) throw validation('upload the file before sending it');
+      if (row.messageId !== null) throw conflict('this attachment is already on another message');
+      if (row.conversationId !== conversationId) {
+        throw validation('the attachment was created for another conversation');
+      }
+      out.push(row.id);
+    }
+    return out;
+  }
+
   /** Removes one of the caller's attachments, finalized or not (its message stays). */
   async delete(actor: Actor, attachmentId: unknown): Promise<boolean> {
     assertFeature(this.deps.config, 'attachments');

@@ -34,16 +34,21 @@ export class MessageSending {
     private readonly takeRate: (actor: Actor) => Promise<void>,
   ) {}
 
-  /** Sends a message, or a reply in a thread: one short transaction. */
+  /**
+   * Sends a message, or a reply in a thread: one short transaction. `withFiles`: files will be
+   * attached to it (sendMessage with attachmentIds), so its text may be empty.
+   */
   async send(
     actor: Actor,
     input: { conversationId: unknown; text: unknown; threadRootId?: unknown },
+    withFiles = false,
   ): Promise<MessageTable> {
     const accountId = actingAccountId(actor);
     const text = checkText(
       input.text,
       this.core.deps.config.messageBytesMax,
       this.core.deps.config.limits.messageBytes === null,
+      withFiles,
     );
     const rootId = input.threadRootId ?? null;
     if (rootId !== null && !plausibleId(rootId)) throw notFound('message');

@@ -6,15 +6,21 @@ import { validation } from '../../errors.js';
 const LONE_SURROGATE = /\p{Surrogate}/u;
 
 /**
- * The text to store, trimmed: VALIDATION for a non-string, for text that is empty once trimmed,
- * and for more than `maxBytes` UTF-8 bytes once trimmed (the message names the cap).
+ * The text to store, trimmed: VALIDATION for a non-string, for text that is empty once trimmed
+ * (unless `mayBeEmpty`: a message that carries files), and for more than `maxBytes` UTF-8 bytes
+ * once trimmed (the message names the cap).
  */
-export function checkText(value: unknown, maxBytes: number, builtIn = false): string {
+export function checkText(
+  value: unknown,
+  maxBytes: number,
+  builtIn = false,
+  mayBeEmpty = false,
+): string {
   if (typeof value !== 'string') throw validation('text must be a string');
   // Lone surrogates cannot be stored as UTF-8 without loss: refuse rather than mangle.
   if (LONE_SURROGATE.test(value)) throw validation('text is not valid Unicode');
   const text = value.trim();
-  if (text === '') throw validation('a message needs some text');
+  if (text === '' && !mayBeEmpty) throw validation('a message needs some text');
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > maxBytes) {
     throw validation(

@@ -93,8 +93,13 @@ export class DigestMailer {
     return true;
   }
 
-  private link(path: string): string {
-    return `${this.deps.publicBaseUrl?.replace(/\/+$/, '') ?? ''}${path}`;
+  /**
+   * An absolute link from SVC_PUBLIC_BASE_URL, or null without it: a relative link in a mail
+   * leads nowhere (the server warns at boot that mail links need the variable).
+   */
+  private link(path: string): string | null {
+    const base = this.deps.publicBaseUrl;
+    return base ? `${base.replace(/\/+$/, '')}${path}` : null;
   }
 
   /** One run of the job; the number of digests sent. Nothing while `email` is disabled. */
@@ -157,10 +162,12 @@ export class DigestMailer {
       '',
       ...lines,
       more,
-      `Open ${this.link('/') || 'the app'} to read and reply.`,
+      `Open ${this.link('/') ?? 'the app'} to read and reply.`,
       '',
-      `To stop these mails: ${unsubscribe}`,
-      'You can also change which mails you get in your notification settings.',
+      ...(unsubscribe ? [`To stop these mails: ${unsubscribe}`] : []),
+      unsubscribe
+        ? 'You can also change which mails you get in your notification settings.'
+        : 'To stop these mails, turn off mail digests in your notification settings.',
     ].join('\n');
     const count = shown.length;
     const ids = shown.map((i) => i.id);
@@ -176,10 +183,15 @@ export class DigestMailer {
         to: email,
         subject: `${count} unread notification${count === 1 ? '' : 's'} while you were away`,
         text,
-        headers: {
-          'List-Unsubscribe': `<${unsubscribe}>`,
-          'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
-        },
+        // One-click unsubscribe needs an absolute https or http URL (RFC 8058).
+        ...(unsubscribe
+          ? {
+              headers: {
+                'List-Unsubscribe': `<${unsubscribe}>`,
+                'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+              },
+            }
+          : {}),
       });
     } catch (err) {
       // Not sent: the next run tries again with the same notifications.

@@ -274,7 +274,7 @@ export class SearchService {
   async reindex(
     actor: Actor,
     batchSize: number,
-    onBatch?: (progress: { done: number; total: number; resumed: boolean }) => void,
+    onBatch?: (progress: { done: number; total: number; resumed: boolean }) => void | Promise<void>,
   ): Promise<number> {
     assertInstanceOperator(actor, 'only an instance operator may rebuild the search index');
     const state = await findBackfill(this.db.kysely, 'sqlite');
@@ -303,7 +303,7 @@ export class SearchService {
         return { count: b.count, finished: false };
       });
       done += batch.count;
-      onBatch?.({ done, total, resumed });
+      await onBatch?.({ done, total, resumed });
       if (batch.finished) return done;
     }
   }

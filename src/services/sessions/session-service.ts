@@ -64,7 +64,8 @@ export type SessionEndReason =
   | 'device_revoked'
   | 'identity_recovery'
   | 'account_purged'
-  | 'principal_blocked';
+  | 'principal_blocked'
+  | 'ended_by_operator';
 
 /** Longer session tokens are refused unread (issued tokens are 43 characters). */
 const TOKEN_LENGTH_MAX = 200;
@@ -289,6 +290,15 @@ export class SessionService {
       this.clock.now().getTime(),
     );
     return rows.map((r) => ({ ...r, current: r.id === session.sessionId }));
+  }
+
+  /**
+   * The live sessions of any account, newest first, for the operator CLI (`svc session list`);
+   * `current` is always false there.
+   */
+  async listOf(accountId: string): Promise<SessionView[]> {
+    const rows = await listLiveSessions(this.db.kysely, accountId, this.clock.now().getTime());
+    return rows.map((r) => ({ ...r, current: false }));
   }
 
   /** Ends the calling session (`logout`); whether it was live. */

@@ -197,7 +197,10 @@ export class InviteService {
               text: [
                 `You have been invited to join the workspace "${workspaceName}".`,
                 '',
-                `Open this link to join: ${link}`,
+                // A path alone leads nowhere from a mail client: the token instead.
+                config.server.publicBaseUrl
+                  ? `Open this link to join: ${link}`
+                  : `Join in the app with this invite token: ${token}`,
                 '',
                 `The invite expires at ${new Date(row.expiresAt as number).toISOString()}.`,
               ].join('\n'),

@@ -91,8 +91,6 @@ export const MEMBERS = `query WorkspaceMembers($serverId: ID!, $after: String) {
 
 export const CREATE_ATTACHMENT = `mutation CreateAttachment($input: CreateAttachmentInput!) {
   createAttachment(input: $input) { attachmentId uploadToken } }`;
-export const FINALIZE_ATTACHMENT = `mutation FinalizeAttachment($input: FinalizeAttachmentInput!) {
-  finalizeAttachment(input: $input) { ${ATTACHMENT} } }`;
 /** The newest messages' attachments: finalizing publishes no event, so readers look again. */
 export const CUSTOM_EMOJI = `id name shortcode url width height`;
 export const CUSTOM_EMOJIS = `query CustomEmojis($serverId: ID!) { customEmojis(serverId: $serverId) { ${CUSTOM_EMOJI} } }`;

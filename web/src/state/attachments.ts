@@ -1,10 +1,7 @@
 import { signal } from '@preact/signals';
 
 import { ApiError, gql, postForm } from '../api/graphql.ts';
-import { CREATE_ATTACHMENT, FINALIZE_ATTACHMENT } from '../api/queries.ts';
-import type { Attachment, Message } from '../api/types.ts';
-
-import { timelinesOf } from './timeline.ts';
+import { CREATE_ATTACHMENT } from '../api/queries.ts';
 
 /** The server's upload limit (docs/files.md): checked here too, so nothing is sent in vain. */
 export const MAX_UPLOAD_BYTES = 26_214_400;
@@ -103,38 +100,16 @@ export function hasPending(key: string): boolean {
 }
 
 /**
- * After the message is sent: waits for the uploads, finalizes each onto the message, and shows
- * them on it. Failed files stay in the box with their reason.
+ * Before sending: waits for the uploads still running and answers the files ready to go on the
+ * message (sendMessage's `attachmentIds`; the server attaches them as it stores the message).
+ * Failed files stay in the box with their reason.
  */
-export async function finalizePending(key: string, message: Message): Promise<unknown> {
-  const list = pendingFiles.value[key] ?? [];
-  await Promise.all(list.map((f) => f.done));
-  const attached: Attachment[] = [];
-  let firstError: unknown = null;
-  for (const f of pendingFiles.value[key] ?? []) {
-    if (f.state !== 'ready' || !f.attachmentId) continue;
-    try {
-      const d = await gql<{ finalizeAttachment: Attachment }>(FINALIZE_ATTACHMENT, {
-        input: { attachmentId: f.attachmentId, messageId: message.id },
-      });
-      attached.push(d.finalizeAttachment);
-      removePending(key, f.localId);
-    } catch (err) {
-      firstError ??= err;
-      patch(key, f.localId, { state: 'failed', error: err });
-    }
-  }
-  if (attached.length) {
-    for (const t of timelinesOf(message.conversationId)) {
-      // MessageAttachmentAdded may have shown some already: each attachment once.
-      t.update(message.id, (m) => ({
-        ...m,
-        attachments: [
-          ...m.attachments,
-          ...attached.filter((a) => !m.attachments.some((x) => x.id === a.id)),
-        ],
-      }));
-    }
-  }
-  return firstError;
+export async function readyFiles(key: string): Promise<PendingFile[]> {
+  await Promise.all((pendingFiles.value[key] ?? []).map((f) => f.done));
+  return (pendingFiles.value[key] ?? []).filter((f) => f.state === 'ready' && f.attachmentId);
+}
+
+/** The files went out on a message: they leave the box. */
+export function sentFiles(key: string, sent: PendingFile[]): void {
+  for (const f of sent) removePending(key, f.localId);
 }

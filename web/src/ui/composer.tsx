@@ -4,7 +4,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql } from '../api/graphql.ts';
 import { EDIT, SEARCH_MEMBERS, SEND, START_TYPING } from '../api/queries.ts';
 import type { Conversation, Message, User, WorkspaceMember } from '../api/types.ts';
-import { addFiles, finalizePending, hasPending, pendingFiles } from '../state/attachments.ts';
+import { addFiles, hasPending, readyFiles, sentFiles } from '../state/attachments.ts';
 import { emojiOf } from '../state/emoji.ts';
 import { conversations, me, rememberUsers, serverInfo, users, workspaces } from '../state/store.ts';
 import { cachedConversation, cachedThread } from '../state/timeline.ts';
@@ -94,16 +94,8 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
     // What the box holds now: a key pressed right after typing can come before the render that
     // would have put the typed text into `text`.
     const typed = area.current?.value ?? text;
-    // A message needs text: files sent alone are announced by their names.
-    const body =
-      typed.trim() ||
-      (withFiles
-        ? (pendingFiles.value[fileKey] ?? [])
-            .filter((f) => f.state !== 'failed')
-            .map((f) => f.name)
-            .join(', ')
-        : '');
-    if (!body || sending) return;
+    const body = typed.trim();
+    if ((!body && !withFiles) || sending) return;
     if (new TextEncoder().encode(typed).length > limit) return;
     setSending(true);
     setError(null);
@@ -112,22 +104,25 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
         await gql(EDIT, { id: editing.id, text: body });
         setEditing(null);
       } else {
+        // Files go out on the message itself: one sent alone carries no text.
+        const files = withFiles ? await readyFiles(fileKey) : [];
+        if (!body && !files.length) return;
         const d = await gql<{ sendMessage: Message }>(SEND, {
-          input: { conversationId: c.id, text: body, threadRootId: p.threadRootId ?? null },
+          input: {
+            conversationId: c.id,
+            text: body,
+            threadRootId: p.threadRootId ?? null,
+            ...(files.length ? { attachmentIds: files.map((f) => f.attachmentId) } : {}),
+          },
         });
+        sentFiles(fileKey, files);
         if (p.threadRootId) cachedThread(p.threadRootId)?.add(d.sendMessage);
         else cachedConversation(c.id)?.add(d.sendMessage);
-        setText('');
-        setSuggest(null);
-        if (withFiles) {
-          const failed = await finalizePending(fileKey, d.sendMessage);
-          if (failed) setError(failed);
-        }
       }
       setText('');
       setSuggest(null);
     } catch (err) {
-      // The text stays in the box, so nothing typed is lost.
+      // The text and the files stay in the box, so nothing is lost.
       setError(err);
     } finally {
       setSending(false);

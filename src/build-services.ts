@@ -56,8 +56,10 @@ export interface Infrastructure {
   clock: Clock;
   db: Db;
   bus: EventBus;
+  /** Where every transactional event is written, and the drainer of rows others left. */
   outbox: Outbox;
   keys: ServerKeys;
+  /** When the signing key was made (the key log's first entry). */
   keyCreatedAt: number;
   metrics: Metrics;
   mailer: Mailer;

@@ -2,10 +2,7 @@ import type { Logger } from 'pino';
 import { featureEnabled, type Config } from './config/index.js';
 import type { Secrets } from './config/secrets.js';
 import { openAppDatabase, type AppDatabaseOptions } from './app-database.js';
-import type { Db } from './db/database.js';
 import { assertMigrated } from './db/migrate.js';
-import type { EventBus } from './events/bus.js';
-import type { Outbox } from './events/outbox.js';
 import { openEvents } from './events/wiring.js';
 import { allJobs } from './jobs/index.js';
 import { Scheduler } from './jobs/scheduler.js';
@@ -19,31 +16,14 @@ import { createMailer, type Mailer } from './mail/mailer.js';
 import { SafeFetch, type SafeFetchOptions } from './net/safe-fetch.js';
 import { readVersion } from './version.js';
 import type { Services } from './services/index.js';
-import {
-  loadOrCreateServerKeys,
-  signingKeyCreatedAt,
-  type ServerKeys,
-} from './services/instance/server-keys.js';
+import { loadOrCreateServerKeys, signingKeyCreatedAt } from './services/instance/server-keys.js';
 import type { Federation } from './federation/index.js';
 import { buildServices, type Infrastructure, type ServiceOverrides } from './build-services.js';
 import { wireReactions } from './wiring.js';
 
 /** Everything long-lived, created in one place and closed in reverse order. */
-export interface AppContext {
+export interface AppContext extends Omit<Infrastructure, 'safeFetch'> {
   version: string;
-  config: Config;
-  log: Logger;
-  clock: Clock;
-  db: Db;
-  bus: EventBus;
-  /** Where every transactional event is written, and the drainer of rows others left. */
-  outbox: Outbox;
-  keys: ServerKeys;
-  keyCreatedAt: number;
-  metrics: Metrics;
-  /** How busy requests keep this process; background work gives way to them. */
-  requestLoad: RequestLoad;
-  mailer: Mailer;
   services: Services;
   /** Periodic jobs; started by the server, idle in the CLI (which runs jobs on demand). */
   scheduler: Scheduler;
@@ -117,19 +97,10 @@ export async function createAppContext(
     };
     const admission = new Admission(config, services.ipBlocks, limiters.addresses);
     const scheduler = await startBackground(infra, services, federation, overrides, closers);
+    const { safeFetch: _fetcher, ...opened } = infra;
     return {
+      ...opened,
       version: readVersion(),
-      config,
-      log,
-      clock: infra.clock,
-      db: infra.db,
-      bus: infra.bus,
-      outbox: infra.outbox,
-      keys: infra.keys,
-      keyCreatedAt: infra.keyCreatedAt,
-      metrics: infra.metrics,
-      requestLoad: infra.requestLoad,
-      mailer: infra.mailer,
       services,
       limiters,
       admission,

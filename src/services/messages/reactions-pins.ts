@@ -1,6 +1,7 @@
 import { iso } from '../../lib/iso-time.js';
 import { actingAccountId, type Actor } from '../../auth/actor.js';
 import type { Tx } from '../../db/transaction.js';
+import type { EventFields } from '../../events/catalog.js';
 import { conflict, notFound, validation } from '../../errors.js';
 import { toRow } from '../conversations/rows.js';
 import { emitConversationEvent } from '../conversations/events.js';
@@ -26,12 +27,10 @@ export class ReactionsAndPins {
   constructor(private readonly core: MessageCore) {}
 
   async addReaction(actor: Actor, messageId: unknown, emojiInput: unknown) {
-    const accountId = actingAccountId(actor);
     const emoji = checkEmoji(emojiInput);
-    const { message, access } = await this.core.messageFor(
-      accountId,
+    const { accountId, message, access, conv, now } = await this.target(
+      actor,
       messageId,
-      'write',
       'message:react',
     );
     if (message.deletedAt !== null) throw conflict('the message was deleted');
@@ -44,8 +43,6 @@ export class ReactionsAndPins {
         throw validation(`this workspace has no custom emoji ${emoji}`);
       }
     }
-    const now = this.core.now();
-    const conv = toRow(access.row);
     await this.core.unlessGone(
       'message',
       this.core.deps.db.transaction(async (tx) => {
@@ -54,22 +51,42 @@ export class ReactionsAndPins {
         if ((await countDistinctEmoji(tx.db, message.id)) > MAX_REACTION_EMOJI) {
           throw validation(`a message takes at most ${MAX_REACTION_EMOJI} different emoji`);
         }
-        emitConversationEvent(
-          tx,
-          this.core.deps.bus,
-          conv,
-          await this.core.recipients(tx, conv),
-          'ReactionAdded',
-          now,
-          {
-            messageId: message.id,
-            emoji,
-            userId: accountId,
-          },
-        );
+        await this.emit(tx, conv, 'ReactionAdded', now, {
+          messageId: message.id,
+          emoji,
+          userId: accountId,
+        });
       }),
     );
     return message;
+  }
+
+  /** The caller's message to react to or pin, with its conversation, or NOT_FOUND. */
+  private async target(actor: Actor, messageId: unknown, action: 'message:react' | 'message:pin') {
+    const accountId = actingAccountId(actor);
+    const { message, access } = await this.core.messageFor(accountId, messageId, 'write', action);
+    return { accountId, message, access, conv: toRow(access.row), now: this.core.now() };
+  }
+
+  /** One conversation event to the conversation's recipients, after `tx` commits. */
+  private async emit<
+    K extends 'ReactionAdded' | 'ReactionRemoved' | 'MessagePinned' | 'MessageUnpinned',
+  >(
+    tx: Tx,
+    conv: ReturnType<typeof toRow>,
+    type: K,
+    now: number,
+    fields: EventFields[K],
+  ): Promise<void> {
+    emitConversationEvent(
+      tx,
+      this.core.deps.bus,
+      conv,
+      await this.core.recipients(tx, conv),
+      type,
+      now,
+      fields,
+    );
   }
 
   /**
@@ -87,46 +104,22 @@ export class ReactionsAndPins {
   }
 
   async removeReaction(actor: Actor, messageId: unknown, emojiInput: unknown) {
-    const accountId = actingAccountId(actor);
     const emoji = checkEmoji(emojiInput);
-    const { message, access } = await this.core.messageFor(
-      accountId,
-      messageId,
-      'write',
-      'message:react',
-    );
-    const now = this.core.now();
-    const conv = toRow(access.row);
+    const { accountId, message, conv, now } = await this.target(actor, messageId, 'message:react');
     await this.core.deps.db.transaction(async (tx) => {
       if (!(await removeReaction(tx.db, message.id, accountId, emoji))) return;
-      emitConversationEvent(
-        tx,
-        this.core.deps.bus,
-        conv,
-        await this.core.recipients(tx, conv),
-        'ReactionRemoved',
-        now,
-        {
-          messageId: message.id,
-          emoji,
-          userId: accountId,
-        },
-      );
+      await this.emit(tx, conv, 'ReactionRemoved', now, {
+        messageId: message.id,
+        emoji,
+        userId: accountId,
+      });
     });
     return message;
   }
 
   async pin(actor: Actor, messageId: unknown) {
-    const accountId = actingAccountId(actor);
-    const { message, access } = await this.core.messageFor(
-      accountId,
-      messageId,
-      'write',
-      'message:pin',
-    );
+    const { accountId, message, conv, now } = await this.target(actor, messageId, 'message:pin');
     if (message.deletedAt !== null) throw conflict('the message was deleted');
-    const now = this.core.now();
-    const conv = toRow(access.row);
     await this.core.unlessGone(
       'message',
       this.core.deps.db.transaction(async (tx) => {
@@ -135,48 +128,24 @@ export class ReactionsAndPins {
           throw validation(`a conversation holds at most ${MAX_PINS} pinned messages`);
         }
         if (!(await insertPin(tx.db, conv.id, message.id, accountId, now))) return;
-        emitConversationEvent(
-          tx,
-          this.core.deps.bus,
-          conv,
-          await this.core.recipients(tx, conv),
-          'MessagePinned',
-          now,
-          {
-            messageId: message.id,
-            pinnedBy: accountId,
-            pinnedAt: iso(now),
-          },
-        );
+        await this.emit(tx, conv, 'MessagePinned', now, {
+          messageId: message.id,
+          pinnedBy: accountId,
+          pinnedAt: iso(now),
+        });
       }),
     );
     return message;
   }
 
   async unpin(actor: Actor, messageId: unknown) {
-    const accountId = actingAccountId(actor);
-    const { message, access } = await this.core.messageFor(
-      accountId,
-      messageId,
-      'write',
-      'message:pin',
-    );
-    const now = this.core.now();
-    const conv = toRow(access.row);
+    const { accountId, message, conv, now } = await this.target(actor, messageId, 'message:pin');
     await this.core.deps.db.transaction(async (tx) => {
       if (!(await deletePin(tx.db, conv.id, message.id))) return;
-      emitConversationEvent(
-        tx,
-        this.core.deps.bus,
-        conv,
-        await this.core.recipients(tx, conv),
-        'MessageUnpinned',
-        now,
-        {
-          messageId: message.id,
-          unpinnedBy: accountId,
-        },
-      );
+      await this.emit(tx, conv, 'MessageUnpinned', now, {
+        messageId: message.id,
+        unpinnedBy: accountId,
+      });
     });
     return message;
   }

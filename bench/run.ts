@@ -11,6 +11,7 @@ import { fanoutBurst, fanoutLatency, fanoutManyChannels } from './scenarios/fano
 import { files } from './scenarios/files.js';
 import { graphqlHttp } from './scenarios/graphql-http.js';
 import { idleConnections } from './scenarios/idle.js';
+import { importScenario } from './scenarios/import.js';
 import { instructions } from './scenarios/instructions.js';
 import { multiprocess } from './scenarios/multiprocess.js';
 import { notify } from './scenarios/notify.js';
@@ -40,6 +41,7 @@ const scenarios: Record<string, (opts: { pg: boolean }) => Promise<ScenarioResul
   'socket-writes': socketWrites,
   instructions,
   cli,
+  import: importScenario,
 };
 
 const args = process.argv.slice(2);

@@ -41,6 +41,7 @@ import { RealtimeService } from './services/realtime/realtime-service.js';
 import { FileStorage } from './services/files/file-storage.js';
 import { AttachmentService } from './services/attachments/attachment-service.js';
 import { MlsService } from './services/mls/mls-service.js';
+import { DataExportService } from './services/data-export/data-export-service.js';
 import { EmojiService } from './services/emoji/emoji-service.js';
 import { PluginService } from './services/plugins/plugin-service.js';
 import { LinkPreviewService } from './services/link-previews/link-preview-service.js';
@@ -217,6 +218,14 @@ export async function buildServices(
   const files = new FileStorage(config.dataDir, clock);
   const avatars = new Avatars(db, files, accounts.views);
   const emoji = new EmojiService({ db, config, clock, authz, files });
+  const dataExports = new DataExportService({
+    db,
+    blobs: files.blobs,
+    dataDir: config.dataDir,
+    clock,
+    log: log.child({ subsystem: 'data-export' }),
+  });
+  closers.push(() => dataExports.close());
   const messages = new MessageService({
     db,
     bus,
@@ -348,6 +357,7 @@ export async function buildServices(
     notifications,
     digests,
     webPush,
+    dataExports,
   };
 
   const federation = await buildFederation({

@@ -20,6 +20,7 @@ interface ImportFlags {
   owner?: string;
   batch: number;
   name?: string;
+  claimTokens?: string;
 }
 
 export function registerImportCommands(
@@ -46,6 +47,7 @@ export function registerImportCommands(
           dryRun: flags.dryRun === true,
           batchSize: flags.batch,
           owner: flags.owner ?? null,
+          claimTokens: flags.claimTokens ? path.resolve(flags.claimTokens) : null,
           name: flags.name ?? null,
         },
         new Progress(`import ${source}`, io.err, io.errIsTty ?? false),
@@ -58,6 +60,10 @@ export function registerImportCommands(
     c
       .option('--dry-run', 'read everything and print what would be created, writing nothing')
       .option('--owner <username>', 'an existing account to own each new workspace')
+      .option(
+        '--claim-tokens <file>',
+        'write a token for each unclaimed account (CSV: username,email,token; valid 14 days) for people to set their password with',
+      )
       .option('--batch <n>', 'messages written per transaction', batchSize, 2000);
 
   common(

@@ -114,7 +114,7 @@ async function restoreSqlite(
   progress.update({ step: 'database' });
   const hashing = new Hashing((n) => progress.add({ bytes: n }));
   try {
-    await pipeline(createReadStream(path.join(dir, part.file)), hashing, createWriteStream(tmp));
+    await pipeline(createReadStream(path.join(dir, part.file)), hashing, createWriteStream(tmp, { mode: 0o600 }));
   } catch (err) {
     await remove();
     throw new BackupError(`reading ${part.file} of the backup failed: ${(err as Error).message}`);

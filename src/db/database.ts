@@ -29,6 +29,7 @@ import { ConnectionStatements } from './pg-statement.js';
 import { pgTransactions, queryResult } from './pg-transaction.js';
 import { namedStatements } from './prepared.js';
 import { GroupCommitter } from './group-commit.js';
+import { ensurePrivateDatabaseFile } from './private-file.js';
 import { objectRows, type DriverStatement } from './sqlite-rows.js';
 import type { Database } from './schema.js';
 import { NestingGuard, TransactionRunner, type Dialect, type Tx } from './transaction.js';
@@ -156,6 +157,7 @@ export function openDatabase(opts: OpenOptions): Db {
 
 function openSqlite(file: string, opts: OpenOptions): Db {
   fs.mkdirSync(path.dirname(file), { recursive: true });
+  ensurePrivateDatabaseFile(file);
   const sqlite = new Sqlite(file);
   // WAL lets the CLI read and write while the server runs; FULL keeps every acknowledged commit
   // through a power loss (docs/durability.md). busy_timeout makes a second process wait for the

@@ -10,6 +10,7 @@ import { fastifyErrorHandler } from './errors.js';
 import { LINGER_LIMITS, registerLingeringClose, type LingerLimits } from './lingering-close.js';
 import { registerAttachmentRoutes } from './routes/attachments.js';
 import { avatarRoutes } from './routes/avatars.js';
+import { dataExportRoutes } from './routes/data-exports.js';
 import { registerDiscovery } from './routes/discovery.js';
 import { registerGraphiql } from './routes/graphiql.js';
 import { graphqlRoute } from './routes/graphql.js';
@@ -32,6 +33,7 @@ const apiRoutes = (graphql: GraphqlExecutor): readonly ApiRoutes[] => [
   registerGraphiql,
   registerAttachmentRoutes,
   avatarRoutes,
+  dataExportRoutes,
   registerPluginBundleRoutes,
   notificationRoutes,
   registerRemoteRoutes,

@@ -6,6 +6,7 @@ import type { Avatars } from './accounts/avatars.js';
 import type { ChannelService } from './channels/channel-service.js';
 import type { CommandSystem } from './commands/command-system.js';
 import type { ConversationService } from './conversations/conversation-service.js';
+import type { DataExportService } from './data-export/data-export-service.js';
 import type { DeviceService } from './devices/device-service.js';
 import type { DigestMailer } from './notifications/digest.js';
 import type { DmService } from './dm/dm-service.js';
@@ -88,4 +89,6 @@ export interface Services {
   digests: DigestMailer;
   /** Web Push subscriptions and delivery (docs/notifications.md, "Web Push"). */
   webPush: WebPush;
+  /** A person's download of their own data, made in the background (docs/export.md). */
+  dataExports: DataExportService;
 }

@@ -41,7 +41,8 @@ describe('svc import slack', () => {
 
   it('imports people, channels, conversations, threads, reactions, pins and edits', async () => {
     const d = await migrated();
-    const run = await cli(['import', 'slack', zip], d.env);
+    const tokens = path.join(scratch, 'claim.csv');
+    const run = await cli(['import', 'slack', zip, '--claim-tokens', tokens], d.env);
     expect(run.err).toMatch(/^svc import slack: created 7 accounts, 1 workspaces, 5 conversations, 13 messages in/);
     expect(run.code).toBe(0);
     const report = JSON.parse(run.out);
@@ -184,6 +185,23 @@ describe('svc import slack', () => {
       expect((await t.gql(RESET, { t: token, p: 'my claimed password' })).body.errors).toBeUndefined();
       const signedIn = await login('my claimed password');
       expect(signedIn.body.data?.login.user.id).toBe(welcome && (await db.selectFrom('account').select('id').where('username', '=', 'alice').executeTakeFirstOrThrow()).id);
+
+      // Dave has no address: the operator hands him the token the import wrote for him.
+      expect(report.claimTokens).toEqual({ file: tokens, tokens: 7 });
+      expect(fs.statSync(tokens).mode & 0o777).toBe(0o600);
+      const csv = fs.readFileSync(tokens, 'utf8').trim().split('\n');
+      expect(csv[0]).toBe('username,email,token');
+      const dave = csv.find((l) => l.startsWith('dave,'))!.split(',')[2]!;
+      expect((await t.gql(RESET, { t: dave, p: 'dave claims this' })).body.errors).toBeUndefined();
+      const daveIn = await t.gql(
+        'mutation { login(input: { username: "dave", password: "dave claims this" }) { user { id } } }',
+        {},
+      );
+      expect(daveIn.body.data?.login.user.id).toBeDefined();
+      // A second run gives tokens only to those still unclaimed (alice and dave are not).
+      const again = await cli(['import', 'slack', zip, '--claim-tokens', tokens], d.env);
+      expect(JSON.parse(again.out).claimTokens).toEqual({ file: tokens, tokens: 5 });
+      expect(fs.readFileSync(tokens, 'utf8')).not.toMatch(/^(alice|dave),/m);
     } finally {
       await t.close();
       await smtp.close();

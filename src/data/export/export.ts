@@ -7,7 +7,7 @@ import type { BlobStore } from '../../services/files/blob-store.js';
 import { BackupError } from '../manifest.js';
 import { count, type Progress } from '../progress.js';
 
-import { blobOfPath, iso, type ExportManifest, type ExportScope } from './format.js';
+import { blobOfPath, flag, iso, type ExportManifest, type ExportScope } from './format.js';
 import {
   conversationRecord,
   PAGE,
@@ -171,7 +171,7 @@ export async function exportAccount(
       displayName: a.displayName,
       email: a.email,
       homeServer: a.homeServer,
-      operator: a.isOperator === 1,
+      operator: flag(a.isOperator),
       avatar: await out.file(blobOfPath(a.avatarPath)),
       acceptedTermsUrl: a.acceptedTermsUrl,
       acceptedTermsAt: iso(a.acceptedTermsAt),

@@ -45,6 +45,9 @@ export interface ExportManifest {
 export const ENCRYPTION_NOTE =
   'Messages of end-to-end encrypted conversations are exported as the ciphertext the server holds (the "ciphertext" field, an MLS PrivateMessage in base64url) with "text" null, and their attachments as the encrypted bytes the server stores. The server never had the keys: only the members\' devices can read them.';
 
+/** A 0/1 column as a JSON boolean (the export's representation; no rule is decided here). */
+export const flag = (value: number): boolean => Boolean(value);
+
 /** ms since the epoch as ISO 8601, or null. */
 export const iso = (ms: number | null | undefined): string | null =>
   ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString();

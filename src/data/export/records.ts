@@ -10,7 +10,7 @@ import type {
   ReactionTable,
 } from '../../db/tables/collaboration.js';
 
-import { iso } from './format.js';
+import { flag, iso } from './format.js';
 import type { ExportWriter, PartWriter } from './writer.js';
 
 // Rows as export records (docs/export.schema.json): times as ISO 8601, flags as booleans, JSON
@@ -26,8 +26,8 @@ export function conversationRecord(c: ConversationTable) {
     kind: c.kind,
     name: c.name,
     topic: c.topic,
-    private: c.isPrivate === 1,
-    encrypted: c.encrypted === 1,
+    private: flag(c.isPrivate),
+    encrypted: flag(c.encrypted),
     archivedAt: iso(c.archivedAt),
     createdBy: c.createdBy,
     createdAt: iso(c.createdAt),

@@ -41,6 +41,8 @@ export interface ImportReport {
   files: ReferencedFile[];
   skipped: Record<string, number>;
   problems: Problem[];
+  /** With --claim-tokens: the file written and how many tokens it holds. */
+  claimTokens?: { file: string; tokens: number };
   seconds: number;
 }
 

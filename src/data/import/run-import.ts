@@ -16,6 +16,7 @@ export interface ImportCommand {
   dryRun: boolean;
   batchSize: number;
   owner: string | null;
+  claimTokens: string | null;
   /** Slack only: the new workspace's name. */
   name: string | null;
 }
@@ -32,6 +33,7 @@ export async function runImport(db: Db, cmd: ImportCommand, progress: Progress):
       dryRun: cmd.dryRun,
       batchSize: cmd.batchSize,
       owner: cmd.owner,
+      claimTokens: cmd.claimTokens,
       onProgress: (n) => progress.update({ step: 'messages', rows: n }),
     });
     const c = report.created;

@@ -1,6 +1,10 @@
+import fs from 'node:fs';
+
 import type { Db, Executor } from '../../db/database.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import type { WorkspaceRole } from '../../db/tables/collaboration.js';
+import { UNCLAIMED_PASSWORD_HASH } from '../../services/accounts/passwords.js';
+import { issueClaimTokens } from '../../services/accounts/password-reset.js';
 import { lookupKey } from '../../services/accounts/username.js';
 import { findAccountByUsernameKey } from '../../services/accounts/queries.js';
 import { addConversationMembers } from '../../services/channels/queries.js';
@@ -8,7 +12,7 @@ import { advanceReadMarkerStatement } from '../../services/conversations/queries
 
 import type { ImportSource, SourceMessage, SourceRole } from './model.js';
 import { insertPeople, planPeople } from './people.js';
-import { mappedIds, recordMappings } from './queries.js';
+import { mappedIds, recordMappings, refreshMapStatistics } from './queries.js';
 import { emptyReport, type ImportReport } from './report.js';
 import {
   addWorkspaceMembers,
@@ -31,6 +35,8 @@ export interface ImportOptions {
   batchSize: number;
   /** An existing account to own each new workspace (instead of the export's owner). */
   owner: string | null;
+  /** Where to write a claim token for each unclaimed account of the import (CSV, mode 0600). */
+  claimTokens: string | null;
   /** Called after each batch with the messages read so far. */
   onProgress?: (messagesRead: number) => void;
 }
@@ -216,10 +222,13 @@ export async function writeImport(
   };
   let batch: SourceMessage[] = [];
   let read = 0;
+  let batches = 0;
+  await refreshMapStatistics(kysely, db.dialect);
   for await (const m of source.messages()) {
     batch.push(m);
     read++;
     if (batch.length >= opts.batchSize) {
+      if (++batches % 5 === 0) await refreshMapStatistics(kysely, db.dialect);
       await writeBatch(ctx, batch);
       batch = [];
       opts.onProgress?.(read);
@@ -247,11 +256,51 @@ export async function writeImport(
     }
   }
 
+  if (opts.claimTokens && !opts.dryRun) {
+    report.claimTokens = await writeClaimTokens(db, [...people.values()], opts.claimTokens);
+  }
+
   report.problems.unshift(...source.problems);
   report.problems.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
   for (const [reason, n] of source.skipped) report.skipped[reason] = (report.skipped[reason] ?? 0) + n;
   report.seconds = Math.round((Date.now() - started) / 100) / 10;
   return report;
+}
+
+/**
+ * Issues a claim token to each account of the import still unclaimed and writes them as CSV
+ * (`username,email,token`), readable by its owner only: the operator hands each person theirs.
+ */
+async function writeClaimTokens(
+  db: Db,
+  people: readonly { id: string; username: string }[],
+  file: string,
+): Promise<{ file: string; tokens: number }> {
+  const tokens = await db.transaction((tx) =>
+    issueClaimTokens(
+      tx.db,
+      people.map((p) => p.id),
+      UNCLAIMED_PASSWORD_HASH,
+      Date.now(),
+    ),
+  );
+  const emails = new Map(
+    (
+      await db.kysely
+        .selectFrom('account')
+        .select(['id', 'email'])
+        .where('id', 'in', [...tokens.keys(), ''])
+        .execute()
+    ).map((r) => [r.id, r.email]),
+  );
+  const quote = (v: string) => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+  const lines = ['username,email,token'];
+  for (const p of people) {
+    const token = tokens.get(p.id);
+    if (token) lines.push([p.username, emails.get(p.id) ?? '', token].map(quote).join(','));
+  }
+  await fs.promises.writeFile(file, `${lines.join('\n')}\n`, { mode: 0o600 });
+  return { file, tokens: tokens.size };
 }
 
 function idsOf(people: ReadonlyMap<string, { id: string }>): Map<string, string> {

@@ -7,6 +7,7 @@ import { conversationResolvers } from './conversations/index.js';
 import { deviceResolvers } from './devices/index.js';
 import { dmResolvers } from './dm/index.js';
 import { fileResolvers } from './files/index.js';
+import { dataExportResolvers } from './data-export/index.js';
 import { emojiResolvers } from './emoji/index.js';
 import { foundationResolvers } from './foundation/index.js';
 import { messageResolvers } from './messages/index.js';
@@ -35,6 +36,7 @@ export function allResolvers(): Resolvers {
     dmResolvers,
     realtimeResolvers,
     emojiResolvers,
+    dataExportResolvers,
     searchResolvers,
     fileResolvers,
     pluginResolvers,

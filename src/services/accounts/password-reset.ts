@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 
 import type { Config } from '../../config/index.js';
-import type { Db } from '../../db/database.js';
+import type { Db, Executor } from '../../db/database.js';
 import { AppError, featureDisabled, validation } from '../../errors.js';
 import { DAY_MS, HOUR_MS, type Clock } from '../../lib/clock.js';
 import { newId, randomToken } from '../../lib/ids.js';
@@ -25,6 +25,49 @@ export const RESET_TOKEN_TTL_MS = HOUR_MS;
 export const RESET_MAILS_PER_HOUR = 3;
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('base64url');
+
+/** How long a claim token of an imported account works (`svc import --claim-tokens`). */
+export const CLAIM_TOKEN_TTL_MS = 14 * DAY_MS;
+
+/**
+ * Reset tokens for accounts an import made, which their people claim by setting a password with
+ * one (the reset page, `resetPassword`), as with a mailed token but handed over by the operator
+ * (docs/operations.md, "Importing"). Only accounts still unclaimed get one: a password set since
+ * is never replaced this way. Answers the tokens by account id.
+ */
+export async function issueClaimTokens(
+  db: Executor,
+  accountIds: readonly string[],
+  unclaimedHash: string,
+  now: number,
+): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (let i = 0; i < accountIds.length; i += 500) {
+    const unclaimed = await db
+      .selectFrom('account')
+      .select('id')
+      .where('id', 'in', accountIds.slice(i, i + 500))
+      .where('passwordHash', '=', unclaimedHash)
+      .where('deletedAt', 'is', null)
+      .execute();
+    for (const { id } of unclaimed) {
+      const token = randomToken(32);
+      await db
+        .insertInto('password_reset')
+        .values({
+          id: newId(),
+          tokenHash: hashToken(token),
+          accountId: id,
+          createdAt: now,
+          expiresAt: now + CLAIM_TOKEN_TTL_MS,
+          usedAt: null,
+        })
+        .execute();
+      out.set(id, token);
+    }
+  }
+  return out;
+}
 
 const invalidToken = () =>
   new AppError('INVALID_TOKEN', 'the reset token is unknown or was used already');

@@ -42,6 +42,7 @@ import {
   type FloorNote,
   type Relationship,
 } from './rules.js';
+import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
 
 export interface DmSettingsView extends DmSettingsValue {
   outsideFloorFrom: FloorNote[];
@@ -221,9 +222,11 @@ export class DmService {
 
   // ---- requests ------------------------------------------------------------------------------
 
-  async pendingRequests(actor: Actor) {
+  /** Pending requests to the caller, newest first, a page at a time (contract: Pagination). */
+  async pendingRequests(actor: Actor, args: KeysetArgs = {}) {
     const accountId = actingAccountId(actor);
-    return pendingRequestsTo(this.deps.db.kysely, accountId);
+    const page = parseKeysetArgs(args, { max: 100, default: 100 });
+    return keysetRows(await pendingRequestsTo(this.deps.db.kysely, accountId, page), page);
   }
 
   private async requireRequestTo(db: Executor, accountId: string, requestId: string) {

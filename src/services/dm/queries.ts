@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 
 import type { Executor } from '../../db/database.js';
 import type { DmRequestTable, DmSettingsTable } from '../../db/tables/collaboration.js';
+import { keysetQuery, type KeysetPage } from '../paging/keyset.js';
 
 // Direct-message settings, requests and blocks, executor first.
 
@@ -108,8 +109,9 @@ export async function requestsForConversations(db: Executor, conversationIds: re
 }
 
 /** Pending requests to an account, newest first, without those from people it blocked. */
-export async function pendingRequestsTo(db: Executor, toId: string) {
-  return db
+/** Pending requests to `toId`, newest first; one keyset page of them when `page` is given. */
+export async function pendingRequestsTo(db: Executor, toId: string, page?: KeysetPage) {
+  const q = db
     .selectFrom('dm_request as r')
     .selectAll('r')
     .where('r.toId', '=', toId)
@@ -128,11 +130,9 @@ export async function pendingRequestsTo(db: Executor, toId: string) {
             ),
         ),
       ),
-    )
-    .orderBy('r.createdAt', 'desc')
-    .orderBy('r.id', 'desc')
-    .limit(500)
-    .execute();
+    );
+  if (page) return keysetQuery(q, { at: 'r.createdAt', key: 'r.id' }, 'desc', page).execute();
+  return q.orderBy('r.createdAt', 'desc').orderBy('r.id', 'desc').limit(500).execute();
 }
 
 /** Answers a pending request; false when it was no longer pending. */

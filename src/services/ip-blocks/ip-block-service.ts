@@ -12,6 +12,7 @@ import {
   listIpBlocks,
   upsertIpBlock,
 } from './queries.js';
+import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
 
 export const IP_BLOCK_REASON_MAX = 500;
 
@@ -78,9 +79,13 @@ export class IpBlockService {
     return this.set.has(address);
   }
 
-  async list(actor: Actor): Promise<IpBlockView[]> {
+  /** Blocks in force, newest first: a page of them, or every one without `args` (the CLI). */
+  async list(actor: Actor, args?: KeysetArgs): Promise<IpBlockView[]> {
     assertInstanceOperator(actor);
-    return listIpBlocks(this.db.kysely, this.clock.now().getTime());
+    const now = this.clock.now().getTime();
+    if (!args) return listIpBlocks(this.db.kysely, now);
+    const page = parseKeysetArgs(args, { max: 100, default: 100 });
+    return keysetRows(await listIpBlocks(this.db.kysely, now, page), page);
   }
 
   /**

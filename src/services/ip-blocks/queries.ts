@@ -1,13 +1,14 @@
 import type { Executor } from '../../db/database.js';
+import { keysetQuery, type KeysetPage } from '../paging/keyset.js';
 
-export async function listIpBlocks(db: Executor, now: number) {
-  return db
+/** Blocks in force at `now`, newest first: every one, or one keyset page when `page` is given. */
+export async function listIpBlocks(db: Executor, now: number, page?: KeysetPage) {
+  const q = db
     .selectFrom('ip_block')
     .selectAll()
-    .where((eb) => eb.or([eb('expiresAt', 'is', null), eb('expiresAt', '>', now)]))
-    .orderBy('createdAt', 'desc')
-    .orderBy('cidr')
-    .execute();
+    .where((eb) => eb.or([eb('expiresAt', 'is', null), eb('expiresAt', '>', now)]));
+  if (page) return keysetQuery(q, { at: 'createdAt', key: 'cidr' }, 'desc', page).execute();
+  return q.orderBy('createdAt', 'desc').orderBy('cidr', 'desc').execute();
 }
 
 export async function findIpBlock(db: Executor, cidr: string) {

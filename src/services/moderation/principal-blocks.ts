@@ -32,6 +32,7 @@ import {
   usernamesByKeyIdentity,
   workspacesOwnedBy,
 } from './queries.js';
+import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
 
 /** Characters a block's reason may have. */
 export const PRINCIPAL_REASON_MAX = 500;
@@ -231,10 +232,16 @@ export class PrincipalBlockService {
     });
   }
 
-  /** Every block, newest first, with the username of the local account holding it. */
-  async list(actor: Actor): Promise<PrincipalBlockView[]> {
+  /**
+   * Blocks, newest first, with the username of the local account holding each: a page of them,
+   * or every one without `args` (the CLI).
+   */
+  async list(actor: Actor, args?: KeysetArgs): Promise<PrincipalBlockView[]> {
     assertInstanceOperator(actor);
-    return this.views(this.deps.db.kysely, await listPrincipalBlocks(this.deps.db.kysely));
+    const db = this.deps.db.kysely;
+    if (!args) return this.views(db, await listPrincipalBlocks(db));
+    const page = parseKeysetArgs(args, { max: 100, default: 100 });
+    return this.views(db, keysetRows(await listPrincipalBlocks(db, page), page));
   }
 
   private async view(tx: Tx, principalId: string): Promise<PrincipalBlockView> {

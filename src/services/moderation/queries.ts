@@ -7,6 +7,7 @@ import type {
 } from '../../db/tables/moderation.js';
 
 import { accountNotBlocked } from './blocked.js';
+import { keysetQuery, type KeysetPage } from '../paging/keyset.js';
 
 // Moderation queries, executor first.
 
@@ -199,13 +200,11 @@ export async function deletePrincipalBlock(db: Executor, principalId: string): P
   return Number(res.numDeletedRows) > 0;
 }
 
-export async function listPrincipalBlocks(db: Executor) {
-  return db
-    .selectFrom('principal_block')
-    .selectAll()
-    .orderBy('createdAt', 'desc')
-    .orderBy('principalId', 'desc')
-    .execute();
+/** Principal blocks, newest first: every one, or one keyset page when `page` is given. */
+export async function listPrincipalBlocks(db: Executor, page?: KeysetPage) {
+  const q = db.selectFrom('principal_block').selectAll();
+  if (page) return keysetQuery(q, { at: 'createdAt', key: 'principalId' }, 'desc', page).execute();
+  return q.orderBy('createdAt', 'desc').orderBy('principalId', 'desc').execute();
 }
 
 const accountCols = [

@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/database.js';
 import type { InstanceInviteTable } from '../../db/tables/accounts.js';
+import { keysetQuery, type KeysetPage } from '../paging/keyset.js';
 
 export async function insertInstanceInvite(db: Executor, row: InstanceInviteTable) {
   await db.insertInto('instance_invite').values(row).execute();
@@ -17,8 +18,11 @@ export async function findInstanceInviteById(db: Executor, id: string) {
   return db.selectFrom('instance_invite').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function listInstanceInvites(db: Executor) {
-  return db.selectFrom('instance_invite').selectAll().orderBy('createdAt', 'desc').execute();
+/** Instance invites, newest first: every one, or one keyset page when `page` is given. */
+export async function listInstanceInvites(db: Executor, page?: KeysetPage) {
+  const q = db.selectFrom('instance_invite').selectAll();
+  if (page) return keysetQuery(q, { at: 'createdAt', key: 'id' }, 'desc', page).execute();
+  return q.orderBy('createdAt', 'desc').orderBy('id', 'desc').execute();
 }
 
 /**

@@ -24,6 +24,7 @@ import {
   revokeInstanceInvite,
 } from './queries.js';
 import { hashInviteToken, type SignupPolicy, type SignupRequest } from './signup-policy.js';
+import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
 
 export interface InstanceInviteView {
   id: string;
@@ -196,9 +197,12 @@ export class RegistrationService {
     return base ? new URL(base).host : 'this server';
   }
 
-  async listInstanceInvites(actor: Actor): Promise<InstanceInviteView[]> {
+  /** Instance invites, newest first: a page of them, or every one without `args` (the CLI). */
+  async listInstanceInvites(actor: Actor, args?: KeysetArgs): Promise<InstanceInviteView[]> {
     this.assertManager(actor);
-    return (await listInstanceInvites(this.db.kysely)).map(view);
+    if (!args) return (await listInstanceInvites(this.db.kysely)).map(view);
+    const page = parseKeysetArgs(args, { max: 100, default: 100 });
+    return keysetRows(await listInstanceInvites(this.db.kysely, page), page).map(view);
   }
 
   /** Revokes an invite; NOT_FOUND when there is none, false when it was revoked already. */

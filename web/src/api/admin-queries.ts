@@ -63,3 +63,7 @@ export const UNBLOCK_USER = `mutation UnblockUser($id: ID!) { unblockUser(userId
 export const REQUEST_DELETION = `mutation RequestAccountDeletion($input: RequestAccountDeletionInput!) {
   requestAccountDeletion(input: $input) { scheduledFor } }`;
 export const CANCEL_DELETION = `mutation CancelAccountDeletion { cancelAccountDeletion }`;
+
+const DATA_EXPORT_FIELDS = 'id state requestedAt readyAt expiresAt sizeBytes downloadUrl error';
+export const MY_DATA_EXPORTS = `query MyDataExports { myDataExports { ${DATA_EXPORT_FIELDS} } }`;
+export const REQUEST_DATA_EXPORT = `mutation RequestDataExport { requestDataExport { ${DATA_EXPORT_FIELDS} } }`;

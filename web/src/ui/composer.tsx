@@ -5,6 +5,7 @@ import { gql } from '../api/graphql.ts';
 import { EDIT, SEARCH_MEMBERS, SEND, START_TYPING } from '../api/queries.ts';
 import type { Conversation, Message, User, WorkspaceMember } from '../api/types.ts';
 import { addFiles, hasPending, readyFiles, sentFiles } from '../state/attachments.ts';
+import { ComposerPreview, markupKey } from './composer-markup.tsx';
 import { emojiOf } from '../state/emoji.ts';
 import { conversations, me, rememberUsers, serverInfo, users, workspaces } from '../state/store.ts';
 import { cachedConversation, cachedThread } from '../state/timeline.ts';
@@ -51,6 +52,7 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
     active: number;
   } | null>(null);
   const [emojiOpen, setEmojiOpen] = useState(false);
+  const [preview, setPreview] = useState(false);
   const area = useRef<HTMLTextAreaElement>(null);
   const lastTyping = useRef(0);
   const memberSearch = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
@@ -244,6 +246,11 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
   };
 
   const onKey = (e: KeyboardEvent) => {
+    const marked = area.current ? markupKey(e, area.current) : null;
+    if (marked !== null) {
+      setText(marked);
+      return;
+    }
     if (suggest) {
       const n = suggest.items.length;
       if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
@@ -324,6 +331,7 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
         </ul>
       )}
       <PendingFiles fileKey={fileKey} />
+      {preview && <ComposerPreview text={text} c={c} id={`${inputId}-preview`} />}
       <div class="composer-row">
         {composerActions(c, p.threadRootId, insertAtCaret)}
         <textarea
@@ -358,6 +366,17 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
           onClick={() => setEmojiOpen(!emojiOpen)}
         >
           <Icon name="smile" />
+        </button>
+        <button
+          type="button"
+          class="icon"
+          aria-label="Preview formatting"
+          title="Preview: **bold**, _italic_, ~~strike~~, `code`, > quote, - list"
+          aria-pressed={preview}
+          aria-controls={preview ? `${inputId}-preview` : undefined}
+          onClick={() => setPreview(!preview)}
+        >
+          <Icon name="eye" />
         </button>
         <button
           type="button"

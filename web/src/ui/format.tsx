@@ -1,14 +1,14 @@
 import type { ComponentChildren } from 'preact';
 
 import type { Message } from '../api/types.ts';
+import { parseMarkup, safeHref, type Block, type Inline } from '../markup/parse.ts';
 import { findCustomEmoji } from '../state/emoji.ts';
 import { conversations, me, users } from '../state/store.ts';
 
-// Message text as people wrote it: plain text with line breaks, links, @mentions and #channels
-// made visible. Nothing is parsed as HTML; every piece is a text node or an element we build.
-
-const TOKEN =
-  /(https?:\/\/[^\s<>"']+[^\s<>"'.,;:!?)\]}]|@[A-Za-z0-9][A-Za-z0-9._-]*|#[a-z0-9_-]+|:[A-Za-z0-9_+-]{2,32}:)/g;
+// Message text as people wrote it, with the chat markup of web/src/markup/parse.ts (the one
+// parser): bold, italic, strikethrough, code, code blocks, quotes, lists, links that are safe
+// to follow, @mentions, #channels and custom emoji. Nothing is parsed as HTML; every piece is a
+// text node or an element built here.
 
 let namesOf: Record<string, unknown> | null = null;
 let byName = new Map<string, { id: string }>();
@@ -21,59 +21,104 @@ function userByName(name: string): { id: string } | undefined {
   return byName.get(name.toLowerCase());
 }
 
-export function MessageText({ message }: { message: Message }) {
-  const text = message.text ?? '';
-  const out: ComponentChildren[] = [];
-  const myId = me.value?.id;
-  let last = 0;
-  for (const m of text.matchAll(TOKEN)) {
-    const token = m[0];
-    const at = m.index ?? 0;
-    if (at > last) out.push(text.slice(last, at));
-    last = at + token.length;
-    if (token.startsWith('http')) {
-      out.push(
-        <a href={token} target="_blank" rel="noopener noreferrer nofollow ugc">
-          {token}
-        </a>,
-      );
-    } else if (token.startsWith(':')) {
-      const e = findCustomEmoji(conversations.value[message.conversationId]?.serverId, token);
-      out.push(e ? <CustomEmojiImage url={e.url} shortcode={e.shortcode} /> : token);
-    } else if (token.startsWith('@')) {
-      const name = token.slice(1).replace(/[._-]+$/, '');
-      const u = userByName(name);
-      const mentioned = u && message.mentions.userIds.includes(u.id);
-      if (name === 'here' && message.mentions.here) {
-        out.push(<span class="mention mention-me">@here</span>);
-      } else if (mentioned) {
-        out.push(<span class={u.id === myId ? 'mention mention-me' : 'mention'}>@{name}</span>);
-      } else {
-        out.push(token);
-        continue;
-      }
-      if (token.length > name.length + 1) out.push(token.slice(name.length + 1));
-    } else {
-      const name = token.slice(1);
-      const ch = message.mentions.channelIds
-        .map((id) => conversations.value[id])
-        .find((c) => c?.name === name);
-      out.push(
-        ch ? (
-          <a class="mention" href={`/w/${ch.serverId}/${ch.id}`}>
-            {token}
+/** What a piece of text is shown with: its message's mentions and workspace. */
+interface Where {
+  mentions: Message['mentions'];
+  serverId: string | undefined;
+  myId: string | undefined;
+}
+
+function inline(nodes: Inline[], w: Where): ComponentChildren[] {
+  return nodes.map((n) => {
+    switch (n.t) {
+      case 'text':
+        return n.text;
+      case 'code':
+        return <code>{n.text}</code>;
+      case 'strong':
+        return <strong>{inline(n.children, w)}</strong>;
+      case 'em':
+        return <em>{inline(n.children, w)}</em>;
+      case 'del':
+        return <del>{inline(n.children, w)}</del>;
+      case 'link':
+        return safeHref(n.href) ? (
+          <a href={n.href} target="_blank" rel="noopener noreferrer nofollow ugc" title={n.href}>
+            {inline(n.children, w)}
           </a>
         ) : (
-          token
-        ),
-      );
+          n.href
+        );
+      case 'emoji': {
+        const e = findCustomEmoji(w.serverId, n.raw);
+        return e ? <CustomEmojiImage url={e.url} shortcode={e.shortcode} /> : n.raw;
+      }
+      case 'mention': {
+        if (n.name === 'here' && w.mentions.here) {
+          return <span class="mention mention-me">@here</span>;
+        }
+        const u = userByName(n.name);
+        if (!u || !w.mentions.userIds.includes(u.id)) return n.raw;
+        return <span class={u.id === w.myId ? 'mention mention-me' : 'mention'}>{n.raw}</span>;
+      }
+      case 'channel': {
+        const ch = w.mentions.channelIds
+          .map((id) => conversations.value[id])
+          .find((c) => c?.name === n.name);
+        return ch ? (
+          <a class="mention" href={`/w/${ch.serverId}/${ch.id}`}>
+            {n.raw}
+          </a>
+        ) : (
+          n.raw
+        );
+      }
     }
-  }
-  if (last < text.length) out.push(text.slice(last));
+  });
+}
+
+function blocks(list: Block[], w: Where): ComponentChildren[] {
+  return list.map((b) => {
+    switch (b.t) {
+      case 'para':
+        return <p>{inline(b.children, w)}</p>;
+      case 'pre':
+        return (
+          <pre dir="ltr">
+            <code data-lang={b.lang ?? undefined}>{b.text}</code>
+          </pre>
+        );
+      case 'quote':
+        return <blockquote>{blocks(b.children, w)}</blockquote>;
+      case 'list': {
+        const items = b.items.map((item) => <li>{inline(item, w)}</li>);
+        return b.ordered ? <ol start={b.start}>{items}</ol> : <ul>{items}</ul>;
+      }
+    }
+  });
+}
+
+/** Text with its markup, for a message (or the composer's preview of one). */
+export function Markup(p: {
+  text: string;
+  mentions: Message['mentions'];
+  serverId: string | undefined;
+}) {
+  const w: Where = { mentions: p.mentions, serverId: p.serverId, myId: me.value?.id };
   return (
     <div class="text" dir="auto">
-      {out}
+      {blocks(parseMarkup(p.text), w)}
     </div>
+  );
+}
+
+export function MessageText({ message }: { message: Message }) {
+  return (
+    <Markup
+      text={message.text ?? ''}
+      mentions={message.mentions}
+      serverId={conversations.value[message.conversationId]?.serverId}
+    />
   );
 }
 

@@ -21,6 +21,8 @@ export const SHORTCUTS: [string, string][] = [
   ['Enter / Shift+Enter', 'Send / new line in the message box'],
   ['↑ in an empty message box', 'Edit your last message'],
   ['@ / :', 'Suggest people / emoji while typing'],
+  ['Ctrl+B · Ctrl+I · Ctrl+Shift+X', 'Bold, italic, strikethrough in the message box (⌘ on a Mac)'],
+  ['Ctrl+E · Ctrl+Shift+E', 'Inline code, code block in the message box'],
   ['↑ / ↓ in the message list', 'Move between messages'],
   ['E · R · P · + · Delete', 'On a message: edit, reply in thread, pin, react, delete'],
 ];

@@ -2,6 +2,7 @@ import type { Resolvers } from '../../resolver-types.js';
 
 import { changePassword } from './change-password.js';
 import { createInstanceInvite } from './create-instance-invite.js';
+import { InstanceInvite } from './instance-invite-type.js';
 import { instanceInvites } from './instance-invites.js';
 import { login } from './login.js';
 import { logoutOtherSessions } from './logout-other-sessions.js';
@@ -33,4 +34,5 @@ export const accountResolvers: Resolvers = {
     revokeInstanceInvite,
   },
   User,
+  InstanceInvite,
 };

@@ -1,5 +1,6 @@
+import type { KeysetArgs } from '../../../services/paging/keyset.js';
 import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
-export const instanceInvites: Resolver = (_parent, _args, ctx) =>
-  ctx.services.registration.listInstanceInvites(requireActor(ctx));
+export const instanceInvites: Resolver<unknown, KeysetArgs> = (_parent, args, ctx) =>
+  ctx.services.registration.listInstanceInvites(requireActor(ctx), args);

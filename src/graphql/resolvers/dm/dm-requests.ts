@@ -1,5 +1,6 @@
+import type { KeysetArgs } from '../../../services/paging/keyset.js';
 import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
-export const dmRequests: Resolver<unknown, Record<string, never>> = (_parent, _args, ctx) =>
-  ctx.services.dm.pendingRequests(requireActor(ctx));
+export const dmRequests: Resolver<unknown, KeysetArgs> = (_parent, args, ctx) =>
+  ctx.services.dm.pendingRequests(requireActor(ctx), args);

@@ -1,6 +1,7 @@
 import type { Resolvers } from '../../resolver-types.js';
 
 import { AuditEntry, AuditKind, PrincipalKind } from './audit-entry.js';
+import { IpBlock, PrincipalBlock } from './block-cursors.js';
 import { instanceAuditLog } from './instance-audit-log.js';
 import { instanceBlockIp } from './instance-block-ip.js';
 import { instanceBlockPrincipal } from './instance-block-principal.js';
@@ -38,4 +39,6 @@ export const moderationResolvers: Resolvers = {
   AuditEntry,
   AuditKind,
   PrincipalKind,
+  PrincipalBlock,
+  IpBlock,
 };

@@ -1,7 +1,6 @@
+import type { KeysetArgs } from '../../../services/paging/keyset.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
-import { requireActor } from '../../context.js';
-
-export const instanceIpBlocks: Resolver = (_parent, _args, ctx) => {
-  return ctx.services.ipBlocks.list(requireActor(ctx));
-};
+export const instanceIpBlocks: Resolver<unknown, KeysetArgs> = (_parent, args, ctx) =>
+  ctx.services.ipBlocks.list(requireActor(ctx), args);

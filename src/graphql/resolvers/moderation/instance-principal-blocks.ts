@@ -1,7 +1,6 @@
+import type { KeysetArgs } from '../../../services/paging/keyset.js';
+import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
-import { requireActor } from '../../context.js';
-
-export const instancePrincipalBlocks: Resolver = (_parent, _args, ctx) => {
-  return ctx.services.moderation.blocks.list(requireActor(ctx));
-};
+export const instancePrincipalBlocks: Resolver<unknown, KeysetArgs> = (_parent, args, ctx) =>
+  ctx.services.moderation.blocks.list(requireActor(ctx), args);

@@ -26,6 +26,7 @@ import { setTheme, theme, type Theme } from '../theme.ts';
 import { ErrorText, showInfo } from '../toasts.tsx';
 
 import './avatar-setting.tsx';
+import { DataExportSetting } from './data-export.tsx';
 import { profileExtras } from './profile-extras.tsx';
 import { PageTabs } from '../page-tabs.tsx';
 import { confirmAction } from '../confirm.tsx';
@@ -445,6 +446,7 @@ function Account() {
         </label>
         <button type="submit">Change password</button>
       </form>
+      <DataExportSetting />
       <h3>Delete account</h3>
       {u.deletionScheduledFor ? (
         <>

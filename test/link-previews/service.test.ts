@@ -147,10 +147,9 @@ if (!IN_NETNS) {
       const text = [1, 2, 3, 1, 4, 5, 6]
         .map((n) => `http://www.example-site.com/slow/${n}`)
         .join(' ');
-      const started = Date.now();
       const m = await send(t, a.agent, a.general, `look ${text}`);
-      // The pages take 600 ms each; the send answers before any of them.
-      expect(Date.now() - started).toBeLessThan(500);
+      // The send answers without its previews: they are fetched after it (a send that waited for
+      // them would carry them). How long it takes is the bench's to measure, not a test's.
       expect(m.linkPreviews).toEqual([]);
       await t.ctx.services.linkPreviews.idle();
       const previews = await previewsOf(t, a.agent, a.general, m.id);

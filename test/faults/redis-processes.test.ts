@@ -410,7 +410,9 @@ describe.skipIf(!REDIS_URL || TEST_DB !== 'postgres')('two processes whose Redis
 
   it("A killed while its Redis is cut: B's drainer publishes what A had acknowledged", async () => {
     await outage(() => proxies.a.refuse(), { killA: true });
-    a = await sparing;
+    // The spare booted beside other files' migrations; one that could not boot is started again
+    // (what this case proves is B's drainer, not the spare's first boot).
+    a = await sparing.catch(() => startA());
   });
 
   it('A killed while both are cut: B publishes it once its own Redis is back', async () => {

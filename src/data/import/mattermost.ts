@@ -15,6 +15,7 @@ import {
   type SourceRole,
   type SourceWorkspace,
 } from './model.js';
+import { obj, str, type Json } from './json-fields.js';
 
 // Mattermost's bulk import format (docs.mattermost.com, "Bulk loading data"; the line types of
 // server/channels/app/imports/import_types.go): JSON Lines, `version` first, then `team`,
@@ -22,11 +23,6 @@ import {
 // `reactions`), `direct_channel` and `direct_post`. Given as the .jsonl file, or a .zip holding
 // one (as `mmctl export` writes it); attachment files are listed in the report, not copied.
 
-type Json = Record<string, unknown>;
-
-const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-const obj = (v: unknown): Json | null =>
-  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : null;
 const num = (v: unknown): number | null =>
   typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.floor(v) : null;
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);

@@ -13,6 +13,7 @@ import {
   type SourceRole,
   type SourceWorkspace,
 } from './model.js';
+import { obj, str } from './json-fields.js';
 import { convertSlackText } from './slack-text.js';
 
 // Slack's workspace export (slack.com/help/articles/220556107, "How to read Slack data exports"):
@@ -22,11 +23,6 @@ import { convertSlackText } from './slack-text.js';
 // folders are named after the channel, direct message folders after their id, group message
 // folders after their name. Files are links back to Slack, not in the archive.
 
-type Json = Record<string, unknown>;
-
-const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-const obj = (v: unknown): Json | null =>
-  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : null;
 const strings = (v: unknown): string[] =>
   Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 

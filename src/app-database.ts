@@ -14,6 +14,8 @@ export interface AppDatabaseOptions {
   checkTransactions?: boolean;
   /** SQLite: runs before each flush of the WAL (tests make a slow disk with it). */
   beforeFlush?: () => Promise<void>;
+  /** One statement's limit instead of the configured one (migrations: see MIGRATION_STATEMENT_MS). */
+  statementTimeoutMs?: number;
 }
 
 /** The server's database as configured; the root and `migrateDatabase` (main.ts) open it. */
@@ -36,7 +38,7 @@ export function openAppDatabase(
     checkNesting: overrides.checkTransactions ?? false,
     timeouts: {
       connectMs: config.database.connectTimeoutMs,
-      statementMs: config.database.statementTimeoutMs,
+      statementMs: overrides.statementTimeoutMs ?? config.database.statementTimeoutMs,
     },
     // Tests find their own backends by this name (pg_terminate_backend).
     applicationName: overrides.pgSchema ? `svc:${overrides.pgSchema}` : 'svc',

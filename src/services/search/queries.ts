@@ -141,10 +141,26 @@ export async function rewriteMessageTerms(
     db,
     rows.map((r) => r.id),
   );
-  const values = rows
+  await insertMessageTerms(db, batchTerms(rows));
+}
+
+/** The index rows of messages: the terms of each indexable one (not deleted, encrypted or empty). */
+export function batchTerms(
+  rows: ReadonlyArray<
+    Pick<MessageTable, 'id' | 'text' | 'deletedAt'> & { encrypted: number; language: string | null }
+  >,
+): { messageId: string; terms: string }[] {
+  return rows
     .filter((r) => r.deletedAt === null && Number(r.encrypted) === 0 && r.text !== null)
     .map((r) => ({ messageId: r.id, terms: analyzeText(r.text!, r.language).join(' ') }))
     .filter((v) => v.terms !== '');
+}
+
+/** Inserts index rows of messages that have none yet (new ones: an import's batch). */
+export async function insertMessageTerms(
+  db: Executor,
+  values: ReadonlyArray<{ messageId: string; terms: string }>,
+) {
   for (let i = 0; i < values.length; i += CHUNK) {
     await db
       .insertInto('message_search')

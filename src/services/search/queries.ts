@@ -1,5 +1,5 @@
 import type { Dialect, Executor, Tx } from '../../db/database.js';
-import { preparedQuery } from '../../db/prepared.js';
+import { preparedQuery } from '../../db/statements/prepared.js';
 import type { MessageTable } from '../../db/tables/collaboration.js';
 import { Lru } from '../../lib/lru.js';
 
@@ -14,7 +14,7 @@ import { fallbackLanguage } from './scope-queries.js';
 /** Rows per statement: below SQLite's bound-parameter limit with room to spare. */
 const CHUNK = 500;
 
-// The writes of every send and edit, built and compiled once (db/prepared.ts): building a
+// The writes of every send and edit, built and compiled once (db/statements/prepared.ts): building a
 // Kysely query costs more than SQLite takes to run it.
 const upsertTerms = preparedQuery(2, (db, messageId: string, terms: string) =>
   db

@@ -1,9 +1,11 @@
 import type { Db, Dialect } from '../../db/database.js';
 import type { MessageTable } from '../../db/tables/collaboration.js';
+import type { KeysetFrom } from '../paging/keyset.js';
 
 import {
   countMatches,
   estimateMatches,
+  messagesByIds,
   messagesWithTerms,
   searchableConversations,
   searchMessageRows,
@@ -11,7 +13,6 @@ import {
   usesIndex,
   type IndexMatch,
   type MessageSearchFilters,
-  type SearchPosition,
 } from './match-queries.js';
 
 // Two ways to find a page of matches newest first, which give the same rows (docs/search.md,
@@ -51,9 +52,15 @@ export const DEFAULT_SEARCH_TUNING: SearchTuning = {
   walkStep: 256,
 };
 
+const KEEP_ALL = () => true;
+/** Rows read at a time, at least, while a check in the server may drop some. */
+const KEEP_READ_AHEAD = 100;
+
 /**
  * Up to `want` messages that `accountId` may read matching `match` (and `keep`, checked in the
- * server: phrases) and passing the filters, newest first strictly before `before`.
+ * server: phrases) and passing the filters, from the keyset position `from` of the newest-first
+ * list: older ones strictly `after` it, newest first, or newer ones strictly `before` it, oldest
+ * first (the nearest first either way).
  */
 export async function findMessages(
   db: Db,
@@ -61,16 +68,23 @@ export async function findMessages(
   accountId: string,
   match: IndexMatch,
   filters: MessageSearchFilters,
-  before: SearchPosition | null,
+  from: KeysetFrom,
   want: number,
-  keep: (m: MessageTable) => boolean = () => true,
+  keep: (m: MessageTable) => boolean = KEEP_ALL,
 ): Promise<MessageTable[]> {
   const found: MessageTable[] = [];
+  // While `keep` may drop rows (phrases), read more than the page lacks at a time: each
+  // sorted read sorts every match again.
+  const ahead = (n: number) => (keep === KEEP_ALL ? n : Math.max(n, KEEP_READ_AHEAD));
+  // Each read goes on from the last row of the one before, in the same direction.
+  const next = (m: Pick<MessageTable, 'createdAt' | 'id'>): KeysetFrom => ({
+    [from.before ? 'before' : 'after']: { at: Number(m.createdAt), id: m.id },
+  });
   // Sorted, a page at a time while `keep` drops some.
-  const sorted = async (from: SearchPosition | null) => {
-    let position = from;
+  const sorted = async (start: KeysetFrom) => {
+    let position = start;
     for (;;) {
-      const n = want - found.length;
+      const n = ahead(want - found.length);
       const rows = await searchMessageRows(
         db.kysely,
         db.dialect,
@@ -83,7 +97,7 @@ export async function findMessages(
       for (const m of rows) if (keep(m) && found.push(m) === want) return found;
       const last = rows[rows.length - 1];
       if (rows.length < n || !last) return found;
-      position = { at: Number(last.createdAt), id: last.id };
+      position = next(last);
     }
   };
   const indexed = usesIndex(match);
@@ -93,25 +107,34 @@ export async function findMessages(
       (db.dialect === 'postgres' &&
         (await estimateMatches(db.kysely, match)) >= tuning.estimatedSortedMax) ||
       (await countMatches(db.kysely, db.dialect, match, cap)) >= cap;
-    if (!common) return sorted(before);
+    if (!common) return sorted(from);
   }
 
   const readable = await searchableConversations(db.kysely, accountId);
-  let position = before;
+  let position = from;
   let read = 0;
   let step = tuning.walkStep;
   while (read < tuning.walkBudget) {
     const n = Math.min(step, tuning.walkBudget - read);
     const batch = await messagesWithTerms(db.kysely, filters, position, n, indexed);
-    for (const { terms, ...message } of batch) {
-      if (!readable.has(message.conversationId)) continue;
-      if (terms === null ? indexed : !termsMatch(terms, match)) continue;
-      if (!keep(message)) continue;
-      if (found.push(message) === want) return found;
+    const passed = batch
+      .filter((r) => readable.has(r.conversationId))
+      .filter((r) => (r.terms === null ? !indexed : termsMatch(r.terms, match)))
+      .map((r) => r.id);
+    // The rows that passed, read whole (in their order) as many at a time as may be needed.
+    for (let i = 0; i < passed.length;) {
+      const ids = passed.slice(i, i + ahead(want - found.length));
+      i += ids.length;
+      const whole = await messagesByIds(db.kysely, ids);
+      for (const id of ids) {
+        const message = whole.get(id);
+        if (!message || !keep(message)) continue;
+        if (found.push(message) === want) return found;
+      }
     }
     const last = batch[batch.length - 1];
     if (batch.length < n || !last) return found;
-    position = { at: Number(last.createdAt), id: last.id };
+    position = next(last);
     read += batch.length;
     step *= 2;
   }

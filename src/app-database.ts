@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 
 import type { Config } from './config/index.js';
 import type { Secrets } from './config/secrets.js';
-import { openDatabase, type Db } from './db/database.js';
+import type { Db } from './db/database.js';
+import { openDatabase } from './db/open.js';
 
 /** How the root (context.ts) and `svc migrate` (main.ts) open the server's database. */
 export interface AppDatabaseOptions {
@@ -14,6 +15,8 @@ export interface AppDatabaseOptions {
   checkTransactions?: boolean;
   /** SQLite: runs before each flush of the WAL (tests make a slow disk with it). */
   beforeFlush?: () => Promise<void>;
+  /** One statement's limit instead of the configured one (migrations: see MIGRATION_STATEMENT_MS). */
+  statementTimeoutMs?: number;
 }
 
 /** The server's database as configured; the root and `migrateDatabase` (main.ts) open it. */
@@ -36,7 +39,7 @@ export function openAppDatabase(
     checkNesting: overrides.checkTransactions ?? false,
     timeouts: {
       connectMs: config.database.connectTimeoutMs,
-      statementMs: config.database.statementTimeoutMs,
+      statementMs: overrides.statementTimeoutMs ?? config.database.statementTimeoutMs,
     },
     // Tests find their own backends by this name (pg_terminate_backend).
     applicationName: overrides.pgSchema ? `svc:${overrides.pgSchema}` : 'svc',

@@ -6,8 +6,8 @@ import type { Config } from './config/index.js';
 import type { Secrets } from './config/secrets.js';
 import { openAppDatabase } from './app-database.js';
 import { createAppContext, type AppContext, type ContextOverrides } from './context.js';
-import { autovacuumOff } from './db/autovacuum.js';
-import { migrateToLatest } from './db/migrate.js';
+import { autovacuumOff } from './db/postgres/autovacuum.js';
+import { MIGRATION_STATEMENT_MS, migrateToLatest } from './db/migrate.js';
 import { buildGraphqlExecutor } from './graphql/build.js';
 import { buildHttpApp, type HttpAppOptions } from './http/app.js';
 import { createLogger } from './logger.js';
@@ -80,7 +80,11 @@ export async function migrateDatabase(
   overrides: Pick<ContextOverrides, 'log' | 'pgSchema'> = {},
 ): Promise<string[]> {
   const log = overrides.log ?? createLogger(config.logLevel);
-  const db = openAppDatabase(config, secrets, log, { pgSchema: overrides.pgSchema, passive: true });
+  const db = openAppDatabase(config, secrets, log, {
+    pgSchema: overrides.pgSchema,
+    passive: true,
+    statementTimeoutMs: Math.max(config.database.statementTimeoutMs, MIGRATION_STATEMENT_MS),
+  });
   try {
     return await migrateToLatest(db);
   } finally {

@@ -1,5 +1,6 @@
 import {
   Migrator,
+  PostgresAdapter,
   sql,
   type DatabaseIntrospector,
   type Kysely,
@@ -12,6 +13,13 @@ import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
 
 export const MIGRATION_TABLE = 'kysely_migration';
+
+/**
+ * One statement's limit on the connection that migrates (`svc serve`, `svc migrate`): a migration
+ * that builds an index over a large table takes far longer than a request's 3 s, and waiting for
+ * another process's migration of the same schema is part of it.
+ */
+export const MIGRATION_STATEMENT_MS = 15 * 60_000;
 
 /**
  * The migrator for `db`. On PostgreSQL Kysely decides whether its migration tables exist by
@@ -30,8 +38,31 @@ function createMigrator(db: Db): Migrator {
   });
 }
 
-/** `kysely` whose `introspection.getTables()` lists the current schema's tables only. */
+/**
+ * Kysely's PostgreSQL migration lock is one advisory lock for the whole database, so instances in
+ * different schemas of one database (tests, several tenants) wait on each other's migrations.
+ * This one is keyed by the current schema: processes migrating the same schema still take turns.
+ */
+class SchemaLockAdapter extends PostgresAdapter {
+  override async acquireMigrationLock(db: Kysely<unknown>): Promise<void> {
+    await sql`select pg_advisory_lock(hashtextextended('svc migration ' || current_schema(), 0))`.execute(
+      db,
+    );
+  }
+
+  override async releaseMigrationLock(db: Kysely<unknown>): Promise<void> {
+    await sql`select pg_advisory_unlock(hashtextextended('svc migration ' || current_schema(), 0))`.execute(
+      db,
+    );
+  }
+}
+
+/**
+ * `kysely` whose `introspection.getTables()` lists the current schema's tables only, and whose
+ * migration lock is the current schema's (SchemaLockAdapter).
+ */
 function withCurrentSchemaTables(kysely: Kysely<Database>): Kysely<Database> {
+  const adapter = new SchemaLockAdapter();
   const introspection: DatabaseIntrospector = {
     getSchemas: () => kysely.introspection.getSchemas(),
     getMetadata: () => kysely.introspection.getMetadata(),
@@ -47,6 +78,18 @@ function withCurrentSchemaTables(kysely: Kysely<Database>): Kysely<Database> {
   return new Proxy(kysely, {
     get(target, prop) {
       if (prop === 'introspection') return introspection;
+      if (prop === 'getExecutor') {
+        // The migrator reads only `adapter` from it; the rest is the real executor's.
+        const executor = target.getExecutor();
+        return () =>
+          new Proxy(executor, {
+            get(e, p) {
+              if (p === 'adapter') return adapter;
+              const member = Reflect.get(e, p, e) as unknown;
+              return typeof member === 'function' ? member.bind(e) : member;
+            },
+          });
+      }
       const value = Reflect.get(target, prop, target) as unknown;
       // Kysely keeps its state in private fields: call its methods on the real instance.
       return typeof value === 'function' ? value.bind(target) : value;

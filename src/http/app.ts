@@ -1,5 +1,10 @@
 import cookie from '@fastify/cookie';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type RouteOptions,
+} from 'fastify';
 
 import type { AppContext } from '../context.js';
 import { buildGraphqlExecutor } from '../graphql/build.js';
@@ -48,6 +53,8 @@ export interface HttpAppOptions {
   s2sVerifier?: S2sVerifier;
   /** Bounds of the lingering close (tests shorten them); default `LINGER_LIMITS`. */
   lingering?: Partial<LingerLimits>;
+  /** Told of every route as it is added (the authorization matrix lists the served routes). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -76,6 +83,7 @@ export async function buildHttpApp(
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });
+  if (options.onRoute) app.addHook('onRoute', options.onRoute);
   app.setErrorHandler(fastifyErrorHandler);
   await app.register(cookie);
   app.decorateRequest('svc', null as never);
@@ -92,7 +100,7 @@ export async function buildHttpApp(
     done();
   });
   // SQLite: an answer leaves only once every write committed before it is on the disk (the
-  // commit itself waits for the disk off the event loop: db/durable-commits.ts).
+  // commit itself waits for the disk off the event loop: db/sqlite/durable-commits.ts).
   app.addHook('onSend', (_request, _reply, payload, done) => {
     const durable = ctx.db.durable();
     if (!durable) return done(null, payload);

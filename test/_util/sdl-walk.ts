@@ -36,17 +36,21 @@ export interface WalkDocument {
 
 export class MissingArgument extends Error {}
 
+export type OperationKind = 'query' | 'mutation' | 'subscription';
+
 /**
- * One query document for the root query field `root`: every object type met is expanded whole
- * the first time (then only `__typename` and its leaf fields), unions and interfaces through an
- * inline fragment per possible type. Arguments come from `source` as variables.
+ * One document for the root field `root` of `operation` (a query unless said): every object
+ * type met is expanded whole the first time (then only `__typename` and its leaf fields), unions
+ * and interfaces through an inline fragment per possible type. Arguments come from `source` as
+ * variables.
  */
 export function walkDocument(
   schema: GraphQLSchema,
   root: string,
   source: ArgumentSource,
+  operation: OperationKind = 'query',
 ): WalkDocument {
-  const query = schema.getQueryType()!;
+  const query = rootType(schema, operation);
   const expanded = new Set<string>();
   const selected = new Set<string>();
   const variables: Record<string, unknown> = {};
@@ -107,13 +111,31 @@ export function walkDocument(
   };
 
   const field = query.getFields()[root];
-  if (!field) throw new Error(`no root query field ${root}`);
+  if (!field) throw new Error(`no root ${operation} field ${root}`);
   const args = argumentsOf(query.name, field);
   selected.add(`${query.name}.${root}`);
   const named = getNamedType(field.type);
   const body = `${root}${args} ${selection(named, 1)}`;
   const header = declarations.length ? `(${declarations.join(', ')})` : '';
-  return { root, query: `query Walk${header} { ${body} }`, variables, selected, rootVariables };
+  return {
+    root,
+    query: `${operation} Walk${header} { ${body} }`,
+    variables,
+    selected,
+    rootVariables,
+  };
+}
+
+/** The root type of an operation kind (throws when the schema has none). */
+export function rootType(schema: GraphQLSchema, operation: OperationKind): GraphQLObjectType {
+  const type =
+    operation === 'query'
+      ? schema.getQueryType()
+      : operation === 'mutation'
+        ? schema.getMutationType()
+        : schema.getSubscriptionType();
+  if (!type) throw new Error(`the schema has no ${operation} type`);
+  return type;
 }
 
 /** Every `Type.field` of every object type reachable from the query root. */

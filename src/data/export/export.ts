@@ -2,15 +2,15 @@ import type { Kysely } from 'kysely';
 
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
-import type { MessageTable } from '../../db/tables/collaboration.js';
+import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
 import type { BlobStore } from '../../services/files/blob-store.js';
 import { BackupError } from '../manifest.js';
 import { count, type Progress } from '../progress.js';
 
 import { blobOfPath, flag, iso, type ExportManifest, type ExportScope } from './format.js';
+import { pages, writePaged } from './paged.js';
 import {
   conversationRecord,
-  PAGE,
   reactionRecord,
   writeMessagePage,
   type MessageParts,
@@ -59,27 +59,28 @@ export async function exportWorkspace(
       createdAt: iso(ws.createdAt),
       updatedAt: iso(ws.updatedAt),
     });
-    const members = out.part('members.jsonl', 'member');
-    const people = await db
-      .selectFrom('workspace_member as wm')
-      .innerJoin('account as a', 'a.id', 'wm.accountId')
-      .select([
-        'a.id',
-        'a.username',
-        'a.displayName',
-        'a.email',
-        'a.homeServer',
-        'a.avatarPath',
-        'a.deletedAt',
-        'wm.role',
-        'wm.joinedAt',
-      ])
-      .where('wm.workspaceId', '=', ws.id)
-      .orderBy('wm.joinedAt')
-      .orderBy('a.id')
-      .execute();
-    for (const p of people) {
-      await members.write({
+    await writePaged(
+      out.part('members.jsonl', 'member'),
+      {
+        query: db
+          .selectFrom('workspace_member as wm')
+          .innerJoin('account as a', 'a.id', 'wm.accountId')
+          .select([
+            'a.id',
+            'a.username',
+            'a.displayName',
+            'a.email',
+            'a.homeServer',
+            'a.avatarPath',
+            'a.deletedAt',
+            'wm.role',
+            'wm.joinedAt',
+          ])
+          .where('wm.workspaceId', '=', ws.id),
+        keys: ['wm.joinedAt', 'a.id'],
+        keyOf: (r) => [r.joinedAt, r.id],
+      },
+      async (p) => ({
         id: p.id,
         username: p.username,
         displayName: p.displayName,
@@ -89,17 +90,16 @@ export async function exportWorkspace(
         joinedAt: iso(p.joinedAt),
         deleted: p.deletedAt !== null,
         avatar: await out.file(blobOfPath(p.avatarPath)),
-      });
-    }
-    const emoji = out.part('custom_emoji.jsonl', 'customEmoji');
-    const emojiRows = await db
-      .selectFrom('custom_emoji')
-      .selectAll()
-      .where('workspaceId', '=', ws.id)
-      .orderBy('name')
-      .execute();
-    for (const e of emojiRows) {
-      await emoji.write({
+      }),
+    );
+    await writePaged(
+      out.part('custom_emoji.jsonl', 'customEmoji'),
+      {
+        query: db.selectFrom('custom_emoji').selectAll().where('workspaceId', '=', ws.id),
+        keys: ['name'],
+        keyOf: (r) => [r.name],
+      },
+      async (e) => ({
         id: e.id,
         name: e.name,
         contentType: e.contentType,
@@ -108,27 +108,36 @@ export async function exportWorkspace(
         createdBy: e.createdBy,
         createdAt: iso(e.createdAt),
         file: await out.file(blobOfPath(e.imagePath)),
-      });
-    }
-    const conversations = await db
-      .selectFrom('conversation')
-      .selectAll()
-      .where('workspaceId', '=', ws.id)
-      .orderBy('createdAt')
-      .orderBy('id')
-      .execute();
-    const convPart = out.part('conversations.jsonl', 'conversation');
+      }),
+    );
+    // Conversations oldest first: their records, then their members, then their messages.
+    const conversations: ConversationTable[] = [];
+    await writePaged(
+      out.part('conversations.jsonl', 'conversation'),
+      {
+        query: db.selectFrom('conversation').selectAll().where('workspaceId', '=', ws.id),
+        keys: ['createdAt', 'id'],
+        keyOf: (r) => [r.createdAt, r.id],
+      },
+      (c) => {
+        conversations.push(c);
+        return conversationRecord(c);
+      },
+    );
     const memberPart = out.part('conversation_members.jsonl', 'conversationMember');
     for (const c of conversations) {
-      await convPart.write(conversationRecord(c));
-      const rows = await db
-        .selectFrom('conversation_member')
-        .select(['conversationId', 'accountId', 'state', 'joinedAt'])
-        .where('conversationId', '=', c.id)
-        .orderBy('joinedAt')
-        .orderBy('accountId')
-        .execute();
-      for (const m of rows) await memberPart.write({ ...m, joinedAt: iso(m.joinedAt) });
+      await writePaged(
+        memberPart,
+        {
+          query: db
+            .selectFrom('conversation_member')
+            .select(['conversationId', 'accountId', 'state', 'joinedAt'])
+            .where('conversationId', '=', c.id),
+          keys: ['joinedAt', 'accountId'],
+          keyOf: (r) => [r.joinedAt, r.accountId],
+        },
+        (m) => ({ ...m, joinedAt: iso(m.joinedAt) }),
+      );
     }
     const parts: MessageParts = {
       messages: out.part('messages.jsonl', 'message'),
@@ -178,41 +187,50 @@ export async function exportAccount(
       createdAt: iso(a.createdAt),
       deletionScheduledFor: iso(a.deletionScheduledFor),
     });
-    const sessions = out.part('sessions.jsonl', 'session');
-    const sessionRows = await db
-      .selectFrom('session')
-      .select(['id', 'createdAt', 'expiresAt', 'endedAt', 'endReason', 'ip', 'userAgent'])
-      .where('accountId', '=', a.id)
-      .orderBy('createdAt')
-      .execute();
-    for (const s of sessionRows) {
-      await sessions.write({
+    await writePaged(
+      out.part('sessions.jsonl', 'session'),
+      {
+        query: db
+          .selectFrom('session')
+          .select(['id', 'createdAt', 'expiresAt', 'endedAt', 'endReason', 'ip', 'userAgent'])
+          .where('accountId', '=', a.id),
+        keys: ['createdAt', 'id'],
+        keyOf: (r) => [r.createdAt, r.id],
+      },
+      (s) => ({
         ...s,
         createdAt: iso(s.createdAt),
         expiresAt: iso(s.expiresAt),
         endedAt: iso(s.endedAt),
-      });
-    }
-    const memberships = out.part('workspaces.jsonl', 'membership');
-    const wsRows = await db
-      .selectFrom('workspace_member as wm')
-      .innerJoin('workspace as w', 'w.id', 'wm.workspaceId')
-      .select(['w.id', 'w.name', 'wm.role', 'wm.joinedAt'])
-      .where('wm.accountId', '=', a.id)
-      .where('w.isDirect', '=', 0)
-      .orderBy('wm.joinedAt')
-      .execute();
-    for (const w of wsRows) await memberships.write({ ...w, joinedAt: iso(w.joinedAt) });
-    const convs = out.part('conversations.jsonl', 'conversation');
-    const convRows = await db
-      .selectFrom('conversation_member as cm')
-      .innerJoin('conversation as c', 'c.id', 'cm.conversationId')
-      .selectAll('c')
-      .where('cm.accountId', '=', a.id)
-      .orderBy('c.createdAt')
-      .orderBy('c.id')
-      .execute();
-    for (const c of convRows) await convs.write(conversationRecord(c));
+      }),
+    );
+    await writePaged(
+      out.part('workspaces.jsonl', 'membership'),
+      {
+        query: db
+          .selectFrom('workspace_member as wm')
+          .innerJoin('workspace as w', 'w.id', 'wm.workspaceId')
+          .select(['w.id', 'w.name', 'wm.role', 'wm.joinedAt'])
+          .where('wm.accountId', '=', a.id)
+          .where('w.isDirect', '=', 0),
+        keys: ['wm.joinedAt', 'w.id'],
+        keyOf: (r) => [r.joinedAt, r.id],
+      },
+      (w) => ({ ...w, joinedAt: iso(w.joinedAt) }),
+    );
+    await writePaged(
+      out.part('conversations.jsonl', 'conversation'),
+      {
+        query: db
+          .selectFrom('conversation_member as cm')
+          .innerJoin('conversation as c', 'c.id', 'cm.conversationId')
+          .selectAll('c')
+          .where('cm.accountId', '=', a.id),
+        keys: ['c.createdAt', 'c.id'],
+        keyOf: (r) => [r.createdAt, r.id],
+      },
+      conversationRecord,
+    );
     const parts: MessageParts = {
       messages: out.part('messages.jsonl', 'message'),
       edits: out.part('message_edits.jsonl', 'messageEdit'),
@@ -223,38 +241,29 @@ export async function exportAccount(
     for await (const page of messagePages(db, 'authorId', a.id)) {
       await writeMessagePage(db, page, parts, out);
     }
-    const reactions = out.part('reactions.jsonl', 'reaction');
-    const reactionRows = await db
-      .selectFrom('reaction')
-      .selectAll()
-      .where('accountId', '=', a.id)
-      .orderBy('createdAt')
-      .execute();
-    for (const r of reactionRows) await reactions.write(reactionRecord(r));
+    await writePaged(
+      out.part('reactions.jsonl', 'reaction'),
+      {
+        query: db.selectFrom('reaction').selectAll().where('accountId', '=', a.id),
+        keys: ['createdAt', 'messageId', 'emoji'],
+        keyOf: (r) => [r.createdAt, r.messageId, r.emoji],
+      },
+      reactionRecord,
+    );
   });
 }
 
-/** The messages whose `column` is `value`, oldest first, a page at a time (keyset). */
-async function* messagePages(
+/** The messages whose `column` is `value`, oldest first, a page at a time. */
+function messagePages(
   db: Kysely<Database>,
   column: 'conversationId' | 'authorId',
   value: string,
 ): AsyncGenerator<MessageTable[]> {
-  let after: { at: number; id: string } | null = null;
-  for (;;) {
-    let q = db.selectFrom('message').selectAll().where(column, '=', value);
-    if (after) {
-      const { at, id } = after;
-      q = q.where((eb) =>
-        eb.or([eb('createdAt', '>', at), eb.and([eb('createdAt', '=', at), eb('id', '>', id)])]),
-      );
-    }
-    const page = await q.orderBy('createdAt').orderBy('id').limit(PAGE).execute();
-    if (page.length > 0) yield page;
-    if (page.length < PAGE) return;
-    const last = page[page.length - 1]!;
-    after = { at: last.createdAt, id: last.id };
-  }
+  return pages({
+    query: db.selectFrom('message').selectAll().where(column, '=', value),
+    keys: ['createdAt', 'id'],
+    keyOf: (r) => [r.createdAt, r.id],
+  });
 }
 
 async function write(

@@ -16,9 +16,6 @@ import type { ExportWriter, PartWriter } from './writer.js';
 // Rows as export records (docs/export.schema.json): times as ISO 8601, flags as booleans, JSON
 // columns parsed, stored files as their path in the export. Shared by both scopes.
 
-/** Rows read per query: a page of messages and what hangs off them. */
-export const PAGE = 1000;
-
 export function conversationRecord(c: ConversationTable) {
   return {
     id: c.id,

@@ -11,24 +11,36 @@ const upward = (from, forbidden, allow = []) => ({
     'no-restricted-imports': [
       'error',
       {
-        patterns: forbidden.map((layer) => {
-          const kept = allow
-            .filter((a) => a.startsWith(`${layer}/`))
-            .map((a) => a.slice(layer.length + 1));
-          // A gitignore-style group cannot re-include a file below an excluded folder, hence a
-          // regular expression when part of the layer stays importable.
-          const where = kept.length
-            ? { regex: `(^|/)${layer}/(?!(${kept.join('|')})/)` }
-            : { group: [`**/${layer}/**`, `**/${layer}/*`] };
-          return {
-            ...where,
-            message: `src/${from} must not import from src/${layer} (layers import one way: edge -> service -> queries -> db)`,
-          };
-        }),
+        patterns: forbidden
+          .map((layer) => {
+            const kept = allow
+              .filter((a) => a.startsWith(`${layer}/`))
+              .map((a) => a.slice(layer.length + 1));
+            // A gitignore-style group cannot re-include a file below an excluded folder, hence a
+            // regular expression when part of the layer stays importable.
+            const where = kept.length
+              ? { regex: `(^|/)${layer}/(?!(${kept.join('|')})/)` }
+              : { group: [`**/${layer}/**`, `**/${layer}/*`] };
+            return {
+              ...where,
+              message: `src/${from} must not import from src/${layer} (layers import one way: edge -> service -> queries -> db)`,
+            };
+          })
+          .concat(DRIVER_WORK_USERS.includes(from) ? [] : [DRIVER_WORK]),
       },
     ],
   },
 });
+
+// db/ is the port (Db, Tx, Executor, tables, owners, statements/); db/sqlite and db/postgres
+// are the driver work behind it, opened by db/open.ts. Only db/ itself and the whole-database
+// tools of data/ (backup, bulk load: they speak to pg directly) reach behind the port.
+const DRIVER_WORK_USERS = ['db', 'data'];
+const DRIVER_WORK = {
+  group: ['**/db/sqlite/**', '**/db/postgres/**'],
+  message:
+    'db/sqlite and db/postgres are the driver work behind the port: use db/database.ts, db/types.ts, db/transaction.ts or db/statements',
+};
 
 export default tseslint.config(
   {

@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 
 import type { Config } from './config/index.js';
 import type { Secrets } from './config/secrets.js';
-import { openDatabase, type Db } from './db/database.js';
+import type { Db } from './db/database.js';
+import { openDatabase } from './db/open.js';
 
 /** How the root (context.ts) and `svc migrate` (main.ts) open the server's database. */
 export interface AppDatabaseOptions {

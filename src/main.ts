@@ -6,7 +6,7 @@ import type { Config } from './config/index.js';
 import type { Secrets } from './config/secrets.js';
 import { openAppDatabase } from './app-database.js';
 import { createAppContext, type AppContext, type ContextOverrides } from './context.js';
-import { autovacuumOff } from './db/autovacuum.js';
+import { autovacuumOff } from './db/postgres/autovacuum.js';
 import { MIGRATION_STATEMENT_MS, migrateToLatest } from './db/migrate.js';
 import { buildGraphqlExecutor } from './graphql/build.js';
 import { buildHttpApp, type HttpAppOptions } from './http/app.js';

@@ -34,15 +34,17 @@ export function registerImportCommands(
       'import a community from Slack or Mattermost (idempotent: a second run adds only what is new)',
     );
   const run = (source: 'slack' | 'mattermost') => async (file: string, flags: ImportFlags) => {
-    const [{ runImport }, { Progress }] = await Promise.all([
+    const [{ runImport }, { Progress }, { BlobStore }] = await Promise.all([
       import('../data/import/run-import.js'),
       import('../data/progress.js'),
+      import('../services/files/blob-store.js'),
     ]);
-    const report = await withDatabase(io, ({ db }) =>
+    const report = await withDatabase(io, ({ db, config }) =>
       runImport(
         db,
         {
           source,
+          blobs: new BlobStore(path.join(config.dataDir, 'blobs')),
           file: path.resolve(file),
           dryRun: flags.dryRun === true,
           batchSize: flags.batch,

@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import Sqlite from 'better-sqlite3';
 import { to as copyTo } from 'pg-copy-streams';
 
-import { loadPg } from '../db/pg-module.js';
+import { loadPg } from '../db/postgres/module.js';
 import { BlobStore } from '../services/files/blob-store.js';
 import { readVersion } from '../version.js';
 

@@ -6,7 +6,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 
 import type { Db } from '../db/database.js';
 import { migrateTo } from '../db/migrate.js';
-import { loadPg } from '../db/pg-module.js';
+import { loadPg } from '../db/postgres/module.js';
 
 import { ident, pgSchemaName, pgTableCount, pgTables } from './catalog.js';
 import { Hashing } from './file-hash.js';

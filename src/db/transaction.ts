@@ -9,11 +9,12 @@ import type {
   Transaction,
 } from 'kysely';
 
-import { alone, combineWrites } from './deferred-writes.js';
+import { alone, combineWrites } from './statements/deferred-writes.js';
 
 import type { Database } from './schema.js';
+import type { Dialect } from './types.js';
 
-export type Dialect = 'sqlite' | 'postgres';
+export type { Dialect };
 
 /** A transaction plus the work to run once it has committed (events, cache drops, mail). */
 export interface Tx {
@@ -35,7 +36,7 @@ export interface Tx {
   /**
    * A write whose result nobody needs and whose effect no later statement of this transaction
    * reads. On PostgreSQL it is held and sent with the transaction's other deferred writes as one
-   * statement just before the commit (deferred-writes.ts); on SQLite it runs at once. Either way
+   * statement just before the commit (statements/deferred-writes.ts); on SQLite it runs at once. Either way
    * it commits or rolls back with the transaction, and its errors fail the transaction.
    */
   defer(write: Compilable<unknown> | CompiledQuery): Promise<void>;
@@ -45,8 +46,8 @@ export interface TransactionRunnerOptions {
   dialect: Dialect;
   /**
    * Runs `work` in one database transaction and commits it, or rolls it back when `work` throws:
-   * on SQLite through the group committer (group-commit.ts), on PostgreSQL on a connection of the
-   * pool (pg-transaction.ts).
+   * on SQLite through the group committer (sqlite/group-commit.ts), on PostgreSQL on a connection of the
+   * pool (postgres/transactions.ts).
    */
   execute: <T>(work: (trx: Transaction<Database>) => Promise<T>) => Promise<T>;
   /** Told of every after-commit callback that throws (the commit stands). */

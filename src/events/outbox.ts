@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import type { EventOutboxTable } from '../db/tables/events.js';
 import type { Tx } from '../db/transaction.js';
-import { writeThen } from '../db/write-then.js';
+import { writeThen } from '../db/statements/write-then.js';
 import { newId } from '../lib/ids.js';
 
 import type { BusEvent, EventBus } from './bus.js';

@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
 
-import { everyColumn } from '../db/columns.js';
+import { everyColumn } from '../db/statements/columns.js';
 import type { Executor } from '../db/database.js';
-import { preparedQuery, type PreparedQuery } from '../db/prepared.js';
+import { preparedQuery, type PreparedQuery } from '../db/statements/prepared.js';
 import type { EventOutboxTable } from '../db/tables/events.js';
 import type { Tx } from '../db/transaction.js';
-import { FIRST_WROTE } from '../db/write-then.js';
+import { FIRST_WROTE } from '../db/statements/write-then.js';
 
 import type { BusEvent } from './bus.js';
 

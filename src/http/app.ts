@@ -108,7 +108,7 @@ export async function buildHttpApp(
     done();
   });
   // SQLite: an answer leaves only once every write committed before it is on the disk (the
-  // commit itself waits for the disk off the event loop: db/durable-commits.ts).
+  // commit itself waits for the disk off the event loop: db/sqlite/durable-commits.ts).
   app.addHook('onSend', (_request, _reply, payload, done) => {
     const durable = ctx.db.durable();
     if (!durable) return done(null, payload);

@@ -6,7 +6,7 @@ import { recordQueries } from '../conversations/_helpers.js';
 
 // Every request reads its session afresh (never cached: a revoked session is refused on the very
 // next request). On PostgreSQL the sessions of requests that arrive together are read in one
-// statement (src/db/batched-reads.ts); on SQLite a read costs no round trip and each request
+// statement (src/db/statements/batched-reads.ts); on SQLite a read costs no round trip and each request
 // makes its own.
 describe(`session reads of requests that arrive together (${TEST_DB})`, () => {
   let t: TestApp;

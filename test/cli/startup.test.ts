@@ -88,7 +88,7 @@ describe('svc start-up', () => {
     expect(packages).toContain('kysely');
     expect(packages).toContain('@node-rs/argon2');
     for (const p of SERVER_PACKAGES) expect(packages).not.toContain(p);
-    // pg only for PostgreSQL, better-sqlite3 only for SQLite (db/pg-module.ts).
+    // pg only for PostgreSQL, better-sqlite3 only for SQLite (db/postgres/module.ts).
     if (database.env.SVC_DATABASE_URL) expect(packages).toContain('pg');
     else expect(packages).not.toContain('pg');
     expect(sources).not.toContain('src/context.ts');

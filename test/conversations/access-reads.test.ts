@@ -7,7 +7,7 @@ import { expectCode, recordQueries, sendRaw, sharedChannel } from './_helpers.js
 
 // Every write and read of a conversation starts with the caller's access to it, read afresh. On
 // PostgreSQL the accesses of requests that arrive together are read in one statement
-// (src/db/batched-reads.ts): each request must still get its own answer, for its own
+// (src/db/statements/batched-reads.ts): each request must still get its own answer, for its own
 // conversation and as its own caller.
 describe(`access reads of requests that arrive together (${TEST_DB})`, () => {
   let t: TestApp;

@@ -55,6 +55,9 @@ describe('svc import mattermost', () => {
       replies: 3,
       reactions: 5,
       pins: 1,
+      // The fixture is a bare .jsonl with no data/ beside it: its one file is only named.
+      attachments: 0,
+      customEmoji: 0,
     });
     expect(JSON.parse(dry.out).created).toEqual(report.created);
     expect(report.skipped).toEqual({ 'Mattermost system messages': 1 });
@@ -115,7 +118,7 @@ describe('svc import mattermost', () => {
 
     const again = await cli(['import', 'mattermost', FIXTURE], d.env);
     expect(again.code).toBe(0);
-    expect(JSON.parse(again.out).existing).toEqual({ accounts: 3, workspaces: 1, conversations: 4, messages: 7 });
+    expect(JSON.parse(again.out).existing).toEqual({ accounts: 3, workspaces: 1, conversations: 4, messages: 7, customEmoji: 0 });
     expect(await dumpTables(d)).toEqual(dump);
   });
 

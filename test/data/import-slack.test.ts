@@ -227,7 +227,7 @@ describe('svc import slack', () => {
     expect(again.code).toBe(0);
     const report = JSON.parse(again.out);
     expect(report.created).toMatchObject({ accounts: 0, workspaces: 0, channels: 0, messages: 0, reactions: 0 });
-    expect(report.existing).toEqual({ accounts: 7, workspaces: 1, conversations: 5, messages: 13 });
+    expect(report.existing).toEqual({ accounts: 7, workspaces: 1, conversations: 5, messages: 13, customEmoji: 0 });
     expect(await dumpTables(d)).toEqual(once);
   });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { HOUR_MS, ManualClock, MINUTE_MS } from '../../src/lib/clock.js';
-import { namedStatements } from '../../src/db/prepared.js';
+import { namedStatements } from '../../src/db/statements/prepared.js';
 import { createTestApp, TEST_DB, type TestApp } from '../_util/app.js';
 import { BACKGROUND, recordQueries } from '../conversations/_helpers.js';
 

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import type { AppContext, ContextOverrides } from '../../src/context.js';
 import type { BusEvent } from '../../src/events/bus.js';
-import { namedStatements } from '../../src/db/prepared.js';
+import { namedStatements } from '../../src/db/statements/prepared.js';
 import { Outbox } from '../../src/events/outbox.js';
 import { insertOutboxRows } from '../../src/events/queries.js';
 import { emit, publishIfChanged, publishOnCommit } from '../../src/events/publish.js';

@@ -24,7 +24,7 @@ async function settles(p: Promise<unknown>): Promise<boolean> {
   return done;
 }
 
-// SQLite only: a commit waits for the disk off the event loop (src/db/durable-commits.ts). The
+// SQLite only: a commit waits for the disk off the event loop (src/db/sqlite/durable-commits.ts). The
 // disk is made slow on purpose by holding each flush until the test lets it go.
 describe.skipIf(TEST_DB !== 'sqlite')('a slow disk on SQLite', () => {
   let t: TestApp;

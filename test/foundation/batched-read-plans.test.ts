@@ -10,7 +10,7 @@ import { findDeadSessionIds } from '../../src/services/sessions/queries.js';
 import { findWorkspaceSubscription } from '../../src/services/workspaces/queries.js';
 import { recordQueries, sendRaw, sharedChannel } from '../conversations/_helpers.js';
 
-// The batched reads (src/db/batched-reads.ts) and the named statements (src/db/prepared.ts),
+// The batched reads (src/db/statements/batched-reads.ts) and the named statements (src/db/statements/prepared.ts),
 // planned once per connection (force_generic_plan, src/db/database.ts), look each key up by its
 // index, as the single read does, even where the planner believes the tables tiny: a fresh database before its first
 // ANALYZE, whose generic plans are cached per connection. Joined plainly to the keys, the session

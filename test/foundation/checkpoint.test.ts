@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createTestApp, TEST_DB, type TestApp } from '../_util/app.js';
 
-// SQLite only: the server checkpoints the WAL from a worker thread (src/db/checkpointer.ts), so
+// SQLite only: the server checkpoints the WAL from a worker thread (src/db/sqlite/checkpointer.ts), so
 // commits never pay for copying pages into the main file. Commits themselves only checkpoint
 // past 10,000 pages, so the main file grows only through the worker.
 describe.skipIf(TEST_DB !== 'sqlite')('background WAL checkpoint', () => {

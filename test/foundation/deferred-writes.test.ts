@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.js';
 import { createTestDatabase, openTestDb, TEST_DB, type TestDatabase } from '../_util/app.js';
 
-// tx.defer (src/db/deferred-writes.ts): on PostgreSQL a transaction's deferred writes go as one
+// tx.defer (src/db/statements/deferred-writes.ts): on PostgreSQL a transaction's deferred writes go as one
 // statement, and a transaction of nothing else is that statement alone, atomic without BEGIN; on
 // SQLite they run at once. Counted at the wire: every statement sent to PostgreSQL.
 describe(`deferred writes (${TEST_DB})`, () => {

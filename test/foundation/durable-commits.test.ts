@@ -5,7 +5,8 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { openDatabase, type Db } from '../../src/db/database.js';
+import type { Db } from '../../src/db/database.js';
+import { openDatabase } from '../../src/db/open.js';
 import { dependencyError } from '../../src/errors.js';
 import { TEST_DB } from '../_util/app.js';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createTestApp, TEST_DB, type TestApp } from '../_util/app.js';
 
-// Transactions share commits on SQLite (src/db/group-commit.ts); the rules must hold the same on
+// Transactions share commits on SQLite (src/db/sqlite/group-commit.ts); the rules must hold the same on
 // both databases: each caller succeeds or fails alone, after-commit work runs only for those that
 // committed, and nothing is acknowledged before it is committed.
 describe('transactions under concurrency', () => {

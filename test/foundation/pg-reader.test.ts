@@ -3,11 +3,11 @@ import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { readingClient, type ReadingClient } from '../../src/db/pg-reader.js';
-import { ConnectionStatements } from '../../src/db/pg-statement.js';
+import { readingClient, type ReadingClient } from '../../src/db/postgres/reader.js';
+import { ConnectionStatements } from '../../src/db/postgres/statements.js';
 import { PG_URL, TEST_DB } from '../_util/app.js';
 
-// svc's clients read PostgreSQL's answers with a reader of svc's own (src/db/pg-reader.ts): the
+// svc's clients read PostgreSQL's answers with a reader of svc's own (src/db/postgres/reader.ts): the
 // rows of named statements are cut from their messages directly, everything else goes through
 // pg-protocol's parser. What it reads must be what node-postgres reads, however the bytes arrive.
 

@@ -1,10 +1,10 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { ConnectionStatements } from '../../src/db/pg-statement.js';
+import { ConnectionStatements } from '../../src/db/postgres/statements.js';
 import { PG_URL, TEST_DB } from '../_util/app.js';
 
-// A named statement runs by a query object of svc's own (src/db/pg-statement.ts): it asks
+// A named statement runs by a query object of svc's own (src/db/postgres/statements.ts): it asks
 // PostgreSQL for the row description once per connection, and its answers are the ones
 // node-postgres gives when it asks every time.
 describe.runIf(TEST_DB === 'postgres')('ConnectionStatements', () => {
@@ -58,7 +58,7 @@ describe.runIf(TEST_DB === 'postgres')('ConnectionStatements', () => {
     });
   });
 
-  it('sends its parameters as node-postgres does (src/db/pg-bind.ts)', async () => {
+  it('sends its parameters as node-postgres does (src/db/postgres/bind.ts)', async () => {
     const statements = fresh();
     const text = `select $1::text as ascii, $2::text as accents, $3::text as emoji, $4::text as nothing,
                          $5::int as n, $6::bool as yes, $7::timestamptz as at, $8::text[] as list,

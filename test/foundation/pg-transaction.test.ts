@@ -12,7 +12,7 @@ import {
   type TestDatabase,
 } from '../_util/app.js';
 
-// PostgreSQL transactions run without Kysely's transaction machinery (src/db/pg-transaction.ts):
+// PostgreSQL transactions run without Kysely's transaction machinery (src/db/postgres/transactions.ts):
 // the connection is taken at the first statement, given back at the end whatever happened, and
 // the transaction keeps Kysely's rules (one connection, atomic, nothing after the end).
 describe.runIf(TEST_DB === 'postgres')('PostgreSQL transactions', () => {

@@ -2,7 +2,7 @@ import { sql, type CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Db } from '../../src/db/database.js';
-import { preparedQuery } from '../../src/db/prepared.js';
+import { preparedQuery } from '../../src/db/statements/prepared.js';
 import { createTestDatabase, openTestDb, TEST_DB, type TestDatabase } from '../_util/app.js';
 
 // Compiled statements on the root instance (every prepared query) run without Kysely's executor

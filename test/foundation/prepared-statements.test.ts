@@ -2,7 +2,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Db } from '../../src/db/database.js';
-import { namedStatements, preparedQuery } from '../../src/db/prepared.js';
+import { namedStatements, preparedQuery } from '../../src/db/statements/prepared.js';
 import type { Database } from '../../src/db/schema.js';
 import { findAccountById } from '../../src/services/accounts/queries.js';
 import { findPresenceAudience, findPresenceChoices } from '../../src/services/presence/queries.js';
@@ -13,7 +13,7 @@ import { signUpAndIn } from '../_util/seed.js';
 import { createWorkspace, ok, recordQueries, send } from '../conversations/_helpers.js';
 import { generalOf } from '../notifications/_helpers.js';
 
-// The hot queries run as named prepared statements on PostgreSQL (src/db/prepared.ts): planned
+// The hot queries run as named prepared statements on PostgreSQL (src/db/statements/prepared.ts): planned
 // once per connection, never taking `*` columns, so a migration that adds a column while a
 // process runs (a rolling upgrade) does not break the plans that process holds.
 describe('prepared statements', () => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { openDatabase } from '../../src/db/database.js';
+import { openDatabase } from '../../src/db/open.js';
 import { cli } from '../cli/cli-io.js';
 
 // docs/security.md, "Secrets at rest": the SQLite database holds the server's keys, so it and its

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { namedStatements } from '../../src/db/prepared.js';
+import { namedStatements } from '../../src/db/statements/prepared.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createTestApp, TEST_DB, type Agent, type TestApp } from '../_util/app.js';
 import { signUpAndIn } from '../_util/seed.js';

@@ -7,7 +7,7 @@ import { ok, recordQueries, send, sharedChannel } from '../conversations/_helper
 import { feed, SET_RULE, settle, UPDATE_SETTINGS } from './_helpers.js';
 
 // Every message in a channel asks who there wants more than mentions. On PostgreSQL the asks of
-// messages sent together go as one statement (src/db/batched-reads.ts): each channel must still
+// messages sent together go as one statement (src/db/statements/batched-reads.ts): each channel must still
 // get its own people, by their own settings and rules.
 describe(`who wants more, asked for messages sent together (${TEST_DB})`, () => {
   let t: TestApp;

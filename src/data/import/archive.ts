@@ -10,6 +10,8 @@ export interface Archive {
   /** Every file's path inside the export, with `/` between folders. */
   names: string[];
   read(name: string): Promise<string>;
+  /** A file's bytes as a stream (an attachment or emoji image), never held whole. */
+  open(name: string): Promise<AsyncIterable<Uint8Array>>;
   close(): Promise<void>;
 }
 
@@ -32,6 +34,7 @@ async function openFolder(root: string): Promise<Archive> {
   return {
     names,
     read: (name) => fs.promises.readFile(path.join(root, ...name.split('/')), 'utf8'),
+    open: async (name) => fs.createReadStream(path.join(root, ...name.split('/'))),
     close: async () => {},
   };
 }
@@ -49,30 +52,36 @@ function openZip(file: string): Promise<Archive> {
         zip.readEntry();
       });
       zip.on('error', reject);
-      zip.on('end', () =>
+      zip.on('end', () => {
+        const open = (name: string) =>
+          new Promise<NodeJS.ReadableStream>((done, fail) => {
+            const entry = entries.get(name);
+            if (!entry) {
+              fail(new Error(`${name} is not in ${file}`));
+              return;
+            }
+            zip.openReadStream(entry, (e, stream) => {
+              if (e || !stream)
+                fail(new Error(`${name} in ${file}: ${e?.message ?? 'unreadable'}`));
+              else done(stream);
+            });
+          });
         resolve({
           names: [...entries.keys()],
-          read: (name) =>
-            new Promise<string>((done, fail) => {
-              const entry = entries.get(name);
-              if (!entry) {
-                fail(new Error(`${name} is not in ${file}`));
-                return;
-              }
-              zip.openReadStream(entry, (e, stream) => {
-                if (e || !stream) {
-                  fail(new Error(`${name} in ${file}: ${e?.message ?? 'unreadable'}`));
-                  return;
-                }
-                const chunks: Buffer[] = [];
-                stream.on('data', (c: Buffer) => chunks.push(c));
-                stream.on('error', (se) => fail(new Error(`${name} in ${file}: ${se.message}`)));
-                stream.on('end', () => done(Buffer.concat(chunks).toString('utf8')));
-              });
-            }),
+          read: async (name) => {
+            const stream = (await open(name)) as AsyncIterable<Buffer>;
+            const chunks: Buffer[] = [];
+            try {
+              for await (const c of stream) chunks.push(c);
+            } catch (err) {
+              throw new Error(`${name} in ${file}: ${(err as Error).message}`);
+            }
+            return Buffer.concat(chunks).toString('utf8');
+          },
+          open: async (name) => (await open(name)) as AsyncIterable<Uint8Array>,
           close: async () => zip.close(),
-        }),
-      );
+        });
+      });
       zip.readEntry();
     });
   });

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 
-import { openArchive } from './archive.js';
+import { openArchive, type Archive } from './archive.js';
 import {
   countSkip,
   type FileReference,
@@ -10,6 +10,7 @@ import {
   type Place,
   type Problem,
   type SourceConversation,
+  type SourceEmoji,
   type SourceMessage,
   type SourcePerson,
   type SourceRole,
@@ -19,9 +20,11 @@ import { obj, str, type Json } from './json-fields.js';
 
 // Mattermost's bulk import format (docs.mattermost.com, "Bulk loading data"; the line types of
 // server/channels/app/imports/import_types.go): JSON Lines, `version` first, then `team`,
-// `channel`, `user` (with team and channel memberships), `post` (with `replies` and
-// `reactions`), `direct_channel` and `direct_post`. Given as the .jsonl file, or a .zip holding
-// one (as `mmctl export` writes it); attachment files are listed in the report, not copied.
+// `emoji`, `channel`, `user` (with team and channel memberships), `post` (with `replies`,
+// `reactions` and `attachments`), `direct_channel` and `direct_post`. Given as the .jsonl file,
+// or a .zip holding one with the files it names (as `mmctl export --attachments` writes it:
+// `data/...`). Attachment and emoji paths are looked up in the ZIP, or beside the .jsonl file,
+// never outside it; a file the export does not carry is listed in the report.
 
 const num = (v: unknown): number | null =>
   typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.floor(v) : null;
@@ -36,18 +39,16 @@ function need<T>(value: T | null, what: string): T {
 }
 
 /** Each line of the export as text with its number. */
-async function* lines(file: string): AsyncIterable<{ text: string; line: number }> {
-  if (/\.zip$/i.test(file)) {
-    const archive = await openArchive(file);
-    try {
-      const name = archive.names.find((n) => n.endsWith('.jsonl'));
-      if (!name) throw new Error(`${file} holds no .jsonl file`);
-      const text = await archive.read(name);
-      let line = 0;
-      for (const t of text.split('\n')) yield { text: t, line: ++line };
-    } finally {
-      await archive.close();
-    }
+async function* lines(
+  file: string,
+  archive: Archive | null,
+): AsyncIterable<{ text: string; line: number }> {
+  if (archive) {
+    const name = archive.names.find((n) => n.endsWith('.jsonl'));
+    if (!name) throw new Error(`${file} holds no .jsonl file`);
+    const text = await archive.read(name);
+    let line = 0;
+    for (const t of text.split('\n')) yield { text: t, line: ++line };
     return;
   }
   const rl = readline.createInterface({
@@ -58,11 +59,59 @@ async function* lines(file: string): AsyncIterable<{ text: string; line: number 
   for await (const text of rl) yield { text, line: ++line };
 }
 
-const directKey = (members: readonly string[]) => `direct:${[...new Set(members)].sort().join(',')}`;
+/**
+ * A path the export names, as a relative path inside the export (`/` between folders); null
+ * for an absolute path or one that climbs out (`../`).
+ */
+function insidePath(location: string): string | null {
+  const p = location.replace(/\\/g, '/');
+  if (p.startsWith('/') || /^[a-z]:/i.test(p)) return null;
+  const normal = path.posix.normalize(p);
+  if (normal === '..' || normal.startsWith('../') || normal === '.') return null;
+  return normal;
+}
+
+/**
+ * Opens a file the export carries: in the ZIP under its path (or under `data/`, where `mmctl
+ * export` puts them), else beside the .jsonl file; a regular file only (no link), never a path
+ * outside the export. Null when there is none.
+ */
+function fileOpener(file: string, archive: Archive | null) {
+  const names = new Set(archive?.names ?? []);
+  const folder = path.dirname(file);
+  return async (location: string): Promise<AsyncIterable<Uint8Array> | null> => {
+    const inside = insidePath(location);
+    if (inside === null) return null;
+    for (const name of [inside, `data/${inside}`]) {
+      if (archive) {
+        if (names.has(name)) return archive.open(name);
+        continue;
+      }
+      const full = path.join(folder, ...name.split('/'));
+      const st = await fs.promises.lstat(full).catch(() => null);
+      if (st?.isFile()) return fs.createReadStream(full);
+    }
+    return null;
+  };
+}
+
+const directKey = (members: readonly string[]) =>
+  `direct:${[...new Set(members)].sort().join(',')}`;
 
 export async function readMattermostExport(file: string): Promise<ImportSource> {
   await fs.promises.access(file, fs.constants.R_OK);
+  const archive = /\.zip$/i.test(file) ? await openArchive(file) : null;
+  try {
+    return await read(file, archive);
+  } catch (err) {
+    await archive?.close();
+    throw err;
+  }
+}
+
+async function read(file: string, archive: Archive | null): Promise<ImportSource> {
   const shortName = path.basename(file);
+  const emoji: SourceEmoji[] = [];
   const problems: Problem[] = [];
   const skipped = new Map<string, number>();
   const people = new Map<string, SourcePerson>();
@@ -96,7 +145,7 @@ export async function readMattermostExport(file: string): Promise<ImportSource> 
 
   // First pass: everything but the posts, and the direct conversations posts imply.
   let first = true;
-  for await (const { text, line } of lines(file)) {
+  for await (const { text, line } of lines(file, archive)) {
     const place = { file: shortName, line };
     if (text.trim() === '') continue;
     let item: Json | null;
@@ -134,9 +183,11 @@ export async function readMattermostExport(file: string): Promise<ImportSource> 
           const ch = need(obj(item!.channel), 'a "channel" line needs a "channel" object');
           const team = need(str(ch.team), 'a channel needs its "team"');
           const name = need(str(ch.name), 'a channel needs a "name"');
-          if (!workspaces.has(`team:${team}`)) throw new Malformed(`no team "${team}" comes before it`);
+          if (!workspaces.has(`team:${team}`))
+            throw new Malformed(`no team "${team}" comes before it`);
           const chType = str(ch.type) ?? 'O';
-          if (chType !== 'O' && chType !== 'P') throw new Malformed('a channel\'s "type" is "O" or "P"');
+          if (chType !== 'O' && chType !== 'P')
+            throw new Malformed('a channel\'s "type" is "O" or "P"');
           conversations.set(`channel:${team}/${name}`, {
             key: `channel:${team}/${name}`,
             workspaceKey: `team:${team}`,
@@ -188,21 +239,39 @@ export async function readMattermostExport(file: string): Promise<ImportSource> 
           if (members.length < 1 || members.some((m) => !m)) {
             throw new Malformed('a direct channel needs its "members" usernames');
           }
-          direct(members.map((m) => m!.toLowerCase()), place, 0, str(d.header));
+          direct(
+            members.map((m) => m!.toLowerCase()),
+            place,
+            0,
+            str(d.header),
+          );
           break;
         }
         case 'direct_post': {
           const p = obj(item!.direct_post);
           const members = list(p?.channel_members).map(str);
           if (members.length > 0 && members.every(Boolean)) {
-            direct(members.map((m) => m!.toLowerCase()), place, num(p?.create_at) ?? 0, null);
+            direct(
+              members.map((m) => m!.toLowerCase()),
+              place,
+              num(p?.create_at) ?? 0,
+              null,
+            );
           }
           break;
         }
         case 'post':
           break;
+        case 'emoji': {
+          const e = need(obj(item!.emoji), 'an "emoji" line needs an "emoji" object');
+          emoji.push({
+            name: need(str(e.name), 'an emoji needs a "name"'),
+            image: need(str(e.image), 'an emoji needs its "image" path'),
+            place,
+          });
+          break;
+        }
         case 'scheme':
-        case 'emoji':
           countSkip(skipped, `"${type}" lines (not imported)`);
           break;
         default:
@@ -220,12 +289,15 @@ export async function readMattermostExport(file: string): Promise<ImportSource> 
   /** The text with known usernames as `<@key>` tokens, and whom it mentions. */
   const mentionsIn = (text: string) => {
     const keys = new Set<string>();
-    const out = text.replace(/(?<![\p{L}\p{N}_.@/-])@([\p{L}\p{N}_.-]{1,64})/gu, (whole, name: string) => {
-      const key = name.replace(/[.-]+$/, '').toLowerCase();
-      if (!people.has(key)) return whole;
-      keys.add(key);
-      return `<@${key}>${name.slice(key.length)}`;
-    });
+    const out = text.replace(
+      /(?<![\p{L}\p{N}_.@/-])@([\p{L}\p{N}_.-]{1,64})/gu,
+      (whole, name: string) => {
+        const key = name.replace(/[.-]+$/, '').toLowerCase();
+        if (!people.has(key)) return whole;
+        keys.add(key);
+        return `<@${key}>${name.slice(key.length)}`;
+      },
+    );
     // Mattermost's `~channel` is svc's `#channel`; its `@all` is `@channel`.
     const svcText = out
       .replace(/(?<![\p{L}\p{N}_~/-])~([a-z0-9_-]{1,64})/gu, '#$1')
@@ -282,7 +354,7 @@ export async function readMattermostExport(file: string): Promise<ImportSource> 
   };
 
   async function* messages(): AsyncIterable<SourceMessage> {
-    for await (const { text, line } of lines(file)) {
+    for await (const { text, line } of lines(file, archive)) {
       if (!text.includes('"post"') && !text.includes('"direct_post"')) continue;
       const place = { file: shortName, line };
       let item: Json | null;
@@ -344,7 +416,9 @@ export async function readMattermostExport(file: string): Promise<ImportSource> 
     messages,
     problems,
     skipped,
-    close: async () => {},
+    emoji,
+    openFile: fileOpener(file, archive),
+    close: async () => archive?.close(),
   };
 }
 

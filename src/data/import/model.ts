@@ -51,11 +51,21 @@ export interface SourceConversation {
   place: Place;
 }
 
-/** A file the export names but does not carry (Slack's links, Mattermost attachment paths). */
+/**
+ * A file a message has: carried in the export (Mattermost's attachment paths inside its ZIP) or
+ * only named by it (Slack's links).
+ */
 export interface FileReference {
   name: string;
   /** Where the file was (Slack's url_private) or its path in the export; null when not given. */
   location: string | null;
+}
+
+/** A custom emoji of the export: its name and where its image is in the export. */
+export interface SourceEmoji {
+  name: string;
+  image: string;
+  place: Place;
 }
 
 export interface SourceMessage {
@@ -83,6 +93,13 @@ export interface ImportSource {
   workspaces: SourceWorkspace[];
   conversations: SourceConversation[];
   messages(): AsyncIterable<SourceMessage>;
+  /** Custom emoji, for every workspace of the import (Mattermost's are the instance's). */
+  emoji: SourceEmoji[];
+  /**
+   * The bytes of a file the export carries at `location` (an attachment's path, an emoji's
+   * image), or null when it does not carry it.
+   */
+  openFile(location: string): Promise<AsyncIterable<Uint8Array> | null>;
   /** Problems found so far (reading the messages adds to them). */
   problems: Problem[];
   /** Source items left out on purpose (join notices, ...), by reason. */

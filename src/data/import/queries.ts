@@ -55,3 +55,31 @@ export async function recordMappings(
 export async function refreshMapStatistics(db: Executor, dialect: Dialect): Promise<void> {
   if (dialect === 'postgres') await sql`analyze import_map`.execute(db);
 }
+
+// An import commits a batch at a time without waiting for the disk at each commit: a crash
+// loses at most the last batches, each whole (one transaction with its import-map rows), and
+// the next run writes them again. What the command reports as done is on the disk: SQLite
+// syncs at the checkpoint that ends the import, PostgreSQL at the next commit that waits (the
+// read markers', the last transaction of an import that wrote messages).
+
+/**
+ * SQLite, for the import's connection: `synchronous=NORMAL` (WAL synced at checkpoints, not at
+ * each commit) and a checkpoint per 40 MiB of WAL instead of 4; `false` puts back the CLI's
+ * settings and checkpoints, so everything written is synced before the command answers.
+ */
+export async function bulkCommits(db: Executor, dialect: Dialect, on: boolean): Promise<void> {
+  if (dialect !== 'sqlite') return;
+  if (on) {
+    await sql`pragma synchronous = NORMAL`.execute(db);
+    await sql`pragma wal_autocheckpoint = 10000`.execute(db);
+    return;
+  }
+  await sql`pragma synchronous = FULL`.execute(db);
+  await sql`pragma wal_autocheckpoint = 1000`.execute(db);
+  await sql`pragma wal_checkpoint(PASSIVE)`.execute(db);
+}
+
+/** PostgreSQL: this transaction commits without waiting for its WAL to reach the disk. */
+export async function relaxCommit(db: Executor, dialect: Dialect): Promise<void> {
+  if (dialect === 'postgres') await sql`set local synchronous_commit = off`.execute(db);
+}

@@ -16,6 +16,8 @@ export interface ReferencedFile extends FileReference {
   /** The conversation's name (or `direct`) and the message's time, to find it by. */
   conversation: string;
   at: string;
+  /** Why a file the export carries was not stored (absent for a file it only names). */
+  reason?: string;
 }
 
 export interface ImportReport {
@@ -34,9 +36,22 @@ export interface ImportReport {
     replies: number;
     reactions: number;
     pins: number;
+    /** Files the export carries, stored and attached to their messages. */
+    attachments: number;
+    /** Custom emoji, counted once per workspace that gets it. */
+    customEmoji: number;
   };
-  /** Items a run before this one made (or, for accounts, people who had one by address). */
-  existing: { accounts: number; workspaces: number; conversations: number; messages: number };
+  /**
+   * Items a run before this one made (or, for accounts, people who had one by address; for
+   * emoji, a workspace's emoji of the same name).
+   */
+  existing: {
+    accounts: number;
+    workspaces: number;
+    conversations: number;
+    messages: number;
+    customEmoji: number;
+  };
   accounts: CreatedAccount[];
   files: ReferencedFile[];
   skipped: Record<string, number>;
@@ -63,8 +78,10 @@ export function emptyReport(source: SourceName, file: string, dryRun: boolean): 
       replies: 0,
       reactions: 0,
       pins: 0,
+      attachments: 0,
+      customEmoji: 0,
     },
-    existing: { accounts: 0, workspaces: 0, conversations: 0, messages: 0 },
+    existing: { accounts: 0, workspaces: 0, conversations: 0, messages: 0, customEmoji: 0 },
     accounts: [],
     files: [],
     skipped: {},

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import type { BlobStore } from '../../services/files/blob-store.js';
 import type { Progress } from '../progress.js';
 
 import { readMattermostExport } from './mattermost.js';
@@ -12,6 +13,8 @@ import { writeImport } from './writer.js';
 
 export interface ImportCommand {
   source: SourceName;
+  /** The data directory's blob store, for the files the export carries. */
+  blobs: BlobStore;
   file: string;
   dryRun: boolean;
   batchSize: number;
@@ -21,7 +24,11 @@ export interface ImportCommand {
   name: string | null;
 }
 
-export async function runImport(db: Db, cmd: ImportCommand, progress: Progress): Promise<ImportReport> {
+export async function runImport(
+  db: Db,
+  cmd: ImportCommand,
+  progress: Progress,
+): Promise<ImportReport> {
   progress.update({ step: `reading ${cmd.file}` });
   const source: ImportSource =
     cmd.source === 'slack'
@@ -30,6 +37,7 @@ export async function runImport(db: Db, cmd: ImportCommand, progress: Progress):
   try {
     const report = await writeImport(db, source, {
       file: cmd.file,
+      blobs: cmd.blobs,
       dryRun: cmd.dryRun,
       batchSize: cmd.batchSize,
       owner: cmd.owner,

@@ -115,8 +115,7 @@ async function read(archive: Archive, file: string, opts: SlackOptions): Promise
     people.set(id, {
       key: id,
       username,
-      displayName:
-        str(profile.display_name) || str(profile.real_name) || str(u.real_name) || null,
+      displayName: str(profile.display_name) || str(profile.real_name) || str(u.real_name) || null,
       email: str(profile.email),
       deactivated: u.deleted === true,
     });
@@ -158,7 +157,10 @@ async function read(archive: Archive, file: string, opts: SlackOptions): Promise
       if (!c || !id || (kind !== 'direct' && !name)) {
         problems.push({
           ...place,
-          message: kind === 'direct' ? 'a conversation needs an "id"' : 'a conversation needs an "id" and a "name"',
+          message:
+            kind === 'direct'
+              ? 'a conversation needs an "id"'
+              : 'a conversation needs an "id" and a "name"',
         });
         continue;
       }
@@ -205,7 +207,9 @@ async function read(archive: Archive, file: string, opts: SlackOptions): Promise
   async function* messages(): AsyncIterable<SourceMessage> {
     for (const c of conversations) {
       const days = archive.names
-        .filter((n) => n.startsWith(`${prefix}${c.folder}/`) && /\/\d{4}-\d{2}-\d{2}\.json$/.test(n))
+        .filter(
+          (n) => n.startsWith(`${prefix}${c.folder}/`) && /\/\d{4}-\d{2}-\d{2}\.json$/.test(n),
+        )
         .sort();
       const read: SourceMessage[] = [];
       const seen = new Set<string>();
@@ -261,7 +265,13 @@ async function read(archive: Archive, file: string, opts: SlackOptions): Promise
       author = `bot:${botId}`;
       if (!people.has(author)) {
         const name = str(m.username) ?? str(obj(m.bot_profile)?.name) ?? 'bot';
-        people.set(author, { key: author, username: name, displayName: name, email: null, deactivated: false });
+        people.set(author, {
+          key: author,
+          username: name,
+          displayName: name,
+          email: null,
+          deactivated: false,
+        });
       }
     }
     if (!author) {
@@ -278,7 +288,10 @@ async function read(archive: Archive, file: string, opts: SlackOptions): Promise
     }
     let raw = str(m.text) ?? '';
     if (raw.trim() === '' && Array.isArray(m.attachments)) {
-      raw = m.attachments.map((a) => str(obj(a)?.fallback) ?? '').filter(Boolean).join('\n');
+      raw = m.attachments
+        .map((a) => str(obj(a)?.fallback) ?? '')
+        .filter(Boolean)
+        .join('\n');
     }
     const text = convertSlackText(raw, (id) => channelNames.get(id) ?? null);
     for (const id of text.mentions) if (!people.has(id)) people.set(id, unlisted(id));
@@ -295,14 +308,18 @@ async function read(archive: Archive, file: string, opts: SlackOptions): Promise
     }
     let pin: SourceMessage['pin'] = null;
     const listed = c.pins.get(ts);
-    if (listed && people.has(listed.user)) pin = { personKey: listed.user, at: listed.at || createdAt };
+    if (listed && people.has(listed.user))
+      pin = { personKey: listed.user, at: listed.at || createdAt };
     else if (strings(m.pinned_to).includes(c.key)) pin = { personKey: author, at: createdAt };
     const files: FileReference[] = [];
     for (const f of [...(Array.isArray(m.files) ? m.files : []), ...(m.file ? [m.file] : [])]) {
       const ref = obj(f);
       if (!ref) continue;
       const name = str(ref.name) ?? str(ref.title) ?? str(ref.id) ?? 'file';
-      files.push({ name, location: str(ref.url_private_download) ?? str(ref.url_private) ?? str(ref.permalink) });
+      files.push({
+        name,
+        location: str(ref.url_private_download) ?? str(ref.url_private) ?? str(ref.permalink),
+      });
     }
     const edited = obj(m.edited);
     return {
@@ -329,6 +346,9 @@ async function read(archive: Archive, file: string, opts: SlackOptions): Promise
     messages,
     problems,
     skipped,
+    emoji: [],
+    // Slack's export names its files by their links only.
+    openFile: async () => null,
     close: () => archive.close(),
   };
 }

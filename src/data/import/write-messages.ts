@@ -1,7 +1,14 @@
 import { v7 as uuidv7 } from 'uuid';
 
 import type { Db, Executor } from '../../db/database.js';
+import type { BlobStore } from '../../services/files/blob-store.js';
+import type { AttachmentTable } from '../../db/tables/attachments.js';
 import type { MessageTable } from '../../db/tables/collaboration.js';
+import {
+  MAX_ATTACHMENTS_PER_MESSAGE,
+  type StoredUpload,
+} from '../../services/attachments/attachment-service.js';
+import { insertAttachment } from '../../services/attachments/queries.js';
 import { touchConversation } from '../../services/conversations/queries.js';
 import {
   insertMessages,
@@ -10,12 +17,14 @@ import {
   recountThreads,
 } from '../../services/messages/queries.js';
 import { parseMentions } from '../../services/messages/text.js';
-import { rewriteMessageTerms } from '../../services/search/queries.js';
+import { insertMessageTerms } from '../../services/search/queries.js';
 
 import { reactionEmoji } from './emoji.js';
-import type { SourceMessage } from './model.js';
-import { mappedIds, recordMappings } from './queries.js';
+import { importAttachment, type ImportedFile } from './files.js';
+import type { ImportSource, SourceMessage } from './model.js';
+import { mappedIds, recordMappings, relaxCommit } from './queries.js';
 import type { ImportReport } from './report.js';
+import type { TermAnalyzer } from './terms.js';
 
 // Messages, a batch per transaction: the rows, their reactions, pins, search terms and
 // import-map rows commit together, so a batch is there whole or not at all, and a second run
@@ -30,6 +39,12 @@ export interface ConversationTarget {
 
 export interface MessageContext {
   db: Db;
+  /** Where the files the export carries are stored. */
+  blobs: BlobStore;
+  /** The export, for the files it carries. */
+  files: Pick<ImportSource, 'openFile'>;
+  /** Works out the search terms of a batch's texts. */
+  terms: TermAnalyzer;
   source: string;
   dryRun: boolean;
   report: ImportReport;
@@ -88,6 +103,25 @@ export async function writeBatch(ctx: MessageContext, batch: readonly SourceMess
   ];
   const earlier = outside.length ? await mappedIds(kysely, ctx.source, 'message', outside) : null;
 
+  // The files the export carries are stored before the transaction (a blob no row names is
+  // swept later, should the batch not commit).
+  const stored = new Map<string, ImportedFile[]>();
+  for (const m of todo) {
+    if (m.files.length === 0) continue;
+    const out: ImportedFile[] = [];
+    for (const [i, f] of m.files.entries()) {
+      out.push(
+        i < MAX_ATTACHMENTS_PER_MESSAGE
+          ? await importAttachment(ctx.blobs, ctx.files, f, ctx.dryRun)
+          : {
+              ok: false,
+              reason: `a message has at most ${MAX_ATTACHMENTS_PER_MESSAGE} attachments`,
+            },
+      );
+    }
+    stored.set(m.key, out);
+  }
+
   const write = async (db: Executor) => {
     const unknown = new Set<string>();
     for (const m of todo) {
@@ -95,7 +129,10 @@ export async function writeBatch(ctx: MessageContext, batch: readonly SourceMess
       for (const r of m.reactions) unknown.add(r.personKey);
       if (m.pin) unknown.add(m.pin.personKey);
     }
-    await ctx.ensurePeople(db, [...unknown].filter((k) => !ctx.people.has(k)));
+    await ctx.ensurePeople(
+      db,
+      [...unknown].filter((k) => !ctx.people.has(k)),
+    );
 
     const rows: MessageTable[] = [];
     const byId = new Map<string, MessageTable>();
@@ -104,37 +141,58 @@ export async function writeBatch(ctx: MessageContext, batch: readonly SourceMess
       string,
       { messageId: string; accountId: string; emoji: string; createdAt: number }
     >();
-    const pins: { conversationId: string; messageId: string; pinnedBy: string; pinnedAt: number }[] =
-      [];
+    const pins: {
+      conversationId: string;
+      messageId: string;
+      pinnedBy: string;
+      pinnedAt: number;
+    }[] = [];
+    const attachments: AttachmentTable[] = [];
     for (const m of todo) {
       const conv = ctx.conversations.get(m.conversationKey)!;
       const id = ids.get(m.key)!;
+      const authorId = ctx.people.get(m.authorKey)!.id;
       let rootId: string | null = null;
       if (m.threadKey) {
         rootId = ids.get(m.threadKey) ?? earlier?.get(m.threadKey) ?? null;
         if (rootId === null) bump(ctx.report, 'replies whose thread start is not in the export');
       }
       let text = resolveText(m.text, ctx.people);
-      if (m.files.length > 0) {
-        const names = m.files.map((f) => `📎 ${f.name}`).join('\n');
-        text = text.trim() === '' ? names : `${text}\n${names}`;
-        for (const f of m.files) {
-          ctx.report.files.push({
-            ...f,
-            conversation: conv.label,
-            at: new Date(m.createdAt).toISOString(),
-          });
+      const files = stored.get(m.key) ?? [];
+      // A file not stored stays named in the text, and the report lists it.
+      const named: string[] = [];
+      for (const [i, f] of m.files.entries()) {
+        const got = files[i];
+        if (got?.ok) {
+          if (got.stored) {
+            attachments.push(
+              importedAttachment(got.fileName, got.stored, m.createdAt, id, conv, authorId),
+            );
+          }
+          ctx.report.created.attachments++;
+          continue;
         }
+        named.push(`📎 ${f.name}`);
+        ctx.report.files.push({
+          ...f,
+          conversation: conv.label,
+          at: new Date(m.createdAt).toISOString(),
+          ...(got?.reason ? { reason: got.reason } : {}),
+        });
       }
+      if (named.length > 0)
+        text = text.trim() === '' ? named.join('\n') : `${text}\n${named.join('\n')}`;
       const parsed = parseMentions(text);
       const mentioned = [
-        ...new Set(m.mentionKeys.flatMap((k) => (ctx.people.has(k) ? [ctx.people.get(k)!.id] : []))),
+        ...new Set(
+          m.mentionKeys.flatMap((k) => (ctx.people.has(k) ? [ctx.people.get(k)!.id] : [])),
+        ),
       ];
       const row: MessageTable = {
         id,
         conversationId: conv.id,
         workspaceId: conv.workspaceId,
-        authorId: ctx.people.get(m.authorKey)!.id,
+        authorId,
         text,
         ciphertext: null,
         threadRootId: rootId,
@@ -196,16 +254,17 @@ export async function writeBatch(ctx: MessageContext, batch: readonly SourceMess
     ctx.report.created.pins += pins.length;
     if (ctx.dryRun) return;
 
+    // The worker works out the search terms while this thread writes the rows.
+    const terms = ctx.terms.analyze(rows.map((r) => r.text));
+    terms.catch(() => undefined); // awaited below; a failed write must not leave it unhandled
     await insertMessages(db, rows);
     await insertReactions(db, [...reactions.values()]);
     await insertPins(db, pins);
+    for (const a of attachments) await insertAttachment(db, a);
     await recountThreads(db, [...roots]);
-    await rewriteMessageTerms(
-      db,
-      rows.map((r) => ({ ...r, encrypted: 0, language: null })),
-    );
     const latest = new Map<string, number>();
-    for (const r of rows) latest.set(r.conversationId, Math.max(latest.get(r.conversationId) ?? 0, r.createdAt));
+    for (const r of rows)
+      latest.set(r.conversationId, Math.max(latest.get(r.conversationId) ?? 0, r.createdAt));
     for (const [conversationId, at] of latest) await touchConversation(db, conversationId, at);
     await recordMappings(
       db,
@@ -213,11 +272,51 @@ export async function writeBatch(ctx: MessageContext, batch: readonly SourceMess
       'message',
       todo.map((m) => [m.key, ids.get(m.key)!] as const),
     );
+    // New messages: their index rows are added, there are none to drop.
+    const found = await terms;
+    await insertMessageTerms(
+      db,
+      rows.flatMap((r, i) => (found[i] ? [{ messageId: r.id, terms: found[i] }] : [])),
+    );
   };
   if (ctx.dryRun) await write(kysely);
-  else await ctx.db.transaction((tx) => write(tx.db));
+  else
+    await ctx.db.transaction(async (tx) => {
+      await relaxCommit(tx.db, ctx.db.dialect);
+      await write(tx.db);
+    });
 }
 
 function bump(report: ImportReport, reason: string): void {
   report.skipped[reason] = (report.skipped[reason] ?? 0) + 1;
+}
+
+/** The row of a file imported with its message: uploaded and finalized when the message was sent. */
+function importedAttachment(
+  fileName: string,
+  stored: StoredUpload,
+  at: number,
+  messageId: string,
+  conv: ConversationTarget,
+  uploaderId: string,
+): AttachmentTable {
+  return {
+    id: uuidv7({ msecs: at }),
+    conversationId: conv.id,
+    workspaceId: conv.workspaceId,
+    uploaderId,
+    fileName,
+    contentType: stored.contentType,
+    // No upload token was issued: no token hashes to this, and the row is uploaded already.
+    uploadTokenHash: 'imported',
+    uploadExpiresAt: at,
+    sha256: stored.sha256,
+    sizeBytes: stored.sizeBytes,
+    width: stored.width,
+    height: stored.height,
+    uploadedAt: at,
+    messageId,
+    finalizedAt: at,
+    createdAt: at,
+  };
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 
 import type { Db, Executor } from '../../db/database.js';
+import type { BlobStore } from '../../services/files/blob-store.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import type { WorkspaceRole } from '../../db/tables/collaboration.js';
 import { UNCLAIMED_PASSWORD_HASH } from '../../services/accounts/passwords.js';
@@ -10,9 +11,11 @@ import { findAccountByUsernameKey } from '../../services/accounts/queries.js';
 import { addConversationMembers } from '../../services/channels/queries.js';
 import { advanceReadMarkerStatement } from '../../services/conversations/queries.js';
 
+import { importEmoji } from './files.js';
+import { startTermAnalyzer, type TermAnalyzer } from './terms.js';
 import type { ImportSource, SourceMessage, SourceRole } from './model.js';
 import { insertPeople, planPeople } from './people.js';
-import { mappedIds, recordMappings, refreshMapStatistics } from './queries.js';
+import { bulkCommits, mappedIds, recordMappings, refreshMapStatistics } from './queries.js';
 import { emptyReport, type ImportReport } from './report.js';
 import {
   addWorkspaceMembers,
@@ -30,6 +33,8 @@ import { writeBatch, type ConversationTarget, type MessageContext } from './writ
 
 export interface ImportOptions {
   file: string;
+  /** Where the files the export carries are stored (the data directory's blob store). */
+  blobs: BlobStore;
   dryRun: boolean;
   /** Messages per transaction. */
   batchSize: number;
@@ -148,6 +153,9 @@ export async function writeImport(
     });
   }
 
+  // Custom emoji, before the messages whose reactions use them.
+  await importEmoji(db, opts.blobs, source, [...workspaceIds.values()], report, opts.dryRun);
+
   // Conversations and their members.
   const conversations = new Map<string, ConversationTarget>();
   const knownConversations = await mappedIds(
@@ -163,7 +171,11 @@ export async function writeImport(
     const label = c.kind === 'channel' ? `#${c.name}` : c.kind;
     const existing = knownConversations.get(c.key);
     if (existing) {
-      conversations.set(c.key, { id: existing, workspaceId: workspaceId ?? DIRECT_SPACE_ID, label });
+      conversations.set(c.key, {
+        id: existing,
+        workspaceId: workspaceId ?? DIRECT_SPACE_ID,
+        label,
+      });
       report.existing.conversations++;
       await run((ex) =>
         addConversationMembers(
@@ -212,6 +224,9 @@ export async function writeImport(
   // Messages, in batches.
   const ctx: MessageContext = {
     db,
+    blobs: opts.blobs,
+    files: source,
+    terms: opts.dryRun ? noTerms : startTermAnalyzer(),
     source: source.name,
     dryRun: opts.dryRun,
     report,
@@ -224,18 +239,24 @@ export async function writeImport(
   let read = 0;
   let batches = 0;
   await refreshMapStatistics(kysely, db.dialect);
-  for await (const m of source.messages()) {
-    batch.push(m);
-    read++;
-    if (batch.length >= opts.batchSize) {
-      if (++batches % 5 === 0) await refreshMapStatistics(kysely, db.dialect);
-      await writeBatch(ctx, batch);
-      batch = [];
-      opts.onProgress?.(read);
+  if (!opts.dryRun) await bulkCommits(kysely, db.dialect, true);
+  try {
+    for await (const m of source.messages()) {
+      batch.push(m);
+      read++;
+      if (batch.length >= opts.batchSize) {
+        if (++batches % 5 === 0) await refreshMapStatistics(kysely, db.dialect);
+        await writeBatch(ctx, batch);
+        batch = [];
+        opts.onProgress?.(read);
+      }
     }
+    await writeBatch(ctx, batch);
+    opts.onProgress?.(read);
+  } finally {
+    await ctx.terms.close();
+    if (!opts.dryRun) await bulkCommits(kysely, db.dialect, false);
   }
-  await writeBatch(ctx, batch);
-  opts.onProgress?.(read);
 
   // The history is read: each member's read marker at the newest imported message, so the
   // import does not leave everyone with years of unread messages.
@@ -262,7 +283,8 @@ export async function writeImport(
 
   report.problems.unshift(...source.problems);
   report.problems.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
-  for (const [reason, n] of source.skipped) report.skipped[reason] = (report.skipped[reason] ?? 0) + n;
+  for (const [reason, n] of source.skipped)
+    report.skipped[reason] = (report.skipped[reason] ?? 0) + n;
   report.seconds = Math.round((Date.now() - started) / 100) / 10;
   return report;
 }
@@ -324,3 +346,9 @@ async function usernamesOf(db: Executor, ids: readonly string[]): Promise<Map<st
   }
   return out;
 }
+
+/** A dry run writes no search rows. */
+const noTerms: TermAnalyzer = {
+  analyze: async (texts) => texts.map(() => ''),
+  close: async () => {},
+};

@@ -1,13 +1,13 @@
 import type { Executor } from '../../db/database.js';
-import { everyColumn } from '../../db/columns.js';
-import { preparedQuery } from '../../db/prepared.js';
+import { everyColumn } from '../../db/statements/columns.js';
+import { preparedQuery } from '../../db/statements/prepared.js';
 import type { AccountTable } from '../../db/tables/foundation.js';
 
 export async function insertAccount(db: Executor, row: AccountTable) {
   await db.insertInto('account').values(row).execute();
 }
 
-/** Every column of `account`, listed (prepared statements never take `*`; src/db/columns.ts). */
+/** Every column of `account`, listed (prepared statements never take `*`; src/db/statements/columns.ts). */
 export const ACCOUNT_COLUMNS = everyColumn<AccountTable>()([
   'id',
   'username',

@@ -16,7 +16,7 @@ import { newId, randomToken } from '../../lib/ids.js';
 import { assertReadable, assertWritableBy, plausibleId } from '../conversations/access.js';
 import { findConversationAccess } from '../conversations/queries.js';
 import { checkStoredType, isAllowedAttachmentType, normalizeType } from '../files/content-type.js';
-import type { StagedBlob } from '../files/blob-store.js';
+import type { BlobStore, StagedBlob } from '../files/blob-store.js';
 import type { FileStorage } from '../files/file-storage.js';
 import { MAX_INPUT_PIXELS } from '../files/image-reencode.js';
 import type { MessageRemoval } from '../messages/removal.js';
@@ -251,20 +251,7 @@ export class AttachmentService {
   ): Promise<StoredUpload> {
     actingAccountId(actor);
     const type = this.uploadType(row, file.partType);
-    if (file.staged.sizeBytes === 0) throw validation('the file is empty');
-    const check = await checkStoredType(file.staged.path, type);
-    if (!check.ok) throw new AttachmentTypeError(check.reason);
-    // A refused or unused blob is named by no row, so the blob sweep removes it later.
-    const blob = await file.staged.commit();
-    const path = this.deps.files.blobs.pathOf(blob.sha256);
-    const dims = check.contentType.startsWith('image/') ? await imageSize(path) : null;
-    return {
-      sha256: blob.sha256,
-      sizeBytes: blob.sizeBytes,
-      contentType: check.contentType,
-      width: dims?.width ?? null,
-      height: dims?.height ?? null,
-    };
+    return storeAttachmentBlob(this.deps.files.blobs, file.staged, type);
   }
 
   /** Records a stored upload and spends its token; CONFLICT when another upload spent it first. */
@@ -474,7 +461,7 @@ export class AttachmentService {
 }
 
 /** A file name as given, trimmed: 1 to 255 characters, no control characters, no slashes. */
-function checkFileName(value: unknown): string {
+export function checkFileName(value: unknown): string {
   if (typeof value !== 'string') throw validation('fileName must be a string');
   const name = value.trim().normalize('NFC');
   if (name === '') throw validation('fileName must not be empty');
@@ -487,6 +474,41 @@ function checkFileName(value: unknown): string {
   }
   if (name === '.' || name === '..') throw validation('fileName must name a file');
   return name;
+}
+
+/**
+ * The checks every attachment's bytes go through before they are stored (uploads and imports
+ * alike): not empty (VALIDATION), bytes of the type (`checkStoredType`; AttachmentTypeError).
+ * Answers the type the file is stored as.
+ */
+export async function checkAttachmentFile(staged: StagedBlob, type: string): Promise<string> {
+  if (staged.sizeBytes === 0) throw validation('the file is empty');
+  const check = await checkStoredType(staged.path, type);
+  if (!check.ok) throw new AttachmentTypeError(check.reason);
+  return check.contentType;
+}
+
+/**
+ * Commits a staged attachment file after `checkAttachmentFile`, its pixel size read when it is
+ * an image. A refused file stays staged for the caller to discard.
+ */
+export async function storeAttachmentBlob(
+  blobs: BlobStore,
+  staged: StagedBlob,
+  type: string,
+): Promise<StoredUpload> {
+  const contentType = await checkAttachmentFile(staged, type);
+  // A refused or unused blob is named by no row, so the blob sweep removes it later.
+  const blob = await staged.commit();
+  const file = blobs.pathOf(blob.sha256);
+  const dims = contentType.startsWith('image/') ? await imageSize(file) : null;
+  return {
+    sha256: blob.sha256,
+    sizeBytes: blob.sizeBytes,
+    contentType,
+    width: dims?.width ?? null,
+    height: dims?.height ?? null,
+  };
 }
 
 /** An image's pixel size from its header, or null when it cannot be read. */

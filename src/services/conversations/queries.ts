@@ -1,9 +1,9 @@
 import { sql, type Expression } from 'kysely';
 
-import { batchedOnRoot, BatchedReads, keysTable } from '../../db/batched-reads.js';
+import { batchedOnRoot, BatchedReads, keysTable } from '../../db/statements/batched-reads.js';
 import type { Executor, Tx } from '../../db/database.js';
-import { everyColumn, prefixed } from '../../db/columns.js';
-import { preparedQuery } from '../../db/prepared.js';
+import { everyColumn, prefixed } from '../../db/statements/columns.js';
+import { preparedQuery } from '../../db/statements/prepared.js';
 import type { ConversationMemberTable, ConversationTable } from '../../db/tables/collaboration.js';
 import { DAY_MS } from '../../lib/clock.js';
 

@@ -1,10 +1,10 @@
 import { CompiledQuery, sql } from 'kysely';
 
-import { everyColumn, prefixed } from '../../db/columns.js';
+import { everyColumn, prefixed } from '../../db/statements/columns.js';
 import type { Executor } from '../../db/database.js';
-import { shiftPlaceholders } from '../../db/deferred-writes.js';
-import { composedStatement, preparedQuery } from '../../db/prepared.js';
-import { FIRST_WROTE } from '../../db/write-then.js';
+import { shiftPlaceholders } from '../../db/statements/deferred-writes.js';
+import { composedStatement, preparedQuery } from '../../db/statements/prepared.js';
+import { FIRST_WROTE } from '../../db/statements/write-then.js';
 import type { Tx } from '../../db/transaction.js';
 import type {
   DeviceLinkOfferTable,
@@ -202,7 +202,7 @@ const SIGNING_COLUMNS = ['deviceId', 'devicePublicKey', 'deviceRevokedAt', ...AC
 /**
  * PostgreSQL: the challenge spent (as `useChallenge`) and the device a key sign-in names read
  * with its account (as `findSigningDevice`), in one statement: a round trip fewer per sign-in.
- * The challenge is spent whatever the read finds. Named, as both parts are (db/prepared.ts).
+ * The challenge is spent whatever the read finds. Named, as both parts are (db/statements/prepared.ts).
  */
 export async function spendChallengeFindingDevice(
   db: Executor,

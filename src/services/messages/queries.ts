@@ -1,6 +1,6 @@
-import { everyColumn } from '../../db/columns.js';
+import { everyColumn } from '../../db/statements/columns.js';
 import type { Executor, Tx } from '../../db/database.js';
-import { preparedQuery } from '../../db/prepared.js';
+import { preparedQuery } from '../../db/statements/prepared.js';
 import type { MessageEditTable, MessageTable } from '../../db/tables/collaboration.js';
 import type { CursorPosition } from '../../lib/cursor.js';
 

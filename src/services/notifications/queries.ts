@@ -1,8 +1,8 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 
-import { batchedOnRoot, BatchedReads, keysTable } from '../../db/batched-reads.js';
+import { batchedOnRoot, BatchedReads, keysTable } from '../../db/statements/batched-reads.js';
 import type { Executor } from '../../db/database.js';
-import { preparedQuery } from '../../db/prepared.js';
+import { preparedQuery } from '../../db/statements/prepared.js';
 import type {
   NotificationLevelValue,
   NotificationRuleTable,
@@ -120,7 +120,7 @@ type WantingMore = { accountId: string; level: NotificationLevelValue; keywords:
  * Members of a conversation whose own level or a rule there (or on its workspace) says `all`, or
  * who have keywords: one statement, run for every message in a channel. A rule's row comes back
  * as level `all` without keywords. On PostgreSQL the reads of messages sent together go as one
- * statement (src/db/batched-reads.ts).
+ * statement (src/db/statements/batched-reads.ts).
  */
 export async function membersWantingMore(
   db: Executor,

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 
 import type { Executor } from '../../db/database.js';
-import { preparedQuery } from '../../db/prepared.js';
+import { preparedQuery } from '../../db/statements/prepared.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 
 // Presence and typing queries, executor first.

@@ -1,5 +1,5 @@
 import type { Dialect, Executor, Tx } from '../../db/database.js';
-import { preparedQuery } from '../../db/prepared.js';
+import { preparedQuery } from '../../db/statements/prepared.js';
 import type { MessageTable } from '../../db/tables/collaboration.js';
 import { Lru } from '../../lib/lru.js';
 
@@ -14,7 +14,7 @@ import { fallbackLanguage } from './scope-queries.js';
 /** Rows per statement: below SQLite's bound-parameter limit with room to spare. */
 const CHUNK = 500;
 
-// The writes of every send and edit, built and compiled once (db/prepared.ts): building a
+// The writes of every send and edit, built and compiled once (db/statements/prepared.ts): building a
 // Kysely query costs more than SQLite takes to run it.
 const upsertTerms = preparedQuery(2, (db, messageId: string, terms: string) =>
   db
@@ -141,10 +141,26 @@ export async function rewriteMessageTerms(
     db,
     rows.map((r) => r.id),
   );
-  const values = rows
+  await insertMessageTerms(db, batchTerms(rows));
+}
+
+/** The index rows of messages: the terms of each indexable one (not deleted, encrypted or empty). */
+export function batchTerms(
+  rows: ReadonlyArray<
+    Pick<MessageTable, 'id' | 'text' | 'deletedAt'> & { encrypted: number; language: string | null }
+  >,
+): { messageId: string; terms: string }[] {
+  return rows
     .filter((r) => r.deletedAt === null && Number(r.encrypted) === 0 && r.text !== null)
     .map((r) => ({ messageId: r.id, terms: analyzeText(r.text!, r.language).join(' ') }))
     .filter((v) => v.terms !== '');
+}
+
+/** Inserts index rows of messages that have none yet (new ones: an import's batch). */
+export async function insertMessageTerms(
+  db: Executor,
+  values: ReadonlyArray<{ messageId: string; terms: string }>,
+) {
   for (let i = 0; i < values.length; i += CHUNK) {
     await db
       .insertInto('message_search')

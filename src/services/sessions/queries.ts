@@ -1,9 +1,9 @@
 import { sql, type Expression } from 'kysely';
 
 import type { Executor } from '../../db/database.js';
-import { batchedOnRoot, BatchedReads, keysTable } from '../../db/batched-reads.js';
-import { everyColumn, objectMaker, prefixed } from '../../db/columns.js';
-import { preparedQuery } from '../../db/prepared.js';
+import { batchedOnRoot, BatchedReads, keysTable } from '../../db/statements/batched-reads.js';
+import { everyColumn, objectMaker, prefixed } from '../../db/statements/columns.js';
+import { preparedQuery } from '../../db/statements/prepared.js';
 import type { SessionTable } from '../../db/tables/foundation.js';
 import {
   ACCESS_COLUMNS,

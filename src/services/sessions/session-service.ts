@@ -8,7 +8,7 @@ import { DAY_MS, type Clock } from '../../lib/clock.js';
 import { isId, newId, randomToken } from '../../lib/ids.js';
 import { Lru } from '../../lib/lru.js';
 import { toAccountView, type AccountView } from '../accounts/account-view.js';
-import { writeThen } from '../../db/write-then.js';
+import { writeThen } from '../../db/statements/write-then.js';
 import { PrefetchedAccess } from '../conversations/prefetched-access.js';
 import { deferTouchDevice, touchDeviceAfterStatement } from '../devices/queries.js';
 import { blockedRefusal, isAccountBlocked } from '../moderation/blocked.js';

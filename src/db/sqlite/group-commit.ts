@@ -1,7 +1,7 @@
 import { sql, type ControlledTransaction, type Kysely, type Transaction } from 'kysely';
 
 import type { WalFlusher } from './durable-commits.js';
-import type { Database } from './schema.js';
+import type { Database } from '../schema.js';
 
 type Work = (trx: Transaction<Database>) => Promise<unknown>;
 

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 
-import { copiesAsLiteral, objectMaker } from './columns.js';
-import { executionMessages } from './pg-bind.js';
+import { copiesAsLiteral, objectMaker } from '../statements/columns.js';
+import { executionMessages } from './bind.js';
 
 type Parser = (value: string) => unknown;
 type Make = (values: unknown[]) => Record<string, unknown>;
@@ -42,7 +42,7 @@ const COMMAND_TAG = /^([A-Za-z]+)(?: (\d+))?(?: (\d+))?/;
 const NO_ROWS: RowShape = { parsers: [], make: () => ({}) };
 
 /**
- * The named statements (the hot ones: prepared.ts) of one connection, run by a query object of
+ * The named statements (the hot ones: ../statements/prepared.ts) of one connection, run by a query object of
  * their own instead of node-postgres's `Query`, which the connection runs the same way (it calls
  * `submit`, then a `handle…` method per message of the answer).
  *
@@ -57,8 +57,8 @@ const NO_ROWS: RowShape = { parsers: [], make: () => ({}) };
  *   only.
  * - Its rows are made objects by copying an empty template and storing each column by its name,
  *   a keyed store the engine cannot specialize across statements. Here each statement's rows
- *   are made by one object literal compiled from its columns (columns.ts `objectMaker`), as
- *   SQLite's are (sqlite-rows.ts). A named statement never selects `*`, so its columns are fixed;
+ *   are made by one object literal compiled from its columns (../statements/columns.ts `objectMaker`), as
+ *   SQLite's are (../sqlite/rows.ts). A named statement never selects `*`, so its columns are fixed;
  *   a list a literal cannot copy as it is (a name twice, `__proto__`) is copied a column at a
  *   time, the last of a name winning, as node-postgres does.
  */
@@ -184,7 +184,7 @@ export class NamedExecution {
     this.handleFields(msg.fields);
   }
 
-  /** A row's field texts (pg-reader.ts hands them here directly); `raw` is not kept. */
+  /** A row's field texts (reader.ts hands them here directly); `raw` is not kept. */
   handleFields(raw: ReadonlyArray<string | null>): void {
     if (this.failure) return;
     const shape = this.shape;

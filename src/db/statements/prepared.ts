@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 
 import { CompiledQuery, PostgresAdapter, type Compilable, type QueryResult } from 'kysely';
 
-import type { Executor } from './database.js';
+import type { Executor } from '../types.js';
 
 interface Template {
   sql: string;

@@ -1,6 +1,6 @@
 import { PostgresAdapter, sql, type AliasedRawBuilder } from 'kysely';
 
-import type { Executor } from './database.js';
+import type { Executor } from '../types.js';
 
 /**
  * Lookups by key made at about the same time, answered by one statement.

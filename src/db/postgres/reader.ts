@@ -2,9 +2,9 @@ import type { Readable } from 'node:stream';
 
 import type pg from 'pg';
 
-import { loadPg, loadPgParser } from './pg-module.js';
+import { loadPg, loadPgParser } from './module.js';
 
-import { NamedExecution } from './pg-statement.js';
+import { NamedExecution } from './statements.js';
 
 /** The internals of node-postgres 8's connection the reader replaces (lib/connection.js). */
 interface ConnectionInternals {
@@ -40,8 +40,8 @@ let readingClientClass: (new (config?: string | pg.ClientConfig) => pg.Client) |
 
 /**
  * A node-postgres client class whose answers from PostgreSQL are read by `AnswerReader` instead
- * of pg-protocol's parser; the pool makes every client of svc's as one (database.ts). Made on
- * first use, as it extends pg's client and pg is loaded only for PostgreSQL (pg-module.ts).
+ * of pg-protocol's parser; the pool makes every client of svc's as one (open.ts). Made on
+ * first use, as it extends pg's client and pg is loaded only for PostgreSQL (module.ts).
  */
 export function readingClient(): new (config?: string | pg.ClientConfig) => pg.Client {
   return (readingClientClass ??= class ReadingClient extends loadPg().Client {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type Sqlite from 'better-sqlite3';
 import type { CompiledQuery, DatabaseConnection, Dialect as KyselyDialect } from 'kysely';
 
-import { withAcquire } from './transaction.js';
+import { withAcquire } from '../transaction.js';
 
 /**
  * Flushes SQLite's write-ahead log to the disk on libuv's thread pool, so the event loop goes on

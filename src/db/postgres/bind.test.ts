@@ -2,7 +2,7 @@ import pg from 'pg';
 import { serialize } from 'pg-protocol';
 import { describe, expect, it } from 'vitest';
 
-import { executionMessages } from './pg-bind.js';
+import { executionMessages } from './bind.js';
 
 const { prepareValue } = (pg as unknown as { utils: { prepareValue(value: unknown): unknown } })
   .utils;

@@ -1,6 +1,6 @@
 import type Sqlite from 'better-sqlite3';
 
-import { copiesAsLiteral, objectMaker } from './columns.js';
+import { copiesAsLiteral, objectMaker } from '../statements/columns.js';
 
 /** What Kysely's SQLite driver calls on a prepared statement. */
 export interface DriverStatement {

@@ -1,11 +1,11 @@
-import { loadPg } from './pg-module.js';
+import { loadPg } from './module.js';
 
 type PrepareValue = (value: unknown) => unknown;
 let prepareValueOfPg: PrepareValue | null = null;
 
 /**
  * How node-postgres turns a parameter into its text (lib/utils.js, on the module as `utils`);
- * taken from pg on first use (pg-module.ts).
+ * taken from pg on first use (module.ts).
  */
 function prepareValue(value: unknown): unknown {
   prepareValueOfPg ??= (loadPg() as unknown as { utils: { prepareValue: PrepareValue } }).utils

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 
-import type { Db } from './database.js';
+import type { Db } from '../database.js';
 
 /**
  * PostgreSQL: whether the server runs without autovacuum. Its planner's statistics then never

@@ -15,7 +15,7 @@ export const FIRST_WROTE = sql<boolean>`exists (select 1 from "written")`;
  * `BEGIN`, the two writes and `COMMIT`. Its one row's `written` counts the rows `first` wrote.
  * Used for a key sign-in (the session, then the device's last use) and for an event that only a
  * change announces (the change, then its outbox row: `Outbox.publishIfChanged`).
- * Named when both parts are (db/prepared.ts). SQLite has no writes inside `WITH`: there the
+ * Named when both parts are (db/statements/prepared.ts). SQLite has no writes inside `WITH`: there the
  * caller runs the two in a transaction.
  */
 export function writeThen(

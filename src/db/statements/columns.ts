@@ -1,5 +1,5 @@
 /**
- * Every column of a table, listed, for the prepared statements (src/db/prepared.ts), which never
+ * Every column of a table, listed, for the prepared statements (src/db/statements/prepared.ts), which never
  * take `*`: a column added by a later migration must not change the shape of a plan a running
  * process holds. `everyColumn<T>()([...])` fails to compile when `T` has a column the list lacks,
  * naming it; `prefix` gives the list as `alias.column` for a query that joins.

@@ -5,7 +5,7 @@ import path from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { objectRows } from './sqlite-rows.js';
+import { objectRows } from './rows.js';
 
 describe('objectRows', () => {
   let dir: string;

@@ -11,9 +11,9 @@ import {
   type QueryResult,
 } from 'kysely';
 
-import type { Database } from './schema.js';
+import type { Database } from '../schema.js';
 
-/** node-postgres's answer, as the pool's clients give it (src/db/database.ts). */
+/** node-postgres's answer, as the pool's clients give it (open.ts). */
 interface Answer {
   command: string | null;
   rowCount: number | null;
@@ -36,9 +36,9 @@ export function queryResult(answer: Answer): QueryResult<unknown> {
  * takes a connection through its driver and runs `begin`, every statement and `commit` through
  * about ten async functions of its executor, connection provider and driver each, which is most of
  * what a transaction of one statement costs besides the statement (a send's deferred writes,
- * deferred-writes.ts). Here the transaction's query builder is Kysely's `Transaction`, on a
+ * ../statements/deferred-writes.ts). Here the transaction's query builder is Kysely's `Transaction`, on a
  * connection taken from the pool at its first statement; `begin`, `commit` and `rollback` go to
- * the pool's client as Kysely sends them, so `LazyBegin` (deferred-writes.ts) still decides which
+ * the pool's client as Kysely sends them, so `LazyBegin` (../statements/deferred-writes.ts) still decides which
  * are sent. Statements after the end are refused, as Kysely refuses them.
  */
 export function pgTransactions(

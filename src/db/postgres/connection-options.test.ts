@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { withConnectionOptions } from './database.js';
+import { withConnectionOptions } from './open.js';
 
 const optionsOf = (url: string) => new URL(url).searchParams.get('options');
 

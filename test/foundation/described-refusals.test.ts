@@ -233,10 +233,131 @@ describe('refusals the SDL describes', () => {
       vars: () => ({ s: serverId }),
       as: () => owner,
     },
+    {
+      field: 'startTyping',
+      code: 'VALIDATION',
+      query: 'mutation($c: ID!) { startTyping(conversationId: $c) }',
+      vars: () => ({ c: general }),
+      as: () => owner,
+    },
+    {
+      field: 'requestAccountDeletion',
+      code: 'VALIDATION',
+      query: `mutation($i: RequestAccountDeletionInput!) { requestAccountDeletion(input: $i) {
+        scheduledFor } }`,
+      vars: () => ({ i: { confirmUsername: 'someone-else' } }),
+      as: () => member,
+    },
+    {
+      field: 'revokeSession',
+      code: 'NOT_FOUND',
+      query: 'mutation($i: ID!) { revokeSession(id: $i) }',
+      vars: () => ({ i: NIL }),
+      as: () => member,
+    },
+    {
+      field: 'acceptDmRequest',
+      code: 'NOT_FOUND',
+      query: 'mutation($i: ID!) { acceptDmRequest(requestId: $i) { id } }',
+      vars: () => ({ i: NIL }),
+      as: () => member,
+    },
+    {
+      field: 'declineConversationInvite',
+      code: 'NOT_FOUND',
+      query:
+        'mutation($s: ID!, $c: ID!) { declineConversationInvite(serverId: $s, conversationId: $c) }',
+      vars: () => ({ s: direct, c: general }),
+      as: () => member,
+    },
+    {
+      field: 'resolveWorkspaceReport',
+      code: 'NOT_FOUND',
+      query: 'mutation($i: ID!) { resolveWorkspaceReport(id: $i) { id } }',
+      vars: () => ({ i: NIL }),
+      as: () => owner,
+    },
+    {
+      field: 'setSearchLanguage',
+      code: 'VALIDATION',
+      query: 'mutation { setSearchLanguage(language: "xx") }',
+      vars: () => ({}),
+      as: () => member,
+    },
+    {
+      field: 'setSearchLanguage',
+      code: 'FORBIDDEN',
+      query: 'mutation($s: ID) { setSearchLanguage(language: "de", serverId: $s) }',
+      vars: () => ({ s: serverId }),
+      as: () => member,
+    },
+    {
+      field: 'deleteCustomEmoji',
+      code: 'NOT_FOUND',
+      query: 'mutation($s: ID!) { deleteCustomEmoji(serverId: $s, name: "no-such-emoji") }',
+      vars: () => ({ s: serverId }),
+      as: () => owner,
+    },
+    {
+      field: 'publishKeyPackage',
+      code: 'NOT_FOUND',
+      query: 'mutation($d: ID!) { publishKeyPackage(deviceId: $d, keyPackage: "AAAA") { id } }',
+      vars: () => ({ d: NIL }),
+      as: () => owner,
+    },
+    {
+      field: 'mlsGroupState',
+      code: 'VALIDATION',
+      query: 'query($c: ID!) { mlsGroupState(conversationId: $c) { epoch } }',
+      vars: () => ({ c: general }),
+      as: () => owner,
+    },
+    {
+      field: 'mlsWelcomes',
+      code: 'FORBIDDEN',
+      query: '{ mlsWelcomes { id } }',
+      vars: () => ({}),
+      as: () => owner,
+    },
+    {
+      field: 'finalizeAttachment',
+      code: 'NOT_FOUND',
+      query: 'mutation($i: FinalizeAttachmentInput!) { finalizeAttachment(input: $i) { id } }',
+      vars: () => ({ i: { attachmentId: NIL, messageId: mine } }),
+      as: () => owner,
+    },
+    {
+      field: 'deleteAttachment',
+      code: 'NOT_FOUND',
+      query: 'mutation($i: ID!) { deleteAttachment(attachmentId: $i) }',
+      vars: () => ({ i: NIL }),
+      as: () => owner,
+    },
+    {
+      field: 'workspacePlugins',
+      code: 'NOT_FOUND',
+      query: 'query($s: ID!) { workspacePlugins(serverId: $s) { id } }',
+      vars: () => ({ s: serverId }),
+      as: () => outsider,
+    },
+    {
+      field: 'messages',
+      code: 'NOT_FOUND',
+      query: 'query($c: ID!) { messages(conversationId: $c) { hasMore } }',
+      vars: () => ({ c: NIL }),
+      as: () => outsider,
+    },
+    {
+      field: 'conversation',
+      code: 'NOT_FOUND',
+      query: 'query($c: ID!) { conversation(id: $c) { id } }',
+      vars: () => ({ c: NIL }),
+      as: () => outsider,
+    },
   ];
 
-  for (const c of cases) {
-    it(`${c.field} describes and answers ${c.code}`, async () => {
+  for (const [n, c] of cases.entries()) {
+    it(`${c.field} describes and answers ${c.code} (case ${n + 1})`, async () => {
       expect(descriptions.get(c.field)).toMatch(new RegExp(`\\b${c.code}\\b`));
       const res = await t.gql(c.query, c.vars(), c.as());
       const errors = res.body.errors as Array<{ extensions?: { code?: string } }> | undefined;

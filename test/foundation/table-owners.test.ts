@@ -46,7 +46,7 @@ describe('the table-owner check', () => {
       ['workspace_member'],
     ],
     [
-      'services/moderation/audit-log.ts',
+      'services/audit/audit-log.ts',
       q("await db.insertInto('audit_log').values(r).execute();"),
       [],
     ],

@@ -15,7 +15,7 @@ import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { isId } from '../../lib/ids.js';
 import type { Authz } from '../authz/authz.js';
 import { findConversation } from '../conversations/queries.js';
-import type { AuditLog } from '../moderation/audit-log.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import { listWorkspacesOf } from '../workspaces/queries.js';
 
 import { checkArgs, parseLine, redactArgs } from './args.js';

@@ -8,7 +8,7 @@ import { AppError, capExceeded, notFound, validation } from '../../errors.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
 import { isId, newId, randomToken } from '../../lib/ids.js';
 import type { Mailer } from '../../mail/mailer.js';
-import type { AuditLog } from '../moderation/audit-log.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import type { AccountService, AccountView } from '../accounts/account-service.js';
 import { hashPassword } from '../accounts/passwords.js';
 import { normalizeDisplayName } from '../accounts/profile.js';

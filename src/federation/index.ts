@@ -123,6 +123,7 @@ export async function buildFederation(deps: {
     db,
     clock,
     log,
+    config,
     keys,
     selfId,
     client,

@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
 
+import type { Config } from '../config/index.js';
+import { assertRole } from '../config/roles.js';
 import type { Db } from '../db/database.js';
 import type { Tx } from '../db/transaction.js';
 import { AppError } from '../errors.js';
@@ -47,6 +49,7 @@ export class Revocations {
       db: Db;
       clock: Clock;
       log: Logger;
+      config: Pick<Config, 'server'>;
       keys: ServerKeys;
       selfId: string | null;
       client: S2sClient | null;
@@ -119,6 +122,8 @@ export class Revocations {
     input: { statement: unknown; signature: unknown },
     from: string | null = null,
   ): Promise<{ revoked: number; sessionsEnded: number }> {
+    // Host-only: a relay that hosts nothing for other servers has no one to revoke.
+    assertRole(this.deps.config, 'host', 'applyRemoteRevocation');
     const { peers, selfId } = this.deps;
     const refused = (why: string) => {
       this.deps.log.warn({ from, why }, 'remote revocation refused');

@@ -99,6 +99,8 @@ describe('svc import after a crash', () => {
     expect(report.files).toHaveLength(generated.files - countFilesBefore(messagesAtKill));
 
     expect(await count(d, 'select count(*) as n from message')).toBe(generated.messages);
+    // Every message is searchable: the killed run's terms came from its worker thread (tsx).
+    expect(await count(d, 'select count(*) as n from message_search')).toBe(generated.messages);
     expect(
       await count(d, 'select count(*) as n from message where "threadRootId" is not null'),
     ).toBe(generated.replies);

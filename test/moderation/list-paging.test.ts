@@ -4,17 +4,32 @@ import { createTestApp, type Agent, type TestApp } from '../_util/app.js';
 import { signUpAndIn } from '../_util/seed.js';
 import { conversationOf } from '../conversations/_helpers.js';
 
+import { createWorkspace, inviteAndJoin } from '../workspaces/_helpers.js';
+
 import { codeOf } from './_helpers.js';
 
-// Lists that used to answer everything at once take the contract's cursor arguments
-// (contract, Pagination): `instancePrincipalBlocks`, `instanceIpBlocks`, `instanceInvites` and
-// `dmRequests`. Each is paged both ways, with items inserted between the pages: going on with
-// `after` sees every item that was there exactly once and never a newer one; going back with
-// `before` reaches the head, new items included, again exactly once each.
+// Lists that used to answer everything at once (or paged one way only) take the contract's cursor
+// arguments (contract, Pagination): `instancePrincipalBlocks`, `instanceIpBlocks`,
+// `instanceInvites`, `dmRequests`, `blockedUsers`, `workspaceInvites` and `Workspace.invites`
+// (newest first), `channels` and `Workspace.channels`, `instanceReports` and `workspaceReports`
+// (oldest first). Each is paged both ways, with items inserted between the pages.
+// Newest first: going on with `after` sees every item that was there exactly once and never a
+// newer one; going back with `before` reaches the head, new items included, again exactly once.
+// Oldest first (new items arrive at the end): going on with `after` sees every item once, those
+// added meanwhile included; going back with `before` from the end sees every item before it once
+// and none of those added meanwhile behind the cursor.
 
 interface ListSpec {
   name: string;
   field: string;
+  /** The largest `limit` (100 when not said). */
+  max?: number;
+  /** Where new items go: the head (newest first, the default) or the end (oldest first). */
+  order?: 'newest' | 'oldest';
+  /** The query reading the list, `$a`, `$b` and `$l` its paging variables; `field` at the root when none. */
+  query?: (selection: string) => string;
+  /** The list in the answer, when not `data[field]`. */
+  pick?: (data: Record<string, any>) => unknown;
   /** The item's identity in the list. */
   key: string;
   /** Who reads the list. */
@@ -30,11 +45,22 @@ describe('lists paged both ways under concurrent inserts', () => {
   let op: Agent;
   let erin: Agent;
   let serial = 0;
+  // A workspace of erin's that `reporters` joined, and its #general.
+  let serverId = '';
+  let general = '';
+  let reporters: Agent[] = [];
 
   beforeAll(async () => {
     t = await createTestApp();
     op = await signUpAndIn(t, { operator: true });
     erin = await signUpAndIn(t);
+    serverId = (await createWorkspace(t, erin, 'paging')).id;
+    reporters = [await signUpAndIn(t), await signUpAndIn(t), await signUpAndIn(t)];
+    await inviteAndJoin(t, erin, serverId, reporters);
+    const chans = must(
+      await t.gql('query($s: ID!) { channels(serverId: $s) { id name } }', { s: serverId }, erin),
+    ).channels as Array<{ id: string; name: string }>;
+    general = chans.find((c) => c.name === 'general')!.id;
   });
   afterAll(async () => t?.close());
 
@@ -42,6 +68,45 @@ describe('lists paged both ways under concurrent inserts', () => {
     expect(res.body.errors).toBeUndefined();
     return res.body.data!;
   };
+
+  // A message in #general reported by one of the reporters (at most 10 reports an hour each).
+  const reportOne = async (n: number) => {
+    const sent = must(
+      await t.gql(
+        'mutation($i: SendMessageInput!) { sendMessage(input: $i) { id } }',
+        { i: { conversationId: general, text: `report me ${n}` } },
+        erin,
+      ),
+    ).sendMessage as { id: string };
+    must(
+      await t.gql(
+        'mutation($id: ID!) { reportMessage(messageId: $id, category: SPAM) { id } }',
+        { id: sent.id },
+        reporters[n % reporters.length],
+      ),
+    );
+  };
+  const newChannel = async (n: number) => {
+    must(
+      await t.gql(
+        'mutation($i: CreateChannelInput!) { createChannel(input: $i) { id } }',
+        { i: { serverId, name: `paged-${n}` } },
+        erin,
+      ),
+    );
+  };
+  const newInvite = async () => {
+    must(
+      await t.gql(
+        'mutation($i: CreateWorkspaceInviteInput!) { createWorkspaceInvite(input: $i) { token } }',
+        { i: { serverId } },
+        erin,
+      ),
+    );
+  };
+  const onWorkspace = (field: string) => (selection: string) =>
+    `query($a: String, $b: String, $l: Int, $s: ID!) { workspace(serverId: $s) {
+      ${field}(after: $a, before: $b, limit: $l) { ${selection} } } }`;
 
   const specs: ListSpec[] = [
     {
@@ -99,18 +164,127 @@ describe('lists paged both ways under concurrent inserts', () => {
         await conversationOf(t, stranger, [erin]);
       },
     },
+    {
+      name: 'blocked users',
+      field: 'blockedUsers',
+      key: 'id',
+      reader: () => op,
+      initial: 3,
+      insert: async () => {
+        const pest = await signUpAndIn(t);
+        must(await t.gql('mutation($u: ID!) { blockUser(userId: $u) }', { u: pest.id }, op));
+      },
+    },
+    {
+      name: 'workspace invites',
+      field: 'workspaceInvites',
+      key: 'id',
+      reader: () => erin,
+      initial: 4,
+      query: (sel) => `query($a: String, $b: String, $l: Int, $s: ID!) {
+        workspaceInvites(serverId: $s, after: $a, before: $b, limit: $l) { ${sel} } }`,
+      insert: newInvite,
+    },
+    {
+      name: 'a workspace’s invites',
+      field: 'invites',
+      key: 'id',
+      reader: () => erin,
+      initial: 2,
+      query: onWorkspace('invites'),
+      pick: (d) => d.workspace.invites,
+      insert: newInvite,
+    },
+    {
+      name: 'channels',
+      field: 'channels',
+      key: 'id',
+      order: 'oldest',
+      reader: () => erin,
+      initial: 3,
+      query: (sel) => `query($a: String, $b: String, $l: Int, $s: ID!) {
+        channels(serverId: $s, after: $a, before: $b, limit: $l) { ${sel} } }`,
+      insert: newChannel,
+    },
+    {
+      name: 'a workspace’s channels',
+      field: 'channels',
+      key: 'id',
+      order: 'oldest',
+      reader: () => erin,
+      initial: 2,
+      query: onWorkspace('channels'),
+      pick: (d) => d.workspace.channels,
+      insert: newChannel,
+    },
+    {
+      name: 'instance reports',
+      field: 'instanceReports',
+      key: 'id',
+      max: 500,
+      order: 'oldest',
+      reader: () => op,
+      initial: 4,
+      insert: reportOne,
+    },
+    {
+      name: 'workspace reports',
+      field: 'workspaceReports',
+      key: 'id',
+      max: 500,
+      order: 'oldest',
+      reader: () => erin,
+      initial: 2,
+      query: (sel) => `query($a: String, $b: String, $l: Int, $s: ID!) {
+        workspaceReports(serverId: $s, after: $a, before: $b, limit: $l) { ${sel} } }`,
+      insert: reportOne,
+    },
   ];
 
   for (const spec of specs) {
+    const queryOf = (selection: string) =>
+      spec.query?.(selection) ??
+      `query($a: String, $b: String, $l: Int) {
+        ${spec.field}(after: $a, before: $b, limit: $l) { ${selection} } }`;
+    const vars = (args: Record<string, unknown>) => (spec.query ? { ...args, s: serverId } : args);
     const read = async (args: Record<string, unknown>) => {
-      const query = `query($a: String, $b: String, $l: Int) {
-        ${spec.field}(after: $a, before: $b, limit: $l) { ${spec.key} cursor } }`;
-      const data = must(await t.gql(query, args, spec.reader()));
-      return data[spec.field] as Array<Record<string, string>>;
+      const data = must(await t.gql(queryOf(`${spec.key} cursor`), vars(args), spec.reader()));
+      return (spec.pick?.(data) ?? data[spec.field]) as Array<Record<string, string>>;
     };
     const keys = (items: Array<Record<string, string>>) => items.map((i) => i[spec.key]!);
 
-    it(`pages ${spec.name} both ways while items are added`, async () => {
+    const oldestFirst = async () => {
+      for (let i = 0; i < spec.initial; i++) await spec.insert(++serial);
+      // On from the start, two at a time, an item added after each of the first three pages:
+      // each one is met at the end, every item exactly once.
+      const seen: string[] = [];
+      let page = await read({ l: 2 });
+      let added = 0;
+      let last = page;
+      while (page.length > 0) {
+        seen.push(...keys(page));
+        last = page;
+        if (added++ < 3) await spec.insert(++serial);
+        page = await read({ a: page[page.length - 1]!.cursor, l: 2 });
+      }
+      const all = keys(await read({}));
+      expect(seen).toEqual(all);
+      expect(all.length).toBeGreaterThanOrEqual(spec.initial + 3);
+
+      // Back from the last item to the start, an item added (behind the cursor) between pages.
+      const back: string[] = [];
+      let cursor = last[last.length - 1]!.cursor;
+      for (;;) {
+        const prev = await read({ b: cursor, l: 2 });
+        if (prev.length === 0) break;
+        back.unshift(...keys(prev));
+        cursor = prev[0]!.cursor;
+        await spec.insert(++serial);
+      }
+      expect(back).toEqual(all.slice(0, -1));
+    };
+
+    const newestFirst = async () => {
       for (let i = 0; i < spec.initial; i++) await spec.insert(++serial);
       const before = keys(await read({}));
       expect(before.length).toBeGreaterThanOrEqual(spec.initial);
@@ -141,19 +315,21 @@ describe('lists paged both ways under concurrent inserts', () => {
         cursor = prev[0]!.cursor;
       }
       expect(back).toEqual(now.slice(0, -1));
-    });
+    };
 
-    it(`refuses bad paging arguments of ${spec.field}`, async () => {
-      const query = `query($a: String, $b: String, $l: Int) {
-        ${spec.field}(after: $a, before: $b, limit: $l) { cursor } }`;
+    it(`pages ${spec.name} both ways while items are added`, () =>
+      spec.order === 'oldest' ? oldestFirst() : newestFirst());
+
+    it(`refuses bad paging arguments of ${spec.name}`, async () => {
+      const query = queryOf('cursor');
       const [first] = await read({ l: 1 });
       for (const args of [
         { a: 'not-a-cursor' },
         { a: first!.cursor, b: first!.cursor },
         { l: 0 },
-        { l: 101 },
+        { l: (spec.max ?? 100) + 1 },
       ]) {
-        expect(codeOf(await t.gql(query, args, spec.reader())), JSON.stringify(args)).toBe(
+        expect(codeOf(await t.gql(query, vars(args), spec.reader())), JSON.stringify(args)).toBe(
           'VALIDATION',
         );
       }

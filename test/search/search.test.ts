@@ -238,7 +238,7 @@ describe('search', () => {
     expect(seen).toEqual([...sent].reverse());
   });
 
-  it('gives the same pages whether it sorts the matches or walks the messages', async () => {
+  it('gives the same pages both ways whether it sorts the matches or walks the messages', async () => {
     // The app's own service sorts here (every query has fewer matches than `sortedMax`); these
     // two walk every query, one to the end, one handing over to sorting after three messages.
     const deps = (tuning: SearchServiceDeps['tuning']) =>
@@ -270,16 +270,28 @@ describe('search', () => {
       homeServer: null,
       viaOperatorSession: false,
     });
-    /** Every page of a search, two at a time, as ids. */
+    /**
+     * Every page of a search, two at a time, as ids; then back from the last page to the first
+     * (`before` its prevCursor, on with each nextCursor), flattened.
+     */
     const pages = async (way: SearchService, a: Agent, query: string, f: object = {}) => {
       const out: string[][] = [];
       let after: string | null = null;
+      let before: string | null = null;
       do {
         const page = await way.messages(actor(a), { query, ...f, after, limit: 2 });
         out.push(page.items.map((i) => i.message.id));
         after = page.nextCursor;
+        before = page.prevCursor;
       } while (after);
-      return out;
+      const back: string[][] = [];
+      while (before) {
+        const page = await way.messages(actor(a), { query, ...f, before, limit: 2 });
+        back.unshift(page.items.map((i) => i.message.id));
+        before = page.nextCursor;
+      }
+      expect(back.flat()).toEqual(out.slice(0, -1).flat());
+      return { out, back };
     };
     const cases: Array<[Agent, string, object]> = [
       ...QUERIES.map(({ query }): [Agent, string, object] => [bob, query, {}]),

@@ -17,13 +17,14 @@ import {
   recountThreads,
 } from '../../services/messages/queries.js';
 import { parseMentions } from '../../services/messages/text.js';
-import { batchTerms, insertMessageTerms } from '../../services/search/queries.js';
+import { insertMessageTerms } from '../../services/search/queries.js';
 
 import { reactionEmoji } from './emoji.js';
 import { importAttachment, type ImportedFile } from './files.js';
 import type { ImportSource, SourceMessage } from './model.js';
 import { mappedIds, recordMappings, relaxCommit } from './queries.js';
 import type { ImportReport } from './report.js';
+import type { TermAnalyzer } from './terms.js';
 
 // Messages, a batch per transaction: the rows, their reactions, pins, search terms and
 // import-map rows commit together, so a batch is there whole or not at all, and a second run
@@ -42,6 +43,8 @@ export interface MessageContext {
   blobs: BlobStore;
   /** The export, for the files it carries. */
   files: Pick<ImportSource, 'openFile'>;
+  /** Works out the search terms of a batch's texts. */
+  terms: TermAnalyzer;
   source: string;
   dryRun: boolean;
   report: ImportReport;
@@ -251,16 +254,14 @@ export async function writeBatch(ctx: MessageContext, batch: readonly SourceMess
     ctx.report.created.pins += pins.length;
     if (ctx.dryRun) return;
 
+    // The worker works out the search terms while this thread writes the rows.
+    const terms = ctx.terms.analyze(rows.map((r) => r.text));
+    terms.catch(() => undefined); // awaited below; a failed write must not leave it unhandled
     await insertMessages(db, rows);
     await insertReactions(db, [...reactions.values()]);
     await insertPins(db, pins);
     for (const a of attachments) await insertAttachment(db, a);
     await recountThreads(db, [...roots]);
-    // New messages: their index rows are added, there are none to drop.
-    await insertMessageTerms(
-      db,
-      batchTerms(rows.map((r) => ({ ...r, encrypted: 0, language: null }))),
-    );
     const latest = new Map<string, number>();
     for (const r of rows)
       latest.set(r.conversationId, Math.max(latest.get(r.conversationId) ?? 0, r.createdAt));
@@ -270,6 +271,12 @@ export async function writeBatch(ctx: MessageContext, batch: readonly SourceMess
       ctx.source,
       'message',
       todo.map((m) => [m.key, ids.get(m.key)!] as const),
+    );
+    // New messages: their index rows are added, there are none to drop.
+    const found = await terms;
+    await insertMessageTerms(
+      db,
+      rows.flatMap((r, i) => (found[i] ? [{ messageId: r.id, terms: found[i] }] : [])),
     );
   };
   if (ctx.dryRun) await write(kysely);

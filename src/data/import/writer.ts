@@ -12,6 +12,7 @@ import { addConversationMembers } from '../../services/channels/queries.js';
 import { advanceReadMarkerStatement } from '../../services/conversations/queries.js';
 
 import { importEmoji } from './files.js';
+import { startTermAnalyzer, type TermAnalyzer } from './terms.js';
 import type { ImportSource, SourceMessage, SourceRole } from './model.js';
 import { insertPeople, planPeople } from './people.js';
 import { bulkCommits, mappedIds, recordMappings, refreshMapStatistics } from './queries.js';
@@ -225,6 +226,7 @@ export async function writeImport(
     db,
     blobs: opts.blobs,
     files: source,
+    terms: opts.dryRun ? noTerms : startTermAnalyzer(),
     source: source.name,
     dryRun: opts.dryRun,
     report,
@@ -252,6 +254,7 @@ export async function writeImport(
     await writeBatch(ctx, batch);
     opts.onProgress?.(read);
   } finally {
+    await ctx.terms.close();
     if (!opts.dryRun) await bulkCommits(kysely, db.dialect, false);
   }
 
@@ -343,3 +346,9 @@ async function usernamesOf(db: Executor, ids: readonly string[]): Promise<Map<st
   }
   return out;
 }
+
+/** A dry run writes no search rows. */
+const noTerms: TermAnalyzer = {
+  analyze: async (texts) => texts.map(() => ''),
+  close: async () => {},
+};

@@ -13,6 +13,7 @@ import type { Audience, EventType } from '../../events/catalog.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import type { Authz } from '../authz/authz.js';
+import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
 import { emit } from '../workspaces/events.js';
 import { findMember, findMembers, lockWorkspace } from '../workspaces/queries.js';
 import { assertWritable, type Membership } from '../authz/write-rules.js';
@@ -94,19 +95,26 @@ export class ChannelService {
     return { channel, membership, isMember };
   }
 
-  /** The channels of a workspace the caller can see, by name; archived ones on request. */
+  /**
+   * The channels of a workspace the caller can see; archived ones on request. With `page` (the
+   * API: contract, Pagination) a page of them, oldest first (creation time, then id), so a channel
+   * created or renamed meanwhile never shifts a cursor; without it every one, by name.
+   */
   async list(
     actor: Actor,
     serverId: string,
-    opts: { includeArchived?: boolean | null } = {},
+    opts: { includeArchived?: boolean | null; page?: KeysetArgs } = {},
   ): Promise<ChannelRow[]> {
     const accountId = actingAccountId(actor);
+    const page = opts.page && parseKeysetArgs(opts.page, { max: 100, default: 100 });
     const m = await this.deps.authz.requireMember(actor, { workspaceId: serverId });
     if (serverId === DIRECT_SPACE_ID) return [];
-    return listVisibleChannels(this.deps.db.kysely, serverId, accountId, {
+    const rows = await listVisibleChannels(this.deps.db.kysely, serverId, accountId, {
       guest: !can(m.role, 'channel:browse'),
       includeArchived: opts.includeArchived ?? false,
+      ...(page && { page }),
     });
+    return page ? keysetRows(rows, page) : rows;
   }
 
   /** One channel the caller can see. */

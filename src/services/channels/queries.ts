@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/database.js';
 import type { ConversationTable } from '../../db/tables/collaboration.js';
+import { keysetQuery, type KeysetPage } from '../paging/keyset.js';
 
 // Channel queries (channels are conversations of kind 'channel'), executor first.
 
@@ -70,15 +71,15 @@ export async function findChannelsIn(db: Executor, workspaceId: string, ids: rea
 }
 
 /**
- * The channels of a workspace an account can see, by name: public ones (unless `guest`) and the
- * ones the account is a member of; one query over the workspace's channels and the account's
- * channel memberships.
+ * The channels of a workspace an account can see: public ones (unless `guest`) and the ones the
+ * account is a member of; one query over the workspace's channels and the account's channel
+ * memberships. Every one by name, or one keyset page, oldest first, when `page` is given.
  */
 export async function listVisibleChannels(
   db: Executor,
   workspaceId: string,
   accountId: string,
-  opts: { guest: boolean; includeArchived: boolean },
+  opts: { guest: boolean; includeArchived: boolean; page?: KeysetPage },
 ) {
   let q = db
     .selectFrom('conversation as c')
@@ -92,6 +93,8 @@ export async function listVisibleChannels(
     ? q.where('cm.accountId', 'is not', null)
     : q.where((eb) => eb.or([eb('c.isPrivate', '=', 0), eb('cm.accountId', 'is not', null)]));
   if (!opts.includeArchived) q = q.where('c.archivedAt', 'is', null);
+  if (opts.page)
+    return keysetQuery(q, { at: 'c.createdAt', key: 'c.id' }, 'asc', opts.page).execute();
   return q.orderBy('c.name').orderBy('c.id').execute();
 }
 

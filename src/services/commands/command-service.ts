@@ -11,11 +11,11 @@ import type { Db } from '../../db/database.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import { AppError, featureDisabled, forbidden, notFound, validation } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { isId } from '../../lib/ids.js';
 import type { Authz } from '../authz/authz.js';
 import { findConversation } from '../conversations/queries.js';
 import type { AuditLog } from '../audit/audit-log.js';
+import { keyCursor, keysetPageOf, parseKeysetArgs } from '../paging/keyset.js';
 import { listWorkspacesOf } from '../workspaces/queries.js';
 
 import { checkArgs, parseLine, redactArgs } from './args.js';
@@ -529,26 +529,26 @@ export class CommandService {
     return { workspaceId: conv.workspaceId, conversationId };
   }
 
-  /** A workspace's command audit, newest first (owner and Moderators: `audit:view`). */
+  /**
+   * A workspace's command audit, newest first (owner and Moderators: `audit:view`), a page at a
+   * time as `instanceAuditLog`: `before` a cursor goes on to older entries, `after` one back to
+   * newer; `nextCursor` always leads to older entries, `prevCursor` to newer.
+   */
   async auditPage(
     person: UserActor,
     serverId: unknown,
-    opts: { before?: string | null; limit?: number | null } = {},
+    opts: { before?: string | null; after?: string | null; limit?: number | null } = {},
   ) {
     if (typeof serverId !== 'string' || !isId(serverId)) throw notFound('workspace');
     await this.deps.authz.assertCan(person, 'audit:view', { workspaceId: serverId });
-    const limit = opts.limit ?? 50;
-    if (!Number.isInteger(limit) || limit < 1 || limit > COMMAND_AUDIT_PAGE_MAX) {
-      throw validation(`limit must be a whole number from 1 to ${COMMAND_AUDIT_PAGE_MAX}`);
-    }
-    const before = opts.before ? decodeCursor(opts.before) : null;
-    const rows = await commandAuditPage(
-      this.deps.db.kysely,
-      `workspace:${serverId}`,
-      before,
-      limit + 1,
+    // In the list's order (newest first) older entries come after a cursor, newer ones before.
+    const page = parseKeysetArgs(
+      { after: opts.before, before: opts.after, limit: opts.limit },
+      { max: COMMAND_AUDIT_PAGE_MAX, default: 50 },
     );
-    const entries = rows.slice(0, limit).map((r) => {
+    const rows = await commandAuditPage(this.deps.db.kysely, `workspace:${serverId}`, page);
+    const at = keysetPageOf(rows, page, (r) => keyCursor(Number(r.createdAt), r.id));
+    const entries = at.items.map((r) => {
       const d = (r.details ? JSON.parse(r.details) : {}) as Partial<RunAudit>;
       return {
         id: r.id,
@@ -565,10 +565,12 @@ export class CommandService {
         macroId: d.macroId ?? null,
         pipelineId: d.pipelineId ?? null,
         createdAt: Number(r.createdAt),
-        cursor: encodeCursor({ at: Number(r.createdAt), id: r.id }),
+        cursor: keyCursor(Number(r.createdAt), r.id),
       };
     });
-    return { entries, nextCursor: rows.length > limit ? (entries.at(-1)?.cursor ?? null) : null };
+    return page.before
+      ? { entries, nextCursor: at.prevCursor, prevCursor: at.nextCursor }
+      : { entries, nextCursor: at.nextCursor, prevCursor: at.prevCursor };
   }
 }
 

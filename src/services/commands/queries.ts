@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.js';
+import { keysetQuery, type KeysetPage } from '../paging/keyset.js';
 import type {
   CommandConfirmationTable,
   CommandKeybindTable,
@@ -284,24 +285,12 @@ export async function deleteForAccount(db: Executor, accountId: string) {
 
 // The command audit (rows of `audit_log` written through AuditLog.record).
 
-export async function commandAuditPage(
-  db: Executor,
-  target: string,
-  before: { at: number; id: string } | null,
-  limit: number,
-) {
-  let q = db
+/** One keyset page of a target's command audit, newest first. */
+export async function commandAuditPage(db: Executor, target: string, page: KeysetPage) {
+  const q = db
     .selectFrom('audit_log')
     .selectAll()
     .where('target', '=', target)
     .where('kind', '=', 'command');
-  if (before) {
-    q = q.where((eb) =>
-      eb.or([
-        eb('createdAt', '<', before.at),
-        eb.and([eb('createdAt', '=', before.at), eb('id', '<', before.id)]),
-      ]),
-    );
-  }
-  return q.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return keysetQuery(q, { at: 'createdAt', key: 'id' }, 'desc', page).execute();
 }

@@ -44,6 +44,12 @@ import {
 } from './rules.js';
 import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
 
+/** One person in the caller's block list. */
+export interface BlockedPerson {
+  userId: string;
+  blockedAt: number;
+}
+
 export interface DmSettingsView extends DmSettingsValue {
   outsideFloorFrom: FloorNote[];
 }
@@ -371,9 +377,14 @@ export class DmService {
     return deleteBlock(this.deps.db.kysely, accountId, userId);
   }
 
-  async blockedIds(actor: Actor): Promise<string[]> {
+  /** The people the caller blocked, most recent first, a page at a time (contract: Pagination). */
+  async blocked(actor: Actor, args: KeysetArgs = {}): Promise<BlockedPerson[]> {
     const accountId = actingAccountId(actor);
-    return (await blockedBy(this.deps.db.kysely, accountId)).map((b) => b.blockedId);
+    const page = parseKeysetArgs(args, { max: 100, default: 100 });
+    return keysetRows(await blockedBy(this.deps.db.kysely, accountId, page), page).map((b) => ({
+      userId: b.blockedId,
+      blockedAt: b.createdAt,
+    }));
   }
 
   // ---- helpers -------------------------------------------------------------------------------

@@ -184,13 +184,13 @@ export async function deleteBlock(db: Executor, blockerId: string, blockedId: st
   return Number(res.numDeletedRows) === 1;
 }
 
-export async function blockedBy(db: Executor, blockerId: string) {
-  return db
+/** One keyset page of the people `blockerId` blocked, most recent first. */
+export async function blockedBy(db: Executor, blockerId: string, page: KeysetPage) {
+  const q = db
     .selectFrom('user_block')
     .select(['blockedId', 'createdAt'])
-    .where('blockerId', '=', blockerId)
-    .orderBy('createdAt', 'desc')
-    .execute();
+    .where('blockerId', '=', blockerId);
+  return keysetQuery(q, { at: 'createdAt', key: 'blockedId' }, 'desc', page).execute();
 }
 
 /**

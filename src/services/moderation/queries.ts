@@ -117,14 +117,10 @@ export async function findReport(db: Executor, id: string) {
 }
 
 /** A page of reports, oldest first over (createdAt, id), after an optional position. */
+/** One keyset page of reports, oldest first: a workspace's, or every one. */
 export async function listReports(
   db: Executor,
-  opts: {
-    workspaceId?: string;
-    openOnly: boolean;
-    after: { at: number; id: string } | null;
-    limit: number;
-  },
+  opts: { workspaceId?: string; openOnly: boolean; page: KeysetPage },
 ) {
   let q = reportQuery(db);
   if (opts.workspaceId !== undefined) {
@@ -133,16 +129,7 @@ export async function listReports(
   } else if (opts.openOnly) {
     q = q.where('r.resolvedAt', 'is', null);
   }
-  const after = opts.after;
-  if (after) {
-    q = q.where((eb) =>
-      eb.or([
-        eb('r.createdAt', '>', after.at),
-        eb.and([eb('r.createdAt', '=', after.at), eb('r.id', '>', after.id)]),
-      ]),
-    );
-  }
-  return q.orderBy('r.createdAt').orderBy('r.id').limit(opts.limit).execute();
+  return keysetQuery(q, { at: 'r.createdAt', key: 'r.id' }, 'asc', opts.page).execute();
 }
 
 export async function markReportResolved(

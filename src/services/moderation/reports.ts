@@ -3,7 +3,8 @@ import type { Db } from '../../db/database.js';
 import type { ReportSubjectKind } from '../../db/tables/moderation.js';
 import { forbidden, notFound, rateLimited, validation } from '../../errors.js';
 import { HOUR_MS, type Clock } from '../../lib/clock.js';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { encodeCursor } from '../../lib/cursor.js';
+import { keysetRows, parseKeysetArgs, type KeysetArgs, type KeysetPage } from '../paging/keyset.js';
 import { isId, newId } from '../../lib/ids.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import { isUniqueViolation } from '../../db/errors.js';
@@ -305,17 +306,12 @@ export class ReportService {
     actor: Actor,
     opts: {
       openOnly?: boolean | null;
-      after?: string | null;
-      limit?: number | null;
-    },
+    } & KeysetArgs,
   ): Promise<ReportView[]> {
     assertInstanceOperator(actor);
-    const rows = await listReports(this.db.kysely, {
-      openOnly: opts.openOnly === true,
-      after: opts.after ? decodeCursor(opts.after) : null,
-      limit: pageLimit(opts.limit),
-    });
-    return rows.map((r) => toView(r, 'instance'));
+    const page = pageOf(opts);
+    const rows = await listReports(this.db.kysely, { openOnly: opts.openOnly === true, page });
+    return keysetRows(rows, page).map((r) => toView(r, 'instance'));
   }
 
   /** Marks a report resolved for the instance; NOT_FOUND for no such report. Idempotent. */
@@ -345,18 +341,16 @@ export class ReportService {
     opts: {
       serverId: unknown;
       openOnly?: boolean | null;
-      after?: string | null;
-      limit?: number | null;
-    },
+    } & KeysetArgs,
   ): Promise<ReportView[]> {
+    const page = pageOf(opts);
     const serverId = await this.assertWorkspaceModerator(actor, opts.serverId);
     const rows = await listReports(this.db.kysely, {
       workspaceId: serverId,
       openOnly: opts.openOnly === true,
-      after: opts.after ? decodeCursor(opts.after) : null,
-      limit: pageLimit(opts.limit),
+      page,
     });
-    return rows.map((r) => toView(r, 'workspace'));
+    return keysetRows(rows, page).map((r) => toView(r, 'workspace'));
   }
 
   /** Marks a report resolved for its workspace; NOT_FOUND unless the caller moderates it. */
@@ -438,12 +432,9 @@ export class ReportService {
   }
 }
 
-function pageLimit(limit: number | null | undefined): number {
-  const n = limit ?? REPORT_PAGE_DEFAULT;
-  if (!Number.isInteger(n) || n < 1 || n > REPORT_PAGE_MAX) {
-    throw validation(`limit must be a whole number from 1 to ${REPORT_PAGE_MAX}`);
-  }
-  return n;
+/** A page of reports: `after` or `before` a report's cursor, `limit` 1 to REPORT_PAGE_MAX. */
+function pageOf(args: KeysetArgs): KeysetPage {
+  return parseKeysetArgs(args, { max: REPORT_PAGE_MAX, default: REPORT_PAGE_DEFAULT });
 }
 
 function checkReportInput(input: { category: unknown; text?: unknown }): {

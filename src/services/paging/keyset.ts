@@ -40,10 +40,13 @@ export function parseKeysetArgs(
 /** An item's cursor in such a list. */
 export const keyCursor = (at: number, key: string): string => encodeKeyCursor({ at, id: key });
 
+/** Where a page starts: after an item (on in the list's order) or before one (back). */
+export type KeysetFrom = Pick<KeysetPage, 'after' | 'before'>;
+
 /**
  * Narrows `q` to one page of a list sorted by (`at`, `key`) in `order`: the rows past the
  * cursor in the walking direction, at most `limit + 1` of them (the extra one says there is
- * more). Feed the rows to `keysetRows`.
+ * more). Feed the rows to `keysetRows` (or `keysetPageOf`).
  */
 export function keysetQuery<DB, TB extends keyof DB, O>(
   q: SelectQueryBuilder<DB, TB, O>,
@@ -51,21 +54,32 @@ export function keysetQuery<DB, TB extends keyof DB, O>(
   order: 'asc' | 'desc',
   page: KeysetPage,
 ): SelectQueryBuilder<DB, TB, O> {
+  return keysetSlice(q, cols, order, page, page.limit + 1);
+}
+
+/**
+ * As `keysetQuery`, taking `take` rows: for a reader that fills a page over several reads (each
+ * read starting after the last row of the one before, in the same walking direction).
+ */
+export function keysetSlice<DB, TB extends keyof DB, O>(
+  q: SelectQueryBuilder<DB, TB, O>,
+  cols: { at: string; key: string },
+  order: 'asc' | 'desc',
+  from: KeysetFrom,
+  take: number,
+): SelectQueryBuilder<DB, TB, O> {
   const at = sql.ref(cols.at);
   const key = sql.ref(cols.key);
   // Going `before` walks against the list's order; the rows are put back in order afterwards.
-  const walk = page.before ? (order === 'asc' ? 'desc' : 'asc') : order;
-  const cursor = page.after ?? page.before;
+  const walk = from.before ? (order === 'asc' ? 'desc' : 'asc') : order;
+  const cursor = from.after ?? from.before;
   if (cursor) {
     const op = sql.raw(walk === 'asc' ? '>' : '<');
     q = q.where(
       sql<boolean>`(${at} ${op} ${cursor.at} or (${at} = ${cursor.at} and ${key} ${op} ${cursor.id}))`,
     );
   }
-  return q
-    .orderBy(at, walk)
-    .orderBy(key, walk)
-    .limit(page.limit + 1);
+  return q.orderBy(at, walk).orderBy(key, walk).limit(take);
 }
 
 /** The rows of a `keysetQuery` as the page, in the list's order. */
@@ -73,4 +87,36 @@ export function keysetRows<R>(rows: R[], page: KeysetPage): R[] {
   const items = rows.slice(0, page.limit);
   if (page.before) items.reverse();
   return items;
+}
+
+/** A page answered as an object (contract, Pagination). */
+export interface KeysetPageOf<R> {
+  items: R[];
+  /** Whether the list had more in the direction of the page when it was read. */
+  hasMore: boolean;
+  /** Goes on in the direction asked (as `after` when it was `after` or none, else `before`). */
+  nextCursor: string | null;
+  /** Goes back the other way; null on the list's first page. */
+  prevCursor: string | null;
+}
+
+/** The rows of a `keysetQuery` (or `limit + 1` walked rows) as a page object. */
+export function keysetPageOf<R>(
+  rows: R[],
+  page: KeysetPage,
+  cursorOf: (row: R) => string,
+): KeysetPageOf<R> {
+  const items = keysetRows(rows, page);
+  const hasMore = rows.length > page.limit;
+  const first = items[0];
+  const last = items[items.length - 1];
+  const cur = (r: R | undefined) => (r === undefined ? null : cursorOf(r));
+  return page.before
+    ? { items, hasMore, nextCursor: hasMore ? cur(first) : null, prevCursor: cur(last) }
+    : {
+        items,
+        hasMore,
+        nextCursor: hasMore ? cur(last) : null,
+        prevCursor: page.after ? cur(first) : null,
+      };
 }

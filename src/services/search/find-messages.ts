@@ -1,5 +1,6 @@
 import type { Db, Dialect } from '../../db/database.js';
 import type { MessageTable } from '../../db/tables/collaboration.js';
+import type { KeysetFrom } from '../paging/keyset.js';
 
 import {
   countMatches,
@@ -11,7 +12,6 @@ import {
   usesIndex,
   type IndexMatch,
   type MessageSearchFilters,
-  type SearchPosition,
 } from './match-queries.js';
 
 // Two ways to find a page of matches newest first, which give the same rows (docs/search.md,
@@ -53,7 +53,9 @@ export const DEFAULT_SEARCH_TUNING: SearchTuning = {
 
 /**
  * Up to `want` messages that `accountId` may read matching `match` (and `keep`, checked in the
- * server: phrases) and passing the filters, newest first strictly before `before`.
+ * server: phrases) and passing the filters, from the keyset position `from` of the newest-first
+ * list: older ones strictly `after` it, newest first, or newer ones strictly `before` it, oldest
+ * first (the nearest first either way).
  */
 export async function findMessages(
   db: Db,
@@ -61,14 +63,18 @@ export async function findMessages(
   accountId: string,
   match: IndexMatch,
   filters: MessageSearchFilters,
-  before: SearchPosition | null,
+  from: KeysetFrom,
   want: number,
   keep: (m: MessageTable) => boolean = () => true,
 ): Promise<MessageTable[]> {
   const found: MessageTable[] = [];
+  // Each read goes on from the last row of the one before, in the same direction.
+  const next = (m: MessageTable): KeysetFrom => ({
+    [from.before ? 'before' : 'after']: { at: Number(m.createdAt), id: m.id },
+  });
   // Sorted, a page at a time while `keep` drops some.
-  const sorted = async (from: SearchPosition | null) => {
-    let position = from;
+  const sorted = async (start: KeysetFrom) => {
+    let position = start;
     for (;;) {
       const n = want - found.length;
       const rows = await searchMessageRows(
@@ -83,7 +89,7 @@ export async function findMessages(
       for (const m of rows) if (keep(m) && found.push(m) === want) return found;
       const last = rows[rows.length - 1];
       if (rows.length < n || !last) return found;
-      position = { at: Number(last.createdAt), id: last.id };
+      position = next(last);
     }
   };
   const indexed = usesIndex(match);
@@ -93,11 +99,11 @@ export async function findMessages(
       (db.dialect === 'postgres' &&
         (await estimateMatches(db.kysely, match)) >= tuning.estimatedSortedMax) ||
       (await countMatches(db.kysely, db.dialect, match, cap)) >= cap;
-    if (!common) return sorted(before);
+    if (!common) return sorted(from);
   }
 
   const readable = await searchableConversations(db.kysely, accountId);
-  let position = before;
+  let position = from;
   let read = 0;
   let step = tuning.walkStep;
   while (read < tuning.walkBudget) {
@@ -111,7 +117,7 @@ export async function findMessages(
     }
     const last = batch[batch.length - 1];
     if (batch.length < n || !last) return found;
-    position = { at: Number(last.createdAt), id: last.id };
+    position = next(last);
     read += batch.length;
     step *= 2;
   }

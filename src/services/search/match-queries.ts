@@ -3,6 +3,7 @@ import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kyse
 import type { Dialect, Executor } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import type { MessageTable } from '../../db/tables/collaboration.js';
+import { keysetSlice, type KeysetFrom } from '../paging/keyset.js';
 
 // Reading the message search index (docs/search.md). A query reaches the databases as terms
 // only, so both find the same rows: every group must have one of its terms, every prefix must
@@ -90,14 +91,13 @@ export interface MessageSearchFilters {
   hasAttachment?: boolean | null;
 }
 
-/** A keyset position: results continue strictly before it, newest first. */
-export type SearchPosition = { at: number; id: string };
+/** Search lists messages newest first over (time, id). */
+const MESSAGE_KEY = { at: 'm.createdAt', key: 'm.id' };
 
-/** The filters, and the keyset position, as one condition on `message as m`. */
+/** The filters as one condition on `message as m`. */
 function messageConditions(
   eb: ExpressionBuilder<Database & { m: MessageTable }, 'm'>,
   filters: MessageSearchFilters,
-  before: SearchPosition | null,
 ) {
   const all: Array<Expression<SqlBool>> = [eb('m.deletedAt', 'is', null)];
   if (filters.workspaceId) all.push(eb('m.workspaceId', '=', filters.workspaceId));
@@ -130,20 +130,13 @@ function messageConditions(
     );
     all.push(filters.hasAttachment ? attached : eb.not(attached));
   }
-  if (before) {
-    all.push(
-      eb.or([
-        eb('m.createdAt', '<', before.at),
-        eb.and([eb('m.createdAt', '=', before.at), eb('m.id', '<', before.id)]),
-      ]),
-    );
-  }
   return eb.and(all);
 }
 
 /**
- * Matching messages that `accountId` may read, not deleted, newest first after the keyset
- * `before`, at most `limit`. May read: a conversation they are a member of (for a channel, in
+ * Matching messages that `accountId` may read, not deleted, at most `limit` from the keyset
+ * position `from` of the newest-first list (older ones `after` it, newer ones `before` it, in
+ * walking order). May read: a conversation they are a member of (for a channel, in
  * a workspace they belong to), or a public channel of a workspace they belong to other than as
  * a guest, joined or not (as Slack does); never an encrypted one. Every match is read and
  * sorted: cheap for a rare query (see `countMatches`), not for a common one. Without index
@@ -155,7 +148,7 @@ export async function searchMessageRows(
   accountId: string,
   match: IndexMatch,
   filters: MessageSearchFilters,
-  before: SearchPosition | null,
+  from: KeysetFrom,
   limit: number,
 ) {
   const indexed = usesIndex(match);
@@ -177,7 +170,7 @@ export async function searchMessageRows(
             ]),
           )
       : db.selectFrom('message as m');
-  return base
+  const q = base
     .innerJoin('conversation as c', 'c.id', 'm.conversationId')
     .leftJoin('conversation_member as cm', (j) =>
       j
@@ -204,11 +197,8 @@ export async function searchMessageRows(
         ]),
       ]),
     )
-    .where((eb) => messageConditions(eb as never, filters, before))
-    .orderBy('m.createdAt', 'desc')
-    .orderBy('m.id', 'desc')
-    .limit(limit)
-    .execute() as Promise<MessageTable[]>;
+    .where((eb) => messageConditions(eb as never, filters));
+  return keysetSlice(q, MESSAGE_KEY, 'desc', from, limit).execute() as Promise<MessageTable[]>;
 }
 
 /**
@@ -301,7 +291,7 @@ export async function joinedAmong(
 }
 
 /**
- * Messages newest first after `before`, with their terms (null for a message without an index
+ * Messages from the keyset position `from` (as `searchMessageRows`), with their terms (null for a message without an index
  * row), whatever their words: the candidates a search for a common query walks (by
  * `message_time_idx`, or a conversation's or author's index when the filters name one) and
  * checks term by term. `indexedOnly`: only messages with an index row.
@@ -309,19 +299,21 @@ export async function joinedAmong(
 export async function messagesWithTerms(
   db: Executor,
   filters: MessageSearchFilters,
-  before: SearchPosition | null,
+  from: KeysetFrom,
   limit: number,
   indexedOnly: boolean,
 ) {
   const q = indexedOnly
     ? db.selectFrom('message as m').innerJoin('message_search as s', 's.messageId', 'm.id')
     : db.selectFrom('message as m').leftJoin('message_search as s', 's.messageId', 'm.id');
-  return q
-    .selectAll('m')
-    .select('s.terms')
-    .where((eb) => messageConditions(eb as never, filters, before))
-    .orderBy('m.createdAt', 'desc')
-    .orderBy('m.id', 'desc')
-    .limit(limit)
-    .execute() as Promise<Array<MessageTable & { terms: string | null }>>;
+  return keysetSlice(
+    q
+      .selectAll('m')
+      .select('s.terms')
+      .where((eb) => messageConditions(eb as never, filters)),
+    MESSAGE_KEY,
+    'desc',
+    from,
+    limit,
+  ).execute() as Promise<Array<MessageTable & { terms: string | null }>>;
 }

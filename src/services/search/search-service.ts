@@ -4,7 +4,7 @@ import type { MessageTable } from '../../db/tables/collaboration.js';
 import type { Tx } from '../../db/transaction.js';
 import { validation } from '../../errors.js';
 import type { Authz } from '../authz/authz.js';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { keyCursor, keysetPageOf, parseKeysetArgs } from '../paging/keyset.js';
 import type { ChannelService } from '../channels/channel-service.js';
 import type { WorkspaceMemberView } from '../workspaces/views.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
@@ -64,6 +64,7 @@ export interface MessageHitPage {
   items: MessageHit[];
   hasMore: boolean;
   nextCursor: string | null;
+  prevCursor: string | null;
 }
 
 export type SearchOrder = 'NEWEST' | 'RELEVANCE';
@@ -72,6 +73,7 @@ export interface MessageSearchArgs extends MessageSearchFilters {
   query: unknown;
   order?: SearchOrder | null;
   after?: string | null;
+  before?: string | null;
   limit?: number | null;
 }
 
@@ -98,10 +100,11 @@ export class SearchService {
     const accountId = actingAccountId(actor);
     const parsed = checkQuery(args.query);
     const limit = checkLimit(args.limit);
+    if (args.after && args.before) throw validation('pass at most one of after and before');
     if (typeof args.from === 'number' && typeof args.to === 'number' && args.from >= args.to) {
       throw validation('from must be before to');
     }
-    const empty = { items: [], hasMore: false, nextCursor: null };
+    const empty = { items: [], hasMore: false, nextCursor: null, prevCursor: null };
     if (!asksAnything(parsed)) return empty;
     const search = await resolveSearch(this.db.kysely, accountId, parsed, args);
     const f = search.filters;
@@ -111,26 +114,19 @@ export class SearchService {
     )
       return empty;
     if (args.order === 'RELEVANCE') return this.byRelevance(accountId, parsed, search, args, limit);
-    const before = args.after ? decodeCursor(args.after) : null;
+    const page = parseKeysetArgs(args, { max: SEARCH_PAGE_MAX, default: limit });
     const rows = await findMessages(
       this.db,
       this.tuning,
       accountId,
       search.match,
       search.filters,
-      before,
+      page,
       limit + 1,
       search.keep,
     );
-    const hasMore = rows.length > limit;
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return {
-      items: await this.hits(accountId, page, parsed),
-      hasMore,
-      nextCursor:
-        hasMore && last ? encodeCursor({ at: Number(last.createdAt), id: last.id }) : null,
-    };
+    const found = keysetPageOf(rows, page, (m) => keyCursor(Number(m.createdAt), m.id));
+    return { ...found, items: await this.hits(accountId, found.items, parsed) };
   }
 
   /** The page's results with their highlights, excerpts and whether the caller has joined. */
@@ -155,7 +151,8 @@ export class SearchService {
 
   /**
    * The page of `RELEVANCE` order: the newest RELEVANCE_CANDIDATES matches (at or before the
-   * cursor's bound, so the set stays the same from page to page) ranked, then sliced.
+   * cursor's bound, so the set stays the same from page to page) ranked, then sliced: the
+   * `limit` results from the cursor's offset on (`after`), or the ones before it (`before`).
    */
   private async byRelevance(
     accountId: string,
@@ -164,29 +161,42 @@ export class SearchService {
     args: MessageSearchArgs,
     limit: number,
   ): Promise<MessageHitPage> {
-    const cursor = args.after ? decodeRelevanceCursor(args.after) : null;
+    const given = args.after ?? args.before;
+    const cursor = given ? decodeRelevanceCursor(given) : null;
     // Strictly before (through + 1 ms, the smallest id): at or before `through`.
-    const before = cursor ? { at: cursor.through + 1, id: '' } : null;
+    const bound = cursor ? { after: { at: cursor.through + 1, id: '' } } : {};
     const candidates = await findMessages(
       this.db,
       this.tuning,
       accountId,
       search.match,
       search.filters,
-      before,
+      bound,
       RELEVANCE_CANDIDATES,
       search.keep,
     );
-    const offset = cursor?.offset ?? 0;
     const ranked = rankByRelevance(candidates, parsed);
-    const page = ranked.slice(offset, offset + limit);
-    const hasMore = ranked.length > offset + limit;
     const through = cursor?.through ?? Math.max(0, ...candidates.map((m) => Number(m.createdAt)));
-    return {
-      items: await this.hits(accountId, page, parsed),
-      hasMore,
-      nextCursor: hasMore ? encodeRelevanceCursor({ through, offset: offset + limit }) : null,
-    };
+    const at = (offset: number) => encodeRelevanceCursor({ through, offset });
+    const offset = Math.min(cursor?.offset ?? 0, ranked.length);
+    const back = args.before !== undefined && args.before !== null;
+    const start = back ? Math.max(0, offset - limit) : offset;
+    const end = back ? offset : Math.min(ranked.length, offset + limit);
+    const items = await this.hits(accountId, ranked.slice(start, end), parsed);
+    // As every page: nextCursor goes on in the direction asked, prevCursor goes back.
+    return back
+      ? {
+          items,
+          hasMore: start > 0,
+          nextCursor: start > 0 ? at(start) : null,
+          prevCursor: end < ranked.length ? at(end) : null,
+        }
+      : {
+          items,
+          hasMore: ranked.length > end,
+          nextCursor: ranked.length > end ? at(end) : null,
+          prevCursor: start > 0 ? at(start) : null,
+        };
   }
 
   /**

@@ -18,6 +18,7 @@ import type { Authz } from '../authz/authz.js';
 import { findChannelsIn, findConversationMember } from '../channels/queries.js';
 import { canRead, readFactsFrom } from '../conversations/access.js';
 import { lockAccount } from '../accounts/queries.js';
+import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
 
 import {
   consumeInviteUse,
@@ -215,9 +216,13 @@ export class InviteService {
     return { invite: toView(row, now), token, link, mailed };
   }
 
-  /** The workspace's usable invites: all of them for staff, one's own for everyone else. */
-  async list(actor: Actor, serverId: string): Promise<InviteView[]> {
+  /**
+   * The workspace's usable invites, newest first, a page at a time (contract: Pagination): all
+   * of them for staff, one's own for everyone else.
+   */
+  async list(actor: Actor, serverId: string, args: KeysetArgs = {}): Promise<InviteView[]> {
     const accountId = actingAccountId(actor);
+    const page = parseKeysetArgs(args, { max: 100, default: 100 });
     const m = await this.deps.authz.requireMember(actor, { workspaceId: serverId });
     if (serverId === DIRECT_SPACE_ID) return [];
     const now = this.now();
@@ -227,8 +232,9 @@ export class InviteService {
       serverId,
       now,
       mine ? accountId : null,
+      page,
     );
-    return rows.map((r) => toView(r, now));
+    return keysetRows(rows, page).map((r) => toView(r, now));
   }
 
   /** Revokes an invite: its creator, or the workspace's staff. Revoking again changes nothing. */

@@ -8,6 +8,7 @@ import type {
   WorkspaceTable,
 } from '../../db/tables/collaboration.js';
 import { deleteMembershipsInWorkspace } from '../conversations/queries.js';
+import { keysetQuery, type KeysetPage } from '../paging/keyset.js';
 
 // Workspace, membership and invite queries, executor first. Lists are single indexed queries.
 
@@ -307,12 +308,13 @@ export async function countInvitesCreatedSince(
   return Number(row.n);
 }
 
-/** A workspace's invites that can still be used, newest first; only `createdBy`'s when given. */
+/** One keyset page of a workspace's usable invites, newest first; only `createdBy`'s when given. */
 export async function listUsableInvites(
   db: Executor,
   workspaceId: string,
   now: number,
   createdBy: string | null,
+  page: KeysetPage,
 ) {
   let q = db
     .selectFrom('workspace_invite')
@@ -322,7 +324,7 @@ export async function listUsableInvites(
     .where((eb) => eb.or([eb('expiresAt', 'is', null), eb('expiresAt', '>', now)]))
     .where((eb) => eb.or([eb('maxUses', 'is', null), eb('uses', '<', eb.ref('maxUses'))]));
   if (createdBy) q = q.where('createdBy', '=', createdBy);
-  return q.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(500).execute();
+  return keysetQuery(q, { at: 'createdAt', key: 'id' }, 'desc', page).execute();
 }
 
 // Read by the realtime workspace stream at subscribe (services/realtime).

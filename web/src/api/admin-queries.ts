@@ -8,8 +8,9 @@ export const CLEAR_TIMEOUT = `mutation ClearTimeout($serverId: ID!, $userId: ID!
   clearTimeout(serverId: $serverId, userId: $userId) { timedOutUntil } }`;
 export const REMOVE_MEMBER = `mutation RemoveWorkspaceMember($serverId: ID!, $userId: ID!) {
   removeWorkspaceMember(serverId: $serverId, userId: $userId) }`;
-export const INVITES = `query WorkspaceInvites($serverId: ID!) { workspaceInvites(serverId: $serverId) {
-  id role createdAt expiresAt maxUses uses email state } }`;
+export const INVITES = `query WorkspaceInvites($serverId: ID!, $after: String, $limit: Int) {
+  workspaceInvites(serverId: $serverId, after: $after, limit: $limit) {
+  id role createdAt expiresAt maxUses uses email state cursor } }`;
 export const CREATE_INVITE = `mutation CreateWorkspaceInvite($input: CreateWorkspaceInviteInput!) {
   createWorkspaceInvite(input: $input) { link token mailed invite { id } } }`;
 export const REVOKE_INVITE = `mutation RevokeWorkspaceInvite($id: ID!) { revokeWorkspaceInvite(inviteId: $id) { id state } }`;
@@ -56,8 +57,9 @@ export const APPROVE_LINK = `mutation ApproveDeviceLink($input: ApproveDeviceLin
 export const UPDATE_PROFILE = `mutation UpdateProfile($input: UpdateProfileInput!) { updateProfile(input: $input) { ${USER} } }`;
 export const CHANGE_PASSWORD = `mutation ChangePassword($input: ChangePasswordInput!) { changePassword(input: $input) }`;
 export const DM_SETTINGS = `query MyDmSettings { myDmSettings { inbound outbound partners
-  outsideFloorFrom { setting excludedChoices message } } myPresence { choice status }
-  blockedUsers { ${USER} } }`;
+  outsideFloorFrom { setting excludedChoices message } } myPresence { choice status } }`;
+export const BLOCKED_USERS = `query BlockedUsers($after: String, $limit: Int) {
+  blockedUsers(after: $after, limit: $limit) { ${USER} cursor } }`;
 export const UPDATE_DM_SETTINGS = `mutation UpdateDmSettings($input: UpdateDmSettingsInput!) { updateDmSettings(input: $input) { inbound outbound partners } }`;
 export const UNBLOCK_USER = `mutation UnblockUser($id: ID!) { unblockUser(userId: $id) }`;
 export const REQUEST_DELETION = `mutation RequestAccountDeletion($input: RequestAccountDeletionInput!) {

@@ -39,8 +39,10 @@ export const REQUEST_PASSWORD_RESET = `mutation RequestPasswordReset($input: Req
 export const RESET_PASSWORD = `mutation ResetPassword($input: ResetPasswordInput!) { resetPassword(input: $input) }`;
 
 export const MY_WORKSPACES = `query MyWorkspaces { myWorkspaces { ${WORKSPACE} } }`;
-export const WORKSPACE_CHANNELS = `query WorkspaceChannels($serverId: ID!) {
-  channels(serverId: $serverId) { ${CONVERSATION} } }`;
+/** Channels come a page at a time, oldest first (docs/api.md, Pagination). */
+export const CHANNEL_PAGE = 100;
+export const WORKSPACE_CHANNELS = `query WorkspaceChannels($serverId: ID!, $after: String, $limit: Int) {
+  channels(serverId: $serverId, after: $after, limit: $limit) { ${CONVERSATION} cursor } }`;
 export const INBOX = `query Inbox($after: String) { inboxConversations(after: $after, limit: 100) {
   items { ${CONVERSATION} members { ${USER} } } hasMore nextCursor } }`;
 export const CONVERSATION_Q = `query Conversation($id: ID!) { conversation(id: $id) {

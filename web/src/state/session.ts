@@ -2,6 +2,7 @@ import { signal } from '@preact/signals';
 
 import { ApiError, gql, gqlBatch, rememberCsrf } from '../api/graphql.ts';
 import { Live } from '../api/live.ts';
+import { readRest } from '../api/paged.ts';
 import {
   CONVERSATION_Q,
   DM_REQUESTS,
@@ -12,6 +13,7 @@ import {
   MY_WORKSPACES,
   PRESENCE,
   SERVER_INFO,
+  CHANNEL_PAGE,
   WORKSPACE_CHANNELS,
 } from '../api/queries.ts';
 import type {
@@ -26,6 +28,8 @@ import type {
 } from '../api/types.ts';
 
 import { applyEvent } from './events.ts';
+
+type PagedConversation = Conversation & { cursor: string };
 import {
   connection,
   conversations,
@@ -100,7 +104,10 @@ export async function loadEverything(): Promise<void> {
   const results = await gqlBatch([
     { query: INBOX },
     { query: DM_REQUESTS },
-    ...real.map((w) => ({ query: WORKSPACE_CHANNELS, variables: { serverId: w.id } })),
+    ...real.map((w) => ({
+      query: WORKSPACE_CHANNELS,
+      variables: { serverId: w.id, limit: CHANNEL_PAGE },
+    })),
   ]);
   const next: Record<string, Conversation> = {};
   const [inbox, requests, ...channels] = results;
@@ -109,10 +116,21 @@ export async function loadEverything(): Promise<void> {
       .inboxConversations;
     for (const c of page.items) next[c.id] = c;
   }
-  for (const r of channels) {
-    if ('data' in r)
-      for (const c of (r.data as { channels: Conversation[] }).channels) next[c.id] = c;
-  }
+  // A workspace with more channels than one page: the sidebar needs every one it is in.
+  const lists = await Promise.all(
+    channels.map((r, i) =>
+      'data' in r
+        ? readRest(
+            WORKSPACE_CHANNELS,
+            'channels',
+            { serverId: real[i]!.id },
+            (r.data as { channels: PagedConversation[] }).channels,
+            CHANNEL_PAGE,
+          )
+        : [],
+    ),
+  );
+  for (const list of lists) for (const c of list) next[c.id] = c;
   conversations.value = {};
   putConversations(Object.values(next));
   if (requests && 'data' in requests) {

@@ -5,9 +5,10 @@ import type { Resolver } from '../../resolver-types.js';
 
 /**
  * A User as resolvers hand it over. `viewerIsSelf` marks the user of a SessionPayload: the
- * caller who just signed in, before the request carries their session.
+ * caller who just signed in, before the request carries their session. `listCursor` is the
+ * user's place in a list whose items carry their cursor (`blockedUsers`).
  */
-export type UserParent = AccountView & { viewerIsSelf?: boolean };
+export type UserParent = AccountView & { viewerIsSelf?: boolean; listCursor?: string };
 
 /** Fields of User that depend on who is asking; the accounts service decides who that is. */
 const isSelf = (parent: UserParent, ctx: Parameters<Resolver>[2]) =>
@@ -26,4 +27,5 @@ export const User = {
   instanceOperator: ((parent, _args, ctx) =>
     isSelf(parent, ctx) && parent.isOperator) as Resolver<UserParent>,
   avatarUrl: ((parent) => avatarUrlOf(parent.avatarPath ?? null)) as Resolver<UserParent>,
+  cursor: ((parent) => parent.listCursor ?? null) as Resolver<UserParent>,
 };

@@ -1,8 +1,9 @@
+import type { KeysetArgs } from '../../../services/paging/keyset.js';
 import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
-export const channels: Resolver<unknown, { serverId: string; includeArchived?: boolean | null }> = (
-  _parent,
-  { serverId, includeArchived },
-  ctx,
-) => ctx.services.channels.list(requireActor(ctx), serverId, { includeArchived });
+export const channels: Resolver<
+  unknown,
+  KeysetArgs & { serverId: string; includeArchived?: boolean | null }
+> = (_parent, { serverId, includeArchived, ...page }, ctx) =>
+  ctx.services.channels.list(requireActor(ctx), serverId, { includeArchived, page });

@@ -1,5 +1,6 @@
 import type { ConversationTable } from '../../../db/tables/collaboration.js';
 import { isPrivateConversation } from '../../../services/conversations/rows.js';
+import { keyCursor } from '../../../services/paging/keyset.js';
 import { optionalActor, type GraphqlContext } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 import { loadUser } from '../accounts/loaders.js';
@@ -30,6 +31,7 @@ const standing = async (c: ConversationTable, ctx: GraphqlContext, info: Info) =
 
 export const Conversation = {
   serverId: ((c) => c.workspaceId) as R,
+  cursor: ((c) => (c.kind === 'channel' ? keyCursor(c.createdAt, c.id) : null)) as R,
   isPrivate: ((c) => isPrivateConversation(c)) as R,
   encrypted: ((c) => c.encrypted === 1) as R,
   archived: ((c) => c.archivedAt !== null) as R,

@@ -1,8 +1,16 @@
+import { keyCursor, type KeysetArgs } from '../../../services/paging/keyset.js';
 import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
+import type { UserParent } from '../accounts/user.js';
 
-export const blockedUsers: Resolver = async (_parent, _args, ctx) => {
-  const ids = await ctx.services.dm.blockedIds(requireActor(ctx));
-  const users = new Map((await ctx.services.messages.accountsByIds(ids)).map((u) => [u.id, u]));
-  return ids.flatMap((id) => users.get(id) ?? []);
+/** One page of the caller's block list; each user carries its place in it as `cursor`. */
+export const blockedUsers: Resolver<unknown, KeysetArgs> = async (_parent, args, ctx) => {
+  const page = await ctx.services.dm.blocked(requireActor(ctx), args);
+  const users = new Map(
+    (await ctx.services.messages.accountsByIds(page.map((b) => b.userId))).map((u) => [u.id, u]),
+  );
+  return page.flatMap((b): UserParent[] => {
+    const user = users.get(b.userId);
+    return user ? [{ ...user, listCursor: keyCursor(b.blockedAt, b.userId) }] : [];
+  });
 };

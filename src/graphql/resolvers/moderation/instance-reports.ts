@@ -1,10 +1,12 @@
+import type { KeysetArgs } from '../../../services/paging/keyset.js';
 import type { Resolver } from '../../resolver-types.js';
 
 import { requireActor } from '../../context.js';
 
-export const instanceReports: Resolver<
-  unknown,
-  { openOnly?: boolean | null; after?: string | null; limit?: number | null }
-> = (_parent, args, ctx) => {
+export const instanceReports: Resolver<unknown, KeysetArgs & { openOnly?: boolean | null }> = (
+  _parent,
+  args,
+  ctx,
+) => {
   return ctx.services.moderation.reports.listInstance(requireActor(ctx), args);
 };

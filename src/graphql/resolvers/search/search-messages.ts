@@ -19,13 +19,15 @@ export const searchMessages: Resolver<
     filter?: Filter | null;
     order?: SearchOrder | null;
     after?: string | null;
+    before?: string | null;
     limit?: number | null;
   }
-> = (_parent, { query, filter, order, after, limit }, ctx) =>
+> = (_parent, { query, filter, order, after, before, limit }, ctx) =>
   ctx.services.search.messages(requireActor(ctx), {
     query,
     order,
     after,
+    before,
     limit,
     workspaceId: filter?.serverId,
     conversationId: filter?.conversationId,

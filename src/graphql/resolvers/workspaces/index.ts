@@ -14,6 +14,7 @@ import { setMemberRole } from './set-member-role.js';
 import { timeoutMember } from './timeout-member.js';
 import { transferWorkspaceOwnership } from './transfer-workspace-ownership.js';
 import { updateWorkspace } from './update-workspace.js';
+import { WorkspaceInvite } from './workspace-invite-type.js';
 import { workspaceInvites } from './workspace-invites.js';
 import { Workspace } from './workspace-type.js';
 import { workspace } from './workspace.js';
@@ -37,4 +38,5 @@ export const workspaceResolvers: Resolvers = {
     joinWorkspace,
   },
   Workspace,
+  WorkspaceInvite,
 };

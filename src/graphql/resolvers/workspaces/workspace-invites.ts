@@ -1,8 +1,9 @@
+import type { KeysetArgs } from '../../../services/paging/keyset.js';
 import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
-export const workspaceInvites: Resolver<unknown, { serverId: string }> = (
+export const workspaceInvites: Resolver<unknown, KeysetArgs & { serverId: string }> = (
   _parent,
-  { serverId },
+  { serverId, ...page },
   ctx,
-) => ctx.services.invites.list(requireActor(ctx), serverId);
+) => ctx.services.invites.list(requireActor(ctx), serverId, page);

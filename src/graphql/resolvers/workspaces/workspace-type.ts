@@ -1,3 +1,4 @@
+import type { KeysetArgs } from '../../../services/paging/keyset.js';
 import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 import type { WorkspaceView } from '../../../services/workspaces/workspace-service.js';
@@ -5,10 +6,11 @@ import type { WorkspaceView } from '../../../services/workspaces/workspace-servi
 /** Fields of Workspace beyond the view's own, each one call to a service. */
 export const Workspace = {
   role: ((parent) => parent.myRole) as Resolver<WorkspaceView>,
-  channels: ((parent, args, ctx) =>
+  channels: ((parent, { includeArchived, ...page }, ctx) =>
     ctx.services.channels.list(requireActor(ctx), parent.id, {
-      includeArchived: args.includeArchived,
-    })) as Resolver<WorkspaceView, { includeArchived?: boolean | null }>,
+      includeArchived,
+      page,
+    })) as Resolver<WorkspaceView, KeysetArgs & { includeArchived?: boolean | null }>,
   members: ((parent, args, ctx) =>
     parent.isDirect
       ? null
@@ -21,6 +23,9 @@ export const Workspace = {
     WorkspaceView,
     { userId: string }
   >,
-  invites: ((parent, _args, ctx) =>
-    ctx.services.invites.list(requireActor(ctx), parent.id)) as Resolver<WorkspaceView>,
+  invites: ((parent, args, ctx) =>
+    ctx.services.invites.list(requireActor(ctx), parent.id, args)) as Resolver<
+    WorkspaceView,
+    KeysetArgs
+  >,
 };

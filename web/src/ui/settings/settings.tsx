@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 
 import {
   APPROVE_LINK,
+  BLOCKED_USERS,
   CANCEL_DELETION,
   CHANGE_PASSWORD,
   DM_SETTINGS,
@@ -16,6 +17,7 @@ import {
   UPDATE_PROFILE,
 } from '../../api/admin-queries.ts';
 import { gql } from '../../api/graphql.ts';
+import { usePagedList } from '../../api/paged.ts';
 import { ME, SET_PRESENCE } from '../../api/queries.ts';
 import type { Me, User } from '../../api/types.ts';
 import { identityBackup, storedAccounts } from '../../auth/keys.ts';
@@ -129,7 +131,6 @@ interface DmSettingsData {
     outsideFloorFrom: { setting: string; excludedChoices: string[]; message: string }[];
   };
   myPresence: { choice: string; status: string };
-  blockedUsers: User[];
 }
 
 const REACH: [string, string][] = [
@@ -206,23 +207,43 @@ function Privacy() {
           </label>
         ))}
       </fieldset>
+      <BlockedPeople />
+    </>
+  );
+}
+
+/** People the caller blocked, most recent first, a page at a time. */
+function BlockedPeople() {
+  const list = usePagedList<User & { cursor: string }>(BLOCKED_USERS, 'blockedUsers', {}, 20);
+  return (
+    <>
       <h3>Blocked people</h3>
-      {!d.blockedUsers.length ? (
+      <ErrorText error={list.error} />
+      {!list.items ? (
+        <p class="loading">Loading…</p>
+      ) : !list.items.length ? (
         <p class="hint">Nobody.</p>
       ) : (
-        <ul class="plain">
-          {d.blockedUsers.map((u) => (
+        <ul class="plain blocked-people">
+          {list.items.map((u) => (
             <li key={u.id}>
               <span dir="auto">{u.displayName ?? u.username}</span>{' '}
               <button
                 type="button"
-                onClick={() => void gql(UNBLOCK_USER, { id: u.id }).then(load).catch(setError)}
+                onClick={() =>
+                  void gql(UNBLOCK_USER, { id: u.id }).then(list.reload).catch(list.setError)
+                }
               >
                 Unblock
               </button>
             </li>
           ))}
         </ul>
+      )}
+      {list.more && (
+        <button type="button" onClick={list.loadMore}>
+          Show more blocked people
+        </button>
       )}
     </>
   );

@@ -12,6 +12,7 @@ import {
   WORKSPACE_REPORTS,
 } from '../../api/admin-queries.ts';
 import { gql } from '../../api/graphql.ts';
+import { usePagedList } from '../../api/paged.ts';
 import { LEAVE_WORKSPACE, MEMBERS } from '../../api/queries.ts';
 import type { Role, WorkspaceInvite, WorkspaceMember } from '../../api/types.ts';
 import { navigate } from '../../state/router.ts';
@@ -273,18 +274,19 @@ function TimeoutButton({ name, onPick }: { name: string; onPick: (minutes: numbe
 }
 
 function Invites({ serverId, staff, guest }: { serverId: string; staff: boolean; guest: boolean }) {
-  const [list, setList] = useState<WorkspaceInvite[] | null>(null);
+  const invites = usePagedList<WorkspaceInvite & { cursor: string }>(
+    INVITES,
+    'workspaceInvites',
+    { serverId },
+    20,
+  );
+  const list = invites.items;
   const [created, setCreated] = useState<{ link: string; token: string; mailed: boolean } | null>(
     null,
   );
-  const [error, setError] = useState<unknown>(null);
-  const load = () =>
-    gql<{ workspaceInvites: WorkspaceInvite[] }>(INVITES, { serverId })
-      .then((d) => setList(d.workspaceInvites))
-      .catch(setError);
-  useEffect(() => {
-    void load();
-  }, [serverId]);
+  const [ownError, setError] = useState<unknown>(null);
+  const error = ownError ?? invites.error;
+  const load = invites.reload;
   if (guest) return <p>Guests cannot invite people. Ask a member.</p>;
   const absolute = (link: string) => (link.startsWith('/') ? `${location.origin}${link}` : link);
   return (
@@ -390,6 +392,11 @@ function Invites({ serverId, staff, guest }: { serverId: string; staff: boolean;
             </li>
           ))}
         </ul>
+      )}
+      {invites.more && (
+        <button type="button" onClick={invites.loadMore}>
+          Show more invites
+        </button>
       )}
     </>
   );

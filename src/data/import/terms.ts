@@ -1,0 +1,69 @@
+import fs from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+
+import { analyzeText } from '../../services/search/analyze.js';
+
+// The search terms of imported messages. Working them out (language detection, stemming) costs
+// as much as writing the messages, so an import hands each batch's texts to a worker thread and
+// writes the batch meanwhile: on two cores the two take turns less. The worker runs the built
+// script, or its source when this process runs under tsx; elsewhere (vitest's own loader) the
+// terms are worked out in this thread.
+
+export interface TermAnalyzer {
+  /** Each text's terms joined by spaces ('' for none, and for null). */
+  analyze(texts: readonly (string | null)[]): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export function startTermAnalyzer(): TermAnalyzer {
+  const built = fileURLToPath(new URL('./term-worker.js', import.meta.url));
+  const source = fileURLToPath(new URL('./term-worker.ts', import.meta.url));
+  const underTsx = process.execArgv.some((a) => /\btsx\b/.test(a));
+  const script = fs.existsSync(built) ? built : underTsx && fs.existsSync(source) ? source : null;
+  if (script === null) return inline;
+  // Under tsx the worker registers tsx's loader first (loader flags do not reach workers on
+  // Node 20).
+  const worker =
+    script === built
+      ? new Worker(script)
+      : new Worker(
+          `import('tsx/esm/api').then((t) => { t.register(); return import(${JSON.stringify(pathToFileURL(script).href)}); });`,
+          { eval: true },
+        );
+  worker.unref();
+  const waiting = new Map<number, { done: (t: string[]) => void; fail: (e: Error) => void }>();
+  let next = 0;
+  let failed: Error | null = null;
+  const failAll = (err: Error) => {
+    failed = err;
+    for (const w of waiting.values()) w.fail(err);
+    waiting.clear();
+  };
+  worker.on('message', (m: { id: number; terms: string[] }) => {
+    waiting.get(m.id)?.done(m.terms);
+    waiting.delete(m.id);
+  });
+  worker.on('error', failAll);
+  worker.on('exit', (code) => {
+    if (waiting.size > 0) failAll(new Error(`the search terms worker stopped (exit ${code})`));
+  });
+  return {
+    analyze: (texts) => {
+      if (failed) return Promise.reject(failed);
+      const id = next++;
+      return new Promise((done, fail) => {
+        waiting.set(id, { done, fail });
+        worker.postMessage({ id, texts });
+      });
+    },
+    close: async () => {
+      await worker.terminate();
+    },
+  };
+}
+
+const inline: TermAnalyzer = {
+  analyze: async (texts) => texts.map((t) => (t === null ? '' : analyzeText(t, null).join(' '))),
+  close: async () => {},
+};

@@ -1,0 +1,246 @@
+import { getIntrospectionQuery, buildClientSchema, type IntrospectionQuery } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { createTestApp, type Agent, type TestApp } from '../_util/app.js';
+import { signUpAndIn } from '../_util/seed.js';
+import { createWorkspace, inviteAndJoin, ok } from '../workspaces/_helpers.js';
+
+// SDL descriptions say what the server does (issue 40, item 10): each refusal below is named in
+// the description of the field that gives it, and the field gives it. A description that stops
+// naming a code its field answers, or a field that answers another code, fails here.
+
+const NIL = '0190d5c4-0000-7000-8000-000000000000';
+
+interface Case {
+  field: string;
+  code: string;
+  query: string;
+  vars: () => Record<string, unknown>;
+  as: () => Agent;
+}
+
+describe('refusals the SDL describes', () => {
+  let t: TestApp;
+  let owner: Agent;
+  let member: Agent;
+  let outsider: Agent;
+  let serverId = '';
+  let direct = '';
+  let general = '';
+  let mine = '';
+  let gone = '';
+  const descriptions = new Map<string, string>();
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    owner = await signUpAndIn(t);
+    member = await signUpAndIn(t);
+    outsider = await signUpAndIn(t);
+    serverId = (await createWorkspace(t, owner, 'described')).id;
+    await inviteAndJoin(t, owner, serverId, [member]);
+    const spaces = ok(await t.gql('{ myWorkspaces { id isDirect } }', {}, owner)).myWorkspaces;
+    direct = spaces.find((w: { isDirect: boolean }) => w.isDirect).id;
+    const chans = ok(
+      await t.gql('query($s: ID!) { channels(serverId: $s) { id name } }', { s: serverId }, owner),
+    ).channels as Array<{ id: string; name: string }>;
+    general = chans.find((c) => c.name === 'general')!.id;
+    const send = async (text: string) =>
+      ok(
+        await t.gql(
+          'mutation($i: SendMessageInput!) { sendMessage(input: $i) { id } }',
+          { i: { conversationId: general, text } },
+          owner,
+        ),
+      ).sendMessage.id as string;
+    mine = await send('kept');
+    gone = await send('deleted');
+    ok(
+      await t.gql('mutation($m: ID!) { deleteMessage(messageId: $m) { id } }', { m: gone }, owner),
+    );
+    const schema = buildClientSchema(
+      ok(await t.gql(getIntrospectionQuery(), {}, owner)) as unknown as IntrospectionQuery,
+    );
+    for (const root of [schema.getQueryType()!, schema.getMutationType()!]) {
+      for (const [name, f] of Object.entries(root.getFields())) {
+        descriptions.set(name, f.description ?? '');
+      }
+    }
+  });
+  afterAll(async () => t?.close());
+
+  const cases: Case[] = [
+    {
+      field: 'setMemberRole',
+      code: 'VALIDATION',
+      query: 'mutation($i: SetMemberRoleInput!) { setMemberRole(input: $i) { role } }',
+      vars: () => ({ i: { serverId, userId: member.id, role: 'OWNER' } }),
+      as: () => owner,
+    },
+    {
+      field: 'leaveWorkspace',
+      code: 'VALIDATION',
+      query: 'mutation($s: ID!) { leaveWorkspace(serverId: $s) }',
+      vars: () => ({ s: serverId }),
+      as: () => owner,
+    },
+    {
+      field: 'deleteWorkspace',
+      code: 'VALIDATION',
+      query: 'mutation($i: DeleteWorkspaceInput!) { deleteWorkspace(input: $i) { deleted } }',
+      vars: () => ({ i: { serverId: direct, confirmName: 'x' } }),
+      as: () => owner,
+    },
+    {
+      field: 'timeoutMember',
+      code: 'VALIDATION',
+      query: `mutation($s: ID!, $u: ID!) { timeoutMember(serverId: $s, userId: $u, minutes: 40321) {
+        timedOutUntil } }`,
+      vars: () => ({ s: serverId, u: member.id }),
+      as: () => owner,
+    },
+    {
+      field: 'createChannel',
+      code: 'CONFLICT',
+      query: 'mutation($i: CreateChannelInput!) { createChannel(input: $i) { id } }',
+      vars: () => ({ i: { serverId, name: 'general' } }),
+      as: () => owner,
+    },
+    {
+      field: 'joinWorkspace',
+      code: 'INVALID_TOKEN',
+      query: 'mutation { joinWorkspace(token: "no-such-invite") { id } }',
+      vars: () => ({}),
+      as: () => outsider,
+    },
+    {
+      field: 'acceptConversationInvite',
+      code: 'NOT_FOUND',
+      query: `mutation($s: ID!, $c: ID!) { acceptConversationInvite(serverId: $s, conversationId: $c) {
+        id } }`,
+      vars: () => ({ s: direct, c: general }),
+      as: () => owner,
+    },
+    {
+      field: 'leaveConversation',
+      code: 'VALIDATION',
+      query: 'mutation($c: ID!) { leaveConversation(conversationId: $c) }',
+      vars: () => ({ c: general }),
+      as: () => owner,
+    },
+    {
+      field: 'addReaction',
+      code: 'VALIDATION',
+      query: 'mutation($m: ID!) { addReaction(messageId: $m, emoji: ":no-such-emoji:") { id } }',
+      vars: () => ({ m: mine }),
+      as: () => owner,
+    },
+    {
+      field: 'addReaction',
+      code: 'CONFLICT',
+      query: 'mutation($m: ID!) { addReaction(messageId: $m, emoji: "👍") { id } }',
+      vars: () => ({ m: gone }),
+      as: () => owner,
+    },
+    {
+      field: 'editMessage',
+      code: 'FORBIDDEN',
+      query: 'mutation($m: ID!) { editMessage(messageId: $m, text: "mine now") { id } }',
+      vars: () => ({ m: mine }),
+      as: () => member,
+    },
+    {
+      field: 'editMessage',
+      code: 'CONFLICT',
+      query: 'mutation($m: ID!) { editMessage(messageId: $m, text: "back") { id } }',
+      vars: () => ({ m: gone }),
+      as: () => owner,
+    },
+    {
+      field: 'deleteMessage',
+      code: 'FORBIDDEN',
+      query: 'mutation($m: ID!) { deleteMessage(messageId: $m) { id } }',
+      vars: () => ({ m: mine }),
+      as: () => member,
+    },
+    {
+      field: 'pinMessage',
+      code: 'CONFLICT',
+      query: 'mutation($m: ID!) { pinMessage(messageId: $m) { id } }',
+      vars: () => ({ m: gone }),
+      as: () => owner,
+    },
+    {
+      field: 'forwardMessage',
+      code: 'VALIDATION',
+      query:
+        'mutation($m: ID!, $c: ID!) { forwardMessage(messageId: $m, toConversationId: $c) { id } }',
+      vars: () => ({ m: gone, c: general }),
+      as: () => owner,
+    },
+    {
+      field: 'changePassword',
+      code: 'VALIDATION',
+      query: 'mutation($i: ChangePasswordInput!) { changePassword(input: $i) }',
+      vars: () => ({ i: { currentPassword: 'not the password', newPassword: 'a new password 1' } }),
+      as: () => member,
+    },
+    {
+      field: 'createMacro',
+      code: 'VALIDATION',
+      query: 'mutation($i: CreateMacroInput!) { createMacro(input: $i) { id } }',
+      vars: () => ({ i: { name: 'nothing', steps: [{ command: 'no-such-command' }] } }),
+      as: () => owner,
+    },
+    {
+      field: 'deleteMacro',
+      code: 'NOT_FOUND',
+      query: 'mutation($i: ID!) { deleteMacro(id: $i) }',
+      vars: () => ({ i: NIL }),
+      as: () => owner,
+    },
+    {
+      field: 'deleteKeybind',
+      code: 'NOT_FOUND',
+      query: 'mutation($i: ID!) { deleteKeybind(id: $i) }',
+      vars: () => ({ i: NIL }),
+      as: () => owner,
+    },
+    {
+      field: 'deletePipeline',
+      code: 'NOT_FOUND',
+      query: 'mutation($i: ID!) { deletePipeline(id: $i) }',
+      vars: () => ({ i: NIL }),
+      as: () => owner,
+    },
+    {
+      field: 'customEmojis',
+      code: 'VALIDATION',
+      query: 'query($s: ID!) { customEmojis(serverId: $s) { name } }',
+      vars: () => ({ s: direct }),
+      as: () => owner,
+    },
+    {
+      field: 'searchLanguage',
+      code: 'NOT_FOUND',
+      query: 'query($s: ID) { searchLanguage(serverId: $s) }',
+      vars: () => ({ s: serverId }),
+      as: () => outsider,
+    },
+    {
+      field: 'commandAudit',
+      code: 'VALIDATION',
+      query: 'query($s: ID!) { commandAudit(serverId: $s, limit: 201) { nextCursor } }',
+      vars: () => ({ s: serverId }),
+      as: () => owner,
+    },
+  ];
+
+  for (const c of cases) {
+    it(`${c.field} describes and answers ${c.code}`, async () => {
+      expect(descriptions.get(c.field)).toMatch(new RegExp(`\\b${c.code}\\b`));
+      const res = await t.gql(c.query, c.vars(), c.as());
+      const errors = res.body.errors as Array<{ extensions?: { code?: string } }> | undefined;
+      expect(errors?.[0]?.extensions?.code, JSON.stringify(res.body)).toBe(c.code);
+    });
+  }
+});

@@ -1,0 +1,96 @@
+/// <reference lib="dom" />
+// Lists longer than one page (docs/api.md, Pagination) in the app: the sidebar reads every page
+// of a workspace's channels, and the invites and blocked people lists show a page and then more
+// on request. Set up through the API (ApiSession), checked in Chromium.
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { ApiSession, assertBuilt, launchBrowser, personPage, TestServer } from './harness.js';
+
+const PASSWORD = 'dana-password-1';
+/** More than the 100 channels of the sidebar's first page, with #general and #random. */
+const CHANNELS = 102;
+/** More than the 20 invites and blocked people the app shows at first. */
+const MORE = 22;
+
+let server: TestServer;
+let browser: Browser;
+let page: Page;
+let problems: string[];
+
+beforeAll(async () => {
+  assertBuilt();
+  server = await TestServer.start({
+    SVC_OPEN_REGISTRATION: 'true',
+    SVC_REGISTRATION_POW_BITS: '0',
+    SVC_SIGNUP_REQUIRE_KEYS: 'false',
+  });
+  const dana = await ApiSession.signUp(server, 'dana', PASSWORD);
+  const { createWorkspace: ws } = await dana.gql<{ createWorkspace: { id: string } }>(
+    'mutation($i: CreateWorkspaceInput!) { createWorkspace(input: $i) { id } }',
+    { i: { name: 'Crowded' } },
+  );
+  for (let i = 0; i < CHANNELS; i++) {
+    await dana.gql('mutation($i: CreateChannelInput!) { createChannel(input: $i) { id } }', {
+      i: { serverId: ws.id, name: `ch-${String(i).padStart(3, '0')}` },
+    });
+  }
+  for (let i = 0; i < MORE; i++) {
+    await dana.gql(
+      'mutation($i: CreateWorkspaceInviteInput!) { createWorkspaceInvite(input: $i) { token } }',
+      { i: { serverId: ws.id } },
+    );
+    const pest = await ApiSession.signUp(server, `pest-${i}`, 'pest-password-1');
+    await dana.gql('mutation($u: ID!) { blockUser(userId: $u) }', { u: pest.userId });
+  }
+  browser = await launchBrowser();
+  ({ page, problems } = await personPage(browser, server.url));
+  await page.goto('/');
+  await page.getByLabel('Username').fill('dana');
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Workspaces' }).waitFor({ timeout: 30_000 });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.dispose();
+});
+
+describe('lists longer than a page', () => {
+  it('shows every channel in the sidebar, past the first page', async () => {
+    await page.getByRole('button', { name: /^Crowded/ }).click();
+    const sidebar = page.getByRole('navigation', { name: 'Conversations in Crowded' });
+    // The newest channels come on the second page; the sidebar sorts by name.
+    await sidebar.getByRole('link', { name: /ch-101/ }).waitFor();
+    await expect(sidebar.getByRole('link', { name: /^#?ch-\d{3}/ }).count()).resolves.toBe(
+      CHANNELS,
+    );
+  });
+
+  it('shows the invites a page at a time', async () => {
+    await page.getByRole('button', { name: 'Invite people' }).click();
+    const invites = page.locator('ul.invites > li');
+    await invites.nth(19).waitFor();
+    expect(await invites.count()).toBe(20);
+    await page.getByRole('button', { name: 'Show more invites' }).click();
+    await invites.nth(MORE - 1).waitFor();
+    expect(await invites.count()).toBe(MORE);
+    await page.keyboard.press('Escape');
+  });
+
+  it('shows the blocked people a page at a time', async () => {
+    await page.getByRole('button', { name: 'Settings' }).click();
+    await page.getByRole('link', { name: 'Messages and privacy' }).click();
+    const blocked = page.locator('ul.blocked-people > li');
+    await blocked.nth(19).waitFor();
+    expect(await blocked.count()).toBe(20);
+    // Most recent first: the last one blocked heads the list, the first comes with the second page.
+    await expect(blocked.first().textContent()).resolves.toContain(`pest-${MORE - 1}`);
+    await page.getByRole('button', { name: 'Show more blocked people' }).click();
+    await blocked.nth(MORE - 1).waitFor();
+    expect(await blocked.count()).toBe(MORE);
+    await expect(blocked.last().textContent()).resolves.toContain('pest-0');
+    expect(problems).toEqual([]);
+  });
+});

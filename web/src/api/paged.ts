@@ -1,0 +1,56 @@
+import { useEffect, useState } from 'preact/hooks';
+
+import { gql } from './graphql.ts';
+
+/**
+ * A list field whose items carry their `cursor` (docs/api.md, Pagination), shown a page at a
+ * time: the first page, then the next on `loadMore`. `query` takes `$after` and `$limit`.
+ */
+export function usePagedList<T extends { cursor: string }>(
+  query: string,
+  field: string,
+  variables: Record<string, unknown>,
+  pageSize: number,
+) {
+  const [items, setItems] = useState<T[] | null>(null);
+  const [more, setMore] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const read = (after: string | null, before: T[]) =>
+    gql<Record<string, T[]>>(query, { ...variables, after, limit: pageSize })
+      .then((d) => {
+        const page = d[field] ?? [];
+        setItems([...before, ...page]);
+        // A full page may have more behind it; an empty next page says there was none.
+        setMore(page.length === pageSize);
+      })
+      .catch(setError);
+  const reload = () => read(null, []);
+  useEffect(() => {
+    void reload();
+  }, [query, JSON.stringify(variables)]);
+  const loadMore = () => {
+    const last = items?.[items.length - 1];
+    if (last) void read(last.cursor, items ?? []);
+  };
+  return { items, more, loadMore, reload, error, setError };
+}
+
+/** Every item of a list field paged by its items' cursors, reading on from `first` (a page). */
+export async function readRest<T extends { cursor: string }>(
+  query: string,
+  field: string,
+  variables: Record<string, unknown>,
+  first: T[],
+  pageSize: number,
+): Promise<T[]> {
+  const all = [...first];
+  let page = first;
+  while (page.length === pageSize) {
+    const after = page[page.length - 1]!.cursor;
+    page =
+      (await gql<Record<string, T[]>>(query, { ...variables, after, limit: pageSize }))[field] ??
+      [];
+    all.push(...page);
+  }
+  return all;
+}

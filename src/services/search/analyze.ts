@@ -1,5 +1,7 @@
 import { linkifyit } from 'linkify-it';
 
+import { RecentCache } from '../../lib/recent-cache.js';
+
 import { compoundParts } from './compounds.js';
 import { detectLanguage } from './detect.js';
 import {
@@ -72,40 +74,17 @@ function baseOf(lang: Language, word: string): string {
 
 /**
  * The marked terms of words lately indexed, by language and word: chat repeats its words, and a
- * word's stems, variants and compound parts cost up to a hundred times its lookup here. Two
- * generations of at most WORDS_KEPT words each: a word found in the older one moves to the
- * newer, and when the newer is full the older is dropped (no per-lookup reordering, which
- * costs a Map of this size more than the stemming it saves).
+ * word's stems, variants and compound parts cost up to a hundred times its lookup here.
  */
 const WORDS_KEPT = 20_000;
-let recentWords = new Map<string, readonly string[]>();
-let olderWords = new Map<string, readonly string[]>();
-
-function keptWord(key: string): readonly string[] | undefined {
-  const recent = recentWords.get(key);
-  if (recent) return recent;
-  const older = olderWords.get(key);
-  if (older) keepWord(key, older);
-  return older;
-}
-
-function keepWord(key: string, terms: readonly string[]) {
-  if (recentWords.size >= WORDS_KEPT) {
-    olderWords = recentWords;
-    recentWords = new Map();
-  }
-  recentWords.set(key, terms);
-}
+const recentWords = new RecentCache<string, readonly string[]>(WORDS_KEPT);
 
 /** The marked terms of one word of a text in `lang`: its stem (if not the word) and parts. */
 function wordStems(lang: Language, raw: string, into: Set<string>) {
   if (raw.length < 3) return;
-  const key = lang.mark + raw;
-  let terms = keptWord(key);
-  if (!terms) {
-    terms = scriptOf(raw) === lang.script ? markedTerms(lang, raw) : [];
-    keepWord(key, terms);
-  }
+  const terms = recentWords.through(lang.mark + raw, () =>
+    scriptOf(raw) === lang.script ? markedTerms(lang, raw) : [],
+  );
   for (const term of terms) into.add(term);
 }
 
@@ -184,7 +163,14 @@ export function wordAlternatives(raw: string): string[] {
  * stems (bare and marked) and its compound parts. Highlights and relevance compare these with a
  * query's alternatives.
  */
-export function wordKeys(raw: string): Set<string> {
+export function wordKeys(raw: string): ReadonlySet<string> {
+  return recentKeys.through(raw, keysOfWord);
+}
+
+/** The keys of words lately highlighted: a page of results repeats its words, as chat does. */
+const recentKeys = new RecentCache<string, ReadonlySet<string>>(WORDS_KEPT);
+
+function keysOfWord(raw: string): Set<string> {
   const folded = foldText(raw);
   const keys = new Set([folded]);
   const script = scriptOf(raw);

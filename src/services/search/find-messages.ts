@@ -5,6 +5,7 @@ import type { KeysetFrom } from '../paging/keyset.js';
 import {
   countMatches,
   estimateMatches,
+  messagesByIds,
   messagesWithTerms,
   searchableConversations,
   searchMessageRows,
@@ -51,6 +52,10 @@ export const DEFAULT_SEARCH_TUNING: SearchTuning = {
   walkStep: 256,
 };
 
+const KEEP_ALL = () => true;
+/** Rows read at a time, at least, while a check in the server may drop some. */
+const KEEP_READ_AHEAD = 100;
+
 /**
  * Up to `want` messages that `accountId` may read matching `match` (and `keep`, checked in the
  * server: phrases) and passing the filters, from the keyset position `from` of the newest-first
@@ -65,18 +70,21 @@ export async function findMessages(
   filters: MessageSearchFilters,
   from: KeysetFrom,
   want: number,
-  keep: (m: MessageTable) => boolean = () => true,
+  keep: (m: MessageTable) => boolean = KEEP_ALL,
 ): Promise<MessageTable[]> {
   const found: MessageTable[] = [];
+  // While `keep` may drop rows (phrases), read more than the page lacks at a time: each
+  // sorted read sorts every match again.
+  const ahead = (n: number) => (keep === KEEP_ALL ? n : Math.max(n, KEEP_READ_AHEAD));
   // Each read goes on from the last row of the one before, in the same direction.
-  const next = (m: MessageTable): KeysetFrom => ({
+  const next = (m: Pick<MessageTable, 'createdAt' | 'id'>): KeysetFrom => ({
     [from.before ? 'before' : 'after']: { at: Number(m.createdAt), id: m.id },
   });
   // Sorted, a page at a time while `keep` drops some.
   const sorted = async (start: KeysetFrom) => {
     let position = start;
     for (;;) {
-      const n = want - found.length;
+      const n = ahead(want - found.length);
       const rows = await searchMessageRows(
         db.kysely,
         db.dialect,
@@ -109,11 +117,20 @@ export async function findMessages(
   while (read < tuning.walkBudget) {
     const n = Math.min(step, tuning.walkBudget - read);
     const batch = await messagesWithTerms(db.kysely, filters, position, n, indexed);
-    for (const { terms, ...message } of batch) {
-      if (!readable.has(message.conversationId)) continue;
-      if (terms === null ? indexed : !termsMatch(terms, match)) continue;
-      if (!keep(message)) continue;
-      if (found.push(message) === want) return found;
+    const passed = batch
+      .filter((r) => readable.has(r.conversationId))
+      .filter((r) => (r.terms === null ? !indexed : termsMatch(r.terms, match)))
+      .map((r) => r.id);
+    // The rows that passed, read whole (in their order) as many at a time as may be needed.
+    for (let i = 0; i < passed.length;) {
+      const ids = passed.slice(i, i + ahead(want - found.length));
+      i += ids.length;
+      const whole = await messagesByIds(db.kysely, ids);
+      for (const id of ids) {
+        const message = whole.get(id);
+        if (!message || !keep(message)) continue;
+        if (found.push(message) === want) return found;
+      }
     }
     const last = batch[batch.length - 1];
     if (batch.length < n || !last) return found;

@@ -65,13 +65,13 @@ function matchCondition(dialect: Dialect, m: IndexMatch) {
 
 /** Whether a message's stored terms satisfy the match: the walk's check, in the server. */
 export function termsMatch(stored: string, m: IndexMatch): boolean {
-  const held = new Set(stored.split(' '));
-  if (!m.groups.every((g) => g.some((t) => held.has(t)))) return false;
-  if (m.excluded.some((t) => held.has(t))) return false;
-  return m.prefixes.every((p) => {
-    for (const t of held) if (t.startsWith(p)) return true;
-    return false;
-  });
+  // Terms are stored joined by single spaces and hold none: a term is held when it stands
+  // between two spaces of the padded text. No split, no set: the walk checks thousands of rows.
+  const padded = ` ${stored} `;
+  const held = (t: string) => padded.includes(` ${t} `);
+  if (!m.groups.every((g) => g.some(held))) return false;
+  if (m.excluded.some(held)) return false;
+  return m.prefixes.every((p) => padded.includes(` ${p}`));
 }
 
 export interface MessageSearchFilters {
@@ -290,11 +290,22 @@ export async function joinedAmong(
   return new Set(rows.map((r) => r.conversationId));
 }
 
+/** What the walk reads of a message: enough to place it, check it may be read, and its terms. */
+export interface WalkRow {
+  id: string;
+  createdAt: number;
+  conversationId: string;
+  /** Null for a message without an index row. */
+  terms: string | null;
+}
+
 /**
  * Messages from the keyset position `from` (as `searchMessageRows`), with their terms (null for a message without an index
  * row), whatever their words: the candidates a search for a common query walks (by
  * `message_time_idx`, or a conversation's or author's index when the filters name one) and
- * checks term by term. `indexedOnly`: only messages with an index row.
+ * checks term by term. `indexedOnly`: only messages with an index row. Only what the check
+ * needs is read (a whole row costs SQLite about three times as much); the few that pass are
+ * read whole by `messagesByIds`.
  */
 export async function messagesWithTerms(
   db: Executor,
@@ -302,18 +313,33 @@ export async function messagesWithTerms(
   from: KeysetFrom,
   limit: number,
   indexedOnly: boolean,
-) {
+): Promise<WalkRow[]> {
   const q = indexedOnly
     ? db.selectFrom('message as m').innerJoin('message_search as s', 's.messageId', 'm.id')
     : db.selectFrom('message as m').leftJoin('message_search as s', 's.messageId', 'm.id');
-  return keysetSlice(
+  const rows = await keysetSlice(
     q
-      .selectAll('m')
-      .select('s.terms')
+      .select(['m.id', 'm.createdAt', 'm.conversationId', 's.terms'])
       .where((eb) => messageConditions(eb as never, filters)),
     MESSAGE_KEY,
     'desc',
     from,
     limit,
-  ).execute() as Promise<Array<MessageTable & { terms: string | null }>>;
+  ).execute();
+  return rows.map((r) => ({ ...r, createdAt: Number(r.createdAt), terms: r.terms ?? null }));
+}
+
+/** The messages of `ids` that are not deleted, by id. */
+export async function messagesByIds(
+  db: Executor,
+  ids: readonly string[],
+): Promise<Map<string, MessageTable>> {
+  if (ids.length === 0) return new Map();
+  const rows = (await db
+    .selectFrom('message')
+    .selectAll()
+    .where('id', 'in', [...ids])
+    .where('deletedAt', 'is', null)
+    .execute()) as MessageTable[];
+  return new Map(rows.map((m) => [m.id, m]));
 }

@@ -233,10 +233,68 @@ describe('refusals the SDL describes', () => {
       vars: () => ({ s: serverId }),
       as: () => owner,
     },
+    {
+      field: 'startTyping',
+      code: 'VALIDATION',
+      query: 'mutation($c: ID!) { startTyping(conversationId: $c) }',
+      vars: () => ({ c: general }),
+      as: () => owner,
+    },
+    {
+      field: 'requestAccountDeletion',
+      code: 'VALIDATION',
+      query: `mutation($i: RequestAccountDeletionInput!) { requestAccountDeletion(input: $i) {
+        scheduledFor } }`,
+      vars: () => ({ i: { confirmUsername: 'someone-else' } }),
+      as: () => member,
+    },
+    {
+      field: 'revokeSession',
+      code: 'NOT_FOUND',
+      query: 'mutation($i: ID!) { revokeSession(id: $i) }',
+      vars: () => ({ i: NIL }),
+      as: () => member,
+    },
+    {
+      field: 'acceptDmRequest',
+      code: 'NOT_FOUND',
+      query: 'mutation($i: ID!) { acceptDmRequest(requestId: $i) { id } }',
+      vars: () => ({ i: NIL }),
+      as: () => member,
+    },
+    {
+      field: 'declineConversationInvite',
+      code: 'NOT_FOUND',
+      query:
+        'mutation($s: ID!, $c: ID!) { declineConversationInvite(serverId: $s, conversationId: $c) }',
+      vars: () => ({ s: direct, c: general }),
+      as: () => member,
+    },
+    {
+      field: 'resolveWorkspaceReport',
+      code: 'NOT_FOUND',
+      query: 'mutation($i: ID!) { resolveWorkspaceReport(id: $i) { id } }',
+      vars: () => ({ i: NIL }),
+      as: () => owner,
+    },
+    {
+      field: 'setSearchLanguage',
+      code: 'VALIDATION',
+      query: 'mutation { setSearchLanguage(language: "xx") }',
+      vars: () => ({}),
+      as: () => member,
+    },
+    {
+      field: 'setSearchLanguage',
+      code: 'FORBIDDEN',
+      query: 'mutation($s: ID) { setSearchLanguage(language: "de", serverId: $s) }',
+      vars: () => ({ s: serverId }),
+      as: () => member,
+    },
   ];
 
-  for (const c of cases) {
-    it(`${c.field} describes and answers ${c.code}`, async () => {
+  for (const [n, c] of cases.entries()) {
+    it(`${c.field} describes and answers ${c.code} (case ${n + 1})`, async () => {
       expect(descriptions.get(c.field)).toMatch(new RegExp(`\\b${c.code}\\b`));
       const res = await t.gql(c.query, c.vars(), c.as());
       const errors = res.body.errors as Array<{ extensions?: { code?: string } }> | undefined;

@@ -74,6 +74,7 @@ export async function backup(
       },
     };
     await writeManifest(dir, manifest);
+    await keepPrivate(dir);
     const rows = Object.values(manifest.counts).reduce((a, b) => a + b, 0);
     progress.done(
       `${Object.keys(manifest.counts).length} tables, ${count(rows)} rows, ${count(entries.length)} files (${bytes(manifest.blobs.bytes)}) -> ${dir}`,
@@ -189,6 +190,10 @@ function keysOf(rows: KeyRow[]): BackupManifest['keys'] {
 }
 
 /** Makes `dir` if absent; refuses a folder that holds anything (a backup never overwrites). */
+/**
+ * An absent or empty folder, made 0700 before anything is written into it: a backup holds the
+ * server's keys and every message (docs/security.md, "Secrets at rest").
+ */
 async function prepareEmptyFolder(dir: string): Promise<void> {
   try {
     const entries = await fs.readdir(dir);
@@ -200,5 +205,19 @@ async function prepareEmptyFolder(dir: string): Promise<void> {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     await fs.mkdir(dir, { recursive: true });
+  }
+  await fs.chmod(dir, 0o700);
+}
+
+/** Every file under `dir` 0600 and every folder 0700, whatever wrote them and the umask. */
+async function keepPrivate(dir: string): Promise<void> {
+  for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      await fs.chmod(full, 0o700);
+      await keepPrivate(full);
+    } else {
+      await fs.chmod(full, 0o600);
+    }
   }
 }

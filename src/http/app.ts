@@ -10,6 +10,7 @@ import type { AppContext } from '../context.js';
 import { buildGraphqlExecutor } from '../graphql/build.js';
 import type { GraphqlExecutor } from '../graphql/executor.js';
 import { newId } from '../lib/ids.js';
+import { securityHeaders } from '../lib/security-headers.js';
 
 import { fastifyErrorHandler } from './errors.js';
 import { LINGER_LIMITS, registerLingeringClose, type LingerLimits } from './lingering-close.js';
@@ -85,6 +86,13 @@ export async function buildHttpApp(
   });
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
   app.setErrorHandler(fastifyErrorHandler);
+  // Every answer, refusals and errors included, carries the security headers its route did not
+  // set itself (src/lib/security-headers.ts).
+  const headers = Object.entries(securityHeaders(ctx.config.server.publicBaseUrl));
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    for (const [name, value] of headers) if (!reply.hasHeader(name)) reply.header(name, value);
+    done(null, payload);
+  });
   await app.register(cookie);
   app.decorateRequest('svc', null as never);
   // An answer sent before the body was read whole is followed by a lingering close.

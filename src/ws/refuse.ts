@@ -1,6 +1,8 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 
+import { SECURITY_HEADERS } from '../lib/security-headers.js';
+
 /**
  * Answers an upgrade request with a plain HTTP refusal and closes the socket; the bodies are the
  * JSON the rest of /api answers (`{"error":"too_many_connections"}`, `{"error":"blocked"}`, ...).
@@ -22,6 +24,7 @@ export function refuseUpgrade(
     'Content-Type: application/json; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(text)}`,
     'Cache-Control: no-store',
+    ...Object.entries(SECURITY_HEADERS).map(([k, v]) => `${k}: ${v}`),
     ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
   ];
   socket.once('finish', () => socket.destroy());

@@ -4,7 +4,7 @@ import path from 'node:path';
 
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
-import pino from 'pino';
+import pino, { type DestinationStream } from 'pino';
 
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { loadSecrets, type Secrets } from '../../src/config/secrets.js';
@@ -14,6 +14,7 @@ import { openDatabase } from '../../src/db/open.js';
 import { buildGraphqlExecutor } from '../../src/graphql/build.js';
 import type { GraphqlExecutor } from '../../src/graphql/executor.js';
 import { buildHttpApp, type HttpAppOptions } from '../../src/http/app.js';
+import { createLogger } from '../../src/logger.js';
 import type { Clock } from '../../src/lib/clock.js';
 import {
   migrateDatabase,
@@ -104,6 +105,8 @@ export interface TestAppOptions {
   overrides?: Partial<ServerOverrides>;
   /** Test-only routes in the /api and /s2s/v1 trees, and an s2s verifier. */
   http?: HttpAppOptions;
+  /** Log through the server's own logger (level info, its redaction) instead of one at debug. */
+  serverLogger?: boolean;
 }
 
 /** A real app on a real database, driven through inject(). */
@@ -170,10 +173,10 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
   const database = opts.database ?? (await createTestDatabase());
   const config = configFor(database, opts.env);
   const logs = new LogCapture();
-  const log = pino(
-    { level: 'debug', base: { service: 'svc' } },
-    { write: (s: string) => logs.write(s) },
-  );
+  const sink = { write: (s: string) => logs.write(s) };
+  const log = opts.serverLogger
+    ? createLogger('info', sink as DestinationStream)
+    : pino({ level: 'debug', base: { service: 'svc' } }, sink);
   const ctx = await createMigratedContext(database, opts.env, {
     checkTransactions: true,
     ...opts.overrides,

@@ -93,6 +93,18 @@ describe('svc backup and svc restore', () => {
     const printed = JSON.parse(run.out);
     expect(printed.counts.message).toBe(21);
     expect(printed.files).toBe(3);
+    // It holds the server's keys and every message: nothing in it is open to other users.
+    const open: string[] = [];
+    const walk = (d: string) => {
+      if ((fs.statSync(d).mode & 0o077) !== 0) open.push(d);
+      for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+        const full = path.join(d, e.name);
+        if (e.isDirectory()) walk(full);
+        else if ((fs.statSync(full).mode & 0o077) !== 0) open.push(full);
+      }
+    };
+    walk(dir);
+    expect(open).toEqual([]);
 
     const verified = await cli(['backup', '--verify', dir], {});
     expect(verified.code).toBe(0);

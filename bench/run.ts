@@ -7,6 +7,7 @@ import { printTable, writeResult, type ScenarioResult } from './lib/report.js';
 import { activeUsers } from './scenarios/active-users.js';
 import { cli } from './scenarios/cli.js';
 import { connectStorm } from './scenarios/connect-storm.js';
+import { dataScenario } from './scenarios/data.js';
 import { fanoutBurst, fanoutLatency, fanoutManyChannels } from './scenarios/fanout.js';
 import { files } from './scenarios/files.js';
 import { graphqlHttp } from './scenarios/graphql-http.js';
@@ -42,6 +43,7 @@ const scenarios: Record<string, (opts: { pg: boolean }) => Promise<ScenarioResul
   instructions,
   cli,
   import: importScenario,
+  data: dataScenario,
 };
 
 const args = process.argv.slice(2);

@@ -2,10 +2,12 @@ import { defineConfig } from 'vite';
 
 // The web client: Preact through its automatic JSX runtime (no plugin), built to dist/web with
 // content-hashed names under assets/ (the server caches those for a year and never index.html).
+// The service worker is built beside the page as /sw.js (its address must not change), and
+// public/ holds the icons the manifest names (fixed names at the root).
 export default defineConfig({
   root: import.meta.dirname,
   base: '/',
-  publicDir: false,
+  publicDir: 'public',
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   resolve: {
     alias: { react: 'preact/compat', 'react-dom': 'preact/compat' },
@@ -20,6 +22,15 @@ export default defineConfig({
     // Keep every asset a file: inlined data URLs would need looser CSP sources for no gain.
     assetsInlineLimit: 0,
     reportCompressedSize: false,
+    rolldownOptions: {
+      input: {
+        index: `${import.meta.dirname}/index.html`,
+        sw: `${import.meta.dirname}/src/sw/service-worker.ts`,
+      },
+      output: {
+        entryFileNames: (chunk) => (chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js'),
+      },
+    },
   },
   worker: { format: 'es' },
   server: {

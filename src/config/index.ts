@@ -76,9 +76,10 @@ export interface Config {
     enableGraphiql: boolean;
     /**
      * The web client at `/` (SVC_WEB_CLIENT): null when off; otherwise the folder of its built
-     * files (SVC_WEB_CLIENT_DIR), or null for the one this build made (`dist/web`).
+     * files (SVC_WEB_CLIENT_DIR), or null for the one this build made (`dist/web`), and the
+     * name the installed app goes by (SVC_INSTANCE_NAME, else `svc`).
      */
-    webClient: { dir: string | null } | null;
+    webClient: { dir: string | null; instanceName: string } | null;
   };
   features: readonly FeatureState[];
   disabledFeatures: readonly FeatureName[];
@@ -193,7 +194,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       forceSecureCookies: e.SVC_FORCE_SECURE_COOKIES,
       enableGraphiql: e.SVC_ENABLE_GRAPHIQL,
       webClient: e.SVC_WEB_CLIENT
-        ? { dir: e.SVC_WEB_CLIENT_DIR ? path.resolve(e.SVC_WEB_CLIENT_DIR) : null }
+        ? {
+            dir: e.SVC_WEB_CLIENT_DIR ? path.resolve(e.SVC_WEB_CLIENT_DIR) : null,
+            instanceName: e.SVC_INSTANCE_NAME ?? 'svc',
+          }
         : null,
     },
     features: resolveFeatureStates(features.disabled, {

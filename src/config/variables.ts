@@ -71,6 +71,7 @@ export const variables = {
 
   // Instance presentation
   SVC_INSTANCE_NOTICE: optionalString(500),
+  SVC_INSTANCE_NAME: optionalString(60),
   SVC_TERMS_URL: optionalHttpUrl(),
   SVC_AUDIT_RETENTION_DAYS: optionalLimit(),
   SVC_DEFAULT_WORKSPACE: optionalString(),

@@ -3,16 +3,17 @@ import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import type { BlobStore} from '../services/files/blob-store.js';
+import type { BlobStore } from '../services/files/blob-store.js';
 import { isSha256 } from '../services/files/blob-store.js';
 
 import { BackupError, type PartChecksum } from './manifest.js';
 import type { Progress } from './progress.js';
 
 // Stored files (attachments, avatars, emoji, plugin bundles: one content-addressed store, docs/
-// files.md) are copied one by one through BlobStore.put, which hashes what it writes: a copy is
-// kept under the name of the bytes it really holds, so a file damaged on either side is found,
-// never carried over silently.
+// files.md) are copied through BlobStore.put, which hashes what it writes: a copy is kept under
+// the name of the bytes it really holds, so a file damaged on either side is found, never
+// carried over silently. Several are copied at once, and all are synced together at the end
+// (a sync per file, each waiting for the disk in turn, took most of a backup's time).
 
 export interface BlobEntry {
   sha256: string;
@@ -33,18 +34,44 @@ export async function copyAllBlobs(
   const entries: BlobEntry[] = [];
   const damaged: string[] = [];
   progress.update({ step: 'files' });
-  for await (const name of from.list()) {
+  const names: string[] = [];
+  for await (const name of from.list()) names.push(name);
+  await concurrently(names, async (name) => {
     const copied = await copyOne(from, to, name);
-    if (copied === 'gone') continue;
+    if (copied === 'gone') return;
     if (copied === 'damaged') {
       damaged.push(name);
-      continue;
+      return;
     }
     entries.push(copied);
     progress.add({ files: 1, bytes: copied.bytes });
-  }
+  });
+  await to.syncAll(entries.map((e) => e.sha256));
   entries.sort((a, b) => (a.sha256 < b.sha256 ? -1 : 1));
   return { entries, damaged };
+}
+
+/** Files copied at once: their reads and writes overlap, and none waits for the disk alone. */
+const COPIES_AT_ONCE = 8;
+
+/** Runs `fn` on every item, a few at once; on a failure starts no more, and throws it once all have stopped. */
+async function concurrently<T>(items: readonly T[], fn: (item: T) => Promise<void>) {
+  let next = 0;
+  let failed = false;
+  const results = await Promise.allSettled(
+    Array.from({ length: COPIES_AT_ONCE }, async () => {
+      while (!failed && next < items.length) {
+        try {
+          await fn(items[next++]!);
+        } catch (err) {
+          failed = true;
+          throw err;
+        }
+      }
+    }),
+  );
+  const rejected = results.find((r) => r.status === 'rejected');
+  if (rejected) throw (rejected as PromiseRejectedResult).reason;
 }
 
 async function copyOne(
@@ -54,8 +81,10 @@ async function copyOne(
 ): Promise<BlobEntry | 'gone' | 'damaged'> {
   let stored;
   try {
+    // Synced all together once copied (syncAll), not one by one.
     stored = await to.put(createReadStream(from.pathOf(name)), {
       maxBytes: Number.MAX_SAFE_INTEGER,
+      sync: false,
     });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'gone';
@@ -113,14 +142,15 @@ export async function restoreBlobs(
   progress: Progress,
 ): Promise<void> {
   progress.update({ step: 'files' });
-  for (const entry of entries) {
+  await concurrently(entries, async (entry) => {
     const copied = await copyOne(from, to, entry.sha256);
     if (copied === 'gone') throw new BackupError(`the backup lacks stored file ${entry.sha256}`);
     if (copied === 'damaged' || copied.bytes !== entry.bytes) {
       throw new BackupError(`stored file ${entry.sha256} in the backup is damaged`);
     }
     progress.add({ files: 1, bytes: copied.bytes });
-  }
+  });
+  await to.syncAll(entries.map((e) => e.sha256));
 }
 
 /** Checks every listed file of a backup's store without copying it; the problems found. */

@@ -24,6 +24,8 @@ function builtClient(): string {
   fs.writeFileSync(`${js}.gz`, zlib.gzipSync(SCRIPT));
   fs.writeFileSync(path.join(dir, 'assets/style-Q1.css'), 'body{color:red}');
   fs.writeFileSync(path.join(dir, 'secret.txt'), 'not to be served');
+  fs.writeFileSync(path.join(dir, 'sw.js'), 'self.addEventListener("push", () => {});');
+  fs.writeFileSync(path.join(dir, 'icon-192.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
   return dir;
 }
 
@@ -32,11 +34,43 @@ describe('web client at /', () => {
   let dir: string;
   beforeAll(async () => {
     dir = builtClient();
-    t = await createTestApp({ env: { SVC_WEB_CLIENT_DIR: dir } });
+    t = await createTestApp({
+      env: { SVC_WEB_CLIENT_DIR: dir, SVC_INSTANCE_NAME: 'Acme Chat for the Whole Team' },
+    });
   });
   afterAll(async () => {
     await t?.close();
     fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves the service worker at /sw.js under the page policy, revalidated on each use', async () => {
+    const res = await t.inject({ method: 'GET', url: '/sw.js' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    // A year-long cache would keep an old worker running after an upgrade.
+    expect(res.headers['cache-control']).toBe('no-cache');
+    expect(res.headers['content-security-policy']).toBe(WEB_CLIENT_CSP);
+    expect(res.body).toContain('push');
+    const icon = await t.inject({ method: 'GET', url: '/icon-192.png' });
+    expect(icon.headers['content-type']).toBe('image/png');
+    // A root file the build did not write is not found; nothing else at the root is served.
+    expect((await t.inject({ method: 'GET', url: '/icon-512.png' })).statusCode).toBe(404);
+  });
+
+  it('serves a web app manifest with the instance name, its start and its icons', async () => {
+    const res = await t.inject({ method: 'GET', url: '/manifest.webmanifest' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/manifest\+json/);
+    const m = res.json();
+    expect(m).toMatchObject({
+      name: 'Acme Chat for the Whole Team',
+      short_name: 'Acme Chat fo',
+      start_url: '/',
+      scope: '/',
+      display: 'standalone',
+    });
+    const sizes = (m.icons as { sizes: string; type: string }[]).map((i) => i.sizes);
+    expect(sizes).toEqual(expect.arrayContaining(['192x192', '512x512']));
   });
 
   it('serves index.html at / under a strict policy, never cached', async () => {

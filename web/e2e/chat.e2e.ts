@@ -3,45 +3,37 @@
 // (proof of work solved in a worker), create a workspace, invite, chat, react, reply in a
 // thread, see typing and presence, time one out; plus key and password sign-in, the operator's
 // screens, a server restart and a session ended elsewhere. Screenshots go to .ci/out/web-screens.
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { checkA11y } from './a11y.js';
-import { assertBuilt, launchBrowser, personPage, shot, TestServer } from './harness.js';
+import {
+  composer,
+  createInviteLink,
+  createWorkspace,
+  joinByInvite,
+  personPage,
+  send,
+  shot,
+  signUp,
+  startServerAndBrowser,
+  timeline,
+  type Person,
+  type TestServer,
+} from './harness.js';
 
 let server: TestServer;
 let browser: Browser;
-let alice: Awaited<ReturnType<typeof personPage>>;
-let bob: Awaited<ReturnType<typeof personPage>>;
+let alice: Person;
+let bob: Person;
 let inviteLink = '';
 
-const timeline = (p: Page) => p.getByRole('log', { name: /^Messages in/ });
-const composer = (p: Page) => p.locator('#composer-input');
-
-async function send(p: Page, text: string): Promise<void> {
-  await composer(p).fill(text);
-  await composer(p).press('Enter');
-  await timeline(p).getByText(text, { exact: true }).first().waitFor();
-}
-
-async function signUp(p: Page, username: string, displayName: string): Promise<void> {
-  await p.getByRole('tab', { name: 'Create account' }).click();
-  await p.getByLabel('Username').fill(username);
-  await p.getByLabel(/Display name/).fill(displayName);
-  await p.getByRole('button', { name: 'Create account' }).click();
-  await p.getByRole('navigation', { name: 'Workspaces' }).waitFor({ timeout: 30_000 });
-}
-
 beforeAll(async () => {
-  assertBuilt();
-  server = await TestServer.start({
-    SVC_OPEN_REGISTRATION: 'true',
-    SVC_REGISTRATION_POW_BITS: '10',
+  ({ server, browser } = await startServerAndBrowser({
     SVC_INSTANCE_NOTICE: 'Welcome to the test server.',
-  });
+  }));
   server.cli(['account', 'create', 'carol', '--password-stdin'], 'carol-password-1\n');
   server.cli(['operator', 'grant', 'carol']);
-  browser = await launchBrowser();
   alice = await personPage(browser, server.url);
   bob = await personPage(browser, server.url);
 });
@@ -81,24 +73,13 @@ describe('the web client', () => {
   });
 
   it('creates a workspace and an invite link', async () => {
-    const p = alice.page;
-    await p.getByRole('button', { name: 'Create or join a workspace' }).click();
-    await p.getByRole('dialog').getByLabel('Name', { exact: true }).fill('Team');
-    await p.getByRole('button', { name: 'Create', exact: true }).click();
-    await p.getByRole('heading', { name: '#general' }).waitFor();
-    await p.getByRole('button', { name: 'Invite people' }).click();
-    await p.getByRole('button', { name: 'Create invite link' }).click();
-    inviteLink = await p.getByLabel('Invite link').inputValue();
+    await createWorkspace(alice.page, 'Team');
+    inviteLink = await createInviteLink(alice.page);
     expect(inviteLink).toMatch(/\/invite\//);
-    await p.keyboard.press('Escape');
   });
 
   it('lets the invited person sign up from the link and join the workspace', async () => {
-    const p = bob.page;
-    await p.goto(new URL(inviteLink).pathname);
-    await p.getByText('You were invited to a workspace').waitFor();
-    await signUp(p, 'bob', 'Bob');
-    await p.getByRole('heading', { name: '#general' }).waitFor({ timeout: 20_000 });
+    await joinByInvite(bob.page, inviteLink, 'bob', 'Bob');
   });
 
   it('delivers messages live both ways, with mentions', async () => {

@@ -6,38 +6,25 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { checkA11y } from './a11y.js';
-import { assertBuilt, launchBrowser, personPage, shot, TestServer } from './harness.js';
+import {
+  personPage,
+  send,
+  shot,
+  signUpWithWorkspace,
+  startServerAndBrowser,
+  type Person,
+  type TestServer,
+} from './harness.js';
 
 let server: TestServer;
 let browser: Browser;
-let carol: Awaited<ReturnType<typeof personPage>>;
+let carol: Person;
 
 beforeAll(async () => {
-  assertBuilt();
-  server = await TestServer.start({
-    SVC_OPEN_REGISTRATION: 'true',
-    SVC_REGISTRATION_POW_BITS: '10',
-  });
-  browser = await launchBrowser();
+  ({ server, browser } = await startServerAndBrowser());
   carol = await personPage(browser, server.url);
-  const p = carol.page;
-  await p.goto('/');
-  await p.getByRole('tab', { name: 'Create account' }).click();
-  await p.getByLabel('Username').fill('carol');
-  await p.getByLabel(/Display name/).fill('Carol');
-  await p.getByRole('button', { name: 'Create account' }).click();
-  await p.getByRole('navigation', { name: 'Workspaces' }).waitFor({ timeout: 30_000 });
-  await p.getByRole('button', { name: 'Create or join a workspace' }).click();
-  await p.getByRole('dialog').getByLabel('Name', { exact: true }).fill('Exported');
-  await p.getByRole('button', { name: 'Create', exact: true }).click();
-  await p.getByRole('heading', { name: '#general' }).waitFor();
-  await p.locator('#composer-input').fill('words of my own to take along');
-  await p.locator('#composer-input').press('Enter');
-  await p
-    .getByRole('log', { name: /^Messages in/ })
-    .getByText('words of my own to take along', { exact: true })
-    .first()
-    .waitFor();
+  await signUpWithWorkspace(carol.page, 'carol', 'Carol', 'Exported');
+  await send(carol.page, 'words of my own to take along');
 });
 
 afterAll(async () => {

@@ -3,35 +3,29 @@
 // server: a file and an image attached and seen by the other person (the image as a preview
 // through the download route), an avatar, a custom emoji added by the owner and used in text and
 // as a reaction, and a message found by search (a CJK query) and jumped to.
-import type { Page } from 'playwright-core';
 import type { Browser } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { checkA11y } from './a11y.js';
-import { assertBuilt, launchBrowser, personPage, shot, TestServer } from './harness.js';
+import {
+  composer,
+  createInviteLink,
+  joinByInvite,
+  personPage,
+  send,
+  shot,
+  signUpWithWorkspace,
+  startServerAndBrowser,
+  timeline,
+  type Person,
+  type TestServer,
+} from './harness.js';
 
 let server: TestServer;
 let browser: Browser;
-let alice: Awaited<ReturnType<typeof personPage>>;
-let bob: Awaited<ReturnType<typeof personPage>>;
-
-const timeline = (p: Page) => p.getByRole('log', { name: /^Messages in/ });
-const composer = (p: Page) => p.locator('#composer-input');
-
-async function send(p: Page, text: string): Promise<void> {
-  await composer(p).fill(text);
-  await composer(p).press('Enter');
-  await timeline(p).getByText(text, { exact: true }).first().waitFor();
-}
-
-async function signUp(p: Page, username: string, displayName: string): Promise<void> {
-  await p.getByRole('tab', { name: 'Create account' }).click();
-  await p.getByLabel('Username').fill(username);
-  await p.getByLabel(/Display name/).fill(displayName);
-  await p.getByRole('button', { name: 'Create account' }).click();
-  await p.getByRole('navigation', { name: 'Workspaces' }).waitFor({ timeout: 30_000 });
-}
+let alice: Person;
+let bob: Person;
 
 function square(colour: string, size = 96): Promise<Buffer> {
   return sharp({
@@ -42,28 +36,11 @@ function square(colour: string, size = 96): Promise<Buffer> {
 }
 
 beforeAll(async () => {
-  assertBuilt();
-  server = await TestServer.start({
-    SVC_OPEN_REGISTRATION: 'true',
-    SVC_REGISTRATION_POW_BITS: '10',
-  });
-  browser = await launchBrowser();
+  ({ server, browser } = await startServerAndBrowser());
   alice = await personPage(browser, server.url);
   bob = await personPage(browser, server.url);
-  await alice.page.goto('/');
-  await signUp(alice.page, 'alice', 'Alice');
-  const p = alice.page;
-  await p.getByRole('button', { name: 'Create or join a workspace' }).click();
-  await p.getByRole('dialog').getByLabel('Name', { exact: true }).fill('Files');
-  await p.getByRole('button', { name: 'Create', exact: true }).click();
-  await p.getByRole('heading', { name: '#general' }).waitFor();
-  await p.getByRole('button', { name: 'Invite people' }).click();
-  await p.getByRole('button', { name: 'Create invite link' }).click();
-  const link = await p.getByLabel('Invite link').inputValue();
-  await p.keyboard.press('Escape');
-  await bob.page.goto(new URL(link).pathname);
-  await signUp(bob.page, 'bob', 'Bob');
-  await bob.page.getByRole('heading', { name: '#general' }).waitFor({ timeout: 20_000 });
+  await signUpWithWorkspace(alice.page, 'alice', 'Alice', 'Files');
+  await joinByInvite(bob.page, await createInviteLink(alice.page), 'bob', 'Bob');
 });
 
 afterAll(async () => {

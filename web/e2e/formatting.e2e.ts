@@ -3,38 +3,29 @@
 // a code block, a quote, a list and a link is drawn with those elements; HTML in a message stays
 // text (nothing runs); the message box's shortcuts wrap the selection and the preview shows the
 // message as it will look.
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { checkA11y } from './a11y.js';
-import { assertBuilt, launchBrowser, personPage, shot, TestServer } from './harness.js';
+import {
+  composer,
+  personPage,
+  shot,
+  signUpWithWorkspace,
+  startServerAndBrowser,
+  timeline,
+  type Person,
+  type TestServer,
+} from './harness.js';
 
 let server: TestServer;
 let browser: Browser;
-let alice: Awaited<ReturnType<typeof personPage>>;
-
-const timeline = (p: Page) => p.getByRole('log', { name: /^Messages in/ });
-const composer = (p: Page) => p.locator('#composer-input');
+let alice: Person;
 
 beforeAll(async () => {
-  assertBuilt();
-  server = await TestServer.start({
-    SVC_OPEN_REGISTRATION: 'true',
-    SVC_REGISTRATION_POW_BITS: '10',
-  });
-  browser = await launchBrowser();
+  ({ server, browser } = await startServerAndBrowser());
   alice = await personPage(browser, server.url);
-  const p = alice.page;
-  await p.goto('/');
-  await p.getByRole('tab', { name: 'Create account' }).click();
-  await p.getByLabel('Username').fill('alice');
-  await p.getByLabel(/Display name/).fill('Alice');
-  await p.getByRole('button', { name: 'Create account' }).click();
-  await p.getByRole('navigation', { name: 'Workspaces' }).waitFor({ timeout: 30_000 });
-  await p.getByRole('button', { name: 'Create or join a workspace' }).click();
-  await p.getByRole('dialog').getByLabel('Name', { exact: true }).fill('Markup');
-  await p.getByRole('button', { name: 'Create', exact: true }).click();
-  await p.getByRole('heading', { name: '#general' }).waitFor();
+  await signUpWithWorkspace(alice.page, 'alice', 'Alice', 'Markup');
 });
 
 afterAll(async () => {

@@ -171,6 +171,88 @@ export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
 }
 
+// The set-up the browser tests share: people signing up, a workspace, an invite, a message.
+
+export type Person = Awaited<ReturnType<typeof personPage>>;
+
+/** A server with open registration (and a cheap proof of work) and a browser to drive. */
+export async function startServerAndBrowser(
+  env: Record<string, string> = {},
+): Promise<{ server: TestServer; browser: Browser }> {
+  assertBuilt();
+  const server = await TestServer.start({
+    SVC_OPEN_REGISTRATION: 'true',
+    SVC_REGISTRATION_POW_BITS: '10',
+    ...env,
+  });
+  return { server, browser: await launchBrowser() };
+}
+
+export const timeline = (p: Page) => p.getByRole('log', { name: /^Messages in/ });
+export const composer = (p: Page) => p.locator('#composer-input');
+
+/** Sends a message from the open conversation's box and waits until it shows. */
+export async function send(p: Page, text: string): Promise<void> {
+  await composer(p).fill(text);
+  await composer(p).press('Enter');
+  await timeline(p).getByText(text, { exact: true }).first().waitFor();
+}
+
+/** Fills in the signup form (key account) and submits it, without waiting for the outcome. */
+export async function fillSignUp(p: Page, username: string, displayName: string): Promise<void> {
+  await p.getByRole('tab', { name: 'Create account' }).click();
+  await p.getByLabel('Username').fill(username);
+  await p.getByLabel(/Display name/).fill(displayName);
+  await p.getByRole('button', { name: 'Create account' }).click();
+}
+
+/** Signs up from the sign-in screen on the page and waits for the app. */
+export async function signUp(p: Page, username: string, displayName: string): Promise<void> {
+  await fillSignUp(p, username, displayName);
+  await p.getByRole('navigation', { name: 'Workspaces' }).waitFor({ timeout: 30_000 });
+}
+
+/** Opens `/`, signs up, creates a workspace of that name and waits for its #general. */
+export async function signUpWithWorkspace(
+  p: Page,
+  username: string,
+  displayName: string,
+  workspace: string,
+): Promise<void> {
+  await p.goto('/');
+  await signUp(p, username, displayName);
+  await createWorkspace(p, workspace);
+}
+
+export async function createWorkspace(p: Page, name: string): Promise<void> {
+  await p.getByRole('button', { name: 'Create or join a workspace' }).click();
+  await p.getByRole('dialog').getByLabel('Name', { exact: true }).fill(name);
+  await p.getByRole('button', { name: 'Create', exact: true }).click();
+  await p.getByRole('heading', { name: '#general' }).waitFor();
+}
+
+/** Makes an invite link to the open workspace (its dialog closed again). */
+export async function createInviteLink(p: Page): Promise<string> {
+  await p.getByRole('button', { name: 'Invite people' }).click();
+  await p.getByRole('button', { name: 'Create invite link' }).click();
+  const link = await p.getByLabel('Invite link').inputValue();
+  await p.keyboard.press('Escape');
+  return link;
+}
+
+/** Signs a new person up from an invite link; they land in the workspace's #general. */
+export async function joinByInvite(
+  p: Page,
+  link: string,
+  username: string,
+  displayName: string,
+): Promise<void> {
+  await p.goto(new URL(link).pathname);
+  await p.getByText('You were invited to a workspace').waitFor();
+  await signUp(p, username, displayName);
+  await p.getByRole('heading', { name: '#general' }).waitFor({ timeout: 20_000 });
+}
+
 /**
  * A person's session on the GraphQL API from Node, to set a test up faster than through the
  * page (hundreds of channels, dozens of people). Signing up this way needs a server started

@@ -4,34 +4,30 @@
 // the other page live, the app's own confirmation dialog, the skip link only where there is a
 // message box, no "New messages" above messages seen live, the header and the message toolbar
 // at phone width, and the address back at / after signing out.
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { checkA11y } from './a11y.js';
-import { assertBuilt, launchBrowser, personPage, shot, TestServer } from './harness.js';
+import {
+  composer,
+  createInviteLink,
+  createWorkspace,
+  fillSignUp,
+  personPage,
+  send,
+  shot,
+  startServerAndBrowser,
+  timeline,
+  type Person,
+  type TestServer,
+} from './harness.js';
 
 let server: TestServer;
 let browser: Browser;
-let alice: Awaited<ReturnType<typeof personPage>>;
-let bob: Awaited<ReturnType<typeof personPage>>;
+let alice: Person;
+let bob: Person;
 let inviteLink = '';
 const nativeDialogs: string[] = [];
-
-const timeline = (p: Page) => p.getByRole('log', { name: /^Messages in/ });
-const composer = (p: Page) => p.locator('#composer-input');
-
-async function send(p: Page, text: string): Promise<void> {
-  await composer(p).fill(text);
-  await composer(p).press('Enter');
-  await timeline(p).getByText(text, { exact: true }).first().waitFor();
-}
-
-async function fillSignUp(p: Page, username: string, displayName: string): Promise<void> {
-  await p.getByRole('tab', { name: 'Create account' }).click();
-  await p.getByLabel('Username').fill(username);
-  await p.getByLabel(/Display name/).fill(displayName);
-  await p.getByRole('button', { name: 'Create account' }).click();
-}
 
 type Box = { x: number; y: number; width: number; height: number };
 const overlap = (a: Box, b: Box) =>
@@ -57,12 +53,7 @@ function textBox(l: Locator): Promise<Box> {
 }
 
 beforeAll(async () => {
-  assertBuilt();
-  server = await TestServer.start({
-    SVC_OPEN_REGISTRATION: 'true',
-    SVC_REGISTRATION_POW_BITS: '10',
-  });
-  browser = await launchBrowser();
+  ({ server, browser } = await startServerAndBrowser());
   alice = await personPage(browser, server.url);
   bob = await personPage(browser, server.url);
   for (const who of [alice, bob]) {
@@ -84,14 +75,8 @@ describe('what trying the web client showed', () => {
     await a.goto('/');
     await fillSignUp(a, 'alice', 'Alice');
     await a.getByRole('navigation', { name: 'Workspaces' }).waitFor({ timeout: 30_000 });
-    await a.getByRole('button', { name: 'Create or join a workspace' }).click();
-    await a.getByRole('dialog').getByLabel('Name', { exact: true }).fill('Team');
-    await a.getByRole('button', { name: 'Create', exact: true }).click();
-    await a.getByRole('heading', { name: '#general' }).waitFor();
-    await a.getByRole('button', { name: 'Invite people' }).click();
-    await a.getByRole('button', { name: 'Create invite link' }).click();
-    inviteLink = await a.getByLabel('Invite link').inputValue();
-    await a.keyboard.press('Escape');
+    await createWorkspace(a, 'Team');
+    inviteLink = await createInviteLink(a);
 
     const b = bob.page;
     await b.goto(new URL(inviteLink).pathname);

@@ -2,44 +2,28 @@
 // The search box's grammar in the browser against a real server: operator suggestions while
 // typing (an operator, then a person's name), an inflected word highlighted as written, and a
 // public channel the person left found and marked "not joined".
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { checkA11y } from './a11y.js';
-import { assertBuilt, launchBrowser, personPage, shot, TestServer } from './harness.js';
+import {
+  personPage,
+  send,
+  shot,
+  signUpWithWorkspace,
+  startServerAndBrowser,
+  type Person,
+  type TestServer,
+} from './harness.js';
 
 let server: TestServer;
 let browser: Browser;
-let alice: Awaited<ReturnType<typeof personPage>>;
-
-const timeline = (p: Page) => p.getByRole('log', { name: /^Messages in/ });
-const composer = (p: Page) => p.locator('#composer-input');
-
-async function send(p: Page, text: string): Promise<void> {
-  await composer(p).fill(text);
-  await composer(p).press('Enter');
-  await timeline(p).getByText(text, { exact: true }).first().waitFor();
-}
+let alice: Person;
 
 beforeAll(async () => {
-  assertBuilt();
-  server = await TestServer.start({
-    SVC_OPEN_REGISTRATION: 'true',
-    SVC_REGISTRATION_POW_BITS: '10',
-  });
-  browser = await launchBrowser();
+  ({ server, browser } = await startServerAndBrowser());
   alice = await personPage(browser, server.url);
-  const p = alice.page;
-  await p.goto('/');
-  await p.getByRole('tab', { name: 'Create account' }).click();
-  await p.getByLabel('Username').fill('alice');
-  await p.getByLabel(/Display name/).fill('Alice');
-  await p.getByRole('button', { name: 'Create account' }).click();
-  await p.getByRole('navigation', { name: 'Workspaces' }).waitFor({ timeout: 30_000 });
-  await p.getByRole('button', { name: 'Create or join a workspace' }).click();
-  await p.getByRole('dialog').getByLabel('Name', { exact: true }).fill('Grammar');
-  await p.getByRole('button', { name: 'Create', exact: true }).click();
-  await p.getByRole('heading', { name: '#general' }).waitFor();
+  await signUpWithWorkspace(alice.page, 'alice', 'Alice', 'Grammar');
 });
 
 afterAll(async () => {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 
 import type { Dialect, Executor } from '../../db/database.js';
+import { bulkInsert } from '../../db/statements/bulk-insert.js';
 
 // The import map (migration 0024): what each item of an export became.
 
@@ -34,16 +35,12 @@ export async function recordMappings(
   kind: string,
   pairs: ReadonlyArray<readonly [sourceId: string, targetId: string]>,
 ): Promise<void> {
-  for (let i = 0; i < pairs.length; i += CHUNK) {
-    await db
-      .insertInto('import_map')
-      .values(
-        pairs
-          .slice(i, i + CHUNK)
-          .map(([sourceId, targetId]) => ({ source, kind, sourceId, targetId })),
-      )
-      .execute();
-  }
+  await bulkInsert(
+    db,
+    'import_map',
+    ['source', 'kind', 'sourceId', 'targetId'],
+    pairs.map(([sourceId, targetId]) => ({ source, kind, sourceId, targetId })),
+  );
 }
 
 /**

@@ -57,6 +57,34 @@ const TYPES: Record<string, string> = {
 };
 const ASSET_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/;
 
+/**
+ * Files of the build at fixed addresses (not hashed, so revalidated on every use): the service
+ * worker, whose address must stay the same for the browser to update it, and the icons the
+ * manifest names.
+ */
+const ROOT_FILES = ['sw.js', 'icon.svg', 'icon-192.png', 'icon-512.png', 'icon-maskable-512.png'];
+
+/** The web app manifest (docs/web-client.md, "Installable"): the instance's name and icons. */
+export function webManifest(name: string): Record<string, unknown> {
+  return {
+    name,
+    short_name: name.length <= 12 ? name : name.slice(0, 12).trimEnd(),
+    description: `${name}: team messaging`,
+    id: '/',
+    start_url: '/',
+    scope: '/',
+    display: 'standalone',
+    background_color: '#1d2433',
+    theme_color: '#3b5bdb',
+    icons: [
+      { src: '/icon.svg', sizes: 'any', type: 'image/svg+xml' },
+      { src: '/icon-192.png', sizes: '192x192', type: 'image/png' },
+      { src: '/icon-512.png', sizes: '512x512', type: 'image/png' },
+      { src: '/icon-maskable-512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
+    ],
+  };
+}
+
 interface Asset {
   body: Buffer;
   br: Buffer | null;
@@ -147,4 +175,28 @@ export function registerWebClient(app: FastifyInstance, ctx: AppContext): void {
     if (encoding) reply.header('content-encoding', encoding);
     return reply.send(encoding === 'br' ? asset.br : encoding === 'gzip' ? asset.gzip : asset.body);
   });
+
+  const rootFiles = new Map<string, Buffer | null>();
+  for (const name of ROOT_FILES) {
+    app.get(`/${name}`, async (_request, reply) => {
+      if (!rootFiles.has(name)) rootFiles.set(name, readIfExists(path.join(dir, name)));
+      const body = rootFiles.get(name);
+      if (!body) return reply.code(404).send({ error: 'not_found', message: 'no such file' });
+      // The worker runs under the page's policy too: it fetches only from this origin.
+      if (name === 'sw.js') pageHeaders(reply);
+      return reply
+        .header('cache-control', 'no-cache')
+        .header('x-content-type-options', 'nosniff')
+        .type(TYPES[path.extname(name)] ?? 'application/octet-stream')
+        .send(body);
+    });
+  }
+  const manifest = JSON.stringify(webManifest(setting.instanceName));
+  app.get('/manifest.webmanifest', async (_request, reply) =>
+    reply
+      .header('cache-control', 'no-cache')
+      .header('x-content-type-options', 'nosniff')
+      .type('application/manifest+json')
+      .send(manifest),
+  );
 }

@@ -25,6 +25,15 @@ const WRITE_BATCH_BYTES = 1024 * 1024;
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
+export interface StageOptions {
+  maxBytes: number;
+  /**
+   * Sync the file and its folder before answering (the default). False for a copy of many files
+   * synced together afterwards (`syncAll`).
+   */
+  sync?: boolean;
+}
+
 /** True for a well-formed blob name (64 lowercase hex digits); anything else is never a path. */
 export function isSha256(value: string): boolean {
   return SHA256_HEX.test(value);
@@ -65,7 +74,7 @@ export class BlobStore {
    * arrive; any error of the source (a client that stops sending) removes the temporary file and
    * is rethrown.
    */
-  async put(source: AsyncIterable<Uint8Array>, opts: { maxBytes: number }): Promise<StoredBlob> {
+  async put(source: AsyncIterable<Uint8Array>, opts: StageOptions): Promise<StoredBlob> {
     const staged = await this.stage(source, opts);
     try {
       return await staged.commit();
@@ -81,7 +90,7 @@ export class BlobStore {
    * `put`; the temporary file is removed on any of them. A staged file never committed nor
    * discarded (a crash) is removed by the sweep.
    */
-  async stage(source: AsyncIterable<Uint8Array>, opts: { maxBytes: number }): Promise<StagedBlob> {
+  async stage(source: AsyncIterable<Uint8Array>, opts: StageOptions): Promise<StagedBlob> {
     await fs.mkdir(this.tmpDir, { recursive: true });
     const tmp = path.join(this.tmpDir, `${Date.now()}-${randomBytes(8).toString('hex')}`);
     const file = await fs.open(tmp, 'wx', 0o600);
@@ -116,15 +125,45 @@ export class BlobStore {
       await flush();
       const failed = await writing;
       if (failed) throw failed;
-      await file.sync();
+      if (opts.sync !== false) await file.sync();
       await file.close();
       closed = true;
-      return new StagedBlob(this, tmp, hash.digest('hex'), size);
+      return new StagedBlob(this, tmp, hash.digest('hex'), size, opts.sync !== false);
     } catch (err) {
       if (!closed) await file.close().catch(() => undefined);
       await fs.unlink(tmp).catch(() => undefined);
       throw err;
     }
+  }
+
+  /**
+   * Syncs the named blobs and their folders to the disk, many at once: for a copy of many files
+   * made with `sync: false` (a backup, a restore), where a sync per file would each wait for the
+   * disk in turn.
+   */
+  async syncAll(names: readonly string[], concurrency = 32): Promise<void> {
+    const dirs = new Set<string>();
+    let next = 0;
+    const worker = async () => {
+      while (next < names.length) {
+        const file = this.pathOf(names[next++]!);
+        dirs.add(path.dirname(file));
+        const handle = await fs.open(file, 'r');
+        try {
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    const shards = [...dirs, ...new Set([...dirs].map((d) => path.dirname(d))), this.root];
+    next = 0;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < shards.length) await syncDir(shards[next++]!);
+      }),
+    );
   }
 
   /** Size of a stored blob, or null when there is none. */
@@ -212,6 +251,8 @@ export class StagedBlob {
     readonly path: string,
     readonly sha256: string,
     readonly sizeBytes: number,
+    /** Whether the rename is synced (false: the caller syncs, `BlobStore.syncAll`). */
+    private readonly sync = true,
   ) {}
 
   /** Moves the file into place under its sha256 (keeping an existing copy of the same bytes). */
@@ -226,7 +267,7 @@ export class StagedBlob {
       await fs.utimes(dest, now, now);
     } else {
       await fs.rename(this.path, dest);
-      await syncDir(path.dirname(dest));
+      if (this.sync) await syncDir(path.dirname(dest));
     }
     this.state = 'committed';
     return { sha256: this.sha256, sizeBytes: this.sizeBytes };

@@ -1,5 +1,6 @@
 import { everyColumn } from '../../db/statements/columns.js';
 import type { Executor, Tx } from '../../db/database.js';
+import { bulkInsert } from '../../db/statements/bulk-insert.js';
 import { preparedQuery } from '../../db/statements/prepared.js';
 import type { MessageEditTable, MessageTable } from '../../db/tables/collaboration.js';
 import type { CursorPosition } from '../../lib/cursor.js';
@@ -450,12 +451,7 @@ const BULK_ROWS = 400;
  * rows are whole: thread counts, mentions and times as they should be read.
  */
 export async function insertMessages(db: Executor, rows: readonly MessageTable[]) {
-  for (let i = 0; i < rows.length; i += BULK_ROWS) {
-    await db
-      .insertInto('message')
-      .values(rows.slice(i, i + BULK_ROWS))
-      .execute();
-  }
+  await bulkInsert(db, 'message', MESSAGE_COLUMNS, rows);
 }
 
 /** Inserts reactions in bulk, skipping any already there (an import's batch). */
@@ -463,13 +459,13 @@ export async function insertReactions(
   db: Executor,
   rows: ReadonlyArray<{ messageId: string; accountId: string; emoji: string; createdAt: number }>,
 ) {
-  for (let i = 0; i < rows.length; i += BULK_ROWS) {
-    await db
-      .insertInto('reaction')
-      .values(rows.slice(i, i + BULK_ROWS))
-      .onConflict((oc) => oc.columns(['messageId', 'accountId', 'emoji']).doNothing())
-      .execute();
-  }
+  await bulkInsert(
+    db,
+    'reaction',
+    ['messageId', 'accountId', 'emoji', 'createdAt'],
+    rows,
+    ' on conflict ("messageId", "accountId", "emoji") do nothing',
+  );
 }
 
 /** Inserts pins in bulk, skipping any already there (an import's batch). */

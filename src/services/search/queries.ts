@@ -1,4 +1,5 @@
 import type { Dialect, Executor, Tx } from '../../db/database.js';
+import { bulkInsert } from '../../db/statements/bulk-insert.js';
 import { preparedQuery } from '../../db/statements/prepared.js';
 import type { MessageTable } from '../../db/tables/collaboration.js';
 import { Lru } from '../../lib/lru.js';
@@ -161,12 +162,7 @@ export async function insertMessageTerms(
   db: Executor,
   values: ReadonlyArray<{ messageId: string; terms: string }>,
 ) {
-  for (let i = 0; i < values.length; i += CHUNK) {
-    await db
-      .insertInto('message_search')
-      .values(values.slice(i, i + CHUNK))
-      .execute();
-  }
+  await bulkInsert(db, 'message_search', ['messageId', 'terms'], values);
 }
 
 /** Where the backfill of older messages stands; undefined once it is done (or never began). */

@@ -12,7 +12,8 @@ export const MESSAGE = `id conversationId text isDeleted createdAt editedAt thre
   attachments { ${ATTACHMENT} }`;
 
 export const CONVERSATION = `id serverId kind name topic isPrivate encrypted archived memberIds
-  memberCount isMember unreadCount lastActivityAt dmRequest { id state }`;
+  memberCount isMember unreadCount mentionCount lastActivityAt dmRequest { id state }
+  notificationRule { level mutedUntil }`;
 
 export const WORKSPACE = `id name description isDirect ownerId myRole myTimedOutUntil memberCount`;
 

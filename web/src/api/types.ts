@@ -132,6 +132,10 @@ export interface Conversation {
   memberCount: number;
   isMember: boolean;
   unreadCount: number;
+  /** Unread notifications here (mentions, replies, keywords; every message of a DM). */
+  mentionCount: number;
+  /** The person's own rule for this conversation; null when the wider one applies. */
+  notificationRule?: { level: NotificationLevel | null; mutedUntil: string | null } | null;
   lastActivityAt: string;
   members?: User[];
   dmRequest?: { id: string; state: string } | null;
@@ -169,4 +173,42 @@ export interface LiveEvent {
   conversationId: string | null;
   at: string;
   payload: Record<string, unknown>;
+}
+
+export type NotificationLevel = 'ALL' | 'MENTIONS' | 'NOTHING';
+export type NotificationKind =
+  'MENTION' | 'CHANNEL' | 'KEYWORD' | 'THREAD_REPLY' | 'DIRECT' | 'MESSAGE';
+
+export interface AppNotification {
+  id: string;
+  kind: NotificationKind;
+  serverId: string;
+  conversationId: string;
+  messageId: string;
+  threadRootId: string | null;
+  encrypted: boolean;
+  createdAt: string;
+  read: boolean;
+  actor: User | null;
+  message: Message | null;
+  conversation: Conversation | null;
+}
+
+export interface NotificationRule {
+  serverId: string;
+  conversationId: string | null;
+  level: NotificationLevel | null;
+  mutedUntil: string | null;
+}
+
+export interface NotificationSettings {
+  level: NotificationLevel;
+  keywords: string[];
+  timeZone: string;
+  quietHoursStart: string | null;
+  quietHoursEnd: string | null;
+  doNotDisturbUntil: string | null;
+  doNotDisturbNow: boolean;
+  emailDigests: boolean;
+  rules: NotificationRule[];
 }

@@ -4,7 +4,6 @@ import {
   conversations,
   dropConversation,
   me,
-  mentions,
   patchConversation,
   patchWorkspace,
   presence,
@@ -17,6 +16,11 @@ import { forgetWorkspace, refreshConversation, refreshDmRequests, unfollow } fro
 import { cachedConversation, cachedThread, timelinesOf } from './timeline.ts';
 import { reading } from './view.ts';
 import { RecentEvents } from './repeats.ts';
+import {
+  notificationCreated,
+  notificationsRead,
+  refreshNotificationCount,
+} from './notifications.ts';
 
 type P = Record<string, unknown>;
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
@@ -99,8 +103,16 @@ export function applyEvent(e: LiveEvent): void {
         pinned: e.type === 'MessagePinned',
       }));
     case 'ReadMarkerUpdated':
-      if (conv && p.userId === myId) void refreshConversation(conv);
+      if (conv && p.userId === myId) {
+        void refreshConversation(conv);
+        // Moving the marker reads the conversation's notifications too.
+        void refreshNotificationCount();
+      }
       return;
+    case 'NotificationCreated':
+      return notificationCreated((p.notification ?? {}) as P);
+    case 'NotificationsRead':
+      return notificationsRead(p);
     case 'TypingStarted': {
       const uid = str(p.user_id);
       if (!conv || !uid || uid === myId) return;
@@ -285,15 +297,8 @@ function messageCreated(raw: P, myId: string | undefined): void {
   }
   const patch: Partial<Conversation> = { lastActivityAt: msg.createdAt };
   const own = authorId === myId;
-  if (!own && !reading(conv)) {
-    patch.unreadCount = c.unreadCount + 1;
-    if (
-      myId &&
-      (msg.mentions.userIds.includes(myId) || msg.mentions.here || c.kind !== 'CHANNEL')
-    ) {
-      mentions.value = { ...mentions.value, [conv]: (mentions.value[conv] ?? 0) + 1 };
-    }
-  }
+  // Mentions are counted by the server: a NotificationCreated follows for those that notify.
+  if (!own && !reading(conv)) patch.unreadCount = c.unreadCount + 1;
   patchConversation(conv, patch);
 }
 

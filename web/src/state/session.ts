@@ -9,7 +9,6 @@ import {
   INBOX,
   LOGOUT,
   ME,
-  MESSAGES,
   MY_WORKSPACES,
   PRESENCE,
   SERVER_INFO,
@@ -20,7 +19,6 @@ import type {
   Conversation,
   DmRequest,
   Me,
-  MessagePage,
   PresenceStatus,
   ServerInfo,
   User,
@@ -35,7 +33,6 @@ import {
   conversations,
   dmRequests,
   me,
-  mentions,
   presence,
   putConversations,
   rememberUsers,
@@ -46,6 +43,8 @@ import {
 import { forgetCustomEmoji } from './emoji.ts';
 import { navigate } from './router.ts';
 import { forgetTimelines, markAllStale } from './timeline.ts';
+import { refreshNotificationCount, unreadNotifications } from './notifications.ts';
+import { adoptPushOnSignIn, forgetPushOnSignOut } from './push.ts';
 
 /** `booting` until we know whether a session exists; then `in` or `out`. */
 export const phase = signal<'booting' | 'in' | 'out'>('booting');
@@ -64,12 +63,13 @@ export async function loadServerInfo(): Promise<ServerInfo> {
 
 /** First load: server info, then whether the cookie holds a session. */
 export async function boot(): Promise<void> {
-  bootError.value = null;
   try {
     const [info, who] = await gqlBatch([{ query: SERVER_INFO }, { query: ME }]);
     if (info && 'data' in info)
       serverInfo.value = (info.data as { serverInfo: ServerInfo }).serverInfo;
     else throw info?.error;
+    // A failure shown before stays on screen until this attempt has its answer.
+    bootError.value = null;
     if (who && 'data' in who) {
       await enter((who.data as { me: Me }).me);
     } else {
@@ -94,6 +94,7 @@ async function enter(who: Me): Promise<void> {
   await loadEverything();
   phase.value = 'in';
   startLive();
+  void adoptPushOnSignIn();
 }
 
 /** Reads every list the sidebar shows. Also after a reconnect, when events may be missing. */
@@ -139,41 +140,7 @@ export async function loadEverything(): Promise<void> {
     rememberUsers(list.map((r) => r.from));
   }
   void refreshPresence();
-  void countMentions();
-}
-
-/**
- * Mentions of the signed-in person among the unread messages of each conversation (the API
- * gives unread counts, not mentions): read once after loading, kept current by live events.
- */
-async function countMentions(): Promise<void> {
-  const myId = me.value?.id;
-  const unread = Object.values(conversations.value)
-    .filter((c) => c.isMember && c.unreadCount > 0)
-    .slice(0, 40);
-  if (!myId || !unread.length) return;
-  try {
-    const results = await gqlBatch(
-      unread.map((c) => ({
-        query: MESSAGES,
-        variables: { id: c.id, limit: Math.min(c.unreadCount, 50) },
-      })),
-    );
-    const next: Record<string, number> = {};
-    unread.forEach((c, i) => {
-      const r = results[i];
-      if (!r || !('data' in r)) return;
-      const items = (r.data as { messages: MessagePage }).messages.items;
-      next[c.id] = items.filter(
-        (m) =>
-          m.author?.id !== myId &&
-          (c.kind !== 'CHANNEL' || m.mentions.here || m.mentions.userIds.includes(myId)),
-      ).length;
-    });
-    mentions.value = { ...mentions.value, ...next };
-  } catch {
-    // the badges are a nicety: live events still count new mentions
-  }
+  void refreshNotificationCount();
 }
 
 /** Presence of the people the sidebar shows (direct conversation partners), 200 at most. */
@@ -205,7 +172,11 @@ export async function refreshConversation(id: string): Promise<Conversation | nu
     putConversations([d.conversation]);
     return d.conversation;
   } catch (err) {
-    if (err instanceof ApiError && (err.code === 'NOT_FOUND' || err.code === 'FORBIDDEN')) {
+    // Signed out while it was asked (the sign-in screen shows already): nothing to show.
+    if (
+      err instanceof ApiError &&
+      (err.code === 'NOT_FOUND' || err.code === 'FORBIDDEN' || err.code === 'UNAUTHENTICATED')
+    ) {
       return null;
     }
     throw err;
@@ -279,6 +250,7 @@ export function leave(reason: string | null): void {
   forgetTimelines();
   forgetCustomEmoji();
   resetStore();
+  unreadNotifications.value = 0;
   signedOutReason.value = reason;
   phase.value = 'out';
 }
@@ -286,6 +258,8 @@ export function leave(reason: string | null): void {
 /** Signs out and shows the sign-in screen at `/`: nothing of the signed-in app stays in the address. */
 export async function signOut(): Promise<void> {
   try {
+    // Before the session ends: removing the push subscription needs it.
+    await forgetPushOnSignOut();
     await gql(LOGOUT);
   } finally {
     leave(null);

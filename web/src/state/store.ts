@@ -25,8 +25,6 @@ export const users = signal<Record<string, User>>({});
 export const presence = signal<Record<string, PresenceStatus>>({});
 /** Who is typing, by conversation: user id -> time the indicator lapses (ms). */
 export const typing = signal<Record<string, Record<string, { name: string; until: number }>>>({});
-/** Mentions of the signed-in person since the conversation was last read (counted here). */
-export const mentions = signal<Record<string, number>>({});
 /** The live connection: `online`, `connecting` (or reconnecting), `offline`. */
 export const connection = signal<'online' | 'connecting' | 'offline'>('connecting');
 
@@ -106,5 +104,4 @@ export function resetStore(): void {
   users.value = {};
   presence.value = {};
   typing.value = {};
-  mentions.value = {};
 }

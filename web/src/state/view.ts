@@ -31,3 +31,5 @@ export function reading(conversationId: string): boolean {
 
 /** What the screen shows, for the window title (the shell adds the unread count). */
 export const pageTitle = signal('svc');
+/** Whether the notifications inbox is open (its button in the workspace rail). */
+export const inboxOpen = signal(false);

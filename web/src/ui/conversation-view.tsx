@@ -9,7 +9,6 @@ import {
   conversations,
   dropConversation,
   me,
-  mentions,
   patchConversation,
   putConversations,
   titleOf,
@@ -17,6 +16,7 @@ import {
   workspaces,
 } from '../state/store.ts';
 import { conversationTimeline, type Timeline } from '../state/timeline.ts';
+import { refreshNotificationCount } from '../state/notifications.ts';
 import { atBottom, openConversation, pageTitle, sidePane } from '../state/view.ts';
 
 import { Composer } from './composer.tsx';
@@ -26,6 +26,11 @@ import { TimelineView } from './timeline-view.tsx';
 import { ErrorText, showError } from './toasts.tsx';
 import { DrawerToggle } from './drawer-toggle.tsx';
 import { confirmAction } from './confirm.tsx';
+import { Icon } from './icons.tsx';
+import { lazyScreen } from './lazy.tsx';
+import { mutedNow } from './sidebar.tsx';
+
+const ConversationNotify = lazyScreen(() => import('./notify/conversation-notify.tsx'));
 
 /** The open conversation: its header, messages, who is typing, and the message box. */
 export function ConversationView() {
@@ -92,7 +97,6 @@ function Open({ c }: { c: Conversation }) {
 
   useEffect(() => {
     if (!timeline.ready.value || timeline.stale) void timeline.open();
-    mentions.value = { ...mentions.value, [c.id]: 0 };
     onResync(() => void timeline.open());
     void refreshConversation(c.id).then(() => {
       const conv = conversations.value[c.id];
@@ -136,15 +140,17 @@ function useMarkRead(c: Conversation, timeline: Timeline): void {
   const last = items[items.length - 1];
   const bottom = atBottom.value;
   const mark = (messageId: string) => {
-    patchConversation(c.id, { unreadCount: 0 });
-    mentions.value = { ...mentions.value, [c.id]: 0 };
+    patchConversation(c.id, { unreadCount: 0, mentionCount: 0 });
     markedUpTo.set(c.id, messageId);
-    gql(MARK_READ, { id: c.id, messageId }).catch(() => markedUpTo.delete(c.id));
+    // The marker reads the conversation's notifications too: the inbox count follows.
+    gql(MARK_READ, { id: c.id, messageId })
+      .then(() => refreshNotificationCount())
+      .catch(() => markedUpTo.delete(c.id));
   };
   useEffect(() => {
     if (!last || !bottom || !c.isMember || !timeline.live.value) return;
     if (document.visibilityState !== 'visible') return;
-    const behind = c.unreadCount > 0 || (mentions.value[c.id] ?? 0) > 0;
+    const behind = c.unreadCount > 0 || c.mentionCount > 0;
     if (!behind && markedUpTo.get(c.id) === last.id) return;
     // Opened with nothing unread: the marker is where it should be already.
     if (!behind && !markedUpTo.has(c.id)) {
@@ -171,6 +177,8 @@ function Header({ c, title }: { c: Conversation; title: string }) {
   const partner = c.kind === 'DIRECT' ? c.memberIds.find((x) => x !== myId) : undefined;
   const pane = sidePane.value;
   const [editing, setEditing] = useState(false);
+  const [notifying, setNotifying] = useState(false);
+  const muted = mutedNow(c);
   const leave = async () => {
     const what = c.kind === 'CHANNEL' ? `Leave ${title}?` : 'Leave this group conversation?';
     const yes = await confirmAction({
@@ -222,6 +230,23 @@ function Header({ c, title }: { c: Conversation; title: string }) {
         >
           Pinned
         </button>
+        {c.isMember && (
+          <button
+            type="button"
+            aria-haspopup="dialog"
+            title={
+              muted
+                ? 'Muted: notifications of this conversation'
+                : 'Notifications of this conversation'
+            }
+            onClick={() => setNotifying(true)}
+          >
+            <Icon name={muted ? 'muted' : 'bell'} />
+            <span class="visually-hidden">
+              {muted ? 'Conversation notifications (muted)' : 'Conversation notifications'}
+            </span>
+          </button>
+        )}
         {c.isMember && c.kind === 'CHANNEL' && (
           <button type="button" onClick={() => setEditing(true)}>
             Edit
@@ -232,6 +257,7 @@ function Header({ c, title }: { c: Conversation; title: string }) {
             Leave
           </button>
         )}
+        {notifying && <ConversationNotify c={c} onClose={() => setNotifying(false)} />}
         {editing && (
           <WorkspaceDialogs
             dialog={{ kind: 'channel-settings', conversationId: c.id }}

@@ -6,7 +6,14 @@ import type { Workspace } from '../api/types.ts';
 import { navigate, route } from '../state/router.ts';
 import { follow, loadEverything } from '../state/session.ts';
 import { connection, conversations, directSpace, workspaces } from '../state/store.ts';
-import { drawerOpen, lastServer, pageTitle, searchOpen, sidePane } from '../state/view.ts';
+import {
+  drawerOpen,
+  inboxOpen,
+  lastServer,
+  pageTitle,
+  searchOpen,
+  sidePane,
+} from '../state/view.ts';
 
 import { ConversationView } from './conversation-view.tsx';
 import { lazyScreen } from './lazy.tsx';
@@ -16,10 +23,12 @@ import { SidePane } from './side-pane.tsx';
 import { Sidebar, WorkspaceRail } from './sidebar.tsx';
 import { showError, showInfo } from './toasts.tsx';
 import { DrawerToggle } from './drawer-toggle.tsx';
+import { useOpenMessageLinks } from './open-message-links.ts';
 
 // Screens most people open rarely load on demand, keeping the first load small.
 const Settings = lazyScreen(() => import('./settings/settings.tsx'));
 const Admin = lazyScreen(() => import('./admin/admin.tsx'));
+const Inbox = lazyScreen(() => import('./inbox.tsx'));
 
 /** The signed-in app: workspaces, conversations, the open conversation and its side pane. */
 export function Shell() {
@@ -28,6 +37,7 @@ export function Shell() {
   useShortcuts(setDialog);
   useInviteRoute();
   useIdlePresence();
+  useOpenMessageLinks();
 
   // Land somewhere useful: the first workspace's first channel, or the direct messages.
   useEffect(() => {
@@ -88,6 +98,7 @@ export function Shell() {
       {dialog === 'switcher' && <QuickSwitcher onClose={() => setDialog(null)} />}
       {dialog === 'help' && <ShortcutHelp onClose={() => setDialog(null)} />}
       {searchOpen.value && <SearchDialog />}
+      {inboxOpen.value && <Inbox />}
     </div>
   );
 }

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 
 import type { Conversation } from '../api/types.ts';
 import { navigate, route } from '../state/router.ts';
-import { conversations, mentions, titleOf, workspaces } from '../state/store.ts';
+import { conversations, titleOf, workspaces } from '../state/store.ts';
 import { searchOpen, sidePane } from '../state/view.ts';
 
 import { Dialog } from './dialog.tsx';
@@ -47,7 +47,7 @@ function step(delta: number, unreadOnly: boolean): void {
   for (let i = 1; i <= list.length; i++) {
     const c = list[(at + delta * i + list.length * i) % list.length];
     if (!c) return;
-    if (!unreadOnly || c.unreadCount > 0 || (mentions.value[c.id] ?? 0) > 0) {
+    if (!unreadOnly || c.unreadCount > 0 || c.mentionCount > 0) {
       navigate({ name: 'workspace', serverId: c.serverId, conversationId: c.id });
       return;
     }

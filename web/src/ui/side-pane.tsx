@@ -7,6 +7,7 @@ import { navigate, route } from '../state/router.ts';
 import { refreshPresence } from '../state/session.ts';
 import { conversations, directSpace, me, putConversations, users } from '../state/store.ts';
 import { cachedConversation, threadTimeline } from '../state/timeline.ts';
+import { readThreadNotifications } from '../state/notifications.ts';
 import { sidePane } from '../state/view.ts';
 
 import { Avatar } from './avatar.tsx';
@@ -60,6 +61,7 @@ function Thread({ rootId, c }: { rootId: string; c: Conversation }) {
   const root = cachedConversation(c.id)?.find(rootId);
   useEffect(() => {
     if (!t.ready.value || t.stale) void t.open();
+    void readThreadNotifications(c.id, rootId).catch(() => undefined);
   }, [rootId]);
   return (
     <div class="thread">

@@ -4,16 +4,9 @@ import { useState } from 'preact/hooks';
 import type { Conversation, Workspace } from '../api/types.ts';
 import { navigate, route } from '../state/router.ts';
 import { signOut } from '../state/session.ts';
-import {
-  conversations,
-  dmRequests,
-  me,
-  mentions,
-  presence,
-  titleOf,
-  workspaces,
-} from '../state/store.ts';
-import { drawerOpen, lastServer, searchOpen } from '../state/view.ts';
+import { conversations, dmRequests, me, presence, titleOf, workspaces } from '../state/store.ts';
+import { drawerOpen, inboxOpen, lastServer, searchOpen } from '../state/view.ts';
+import { unreadNotifications } from '../state/notifications.ts';
 
 import { Icon } from './icons.tsx';
 import { lazyScreen } from './lazy.tsx';
@@ -96,6 +89,9 @@ export function WorkspaceRail() {
         </li>
       </ul>
       <ul class="plain rail-bottom">
+        <li>
+          <InboxButton />
+        </li>
         {me.value?.instanceOperator && (
           <li>
             <button
@@ -135,6 +131,35 @@ export function WorkspaceRail() {
       {dialog && <WorkspaceDialogs dialog={dialog} onClose={() => setDialog(null)} />}
     </nav>
   );
+}
+
+/** The notifications inbox, with how many are unread. */
+function InboxButton() {
+  const n = unreadNotifications.value;
+  const label = `Notifications${n ? `, ${n} unread` : ''}`;
+  return (
+    <button
+      type="button"
+      class={`rail-item${inboxOpen.value ? ' current' : ''}`}
+      aria-label={label}
+      title={label}
+      aria-haspopup="dialog"
+      onClick={() => (inboxOpen.value = true)}
+    >
+      <Icon name="bell" />
+      {n > 0 && (
+        <span class="rail-count" aria-hidden="true">
+          {n > 99 ? '99+' : n}
+        </span>
+      )}
+    </button>
+  );
+}
+
+/** Whether the person's own rule mutes a conversation now. */
+export function mutedNow(c: Conversation): boolean {
+  const until = c.notificationRule?.mutedUntil;
+  return !!until && new Date(until).getTime() > Date.now();
 }
 
 function sortChannels(list: Conversation[]): Conversation[] {
@@ -254,12 +279,14 @@ function ConversationList(p: {
     <ul class="plain conv-list">
       {p.items.map((c) => {
         const title = titleOf(c);
-        const mention = mentions.value[c.id] ?? 0;
+        const mention = c.mentionCount ?? 0;
         const unread = c.unreadCount;
         const partner = c.kind === 'DIRECT' ? c.memberIds.find((id) => id !== myId) : undefined;
+        const muted = mutedNow(c);
         const described = [
           title,
           c.isPrivate && c.kind === 'CHANNEL' ? 'private' : '',
+          muted ? 'muted' : '',
           unread ? `${unread} unread` : '',
           mention ? `${mention} mention${mention === 1 ? '' : 's'}` : '',
           partner ? (presence.value[partner] ?? 'OFFLINE').toLowerCase() : '',
@@ -270,7 +297,7 @@ function ConversationList(p: {
           <li key={c.id}>
             <a
               href={`/w/${c.serverId}/${c.id}`}
-              class={`conv${p.openId === c.id ? ' current' : ''}${unread ? ' unread' : ''}`}
+              class={`conv${p.openId === c.id ? ' current' : ''}${unread && !muted ? ' unread' : ''}${muted ? ' muted' : ''}`}
               aria-current={p.openId === c.id ? 'page' : undefined}
               aria-label={described}
               onClick={(e) => {
@@ -289,6 +316,9 @@ function ConversationList(p: {
               <span class="conv-name" dir="auto">
                 {c.kind === 'CHANNEL' ? c.name : title}
               </span>
+              {muted && <Icon name="muted" />}
+              {/* Keeps the count a word of its own in the visible text, as in the label. */}
+              {mention > 0 || unread > 0 ? ' ' : null}
               {mention > 0 ? (
                 <span class="badge mention" aria-hidden="true">
                   {mention}

@@ -29,12 +29,14 @@ import { ErrorText, showInfo } from '../toasts.tsx';
 
 import './avatar-setting.tsx';
 import { DataExportSetting } from './data-export.tsx';
+import { NotificationSettings } from './notification-settings.tsx';
 import { profileExtras } from './profile-extras.tsx';
 import { PageTabs } from '../page-tabs.tsx';
 import { confirmAction } from '../confirm.tsx';
 
 const TABS: [string, string][] = [
   ['profile', 'Profile and look'],
+  ['notifications', 'Notifications'],
   ['privacy', 'Messages and privacy'],
   ['sessions', 'Sessions'],
   ['devices', 'Devices and keys'],
@@ -58,6 +60,7 @@ export default function Settings({ tab }: { tab: string }) {
         href={(tab) => `/settings/${tab}`}
       />
       {current === 'profile' && <Profile />}
+      {current === 'notifications' && <NotificationSettings />}
       {current === 'privacy' && <Privacy />}
       {current === 'sessions' && <Sessions />}
       {current === 'devices' && <Devices />}

@@ -7,7 +7,7 @@ import type { Secrets } from './config/secrets.js';
 import { openAppDatabase } from './app-database.js';
 import { createAppContext, type AppContext, type ContextOverrides } from './context.js';
 import { autovacuumOff } from './db/postgres/autovacuum.js';
-import { MIGRATION_STATEMENT_MS, migrateToLatest } from './db/migrate.js';
+import { MIGRATION_STATEMENT_MS, migrateToLatest, newerReleaseMigrations } from './db/migrate.js';
 import { buildGraphqlExecutor } from './graphql/build.js';
 import { buildHttpApp, type HttpAppOptions } from './http/app.js';
 import { createLogger } from './logger.js';
@@ -86,6 +86,13 @@ export async function migrateDatabase(
     statementTimeoutMs: Math.max(config.database.statementTimeoutMs, MIGRATION_STATEMENT_MS),
   });
   try {
+    const newer = await newerReleaseMigrations(db);
+    if (newer.length > 0) {
+      log.warn(
+        { migrations: newer },
+        'a newer release has migrated this database: this build runs on it without migrating (a rolling upgrade); replace it with the newer build',
+      );
+    }
     return await migrateToLatest(db);
   } finally {
     await db.close();

@@ -97,8 +97,52 @@ function withCurrentSchemaTables(kysely: Kysely<Database>): Kysely<Database> {
   });
 }
 
-/** Runs every pending migration; throws when one fails (boot must stop, not limp on). */
+/** The migrations recorded in the database, oldest first (none before the first boot). */
+async function executedMigrations(db: Db): Promise<string[]> {
+  try {
+    const rows = await db.kysely
+      .selectFrom(MIGRATION_TABLE as never)
+      .select(sql<string>`name`.as('name'))
+      .execute();
+    return rows.map((r) => r.name).sort();
+  } catch (err) {
+    // No migration table yet: a database nothing has migrated.
+    const text = String((err as Error).message);
+    if (/no such table|does not exist/.test(text)) return [];
+    throw err;
+  }
+}
+
+/**
+ * The migrations a newer release ran on this database, which this build does not know (a rolling
+ * upgrade: docs/operations.md). A build runs on such a database without migrating, as its
+ * migrations only add to the schema this build knows. Throws when the database is not a newer
+ * release's version of this build's schema: a migration it does not know comes before one it
+ * does, or one it knows is missing before the newer ones.
+ */
+export async function newerReleaseMigrations(db: Db): Promise<string[]> {
+  const known = knownMigrations();
+  const executed = await executedMigrations(db);
+  const unknown = executed.filter((name) => !known.includes(name));
+  if (unknown.length === 0) return [];
+  const last = known[known.length - 1] ?? '';
+  const missing = known.filter((name) => !executed.includes(name));
+  if (unknown.some((name) => name < last) || missing.length > 0) {
+    throw new Error(
+      `the database has migrations this build does not know (${unknown.join(', ')})` +
+        (missing.length > 0 ? ` and lacks ones it knows (${missing.join(', ')})` : '') +
+        ': it was migrated by a different line of releases; run the build that migrated it',
+    );
+  }
+  return unknown;
+}
+
+/**
+ * Runs every pending migration; throws when one fails (boot must stop, not limp on). Runs none
+ * on a database a newer release has migrated (`newerReleaseMigrations`).
+ */
 export async function migrateToLatest(db: Db): Promise<string[]> {
+  if ((await newerReleaseMigrations(db)).length > 0) return [];
   const migrator = createMigrator(db);
   const result: MigrationResultSet = await migrator.migrateToLatest();
   if (result.error) {

@@ -50,13 +50,19 @@ export class ServerProcess {
   output = '';
   exited: Promise<number | null>;
 
+  /**
+   * `root`: another tree of svc to run from its sources (an earlier release, for the rolling
+   * upgrade's test); this checkout's by default.
+   */
   constructor(
     readonly port: number,
     readonly metricsPort: number,
     env: Record<string, string>,
+    root?: string,
   ) {
-    this.child = spawn(process.execPath, [...cliEntry(), 'serve'], {
-      cwd: ROOT,
+    const entry = root ? ['--import', 'tsx', 'src/cli/index.ts'] : cliEntry();
+    this.child = spawn(process.execPath, [...entry, 'serve'], {
+      cwd: root ?? ROOT,
       env: {
         PATH: process.env.PATH ?? '',
         ...env,

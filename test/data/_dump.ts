@@ -68,3 +68,32 @@ export async function dumpBlobs(dataDir: string): Promise<string[]> {
   for await (const name of new BlobStore(path.join(dataDir, 'blobs')).list()) names.push(name);
   return names.sort();
 }
+
+/** Every index of the database by name with its definition (the schema's name left out). */
+export async function dumpIndexes(database: TestDatabase): Promise<string[]> {
+  if (!database.pgSchema) {
+    const db = new Sqlite(path.join(database.dataDir, 'svc.sqlite'), { readonly: true });
+    try {
+      return (
+        db
+          .prepare("select name, sql from sqlite_master where type = 'index' and sql is not null")
+          .all() as { name: string; sql: string }[]
+      )
+        .map((r) => `${r.name}: ${r.sql}`)
+        .sort();
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string; def: string }>(
+      'select indexname as name, indexdef as def from pg_indexes where schemaname = $1',
+      [database.pgSchema],
+    );
+    return rows.map((r) => `${r.name}: ${r.def.split(`${database.pgSchema}.`).join('')}`).sort();
+  } finally {
+    await client.end();
+  }
+}

@@ -15,7 +15,7 @@ import {
 import { signUpAndIn } from '../_util/seed.js';
 import { cli } from '../cli/cli-io.js';
 
-import { dumpBlobs, dumpTables } from './_dump.js';
+import { dumpBlobs, dumpIndexes, dumpTables } from './_dump.js';
 
 // svc backup and svc restore, run as commands on real files (docs/operations.md, "Backups"): a
 // populated instance is backed up while sends go on, restored into an empty database and data
@@ -120,6 +120,8 @@ describe('svc backup and svc restore', () => {
     expect(Object.keys(after).sort()).toEqual(Object.keys(before).sort());
     for (const table of Object.keys(before)) expect(after[table], table).toEqual(before[table]);
     expect(await dumpBlobs(target.dataDir)).toEqual(await dumpBlobs(source.dataDir));
+    // Every index is there again (PostgreSQL's are dropped for the load and built after it).
+    expect(await dumpIndexes(target)).toEqual(await dumpIndexes(source));
 
     // The restored instance serves: the same server keys, the same person signs in.
     const restoredApp = await createTestApp({ database: target });

@@ -66,6 +66,16 @@ export function explain(err: unknown, context: 'signin' | 'default' = 'default')
       return validationWords(err.message);
     case 'CONFLICT':
       return conflictWords(err.message);
+    case 'CONFIRMATION_STALE':
+      return {
+        what: 'That confirmation was used already or is older than 5 minutes.',
+        todo: 'Run the command again and confirm it when asked.',
+      };
+    case 'CONFIRMATION_FAILED':
+      return {
+        what: 'That confirmation was for another command, argument or place.',
+        todo: 'Run the command again and confirm it when asked.',
+      };
     case 'EMAIL_TAKEN':
       return {
         what: 'Another account already uses that email address.',

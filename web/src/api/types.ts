@@ -212,3 +212,69 @@ export interface NotificationSettings {
   emailDigests: boolean;
   rules: NotificationRule[];
 }
+
+export interface CommandArgument {
+  name: string;
+  type: string;
+  description: string;
+  required: boolean;
+}
+
+export interface Command {
+  name: string;
+  description: string;
+  capability: string;
+  destructive: boolean;
+  surfaces: string[];
+  arguments: CommandArgument[];
+  source: { kind: 'BUILTIN' | 'PLUGIN'; pluginId: string | null; workspacePluginId: string | null };
+}
+
+export interface CommandConfirmation {
+  token: string;
+  summary: string;
+  expiresAt: string;
+}
+
+export interface CommandRun {
+  status: 'DONE' | 'CONFIRMATION_REQUIRED' | 'CLIENT_ACTION';
+  message: string;
+  messageId: string | null;
+  auditId: string;
+  command: { name: string };
+  confirmation: CommandConfirmation | null;
+}
+
+export interface MacroStep {
+  command: string;
+  plugin: string | null;
+  args: Record<string, unknown>;
+}
+
+export interface Macro {
+  id: string;
+  serverId: string | null;
+  ownerId: string | null;
+  name: string;
+  description: string | null;
+  params: string[];
+  steps: MacroStep[];
+}
+
+export interface MacroRun {
+  status: 'DONE' | 'CONFIRMATION_REQUIRED' | 'FAILED';
+  failedStep: number | null;
+  error: { code: string; message: string } | null;
+  confirmation: CommandConfirmation | null;
+  steps: CommandRun[];
+}
+
+export interface Keybind {
+  id: string;
+  serverId: string | null;
+  ownerId: string | null;
+  chord: string;
+  command: string | null;
+  macroId: string | null;
+  args: Record<string, unknown>;
+}

@@ -33,3 +33,5 @@ export function reading(conversationId: string): boolean {
 export const pageTitle = signal('svc');
 /** Whether the notifications inbox is open (its button in the workspace rail). */
 export const inboxOpen = signal(false);
+/** The conversation last opened (what a macro run from the settings acts in). */
+export const lastConversation = signal<string | null>(null);

@@ -15,6 +15,8 @@ import { composerActions } from './composer-actions.tsx';
 import { searchEmoji, shortName } from './emoji-data.ts';
 import { EmojiPicker } from './emoji-picker.tsx';
 import { Icon } from './icons.tsx';
+import { CommandForm } from './commands/command-form.tsx';
+import { runSlashLine, slashItems, type SlashTarget } from './commands/slash.ts';
 import { ErrorText } from './toasts.tsx';
 
 /** Asks a message box to edit a message (from a message's Edit action or the E key). */
@@ -34,6 +36,8 @@ interface Suggestion {
   detail?: string;
   /** A custom emoji's picture, shown before the label. */
   image?: string;
+  /** A command or macro offered after `/`: choosing it opens its arguments by name. */
+  target?: SlashTarget;
 }
 
 /**
@@ -53,6 +57,7 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
   } | null>(null);
   const [emojiOpen, setEmojiOpen] = useState(false);
   const [preview, setPreview] = useState(false);
+  const [command, setCommand] = useState<SlashTarget | null>(null);
   const area = useRef<HTMLTextAreaElement>(null);
   const lastTyping = useRef(0);
   const memberSearch = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
@@ -102,6 +107,13 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
     setSending(true);
     setError(null);
     try {
+      if (!editing && typed.startsWith('/')) {
+        // A command (or macro) line; a message may start with a space to be sent as text.
+        await runSlashLine(c, typed, isDirect(c));
+        setText('');
+        setSuggest(null);
+        return;
+      }
       if (editing) {
         await gql(EDIT, { id: editing.id, text: body });
         setEditing(null);
@@ -148,6 +160,25 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
 
   const updateSuggestions = (value: string, caret: number) => {
     const before = value.slice(0, caret);
+    const slash = editing ? null : /^\/([a-z0-9-]*)$/.exec(before);
+    if (slash) {
+      const q = slash[1] ?? '';
+      void slashItems(c, q, isDirect(c))
+        .then((found) => {
+          // Only if the box still asks for this.
+          if (area.current?.value.slice(0, area.current.selectionStart) !== before) return;
+          const items = found.slice(0, 12).map((i) => ({
+            id: `/${i.name}`,
+            label: `/${i.name}`,
+            detail: i.detail,
+            insert: `/${i.name} `,
+            target: i.target,
+          }));
+          setSuggest(items.length ? { items, start: 0, active: 0 } : null);
+        })
+        .catch(() => setSuggest(null));
+      return;
+    }
     const at = /(^|\s)@([A-Za-z0-9._-]*)$/.exec(before);
     if (at) {
       const q = (at[2] ?? '').toLowerCase();
@@ -228,6 +259,12 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
     const next = text.slice(0, suggest.start) + s.insert + text.slice(caret);
     setText(next);
     setSuggest(null);
+    // A command with arguments (or a macro with parameters) opens its form, filled by name.
+    const t = s.target;
+    if (t && (t.kind === 'command' ? t.command.arguments.length : t.macro.params.length)) {
+      setCommand(t);
+      return;
+    }
     const pos = suggest.start + s.insert.length;
     requestAnimationFrame(() => {
       el.focus();
@@ -330,6 +367,17 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
           ))}
         </ul>
       )}
+      {command && (
+        <CommandForm
+          target={command}
+          c={c}
+          onClose={() => {
+            setCommand(null);
+            setText('');
+            area.current?.focus();
+          }}
+        />
+      )}
       <PendingFiles fileKey={fileKey} />
       {preview && <ComposerPreview text={text} c={c} id={`${inputId}-preview`} />}
       <div class="composer-row">
@@ -407,6 +455,10 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
       )}
     </div>
   );
+}
+
+function isDirect(c: Conversation): boolean {
+  return workspaces.value.find((w) => w.id === c.serverId)?.isDirect ?? c.kind !== 'CHANNEL';
 }
 
 function mentionCandidates(c: Conversation): User[] {

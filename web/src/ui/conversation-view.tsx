@@ -17,7 +17,13 @@ import {
 } from '../state/store.ts';
 import { conversationTimeline, type Timeline } from '../state/timeline.ts';
 import { refreshNotificationCount } from '../state/notifications.ts';
-import { atBottom, openConversation, pageTitle, sidePane } from '../state/view.ts';
+import {
+  atBottom,
+  lastConversation,
+  openConversation,
+  pageTitle,
+  sidePane,
+} from '../state/view.ts';
 
 import { Composer } from './composer.tsx';
 import { PresenceDot, presenceWords } from './presence.tsx';
@@ -68,6 +74,7 @@ export function ConversationView() {
 
   useEffect(() => {
     openConversation.value = id;
+    if (id) lastConversation.value = id;
     return () => {
       openConversation.value = null;
     };

@@ -24,6 +24,7 @@ import { Sidebar, WorkspaceRail } from './sidebar.tsx';
 import { showError, showInfo } from './toasts.tsx';
 import { DrawerToggle } from './drawer-toggle.tsx';
 import { useOpenMessageLinks } from './open-message-links.ts';
+import { useKeybinds } from './commands/keybinds.ts';
 
 // Screens most people open rarely load on demand, keeping the first load small.
 const Settings = lazyScreen(() => import('./settings/settings.tsx'));
@@ -38,6 +39,7 @@ export function Shell() {
   useInviteRoute();
   useIdlePresence();
   useOpenMessageLinks();
+  useKeybinds();
 
   // Land somewhere useful: the first workspace's first channel, or the direct messages.
   useEffect(() => {

@@ -9,7 +9,7 @@ import { Dialog } from './dialog.tsx';
 
 /**
  * The keyboard shortcuts of the app. Kept in one table so the help screen lists exactly what
- * works; the keybinds of the command system will join it when that API lands.
+ * works. The person's own keybinds (Settings, Commands) are listed there, not here.
  */
 export const SHORTCUTS: [string, string][] = [
   ['Ctrl+K (⌘K)', 'Jump to a conversation'],

@@ -30,6 +30,7 @@ import { ErrorText, showInfo } from '../toasts.tsx';
 import './avatar-setting.tsx';
 import { DataExportSetting } from './data-export.tsx';
 import { NotificationSettings } from './notification-settings.tsx';
+import { CommandSettings } from './command-settings.tsx';
 import { profileExtras } from './profile-extras.tsx';
 import { PageTabs } from '../page-tabs.tsx';
 import { confirmAction } from '../confirm.tsx';
@@ -37,6 +38,7 @@ import { confirmAction } from '../confirm.tsx';
 const TABS: [string, string][] = [
   ['profile', 'Profile and look'],
   ['notifications', 'Notifications'],
+  ['commands', 'Commands'],
   ['privacy', 'Messages and privacy'],
   ['sessions', 'Sessions'],
   ['devices', 'Devices and keys'],
@@ -61,6 +63,7 @@ export default function Settings({ tab }: { tab: string }) {
       />
       {current === 'profile' && <Profile />}
       {current === 'notifications' && <NotificationSettings />}
+      {current === 'commands' && <CommandSettings />}
       {current === 'privacy' && <Privacy />}
       {current === 'sessions' && <Sessions />}
       {current === 'devices' && <Devices />}

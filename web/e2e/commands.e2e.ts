@@ -1,0 +1,205 @@
+/// <reference lib="dom" />
+// Commands in the web client (issue 43, item 2; docs/commands.md): `/` in the message box lists
+// what the person may run here with argument hints; choosing one opens its arguments by name;
+// a typed line runs as the message box's text; a refusal is said in words by the box; a
+// destructive command is confirmed in the app's dialog with the server's summary; macros are
+// made, edited, run and deleted; a keybind is captured as a chord (the browser's own refused)
+// and runs from anywhere in the app.
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { checkA11y } from './a11y.js';
+import {
+  composer,
+  createInviteLink,
+  joinByInvite,
+  personPage,
+  shot,
+  signUpWithWorkspace,
+  startServerAndBrowser,
+  timeline,
+  type Person,
+  type TestServer,
+} from './harness.js';
+
+let server: TestServer;
+let browser: Browser;
+let alice: Person;
+let bob: Person;
+
+const suggestions = (p: Page) => p.getByRole('listbox', { name: 'Suggestions' });
+
+async function openCommandSettings(p: Page): Promise<void> {
+  await p.getByRole('button', { name: 'Settings', exact: true }).click();
+  await p.getByRole('link', { name: 'Commands' }).click();
+  await p.getByRole('heading', { name: 'Commands', level: 2 }).waitFor();
+}
+
+async function backToGeneral(p: Page): Promise<void> {
+  await p.getByRole('button', { name: /^Team/ }).click();
+  await p.getByRole('link', { name: /^#general/ }).click();
+  await p.getByRole('heading', { name: '#general' }).waitFor();
+}
+
+beforeAll(async () => {
+  ({ server, browser } = await startServerAndBrowser());
+  alice = await personPage(browser, server.url);
+  bob = await personPage(browser, server.url);
+  await signUpWithWorkspace(alice.page, 'alice', 'Alice', 'Team');
+  await joinByInvite(bob.page, await createInviteLink(alice.page), 'bob', 'Bob');
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.dispose();
+});
+
+describe('commands in the web client', () => {
+  it('lists the commands one may run here after /, with argument hints', async () => {
+    const a = alice.page;
+    await composer(a).pressSequentially('/');
+    const list = suggestions(a);
+    await list.getByRole('option', { name: /^\/timeout <user> <duration>/ }).waitFor();
+    await list.getByRole('option', { name: /^\/shrug \[text\]/ }).waitFor();
+    await checkA11y(a, 'the command list');
+    await shot(a, 'commands-list');
+    // A member is offered only what a member may run.
+    await composer(bob.page).pressSequentially('/');
+    await suggestions(bob.page)
+      .getByRole('option', { name: /^\/shrug/ })
+      .waitFor();
+    expect(
+      await suggestions(bob.page)
+        .getByRole('option', { name: /^\/kick/ })
+        .count(),
+    ).toBe(0);
+    await composer(bob.page).fill('');
+    await composer(a).pressSequentially('sh');
+    expect(await list.getByRole('option').count()).toBe(1);
+    await composer(a).press('Enter');
+    const form = a.getByRole('form', { name: 'Run /shrug' });
+    await form.getByLabel('text (optional)').fill('fine');
+    await checkA11y(a, 'a command’s arguments');
+    await form.getByRole('button', { name: 'Run /shrug' }).click();
+    // The shrug's underscores are markup, so the text is looked for by its parts.
+    await timeline(a)
+      .locator('article.msg', { hasText: 'fine' })
+      .filter({ hasText: '(ツ)' })
+      .waitFor();
+    expect(await form.count()).toBe(0);
+  });
+
+  it('runs a typed line, and says a refusal in words by the box', async () => {
+    const a = alice.page;
+    await composer(a).fill('/me waves at everyone');
+    await composer(a).press('Enter');
+    await timeline(a).locator('em', { hasText: 'waves at everyone' }).waitFor();
+    await timeline(bob.page).locator('em', { hasText: 'waves at everyone' }).waitFor();
+
+    await composer(a).fill('/timeout @bob 29d');
+    await composer(a).press('Enter');
+    const alert = a.locator('.composer').getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/duration/i);
+    // Nothing is lost: the line stays to be corrected.
+    expect(await composer(a).inputValue()).toBe('/timeout @bob 29d');
+
+    await composer(a).fill('/nosuch thing');
+    await composer(a).press('Enter');
+    await a
+      .locator('.composer')
+      .getByRole('alert')
+      .filter({ hasText: 'There is no command /nosuch here.' })
+      .waitFor();
+  });
+
+  it('confirms a destructive command in the app’s dialog with the server’s summary', async () => {
+    const a = alice.page;
+    await composer(a).fill('/timeout @bob 10m');
+    await composer(a).press('Enter');
+    const dialog = a.getByRole('dialog', { name: 'Run /timeout?' });
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toMatch(/@bob/);
+    await checkA11y(a, 'a command’s confirmation');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(await bob.page.getByText('You are timed out here').count()).toBe(0);
+
+    await composer(a).fill('/timeout @bob 10m');
+    await composer(a).press('Enter');
+    await a
+      .getByRole('dialog', { name: 'Run /timeout?' })
+      .getByRole('button', { name: 'Run /timeout' })
+      .click();
+    await bob.page.getByText('You are timed out here').waitFor({ timeout: 15_000 });
+    expect(await composer(a).inputValue()).toBe('');
+  });
+
+  it('makes, edits, runs and deletes a macro', async () => {
+    const a = alice.page;
+    await openCommandSettings(a);
+    await a.getByRole('button', { name: 'New macro' }).click();
+    const form = a.getByRole('form', { name: 'New macro' });
+    await form.getByLabel('Name').fill('standup');
+    await form.getByLabel('Parameters (optional, separated by commas)').fill('what');
+    await form.getByLabel('Steps, one command a line').fill('/me text={{what}}');
+    await form.getByRole('button', { name: 'Make macro' }).click();
+    await a.getByRole('button', { name: 'Edit /standup' }).click();
+    await a
+      .getByRole('form', { name: 'Edit /standup' })
+      .getByLabel('Description (optional)')
+      .fill('Say what I do today');
+    await a
+      .getByRole('form', { name: 'Edit /standup' })
+      .getByRole('button', { name: 'Save macro' })
+      .click();
+    await a.getByText('Say what I do today').waitFor();
+    await checkA11y(a, 'command settings');
+
+    await backToGeneral(a);
+    await composer(a).pressSequentially('/stand');
+    await suggestions(a)
+      .getByRole('option', { name: /^\/standup <what> · macro: Say what I do today/ })
+      .waitFor();
+    await composer(a).fill('/standup "shipping the palette"');
+    await composer(a).press('Enter');
+    await timeline(a).locator('em', { hasText: 'shipping the palette' }).waitFor();
+
+    await openCommandSettings(a);
+    await a.getByRole('button', { name: 'Delete /standup' }).click();
+    await a
+      .getByRole('dialog', { name: 'Delete /standup?' })
+      .getByRole('button', { name: 'Delete' })
+      .click();
+    await a.getByText('No macros yet.').waitFor();
+  });
+
+  it('binds a chord (not one of the browser’s) and runs it from anywhere in the app', async () => {
+    const a = alice.page;
+    await openCommandSettings(a);
+    const keys = a.getByLabel('Keys', { exact: true });
+    await keys.focus();
+    await a.keyboard.press('Control+T');
+    await a.getByText('Ctrl+T belongs to the browser.').waitFor();
+    expect(await a.getByRole('button', { name: 'Bind keys' }).isDisabled()).toBe(true);
+    await keys.focus();
+    await a.keyboard.press('Control+Alt+J');
+    expect(await keys.inputValue()).toBe('Ctrl+Alt+J');
+    await a.getByLabel('Command', { exact: true }).fill('/shrug');
+    await a.getByLabel('Arguments (optional, name=value)').fill('text=keyed');
+    await a.getByRole('button', { name: 'Bind keys' }).click();
+    await a.getByText('runs /shrug text=keyed').waitFor();
+
+    await backToGeneral(a);
+    await a.getByRole('heading', { name: '#general' }).click();
+    await a.keyboard.press('Control+Alt+J');
+    await timeline(a)
+      .locator('article.msg', { hasText: 'keyed' })
+      .filter({ hasText: '(ツ)' })
+      .waitFor();
+    await openCommandSettings(a);
+    await a.getByRole('button', { name: 'Remove Ctrl+Alt+J' }).click();
+    await a.getByText('No keybinds yet.').waitFor();
+    expect(alice.problems).toEqual([]);
+    expect(bob.problems).toEqual([]);
+  });
+});

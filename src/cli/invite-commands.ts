@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 
 import { CLI_ACTOR } from '../auth/actor.js';
+import type { InstanceInviteView } from '../services/registration/registration-service.js';
 import { printJson, withContext, type CliIo } from './io.js';
 
 const wholeNumber = (value: string): number => {
@@ -48,16 +49,7 @@ export function registerInviteCommands(program: Command, io: CliIo): void {
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-function view(i: {
-  id: string;
-  email: string | null;
-  createdBy: string;
-  createdAt: number;
-  expiresAt: number | null;
-  maxUses: number;
-  uses: number;
-  revokedAt: number | null;
-}) {
+function view(i: InstanceInviteView) {
   return {
     id: i.id,
     email: i.email,

@@ -35,7 +35,7 @@ export const TABLE_OWNERS = {
   device_link_offer: 'services/devices',
   abuse_report: 'services/moderation',
   principal_block: 'services/moderation',
-  audit_log: 'services/moderation',
+  audit_log: 'services/audit',
   presence_setting: 'services/presence',
   event_outbox: 'events',
   custom_emoji: 'services/emoji',
@@ -83,7 +83,7 @@ export type TableName = keyof typeof TABLE_OWNERS;
  */
 export const OWNER_FILES: Readonly<Record<string, readonly string[]>> = {
   'services/conversations': ['services/channels/queries.ts'],
-  'services/moderation': ['services/moderation/audit-log.ts'],
+  'services/audit': ['services/audit/audit-log.ts'],
   'services/accounts': ['services/accounts/password-reset.ts'],
   'services/notifications': [
     'services/notifications/digest-queries.ts',

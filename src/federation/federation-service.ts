@@ -12,7 +12,7 @@ import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import { findAccountByUsernameKey, insertAccount } from '../services/accounts/queries.js';
 import type { ServerKeys } from '../services/instance/server-keys.js';
-import { remoteUsernameKey } from '../services/moderation/principal-id.js';
+import { remoteUsernameKey } from '../services/principals/principal-id.js';
 import type { SessionInfo } from '../auth/session.js';
 import type { SessionService } from '../services/sessions/session-service.js';
 

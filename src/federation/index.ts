@@ -5,7 +5,7 @@ import type { Db } from '../db/database.js';
 import type { Tx } from '../db/transaction.js';
 import type { Clock } from '../lib/clock.js';
 import { TokenBucketLimiter } from '../lib/token-bucket.js';
-import { accountNotBlocked } from '../services/moderation/blocked.js';
+import { accountNotBlocked } from '../services/principals/blocked.js';
 import type { ServerKeys } from '../services/instance/server-keys.js';
 import type { SessionService } from '../services/sessions/session-service.js';
 

@@ -45,11 +45,7 @@ describe('the table-owner check', () => {
       q("await db.insertInto('workspace_member').values(r).execute();"),
       ['workspace_member'],
     ],
-    [
-      'services/moderation/audit-log.ts',
-      q("await db.insertInto('audit_log').values(r).execute();"),
-      [],
-    ],
+    ['services/audit/audit-log.ts', q("await db.insertInto('audit_log').values(r).execute();"), []],
     ['services/dm/queries.ts', q("await db.selectFrom('account').selectAll().execute();"), []],
     [
       'services/registration/queries.ts',

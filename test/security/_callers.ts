@@ -52,6 +52,15 @@ const PERSON: Partial<Record<Caller, PersonKind>> = {
   operator: 'operator',
 };
 
+/** Files the web client serves from its root (the service worker and the manifest's icons). */
+export const WEB_ROOT_FILES = [
+  'sw.js',
+  'icon.svg',
+  'icon-192.png',
+  'icon-512.png',
+  'icon-maskable-512.png',
+];
+
 /** The relay the remote person comes from: a loopback address nothing listens on, never dialled. */
 export const RELAY_ID = '127.0.0.1:9';
 
@@ -116,6 +125,7 @@ export async function buildMatrixWorld(): Promise<MatrixWorld> {
   fs.mkdirSync(path.join(web, 'assets'));
   fs.writeFileSync(path.join(web, 'index.html'), '<!doctype html><title>svc</title>');
   fs.writeFileSync(path.join(web, 'assets', 'app-1234abcd.js'), 'console.log(1);');
+  for (const name of WEB_ROOT_FILES) fs.writeFileSync(path.join(web, name), 'x');
   const world = await buildWorld({
     SVC_PUBLIC_BASE_URL: 'http://127.0.0.1:1',
     SVC_ROLE: 'both',

@@ -446,6 +446,12 @@ export const ROUTES: Record<string, RouteRow> = {
   'GET /admin': { may: NOT_RELAYED },
   'GET /admin/*': { may: NOT_RELAYED },
   'GET /assets/:name': { may: NOT_RELAYED },
+  'GET /sw.js': { may: NOT_RELAYED },
+  'GET /icon.svg': { may: NOT_RELAYED },
+  'GET /icon-192.png': { may: NOT_RELAYED },
+  'GET /icon-512.png': { may: NOT_RELAYED },
+  'GET /icon-maskable-512.png': { may: NOT_RELAYED },
+  'GET /manifest.webmanifest': { may: NOT_RELAYED },
   'GET /api/sdl': { may: ANYONE },
   'POST /api': { may: ANYONE, why: 'each GraphQL root has its row above' },
   'GET /api': {

@@ -4,8 +4,7 @@ import type { Db, Executor } from '../../db/database.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import { AppError, notFound } from '../../errors.js';
 import { isId } from '../../lib/ids.js';
-import { findMember } from '../workspaces/queries.js';
-import type { Membership } from '../workspaces/rules.js';
+import type { Membership } from './write-rules.js';
 
 /** Where an action is taken; today every scoped action lives in a workspace. */
 export interface AuthzScope {
@@ -18,6 +17,16 @@ export interface AuthzScope {
 }
 
 type Memo = Map<string, Promise<Membership | null>>;
+
+/**
+ * Reads an account's membership row in a workspace: the workspaces area's `findMember`, handed
+ * over by the root (build-services.ts) so that Authz, which every area asks, imports no area.
+ */
+export type MemberReader = (
+  db: Executor,
+  workspaceId: string,
+  accountId: string,
+) => Promise<Membership | undefined>;
 
 /**
  * A fact about the actor that the request read early, before any service asked (a typed key of
@@ -42,7 +51,10 @@ export class Authz {
   private readonly memos = new WeakMap<object, Memo>();
   private readonly primedFacts = new WeakMap<object, Map<PrimedFact<unknown>, unknown>>();
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly findMember: MemberReader,
+  ) {}
 
   /** The actor's membership in a workspace, or null (no person, not a member, no workspace). */
   membership(actor: Actor, scope: AuthzScope): Promise<Membership | null> {
@@ -122,7 +134,7 @@ export class Authz {
   private async load(db: Executor, workspaceId: string, accountId: string) {
     if (workspaceId === DIRECT_SPACE_ID) return { role: 'member' as const, timedOutUntil: null };
     if (!isId(workspaceId)) return null;
-    const row = await findMember(db, workspaceId, accountId);
+    const row = await this.findMember(db, workspaceId, accountId);
     return row ? { role: row.role, timedOutUntil: row.timedOutUntil } : null;
   }
 }

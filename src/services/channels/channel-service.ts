@@ -1,3 +1,4 @@
+import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import type { Logger } from 'pino';
 
 import { actingAccountId, type Actor } from '../../auth/actor.js';
@@ -15,8 +16,8 @@ import type { Authz } from '../authz/authz.js';
 import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
 import { emit } from '../workspaces/events.js';
 import { findMember, findMembers, lockWorkspace } from '../workspaces/queries.js';
-import { assertWritable, type Membership } from '../workspaces/rules.js';
-import { DIRECT_SPACE_ID, type WorkspaceService } from '../workspaces/workspace-service.js';
+import { assertWritable, type Membership } from '../authz/write-rules.js';
+import type { WorkspaceService } from '../workspaces/workspace-service.js';
 
 import {
   addConversationMembers,

@@ -14,7 +14,7 @@ import type { Clock } from '../../lib/clock.js';
 import { isId } from '../../lib/ids.js';
 import type { Authz } from '../authz/authz.js';
 import { findConversation } from '../conversations/queries.js';
-import type { AuditLog } from '../moderation/audit-log.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import { keyCursor, keysetPageOf, parseKeysetArgs } from '../paging/keyset.js';
 import { listWorkspacesOf } from '../workspaces/queries.js';
 

@@ -6,7 +6,7 @@ import type { MessageTable } from '../../db/tables/collaboration.js';
 import type { Tx } from '../../db/transaction.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Authz } from '../authz/authz.js';
-import type { AuditLog } from '../moderation/audit-log.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import type { PluginService } from '../plugins/plugin-service.js';
 
 import { builtinCommands, type BuiltinServices } from './builtins.js';

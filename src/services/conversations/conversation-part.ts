@@ -1,30 +1,10 @@
-import type { Logger } from 'pino';
-
-import type { Config } from '../../config/index.js';
-import type { Db } from '../../db/database.js';
-import type { EventBus } from '../../events/bus.js';
-import type { Clock } from '../../lib/clock.js';
+import { AreaPart, type AreaDeps } from '../area-deps.js';
 import type { DmService } from '../dm/dm-service.js';
 
-/** What the conversations area is built from (context.ts). */
-export interface ConversationServiceDeps {
-  db: Db;
-  bus: EventBus;
-  config: Config;
-  clock: Clock;
-  log: Logger;
+/** What the conversations area is built from (build-services.ts). */
+export interface ConversationServiceDeps extends AreaDeps {
   dm: DmService;
 }
 
-/** A part of the conversations area: its dependencies and two shorthands. */
-export abstract class ConversationPart {
-  constructor(protected readonly deps: ConversationServiceDeps) {}
-
-  protected get kysely() {
-    return this.deps.db.kysely;
-  }
-
-  protected now(): number {
-    return this.deps.clock.now().getTime();
-  }
-}
+/** A part of the conversations area. */
+export abstract class ConversationPart extends AreaPart<ConversationServiceDeps> {}

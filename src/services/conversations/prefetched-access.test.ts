@@ -34,7 +34,7 @@ describe('PrefetchedAccess', () => {
 
   it("primes the request's Authz memo for the person only, never for one acting for them", () => {
     // The memo does not read the database: no connection is needed to prime it.
-    const authz = new Authz(null as unknown as Db);
+    const authz = new Authz(null as unknown as Db, () => Promise.resolve(undefined));
     const prefetchedAccess = new PrefetchedAccess(CONV, 'acc1', row);
     const person = (): UserActor => ({
       kind: 'user',

@@ -1,17 +1,15 @@
-import type { Logger } from 'pino';
-
 import { iso } from '../../lib/iso-time.js';
 import { actingAccountId, personOf, type Actor } from '../../auth/actor.js';
-import type { Config, DmPartners, DmReach } from '../../config/index.js';
-import type { Db, Executor } from '../../db/database.js';
+import type { DmPartners, DmReach } from '../../config/index.js';
+import type { Executor } from '../../db/database.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import type { DmRequestTable } from '../../db/tables/collaboration.js';
 import type { Tx } from '../../db/transaction.js';
-import type { EventBus } from '../../events/bus.js';
 import { capExceeded, forbidden, notFound, rateLimited, validation } from '../../errors.js';
-import { DAY_MS, MINUTE_MS, type Clock } from '../../lib/clock.js';
+import { DAY_MS, MINUTE_MS } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import type { AccountService } from '../accounts/account-service.js';
+import type { AreaDeps } from '../area-deps.js';
 import { emitConversationEvent, emitToUsers } from '../conversations/events.js';
 import { findAccounts, findConversation, insertMembers } from '../conversations/queries.js';
 
@@ -76,12 +74,7 @@ export interface EncryptionDevices {
 /** DM settings and floors, who may reach whom, DM requests to strangers, and blocks. */
 export class DmService {
   constructor(
-    private readonly deps: {
-      db: Db;
-      bus: EventBus;
-      config: Config;
-      clock: Clock;
-      log: Logger;
+    private readonly deps: AreaDeps & {
       accounts: AccountService;
       devices: EncryptionDevices;
     },

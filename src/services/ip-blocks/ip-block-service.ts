@@ -3,7 +3,7 @@ import type { Db } from '../../db/database.js';
 import { notFound, validation } from '../../errors.js';
 import { cidrContains, CidrSet, normalizeCidr } from '../../lib/address.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
-import type { AuditLog } from '../moderation/audit-log.js';
+import type { AuditLog } from '../audit/audit-log.js';
 
 import {
   deleteExpiredIpBlocks,

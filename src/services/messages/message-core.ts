@@ -1,17 +1,12 @@
-import type { Logger } from 'pino';
-
 import { actingAccountId, type Actor } from '../../auth/actor.js';
 import { can, type Action } from '../../auth/policy.js';
-import type { Config } from '../../config/index.js';
-import type { Db } from '../../db/database.js';
 import { isForeignKeyViolation } from '../../db/errors.js';
 import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
 import type { Tx } from '../../db/transaction.js';
 import { AppError, notFound } from '../../errors.js';
-import type { EventBus } from '../../events/bus.js';
 import type { EventFields, EventType } from '../../events/catalog.js';
-import type { Clock } from '../../lib/clock.js';
 import type { AccountService } from '../accounts/account-service.js';
+import type { AreaDeps } from '../area-deps.js';
 import type { Authz } from '../authz/authz.js';
 import {
   type Access,
@@ -37,13 +32,8 @@ import type { NewestPages } from './newest-pages.js';
 import type { MessageRemover } from './removal.js';
 import { parseMentions, type StoredMentions } from './text.js';
 
-/** What the messages area is built from (context.ts). */
-export interface MessageServiceDeps {
-  db: Db;
-  bus: EventBus;
-  config: Config;
-  clock: Clock;
-  log: Logger;
+/** What the messages area is built from (build-services.ts). */
+export interface MessageServiceDeps extends AreaDeps {
   accounts: AccountService;
   removal: MessageRemover;
   authz: Authz;

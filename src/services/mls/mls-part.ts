@@ -1,11 +1,6 @@
-import type { Logger } from 'pino';
-
-import type { Config } from '../../config/index.js';
-import type { Db } from '../../db/database.js';
 import { AppError, forbidden, notFound, validation } from '../../errors.js';
-import type { EventBus } from '../../events/bus.js';
-import type { Clock } from '../../lib/clock.js';
 import { isId } from '../../lib/ids.js';
+import { AreaPart, type AreaDeps } from '../area-deps.js';
 import { assertReadable, plausibleId } from '../conversations/access.js';
 import { findConversationAccess } from '../conversations/queries.js';
 import { toRow } from '../conversations/rows.js';
@@ -22,13 +17,8 @@ export const KEY_PACKAGES_LOW = 10;
 export const COMMIT_PAGE_MAX = 100;
 export const WELCOME_PAGE_MAX = 100;
 
-/** What the MLS area is built from (context.ts). */
-export interface MlsServiceDeps {
-  db: Db;
-  bus: EventBus;
-  config: Config;
-  clock: Clock;
-  log: Logger;
+/** What the MLS area is built from (build-services.ts). */
+export interface MlsServiceDeps extends AreaDeps {
   devices: DeviceService;
   messages: MessageService;
   /** The server's franking key (services/instance/server-keys.ts). */
@@ -74,17 +64,7 @@ export function intArg(value: unknown, what: string): number {
 }
 
 /** A part of the MLS area: its dependencies and what every part needs. */
-export abstract class MlsPart {
-  constructor(protected readonly deps: MlsServiceDeps) {}
-
-  protected get kysely() {
-    return this.deps.db.kysely;
-  }
-
-  protected now(): number {
-    return this.deps.clock.now().getTime();
-  }
-
+export abstract class MlsPart extends AreaPart<MlsServiceDeps> {
   /** An encrypted conversation the caller is a member of (NOT_FOUND / FORBIDDEN as reading). */
   protected async memberConversation(accountId: string, conversationId: unknown) {
     if (!plausibleId(conversationId)) throw notFound('conversation');

@@ -6,7 +6,7 @@ import type { Authz } from '../authz/authz.js';
 import type { MessageRemover } from '../messages/removal.js';
 import type { SessionService } from '../sessions/session-service.js';
 
-import type { AuditLog } from './audit-log.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import { PrincipalBlockService, type WorkspaceRemover } from './principal-blocks.js';
 import { ReportService } from './reports.js';
 

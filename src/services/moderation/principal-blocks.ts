@@ -11,14 +11,14 @@ import type { MessageRemover } from '../messages/removal.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { deleteReactionsBy } from '../messages/queries.js';
 
-import type { AuditLog } from './audit-log.js';
-import { blockedRefusal, findBlocks } from './blocked.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import { blockedRefusal, findBlocks } from '../principals/blocked.js';
 import {
   parsePrincipal,
   principalIdsOfAccount,
   remoteUsernameKey,
   type ParsedPrincipal,
-} from './principal-id.js';
+} from '../principals/principal-id.js';
 import {
   accountsOfPrincipal,
   countOtherUnblockedOperators,

@@ -6,7 +6,7 @@ import type {
   ReportSubjectKind,
 } from '../../db/tables/moderation.js';
 
-import { accountNotBlocked } from './blocked.js';
+import { accountNotBlocked } from '../principals/blocked.js';
 import { keysetQuery, type KeysetPage } from '../paging/keyset.js';
 
 // Moderation queries, executor first.

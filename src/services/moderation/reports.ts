@@ -14,7 +14,7 @@ import { canRead, plausibleId, readFactsOf } from '../conversations/access.js';
 import { findConversationAccess } from '../conversations/queries.js';
 import { verifyReveal } from '../mls/franking.js';
 
-import type { AuditLog } from './audit-log.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import {
   findAccountBrief,
   findMessageAttachmentByBlob,

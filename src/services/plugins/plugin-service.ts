@@ -19,7 +19,7 @@ import { isId, newId } from '../../lib/ids.js';
 import type { Authz } from '../authz/authz.js';
 import { isSha256 } from '../files/blob-store.js';
 import type { FileStorage } from '../files/file-storage.js';
-import type { AuditLog } from '../moderation/audit-log.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import { lockWorkspace } from '../workspaces/queries.js';
 
 import { type BundleManifest, readBundle, resolveSettings } from './bundle.js';

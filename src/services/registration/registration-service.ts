@@ -8,7 +8,7 @@ import { AppError, capExceeded, notFound, validation } from '../../errors.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
 import { isId, newId, randomToken } from '../../lib/ids.js';
 import type { Mailer } from '../../mail/mailer.js';
-import type { AuditLog } from '../moderation/audit-log.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import type { AccountService, AccountView } from '../accounts/account-service.js';
 import { hashPassword } from '../accounts/passwords.js';
 import { normalizeDisplayName } from '../accounts/profile.js';
@@ -26,16 +26,8 @@ import {
 import { hashInviteToken, type SignupPolicy, type SignupRequest } from './signup-policy.js';
 import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
 
-export interface InstanceInviteView {
-  id: string;
-  email: string | null;
-  createdBy: string;
-  createdAt: number;
-  expiresAt: number | null;
-  maxUses: number;
-  uses: number;
-  revokedAt: number | null;
-}
+/** An instance invite as operators see it: the row without its token hash and address key. */
+export type InstanceInviteView = Omit<InstanceInviteTable, 'tokenHash' | 'emailKey'>;
 
 export const INVITE_DEFAULT_DAYS = 7;
 export const INVITE_MAX_DAYS = 365;

@@ -10,7 +10,7 @@ import {
   conversationAccess,
   type ConversationAccessRow,
 } from '../conversations/queries.js';
-import { accountNotBlocked } from '../moderation/blocked.js';
+import { accountNotBlocked } from '../principals/blocked.js';
 
 /**
  * Inserts a session unless a principal block covers its account (or the account is gone): one

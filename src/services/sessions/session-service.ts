@@ -11,7 +11,7 @@ import { toAccountView, type AccountView } from '../accounts/account-view.js';
 import { writeThen } from '../../db/statements/write-then.js';
 import { PrefetchedAccess } from '../conversations/prefetched-access.js';
 import { deferTouchDevice, touchDeviceAfterStatement } from '../devices/queries.js';
-import { blockedRefusal, isAccountBlocked } from '../moderation/blocked.js';
+import { blockedRefusal, isAccountBlocked } from '../principals/blocked.js';
 
 import { notFound } from '../../errors.js';
 

@@ -1,3 +1,4 @@
+import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import { createHash } from 'node:crypto';
 
 import type { Logger } from 'pino';
@@ -30,8 +31,8 @@ import {
   listUsableInvites,
   revokeInvite,
 } from './queries.js';
-import { assertWritable } from './rules.js';
-import { DIRECT_SPACE_ID, type WorkspaceService, type WorkspaceView } from './workspace-service.js';
+import { assertWritable } from '../authz/write-rules.js';
+import type { WorkspaceService, WorkspaceView } from './workspace-service.js';
 
 /** An invite as its creator and the workspace's staff see it (never its token). */
 export interface InviteView {

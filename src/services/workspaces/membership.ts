@@ -19,7 +19,8 @@ import {
   insertMember,
   lockWorkspace,
 } from './queries.js';
-import { assertNotTimedOut, type Membership, refuseDirect } from './rules.js';
+import { assertNotTimedOut, type Membership } from '../authz/write-rules.js';
+import { refuseDirect } from './rules.js';
 import { WorkspacePart } from './workspace-part.js';
 
 /**

@@ -1,13 +1,11 @@
-import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
-
 import { DEFAULT_CHANNELS, WorkspaceLifecycle, type WorkspaceDeletionHook } from './lifecycle.js';
 import { TIMEOUT_MAX_MINUTES, WorkspaceMembers } from './members.js';
 import { WorkspaceMembership } from './membership.js';
-import type { Membership } from './rules.js';
+import type { Membership } from '../authz/write-rules.js';
 import type { MemberPage, WorkspaceMemberView, WorkspaceView } from './views.js';
 import type { WorkspaceServiceDeps } from './workspace-part.js';
 
-export { DEFAULT_CHANNELS, DIRECT_SPACE_ID, TIMEOUT_MAX_MINUTES };
+export { DEFAULT_CHANNELS, TIMEOUT_MAX_MINUTES };
 export type {
   MemberPage,
   Membership,

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 
 import { assertInstanceOperator, type Actor } from '../../auth/actor.js';
 import type { Db } from '../../db/database.js';
-import type { AuditKind } from '../../db/tables/moderation.js';
+import type { AuditKind, AuditLogTable } from '../../db/tables/moderation.js';
 import type { Tx } from '../../db/transaction.js';
 import { validation } from '../../errors.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
@@ -24,15 +24,9 @@ export interface AuditEntry {
   details?: Record<string, unknown> | null;
 }
 
-export interface AuditView {
-  id: string;
-  kind: AuditKind;
-  action: string;
-  actorId: string;
-  target: string;
-  reason: string | null;
+/** An audit row as read: its details parsed, with the cursor that continues after it. */
+export interface AuditView extends Omit<AuditLogTable, 'details'> {
   details: Record<string, unknown> | null;
-  createdAt: number;
   cursor: string;
 }
 

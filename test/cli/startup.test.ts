@@ -71,7 +71,7 @@ describe('svc start-up', () => {
       expect(ours).toEqual(['commander']);
       for (const file of sources) {
         expect(file).toMatch(
-          /^src\/(cli\/|version\.ts|errors\.ts|config\/config-error\.ts|auth\/actor\.ts|services\/moderation\/audit-page\.ts)/,
+          /^src\/(cli\/|version\.ts|errors\.ts|config\/config-error\.ts|auth\/actor\.ts|services\/audit\/audit-page\.ts)/,
         );
       }
     },
@@ -94,7 +94,7 @@ describe('svc start-up', () => {
     expect(sources).not.toContain('src/context.ts');
     expect(sources).not.toContain('src/main.ts');
     expect(
-      [...sources].filter((s) => /^src\/services\/(?!accounts\/|moderation\/audit-page)/.test(s)),
+      [...sources].filter((s) => /^src\/services\/(?!accounts\/|audit\/audit-page)/.test(s)),
     ).toEqual([]);
   });
 });

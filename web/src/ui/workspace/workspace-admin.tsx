@@ -403,22 +403,27 @@ function Invites({ serverId, staff, guest }: { serverId: string; staff: boolean;
 }
 
 function Reports({ serverId }: { serverId: string }) {
-  const [list, setList] = useState<Report[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const load = () =>
-    gql<{ workspaceReports: Report[] }>(WORKSPACE_REPORTS, { serverId, openOnly: true })
-      .then((d) => setList(d.workspaceReports))
-      .catch(setError);
-  useEffect(() => {
-    void load();
-  }, [serverId]);
-  if (error) return <ErrorText error={error} />;
-  if (!list) return <p class="loading">Loading…</p>;
+  // Oldest first, as the server keeps them: the first page is the longest-waiting reports.
+  const reports = usePagedList<Report & { cursor: string }>(
+    WORKSPACE_REPORTS,
+    'workspaceReports',
+    { serverId, openOnly: true },
+    20,
+  );
+  if (reports.error) return <ErrorText error={reports.error} />;
+  if (!reports.items) return <p class="loading">Loading…</p>;
   return (
-    <ReportList
-      reports={list}
-      empty="No open reports. Reports of messages in this workspace come here."
-      resolve={(id) => gql(RESOLVE_WORKSPACE_REPORT, { id }).then(load)}
-    />
+    <>
+      <ReportList
+        reports={reports.items}
+        empty="No open reports. Reports of messages in this workspace come here."
+        resolve={(id) => gql(RESOLVE_WORKSPACE_REPORT, { id }).then(reports.reload)}
+      />
+      {reports.more && (
+        <button type="button" onClick={reports.loadMore}>
+          Show more reports
+        </button>
+      )}
+    </>
   );
 }

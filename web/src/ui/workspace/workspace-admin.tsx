@@ -23,6 +23,7 @@ import { Dialog } from '../dialog.tsx';
 import { ErrorText, showError, showInfo } from '../toasts.tsx';
 
 import { EmojiSettings } from './emoji-settings.tsx';
+import { PluginSettings } from './plugin-settings.tsx';
 import { ReportList, type Report } from './report-list.tsx';
 import { WorkspaceSettings } from './workspace-settings.tsx';
 import { confirmAction } from '../confirm.tsx';
@@ -53,6 +54,9 @@ export function WorkspaceAdmin(p: { serverId: string; tab: string; onClose: () =
     ...(staff && featureOn('custom_emoji')
       ? ([['emoji', 'Custom emoji']] as [string, string][])
       : []),
+    ...(staff && featureOn('workspace_plugins')
+      ? ([['plugins', 'Plugins']] as [string, string][])
+      : []),
   ];
   return (
     <Dialog title={w.name} onClose={p.onClose} wide>
@@ -80,6 +84,7 @@ export function WorkspaceAdmin(p: { serverId: string; tab: string; onClose: () =
         {tab === 'reports' && <Reports serverId={w.id} />}
         {tab === 'settings' && <WorkspaceSettings w={w} onClose={p.onClose} />}
         {tab === 'emoji' && <EmojiSettings serverId={w.id} />}
+        {tab === 'plugins' && <PluginSettings serverId={w.id} />}
       </div>
       {w.myRole !== 'OWNER' && (
         <p>

@@ -4,18 +4,19 @@ import {
   CREATE_MACRO,
   DELETE_KEYBIND,
   DELETE_MACRO,
+  COMMAND_LIST_PAGE,
   KEYBINDS,
-  MACROS,
   SET_KEYBIND,
 } from '../../api/command-queries.ts';
 import { ApiError, gql } from '../../api/graphql.ts';
+import { readAll } from '../../api/paged.ts';
 import type { Keybind, Macro, MacroStep } from '../../api/types.ts';
 import { conversations } from '../../state/store.ts';
 import { lastConversation } from '../../state/view.ts';
 import { chordOf, chordWords, clashOf } from '../commands/chords.ts';
 import { keybinds, loadKeybinds } from '../commands/keybinds.ts';
 import { runMacro } from '../commands/run.ts';
-import { forgetMacroLists } from '../commands/slash.ts';
+import { forgetMacroLists, readMacros } from '../commands/slash.ts';
 import { confirmAction } from '../confirm.tsx';
 import { ErrorText, showInfo } from '../toasts.tsx';
 
@@ -66,9 +67,9 @@ function useMacros(scope: CommandScope) {
   const [macros, setMacros] = useState<Macro[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const reload = () =>
-    gql<{ macros: Macro[] }>(MACROS, { serverId: scope.serverId })
-      .then((d) => {
-        setMacros(d.macros.filter((m) => m.serverId === scope.serverId));
+    readMacros(scope.serverId)
+      .then((list) => {
+        setMacros(list.filter((m) => m.serverId === scope.serverId));
         forgetMacroLists();
       })
       .catch(setError);
@@ -298,8 +299,13 @@ function Keybinds(p: { scope: CommandScope; macros: Macro[] }) {
   const reload = async () => {
     await loadKeybinds();
     if (!serverId) return;
-    const d = await gql<{ keybinds: Keybind[] }>(KEYBINDS, { serverId });
-    setDefaults(d.keybinds.filter((k) => k.serverId === serverId));
+    const all = await readAll<Keybind & { cursor: string }>(
+      KEYBINDS,
+      'keybinds',
+      { serverId },
+      COMMAND_LIST_PAGE,
+    );
+    setDefaults(all.filter((k) => k.serverId === serverId));
   };
   useEffect(() => {
     if (serverId) void reload().catch(setError);

@@ -31,12 +31,14 @@ let browser: Browser;
 let alice: Person;
 let bob: Person;
 let link = '';
+const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** Every request Alice's page made, to check it talked to its own server only. */
 const aliceRequests: Request[] = [];
 
-async function federating(port: number): Promise<TestServer> {
+async function federating(port: number, env: Record<string, string> = {}): Promise<TestServer> {
   return TestServer.start(
     {
+      ...env,
       SVC_OPEN_REGISTRATION: 'true',
       SVC_REGISTRATION_POW_BITS: '10',
       SVC_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
@@ -50,7 +52,11 @@ async function federating(port: number): Promise<TestServer> {
 beforeAll(async () => {
   assertBuilt();
   const [a, b] = [await freePort(), await freePort()];
-  [relay, host] = await Promise.all([federating(a), federating(b)]);
+  // The host holds each person to three messages a minute (and a burst of three).
+  [relay, host] = await Promise.all([
+    federating(a),
+    federating(b, { SVC_RATE_MESSAGES_PER_MIN_PER_USER: '3' }),
+  ]);
   hostId = `127.0.0.1:${b}`;
   browser = await launchBrowser();
   alice = await personPage(browser, relay.url);
@@ -138,12 +144,57 @@ describe('a workspace hosted on another server', () => {
     await alice.page.keyboard.press('Escape');
   });
 
+  it('refuses an answer altered between the relay and the page', async () => {
+    const p = alice.page;
+    // A man in the middle on the page's side: the host's signed answer to sendMessage, altered.
+    await p.route(`**/api/remote/${hostId}/api`, async (route) => {
+      if (!route.request().postData()?.includes('sendMessage')) return route.fallback();
+      const res = await route.fetch();
+      const body = (await res.text()).replace('Altered on the way', 'FORGED');
+      await route.fulfill({ response: res, body });
+    });
+    await composer(p).fill('Altered on the way');
+    await composer(p).press('Enter');
+    await p
+      .getByText(
+        new RegExp(`${esc(hostId)} could not be reached, or its answer could not be verified`),
+      )
+      .first()
+      .waitFor({ timeout: 15_000 });
+    expect(await composer(p).inputValue()).toBe('Altered on the way');
+    await p.unroute(`**/api/remote/${hostId}/api`);
+    expect(await timeline(p).getByText('FORGED').count()).toBe(0);
+    await composer(p).fill('');
+  });
+
+  it('says how long to wait when the host limits the person', async () => {
+    const p = alice.page;
+    // Three messages a minute: a few more in a row meet the host's limit.
+    let refused = false;
+    for (let i = 1; i <= 6 && !refused; i++) {
+      await composer(p).fill(`Quick message ${i}`);
+      await composer(p).press('Enter');
+      const shown = p.getByText(
+        new RegExp(`${esc(hostId)}, which hosts this workspace, asks to slow down`),
+      );
+      const sent = timeline(p).getByText(`Quick message ${i}`, { exact: true });
+      await shown.or(sent).first().waitFor({ timeout: 15_000 });
+      refused = (await shown.count()) > 0;
+    }
+    expect(refused).toBe(true);
+    await p
+      .getByText(/Wait \d+ seconds? and try again/)
+      .first()
+      .waitFor();
+    await composer(p).fill('');
+  });
+
   it('says in words when the host cannot be reached', async () => {
     await host.stop();
     await composer(alice.page).fill('Is anyone there?');
     await composer(alice.page).press('Enter');
     await alice.page
-      .getByText(new RegExp(`${hostId.replace(/\./g, '\\.')} could not be reached`))
+      .getByText(new RegExp(`${esc(hostId)} could not be reached`))
       .first()
       .waitFor({ timeout: 20_000 });
     // The text stays in the box to send again.

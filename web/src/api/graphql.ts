@@ -42,8 +42,9 @@ interface GraphqlResponse<T> {
   errors?: GraphqlError[];
 }
 
-function toApiError(e: GraphqlError): ApiError {
-  const ext = e.extensions ?? {};
+function toApiError(e: GraphqlError, host: string | null = null): ApiError {
+  // An error a host answered names the host, so its words can say where it came from.
+  const ext = host ? { ...e.extensions, hostServerId: host } : (e.extensions ?? {});
   const code = typeof ext.code === 'string' ? ext.code : NO_CODE;
   const requestId = typeof ext.request_id === 'string' ? ext.request_id : null;
   return new ApiError(e.message, code, ext, requestId);
@@ -168,7 +169,7 @@ export async function gqlAt<T>(
   variables: Record<string, unknown> = {},
 ): Promise<T> {
   const res = (await postTo(host, { query, variables })) as GraphqlResponse<T>;
-  if (res.errors?.length) throw toApiError(res.errors[0] as GraphqlError);
+  if (res.errors?.length) throw toApiError(res.errors[0] as GraphqlError, host);
   if (res.data === null || res.data === undefined) throw new ApiError('no data', NO_CODE);
   return res.data;
 }
@@ -207,7 +208,7 @@ export async function gqlBatch(items: BatchItem[]): Promise<BatchResult[]> {
         }
         chunk.forEach((k, j) => {
           const r = res[j] ?? { errors: [{ message: 'no answer' }] };
-          out[k] = r.errors?.length ? { error: toApiError(r.errors[0]!) } : { data: r.data };
+          out[k] = r.errors?.length ? { error: toApiError(r.errors[0]!, host) } : { data: r.data };
         });
       }
     }),

@@ -27,7 +27,7 @@ export function remoteWords(
       };
     case 'RATE_LIMITED':
       return {
-        what: `${host} is limiting how many requests it takes from your server.`,
+        what: `${host}, which hosts this workspace, asks to slow down.`,
         todo: `Wait ${seconds(e.retryAfterSeconds)} and try again.`,
       };
     case 'NO_DEVICE_KEY':
@@ -40,6 +40,12 @@ export function remoteWords(
         return {
           what: `Your server’s operator does not allow ${host}.`,
           todo: 'Ask your server’s operator if you think this is a mistake.',
+        };
+      }
+      if (e.error === 'unavailable' || e.error === 'timeout') {
+        return {
+          what: 'Your own server is having trouble passing requests on right now.',
+          todo: `Wait ${seconds(e.retryAfterSeconds)} and try again.`,
         };
       }
       if (e.status === 401) {

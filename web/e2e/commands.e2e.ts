@@ -6,8 +6,8 @@
 // made, edited, run and deleted; a keybind is captured as a chord (the browser's own refused)
 // and runs from anywhere in the app; a workspace's macros and keybinds are made by its owner in
 // the workspace dialog, run by a member, and shown to the member without a way to change them.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 
 import { checkA11y } from './a11y.js';
 import {
@@ -17,14 +17,11 @@ import {
   personPage,
   shot,
   signUpWithWorkspace,
-  startServerAndBrowser,
+  serveThisFile,
   timeline,
   type Person,
-  type TestServer,
 } from './harness.js';
 
-let server: TestServer;
-let browser: Browser;
 let alice: Person;
 let bob: Person;
 
@@ -42,17 +39,11 @@ async function backToGeneral(p: Page): Promise<void> {
   await p.getByRole('heading', { name: '#general' }).waitFor();
 }
 
-beforeAll(async () => {
-  ({ server, browser } = await startServerAndBrowser());
+serveThisFile(async ({ server, browser }) => {
   alice = await personPage(browser, server.url);
   bob = await personPage(browser, server.url);
   await signUpWithWorkspace(alice.page, 'alice', 'Alice', 'Team');
   await joinByInvite(bob.page, await createInviteLink(alice.page), 'bob', 'Bob');
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.dispose();
 });
 
 describe('commands in the web client', () => {

@@ -2,8 +2,7 @@
 // Downloading your own data from the settings (docs/export.md, "Downloading your own data"): the
 // person asks, the page shows it being prepared, then offers the archive, which downloads as a
 // ZIP holding the manifest and the messages they wrote.
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { checkA11y } from './a11y.js';
 import {
@@ -11,25 +10,16 @@ import {
   send,
   shot,
   signUpWithWorkspace,
-  startServerAndBrowser,
+  serveThisFile,
   type Person,
-  type TestServer,
 } from './harness.js';
 
-let server: TestServer;
-let browser: Browser;
 let carol: Person;
 
-beforeAll(async () => {
-  ({ server, browser } = await startServerAndBrowser());
+serveThisFile(async ({ server, browser }) => {
   carol = await personPage(browser, server.url);
   await signUpWithWorkspace(carol.page, 'carol', 'Carol', 'Exported');
   await send(carol.page, 'words of my own to take along');
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.dispose();
 });
 
 describe('downloading your own data in the web client', () => {

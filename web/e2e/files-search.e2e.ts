@@ -3,9 +3,8 @@
 // server: a file and an image attached and seen by the other person (the image as a preview
 // through the download route), an avatar, a custom emoji added by the owner and used in text and
 // as a reaction, and a message found by search (a CJK query) and jumped to.
-import type { Browser } from 'playwright-core';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { checkA11y } from './a11y.js';
 import {
@@ -16,14 +15,11 @@ import {
   send,
   shot,
   signUpWithWorkspace,
-  startServerAndBrowser,
+  serveThisFile,
   timeline,
   type Person,
-  type TestServer,
 } from './harness.js';
 
-let server: TestServer;
-let browser: Browser;
 let alice: Person;
 let bob: Person;
 
@@ -35,17 +31,11 @@ function square(colour: string, size = 96): Promise<Buffer> {
     .toBuffer();
 }
 
-beforeAll(async () => {
-  ({ server, browser } = await startServerAndBrowser());
+serveThisFile(async ({ server, browser }) => {
   alice = await personPage(browser, server.url);
   bob = await personPage(browser, server.url);
   await signUpWithWorkspace(alice.page, 'alice', 'Alice', 'Files');
   await joinByInvite(bob.page, await createInviteLink(alice.page), 'bob', 'Bob');
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.dispose();
 });
 
 describe('files, avatars, custom emoji and search in the web client', () => {

@@ -3,8 +3,7 @@
 // a code block, a quote, a list and a link is drawn with those elements; HTML in a message stays
 // text (nothing runs); the message box's shortcuts wrap the selection and the preview shows the
 // message as it will look.
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { checkA11y } from './a11y.js';
 import {
@@ -12,25 +11,16 @@ import {
   personPage,
   shot,
   signUpWithWorkspace,
-  startServerAndBrowser,
+  serveThisFile,
   timeline,
   type Person,
-  type TestServer,
 } from './harness.js';
 
-let server: TestServer;
-let browser: Browser;
 let alice: Person;
 
-beforeAll(async () => {
-  ({ server, browser } = await startServerAndBrowser());
+serveThisFile(async ({ server, browser }) => {
   alice = await personPage(browser, server.url);
   await signUpWithWorkspace(alice.page, 'alice', 'Alice', 'Markup');
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.dispose();
 });
 
 describe('message formatting', () => {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CLI = path.join(ROOT, 'dist/cli/index.js');
@@ -176,17 +177,48 @@ export async function shot(page: Page, name: string): Promise<void> {
 
 export type Person = Awaited<ReturnType<typeof personPage>>;
 
+/** Open registration with a cheap proof of work, for people to sign up in the page. */
+const OPEN_REGISTRATION = { SVC_OPEN_REGISTRATION: 'true', SVC_REGISTRATION_POW_BITS: '10' };
+
 /** A server with open registration (and a cheap proof of work) and a browser to drive. */
 export async function startServerAndBrowser(
   env: Record<string, string> = {},
 ): Promise<{ server: TestServer; browser: Browser }> {
   assertBuilt();
-  const server = await TestServer.start({
-    SVC_OPEN_REGISTRATION: 'true',
-    SVC_REGISTRATION_POW_BITS: '10',
-    ...env,
-  });
+  const server = await TestServer.start({ ...OPEN_REGISTRATION, ...env });
   return { server, browser: await launchBrowser() };
+}
+
+/** The server and browser of a test file, set before its first test (`serveThisFile`). */
+export interface Served {
+  server: TestServer;
+  browser: Browser;
+}
+
+/**
+ * Registers the lifecycle the browser test files share: before the file's tests, a server and a
+ * browser (`startServerAndBrowser` with `opts.env`), then the file's own `setUp` (people,
+ * workspaces); after them, `opts.tearDown`, the browser closed and the server's process and data
+ * directory removed (whatever of it was started, if the set-up failed half-way). Answers the
+ * object the set-up fills in.
+ */
+export function serveThisFile(
+  setUp: (s: Served) => Promise<void> = async () => undefined,
+  opts: { env?: Record<string, string>; tearDown?: () => Promise<void> } = {},
+): Served {
+  const served = {} as Partial<Served>;
+  beforeAll(async () => {
+    assertBuilt();
+    served.server = await TestServer.start({ ...OPEN_REGISTRATION, ...opts.env });
+    served.browser = await launchBrowser();
+    await setUp(served as Served);
+  });
+  afterAll(async () => {
+    await opts.tearDown?.();
+    await served.browser?.close();
+    await served.server?.dispose();
+  });
+  return served as Served;
 }
 
 export const timeline = (p: Page) => p.getByRole('log', { name: /^Messages in/ });

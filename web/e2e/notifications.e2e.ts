@@ -7,8 +7,8 @@
 import path from 'node:path';
 
 import Database from 'better-sqlite3';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 
 import { checkA11y } from './a11y.js';
 import {
@@ -18,15 +18,12 @@ import {
   send,
   shot,
   signUpWithWorkspace,
-  startServerAndBrowser,
+  serveThisFile,
   timeline,
   type Person,
-  type TestServer,
 } from './harness.js';
 import { LoopbackPushService } from './push-service.js';
 
-let server: TestServer;
-let browser: Browser;
 let alice: Person;
 let bob: Person;
 let push: LoopbackPushService;
@@ -61,7 +58,7 @@ async function waitForUnread(p: Page, n: number): Promise<void> {
 
 /** The push subscriptions the server keeps for a person (read from its database file). */
 function subscriptionsOf(username: string): string[] {
-  const db = new Database(path.join(server.dataDir, 'svc.sqlite'), { readonly: true });
+  const db = new Database(path.join(served.server.dataDir, 'svc.sqlite'), { readonly: true });
   try {
     return (
       db
@@ -76,27 +73,28 @@ function subscriptionsOf(username: string): string[] {
   }
 }
 
-beforeAll(async () => {
-  ({ server, browser } = await startServerAndBrowser({
-    // The loopback push service below is a private address: allowed for this test only.
-    SVC_PUSH_ALLOW_PRIVATE_ENDPOINTS: 'true',
-  }));
-  push = await LoopbackPushService.start(server.url);
-  alice = await personPage(browser, server.url);
-  bob = await personPage(browser, server.url);
-  await bob.context.grantPermissions(['notifications'], { origin: server.url });
-  await push.install(bob.context);
-  await push.attach(bob.page);
-  await signUpWithWorkspace(alice.page, 'alice', 'Alice', 'Team');
-  const link = await createInviteLink(alice.page);
-  await joinByInvite(bob.page, link, 'bob', 'Bob');
-});
-
-afterAll(async () => {
-  await push?.stop();
-  await browser?.close();
-  await server?.dispose();
-});
+const served = serveThisFile(
+  async ({ server, browser }) => {
+    push = await LoopbackPushService.start(server.url);
+    alice = await personPage(browser, server.url);
+    bob = await personPage(browser, server.url);
+    await bob.context.grantPermissions(['notifications'], { origin: server.url });
+    await push.install(bob.context);
+    await push.attach(bob.page);
+    await signUpWithWorkspace(alice.page, 'alice', 'Alice', 'Team');
+    const link = await createInviteLink(alice.page);
+    await joinByInvite(bob.page, link, 'bob', 'Bob');
+  },
+  {
+    env: {
+      // The loopback push service below is a private address: allowed for this test only.
+      SVC_PUSH_ALLOW_PRIVATE_ENDPOINTS: 'true',
+    },
+    tearDown: async () => {
+      await push?.stop();
+    },
+  },
+);
 
 describe('notifications in the web client', () => {
   it('badges a mention on its channel and in the inbox, and opens the message from there', async () => {

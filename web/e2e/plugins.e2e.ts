@@ -4,8 +4,8 @@
 // once (live), its settings form is made from the bundle's schema and keeps what is saved,
 // disabling and enabling takes its commands out of the list and back, a new version replaces
 // the entry, and removing it ends its commands. A member is not offered the registry.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 
 import { bundleBytes, exampleVersion } from '../../test/plugins/_bundles.js';
 import { checkA11y } from './a11y.js';
@@ -16,13 +16,10 @@ import {
   personPage,
   shot,
   signUpWithWorkspace,
-  startServerAndBrowser,
+  serveThisFile,
   type Person,
-  type TestServer,
 } from './harness.js';
 
-let server: TestServer;
-let browser: Browser;
 let alice: Person;
 let bob: Person;
 
@@ -64,17 +61,11 @@ async function bobSeesStandup(): Promise<number> {
   return n;
 }
 
-beforeAll(async () => {
-  ({ server, browser } = await startServerAndBrowser());
+serveThisFile(async ({ server, browser }) => {
   alice = await personPage(browser, server.url);
   bob = await personPage(browser, server.url);
   await signUpWithWorkspace(alice.page, 'alice', 'Alice', 'Team');
   await joinByInvite(bob.page, await createInviteLink(alice.page), 'bob', 'Bob');
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.dispose();
 });
 
 describe('plugins in the workspace settings', () => {

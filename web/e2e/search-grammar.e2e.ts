@@ -2,8 +2,7 @@
 // The search box's grammar in the browser against a real server: operator suggestions while
 // typing (an operator, then a person's name), an inflected word highlighted as written, and a
 // public channel the person left found and marked "not joined".
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { checkA11y } from './a11y.js';
 import {
@@ -11,24 +10,15 @@ import {
   send,
   shot,
   signUpWithWorkspace,
-  startServerAndBrowser,
+  serveThisFile,
   type Person,
-  type TestServer,
 } from './harness.js';
 
-let server: TestServer;
-let browser: Browser;
 let alice: Person;
 
-beforeAll(async () => {
-  ({ server, browser } = await startServerAndBrowser());
+serveThisFile(async ({ server, browser }) => {
   alice = await personPage(browser, server.url);
   await signUpWithWorkspace(alice.page, 'alice', 'Alice', 'Grammar');
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.dispose();
 });
 
 describe('the search box', () => {

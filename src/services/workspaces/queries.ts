@@ -8,7 +8,7 @@ import type {
   WorkspaceTable,
 } from '../../db/tables/collaboration.js';
 import { deleteMembershipsInWorkspace } from '../conversations/queries.js';
-import { keysetQuery, type KeysetPage } from '../paging/keyset.js';
+import { keysetQuery, pastCursor, type KeysetPage } from '../paging/keyset.js';
 
 // Workspace, membership and invite queries, executor first. Lists are single indexed queries.
 
@@ -225,20 +225,10 @@ export async function listMembersPage(
   if (opts.onlyAccountId !== undefined) q = q.where('m.accountId', '=', opts.onlyAccountId);
   const { after, before } = opts;
   if (after) {
-    q = q.where((eb) =>
-      eb.or([
-        eb('m.joinedAt', '>', after.at),
-        eb.and([eb('m.joinedAt', '=', after.at), eb('m.accountId', '>', after.id)]),
-      ]),
-    );
+    q = q.where(pastCursor({ at: 'm.joinedAt', key: 'm.accountId' }, 'asc', after));
   }
   if (before) {
-    q = q.where((eb) =>
-      eb.or([
-        eb('m.joinedAt', '<', before.at),
-        eb.and([eb('m.joinedAt', '=', before.at), eb('m.accountId', '<', before.id)]),
-      ]),
-    );
+    q = q.where(pastCursor({ at: 'm.joinedAt', key: 'm.accountId' }, 'desc', before));
     return q
       .orderBy('m.joinedAt', 'desc')
       .orderBy('m.accountId', 'desc')

@@ -17,8 +17,8 @@ export const REVOKE_INVITE = `mutation RevokeWorkspaceInvite($id: ID!) { revokeW
 export const REPORT_FIELDS = `id cursor subjectKind subjectId category text createdAt resolved resolvedAt
   subjectUsername reporterUsername serverId
   snapshot { text authorId authorUsername userId username workspaceName messageCreatedAt }`;
-export const WORKSPACE_REPORTS = `query WorkspaceReports($serverId: ID!, $openOnly: Boolean) {
-  workspaceReports(serverId: $serverId, openOnly: $openOnly, limit: 200) { ${REPORT_FIELDS} } }`;
+export const WORKSPACE_REPORTS = `query WorkspaceReports($serverId: ID!, $openOnly: Boolean, $after: String, $limit: Int) {
+  workspaceReports(serverId: $serverId, openOnly: $openOnly, after: $after, limit: $limit) { ${REPORT_FIELDS} } }`;
 export const RESOLVE_WORKSPACE_REPORT = `mutation ResolveWorkspaceReport($id: ID!) { resolveWorkspaceReport(id: $id) { id resolved } }`;
 export const UPDATE_WORKSPACE = `mutation UpdateWorkspace($input: UpdateWorkspaceInput!) { updateWorkspace(input: $input) { ${WORKSPACE} } }`;
 export const TRANSFER_WORKSPACE = `mutation TransferWorkspaceOwnership($input: TransferWorkspaceOwnershipInput!) {

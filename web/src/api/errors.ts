@@ -145,6 +145,13 @@ export function explain(err: unknown, context: 'signin' | 'default' = 'default')
           todo: 'Choose a smaller file.',
         };
       }
+      if (e.status === 422) {
+        // Only a plugin bundle is refused this way; the reason names the place (docs/plugins.md).
+        return {
+          what: `The server refused this plugin bundle: ${err.message}.`,
+          todo: 'Correct the bundle at that place and upload it again.',
+        };
+      }
       if (e.status === 415) {
         return {
           what: 'The server does not accept this kind of file here.',

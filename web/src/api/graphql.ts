@@ -90,13 +90,29 @@ async function post(body: unknown): Promise<unknown> {
  * `extensions.status` (413 too large, 415 a type refused), or the feature's `FEATURE_DISABLED`.
  */
 export async function postForm<T>(path: string, form: FormData): Promise<T> {
+  return postBody<T>(path, form);
+}
+
+/**
+ * Sends a body to one of the upload routes with the session and the CSRF header (a form, or a
+ * file as itself with its media type, as `POST /api/plugin-bundles/...` takes a bundle); answers
+ * the JSON body, and refuses as `postForm` does.
+ */
+export async function postBody<T>(
+  path: string,
+  payload: FormData | Blob,
+  contentType?: string,
+): Promise<T> {
   let res: Response;
   try {
     res = await fetch(path, {
       method: 'POST',
       credentials: 'same-origin',
-      headers: { 'x-csrf-token': csrfToken() },
-      body: form,
+      headers: {
+        'x-csrf-token': csrfToken(),
+        ...(contentType ? { 'content-type': contentType } : {}),
+      },
+      body: payload,
     });
   } catch {
     throw new ApiError('the server could not be reached', NETWORK);

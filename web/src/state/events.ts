@@ -22,6 +22,7 @@ import {
   notificationsRead,
   refreshNotificationCount,
 } from './notifications.ts';
+import { pluginsChanged } from './plugins.ts';
 
 type P = Record<string, unknown>;
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
@@ -234,6 +235,11 @@ export function applyEvent(e: LiveEvent): void {
     }
     case 'WorkspaceDeleted':
       if (e.serverId) forgetWorkspace(e.serverId);
+      return;
+    case 'WorkspacePluginAdded':
+    case 'WorkspacePluginUpdated':
+    case 'WorkspacePluginRemoved':
+      pluginsChanged();
       return;
     case 'DmRequestReceived':
     case 'DmRequestAnswered':

@@ -17,6 +17,7 @@ import { cachedConversation, cachedThread, timelinesOf } from './timeline.ts';
 import { reading } from './view.ts';
 import { RecentEvents } from './repeats.ts';
 import { e2ee, refreshInvitations } from '../e2ee/glue.ts';
+import { isSelf } from '../remote/routing.ts';
 import {
   notificationCreated,
   notificationsRead,
@@ -101,7 +102,7 @@ export function applyEvent(e: LiveEvent): void {
     case 'ReactionAdded':
     case 'ReactionRemoved': {
       const emoji = str(p.emoji) ?? '';
-      const mine = p.userId === myId;
+      const mine = isSelf(str(p.userId), myId);
       const delta = e.type === 'ReactionAdded' ? 1 : -1;
       return updateMessage(conv, str(p.messageId), (m) => {
         const groups = m.reactions.map((r) => ({ ...r }));
@@ -325,7 +326,7 @@ function messageCreated(msg: Message, myId: string | undefined): void {
     return;
   }
   const patch: Partial<Conversation> = { lastActivityAt: msg.createdAt };
-  const own = authorId === myId;
+  const own = isSelf(authorId, myId);
   // Mentions are counted by the server: a NotificationCreated follows for those that notify.
   if (!own && !reading(conv)) patch.unreadCount = c.unreadCount + 1;
   patchConversation(conv, patch);

@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 // Lists longer than one page (docs/api.md, Pagination) in the app: the sidebar reads every page
-// of a workspace's channels, and the invites, reports and blocked people lists show a page and
-// then more on request. Set up through the API (ApiSession), checked in Chromium.
+// of a workspace's channels, and the invites, reports, blocked people and sessions lists show a
+// page and then more on request. Set up through the API (ApiSession), checked in Chromium.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -10,7 +10,7 @@ import { ApiSession, assertBuilt, launchBrowser, personPage, TestServer } from '
 const PASSWORD = 'dana-password-1';
 /** More than the 100 channels of the sidebar's first page, with #general and #random. */
 const CHANNELS = 102;
-/** More than the 20 invites, reports and blocked people the app shows at first. */
+/** More than the 20 invites, reports, blocked people and sessions the app shows at first. */
 const MORE = 22;
 
 let server: TestServer;
@@ -68,6 +68,8 @@ beforeAll(async () => {
       { id: m.id },
     );
   }
+  // MORE other sessions of dana's, besides the browser's.
+  for (let i = 0; i < MORE; i++) await ApiSession.signIn(server, 'dana', PASSWORD);
   browser = await launchBrowser();
   ({ page, problems } = await personPage(browser, server.url));
   await page.goto('/');
@@ -130,6 +132,19 @@ describe('lists longer than a page', () => {
     await blocked.nth(MORE - 1).waitFor();
     expect(await blocked.count()).toBe(MORE);
     await expect(blocked.last().textContent()).resolves.toContain('pest-0');
+  });
+
+  it('shows the sessions a page at a time, newest first', async () => {
+    await page.getByRole('link', { name: 'Sessions' }).click();
+    const sessions = page.locator('ul.sessions > li');
+    await sessions.nth(19).waitFor();
+    expect(await sessions.count()).toBe(20);
+    // The browser's own session is the newest.
+    await expect(sessions.first().textContent()).resolves.toContain('This session');
+    await page.getByRole('button', { name: 'Show more sessions' }).click();
+    // The first one signed in (the API's, while setting up) and the MORE after it.
+    await sessions.nth(MORE + 1).waitFor();
+    expect(await sessions.count()).toBe(MORE + 2);
     expect(problems).toEqual([]);
   });
 });

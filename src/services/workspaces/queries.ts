@@ -71,6 +71,12 @@ export async function listWorkspacesOf(db: Executor, accountId: string) {
     .execute();
 }
 
+/** A page of the workspaces an account is a member of, in the order joined. */
+export async function workspacesOfPage(db: Executor, accountId: string, page: KeysetPage) {
+  const q = workspaceViewQuery(db, accountId).where('m.accountId', 'is not', null);
+  return keysetQuery(q, { at: 'm.joinedAt', key: 'w.id' }, 'asc', page).execute();
+}
+
 function workspaceViewQuery(db: Executor, accountId: string) {
   return db
     .selectFrom('workspace as w')

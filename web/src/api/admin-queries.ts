@@ -47,7 +47,8 @@ export const INSTANCE_INVITES = `query InstanceInvites { instanceInvites { id em
 export const CREATE_INSTANCE_INVITE = `mutation CreateInstanceInvite($email: String, $days: Int, $uses: Int) {
   createInstanceInvite(email: $email, expiresInDays: $days, maxUses: $uses) { token invite { id } } }`;
 
-export const MY_SESSIONS = `query MySessions { mySessions { id deviceId createdAt expiresAt ip userAgent current } }`;
+export const MY_SESSIONS = `query MySessions($after: String, $limit: Int) { mySessions(after: $after, limit: $limit) {
+  id deviceId createdAt expiresAt ip userAgent current cursor } }`;
 export const REVOKE_SESSION = `mutation RevokeSession($id: ID!) { revokeSession(id: $id) }`;
 export const LOGOUT_OTHERS = `mutation LogoutOtherSessions { logoutOtherSessions }`;
 export const MY_DEVICES = `query MyDevices { myDevices { id name publicKey createdAt lastUsedAt current encryptionReady }

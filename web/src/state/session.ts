@@ -2,7 +2,7 @@ import { signal } from '@preact/signals';
 
 import { ApiError, gql, gqlBatch, rememberCsrf } from '../api/graphql.ts';
 import { Live } from '../api/live.ts';
-import { readRest } from '../api/paged.ts';
+import { readAll, readRest } from '../api/paged.ts';
 import {
   CONVERSATION_Q,
   DM_REQUESTS,
@@ -101,8 +101,8 @@ async function enter(who: Me): Promise<void> {
 
 /** Reads every list the sidebar shows. Also after a reconnect, when events may be missing. */
 export async function loadEverything(): Promise<void> {
-  const [{ myWorkspaces }, remote] = await Promise.all([
-    gql<{ myWorkspaces: Workspace[] }>(MY_WORKSPACES),
+  const [myWorkspaces, remote] = await Promise.all([
+    readAll<Workspace & { cursor: string }>(MY_WORKSPACES, 'myWorkspaces', {}, 100),
     // Workspaces on other servers, through the relay (web/src/remote).
     loadRemoteWorkspaces(),
   ]);

@@ -4,7 +4,6 @@ import {
   CREATE_MACRO,
   DELETE_KEYBIND,
   DELETE_MACRO,
-  MACROS,
   SET_KEYBIND,
 } from '../../api/command-queries.ts';
 import { ApiError, gql } from '../../api/graphql.ts';
@@ -14,7 +13,7 @@ import { lastConversation } from '../../state/view.ts';
 import { chordOf, chordWords, clashOf } from '../commands/chords.ts';
 import { keybinds, loadKeybinds } from '../commands/keybinds.ts';
 import { runMacro } from '../commands/run.ts';
-import { forgetMacroLists } from '../commands/slash.ts';
+import { forgetMacroLists, readMacros } from '../commands/slash.ts';
 import { confirmAction } from '../confirm.tsx';
 import { ErrorText, showInfo } from '../toasts.tsx';
 
@@ -52,9 +51,9 @@ export function CommandSettings() {
   const [macros, setMacros] = useState<Macro[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const reload = () =>
-    gql<{ macros: Macro[] }>(MACROS, { serverId: null })
-      .then((d) => {
-        setMacros(d.macros);
+    readMacros(null)
+      .then((list) => {
+        setMacros(list);
         forgetMacroLists();
       })
       .catch(setError);

@@ -24,6 +24,7 @@ import { ErrorText, showError, showInfo } from '../toasts.tsx';
 
 import { EmojiSettings } from './emoji-settings.tsx';
 import { PluginSettings } from './plugin-settings.tsx';
+import { WorkspaceCommands } from '../settings/command-settings.tsx';
 import { ReportList, type Report } from './report-list.tsx';
 import { WorkspaceSettings } from './workspace-settings.tsx';
 import { confirmAction } from '../confirm.tsx';
@@ -45,6 +46,7 @@ export function WorkspaceAdmin(p: { serverId: string; tab: string; onClose: () =
   const tabs: [string, string][] = [
     ['members', 'Members'],
     ['invites', 'Invites'],
+    ['commands', 'Commands'],
     ...(staff
       ? ([
           ['reports', 'Reports'],
@@ -85,6 +87,7 @@ export function WorkspaceAdmin(p: { serverId: string; tab: string; onClose: () =
         {tab === 'settings' && <WorkspaceSettings w={w} onClose={p.onClose} />}
         {tab === 'emoji' && <EmojiSettings serverId={w.id} />}
         {tab === 'plugins' && <PluginSettings serverId={w.id} />}
+        {tab === 'commands' && <WorkspaceCommands serverId={w.id} canManage={staff} />}
       </div>
       {w.myRole !== 'OWNER' && (
         <p>

@@ -142,9 +142,9 @@ export async function ensureBase(): Promise<void> {
 }
 
 /**
- * Builds the repository's Containerfile on the offline base as `tag`. The dependencies' stage is
- * tagged too, so its layers stay as the cache of the next build while what older builds left is
- * removed (`image prune`).
+ * Builds the repository's Containerfile on the offline base as `tag`. The build stage is tagged
+ * too (and with it the dependencies' stage it starts from), so their layers stay as the cache of
+ * the next build while what older builds left is removed (`image prune`).
  */
 export async function buildImage(tag: string): Promise<void> {
   const common = [
@@ -156,7 +156,7 @@ export async function buildImage(tag: string): Promise<void> {
     '-f',
     'Containerfile',
   ];
-  await podmanOk([...common, '--target', 'deps', '-t', `${tag}-deps`, '.'], {
+  await podmanOk([...common, '--target', 'build', '-t', `${tag}-build`, '.'], {
     timeoutMs: 25 * 60_000,
   });
   await podmanOk([...common, '-t', tag, '.'], { timeoutMs: 10 * 60_000 });

@@ -12,11 +12,13 @@ if (!Number.isFinite(seconds) || seconds <= 0) {
 } else {
   const w = await buildFuzzWorld();
   try {
-    const before = process.memoryUsage().rss;
     const runs = await fuzzAll(w, { ms: seconds * 1000 }, seed);
-    for (const [name, count] of Object.entries(runs)) console.log(`${count}\t${name}`);
-    const grown = (process.memoryUsage().rss - before) / 1024 / 1024;
-    console.log(`fuzz: no finding; resident memory grew ${grown.toFixed(0)} MiB`);
+    for (const [name, r] of Object.entries(runs)) {
+      console.log(
+        `${r.runs}\t${name}\tkept ${r.retainedMiB.toFixed(1)} MiB, peak +${r.peakMiB.toFixed(1)} MiB`,
+      );
+    }
+    console.log('fuzz: no finding, every parser within its memory bounds');
   } catch (err) {
     console.error(String(err instanceof Error ? err.message : err));
     process.exitCode = 1;

@@ -15,7 +15,6 @@
 //
 // The commands run as built processes under GNU time (CPU seconds and peak RSS of each). Try it
 // small first: BENCH_DATA_MESSAGES=50000 BENCH_DATA_ATTACHMENTS=200 npm run bench -- data.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -28,11 +27,12 @@ import { to as copyTo } from 'pg-copy-streams';
 import { v7 as uuidv7 } from 'uuid';
 
 import { BlobStore } from '../../src/services/files/blob-store.js';
-import { generateSlackExport, zipFolder } from '../../test/data/_slack-generator.js';
 import { gql, signup, type Session } from '../lib/client.js';
 import { percentile, rssBytes, sleep } from '../lib/proc.js';
 import type { ScenarioResult } from '../lib/report.js';
 import { SEND } from '../lib/setup.js';
+import { importGeneratedSlack } from '../lib/slack-import.js';
+import { runSvc } from '../lib/svc-command.js';
 import { createBackend, startSvc, type Backend } from '../lib/svc.js';
 
 import type { Options } from './fanout.js';
@@ -43,49 +43,6 @@ const CHANNELS = 10;
 const SENDERS = 8;
 const BASELINE_SECONDS = 10;
 const MiB = 2 ** 20;
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
-const bin = path.join(root, 'bin/svc.js');
-const gnuTime = fs.existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
-
-interface Timed {
-  wallS: number;
-  cpuS: number | null;
-  maxRssMiB: number | null;
-  stdout: string;
-}
-
-/** Runs `svc <args>` as the built command, timed (wall, and CPU and peak RSS by GNU time). */
-async function svc(args: string[], env: Record<string, string>, scratch: string): Promise<Timed> {
-  const timeFile = path.join(scratch, `time-${Date.now()}`);
-  const [command, argv] = gnuTime
-    ? [gnuTime, ['-f', '%U %S %M', '-o', timeFile, process.execPath, bin, ...args]]
-    : [process.execPath, [bin, ...args]];
-  const started = performance.now();
-  const child = spawn(command, argv, {
-    env: { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-  child.stderr.on('data', (b: Buffer) => (stderr = (stderr + b.toString()).slice(-4000)));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  const wallS = (performance.now() - started) / 1000;
-  if (code !== 0) throw new Error(`svc ${args.join(' ')} exited ${code}: ${stderr}`);
-  let cpuS: number | null = null;
-  let maxRssMiB: number | null = null;
-  if (gnuTime) {
-    const [user, system, maxKiB] = fs
-      .readFileSync(timeFile, 'utf8')
-      .trim()
-      .split(/\s+/)
-      .map(Number);
-    cpuS = (user ?? 0) + (system ?? 0);
-    maxRssMiB = Math.round((maxKiB ?? 0) / 1024);
-  }
-  return { wallS, cpuS, maxRssMiB, stdout };
-}
-
 /** Attaches `count` stored files (16-48 KiB, a PDF by their header) to the newest messages. */
 async function addAttachments(backend: Backend, count: number): Promise<number> {
   const blobs = new BlobStore(path.join(backend.dataDir, 'blobs'));
@@ -289,18 +246,10 @@ export async function dataScenario(opts: Options): Promise<ScenarioResult> {
   const notes: string[] = [`load average at the start: ${load()} on ${os.cpus().length} cores`];
   try {
     // 1. The instance, by the import of a generated Slack export.
-    const generated = generateSlackExport(path.join(scratch, 'export'), {
-      users: 200,
+    const { run: imported, messages } = await importGeneratedSlack(backend.env, scratch, {
+      messages: MESSAGES,
       channels: CHANNELS,
-      messagesPerChannel: Math.ceil(MESSAGES / CHANNELS),
     });
-    const zip = path.join(scratch, 'export.zip');
-    await zipFolder(generated.dir, zip);
-    fs.rmSync(generated.dir, { recursive: true, force: true });
-    await svc(['migrate'], backend.env, scratch);
-    const imported = await svc(['import', 'slack', zip], backend.env, scratch);
-    const messages = (JSON.parse(imported.stdout) as { created: { messages: number } }).created
-      .messages;
     const importRate = messages / imported.wallS;
     notes.push(`load average after the import: ${load()}`);
     const attachments = await addAttachments(backend, ATTACHMENTS);
@@ -315,7 +264,11 @@ export async function dataScenario(opts: Options): Promise<ScenarioResult> {
     let referenceS = 0;
     let restoreS = 0;
     try {
-      const backup1 = await svc(['backup', path.join(scratch, 'backup-1')], backend.env, scratch);
+      const backup1 = await runSvc(
+        ['backup', path.join(scratch, 'backup-1')],
+        backend.env,
+        scratch,
+      );
       backupS = backup1.wallS;
       const reference = await referenceCopy(backend, path.join(scratch, 'reference'));
       referenceS = reference.seconds;
@@ -337,7 +290,7 @@ export async function dataScenario(opts: Options): Promise<ScenarioResult> {
       const without = await sendUntil(server.url, senders, sleep(BASELINE_SECONDS * 1000));
       p99Without = percentile(without.latencies, 99);
       const rssBefore = rssBytes(server.proc.pid);
-      const backup2 = svc(['backup', path.join(scratch, 'backup-2')], backend.env, scratch);
+      const backup2 = runSvc(['backup', path.join(scratch, 'backup-2')], backend.env, scratch);
       const [during, peak, backup2Done] = await Promise.all([
         sendUntil(server.url, senders, backup2),
         peakRss(server.proc.pid, backup2),
@@ -384,7 +337,11 @@ export async function dataScenario(opts: Options): Promise<ScenarioResult> {
     }
 
     // 4. Restore into an empty database.
-    const restore = await svc(['restore', path.join(scratch, 'backup-1')], restored.env, scratch);
+    const restore = await runSvc(
+      ['restore', path.join(scratch, 'backup-1')],
+      restored.env,
+      scratch,
+    );
     restoreS = restore.wallS;
     rows.push({
       step: 'svc restore (into an empty database)',

@@ -1,15 +1,6 @@
-import {
-  Migrator,
-  PostgresAdapter,
-  sql,
-  type DatabaseIntrospector,
-  type Kysely,
-  type MigrationResultSet,
-  type TableMetadata,
-} from 'kysely';
+import { Migrator, sql, type MigrationResultSet } from 'kysely';
 
 import type { Db } from './database.js';
-import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
 
 export const MIGRATION_TABLE = 'kysely_migration';
@@ -22,78 +13,15 @@ export const MIGRATION_TABLE = 'kysely_migration';
 export const MIGRATION_STATEMENT_MS = 15 * 60_000;
 
 /**
- * The migrator for `db`. On PostgreSQL Kysely decides whether its migration tables exist by
- * introspecting every table of every schema, which goes wrong twice when the database holds
- * more than this instance: it finds another schema's `kysely_migration` and skips creating its
- * own, and its introspection query fails outright ("schema ... does not exist") when another
- * schema is dropped meanwhile. So the migrator sees only the tables of the current schema, read
- * straight from the catalog.
+ * The migrator for `db`. On PostgreSQL its lock and its look at the tables are the current
+ * schema's (postgres/dialect.ts).
  */
 function createMigrator(db: Db): Migrator {
   return new Migrator({
-    db: db.dialect === 'postgres' ? withCurrentSchemaTables(db.kysely) : db.kysely,
+    db: db.kysely,
     provider: { getMigrations: async () => migrations },
     migrationTableName: MIGRATION_TABLE,
     migrationLockTableName: `${MIGRATION_TABLE}_lock`,
-  });
-}
-
-/**
- * Kysely's PostgreSQL migration lock is one advisory lock for the whole database, so instances in
- * different schemas of one database (tests, several tenants) wait on each other's migrations.
- * This one is keyed by the current schema: processes migrating the same schema still take turns.
- */
-class SchemaLockAdapter extends PostgresAdapter {
-  override async acquireMigrationLock(db: Kysely<unknown>): Promise<void> {
-    await sql`select pg_advisory_lock(hashtextextended('svc migration ' || current_schema(), 0))`.execute(
-      db,
-    );
-  }
-
-  override async releaseMigrationLock(db: Kysely<unknown>): Promise<void> {
-    await sql`select pg_advisory_unlock(hashtextextended('svc migration ' || current_schema(), 0))`.execute(
-      db,
-    );
-  }
-}
-
-/**
- * `kysely` whose `introspection.getTables()` lists the current schema's tables only, and whose
- * migration lock is the current schema's (SchemaLockAdapter).
- */
-function withCurrentSchemaTables(kysely: Kysely<Database>): Kysely<Database> {
-  const adapter = new SchemaLockAdapter();
-  const introspection: DatabaseIntrospector = {
-    getSchemas: () => kysely.introspection.getSchemas(),
-    getMetadata: () => kysely.introspection.getMetadata(),
-    getTables: async (): Promise<TableMetadata[]> => {
-      const result = await sql<{ name: string; schema: string }>`
-        select c.relname as name, n.nspname as schema
-        from pg_catalog.pg_class c
-        join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-        where n.nspname = current_schema() and c.relkind in ('r', 'p')`.execute(kysely);
-      return result.rows.map((r) => ({ ...r, isView: false, columns: [] }));
-    },
-  };
-  return new Proxy(kysely, {
-    get(target, prop) {
-      if (prop === 'introspection') return introspection;
-      if (prop === 'getExecutor') {
-        // The migrator reads only `adapter` from it; the rest is the real executor's.
-        const executor = target.getExecutor();
-        return () =>
-          new Proxy(executor, {
-            get(e, p) {
-              if (p === 'adapter') return adapter;
-              const member = Reflect.get(e, p, e) as unknown;
-              return typeof member === 'function' ? member.bind(e) : member;
-            },
-          });
-      }
-      const value = Reflect.get(target, prop, target) as unknown;
-      // Kysely keeps its state in private fields: call its methods on the real instance.
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
   });
 }
 

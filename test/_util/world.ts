@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+
 import { expect } from 'vitest';
 
 import type { DelegatedActor, UserActor } from '../../src/auth/actor.js';
@@ -42,6 +44,11 @@ export interface World {
    * GraphQL caller, a service-level actor with its grant.
    */
   agent: DelegatedActor;
+  /**
+   * What a reader of the encrypted message decrypted (its body and franking opening key): the
+   * reveal a report of it carries.
+   */
+  encryptedReveal: { plaintext: string; opening: string };
   /** Ids of the world's objects. */
   ids: {
     workspace: string;
@@ -268,7 +275,15 @@ export async function buildWorld(
   ).conversation.id;
   await ownerDevice.createGroup(encrypted);
   ok(await ownerDevice.commit(encrypted, { addUsers: [member.id] }), 'commitMlsGroup');
-  const encryptedMessage = (await ownerDevice.send(encrypted, 'a secret')).id as string;
+  const opening = randomBytes(32);
+  const encryptedMessage = ok(
+    await ownerDevice.sendRaw(encrypted, 'a secret', { opening }),
+    'sendEncryptedMessage',
+  ).sendEncryptedMessage.id as string;
+  const encryptedReveal = {
+    plaintext: JSON.stringify({ text: 'a secret' }),
+    opening: opening.toString('base64url'),
+  };
 
   // Markers, notifications and presence.
   await run(
@@ -461,6 +476,7 @@ export async function buildWorld(
     t,
     people,
     agent: { kind: 'agent', onBehalfOf, grant: { id: 'world-agent', actions: [] } },
+    encryptedReveal,
     ids: {
       workspace,
       general,

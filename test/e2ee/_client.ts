@@ -362,12 +362,12 @@ export class MlsDevice {
   async sendRaw(
     conversationId: string,
     text: string,
-    opts: { commitmentOverride?: Buffer; threadRootId?: string } = {},
+    opts: { commitmentOverride?: Buffer; threadRootId?: string; opening?: Buffer } = {},
   ): Promise<GqlResponse> {
     const cs = await suite();
     const group = this.groups.get(conversationId)!;
     const body = Buffer.from(JSON.stringify({ text }), 'utf8');
-    const opening = randomBytes(32);
+    const opening = opts.opening ?? randomBytes(32);
     const plaintext = Buffer.concat([opening, body]);
     const created = await createApplicationMessage(group.state, new Uint8Array(plaintext), cs);
     group.state = created.newState;

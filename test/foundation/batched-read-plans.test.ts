@@ -8,6 +8,7 @@ import { signUpAndIn } from '../_util/seed.js';
 import { findConversationAccess } from '../../src/services/conversations/queries.js';
 import { findDeadSessionIds } from '../../src/services/sessions/queries.js';
 import { findWorkspaceSubscription } from '../../src/services/workspaces/queries.js';
+import { keysetSlice } from '../../src/services/paging/keyset.js';
 import { recordQueries, sendRaw, sharedChannel } from '../conversations/_helpers.js';
 
 // The batched reads (src/db/statements/batched-reads.ts) and the named statements (src/db/statements/prepared.ts),
@@ -174,5 +175,41 @@ describe.skipIf(TEST_DB !== 'postgres')('plans of the batched reads (postgres)',
     );
     const plan = await genericPlan('subscription', text, params);
     expect(plan.filter((n) => n.startsWith('Seq Scan'))).toEqual([]);
+  });
+
+  it('starts a keyset page at its cursor in the index, not at the head of the list', async () => {
+    await client.query(`insert into audit_log (id, kind, action, "actorId", target, "createdAt")
+      select 'plan-l' || lpad(g::text, 6, '0'), 'instance', 'plan', 'plan-a1', 'x', g
+      from generate_series(1, 20000) g`);
+    await client.query('analyze audit_log');
+    // Half-way down, walking to older rows: the page of every list served by keysetSlice.
+    const page = keysetSlice(
+      t.ctx.db.kysely.selectFrom('audit_log').select('id'),
+      { at: 'createdAt', key: 'id' },
+      'desc',
+      { after: { at: 10_000, id: 'plan-l010000' } },
+      31,
+    ).compile();
+    const res = await client.query(`explain (analyze, format json) ${page.sql}`, [
+      ...page.parameters,
+    ]);
+    interface Analyzed {
+      'Node Type': string;
+      'Index Cond'?: string;
+      'Rows Removed by Filter'?: number;
+      'Actual Rows': number;
+      Plans?: Analyzed[];
+    }
+    const nodes: Analyzed[] = [];
+    const walk = (n: Analyzed) => {
+      nodes.push(n);
+      n.Plans?.forEach(walk);
+    };
+    walk((res.rows[0]['QUERY PLAN'] as Array<{ Plan: Analyzed }>)[0]!.Plan);
+    const scan = nodes.find((n) => n['Node Type'].startsWith('Index'));
+    expect(scan?.['Index Cond'], JSON.stringify(nodes)).toMatch(/"createdAt" <=/);
+    // The 10,000 newer rows are never read: the or-form alone read them and threw them away.
+    expect(scan!['Rows Removed by Filter'] ?? 0).toBeLessThan(100);
+    expect(scan!['Actual Rows']).toBe(31);
   });
 });

@@ -16,7 +16,8 @@ interface Case {
   code: string;
   query: string;
   vars: () => Record<string, unknown>;
-  as: () => Agent;
+  /** Who asks; null for no session. */
+  as: () => Agent | null;
 }
 
 describe('refusals the SDL describes', () => {
@@ -339,6 +340,174 @@ describe('refusals the SDL describes', () => {
       query: 'query($s: ID!) { workspacePlugins(serverId: $s) { id } }',
       vars: () => ({ s: serverId }),
       as: () => outsider,
+    },
+    {
+      field: 'macros',
+      code: 'NOT_FOUND',
+      query: 'query($s: ID!) { macros(serverId: $s) { id } }',
+      vars: () => ({ s: serverId }),
+      as: () => outsider,
+    },
+    {
+      field: 'keybinds',
+      code: 'NOT_FOUND',
+      query: 'query($s: ID!) { keybinds(serverId: $s) { id } }',
+      vars: () => ({ s: serverId }),
+      as: () => outsider,
+    },
+    {
+      field: 'pipelines',
+      code: 'NOT_FOUND',
+      query: 'query($s: ID!) { pipelines(serverId: $s) { id } }',
+      vars: () => ({ s: serverId }),
+      as: () => outsider,
+    },
+    {
+      field: 'pipelines',
+      code: 'FORBIDDEN',
+      query: 'query($s: ID!) { pipelines(serverId: $s) { id } }',
+      vars: () => ({ s: serverId }),
+      as: () => member,
+    },
+    {
+      field: 'customEmojis',
+      code: 'NOT_FOUND',
+      query: 'query($s: ID!) { customEmojis(serverId: $s) { id } }',
+      vars: () => ({ s: serverId }),
+      as: () => outsider,
+    },
+    {
+      field: 'signupWithInvite',
+      code: 'FORBIDDEN',
+      query: 'mutation($i: SignupWithInviteInput!) { signupWithInvite(input: $i) { csrfToken } }',
+      // This server takes new accounts only with a device key (SVC_SIGNUP_REQUIRE_KEYS).
+      vars: () => ({ i: { username: 'described-new', password: 'a long enough password' } }),
+      as: () => null,
+    },
+    {
+      field: 'updateProfile',
+      code: 'VALIDATION',
+      query: 'mutation($i: UpdateProfileInput!) { updateProfile(input: $i) { id } }',
+      vars: () => ({ i: { displayName: 'x'.repeat(65) } }),
+      as: () => member,
+    },
+    {
+      field: 'instanceInvites',
+      code: 'FORBIDDEN',
+      query: '{ instanceInvites { id } }',
+      vars: () => ({}),
+      as: () => member,
+    },
+    {
+      field: 'createInstanceInvite',
+      code: 'FORBIDDEN',
+      query: 'mutation { createInstanceInvite { token } }',
+      vars: () => ({}),
+      as: () => member,
+    },
+    {
+      field: 'revokeInstanceInvite',
+      code: 'FORBIDDEN',
+      query: 'mutation($i: ID!) { revokeInstanceInvite(id: $i) }',
+      vars: () => ({ i: NIL }),
+      as: () => member,
+    },
+    {
+      field: 'revokeDevice',
+      code: 'NOT_FOUND',
+      query: 'mutation($i: ID!) { revokeDevice(deviceId: $i) }',
+      vars: () => ({ i: NIL }),
+      as: () => owner,
+    },
+    {
+      field: 'cancelDeviceLink',
+      code: 'NOT_FOUND',
+      query: 'mutation($i: ID!) { cancelDeviceLink(offerId: $i, offerSecret: "not-it") }',
+      vars: () => ({ i: NIL }),
+      as: () => owner,
+    },
+    {
+      field: 'cancelDeviceLink',
+      code: 'UNAUTHENTICATED',
+      query: 'mutation($i: ID!) { cancelDeviceLink(offerId: $i) }',
+      vars: () => ({ i: NIL }),
+      as: () => null,
+    },
+    {
+      field: 'approveDeviceLink',
+      code: 'FORBIDDEN',
+      query: 'mutation($i: ApproveDeviceLinkInput!) { approveDeviceLink(input: $i) { id } }',
+      vars: () => ({ i: { offerId: NIL, code: 'ABCD-EFGH' } }),
+      as: () => owner,
+    },
+    {
+      field: 'mlsCommits',
+      code: 'NOT_FOUND',
+      query:
+        'query($c: ID!) { mlsCommits(conversationId: $c, incarnation: 1, fromEpoch: 0) { hasMore } }',
+      vars: () => ({ c: NIL }),
+      as: () => outsider,
+    },
+    {
+      field: 'claimKeyPackages',
+      code: 'NOT_FOUND',
+      query:
+        'mutation($c: ID!, $u: ID!) { claimKeyPackages(conversationId: $c, userId: $u) { deviceId } }',
+      vars: () => ({ c: NIL, u: member.id }),
+      as: () => outsider,
+    },
+    {
+      field: 'sendEncryptedMessage',
+      code: 'VALIDATION',
+      query: 'mutation($i: SendEncryptedMessageInput!) { sendEncryptedMessage(input: $i) { id } }',
+      vars: () => ({
+        i: {
+          conversationId: general,
+          incarnation: 1,
+          epoch: 0,
+          ciphertext: 'AAAA',
+          frankingCommitment: 'AAAA',
+        },
+      }),
+      as: () => owner,
+    },
+    {
+      field: 'addWorkspacePlugin',
+      code: 'FORBIDDEN',
+      query: 'mutation($i: AddWorkspacePluginInput!) { addWorkspacePlugin(input: $i) { id } }',
+      vars: () => ({ i: { serverId, bundleSha256: '0'.repeat(64) } }),
+      as: () => member,
+    },
+    {
+      field: 'updateWorkspacePlugin',
+      code: 'NOT_FOUND',
+      query:
+        'mutation($i: UpdateWorkspacePluginInput!) { updateWorkspacePlugin(input: $i) { id } }',
+      vars: () => ({ i: { id: NIL, enabled: false } }),
+      as: () => owner,
+    },
+    {
+      field: 'removeWorkspacePlugin',
+      code: 'NOT_FOUND',
+      query: 'mutation($i: ID!) { removeWorkspacePlugin(id: $i) { id } }',
+      vars: () => ({ i: NIL }),
+      as: () => owner,
+    },
+    {
+      field: 'createCustomEmoji',
+      code: 'FORBIDDEN',
+      query: 'mutation($i: CreateCustomEmojiInput!) { createCustomEmoji(input: $i) { id } }',
+      vars: () => ({
+        i: { serverId, name: 'described', contentType: 'image/png', image: 'AAAA' },
+      }),
+      as: () => member,
+    },
+    {
+      field: 'deleteCustomEmoji',
+      code: 'FORBIDDEN',
+      query: 'mutation($s: ID!) { deleteCustomEmoji(serverId: $s, name: "described") }',
+      vars: () => ({ s: serverId }),
+      as: () => member,
     },
     {
       field: 'messages',

@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createTestApp, type Agent, type TestApp } from '../_util/app.js';
-import { signUpAndIn } from '../_util/seed.js';
+import { signIn, signUpAndIn } from '../_util/seed.js';
 import { conversationOf } from '../conversations/_helpers.js';
+import { makeImage } from '../files/_image-upload.js';
+import { bundleBytes } from '../plugins/_bundles.js';
+import { ADD as ADD_PLUGIN, uploadBundle } from '../plugins/_helpers.js';
 
 import { createWorkspace, inviteAndJoin } from '../workspaces/_helpers.js';
 
@@ -12,7 +15,9 @@ import { codeOf } from './_helpers.js';
 // arguments (contract, Pagination): `instancePrincipalBlocks`, `instanceIpBlocks`,
 // `instanceInvites`, `dmRequests`, `blockedUsers`, `workspaceInvites` and `Workspace.invites`
 // (newest first), `channels` and `Workspace.channels`, `instanceReports` and `workspaceReports`
-// (oldest first). Each is paged both ways, with items inserted between the pages.
+// (oldest first); `mySessions` (newest first), `macros`, `keybinds`, `pipelines`,
+// `customEmojis`, `workspacePlugins` and `myWorkspaces` (oldest first). Each is paged both ways,
+// with items inserted between the pages.
 // Newest first: going on with `after` sees every item that was there exactly once and never a
 // newer one; going back with `before` reaches the head, new items included, again exactly once.
 // Oldest first (new items arrive at the end): going on with `after` sees every item once, those
@@ -49,6 +54,9 @@ describe('lists paged both ways under concurrent inserts', () => {
   let serverId = '';
   let general = '';
   let reporters: Agent[] = [];
+  // Readers of lists of their own: workspaces they are in, sessions they hold.
+  let wanda: Agent;
+  let sam: Agent;
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -61,6 +69,8 @@ describe('lists paged both ways under concurrent inserts', () => {
       await t.gql('query($s: ID!) { channels(serverId: $s) { id name } }', { s: serverId }, erin),
     ).channels as Array<{ id: string; name: string }>;
     general = chans.find((c) => c.name === 'general')!.id;
+    wanda = await signUpAndIn(t);
+    sam = await signUpAndIn(t);
   });
   afterAll(async () => t?.close());
 
@@ -104,6 +114,10 @@ describe('lists paged both ways under concurrent inserts', () => {
       ),
     );
   };
+  const inWorkspace = (field: string) => (sel: string) =>
+    `query($a: String, $b: String, $l: Int, $s: ID!) {
+      ${field}(serverId: $s, after: $a, before: $b, limit: $l) { ${sel} } }`;
+  const emojiImage = makeImage('png', { width: 32, height: 32 });
   const onWorkspace = (field: string) => (selection: string) =>
     `query($a: String, $b: String, $l: Int, $s: ID!) { workspace(serverId: $s) {
       ${field}(after: $a, before: $b, limit: $l) { ${selection} } } }`;
@@ -238,6 +252,147 @@ describe('lists paged both ways under concurrent inserts', () => {
       query: (sel) => `query($a: String, $b: String, $l: Int, $s: ID!) {
         workspaceReports(serverId: $s, after: $a, before: $b, limit: $l) { ${sel} } }`,
       insert: reportOne,
+    },
+    {
+      name: 'sessions',
+      field: 'mySessions',
+      key: 'id',
+      reader: () => sam,
+      initial: 3,
+      insert: async () => {
+        await signIn(t, sam.username);
+      },
+    },
+    {
+      name: 'macros, personal and the workspace’s',
+      field: 'macros',
+      key: 'id',
+      order: 'oldest',
+      reader: () => erin,
+      initial: 3,
+      query: inWorkspace('macros'),
+      insert: async (n) => {
+        must(
+          await t.gql(
+            'mutation($i: CreateMacroInput!) { createMacro(input: $i) { id } }',
+            {
+              i: {
+                // Every other one the workspace's, the rest erin's own.
+                serverId: n % 2 ? serverId : null,
+                name: `paged-${n}`,
+                steps: [{ command: 'me', args: { text: `macro ${n}` } }],
+              },
+            },
+            erin,
+          ),
+        );
+      },
+    },
+    {
+      name: 'keybinds, personal and the workspace’s',
+      field: 'keybinds',
+      key: 'id',
+      order: 'oldest',
+      reader: () => erin,
+      initial: 3,
+      query: inWorkspace('keybinds'),
+      insert: async (n) => {
+        // Consecutive inserts get different chords (fewer than 26 of them in this case).
+        const key = String.fromCharCode(65 + (n % 26));
+        must(
+          await t.gql(
+            'mutation($i: SetKeybindInput!) { setKeybind(input: $i) { id } }',
+            {
+              i: {
+                serverId: n % 2 ? serverId : null,
+                chord: `Ctrl+Alt+${key}`,
+                command: 'me',
+                args: { text: `keybind ${n}` },
+              },
+            },
+            erin,
+          ),
+        );
+      },
+    },
+    {
+      name: 'pipelines',
+      field: 'pipelines',
+      key: 'id',
+      order: 'oldest',
+      reader: () => erin,
+      initial: 3,
+      query: inWorkspace('pipelines'),
+      insert: async (n) => {
+        must(
+          await t.gql(
+            'mutation($i: CreatePipelineInput!) { createPipeline(input: $i) { id } }',
+            {
+              i: {
+                serverId,
+                name: `paged-${n}`,
+                trigger: { kind: 'MESSAGE', pattern: `never-said-${n}`, channelIds: [general] },
+                channelId: general,
+                steps: [{ command: 'me', args: { text: `pipeline ${n}` } }],
+              },
+            },
+            erin,
+          ),
+        );
+      },
+    },
+    {
+      name: 'custom emoji',
+      field: 'customEmojis',
+      key: 'id',
+      order: 'oldest',
+      max: 1000,
+      reader: () => reporters[0]!,
+      initial: 3,
+      query: inWorkspace('customEmojis'),
+      insert: async (n) => {
+        must(
+          await t.gql(
+            'mutation($i: CreateCustomEmojiInput!) { createCustomEmoji(input: $i) { id } }',
+            {
+              i: {
+                serverId,
+                name: `paged-${n}`,
+                contentType: 'image/png',
+                image: (await emojiImage).toString('base64'),
+              },
+            },
+            erin,
+          ),
+        );
+      },
+    },
+    {
+      name: 'workspace plugins',
+      field: 'workspacePlugins',
+      key: 'id',
+      order: 'oldest',
+      reader: () => reporters[0]!,
+      initial: 3,
+      query: inWorkspace('workspacePlugins'),
+      insert: async (n) => {
+        const bytes = bundleBytes((b) => {
+          b.id = `com.example.paged${n}`;
+        });
+        const sha = await uploadBundle(t, erin, serverId, bytes);
+        must(await t.gql(ADD_PLUGIN, { i: { serverId, bundleSha256: sha } }, erin));
+      },
+    },
+    {
+      name: 'my workspaces, the direct space first',
+      field: 'myWorkspaces',
+      key: 'id',
+      order: 'oldest',
+      reader: () => wanda,
+      initial: 3,
+      insert: async (n) => {
+        await createWorkspace(t, wanda, `mine-${n}`);
+      },
     },
   ];
 

@@ -87,6 +87,10 @@ export interface MatrixWorld extends World {
   encrypted: { ciphertext: string; epoch: number; frankingCommitment: string };
   /** A DM request of the outsider's to the owner. */
   outsiderDmRequest: string;
+  /** The download URL of the member's own data export, ready. */
+  memberExportUrl: string;
+  /** The unsubscribe token of the member's digest mails (the link's `token`). */
+  memberUnsubscribeToken: string;
   /** A second session of the stranger's, for revokeSession. */
   strangerSpareSession: string;
   /** The world plugin's bundle. */
@@ -319,6 +323,18 @@ export async function buildMatrixWorld(): Promise<MatrixWorld> {
     epoch: sent.mls.epoch as number,
     frankingCommitment: sent.mls.frankingCommitment as string,
   };
+  // The member's own data export, made in the background: asked for, then waited for.
+  await read(people.member, 'mutation { requestDataExport { id } }');
+  let memberExportUrl: string | null = null;
+  for (let i = 0; i < 400 && !memberExportUrl; i++) {
+    const mine = await read(people.member, '{ myDataExports { state downloadUrl } }');
+    memberExportUrl =
+      (mine.myDataExports as Array<{ state: string; downloadUrl: string | null }>).find(
+        (e) => e.state === 'READY',
+      )?.downloadUrl ?? null;
+    if (!memberExportUrl) await new Promise((r) => setTimeout(r, 50));
+  }
+  if (!memberExportUrl) throw new Error('the member’s data export was not made within 20 s');
   const png = await makeImage('png', { width: 16, height: 16 });
   const upload = (
     await read(
@@ -350,6 +366,8 @@ export async function buildMatrixWorld(): Promise<MatrixWorld> {
     memberDeviceId,
     strangerSpareSession: spare,
     outsiderDmRequest,
+    memberExportUrl,
+    memberUnsubscribeToken: t.ctx.services.digests.unsubscribeToken(people.member.id),
     encrypted,
     bundleSha256,
     pngBase64: png.toString('base64'),

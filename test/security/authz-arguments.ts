@@ -133,6 +133,11 @@ export const ARGS: Record<string, (w: MatrixWorld, caller: Caller) => Vars | Pro
   markNotificationRead: (w) => ({ id: w.ownerNotification }),
   startTyping: (w) => ({ conversationId: w.ids.direct }),
   reportMessage: (w) => ({ messageId: w.ids.message, category: 'SPAM', text: 'matrix' }),
+  'reportMessage@encrypted': (w) => ({
+    messageId: w.ids.encryptedMessage,
+    category: 'SPAM',
+    reveal: w.encryptedReveal,
+  }),
   resolveWorkspaceReport: (w) => ({ id: w.ids.workspaceReport }),
   setNotificationRule: (w) => ({ input: { serverId: w.ids.workspace, level: 'ALL' } }),
   setChannelMentionPolicy: (w) => ({ serverId: w.ids.workspace, policy: 'MODERATORS' }),
@@ -286,6 +291,9 @@ const get = (url: string | ((w: MatrixWorld) => string)) => (w: MatrixWorld) => 
   url: typeof url === 'string' ? url : url(w),
 });
 
+const unsubscribeUrl = (w: MatrixWorld) =>
+  `/api/notifications/unsubscribe?token=${encodeURIComponent(w.memberUnsubscribeToken)}`;
+
 /** The request of each route row (POST /api has none: the GraphQL rows call it). */
 export const REQUESTS: Record<string, (w: MatrixWorld) => RouteRequest> = {
   'GET /healthz': get('/healthz'),
@@ -316,18 +324,13 @@ export const REQUESTS: Record<string, (w: MatrixWorld) => RouteRequest> = {
   'GET /api/reports/:reportId/attachments/:sha': get(
     (w) => `/api/reports/${w.ids.workspaceReport}/attachments/${'0'.repeat(64)}`,
   ),
-  'GET /api/data-exports/:id/download': get(
-    '/api/data-exports/00000000-0000-7000-8000-000000000001/download',
-  ),
+  'GET /api/data-exports/:id/download': get((w) => w.memberExportUrl),
   'POST /api/plugin-bundles/:serverId': (w) => w.bundleRequest(),
   'GET /api/plugin-bundles/:serverId/:sha256': get(
     (w) => `/api/plugin-bundles/${w.ids.workspace}/${w.bundleSha256}`,
   ),
-  'GET /api/notifications/unsubscribe': get('/api/notifications/unsubscribe?token=nope'),
-  'POST /api/notifications/unsubscribe': (w) => ({
-    ...get('/api/notifications/unsubscribe?token=nope')(w),
-    method: 'POST',
-  }),
+  'GET /api/notifications/unsubscribe': get(unsubscribeUrl),
+  'POST /api/notifications/unsubscribe': (w) => ({ ...get(unsubscribeUrl)(w), method: 'POST' }),
   'GET /api/remote/:host/*': get('/api/remote/127.0.0.1:9/api/sdl'),
   'POST /api/remote/:host/*': (w) => ({ ...get('/api/remote/127.0.0.1:9/api')(w), method: 'POST' }),
   'GET /s2s/v1/ping': get('/s2s/v1/ping'),

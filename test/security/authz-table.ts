@@ -252,6 +252,10 @@ export const MUTATIONS: Record<string, Row> = {
   reportMessage: {
     may: MEMBERS,
   },
+  'reportMessage@encrypted': {
+    may: ['member', 'owner'],
+    why: 'the two who read the encrypted conversation, with what they decrypted; its pending invitee reads nothing and is refused (NOT_FOUND)',
+  },
   resolveWorkspaceReport: { may: MODERATORS },
   setNotificationRule: {
     may: MEMBERS,
@@ -475,21 +479,20 @@ export const ROUTES: Record<string, RouteRow> = {
     why: 'no world report holds an encrypted attachment: 404 for all (test/moderation/reports.test.ts)',
   },
   'GET /api/data-exports/:id/download': {
-    may: BY_SECRET,
-
-    why: 'no export in the world: 404 for all (test/data/data-export-download.test.ts)',
+    may: ['member'],
+    why: 'the member’s own export: offered to that person only (test/data/data-export-download.test.ts)',
   },
   'POST /api/plugin-bundles/:serverId': { may: MODERATORS },
   'GET /api/plugin-bundles/:serverId/:sha256': {
     may: MEMBERS,
   },
   'GET /api/notifications/unsubscribe': {
-    may: BY_SECRET,
-
-    why: 'the token in the digest mail is the authority: a wrong one is 400 for all',
+    may: ANYONE,
+    why: 'the member’s token from the digest mail is the authority, whoever holds it (signed in or not, here or through a relay); a wrong one is 400 (test/notifications/digest.test.ts)',
   },
   'POST /api/notifications/unsubscribe': {
-    may: BY_SECRET,
+    may: ANYONE,
+    why: 'as GET: the one-click unsubscribe of RFC 8058, by the token',
   },
   'GET /api/remote/:host/*': {
     may: BY_SECRET,

@@ -1,3 +1,6 @@
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
 import fc from 'fast-check';
 
 import { AppError } from '../../src/errors.js';
@@ -32,7 +35,7 @@ export interface FuzzTarget<T = unknown> {
   check(w: FuzzWorld, input: T): void | Promise<void>;
 }
 
-const fuzz = <T>(target: FuzzTarget<T>): FuzzTarget => target as unknown as FuzzTarget;
+export const fuzz = <T>(target: FuzzTarget<T>): FuzzTarget => target as unknown as FuzzTarget;
 
 /** Fails on a 5xx, or on an INTERNAL or code-less resolver error in a GraphQL answer. */
 function assertAnswered(what: string, status: number, body: string): void {
@@ -387,29 +390,78 @@ export const FUZZ_TARGETS: FuzzTarget[] = [
   }),
 ];
 
+/** What a parser may use while it is fed, beyond what the process held before (issue 48). */
+export const MEMORY_BOUNDS = {
+  /** Heap still held after a collection once a target's inputs are done: a leak per input. */
+  retainedMiB: 64,
+  /** Growth of the process's peak resident memory while one target runs: a blow-up. */
+  peakMiB: 256,
+};
+
+export interface FuzzRun {
+  /** Inputs tried. */
+  runs: number;
+  /** Heap held after a collection, beyond the heap before the target ran (MiB). */
+  retainedMiB: number;
+  /** How far the process's peak resident memory rose while the target ran (MiB). */
+  peakMiB: number;
+}
+
+const MIB = 1024 * 1024;
+
+/**
+ * A full collection, to tell what a target keeps from what it merely has not freed yet. `gc` is
+ * exposed for this process here (V8's flag, then a fresh context to take the function from), so
+ * the check needs no flag on the command line.
+ */
+function collector(): () => void {
+  const exposed = (globalThis as { gc?: () => void }).gc;
+  if (exposed) return exposed;
+  v8.setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
+
 /**
  * Runs every target, each for `runs` inputs or, with `ms`, for about that long; throws on the
- * first finding (with the shrunk input and the seed to replay it).
+ * first finding (with the shrunk input and the seed to replay it), and on a target that keeps
+ * or peaks past MEMORY_BOUNDS.
  */
 export async function fuzzAll(
   w: FuzzWorld,
   budget: { runs: number } | { ms: number },
   seed?: number,
-): Promise<Record<string, number>> {
-  const runs: Record<string, number> = {};
-  for (const target of FUZZ_TARGETS) {
+  targets: readonly FuzzTarget[] = FUZZ_TARGETS,
+): Promise<Record<string, FuzzRun>> {
+  const gc = collector();
+  const out: Record<string, FuzzRun> = {};
+  for (const target of targets) {
     let count = 0;
     const property = fc.asyncProperty(target.input, async (input: unknown) => {
       count++;
       await target.check(w, input);
     });
+    gc();
+    const heapBefore = process.memoryUsage().heapUsed;
+    const peakBefore = process.resourceUsage().maxRSS * 1024;
     await fc.assert(property, {
       ...('ms' in budget
         ? { numRuns: Number.MAX_SAFE_INTEGER, interruptAfterTimeLimit: budget.ms }
         : { numRuns: budget.runs }),
       seed,
     });
-    runs[target.name] = count;
+    gc();
+    const run: FuzzRun = {
+      runs: count,
+      retainedMiB: Math.max(0, process.memoryUsage().heapUsed - heapBefore) / MIB,
+      peakMiB: (process.resourceUsage().maxRSS * 1024 - peakBefore) / MIB,
+    };
+    if (run.retainedMiB > MEMORY_BOUNDS.retainedMiB || run.peakMiB > MEMORY_BOUNDS.peakMiB) {
+      throw new Error(
+        `${target.name} kept ${run.retainedMiB.toFixed(1)} MiB and peaked ${run.peakMiB.toFixed(1)} MiB ` +
+          `over ${count} inputs (bounds ${MEMORY_BOUNDS.retainedMiB} and ${MEMORY_BOUNDS.peakMiB} MiB)`,
+      );
+    }
+    out[target.name] = run;
   }
-  return runs;
+  return out;
 }

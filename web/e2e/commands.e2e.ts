@@ -4,7 +4,8 @@
 // a typed line runs as the message box's text; a refusal is said in words by the box; a
 // destructive command is confirmed in the app's dialog with the server's summary; macros are
 // made, edited, run and deleted; a keybind is captured as a chord (the browser's own refused)
-// and runs from anywhere in the app.
+// and runs from anywhere in the app; a workspace's macros and keybinds are made by its owner in
+// the workspace dialog, run by a member, and shown to the member without a way to change them.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -201,6 +202,85 @@ describe('commands in the web client', () => {
       .waitFor();
     await openCommandSettings(a);
     await a.getByRole('button', { name: 'Remove Ctrl+Alt+J' }).click();
+    await a.getByText('No keybinds yet.').waitFor();
+  });
+
+  it('lets the owner make a workspace’s macros and keybinds, which every member runs and a member only sees', async () => {
+    const a = alice.page;
+    const b = bob.page;
+    await backToGeneral(a);
+    // Bob was timed out above: the owner ends it, so he may post again.
+    await a.getByRole('button', { name: 'Members and moderation' }).click();
+    await a.getByRole('button', { name: 'End timeout' }).click();
+    await expect.poll(() => a.getByRole('button', { name: 'End timeout' }).count()).toBe(0);
+    await a.getByRole('tab', { name: 'Commands' }).click();
+    await a.getByRole('heading', { name: 'Workspace macros' }).waitFor();
+    await a.getByRole('button', { name: 'New macro' }).click();
+    const form = a.getByRole('form', { name: 'New macro' });
+    await form.getByLabel('Name').fill('teamup');
+    await form.getByLabel('Description (optional)').fill('Everyone together');
+    await form.getByLabel('Steps, one command a line').fill('/shrug text=together');
+    await form.getByRole('button', { name: 'Make macro' }).click();
+    await a.getByRole('button', { name: 'Delete /teamup' }).waitFor();
+    const keys = a.getByLabel('Keys', { exact: true });
+    await keys.focus();
+    await a.keyboard.press('Control+Alt+Y');
+    await expect.poll(() => keys.inputValue()).toBe('Ctrl+Alt+Y');
+    await a.getByLabel('Command', { exact: true }).fill('/shrug');
+    await a.getByLabel('Arguments (optional, name=value)').fill('text=all-hands');
+    await a.getByRole('button', { name: 'Bind keys' }).click();
+    await a.getByText('runs /shrug text=all-hands').waitFor();
+    await checkA11y(a, 'a workspace’s commands');
+    await shot(a, 'workspace-commands');
+    await a.keyboard.press('Escape');
+    // They are the workspace's, not the owner's own.
+    await openCommandSettings(a);
+    await a.getByText('No macros yet.').waitFor();
+    await a.getByText('No keybinds yet.').waitFor();
+    await backToGeneral(a);
+
+    // Bob reads the workspace's lists afresh (the app keeps them a minute).
+    await b.reload();
+    await b.getByRole('heading', { name: '#general' }).waitFor();
+    await composer(b).pressSequentially('/team');
+    await suggestions(b)
+      .getByRole('option', { name: /^\/teamup macro: Everyone together/ })
+      .waitFor();
+    // A space after the name closes the list, so Enter runs the line.
+    await composer(b).fill('/teamup ');
+    await composer(b).press('Enter');
+    const byBob = (text: string) =>
+      timeline(a)
+        .locator('article.msg', { hasText: text })
+        .filter({ hasText: '(ツ)' })
+        .filter({ hasText: 'Bob' });
+    await byBob('together').waitFor();
+    await b.getByRole('heading', { name: '#general' }).click();
+    await b.keyboard.press('Control+Alt+Y');
+    await byBob('all-hands').waitFor();
+
+    // Bob sees them but is offered no way to change them.
+    await b.getByRole('button', { name: 'Members', exact: true }).click();
+    await b.getByRole('tab', { name: 'Commands' }).click();
+    await b.getByRole('heading', { name: 'Workspace keybinds' }).waitFor();
+    await b.getByText('runs /shrug text=all-hands').waitFor();
+    expect(await b.getByText('/teamup', { exact: true }).count()).toBe(1);
+    expect(await b.getByRole('button', { name: 'Delete /teamup' }).count()).toBe(0);
+    expect(await b.getByRole('button', { name: 'New macro' }).count()).toBe(0);
+    expect(await b.getByRole('button', { name: 'Bind keys' }).count()).toBe(0);
+    expect(await b.getByRole('button', { name: 'Remove Ctrl+Alt+Y' }).count()).toBe(0);
+    await checkA11y(b, 'a workspace’s commands, as a member');
+    await b.keyboard.press('Escape');
+
+    await a.getByRole('button', { name: 'Members and moderation' }).click();
+    await a.getByRole('tab', { name: 'Commands' }).click();
+    await a.getByRole('button', { name: 'Remove Ctrl+Alt+Y' }).click();
+    await a.getByRole('button', { name: 'Delete /teamup' }).click();
+    await a
+      .getByRole('dialog', { name: 'Delete /teamup?' })
+      .getByRole('button', { name: 'Delete' })
+      .click();
+    await a.getByText('No macros yet.').waitFor();
     await a.getByText('No keybinds yet.').waitFor();
     expect(alice.problems).toEqual([]);
     expect(bob.problems).toEqual([]);

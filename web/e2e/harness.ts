@@ -28,7 +28,7 @@ export function assertBuilt(): void {
   }
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
     s.listen(0, '127.0.0.1', () => {
@@ -53,9 +53,10 @@ export class TestServer {
     return `http://127.0.0.1:${this.port}`;
   }
 
-  static async start(env: Record<string, string> = {}): Promise<TestServer> {
+  /** `port`: a port chosen before (a federating server's public URL names it). */
+  static async start(env: Record<string, string> = {}, port?: number): Promise<TestServer> {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-web-'));
-    const port = await freePort();
+    port ??= await freePort();
     const s = new TestServer(
       port,
       {

@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 // Lists longer than one page (docs/api.md, Pagination) in the app: the sidebar reads every page
-// of a workspace's channels, and the invites and blocked people lists show a page and then more
-// on request. Set up through the API (ApiSession), checked in Chromium.
+// of a workspace's channels, and the invites, reports, blocked people and sessions lists show a
+// page and then more on request. Set up through the API (ApiSession), checked in Chromium.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -10,7 +10,7 @@ import { ApiSession, assertBuilt, launchBrowser, personPage, TestServer } from '
 const PASSWORD = 'dana-password-1';
 /** More than the 100 channels of the sidebar's first page, with #general and #random. */
 const CHANNELS = 102;
-/** More than the 20 invites and blocked people the app shows at first. */
+/** More than the 20 invites, reports, blocked people and sessions the app shows at first. */
 const MORE = 22;
 
 let server: TestServer;
@@ -35,14 +35,41 @@ beforeAll(async () => {
       i: { serverId: ws.id, name: `ch-${String(i).padStart(3, '0')}` },
     });
   }
+  const tokens: string[] = [];
   for (let i = 0; i < MORE; i++) {
-    await dana.gql(
-      'mutation($i: CreateWorkspaceInviteInput!) { createWorkspaceInvite(input: $i) { token } }',
-      { i: { serverId: ws.id } },
-    );
+    const { createWorkspaceInvite: inv } = await dana.gql<{
+      createWorkspaceInvite: { token: string };
+    }>('mutation($i: CreateWorkspaceInviteInput!) { createWorkspaceInvite(input: $i) { token } }', {
+      i: { serverId: ws.id },
+    });
+    tokens.push(inv.token);
     const pest = await ApiSession.signUp(server, `pest-${i}`, 'pest-password-1');
     await dana.gql('mutation($u: ID!) { blockUser(userId: $u) }', { u: pest.userId });
   }
+  // MORE reports of messages in #general, from three members (each may report 10 an hour).
+  const { channels } = await dana.gql<{ channels: Array<{ id: string; name: string }> }>(
+    'query($s: ID!) { channels(serverId: $s) { id name } }',
+    { s: ws.id },
+  );
+  const general = channels.find((c) => c.name === 'general')!.id;
+  const reporters: ApiSession[] = [];
+  for (let i = 0; i < 3; i++) {
+    const r = await ApiSession.signUp(server, `reporter-${i}`, 'reporter-password-1');
+    await r.gql('mutation($t: String!) { joinWorkspace(token: $t) { id } }', { t: tokens[i] });
+    reporters.push(r);
+  }
+  for (let i = 0; i < MORE; i++) {
+    const { sendMessage: m } = await dana.gql<{ sendMessage: { id: string } }>(
+      'mutation($i: SendMessageInput!) { sendMessage(input: $i) { id } }',
+      { i: { conversationId: general, text: `reported ${String(i).padStart(2, '0')}` } },
+    );
+    await reporters[i % 3]!.gql(
+      'mutation($id: ID!) { reportMessage(messageId: $id, category: SPAM) { id } }',
+      { id: m.id },
+    );
+  }
+  // MORE other sessions of dana's, besides the browser's.
+  for (let i = 0; i < MORE; i++) await ApiSession.signIn(server, 'dana', PASSWORD);
   browser = await launchBrowser();
   ({ page, problems } = await personPage(browser, server.url));
   await page.goto('/');
@@ -79,6 +106,20 @@ describe('lists longer than a page', () => {
     await page.keyboard.press('Escape');
   });
 
+  it('shows the open reports a page at a time, oldest first', async () => {
+    await page.getByRole('button', { name: 'Invite people' }).click();
+    await page.getByRole('tab', { name: 'Reports' }).click();
+    const reports = page.locator('ul.reports > li');
+    await reports.nth(19).waitFor();
+    expect(await reports.count()).toBe(20);
+    await expect(reports.first().textContent()).resolves.toContain('reported 00');
+    await page.getByRole('button', { name: 'Show more reports' }).click();
+    await reports.nth(MORE - 1).waitFor();
+    expect(await reports.count()).toBe(MORE);
+    await expect(reports.last().textContent()).resolves.toContain(`reported ${MORE - 1}`);
+    await page.keyboard.press('Escape');
+  });
+
   it('shows the blocked people a page at a time', async () => {
     await page.getByRole('button', { name: 'Settings' }).click();
     await page.getByRole('link', { name: 'Messages and privacy' }).click();
@@ -91,6 +132,19 @@ describe('lists longer than a page', () => {
     await blocked.nth(MORE - 1).waitFor();
     expect(await blocked.count()).toBe(MORE);
     await expect(blocked.last().textContent()).resolves.toContain('pest-0');
+  });
+
+  it('shows the sessions a page at a time, newest first', async () => {
+    await page.getByRole('link', { name: 'Sessions' }).click();
+    const sessions = page.locator('ul.sessions > li');
+    await sessions.nth(19).waitFor();
+    expect(await sessions.count()).toBe(20);
+    // The browser's own session is the newest.
+    await expect(sessions.first().textContent()).resolves.toContain('This session');
+    await page.getByRole('button', { name: 'Show more sessions' }).click();
+    // The first one signed in (the API's, while setting up) and the MORE after it.
+    await sessions.nth(MORE + 1).waitFor();
+    expect(await sessions.count()).toBe(MORE + 2);
     expect(problems).toEqual([]);
   });
 });

@@ -1,6 +1,5 @@
 import {
   Kysely,
-  PostgresDialect,
   type Compilable,
   type CompiledQuery,
   type PostgresPool,
@@ -15,6 +14,7 @@ import { LazyBegin } from '../statements/deferred-writes.js';
 import { namedStatements } from '../statements/prepared.js';
 import { NestingGuard, TransactionRunner } from '../transaction.js';
 
+import { SchemaDialect } from './dialect.js';
 import { loadPg } from './module.js';
 import { readingClient } from './reader.js';
 import { ConnectionStatements } from './statements.js';
@@ -107,7 +107,7 @@ export function openPostgres(url: string, opts: OpenOptions): Db {
   });
   const guard = opts.checkNesting ? new NestingGuard() : null;
   const connections = discardingTimedOut(pool, opts.onStatement);
-  const dialect = new PostgresDialect({ pool: connections });
+  const dialect = new SchemaDialect({ pool: connections });
   const kysely = new Kysely<Database>({ dialect: guard ? guard.dialect(dialect) : dialect });
   runCompiledDirectly(kysely, connections, guard);
   const runner = new TransactionRunner({

@@ -8,6 +8,7 @@ import { validation } from '../../errors.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
+import { pastCursor } from '../paging/keyset.js';
 
 import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX } from './audit-page.js';
 
@@ -108,12 +109,7 @@ export class AuditLog {
     if (opts.after) {
       const pos = decodeCursor(opts.after);
       q = q
-        .where((eb) =>
-          eb.or([
-            eb('createdAt', '>', pos.at),
-            eb.and([eb('createdAt', '=', pos.at), eb('id', '>', pos.id)]),
-          ]),
-        )
+        .where(pastCursor({ at: 'createdAt', key: 'id' }, 'asc', pos))
         .orderBy('createdAt', 'asc')
         .orderBy('id', 'asc');
       const rows = await q.limit(limit + 1).execute();
@@ -127,12 +123,7 @@ export class AuditLog {
     }
     if (opts.before) {
       const pos = decodeCursor(opts.before);
-      q = q.where((eb) =>
-        eb.or([
-          eb('createdAt', '<', pos.at),
-          eb.and([eb('createdAt', '=', pos.at), eb('id', '<', pos.id)]),
-        ]),
-      );
+      q = q.where(pastCursor({ at: 'createdAt', key: 'id' }, 'desc', pos));
     }
     const rows = await q
       .orderBy('createdAt', 'desc')

@@ -5,6 +5,7 @@ import { notFound, validation } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import type { Authz } from '../authz/authz.js';
+import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
 
 import { canonicalJson } from './args.js';
 import type { CommandService } from './command-service.js';
@@ -14,6 +15,7 @@ import {
   findKeybind,
   findMacro,
   keybindsOf,
+  keybindsPage,
   upsertKeybind,
 } from './queries.js';
 
@@ -198,14 +200,21 @@ export class Keybinds {
     return toView(row);
   }
 
-  /** The caller's keybinds, and the workspace's defaults when one is named. */
-  async list(person: UserActor, serverId?: unknown): Promise<KeybindView[]> {
-    const own = await keybindsOf(this.deps.db.kysely, { ownerId: person.accountId });
-    if (serverId === undefined || serverId === null) return own.map(toView);
-    if (typeof serverId !== 'string' || !isId(serverId)) throw notFound('workspace');
-    await this.deps.authz.requireMember(person, { workspaceId: serverId });
-    const shared = await keybindsOf(this.deps.db.kysely, { workspaceId: serverId });
-    return [...shared, ...own].map(toView);
+  /** A page of the caller's keybinds, with the workspace's defaults when one is named. */
+  async list(person: UserActor, serverId: unknown, args: KeysetArgs = {}): Promise<KeybindView[]> {
+    const page = parseKeysetArgs(args, { max: 100, default: 100 });
+    let workspaceId: string | null = null;
+    if (serverId !== undefined && serverId !== null) {
+      if (typeof serverId !== 'string' || !isId(serverId)) throw notFound('workspace');
+      await this.deps.authz.requireMember(person, { workspaceId: serverId });
+      workspaceId = serverId;
+    }
+    const rows = await keybindsPage(
+      this.deps.db.kysely,
+      { ownerId: person.accountId, workspaceId },
+      page,
+    );
+    return keysetRows(rows, page).map(toView);
   }
 
   async delete(person: UserActor, id: unknown): Promise<boolean> {

@@ -6,6 +6,7 @@ import { AppError, capExceeded, notFound, validation } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import type { Authz } from '../authz/authz.js';
+import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
 
 import { canonicalJson } from './args.js';
 import {
@@ -16,14 +17,7 @@ import {
   type PreparedRun,
   type RunResult,
 } from './command-service.js';
-import {
-  countMacros,
-  deleteMacro,
-  findMacro,
-  insertMacro,
-  macrosOfOwner,
-  macrosOfWorkspace,
-} from './queries.js';
+import { countMacros, deleteMacro, findMacro, insertMacro, macrosPage } from './queries.js';
 
 /** Personal macros one person may keep (workspace macros follow SVC_LIMIT_MACROS_PER_WORKSPACE). */
 export const PERSONAL_MACROS_MAX = 100;
@@ -146,14 +140,24 @@ export class Macros {
     return toView(row);
   }
 
-  /** The caller's personal macros, and the workspace's when one is named. */
-  async list(person: UserActor, serverId?: unknown): Promise<MacroView[]> {
-    const own = await macrosOfOwner(this.deps.db.kysely, person.accountId);
-    if (serverId === undefined || serverId === null) return own.map(toView);
+  /** A page of the caller's personal macros, with the workspace's when one is named. */
+  async list(person: UserActor, serverId: unknown, args: KeysetArgs = {}): Promise<MacroView[]> {
+    const page = parseKeysetArgs(args, { max: 100, default: 100 });
+    const workspaceId = await this.workspaceOf(person, serverId);
+    const rows = await macrosPage(
+      this.deps.db.kysely,
+      { ownerId: person.accountId, workspaceId },
+      page,
+    );
+    return keysetRows(rows, page).map(toView);
+  }
+
+  /** The workspace a list names, once the caller is found to be in it; null for none. */
+  private async workspaceOf(person: UserActor, serverId: unknown): Promise<string | null> {
+    if (serverId === undefined || serverId === null) return null;
     if (typeof serverId !== 'string' || !isId(serverId)) throw notFound('workspace');
     await this.deps.authz.requireMember(person, { workspaceId: serverId });
-    const shared = await macrosOfWorkspace(this.deps.db.kysely, serverId);
-    return [...shared, ...own].map(toView);
+    return serverId;
   }
 
   async delete(person: UserActor, id: unknown): Promise<boolean> {

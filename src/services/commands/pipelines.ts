@@ -15,6 +15,7 @@ import { findAccountById } from '../accounts/queries.js';
 import type { Authz } from '../authz/authz.js';
 import { canRead, readFactsOf } from '../conversations/access.js';
 import { findConversation, findConversationAccess } from '../conversations/queries.js';
+import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
 
 import type { CommandService } from './command-service.js';
 import { checkSteps, expand, type MacroStep } from './macros.js';
@@ -28,7 +29,7 @@ import {
   findPipeline,
   insertPipeline,
   pipelinesListening,
-  pipelinesOfWorkspace,
+  pipelinesPage,
   updatePipeline,
 } from './queries.js';
 import type { CommandRegistry } from './registry.js';
@@ -186,10 +187,12 @@ export class Pipelines {
     return toView(row);
   }
 
-  async list(person: UserActor, serverId: unknown): Promise<PipelineView[]> {
+  /** A page of a workspace's pipelines, oldest first. */
+  async list(person: UserActor, serverId: unknown, args: KeysetArgs = {}): Promise<PipelineView[]> {
+    const page = parseKeysetArgs(args, { max: 100, default: 100 });
     if (typeof serverId !== 'string' || !isId(serverId)) throw notFound('workspace');
     await this.deps.authz.assertCan(person, 'pipeline:manage', { workspaceId: serverId });
-    return (await pipelinesOfWorkspace(this.deps.db.kysely, serverId)).map(toView);
+    return keysetRows(await pipelinesPage(this.deps.db.kysely, serverId, page), page).map(toView);
   }
 
   async delete(person: UserActor, id: unknown): Promise<boolean> {

@@ -87,22 +87,22 @@ export async function findMacro(db: Executor, id: string) {
   return db.selectFrom('command_macro').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function macrosOfWorkspace(db: Executor, workspaceId: string) {
-  return db
+/** A page of one person's macros, with a workspace's when one is named, oldest first. */
+export async function macrosPage(
+  db: Executor,
+  scope: { ownerId: string; workspaceId: string | null },
+  page: KeysetPage,
+) {
+  const { ownerId, workspaceId } = scope;
+  const q = db
     .selectFrom('command_macro')
     .selectAll()
-    .where('workspaceId', '=', workspaceId)
-    .orderBy('name')
-    .execute();
-}
-
-export async function macrosOfOwner(db: Executor, ownerId: string) {
-  return db
-    .selectFrom('command_macro')
-    .selectAll()
-    .where('ownerId', '=', ownerId)
-    .orderBy('name')
-    .execute();
+    .where((eb) =>
+      workspaceId === null
+        ? eb('ownerId', '=', ownerId)
+        : eb.or([eb('ownerId', '=', ownerId), eb('workspaceId', '=', workspaceId)]),
+    );
+  return keysetQuery(q, { at: 'createdAt', key: 'id' }, 'asc', page).execute();
 }
 
 export async function countMacros(
@@ -147,6 +147,24 @@ export async function keybindsOf(
   ).execute();
 }
 
+/** A page of one person's keybinds, with a workspace's defaults when one is named, oldest first. */
+export async function keybindsPage(
+  db: Executor,
+  scope: { ownerId: string; workspaceId: string | null },
+  page: KeysetPage,
+) {
+  const { ownerId, workspaceId } = scope;
+  const q = db
+    .selectFrom('command_keybind')
+    .selectAll()
+    .where((eb) =>
+      workspaceId === null
+        ? eb('ownerId', '=', ownerId)
+        : eb.or([eb('ownerId', '=', ownerId), eb('workspaceId', '=', workspaceId)]),
+    );
+  return keysetQuery(q, { at: 'createdAt', key: 'id' }, 'asc', page).execute();
+}
+
 export async function findKeybind(db: Executor, id: string) {
   return db.selectFrom('command_keybind').selectAll().where('id', '=', id).executeTakeFirst();
 }
@@ -179,14 +197,10 @@ export async function findPipeline(db: Executor, id: string) {
   return db.selectFrom('command_pipeline').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function pipelinesOfWorkspace(db: Executor, workspaceId: string) {
-  return db
-    .selectFrom('command_pipeline')
-    .selectAll()
-    .where('workspaceId', '=', workspaceId)
-    .orderBy('createdAt')
-    .orderBy('id')
-    .execute();
+/** A page of a workspace's pipelines, oldest first. */
+export async function pipelinesPage(db: Executor, workspaceId: string, page: KeysetPage) {
+  const q = db.selectFrom('command_pipeline').selectAll().where('workspaceId', '=', workspaceId);
+  return keysetQuery(q, { at: 'createdAt', key: 'id' }, 'asc', page).execute();
 }
 
 export async function countPipelines(db: Executor, workspaceId: string) {

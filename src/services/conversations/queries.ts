@@ -6,6 +6,7 @@ import { everyColumn, prefixed } from '../../db/statements/columns.js';
 import { preparedQuery } from '../../db/statements/prepared.js';
 import type { ConversationMemberTable, ConversationTable } from '../../db/tables/collaboration.js';
 import { DAY_MS } from '../../lib/clock.js';
+import { pastCursor } from '../paging/keyset.js';
 
 /** An invitation to an encrypted conversation lapses after 30 days (contract constant). */
 export const INVITE_TTL_MS = 30 * DAY_MS;
@@ -306,20 +307,10 @@ export async function inboxPage(
   const { after, before } = opts;
   if (after) {
     // Further down the list: older activity.
-    q = q.where((eb) =>
-      eb.or([
-        eb('c.lastActivityAt', '<', after.at),
-        eb.and([eb('c.lastActivityAt', '=', after.at), eb('c.id', '<', after.id)]),
-      ]),
-    );
+    q = q.where(pastCursor({ at: 'c.lastActivityAt', key: 'c.id' }, 'desc', after));
   }
   if (before) {
-    q = q.where((eb) =>
-      eb.or([
-        eb('c.lastActivityAt', '>', before.at),
-        eb.and([eb('c.lastActivityAt', '=', before.at), eb('c.id', '>', before.id)]),
-      ]),
-    );
+    q = q.where(pastCursor({ at: 'c.lastActivityAt', key: 'c.id' }, 'asc', before));
     const rows = await q
       .orderBy('c.lastActivityAt', 'asc')
       .orderBy('c.id', 'asc')

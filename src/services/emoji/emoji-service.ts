@@ -20,6 +20,7 @@ import {
   storeReencodedImage,
   UploadRefused,
 } from '../files/uploads.js';
+import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
 
 import {
   countCustomEmoji,
@@ -29,7 +30,7 @@ import {
   emojiImagePathsAmong,
   findCustomEmoji,
   insertCustomEmoji,
-  listCustomEmoji,
+  customEmojiPage,
 } from './queries.js';
 
 /** Largest emoji image, as uploaded (Slack's limit is 128 KB, Discord's 256 KiB). */
@@ -101,12 +102,20 @@ export class EmojiService implements EmojiLookup {
     assertFeature(this.deps.config, 'custom_emoji');
   }
 
-  /** A workspace's emoji by name, for any member (guests too). */
-  async list(actor: Actor, serverId: string): Promise<CustomEmojiView[]> {
+  /**
+   * A page of a workspace's emoji, oldest first, for any member (guests too). The default page
+   * holds as many as a workspace may have, so a caller that does not page gets them all.
+   */
+  async list(actor: Actor, serverId: string, args: KeysetArgs = {}): Promise<CustomEmojiView[]> {
     this.assertEnabled();
+    const page = parseKeysetArgs(args, {
+      max: EMOJI_PER_WORKSPACE,
+      default: EMOJI_PER_WORKSPACE,
+    });
     refuseDirectSpace(serverId);
     await this.deps.authz.assertCan(actor, 'workspace:read', { workspaceId: serverId });
-    return (await listCustomEmoji(this.deps.db.kysely, serverId)).map(toView);
+    const rows = await customEmojiPage(this.deps.db.kysely, serverId, page);
+    return keysetRows(rows, page).map(toView);
   }
 
   /**

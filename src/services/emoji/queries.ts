@@ -1,14 +1,11 @@
 import type { Executor } from '../../db/database.js';
 import type { CustomEmojiTable } from '../../db/tables/emoji.js';
+import { keysetQuery, type KeysetPage } from '../paging/keyset.js';
 
-/** A workspace's custom emoji, by name. */
-export async function listCustomEmoji(db: Executor, workspaceId: string) {
-  return db
-    .selectFrom('custom_emoji')
-    .selectAll()
-    .where('workspaceId', '=', workspaceId)
-    .orderBy('name')
-    .execute();
+/** A page of a workspace's custom emoji, oldest first. */
+export async function customEmojiPage(db: Executor, workspaceId: string, page: KeysetPage) {
+  const q = db.selectFrom('custom_emoji').selectAll().where('workspaceId', '=', workspaceId);
+  return keysetQuery(q, { at: 'createdAt', key: 'id' }, 'asc', page).execute();
 }
 
 export async function countCustomEmoji(db: Executor, workspaceId: string): Promise<number> {

@@ -11,6 +11,7 @@ import type {
   WorkspaceNotificationPolicyTable,
 } from '../../db/tables/notifications.js';
 import type { CursorPosition } from '../../lib/cursor.js';
+import { pastCursor } from '../paging/keyset.js';
 
 // The notifications area's SQL (owner of notification_setting, notification_rule, notification,
 // workspace_notification_policy and push_subscription). Reads of other areas' tables are joins.
@@ -355,20 +356,10 @@ export async function feedPage(
   if (opts.conversationId) q = q.where('n.conversationId', '=', opts.conversationId);
   const { after, before } = opts;
   if (after) {
-    q = q.where((eb) =>
-      eb.or([
-        eb('n.createdAt', '<', after.at),
-        eb.and([eb('n.createdAt', '=', after.at), eb('n.id', '<', after.id)]),
-      ]),
-    );
+    q = q.where(pastCursor({ at: 'n.createdAt', key: 'n.id' }, 'desc', after));
   }
   if (before) {
-    q = q.where((eb) =>
-      eb.or([
-        eb('n.createdAt', '>', before.at),
-        eb.and([eb('n.createdAt', '=', before.at), eb('n.id', '>', before.id)]),
-      ]),
-    );
+    q = q.where(pastCursor({ at: 'n.createdAt', key: 'n.id' }, 'asc', before));
   }
   const dir = before ? 'asc' : 'desc';
   const raw = await q

@@ -19,6 +19,7 @@ import { isId, newId } from '../../lib/ids.js';
 import type { Authz } from '../authz/authz.js';
 import { isSha256 } from '../files/blob-store.js';
 import type { FileStorage } from '../files/file-storage.js';
+import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { lockWorkspace } from '../workspaces/queries.js';
 
@@ -35,6 +36,7 @@ import {
   insertBundleIfNew,
   insertPlugin,
   listPlugins,
+  pluginsPage,
   referencedBlobs,
   updatePlugin,
 } from './queries.js';
@@ -208,12 +210,24 @@ export class PluginService {
     return { sha256: row.sha256, sizeBytes: Number(row.sizeBytes) };
   }
 
-  /** The registry of a workspace, for any of its members, oldest first. */
-  async list(actor: Actor, serverId: unknown): Promise<WorkspacePluginView[]> {
+  /**
+   * A page of a workspace's registry, for any of its members, oldest first. The default page
+   * holds as many as a registry may have, so a caller that does not page gets them all.
+   */
+  async list(
+    actor: Actor,
+    serverId: unknown,
+    args: KeysetArgs = {},
+  ): Promise<WorkspacePluginView[]> {
     assertFeature(this.deps.config, 'workspace_plugins');
+    const page = parseKeysetArgs(args, {
+      max: MAX_PLUGINS_PER_WORKSPACE,
+      default: MAX_PLUGINS_PER_WORKSPACE,
+    });
     const workspaceId = this.workspaceId(serverId);
     await this.deps.authz.assertCan(actor, 'workspace:read', { workspaceId });
-    return this.views(workspaceId, await listPlugins(this.kysely, workspaceId));
+    const rows = await pluginsPage(this.kysely, workspaceId, page);
+    return this.views(workspaceId, keysetRows(rows, page));
   }
 
   /** Adds the plugin of one of the workspace's bundles (docs/plugins.md, "The registry"). */

@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.js';
+import { keysetQuery, type KeysetPage } from '../paging/keyset.js';
 import type { PluginBundleTable, WorkspacePluginTable } from '../../db/tables/plugins.js';
 
 // The only writer of plugin_bundle and workspace_plugin (src/db/table-owners.ts), and their reads.
@@ -31,6 +32,12 @@ export async function bundlesOf(db: Executor, workspaceId: string, shas: readonl
     .where('workspaceId', '=', workspaceId)
     .where('sha256', 'in', [...new Set(shas)])
     .execute();
+}
+
+/** A page of a workspace's registry, oldest first. */
+export async function pluginsPage(db: Executor, workspaceId: string, page: KeysetPage) {
+  const q = db.selectFrom('workspace_plugin').selectAll().where('workspaceId', '=', workspaceId);
+  return keysetQuery(q, { at: 'createdAt', key: 'id' }, 'asc', page).execute();
 }
 
 export async function listPlugins(db: Executor, workspaceId: string, onlyEnabled = false) {

@@ -3,6 +3,7 @@ import { bulkInsert } from '../../db/statements/bulk-insert.js';
 import { preparedQuery } from '../../db/statements/prepared.js';
 import type { MessageTable } from '../../db/tables/collaboration.js';
 import { Lru } from '../../lib/lru.js';
+import { pastCursor } from '../paging/keyset.js';
 
 import { analyzeText } from './analyze.js';
 import { needsFallback } from './detect.js';
@@ -115,12 +116,7 @@ export async function messagesToIndex(
     .orderBy('m.id')
     .limit(limit);
   if (after) {
-    q = q.where((eb) =>
-      eb.or([
-        eb('m.createdAt', '>', after.at),
-        eb.and([eb('m.createdAt', '=', after.at), eb('m.id', '>', after.id)]),
-      ]),
-    );
+    q = q.where(pastCursor({ at: 'm.createdAt', key: 'm.id' }, 'asc', after));
   }
   // PostgreSQL: lock the batch's messages, so an edit committing meanwhile waits and then
   // writes its own terms last (SQLite runs one writer at a time already).
@@ -203,12 +199,7 @@ export async function finishBackfill(db: Executor) {
 export async function countToIndex(db: Executor, after: { at: number; id: string } | null) {
   let q = db.selectFrom('message as m').select((eb) => eb.fn.countAll<number | string>().as('n'));
   if (after) {
-    q = q.where((eb) =>
-      eb.or([
-        eb('m.createdAt', '>', after.at),
-        eb.and([eb('m.createdAt', '=', after.at), eb('m.id', '>', after.id)]),
-      ]),
-    );
+    q = q.where(pastCursor({ at: 'm.createdAt', key: 'm.id' }, 'asc', after));
   }
   const row = await q.executeTakeFirst();
   return Number(row?.n ?? 0);

@@ -10,6 +10,7 @@ import {
   conversationAccess,
   type ConversationAccessRow,
 } from '../conversations/queries.js';
+import { keysetQuery, type KeysetPage } from '../paging/keyset.js';
 import { accountNotBlocked } from '../principals/blocked.js';
 
 /**
@@ -317,18 +318,24 @@ function sessionLiveReads(db: Executor) {
   );
 }
 
-/** Live sessions of an account, newest first. */
-export async function listLiveSessions(db: Executor, accountId: string, now: number) {
-  return db
+/**
+ * Live sessions of an account, newest first: a page of them, or without one the newest 500 (the
+ * operator's `svc session list`).
+ */
+export async function listLiveSessions(
+  db: Executor,
+  accountId: string,
+  now: number,
+  page?: KeysetPage,
+) {
+  const q = db
     .selectFrom('session')
     .select(['id', 'deviceId', 'createdAt', 'expiresAt', 'ip', 'userAgent'])
     .where('accountId', '=', accountId)
     .where('endedAt', 'is', null)
-    .where('expiresAt', '>', now)
-    .orderBy('createdAt', 'desc')
-    .orderBy('id', 'desc')
-    .limit(500)
-    .execute();
+    .where('expiresAt', '>', now);
+  if (page) return keysetQuery(q, { at: 'createdAt', key: 'id' }, 'desc', page).execute();
+  return q.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(500).execute();
 }
 
 /** Binds a live session to a device (identity enrolment). */

@@ -11,6 +11,7 @@ import { toAccountView, type AccountView } from '../accounts/account-view.js';
 import { writeThen } from '../../db/statements/write-then.js';
 import { PrefetchedAccess } from '../conversations/prefetched-access.js';
 import { deferTouchDevice, touchDeviceAfterStatement } from '../devices/queries.js';
+import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
 import { blockedRefusal, isAccountBlocked } from '../principals/blocked.js';
 
 import { notFound } from '../../errors.js';
@@ -282,14 +283,16 @@ export class SessionService {
     return () => this.events.off('ended', listener);
   }
 
-  /** The live sessions of the caller's account, newest first. */
-  async listMine(session: SessionInfo): Promise<SessionView[]> {
+  /** A page of the live sessions of the caller's account, newest first. */
+  async listMine(session: SessionInfo, args: KeysetArgs = {}): Promise<SessionView[]> {
+    const page = parseKeysetArgs(args, { max: 100, default: 100 });
     const rows = await listLiveSessions(
       this.db.kysely,
       session.accountId,
       this.clock.now().getTime(),
+      page,
     );
-    return rows.map((r) => ({ ...r, current: r.id === session.sessionId }));
+    return keysetRows(rows, page).map((r) => ({ ...r, current: r.id === session.sessionId }));
   }
 
   /**

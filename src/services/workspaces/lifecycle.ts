@@ -6,6 +6,7 @@ import { capExceeded, notFound, validation } from '../../errors.js';
 import { MINUTE_MS } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import { lockAccount } from '../accounts/queries.js';
+import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
 import { addConversationMembers, insertChannel } from '../channels/queries.js';
 
 import { emit } from './events.js';
@@ -20,13 +21,20 @@ import {
   insertWorkspace,
   listMemberIds,
   listWorkspacesOf,
+  workspacesOfPage,
   lockWorkspace,
   setMemberRole,
   setMemberTimeout,
   updateWorkspace,
 } from './queries.js';
 import { refuseDirect } from './rules.js';
-import { checkDescription, checkName, toView, type WorkspaceView } from './views.js';
+import {
+  checkDescription,
+  checkName,
+  directSpaceCursor,
+  toView,
+  type WorkspaceView,
+} from './views.js';
 import { WorkspacePart, type WorkspaceServiceDeps } from './workspace-part.js';
 
 /** Work another area does inside the transaction that deletes a workspace (its own rows). */
@@ -67,6 +75,27 @@ export class WorkspaceLifecycle extends WorkspacePart {
       listWorkspacesOf(this.kysely, accountId),
     ]);
     return [...(direct ? [toView(direct)] : []), ...rows.map(toView)];
+  }
+
+  /**
+   * A page of `listMine`. The direct space heads the list, at (0, its id), before every
+   * membership, so it is in a page read from the start or going back past it.
+   */
+  async pageMine(actor: Actor, args: KeysetArgs): Promise<WorkspaceView[]> {
+    const page = parseKeysetArgs(args, { max: 100, default: 100 });
+    const accountId = actingAccountId(actor);
+    const direct = directSpaceCursor();
+    const directInPage = page.before
+      ? page.before.at > direct.at || page.before.id > direct.id
+      : !page.after;
+    const [directRow, rows] = await Promise.all([
+      directInPage ? findWorkspaceFor(this.kysely, DIRECT_SPACE_ID, accountId) : undefined,
+      workspacesOfPage(this.kysely, accountId, page),
+    ]);
+    const head = directRow ? [directRow] : [];
+    // In the order walked: on from the start, the direct space first; going back, last.
+    const walked = page.before ? [...rows, ...head] : [...head, ...rows];
+    return keysetRows(walked, page).map(toView);
   }
 
   /**

@@ -8,7 +8,7 @@ import type {
   WorkspaceTable,
 } from '../../db/tables/collaboration.js';
 import { deleteMembershipsInWorkspace } from '../conversations/queries.js';
-import { keysetQuery, type KeysetPage } from '../paging/keyset.js';
+import { keysetQuery, pastCursor, type KeysetPage } from '../paging/keyset.js';
 
 // Workspace, membership and invite queries, executor first. Lists are single indexed queries.
 
@@ -69,6 +69,12 @@ export async function listWorkspacesOf(db: Executor, accountId: string) {
     .orderBy('m.joinedAt')
     .orderBy('w.id')
     .execute();
+}
+
+/** A page of the workspaces an account is a member of, in the order joined. */
+export async function workspacesOfPage(db: Executor, accountId: string, page: KeysetPage) {
+  const q = workspaceViewQuery(db, accountId).where('m.accountId', 'is not', null);
+  return keysetQuery(q, { at: 'm.joinedAt', key: 'w.id' }, 'asc', page).execute();
 }
 
 function workspaceViewQuery(db: Executor, accountId: string) {
@@ -225,20 +231,10 @@ export async function listMembersPage(
   if (opts.onlyAccountId !== undefined) q = q.where('m.accountId', '=', opts.onlyAccountId);
   const { after, before } = opts;
   if (after) {
-    q = q.where((eb) =>
-      eb.or([
-        eb('m.joinedAt', '>', after.at),
-        eb.and([eb('m.joinedAt', '=', after.at), eb('m.accountId', '>', after.id)]),
-      ]),
-    );
+    q = q.where(pastCursor({ at: 'm.joinedAt', key: 'm.accountId' }, 'asc', after));
   }
   if (before) {
-    q = q.where((eb) =>
-      eb.or([
-        eb('m.joinedAt', '<', before.at),
-        eb.and([eb('m.joinedAt', '=', before.at), eb('m.accountId', '<', before.id)]),
-      ]),
-    );
+    q = q.where(pastCursor({ at: 'm.joinedAt', key: 'm.accountId' }, 'desc', before));
     return q
       .orderBy('m.joinedAt', 'desc')
       .orderBy('m.accountId', 'desc')

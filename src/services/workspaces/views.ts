@@ -1,5 +1,7 @@
 import type { Role } from '../../auth/policy.js';
+import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import { validation } from '../../errors.js';
+import type { CursorPosition } from '../../lib/cursor.js';
 import type { AccountView } from '../accounts/account-service.js';
 import { toAccountView } from '../accounts/account-view.js';
 
@@ -19,6 +21,8 @@ export interface WorkspaceView {
   /** The caller's role; null in the direct space. */
   myRole: Role | null;
   myTimedOutUntil: number | null;
+  /** When the caller joined; null in the direct space and for a workspace they are not in. */
+  myJoinedAt: number | null;
   memberCount: number;
 }
 
@@ -40,6 +44,15 @@ export interface MemberPage {
 const NAME_MAX = 80;
 const DESCRIPTION_MAX = 1000;
 
+/** The direct space's place in `myWorkspaces`: before every membership. */
+export const directSpaceCursor = (): CursorPosition => ({ at: 0, id: DIRECT_SPACE_ID });
+
+/** A workspace's place in `myWorkspaces` (when the caller joined, then id); null if not in it. */
+export function myWorkspacesPosition(w: WorkspaceView): CursorPosition | null {
+  if (w.isDirect) return directSpaceCursor();
+  return w.myJoinedAt === null ? null : { at: w.myJoinedAt, id: w.id };
+}
+
 export function toView(row: WorkspaceViewRow): WorkspaceView {
   const direct = row.isDirect === 1;
   return {
@@ -52,6 +65,7 @@ export function toView(row: WorkspaceViewRow): WorkspaceView {
     updatedAt: row.updatedAt,
     myRole: direct ? null : (row.myRole as Role | null),
     myTimedOutUntil: direct ? null : row.myTimedOutUntil,
+    myJoinedAt: direct ? null : row.myJoinedAt,
     memberCount: direct ? 0 : Number(row.memberCount ?? 0),
   };
 }

@@ -42,6 +42,7 @@ export class WorkspaceService {
   // The workspace itself
   readonly get: WorkspaceLifecycle['get'];
   readonly listMine: WorkspaceLifecycle['listMine'];
+  readonly pageMine: WorkspaceLifecycle['pageMine'];
   readonly create: WorkspaceLifecycle['create'];
   readonly update: WorkspaceLifecycle['update'];
   readonly transferOwnership: WorkspaceLifecycle['transferOwnership'];
@@ -67,6 +68,7 @@ export class WorkspaceService {
     this.clearTimeout = members.clearTimeout.bind(members);
     this.get = lifecycle.get.bind(lifecycle);
     this.listMine = lifecycle.listMine.bind(lifecycle);
+    this.pageMine = lifecycle.pageMine.bind(lifecycle);
     this.create = lifecycle.create.bind(lifecycle);
     this.update = lifecycle.update.bind(lifecycle);
     this.transferOwnership = lifecycle.transferOwnership.bind(lifecycle);

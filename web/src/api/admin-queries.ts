@@ -17,8 +17,8 @@ export const REVOKE_INVITE = `mutation RevokeWorkspaceInvite($id: ID!) { revokeW
 export const REPORT_FIELDS = `id cursor subjectKind subjectId category text createdAt resolved resolvedAt
   subjectUsername reporterUsername serverId
   snapshot { text authorId authorUsername userId username workspaceName messageCreatedAt }`;
-export const WORKSPACE_REPORTS = `query WorkspaceReports($serverId: ID!, $openOnly: Boolean) {
-  workspaceReports(serverId: $serverId, openOnly: $openOnly, limit: 200) { ${REPORT_FIELDS} } }`;
+export const WORKSPACE_REPORTS = `query WorkspaceReports($serverId: ID!, $openOnly: Boolean, $after: String, $limit: Int) {
+  workspaceReports(serverId: $serverId, openOnly: $openOnly, after: $after, limit: $limit) { ${REPORT_FIELDS} } }`;
 export const RESOLVE_WORKSPACE_REPORT = `mutation ResolveWorkspaceReport($id: ID!) { resolveWorkspaceReport(id: $id) { id resolved } }`;
 export const UPDATE_WORKSPACE = `mutation UpdateWorkspace($input: UpdateWorkspaceInput!) { updateWorkspace(input: $input) { ${WORKSPACE} } }`;
 export const TRANSFER_WORKSPACE = `mutation TransferWorkspaceOwnership($input: TransferWorkspaceOwnershipInput!) {
@@ -47,7 +47,8 @@ export const INSTANCE_INVITES = `query InstanceInvites { instanceInvites { id em
 export const CREATE_INSTANCE_INVITE = `mutation CreateInstanceInvite($email: String, $days: Int, $uses: Int) {
   createInstanceInvite(email: $email, expiresInDays: $days, maxUses: $uses) { token invite { id } } }`;
 
-export const MY_SESSIONS = `query MySessions { mySessions { id deviceId createdAt expiresAt ip userAgent current } }`;
+export const MY_SESSIONS = `query MySessions($after: String, $limit: Int) { mySessions(after: $after, limit: $limit) {
+  id deviceId createdAt expiresAt ip userAgent current cursor } }`;
 export const REVOKE_SESSION = `mutation RevokeSession($id: ID!) { revokeSession(id: $id) }`;
 export const LOGOUT_OTHERS = `mutation LogoutOtherSessions { logoutOtherSessions }`;
 export const MY_DEVICES = `query MyDevices { myDevices { id name publicKey createdAt lastUsedAt current encryptionReady }

@@ -11,7 +11,10 @@ export const EXECUTE_COMMAND = `mutation ExecuteCommand($input: ExecuteCommandIn
   executeCommand(input: $input) { ${RUN} } }`;
 
 export const MACRO = `id serverId ownerId name description params steps { command plugin args }`;
-export const MACROS = `query Macros($serverId: ID) { macros(serverId: $serverId) { ${MACRO} } }`;
+/** Macros and keybinds come a page at a time, oldest first (docs/api.md, Pagination). */
+export const COMMAND_LIST_PAGE = 100;
+export const MACROS = `query Macros($serverId: ID, $after: String, $limit: Int) {
+  macros(serverId: $serverId, after: $after, limit: $limit) { ${MACRO} cursor } }`;
 export const CREATE_MACRO = `mutation CreateMacro($input: CreateMacroInput!) { createMacro(input: $input) { ${MACRO} } }`;
 export const DELETE_MACRO = `mutation DeleteMacro($id: ID!) { deleteMacro(id: $id) }`;
 export const EXECUTE_MACRO = `mutation ExecuteMacro($input: ExecuteMacroInput!) { executeMacro(input: $input) {
@@ -19,6 +22,7 @@ export const EXECUTE_MACRO = `mutation ExecuteMacro($input: ExecuteMacroInput!) 
   steps { ${RUN} } } }`;
 
 export const KEYBIND = `id serverId ownerId chord command macroId args`;
-export const KEYBINDS = `query Keybinds($serverId: ID) { keybinds(serverId: $serverId) { ${KEYBIND} } }`;
+export const KEYBINDS = `query Keybinds($serverId: ID, $after: String, $limit: Int) {
+  keybinds(serverId: $serverId, after: $after, limit: $limit) { ${KEYBIND} cursor } }`;
 export const SET_KEYBIND = `mutation SetKeybind($input: SetKeybindInput!) { setKeybind(input: $input) { ${KEYBIND} } }`;
 export const DELETE_KEYBIND = `mutation DeleteKeybind($id: ID!) { deleteKeybind(id: $id) }`;

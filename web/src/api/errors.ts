@@ -1,5 +1,6 @@
 import { conflictWords, validationWords, type Explained } from './error-words.ts';
 import { ApiError, HTTP, NETWORK, NO_CODE } from './graphql.ts';
+import { remoteWords } from '../remote/words.ts';
 
 export type { Explained } from './error-words.ts';
 
@@ -36,6 +37,8 @@ export function explain(err: unknown, context: 'signin' | 'default' = 'default')
     };
   }
   const e = err.extensions;
+  const remote = remoteWords(err.code, err.message, e);
+  if (remote) return remote;
   const ref = err.requestId ? ` Mention reference ${err.requestId}.` : '';
   switch (err.code) {
     case NETWORK:
@@ -143,6 +146,13 @@ export function explain(err: unknown, context: 'signin' | 'default' = 'default')
         return {
           what: 'The file is larger than this server accepts.',
           todo: 'Choose a smaller file.',
+        };
+      }
+      if (e.status === 422) {
+        // Only a plugin bundle is refused this way; the reason names the place (docs/plugins.md).
+        return {
+          what: `The server refused this plugin bundle: ${err.message}.`,
+          todo: 'Correct the bundle at that place and upload it again.',
         };
       }
       if (e.status === 415) {

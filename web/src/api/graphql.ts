@@ -28,7 +28,7 @@ export function rememberCsrf(token: string | null): void {
   csrfInMemory = token;
 }
 
-function csrfToken(): string {
+export function csrfToken(): string {
   const m = /(?:^|;\s*)svc_csrf=([^;]*)/.exec(document.cookie);
   return m ? decodeURIComponent(m[1] as string) : (csrfInMemory ?? '');
 }
@@ -42,8 +42,9 @@ interface GraphqlResponse<T> {
   errors?: GraphqlError[];
 }
 
-function toApiError(e: GraphqlError): ApiError {
-  const ext = e.extensions ?? {};
+function toApiError(e: GraphqlError, host: string | null = null): ApiError {
+  // An error a host answered names the host, so its words can say where it came from.
+  const ext = host ? { ...e.extensions, hostServerId: host } : (e.extensions ?? {});
   const code = typeof ext.code === 'string' ? ext.code : NO_CODE;
   const requestId = typeof ext.request_id === 'string' ? ext.request_id : null;
   return new ApiError(e.message, code, ext, requestId);
@@ -90,13 +91,29 @@ async function post(body: unknown): Promise<unknown> {
  * `extensions.status` (413 too large, 415 a type refused), or the feature's `FEATURE_DISABLED`.
  */
 export async function postForm<T>(path: string, form: FormData): Promise<T> {
+  return postBody<T>(path, form);
+}
+
+/**
+ * Sends a body to one of the upload routes with the session and the CSRF header (a form, or a
+ * file as itself with its media type, as `POST /api/plugin-bundles/...` takes a bundle); answers
+ * the JSON body, and refuses as `postForm` does.
+ */
+export async function postBody<T>(
+  path: string,
+  payload: FormData | Blob,
+  contentType?: string,
+): Promise<T> {
   let res: Response;
   try {
     res = await fetch(path, {
       method: 'POST',
       credentials: 'same-origin',
-      headers: { 'x-csrf-token': csrfToken() },
-      body: form,
+      headers: {
+        'x-csrf-token': csrfToken(),
+        ...(contentType ? { 'content-type': contentType } : {}),
+      },
+      body: payload,
     });
   } catch {
     throw new ApiError('the server could not be reached', NETWORK);
@@ -118,10 +135,41 @@ export async function postForm<T>(path: string, form: FormData): Promise<T> {
   throw err;
 }
 
+/**
+ * Spaces on other servers (web/src/remote): a request whose variables name something of a host
+ * goes to that host through this server's relay route, and the ids of a host's answer are
+ * remembered as the host's.
+ */
+export interface RemoteRoute {
+  hostOf(variables: unknown): string | null;
+  post(host: string, body: unknown): Promise<unknown>;
+  tag(host: string, answer: unknown): void;
+}
+let remote: RemoteRoute | null = null;
+export function routeRemote(r: RemoteRoute): void {
+  remote = r;
+}
+
+async function postTo(host: string | null, body: unknown): Promise<unknown> {
+  if (!host || !remote) return post(body);
+  const answer = await remote.post(host, body);
+  remote.tag(host, answer);
+  return answer;
+}
+
 /** Runs one operation; answers its data or throws the first error as an ApiError. */
 export async function gql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
-  const res = (await post({ query, variables })) as GraphqlResponse<T>;
-  if (res.errors?.length) throw toApiError(res.errors[0] as GraphqlError);
+  return gqlAt<T>(remote?.hostOf(variables) ?? null, query, variables);
+}
+
+/** Runs one operation on a given server: null for this one, else a host's id (through the relay). */
+export async function gqlAt<T>(
+  host: string | null,
+  query: string,
+  variables: Record<string, unknown> = {},
+): Promise<T> {
+  const res = (await postTo(host, { query, variables })) as GraphqlResponse<T>;
+  if (res.errors?.length) throw toApiError(res.errors[0] as GraphqlError, host);
   if (res.data === null || res.data === undefined) throw new ApiError('no data', NO_CODE);
   return res.data;
 }
@@ -135,13 +183,35 @@ export type BatchResult<T = unknown> = { data: T } | { error: ApiError };
 
 /** Runs up to 20 operations in one HTTP request (the server's default batch size). */
 export async function gqlBatch(items: BatchItem[]): Promise<BatchResult[]> {
-  const out: BatchResult[] = [];
-  for (let i = 0; i < items.length; i += 20) {
-    const chunk = items.slice(i, i + 20);
-    const res = (await post(chunk)) as GraphqlResponse<unknown>[];
-    for (const r of res) {
-      out.push(r.errors?.length ? { error: toApiError(r.errors[0]!) } : { data: r.data });
-    }
-  }
+  const out: BatchResult[] = new Array<BatchResult>(items.length);
+  // Each server gets its own batches (this one, and each host through the relay).
+  const byHost = new Map<string | null, number[]>();
+  items.forEach((item, i) => {
+    const host = remote?.hostOf(item.variables ?? {}) ?? null;
+    byHost.set(host, [...(byHost.get(host) ?? []), i]);
+  });
+  await Promise.all(
+    [...byHost].map(async ([host, indexes]) => {
+      for (let i = 0; i < indexes.length; i += 20) {
+        const chunk = indexes.slice(i, i + 20);
+        let res: GraphqlResponse<unknown>[];
+        try {
+          res = (await postTo(
+            host,
+            chunk.map((k) => items[k]),
+          )) as GraphqlResponse<unknown>[];
+        } catch (err) {
+          // A host that cannot be reached fails its own requests, not this server's.
+          if (!host || !(err instanceof ApiError)) throw err;
+          for (const k of chunk) out[k] = { error: err };
+          continue;
+        }
+        chunk.forEach((k, j) => {
+          const r = res[j] ?? { errors: [{ message: 'no answer' }] };
+          out[k] = r.errors?.length ? { error: toApiError(r.errors[0]!, host) } : { data: r.data };
+        });
+      }
+    }),
+  );
   return out;
 }

@@ -54,3 +54,17 @@ export async function readRest<T extends { cursor: string }>(
   }
   return all;
 }
+
+/** Every item of a list field paged by its items' cursors, a page of `pageSize` at a time. */
+export async function readAll<T extends { cursor: string }>(
+  query: string,
+  field: string,
+  variables: Record<string, unknown>,
+  pageSize: number,
+): Promise<T[]> {
+  const first =
+    (await gql<Record<string, T[]>>(query, { ...variables, after: null, limit: pageSize }))[
+      field
+    ] ?? [];
+  return readRest(query, field, variables, first, pageSize);
+}

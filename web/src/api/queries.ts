@@ -39,7 +39,9 @@ export const LINK_OFFER_STATUS = `query DeviceLinkOfferStatus($id: ID!, $secret:
 export const REQUEST_PASSWORD_RESET = `mutation RequestPasswordReset($input: RequestPasswordResetInput!) { requestPasswordReset(input: $input) }`;
 export const RESET_PASSWORD = `mutation ResetPassword($input: ResetPasswordInput!) { resetPassword(input: $input) }`;
 
-export const MY_WORKSPACES = `query MyWorkspaces { myWorkspaces { ${WORKSPACE} } }`;
+/** Workspaces come a page at a time, the direct space first (docs/api.md, Pagination). */
+export const MY_WORKSPACES = `query MyWorkspaces($after: String, $limit: Int) {
+  myWorkspaces(after: $after, limit: $limit) { ${WORKSPACE} cursor } }`;
 /** Channels come a page at a time, oldest first (docs/api.md, Pagination). */
 export const CHANNEL_PAGE = 100;
 export const WORKSPACE_CHANNELS = `query WorkspaceChannels($serverId: ID!, $after: String, $limit: Int) {
@@ -96,7 +98,8 @@ export const CREATE_ATTACHMENT = `mutation CreateAttachment($input: CreateAttach
   createAttachment(input: $input) { attachmentId uploadToken } }`;
 /** The newest messages' attachments: finalizing publishes no event, so readers look again. */
 export const CUSTOM_EMOJI = `id name shortcode url width height`;
-export const CUSTOM_EMOJIS = `query CustomEmojis($serverId: ID!) { customEmojis(serverId: $serverId) { ${CUSTOM_EMOJI} } }`;
+export const CUSTOM_EMOJIS = `query CustomEmojis($serverId: ID!, $after: String, $limit: Int) {
+  customEmojis(serverId: $serverId, after: $after, limit: $limit) { ${CUSTOM_EMOJI} cursor } }`;
 export const CREATE_CUSTOM_EMOJI = `mutation CreateCustomEmoji($input: CreateCustomEmojiInput!) {
   createCustomEmoji(input: $input) { ${CUSTOM_EMOJI} } }`;
 export const DELETE_CUSTOM_EMOJI = `mutation DeleteCustomEmoji($serverId: ID!, $name: String!) {

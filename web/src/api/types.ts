@@ -278,3 +278,40 @@ export interface Keybind {
   macroId: string | null;
   args: Record<string, unknown>;
 }
+
+export interface PluginCommand {
+  name: string;
+  description: string;
+  arguments: { name: string; type: string; description: string | null; required: boolean }[];
+}
+
+/** One setting of a bundle's `contributes.settings` (docs/plugins.md). */
+export interface PluginSettingSchema {
+  type: 'string' | 'integer' | 'number' | 'boolean';
+  title?: string;
+  description?: string;
+  default?: string | number | boolean;
+  enum?: (string | number | boolean)[];
+  minimum?: number;
+  maximum?: number;
+  maxLength?: number;
+}
+
+export interface WorkspacePlugin {
+  id: string;
+  pluginId: string;
+  name: string;
+  version: string;
+  description: string;
+  author: { name: string; email: string | null; url: string | null };
+  capabilities: string[];
+  enabled: boolean;
+  settings: Record<string, unknown>;
+  settingsSchema: {
+    properties?: Record<string, PluginSettingSchema>;
+    required?: string[];
+  } | null;
+  bundleSha256: string;
+  bundleSize: number;
+  commands: PluginCommand[];
+}

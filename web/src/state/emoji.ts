@@ -16,8 +16,10 @@ export async function loadCustomEmoji(serverId: string): Promise<void> {
   if (!featureOn('custom_emoji')) return;
   if (workspaces.value.find((w) => w.id === serverId)?.isDirect !== false) return;
   try {
+    // Every one the workspace has fits the first page (the server's default); by name to show.
     const d = await gql<{ customEmojis: CustomEmoji[] }>(CUSTOM_EMOJIS, { serverId });
-    customEmoji.value = { ...customEmoji.value, [serverId]: d.customEmojis };
+    const list = [...d.customEmojis].sort((a, b) => a.name.localeCompare(b.name));
+    customEmoji.value = { ...customEmoji.value, [serverId]: list };
   } catch {
     // shown as text until the next read
   }

@@ -16,11 +16,13 @@ import { forgetWorkspace, refreshConversation, refreshDmRequests, unfollow } fro
 import { cachedConversation, cachedThread, timelinesOf } from './timeline.ts';
 import { reading } from './view.ts';
 import { RecentEvents } from './repeats.ts';
+import { isSelf } from '../remote/routing.ts';
 import {
   notificationCreated,
   notificationsRead,
   refreshNotificationCount,
 } from './notifications.ts';
+import { pluginsChanged } from './plugins.ts';
 
 type P = Record<string, unknown>;
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
@@ -81,7 +83,7 @@ export function applyEvent(e: LiveEvent): void {
     case 'ReactionAdded':
     case 'ReactionRemoved': {
       const emoji = str(p.emoji) ?? '';
-      const mine = p.userId === myId;
+      const mine = isSelf(str(p.userId), myId);
       const delta = e.type === 'ReactionAdded' ? 1 : -1;
       return updateMessage(conv, str(p.messageId), (m) => {
         const groups = m.reactions.map((r) => ({ ...r }));
@@ -213,6 +215,11 @@ export function applyEvent(e: LiveEvent): void {
     case 'WorkspaceDeleted':
       if (e.serverId) forgetWorkspace(e.serverId);
       return;
+    case 'WorkspacePluginAdded':
+    case 'WorkspacePluginUpdated':
+    case 'WorkspacePluginRemoved':
+      pluginsChanged();
+      return;
     case 'DmRequestReceived':
     case 'DmRequestAnswered':
       void refreshDmRequests();
@@ -296,7 +303,7 @@ function messageCreated(raw: P, myId: string | undefined): void {
     return;
   }
   const patch: Partial<Conversation> = { lastActivityAt: msg.createdAt };
-  const own = authorId === myId;
+  const own = isSelf(authorId, myId);
   // Mentions are counted by the server: a NotificationCreated follows for those that notify.
   if (!own && !reading(conv)) patch.unreadCount = c.unreadCount + 1;
   patchConversation(conv, patch);

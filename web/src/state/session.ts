@@ -2,7 +2,7 @@ import { signal } from '@preact/signals';
 
 import { ApiError, gql, gqlBatch, rememberCsrf } from '../api/graphql.ts';
 import { Live } from '../api/live.ts';
-import { readRest } from '../api/paged.ts';
+import { readAll, readRest } from '../api/paged.ts';
 import {
   CONVERSATION_Q,
   DM_REQUESTS,
@@ -45,6 +45,8 @@ import { navigate } from './router.ts';
 import { forgetTimelines, markAllStale } from './timeline.ts';
 import { refreshNotificationCount, unreadNotifications } from './notifications.ts';
 import { adoptPushOnSignIn, forgetPushOnSignOut } from './push.ts';
+import { forgetRemote, loadRemoteWorkspaces } from '../remote/spaces.ts';
+import { hostOfId, tagEvent } from '../remote/routing.ts';
 
 /** `booting` until we know whether a session exists; then `in` or `out`. */
 export const phase = signal<'booting' | 'in' | 'out'>('booting');
@@ -99,9 +101,13 @@ async function enter(who: Me): Promise<void> {
 
 /** Reads every list the sidebar shows. Also after a reconnect, when events may be missing. */
 export async function loadEverything(): Promise<void> {
-  const { myWorkspaces } = await gql<{ myWorkspaces: Workspace[] }>(MY_WORKSPACES);
-  workspaces.value = myWorkspaces;
-  const real = myWorkspaces.filter((w) => !w.isDirect);
+  const [myWorkspaces, remote] = await Promise.all([
+    readAll<Workspace & { cursor: string }>(MY_WORKSPACES, 'myWorkspaces', {}, 100),
+    // Workspaces on other servers, through the relay (web/src/remote).
+    loadRemoteWorkspaces(),
+  ]);
+  workspaces.value = [...myWorkspaces, ...remote];
+  const real = workspaces.value.filter((w) => !w.isDirect);
   const results = await gqlBatch([
     { query: INBOX },
     { query: DM_REQUESTS },
@@ -192,7 +198,11 @@ export async function refreshDmRequests(): Promise<void> {
 function startLive(): void {
   live?.dispose();
   live = new Live({
-    event: applyEvent,
+    event: (e) => {
+      // What a host's event names belongs to the host (web/src/remote).
+      tagEvent(e);
+      applyEvent(e);
+    },
     status: (s) => {
       connection.value = s;
     },
@@ -216,7 +226,8 @@ function startLive(): void {
 
 /** Subscribes to every workspace we are in (and forgets those we left). */
 export function follow(): void {
-  for (const w of workspaces.value) live?.follow(w.id);
+  // A host's events for its remote members come on relayStream (docs/federation.md, "Events").
+  for (const w of workspaces.value) if (!hostOfId(w.id)) live?.follow(w.id);
 }
 
 export function unfollow(serverId: string): void {
@@ -249,6 +260,7 @@ export function leave(reason: string | null): void {
   rememberCsrf(null);
   forgetTimelines();
   forgetCustomEmoji();
+  forgetRemote();
   resetStore();
   unreadNotifications.value = 0;
   signedOutReason.value = reason;

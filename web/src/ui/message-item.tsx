@@ -15,6 +15,7 @@ import { memo } from './memo.ts';
 import { messageParts } from './message-parts.tsx';
 import { showError } from './toasts.tsx';
 import { confirmAction } from './confirm.tsx';
+import { isSelf } from '../remote/routing.ts';
 
 export interface MessageActions {
   /** Start editing this message in the message box. */
@@ -57,7 +58,7 @@ export const MessageItem = memo(function MessageItem(p: {
 }) {
   const { m, actions } = p;
   const [picking, setPicking] = useState(false);
-  const own = m.author?.id === me.value?.id;
+  const own = isSelf(m.author?.id, me.value?.id);
   const author = authorOf(m);
   const name = authorName(author);
   const labelId = `m-${m.id}-label`;

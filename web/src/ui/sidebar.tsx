@@ -12,6 +12,8 @@ import { Icon } from './icons.tsx';
 import { lazyScreen } from './lazy.tsx';
 import { PresenceDot } from './presence.tsx';
 import { showError } from './toasts.tsx';
+import { hostOfId } from '../remote/routing.ts';
+import { RemoteHostLine } from '../remote/host-line.tsx';
 
 export const WorkspaceDialogs = lazyScreen(() => import('./workspace/workspace-dialogs.tsx'));
 
@@ -53,7 +55,8 @@ export function WorkspaceRail() {
       <ul class="plain">
         {workspaces.value.map((w) => {
           const unread = unreadIn(w.id);
-          const label = w.isDirect ? 'Direct messages' : w.name;
+          const host = hostOfId(w.id);
+          const label = w.isDirect ? 'Direct messages' : host ? `${w.name} on ${host}` : w.name;
           return (
             <li key={w.id}>
               <button
@@ -70,6 +73,11 @@ export function WorkspaceRail() {
                   <Icon name="mail" />
                 ) : (
                   <span aria-hidden="true">{initials(w.name)}</span>
+                )}
+                {host && (
+                  <span class="rail-host" aria-hidden="true">
+                    <Icon name="globe" />
+                  </span>
                 )}
                 {unread > 0 && <span class="dot" aria-hidden="true" />}
               </button>
@@ -189,6 +197,7 @@ export function Sidebar() {
     <nav class="sidebar" aria-label={`Conversations in ${w.isDirect ? 'direct messages' : w.name}`}>
       <header class="sidebar-head">
         <h2 dir="auto">{w.isDirect ? 'Direct messages' : w.name}</h2>
+        <RemoteHostLine serverId={w.id} />
         <button
           type="button"
           class="icon drawer-close"

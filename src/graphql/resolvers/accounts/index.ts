@@ -14,6 +14,7 @@ import { requestPasswordReset } from './request-password-reset.js';
 import { resetPassword } from './reset-password.js';
 import { revokeInstanceInvite } from './revoke-instance-invite.js';
 import { revokeSession } from './revoke-session.js';
+import { Session } from './session-type.js';
 import { signupWithInvite } from './signup-with-invite.js';
 import { updateProfile } from './update-profile.js';
 import { User } from './user.js';
@@ -35,4 +36,5 @@ export const accountResolvers: Resolvers = {
   },
   User,
   InstanceInvite,
+  Session,
 };

@@ -1,5 +1,6 @@
+import type { KeysetArgs } from '../../../services/paging/keyset.js';
 import { requireSession } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
-export const mySessions: Resolver = (_parent, _args, ctx) =>
-  ctx.services.sessions.listMine(requireSession(ctx));
+export const mySessions: Resolver<unknown, KeysetArgs> = (_parent, args, ctx) =>
+  ctx.services.sessions.listMine(requireSession(ctx), args);

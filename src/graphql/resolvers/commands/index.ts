@@ -11,6 +11,7 @@ import { deletePipeline } from './delete-pipeline.js';
 import { executeCommand } from './execute-command.js';
 import { executeMacro } from './execute-macro.js';
 import { keybinds } from './keybinds.js';
+import { Keybind, Macro, Pipeline } from './list-cursors.js';
 import { macros } from './macros.js';
 import { pipelines } from './pipelines.js';
 import { setKeybind } from './set-keybind.js';
@@ -29,4 +30,7 @@ export const commandResolvers: Resolvers = {
     setPipelineEnabled,
     deletePipeline,
   },
+  Macro,
+  Keybind,
+  Pipeline,
 };

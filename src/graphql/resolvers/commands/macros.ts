@@ -1,5 +1,9 @@
+import type { KeysetArgs } from '../../../services/paging/keyset.js';
 import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
-export const macros: Resolver<unknown, { serverId?: string | null }> = (_parent, args, ctx) =>
-  ctx.services.commands.macros.list(requireActor(ctx), args.serverId);
+export const macros: Resolver<unknown, { serverId?: string | null } & KeysetArgs> = (
+  _parent,
+  { serverId, ...page },
+  ctx,
+) => ctx.services.commands.macros.list(requireActor(ctx), serverId, page);

@@ -1,5 +1,6 @@
+import type { KeysetArgs } from '../../../services/paging/keyset.js';
 import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
-export const myWorkspaces: Resolver = (_parent, _args, ctx) =>
-  ctx.services.workspaces.listMine(requireActor(ctx));
+export const myWorkspaces: Resolver<unknown, KeysetArgs> = (_parent, args, ctx) =>
+  ctx.services.workspaces.pageMine(requireActor(ctx), args);

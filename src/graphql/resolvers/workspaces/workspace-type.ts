@@ -1,4 +1,5 @@
-import type { KeysetArgs } from '../../../services/paging/keyset.js';
+import { keyCursor, type KeysetArgs } from '../../../services/paging/keyset.js';
+import { myWorkspacesPosition } from '../../../services/workspaces/views.js';
 import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 import type { WorkspaceView } from '../../../services/workspaces/workspace-service.js';
@@ -6,6 +7,10 @@ import type { WorkspaceView } from '../../../services/workspaces/workspace-servi
 /** Fields of Workspace beyond the view's own, each one call to a service. */
 export const Workspace = {
   role: ((parent) => parent.myRole) as Resolver<WorkspaceView>,
+  cursor: ((parent) => {
+    const at = myWorkspacesPosition(parent);
+    return at && keyCursor(at.at, at.id);
+  }) as Resolver<WorkspaceView>,
   channels: ((parent, { includeArchived, ...page }, ctx) =>
     ctx.services.channels.list(requireActor(ctx), parent.id, {
       includeArchived,

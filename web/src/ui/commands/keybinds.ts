@@ -1,8 +1,9 @@
 import { signal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 
-import { ApiError, gql } from '../../api/graphql.ts';
-import { KEYBINDS } from '../../api/command-queries.ts';
+import { ApiError } from '../../api/graphql.ts';
+import { COMMAND_LIST_PAGE, KEYBINDS } from '../../api/command-queries.ts';
+import { readAll } from '../../api/paged.ts';
 import type { Keybind } from '../../api/types.ts';
 import { route } from '../../state/router.ts';
 import { conversations, workspaces } from '../../state/store.ts';
@@ -26,8 +27,12 @@ function currentServer(): string | null {
 }
 
 export async function loadKeybinds(): Promise<void> {
-  const d = await gql<{ keybinds: Keybind[] }>(KEYBINDS, { serverId: currentServer() });
-  keybinds.value = d.keybinds;
+  keybinds.value = await readAll<Keybind & { cursor: string }>(
+    KEYBINDS,
+    'keybinds',
+    { serverId: currentServer() },
+    COMMAND_LIST_PAGE,
+  );
 }
 
 /** Listens for the keybinds' chords everywhere in the signed-in app. */

@@ -1,6 +1,7 @@
 import { ApiError, gql } from '../../api/graphql.ts';
 import { COMMANDS, EXECUTE_COMMAND, EXECUTE_MACRO } from '../../api/command-queries.ts';
 import type { Command, CommandRun, Macro, MacroRun } from '../../api/types.ts';
+import { pluginChanges } from '../../state/plugins.ts';
 import { confirmAction } from '../confirm.tsx';
 import { showInfo } from '../toasts.tsx';
 
@@ -15,12 +16,20 @@ export interface RunContext {
 
 type Initiator = 'USER' | 'KEYBIND' | 'MACRO';
 
-/** Lists of commands by conversation, kept a minute (a plugin switched on or off shows then). */
+/**
+ * Lists of commands by conversation, kept a minute, and dropped at once when a workspace's
+ * plugins change (a plugin's commands come and go with it).
+ */
 const lists = new Map<string, { at: number; list: Promise<Command[]> }>();
 const KEEP_MS = 60_000;
+let listsOf = pluginChanges.peek();
 
 /** The commands the person may run from the message box here, built-ins and plugins'. */
 export function commandsHere(conversationId: string): Promise<Command[]> {
+  if (pluginChanges.peek() !== listsOf) {
+    lists.clear();
+    listsOf = pluginChanges.peek();
+  }
   const had = lists.get(conversationId);
   if (had && Date.now() - had.at < KEEP_MS) return had.list;
   const list = gql<{ commands: Command[] }>(COMMANDS, {

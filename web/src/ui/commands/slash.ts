@@ -1,5 +1,6 @@
-import { ApiError, gql } from '../../api/graphql.ts';
-import { MACROS } from '../../api/command-queries.ts';
+import { ApiError } from '../../api/graphql.ts';
+import { COMMAND_LIST_PAGE, MACROS } from '../../api/command-queries.ts';
+import { readAll } from '../../api/paged.ts';
 import type { Command, Conversation, Macro } from '../../api/types.ts';
 
 import { argumentHint, commandsHere, runCommand, runMacro } from './run.ts';
@@ -22,12 +23,21 @@ export function macrosHere(serverId: string, direct: boolean): Promise<Macro[]> 
   const key = direct ? '' : serverId;
   const had = macroLists.get(key);
   if (had && Date.now() - had.at < 60_000) return had.list;
-  const list = gql<{ macros: Macro[] }>(MACROS, { serverId: direct ? null : serverId }).then(
-    (d) => d.macros,
-  );
+  const list = readMacros(direct ? null : serverId);
   list.catch(() => macroLists.delete(key));
   macroLists.set(key, { at: Date.now(), list });
   return list;
+}
+
+/** Every macro `macros(serverId)` lists, by name. */
+export async function readMacros(serverId: string | null): Promise<Macro[]> {
+  const all = await readAll<Macro & { cursor: string }>(
+    MACROS,
+    'macros',
+    { serverId },
+    COMMAND_LIST_PAGE,
+  );
+  return all.sort((a, b) => a.name.localeCompare(b.name));
 }
 
 export function forgetMacroLists(): void {

@@ -4,22 +4,36 @@ import {
   CREATE_MACRO,
   DELETE_KEYBIND,
   DELETE_MACRO,
-  MACROS,
+  COMMAND_LIST_PAGE,
+  KEYBINDS,
   SET_KEYBIND,
 } from '../../api/command-queries.ts';
 import { ApiError, gql } from '../../api/graphql.ts';
+import { readAll } from '../../api/paged.ts';
 import type { Keybind, Macro, MacroStep } from '../../api/types.ts';
 import { conversations } from '../../state/store.ts';
 import { lastConversation } from '../../state/view.ts';
 import { chordOf, chordWords, clashOf } from '../commands/chords.ts';
 import { keybinds, loadKeybinds } from '../commands/keybinds.ts';
 import { runMacro } from '../commands/run.ts';
-import { forgetMacroLists } from '../commands/slash.ts';
+import { forgetMacroLists, readMacros } from '../commands/slash.ts';
 import { confirmAction } from '../confirm.tsx';
 import { ErrorText, showInfo } from '../toasts.tsx';
 
 // Settings → Commands: the person's macros (named runs of commands) and keybinds (key chords
-// that run a command or a macro anywhere in the app), docs/commands.md.
+// that run a command or a macro anywhere in the app), docs/commands.md. The workspace dialog's
+// Commands tab shows the same for a workspace's defaults: every member sees them, its staff
+// (`macro:manage`, `keybind:manage`) change them.
+
+/** Whose macros and keybinds a list shows: the person's own, or a workspace's defaults. */
+export interface CommandScope {
+  /** The workspace, or null for the person's own. */
+  serverId: string | null;
+  /** Whether the person may change them (always for their own). */
+  canManage: boolean;
+}
+
+const MINE: CommandScope = { serverId: null, canManage: true };
 
 /** `/topic topic="Release day"`: a step as one line, arguments by name. */
 export function stepLine(s: MacroStep): string {
@@ -48,37 +62,73 @@ export function parseStep(line: string, n: number): MacroStep {
   return { command: m[1]!, plugin: null, args };
 }
 
-export function CommandSettings() {
+/** The macros of a scope (the workspace's list also holds the person's own: they are dropped). */
+function useMacros(scope: CommandScope) {
   const [macros, setMacros] = useState<Macro[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const reload = () =>
-    gql<{ macros: Macro[] }>(MACROS, { serverId: null })
-      .then((d) => {
-        setMacros(d.macros);
+    readMacros(scope.serverId)
+      .then((list) => {
+        setMacros(list.filter((m) => m.serverId === scope.serverId));
         forgetMacroLists();
       })
       .catch(setError);
   useEffect(() => {
     void reload();
-    void loadKeybinds().catch(setError);
+  }, [scope.serverId]);
+  return { macros, reload, error };
+}
+
+export function CommandSettings() {
+  const { macros, reload, error } = useMacros(MINE);
+  const [keysError, setKeysError] = useState<unknown>(null);
+  useEffect(() => {
+    void loadKeybinds().catch(setKeysError);
   }, []);
   return (
     <>
       <h2>Commands</h2>
       <p class="hint">
-        Type <kbd>/</kbd> in a message box to run a command or a macro there.
+        Type <kbd>/</kbd> in a message box to run a command or a macro there. A workspace’s own
+        macros and keybinds are in its dialog’s Commands tab (from Members in the conversation
+        list).
       </p>
-      <ErrorText error={error} />
-      <Macros macros={macros} reload={reload} />
-      <Keybinds macros={macros ?? []} />
+      <ErrorText error={error ?? keysError} />
+      <Macros scope={MINE} macros={macros} reload={reload} />
+      <Keybinds scope={MINE} macros={macros ?? []} />
     </>
   );
 }
 
-function Macros(p: { macros: Macro[] | null; reload: () => Promise<unknown> }) {
+/** The workspace dialog's Commands tab: the workspace's macros and default keybinds. */
+export function WorkspaceCommands(p: { serverId: string; canManage: boolean }) {
+  const scope = { serverId: p.serverId, canManage: p.canManage };
+  const { macros, reload, error } = useMacros(scope);
+  return (
+    <>
+      <p class="hint">
+        Every member of this workspace may run its macros from a message box with <kbd>/</kbd>, and
+        its keybinds work for everyone here (a person’s own keybind of the same keys wins).
+        {p.canManage ? '' : ' Moderators and the owner change them.'}
+      </p>
+      <ErrorText error={error} />
+      <Macros scope={scope} macros={macros} reload={reload} />
+      <Keybinds scope={scope} macros={macros ?? []} />
+    </>
+  );
+}
+
+function Macros(p: {
+  scope: CommandScope;
+  macros: Macro[] | null;
+  reload: () => Promise<unknown>;
+}) {
   const [editing, setEditing] = useState<Macro | 'new' | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const conv = lastConversation.value ? conversations.value[lastConversation.value] : undefined;
+  const last = lastConversation.value ? conversations.value[lastConversation.value] : undefined;
+  // A workspace's macro runs in that workspace only.
+  const conv = p.scope.serverId && last?.serverId !== p.scope.serverId ? undefined : last;
+  const workspace = p.scope.serverId !== null;
   const remove = async (m: Macro) => {
     if (!(await confirmAction({ title: `Delete /${m.name}?`, confirm: 'Delete' }))) return;
     await gql(DELETE_MACRO, { id: m.id }).then(p.reload).catch(setError);
@@ -90,41 +140,44 @@ function Macros(p: { macros: Macro[] | null; reload: () => Promise<unknown> }) {
   };
   return (
     <section aria-labelledby="macros-h">
-      <h3 id="macros-h">My macros</h3>
+      <h3 id="macros-h">{workspace ? 'Workspace macros' : 'My macros'}</h3>
       <ErrorText error={error} />
       {p.macros?.length === 0 && <p class="hint">No macros yet.</p>}
       <ul class="plain rule-list">
-        {p.macros
-          ?.filter((m) => !m.serverId)
-          .map((m) => (
-            <li key={m.id}>
-              <span>
-                <strong>/{m.name}</strong> {m.description}
-                <span class="muted small"> · {m.steps.map(stepLine).join(' · ')}</span>
-              </span>
-              <button
-                type="button"
-                disabled={!conv || m.params.length > 0}
-                title={
-                  m.params.length
-                    ? 'Has parameters: run it from a message box with /'
-                    : 'Runs in the conversation you opened last'
-                }
-                onClick={() => run(m)}
-              >
-                Run /{m.name}
-              </button>
-              <button type="button" onClick={() => setEditing(m)}>
-                Edit /{m.name}
-              </button>
-              <button type="button" onClick={() => void remove(m)}>
-                Delete /{m.name}
-              </button>
-            </li>
-          ))}
+        {p.macros?.map((m) => (
+          <li key={m.id}>
+            <span>
+              <strong>/{m.name}</strong> {m.description}
+              <span class="muted small"> · {m.steps.map(stepLine).join(' · ')}</span>
+            </span>
+            <button
+              type="button"
+              disabled={!conv || m.params.length > 0}
+              title={
+                m.params.length
+                  ? 'Has parameters: run it from a message box with /'
+                  : 'Runs in the conversation you opened last'
+              }
+              onClick={() => run(m)}
+            >
+              Run /{m.name}
+            </button>
+            {p.scope.canManage && (
+              <>
+                <button type="button" onClick={() => setEditing(m)}>
+                  Edit /{m.name}
+                </button>
+                <button type="button" onClick={() => void remove(m)}>
+                  Delete /{m.name}
+                </button>
+              </>
+            )}
+          </li>
+        ))}
       </ul>
-      {editing ? (
+      {!p.scope.canManage ? null : editing ? (
         <MacroForm
+          serverId={p.scope.serverId}
           macro={editing === 'new' ? null : editing}
           done={() => {
             setEditing(null);
@@ -140,7 +193,7 @@ function Macros(p: { macros: Macro[] | null; reload: () => Promise<unknown> }) {
   );
 }
 
-function MacroForm(p: { macro: Macro | null; done: () => void }) {
+function MacroForm(p: { serverId: string | null; macro: Macro | null; done: () => void }) {
   const m = p.macro;
   const [name, setName] = useState(m?.name ?? '');
   const [description, setDescription] = useState(m?.description ?? '');
@@ -151,6 +204,7 @@ function MacroForm(p: { macro: Macro | null; done: () => void }) {
     setError(null);
     try {
       const input = {
+        serverId: p.serverId,
         name: name.trim(),
         description: description.trim() || null,
         params: params
@@ -170,7 +224,13 @@ function MacroForm(p: { macro: Macro | null; done: () => void }) {
       } catch (err) {
         if (m && m.name === input.name) {
           await gql(CREATE_MACRO, {
-            input: { name: m.name, description: m.description, params: m.params, steps: m.steps },
+            input: {
+              serverId: p.serverId,
+              name: m.name,
+              description: m.description,
+              params: m.params,
+              steps: m.steps,
+            },
           }).catch(() => undefined);
         }
         throw err;
@@ -226,13 +286,31 @@ function MacroForm(p: { macro: Macro | null; done: () => void }) {
   );
 }
 
-function Keybinds(p: { macros: Macro[] }) {
+function Keybinds(p: { scope: CommandScope; macros: Macro[] }) {
   const [chord, setChord] = useState<string | null>(null);
   const [kind, setKind] = useState('command');
   const [target, setTarget] = useState('');
   const [args, setArgs] = useState('');
   const [error, setError] = useState<unknown>(null);
-  const mine = keybinds.value.filter((k) => k.ownerId);
+  const serverId = p.scope.serverId;
+  // The person's own are in the app's list; a workspace's are read for this tab (the app's
+  // list holds only the defaults of the workspace on screen).
+  const [defaults, setDefaults] = useState<Keybind[]>([]);
+  const reload = async () => {
+    await loadKeybinds();
+    if (!serverId) return;
+    const all = await readAll<Keybind & { cursor: string }>(
+      KEYBINDS,
+      'keybinds',
+      { serverId },
+      COMMAND_LIST_PAGE,
+    );
+    setDefaults(all.filter((k) => k.serverId === serverId));
+  };
+  useEffect(() => {
+    if (serverId) void reload().catch(setError);
+  }, [serverId]);
+  const shown = serverId ? defaults : keybinds.value.filter((k) => k.ownerId);
   const clash = chord ? clashOf(chord) : null;
   const save = async () => {
     if (!chord || clash) return;
@@ -242,10 +320,10 @@ function Keybinds(p: { macros: Macro[] }) {
       const step = macro ? null : parseStep(`/${target.trim().replace(/^\//, '')} ${args}`, 1);
       await gql(SET_KEYBIND, {
         input: macro
-          ? { chord, macroId: macro.id, args: {} }
-          : { chord, command: step!.command, args: step!.args },
+          ? { serverId, chord, macroId: macro.id, args: {} }
+          : { serverId, chord, command: step!.command, args: step!.args },
       });
-      await loadKeybinds();
+      await reload();
       showInfo(`${chordWords(chord)} is bound.`);
       setChord(null);
       setTarget('');
@@ -257,7 +335,7 @@ function Keybinds(p: { macros: Macro[] }) {
   };
   const remove = (k: Keybind) =>
     gql(DELETE_KEYBIND, { id: k.id })
-      .then(() => loadKeybinds())
+      .then(() => reload())
       .catch(setError);
   const what = (k: Keybind) =>
     k.command
@@ -265,81 +343,90 @@ function Keybinds(p: { macros: Macro[] }) {
       : `/${p.macros.find((m) => m.id === k.macroId)?.name ?? 'a macro'}`;
   return (
     <section aria-labelledby="keybinds-h">
-      <h3 id="keybinds-h">My keybinds</h3>
-      {mine.length === 0 && <p class="hint">No keybinds yet.</p>}
+      <h3 id="keybinds-h">{serverId ? 'Workspace keybinds' : 'My keybinds'}</h3>
+      {shown.length === 0 && <p class="hint">No keybinds yet.</p>}
+      <ErrorText error={p.scope.canManage ? null : error} />
       <ul class="plain rule-list">
-        {mine.map((k) => (
+        {shown.map((k) => (
           <li key={k.id}>
             <span>
               <kbd>{chordWords(k.chord)}</kbd> runs <code>{what(k)}</code>
             </span>
-            <button type="button" onClick={() => void remove(k)}>
-              Remove {chordWords(k.chord)}
-            </button>
+            {p.scope.canManage && (
+              <button type="button" onClick={() => void remove(k)}>
+                Remove {chordWords(k.chord)}
+              </button>
+            )}
           </li>
         ))}
       </ul>
-      <form
-        class="form"
-        aria-label="New keybind"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void save();
-        }}
-      >
-        <label for="chord-input">Keys</label>
-        <input
-          id="chord-input"
-          readOnly
-          value={chord ? chordWords(chord) : ''}
-          placeholder="Focus here and press the keys"
-          aria-describedby="chord-hint"
-          aria-invalid={clash ? true : undefined}
-          onKeyDown={(e) => {
-            if (e.key === 'Tab' && !e.ctrlKey && !e.metaKey && !e.altKey) return;
-            const c = chordOf(e);
-            if (!c) return;
+      {p.scope.canManage && (
+        <form
+          class="form"
+          aria-label="New keybind"
+          onSubmit={(e) => {
             e.preventDefault();
-            e.stopPropagation();
-            setChord(c);
+            void save();
           }}
-        />
-        <p class="hint" id="chord-hint" role={clash ? 'alert' : undefined}>
-          {clash ?? 'Chords the browser or this app uses already are refused.'}
-        </p>
-        <label for="keybind-kind">Runs</label>
-        <select id="keybind-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value)}>
-          <option value="command">A command</option>
-          {p.macros.map((m) => (
-            <option key={m.id} value={m.id}>
-              The macro /{m.name}
-            </option>
-          ))}
-        </select>
-        {kind === 'command' && (
-          <>
-            <label for="keybind-target">Command</label>
-            <input
-              id="keybind-target"
-              value={target}
-              placeholder="/away"
-              onInput={(e) => setTarget(e.currentTarget.value)}
-            />
-            <label for="keybind-args">Arguments (optional, name=value)</label>
-            <input id="keybind-args" value={args} onInput={(e) => setArgs(e.currentTarget.value)} />
-          </>
-        )}
-        <ErrorText error={error} />
-        <div class="buttons">
-          <button
-            type="submit"
-            class="primary"
-            disabled={!chord || !!clash || (kind === 'command' && !target.trim())}
-          >
-            Bind keys
-          </button>
-        </div>
-      </form>
+        >
+          <label for="chord-input">Keys</label>
+          <input
+            id="chord-input"
+            readOnly
+            value={chord ? chordWords(chord) : ''}
+            placeholder="Focus here and press the keys"
+            aria-describedby="chord-hint"
+            aria-invalid={clash ? true : undefined}
+            onKeyDown={(e) => {
+              if (e.key === 'Tab' && !e.ctrlKey && !e.metaKey && !e.altKey) return;
+              const c = chordOf(e);
+              if (!c) return;
+              e.preventDefault();
+              e.stopPropagation();
+              setChord(c);
+            }}
+          />
+          <p class="hint" id="chord-hint" role={clash ? 'alert' : undefined}>
+            {clash ?? 'Chords the browser or this app uses already are refused.'}
+          </p>
+          <label for="keybind-kind">Runs</label>
+          <select id="keybind-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value)}>
+            <option value="command">A command</option>
+            {p.macros.map((m) => (
+              <option key={m.id} value={m.id}>
+                The macro /{m.name}
+              </option>
+            ))}
+          </select>
+          {kind === 'command' && (
+            <>
+              <label for="keybind-target">Command</label>
+              <input
+                id="keybind-target"
+                value={target}
+                placeholder="/away"
+                onInput={(e) => setTarget(e.currentTarget.value)}
+              />
+              <label for="keybind-args">Arguments (optional, name=value)</label>
+              <input
+                id="keybind-args"
+                value={args}
+                onInput={(e) => setArgs(e.currentTarget.value)}
+              />
+            </>
+          )}
+          <ErrorText error={error} />
+          <div class="buttons">
+            <button
+              type="submit"
+              class="primary"
+              disabled={!chord || !!clash || (kind === 'command' && !target.trim())}
+            >
+              Bind keys
+            </button>
+          </div>
+        </form>
+      )}
     </section>
   );
 }

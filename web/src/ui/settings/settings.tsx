@@ -266,15 +266,12 @@ interface SessionRow {
 }
 
 function Sessions() {
-  const [list, setList] = useState<SessionRow[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const load = () =>
-    gql<{ mySessions: SessionRow[] }>(MY_SESSIONS)
-      .then((d) => setList(d.mySessions))
-      .catch(setError);
-  useEffect(() => {
-    void load();
-  }, []);
+  // Newest first, 20 at a time.
+  const sessions = usePagedList<SessionRow & { cursor: string }>(MY_SESSIONS, 'mySessions', {}, 20);
+  const list = sessions.items;
+  const [ownError, setError] = useState<unknown>(null);
+  const error = ownError ?? sessions.error;
+  const load = sessions.reload;
   return (
     <>
       <h2>Sessions</h2>
@@ -316,6 +313,11 @@ function Sessions() {
             </li>
           ))}
         </ul>
+      )}
+      {sessions.more && (
+        <button type="button" onClick={sessions.loadMore}>
+          Show more sessions
+        </button>
       )}
     </>
   );

@@ -23,6 +23,8 @@ import { Dialog } from '../dialog.tsx';
 import { ErrorText, showError, showInfo } from '../toasts.tsx';
 
 import { EmojiSettings } from './emoji-settings.tsx';
+import { PluginSettings } from './plugin-settings.tsx';
+import { WorkspaceCommands } from '../settings/command-settings.tsx';
 import { ReportList, type Report } from './report-list.tsx';
 import { WorkspaceSettings } from './workspace-settings.tsx';
 import { confirmAction } from '../confirm.tsx';
@@ -44,6 +46,7 @@ export function WorkspaceAdmin(p: { serverId: string; tab: string; onClose: () =
   const tabs: [string, string][] = [
     ['members', 'Members'],
     ['invites', 'Invites'],
+    ['commands', 'Commands'],
     ...(staff
       ? ([
           ['reports', 'Reports'],
@@ -52,6 +55,9 @@ export function WorkspaceAdmin(p: { serverId: string; tab: string; onClose: () =
       : []),
     ...(staff && featureOn('custom_emoji')
       ? ([['emoji', 'Custom emoji']] as [string, string][])
+      : []),
+    ...(staff && featureOn('workspace_plugins')
+      ? ([['plugins', 'Plugins']] as [string, string][])
       : []),
   ];
   return (
@@ -80,6 +86,8 @@ export function WorkspaceAdmin(p: { serverId: string; tab: string; onClose: () =
         {tab === 'reports' && <Reports serverId={w.id} />}
         {tab === 'settings' && <WorkspaceSettings w={w} onClose={p.onClose} />}
         {tab === 'emoji' && <EmojiSettings serverId={w.id} />}
+        {tab === 'plugins' && <PluginSettings serverId={w.id} />}
+        {tab === 'commands' && <WorkspaceCommands serverId={w.id} canManage={staff} />}
       </div>
       {w.myRole !== 'OWNER' && (
         <p>
@@ -403,22 +411,27 @@ function Invites({ serverId, staff, guest }: { serverId: string; staff: boolean;
 }
 
 function Reports({ serverId }: { serverId: string }) {
-  const [list, setList] = useState<Report[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const load = () =>
-    gql<{ workspaceReports: Report[] }>(WORKSPACE_REPORTS, { serverId, openOnly: true })
-      .then((d) => setList(d.workspaceReports))
-      .catch(setError);
-  useEffect(() => {
-    void load();
-  }, [serverId]);
-  if (error) return <ErrorText error={error} />;
-  if (!list) return <p class="loading">Loading…</p>;
+  // Oldest first, as the server keeps them: the first page is the longest-waiting reports.
+  const reports = usePagedList<Report & { cursor: string }>(
+    WORKSPACE_REPORTS,
+    'workspaceReports',
+    { serverId, openOnly: true },
+    20,
+  );
+  if (reports.error) return <ErrorText error={reports.error} />;
+  if (!reports.items) return <p class="loading">Loading…</p>;
   return (
-    <ReportList
-      reports={list}
-      empty="No open reports. Reports of messages in this workspace come here."
-      resolve={(id) => gql(RESOLVE_WORKSPACE_REPORT, { id }).then(load)}
-    />
+    <>
+      <ReportList
+        reports={reports.items}
+        empty="No open reports. Reports of messages in this workspace come here."
+        resolve={(id) => gql(RESOLVE_WORKSPACE_REPORT, { id }).then(reports.reload)}
+      />
+      {reports.more && (
+        <button type="button" onClick={reports.loadMore}>
+          Show more reports
+        </button>
+      )}
+    </>
   );
 }

@@ -29,6 +29,7 @@ import { Dialog } from '../dialog.tsx';
 import { MessageText } from '../format.tsx';
 import type { SidebarDialog } from '../sidebar.tsx';
 import { ErrorText, showInfo } from '../toasts.tsx';
+import { joinRemote, remoteInvite } from '../../remote/spaces.ts';
 
 import { ChannelSettings } from './channel-settings.tsx';
 import { WorkspaceAdmin } from './workspace-admin.tsx';
@@ -101,13 +102,21 @@ function NewWorkspace({ onClose }: { onClose: () => void }) {
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          const token = tokenOf(String(new FormData(e.currentTarget).get('invite')));
-          gql<{ joinWorkspace: Workspace }>(JOIN_WORKSPACE, { token })
-            .then((r) => opened(r.joinWorkspace))
+          const text = String(new FormData(e.currentTarget).get('invite'));
+          // A link of another server: joined there through this server's relay route.
+          const elsewhere = remoteInvite(text);
+          (elsewhere
+            ? joinRemote(elsewhere.host, elsewhere.token)
+            : gql<{ joinWorkspace: Workspace }>(JOIN_WORKSPACE, { token: tokenOf(text) }).then(
+                (r) => r.joinWorkspace,
+              )
+          )
+            .then(opened)
             .catch(setError);
         }}
       >
         <h3>Join with an invite</h3>
+        <p class="hint">A link of another server works too: you take part from here.</p>
         <label>
           Invite link or code
           <input name="invite" required autoCapitalize="none" />

@@ -1,0 +1,210 @@
+/// <reference lib="dom" />
+// Spaces on other servers (docs/federation.md, docs/web-client.md): two real servers on
+// loopback, relay A and host B. Bob, a person of B, makes a workspace and an invite link; Alice,
+// a person of A, joins it from her own app at A, which talks only to A (through
+// /api/remote/<B>/... with her browser's device key) and checks B's signed answers. They talk
+// live both ways, react and reply in a thread; then B goes down and Alice's app says so.
+import type { Browser, Request } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { checkA11y } from './a11y.js';
+import {
+  assertBuilt,
+  composer,
+  createInviteLink,
+  freePort,
+  launchBrowser,
+  personPage,
+  send,
+  shot,
+  signUp,
+  signUpWithWorkspace,
+  timeline,
+  TestServer,
+  type Person,
+} from './harness.js';
+
+let relay: TestServer;
+let host: TestServer;
+let hostId = '';
+let browser: Browser;
+let alice: Person;
+let bob: Person;
+let link = '';
+const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** Every request Alice's page made, to check it talked to its own server only. */
+const aliceRequests: Request[] = [];
+
+async function federating(port: number, env: Record<string, string> = {}): Promise<TestServer> {
+  return TestServer.start(
+    {
+      ...env,
+      SVC_OPEN_REGISTRATION: 'true',
+      SVC_REGISTRATION_POW_BITS: '10',
+      SVC_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      SVC_S2S_INSECURE: 'true',
+      SVC_S2S_TIMEOUT_MS: '3000',
+    },
+    port,
+  );
+}
+
+beforeAll(async () => {
+  assertBuilt();
+  const [a, b] = [await freePort(), await freePort()];
+  // The host holds each person to three messages a minute (and a burst of three).
+  [relay, host] = await Promise.all([
+    federating(a),
+    federating(b, { SVC_RATE_MESSAGES_PER_MIN_PER_USER: '3' }),
+  ]);
+  hostId = `127.0.0.1:${b}`;
+  browser = await launchBrowser();
+  alice = await personPage(browser, relay.url);
+  bob = await personPage(browser, host.url);
+  alice.page.on('request', (r) => aliceRequests.push(r));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all([relay?.dispose(), host?.dispose()]);
+});
+
+describe('a workspace hosted on another server', () => {
+  it('is joined from the host’s invite link, through the person’s own server', async () => {
+    await signUpWithWorkspace(bob.page, 'bob', 'Bob', 'Harbour');
+    link = await createInviteLink(bob.page);
+    expect(new URL(link).host).toBe(hostId);
+
+    const p = alice.page;
+    await p.goto('/');
+    await signUp(p, 'alice', 'Alice');
+    await p.getByRole('button', { name: 'Create or join a workspace' }).click();
+    await p.getByRole('dialog').getByLabel('Invite link or code').fill(link);
+    await p.getByRole('button', { name: 'Join', exact: true }).click();
+    await p.getByRole('heading', { name: '#general' }).waitFor({ timeout: 20_000 });
+    // Beside her own, with the host shown.
+    await p
+      .getByRole('navigation', { name: 'Workspaces' })
+      .getByRole('button', { name: `Harbour on ${hostId}` })
+      .waitFor();
+    await p.getByText(`Hosted on ${hostId}`).waitFor();
+    // Every request went to her own server; the host's answers came through its relay route.
+    const origins = new Set(aliceRequests.map((r) => new URL(r.url()).host));
+    expect([...origins]).toEqual([`127.0.0.1:${relay.port}`]);
+    expect(aliceRequests.some((r) => r.url().includes(`/api/remote/${hostId}/api`))).toBe(true);
+    const joined = aliceRequests.find(
+      (r) =>
+        r.url().endsWith(`/api/remote/${hostId}/api`) && r.postData()?.includes('joinWorkspace'),
+    );
+    expect(joined?.headers()['svc-device-request']).toBeTruthy();
+    expect(joined?.headers()['svc-device-signature']).toBeTruthy();
+    await shot(p, 'remote-01-joined');
+    await checkA11y(p, 'a workspace on another server');
+  });
+
+  it('delivers messages live both ways', async () => {
+    await bob.page.getByRole('heading', { name: '#general' }).waitFor();
+    await send(alice.page, 'Hello from the other server');
+    await timeline(bob.page).getByText('Hello from the other server').waitFor({ timeout: 15_000 });
+    // Bob's page names her as the host knows her: alice@<relay>.
+    await send(bob.page, 'Welcome, Alice');
+    // Through the host's events to her relay, and relayStream to her page.
+    await timeline(alice.page).getByText('Welcome, Alice').waitFor({ timeout: 20_000 });
+    await timeline(alice.page).getByText('Bob').first().waitFor();
+  });
+
+  it('shows reactions and thread replies, and the members', async () => {
+    const msg = alice.page.locator('article.msg', { hasText: 'Welcome, Alice' });
+    await msg.hover();
+    await msg.getByRole('button', { name: 'Add a reaction' }).click();
+    await alice.page.getByRole('searchbox', { name: 'Search emoji' }).fill('thumbs');
+    await alice.page.keyboard.press('Enter');
+    await alice.page.getByRole('button', { name: /👍 1/ }).waitFor();
+    await bob.page.getByRole('button', { name: /👍 1/ }).waitFor({ timeout: 15_000 });
+
+    const b = bob.page.locator('article.msg', { hasText: 'Hello from the other server' });
+    await b.hover();
+    await b.getByRole('button', { name: 'Reply in thread' }).click();
+    await bob.page.getByRole('complementary', { name: 'Thread' }).waitFor();
+    await bob.page.locator('#thread-input').fill('A reply from the host');
+    await bob.page.locator('#thread-input').press('Enter');
+    await alice.page.getByRole('button', { name: /1 reply/ }).click({ timeout: 20_000 });
+    await alice.page
+      .getByRole('log', { name: 'Replies in the thread' })
+      .getByText('A reply from the host')
+      .waitFor();
+    await alice.page.getByRole('button', { name: 'Close thread' }).click();
+
+    await alice.page.getByRole('button', { name: /^Members \(/ }).click();
+    await alice.page
+      .getByRole('complementary', { name: 'Members' })
+      .getByText('Bob')
+      .first()
+      .waitFor();
+    await alice.page.keyboard.press('Escape');
+  });
+
+  it('refuses an answer altered between the relay and the page', async () => {
+    const p = alice.page;
+    // A man in the middle on the page's side: the host's signed answer to sendMessage, altered.
+    await p.route(`**/api/remote/${hostId}/api`, async (route) => {
+      if (!route.request().postData()?.includes('sendMessage')) return route.fallback();
+      const res = await route.fetch();
+      const body = (await res.text()).replace('Altered on the way', 'FORGED');
+      await route.fulfill({ response: res, body });
+    });
+    await composer(p).fill('Altered on the way');
+    await composer(p).press('Enter');
+    await p
+      .getByText(
+        new RegExp(`${esc(hostId)} could not be reached, or its answer could not be verified`),
+      )
+      .first()
+      .waitFor({ timeout: 15_000 });
+    expect(await composer(p).inputValue()).toBe('Altered on the way');
+    await p.unroute(`**/api/remote/${hostId}/api`);
+    expect(await timeline(p).getByText('FORGED').count()).toBe(0);
+    await composer(p).fill('');
+  });
+
+  it('says how long to wait when the host limits the person', async () => {
+    const p = alice.page;
+    // Three messages a minute: a few more in a row meet the host's limit.
+    let refused = false;
+    for (let i = 1; i <= 6 && !refused; i++) {
+      await composer(p).fill(`Quick message ${i}`);
+      await composer(p).press('Enter');
+      const shown = p.getByText(
+        new RegExp(`${esc(hostId)}, which hosts this workspace, asks to slow down`),
+      );
+      const sent = timeline(p).getByText(`Quick message ${i}`, { exact: true });
+      await shown.or(sent).first().waitFor({ timeout: 15_000 });
+      refused = (await shown.count()) > 0;
+    }
+    expect(refused).toBe(true);
+    await p
+      .getByText(/Wait \d+ seconds? and try again/)
+      .first()
+      .waitFor();
+    await composer(p).fill('');
+  });
+
+  it('says in words when the host cannot be reached', async () => {
+    await host.stop();
+    await composer(alice.page).fill('Is anyone there?');
+    await composer(alice.page).press('Enter');
+    await alice.page
+      .getByText(new RegExp(`${esc(hostId)} could not be reached`))
+      .first()
+      .waitFor({ timeout: 20_000 });
+    // The text stays in the box to send again.
+    expect(await composer(alice.page).inputValue()).toBe('Is anyone there?');
+    await shot(alice.page, 'remote-02-host-down');
+    await host.boot();
+  });
+
+  it('leaves no page errors or policy violations', () => {
+    expect(alice.problems).toEqual([]);
+    expect(bob.problems).toEqual([]);
+  });
+});

@@ -1,0 +1,92 @@
+import { signal } from '@preact/signals';
+
+// Which server a request belongs to. Everything the client reads from a host is remembered by id
+// (workspaces, conversations, messages, people, attachments): a request whose variables name
+// one of those ids goes to that host through the relay, every other request to this server. So
+// the screens need not know where a workspace lives; ids are random and never shared between
+// servers.
+
+const owner = new Map<string, string>();
+
+/** The hosts whose workspaces this person joined, kept per account in this browser. */
+export const remoteHosts = signal<string[]>([]);
+/** The person's own account id on each host (`<name>@<relay>` there). */
+export const remoteSelf = signal<Record<string, string>>({});
+
+const HOSTS = (username: string) => `svc-remote-hosts:${username.toLowerCase()}`;
+
+export function loadRemoteHosts(username: string): string[] {
+  try {
+    const v = JSON.parse(localStorage.getItem(HOSTS(username)) ?? '[]') as unknown;
+    remoteHosts.value = Array.isArray(v) ? v.filter((h): h is string => typeof h === 'string') : [];
+  } catch {
+    remoteHosts.value = [];
+  }
+  return remoteHosts.value;
+}
+
+export function addRemoteHost(username: string, host: string): void {
+  if (remoteHosts.value.includes(host)) return;
+  remoteHosts.value = [...remoteHosts.value, host];
+  localStorage.setItem(HOSTS(username), JSON.stringify(remoteHosts.value));
+}
+
+export function forgetRemoteState(): void {
+  owner.clear();
+  remoteHosts.value = [];
+  remoteSelf.value = {};
+}
+
+/** Remembers every `id` (and `...Id`) in a host's answer as that host's. */
+export function tagIds(host: string, value: unknown, depth = 0): void {
+  if (depth > 12 || value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    for (const v of value) tagIds(host, v, depth + 1);
+    return;
+  }
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    if (typeof v === 'string' && (k === 'id' || k.endsWith('Id'))) owner.set(v, host);
+    else if (Array.isArray(v) && k.endsWith('Ids')) {
+      for (const x of v) if (typeof x === 'string') owner.set(x, host);
+    } else tagIds(host, v, depth + 1);
+  }
+}
+
+export function tagId(id: string, host: string): void {
+  owner.set(id, host);
+}
+
+/** The host a value refers to: the first id among its strings that belongs to a host. */
+export function hostOf(value: unknown, depth = 0): string | null {
+  if (typeof value === 'string') return owner.get(value) ?? null;
+  if (depth > 8 || value === null || typeof value !== 'object') return null;
+  for (const v of Array.isArray(value) ? value : Object.values(value as object)) {
+    const h = hostOf(v, depth + 1);
+    if (h) return h;
+  }
+  return null;
+}
+
+/** The host of a workspace or conversation, or null when it lives on this server. */
+export function hostOfId(id: string | null | undefined): string | null {
+  return id ? (owner.get(id) ?? null) : null;
+}
+
+/** Is this user id the signed-in person, here or on a host? */
+export function isSelf(userId: string | null | undefined, localId: string | undefined): boolean {
+  if (!userId) return false;
+  return userId === localId || Object.values(remoteSelf.value).includes(userId);
+}
+
+/**
+ * A live event of a host (it came on relayStream for a workspace or conversation of a host): the
+ * ids it carries (a new message, a reaction's message) belong to that host too.
+ */
+export function tagEvent(e: {
+  serverId: string | null;
+  conversationId: string | null;
+  payload: unknown;
+}): void {
+  const host = hostOfId(e.conversationId) ?? hostOfId(e.serverId);
+  if (host) tagIds(host, e.payload);
+}

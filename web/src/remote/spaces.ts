@@ -1,0 +1,101 @@
+import { signal } from '@preact/signals';
+
+import { ApiError, gqlAt, routeRemote } from '../api/graphql.ts';
+import { JOIN_WORKSPACE } from '../api/queries.ts';
+import type { Workspace } from '../api/types.ts';
+import { storedAccounts } from '../auth/keys.ts';
+import { me } from '../state/store.ts';
+
+import { remotePost } from './relay.ts';
+import {
+  addRemoteHost,
+  forgetRemoteState,
+  hostOf,
+  loadRemoteHosts,
+  remoteSelf,
+  tagId,
+  tagIds,
+} from './routing.ts';
+
+// Workspaces hosted on other servers, beside this server's own in the rail (docs/web-client.md,
+// "Spaces on other servers").
+
+routeRemote({ hostOf, post: remotePost, tag: tagIds });
+
+/** Why a host's workspaces could not be read at the last load, by host. */
+export const remoteProblems = signal<Record<string, ApiError>>({});
+
+const WORKSPACE = `id name description isDirect ownerId myRole myTimedOutUntil memberCount`;
+const REMOTE_SELF = `query RemoteSelf { me { id username } myWorkspaces { ${WORKSPACE} } }`;
+/** The last list each host answered, shown while it cannot be reached. */
+const lastKnown = new Map<string, Workspace[]>();
+
+/** The workspaces this person joined on other servers (their direct spaces there left out). */
+export async function loadRemoteWorkspaces(): Promise<Workspace[]> {
+  const username = me.value?.username;
+  if (!username) return [];
+  const hosts = loadRemoteHosts(username);
+  const problems: Record<string, ApiError> = {};
+  const lists = await Promise.all(
+    hosts.map(async (host) => {
+      try {
+        const d = await gqlAt<{ me: { id: string }; myWorkspaces: Workspace[] }>(host, REMOTE_SELF);
+        remoteSelf.value = { ...remoteSelf.value, [host]: d.me.id };
+        const list = d.myWorkspaces.filter((w) => !w.isDirect);
+        lastKnown.set(host, list);
+        return list;
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        problems[host] = err;
+        return lastKnown.get(host) ?? [];
+      }
+    }),
+  );
+  remoteProblems.value = problems;
+  const out = lists.flat();
+  for (const w of out) tagId(w.id, hostOfList(w.id, hosts, lists));
+  return out;
+}
+
+function hostOfList(id: string, hosts: string[], lists: Workspace[][]): string {
+  const i = lists.findIndex((l) => l.some((w) => w.id === id));
+  return hosts[i]!;
+}
+
+export function forgetRemote(): void {
+  forgetRemoteState();
+  lastKnown.clear();
+  remoteProblems.value = {};
+}
+
+/**
+ * An invite link of another server (`https://<host>/invite/<token>`): the host's id and the
+ * token; null for a link of this server or a bare code.
+ */
+export function remoteInvite(text: string): { host: string; token: string } | null {
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    return null;
+  }
+  const m = /^\/invite\/([^/?#\s]+)/.exec(url.pathname);
+  if (!m || url.host.toLowerCase() === location.host.toLowerCase()) return null;
+  return { host: url.host.toLowerCase(), token: decodeURIComponent(m[1] as string) };
+}
+
+/** Joins a workspace hosted elsewhere, through this server's relay route. */
+export async function joinRemote(host: string, token: string): Promise<Workspace> {
+  const username = me.value?.username;
+  const hasKey =
+    !!username && (await storedAccounts()).some((a) => a.username === username.toLowerCase());
+  if (!hasKey) {
+    throw new ApiError('this browser holds no device key for the account', 'NO_DEVICE_KEY', {
+      hostServerId: host,
+    });
+  }
+  const d = await gqlAt<{ joinWorkspace: Workspace }>(host, JOIN_WORKSPACE, { token });
+  addRemoteHost(username!, host);
+  tagId(d.joinWorkspace.id, host);
+  return d.joinWorkspace;
+}

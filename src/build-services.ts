@@ -134,7 +134,7 @@ export async function buildServices(
   });
   const signup = new SignupPolicy(config, clock, keys.cookie, {
     joinAsMember: (tx, workspaceId, accountId) =>
-      workspaces.joinAsMember(tx, workspaceId, accountId),
+      workspaces.membership.joinAsMember(tx, workspaceId, accountId),
     redeemInviteForSignup: (tx, token, accountId) => invites.redeemForSignup(tx, token, accountId),
   });
   const registration = new RegistrationService(
@@ -181,7 +181,7 @@ export async function buildServices(
     sessions,
     bus,
     log.child({ subsystem: 'account-deletion' }),
-    workspaces,
+    workspaces.lifecycle,
     messageRemover,
     accounts.views,
   );
@@ -195,7 +195,7 @@ export async function buildServices(
     authz,
     // A cascading block deletes the workspaces it owns the way a purge does: deletion hooks
     // (files, plugins, ...) run and members get MemberLeft and WorkspaceDeleted.
-    removeWorkspace: (tx, id, by) => workspaces.deleteForPurge(tx, id, by),
+    removeWorkspace: (tx, id, by) => workspaces.lifecycle.deleteForPurge(tx, id, by),
     messages: messageRemover,
     frankingKey: keys.franking,
   });

@@ -50,14 +50,14 @@ export function wireReactions(r: Reacting): void {
   s.messages.hooks.onCreated((message) => s.notifications.messageCreated(message));
 
   // A workspace deleted (by its owner, a purge or a cascading block): its rows in each area.
-  s.workspaces.onDelete((tx, id) => s.emoji.onWorkspaceDeleted(tx, id));
-  s.workspaces.onDelete((tx, id) => s.attachments.onWorkspaceDeleted(tx, id));
-  s.workspaces.onDelete((tx, id) => s.plugins.onWorkspaceDeleted(tx, id));
-  s.workspaces.onDelete((tx, id) => s.commands.onWorkspaceDeleted(tx, id));
-  s.workspaces.onDelete((tx, id) => s.notifications.onWorkspaceDeleted(tx, id));
+  s.workspaces.lifecycle.onDelete((tx, id) => s.emoji.onWorkspaceDeleted(tx, id));
+  s.workspaces.lifecycle.onDelete((tx, id) => s.attachments.onWorkspaceDeleted(tx, id));
+  s.workspaces.lifecycle.onDelete((tx, id) => s.plugins.onWorkspaceDeleted(tx, id));
+  s.workspaces.lifecycle.onDelete((tx, id) => s.commands.onWorkspaceDeleted(tx, id));
+  s.workspaces.lifecycle.onDelete((tx, id) => s.notifications.onWorkspaceDeleted(tx, id));
 
   // A member joined a workspace, after the commit: pipeline triggers.
-  s.workspaces.onJoined(s.commands.memberJoined);
+  s.workspaces.membership.onJoined(s.commands.memberJoined);
 
   // An account purged: each area's rows of the person, in the purge's transaction.
   s.accountDeletion.addPurgeStep('attachments', (tx, id) => s.attachments.onAccountPurged(tx, id));

@@ -18,15 +18,17 @@ export function publishOnCommit(tx: Tx, bus: EventBus, event: BusEvent): void {
 
 /**
  * Publishes one catalog event on `topic` after `tx` commits, its payload checked against the
- * kind (`EventMap`). `at` is the event's time in milliseconds (the service's clock).
+ * kind (`EventMap`). `at` is the event's time in milliseconds (the service's clock). Every
+ * emitter takes (where, type, at, payload) in this order: `emitWorkspaceEvent` (the workspace's
+ * topic), `emitConversationEvent` and `emitToUsers` (services/conversations/events.ts).
  */
 export function emit<K extends EventType>(
   tx: Tx,
   bus: EventBus,
   topic: string,
   type: K,
-  payload: EventMap[K],
   at: number,
+  payload: EventMap[K],
 ): void {
   publishOnCommit(tx, bus, { topic, type, at, payload: payload as Record<string, unknown> });
 }

@@ -42,7 +42,7 @@ export function allJobs(ctx: { services: Services; clock: Clock }): Job[] {
       name: 'conversation-invite-expiry',
       intervalMs: 60 * MINUTE_MS,
       run: async () => {
-        await ctx.services.conversations.purgeExpiredInvites();
+        await ctx.services.conversations.invitations.purgeExpiredInvites();
       },
     },
     {
@@ -50,7 +50,7 @@ export function allJobs(ctx: { services: Services; clock: Clock }): Job[] {
       name: 'mls-key-package-prune',
       intervalMs: 60 * MINUTE_MS,
       run: async () => {
-        await ctx.services.mls.pruneKeyPackages();
+        await ctx.services.mls.keyPackages.prune();
       },
     },
     {

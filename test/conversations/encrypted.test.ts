@@ -146,7 +146,7 @@ describe('encrypted conversations and their invitations', () => {
     expect(dms(ok(await t.gql(INBOX, {}, dave)).inboxConversations.items)).toEqual([]);
     await giveDevice(t, dave.id);
     expectCode(await t.gql(ACCEPT, { s: DIRECT_SPACE_ID, c: a.id }, dave), 'NOT_FOUND');
-    expect(await t.ctx.services.conversations.purgeExpiredInvites()).toBe(1);
+    expect(await t.ctx.services.conversations.invitations.purgeExpiredInvites()).toBe(1);
     // With a device now, adding makes dave a member at once.
     const added = ok(await t.gql(ADD, { i: { conversationId: a.id, memberIds: [dave.id] } }, bob));
     expect(added.addConversationMembers.memberIds).toContain(dave.id);

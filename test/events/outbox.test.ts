@@ -84,14 +84,12 @@ describe('the event outbox', () => {
     const seen = listen(ctx, topic);
     await ctx.db.transaction(async (tx) => {
       publishOnCommit(tx, ctx.bus, event(topic, 1));
-      emit(
-        tx,
-        ctx.bus,
-        topic,
-        'WorkspaceUpdated',
-        { audience: { kind: 'workspace' }, serverId: 'w', updatedBy: 'u', name: 'n' },
-        Date.now(),
-      );
+      emit(tx, ctx.bus, topic, 'WorkspaceUpdated', Date.now(), {
+        audience: { kind: 'workspace' },
+        serverId: 'w',
+        updatedBy: 'u',
+        name: 'n',
+      });
       // Written just before the commit, not yet published.
       expect(seen).toEqual([]);
     });

@@ -30,13 +30,19 @@ describe('joining as a member (signups and the default workspace)', () => {
     const [x, y, z] = await Promise.all([signUpAndIn(t), signUpAndIn(t), signUpAndIn(t)]);
     const rec = recordEvents(t, ws.id);
     const svc = t.ctx.services.workspaces;
-    expect(await t.ctx.db.transaction((tx) => svc.joinAsMember(tx, ws.id, x.id))).toEqual({
+    expect(
+      await t.ctx.db.transaction((tx) => svc.membership.joinAsMember(tx, ws.id, x.id)),
+    ).toEqual({
       joined: true,
     });
-    expect(await t.ctx.db.transaction((tx) => svc.joinAsMember(tx, ws.id, x.id))).toEqual({
+    expect(
+      await t.ctx.db.transaction((tx) => svc.membership.joinAsMember(tx, ws.id, x.id)),
+    ).toEqual({
       joined: false,
     });
-    expect(await t.ctx.db.transaction((tx) => svc.joinAsMember(tx, ws.id, y.id))).toEqual({
+    expect(
+      await t.ctx.db.transaction((tx) => svc.membership.joinAsMember(tx, ws.id, y.id)),
+    ).toEqual({
       joined: true,
     });
     expect(await findMember(t.ctx.db.kysely, ws.id, x.id)).toMatchObject({
@@ -51,9 +57,9 @@ describe('joining as a member (signups and the default workspace)', () => {
     expect(channels).toHaveLength(2);
     expect(channels.map((c) => c.conversationId)).not.toContain(secret.id);
     expect(rec.ofType('MemberJoined').map((e) => e.payload.userId)).toEqual([x.id, y.id]);
-    await expect(t.ctx.db.transaction((tx) => svc.joinAsMember(tx, ws.id, z.id))).rejects.toThrow(
-      /SVC_LIMIT_MEMBERS_PER_WORKSPACE/,
-    );
+    await expect(
+      t.ctx.db.transaction((tx) => svc.membership.joinAsMember(tx, ws.id, z.id)),
+    ).rejects.toThrow(/SVC_LIMIT_MEMBERS_PER_WORKSPACE/);
     expect(await findMember(t.ctx.db.kysely, ws.id, z.id)).toBeUndefined();
     rec.stop();
   });

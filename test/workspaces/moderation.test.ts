@@ -95,7 +95,7 @@ describe('timeouts', () => {
     }
     // The service check other areas use says the same.
     const m = await findMember(t.ctx.db.kysely, ws.id, member.id);
-    expect(() => t.ctx.services.workspaces.assertNotTimedOut(m!)).toThrow(/timed out/);
+    expect(() => t.ctx.services.workspaces.membership.assertNotTimedOut(m!)).toThrow(/timed out/);
     // Reading still works; elsewhere nothing changes.
     ok(
       await t.gql(

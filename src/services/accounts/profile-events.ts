@@ -22,31 +22,17 @@ export async function announceProfile(
   const at = now.getTime();
   const fields = { userId: accountId, displayName };
   for (const serverId of workspaceIds) {
-    emit(
-      tx,
-      bus,
-      workspaceTopic(serverId),
-      'AccountUpdated',
-      {
-        audience: { kind: 'workspace' },
-        serverId,
-        ...fields,
-      },
-      at,
-    );
+    emit(tx, bus, workspaceTopic(serverId), 'AccountUpdated', at, {
+      audience: { kind: 'workspace' },
+      serverId,
+      ...fields,
+    });
   }
   for (const id of new Set([accountId, ...partners])) {
-    emit(
-      tx,
-      bus,
-      userTopic(id),
-      'AccountUpdated',
-      {
-        audience: { kind: 'users', userIds: [id] },
-        serverId: DIRECT_SPACE_ID,
-        ...fields,
-      },
-      at,
-    );
+    emit(tx, bus, userTopic(id), 'AccountUpdated', at, {
+      audience: { kind: 'users', userIds: [id] },
+      serverId: DIRECT_SPACE_ID,
+      ...fields,
+    });
   }
 }

@@ -14,7 +14,7 @@ import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import type { Authz } from '../authz/authz.js';
 import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
-import { emit } from '../workspaces/events.js';
+import { emitWorkspaceEvent } from '../workspaces/events.js';
 import { findMember, findMembers, lockWorkspace } from '../workspaces/queries.js';
 import { assertWritable, type Membership } from '../authz/write-rules.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
@@ -141,7 +141,7 @@ export class ChannelService {
         throw validation('the direct space has no channels: start a group conversation instead');
       }
       assertCan(m.role, isPrivate ? 'channel:createPrivate' : 'channel:create');
-      this.deps.workspaces.assertNotTimedOut(m);
+      this.deps.workspaces.membership.assertNotTimedOut(m);
       await lockWorkspace(tx.db, serverId);
       const cap = this.deps.config.limits.channelsPerWorkspace;
       if (cap !== null && (await countChannels(tx.db, serverId)) >= cap) {
@@ -217,7 +217,7 @@ export class ChannelService {
       if (!isMember || !can(membership.role, 'channel:update')) {
         assertCan(membership.role, 'channel:updateAny');
       }
-      this.deps.workspaces.assertNotTimedOut(membership);
+      this.deps.workspaces.membership.assertNotTimedOut(membership);
       assertWritable(channel);
       const patch = await patchOf(tx, channel);
       if (!patch) return channel;
@@ -247,7 +247,7 @@ export class ChannelService {
     return this.deps.db.transaction(async (tx) => {
       const { channel, membership } = await this.seen(tx.db, conversationId, actor);
       assertCan(membership.role, 'channel:archive');
-      this.deps.workspaces.assertNotTimedOut(membership);
+      this.deps.workspaces.membership.assertNotTimedOut(membership);
       if ((channel.archivedAt !== null) === archived) return channel;
       const archivedAt = archived ? this.now() : null;
       await updateChannel(tx.db, channel.id, { archivedAt });
@@ -266,7 +266,7 @@ export class ChannelService {
       const { channel, membership, isMember } = await this.seen(tx.db, conversationId, actor);
       if (isMember) return channel;
       assertCan(membership.role, 'channel:join');
-      this.deps.workspaces.assertNotTimedOut(membership);
+      this.deps.workspaces.membership.assertNotTimedOut(membership);
       assertWritable(channel);
       await addConversationMembers(tx.db, [{ conversationId: channel.id, accountId }], this.now());
       this.publish(tx, channel, 'MemberAddedToConversation', { userId: accountId, addedBy: null });
@@ -304,7 +304,7 @@ export class ChannelService {
       if (!isMember || !can(membership.role, 'channel:addMember')) {
         assertCan(membership.role, 'channel:updateAny');
       }
-      this.deps.workspaces.assertNotTimedOut(membership);
+      this.deps.workspaces.membership.assertNotTimedOut(membership);
       assertWritable(channel);
       await this.checkAddable(tx.db, channel.workspaceId, membership.role, ids);
       const already = await existingConversationMembers(tx.db, channel.id, ids);
@@ -327,7 +327,7 @@ export class ChannelService {
     return this.deps.db.transaction(async (tx) => {
       const { channel, membership } = await this.seen(tx.db, conversationId, actor);
       assertCan(membership.role, 'channel:removeMember');
-      this.deps.workspaces.assertNotTimedOut(membership);
+      this.deps.workspaces.membership.assertNotTimedOut(membership);
       assertWritable(channel);
       const target = isId(userId) ? await findMember(tx.db, channel.workspaceId, userId) : null;
       if (!target) throw notFound('member');
@@ -361,7 +361,7 @@ export class ChannelService {
       channel.isPrivate === 1
         ? { kind: 'conversation', conversationId: channel.id }
         : { kind: 'channel', conversationId: channel.id };
-    emit(tx, this.deps.bus, this.now(), type, {
+    emitWorkspaceEvent(tx, this.deps.bus, type, this.now(), {
       audience,
       serverId: channel.workspaceId,
       conversationId: channel.id,
@@ -381,7 +381,7 @@ export class ChannelService {
   ): void {
     this.publish(tx, channel, 'MemberRemovedFromConversation', { userId, removedBy });
     if (channel.isPrivate === 1) {
-      emit(tx, this.deps.bus, this.now(), 'MemberRemovedFromConversation', {
+      emitWorkspaceEvent(tx, this.deps.bus, 'MemberRemovedFromConversation', this.now(), {
         audience: { kind: 'users', userIds: [userId] },
         serverId: channel.workspaceId,
         conversationId: channel.id,

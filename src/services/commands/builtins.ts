@@ -73,7 +73,7 @@ export function parseDuration(input: string): number | null {
 /** Every built-in command (docs/commands.md lists them with their capability). */
 export function builtinCommands(s: BuiltinServices): CommandDef[] {
   const post = async (call: BuiltinCall, text: string) => {
-    const message = await s.messages.send(call.actor, {
+    const message = await s.messages.sending.send(call.actor, {
       conversationId: conversation(call),
       text,
     });
@@ -188,7 +188,11 @@ export function builtinCommands(s: BuiltinServices): CommandDef[] {
       aiCallable: true,
       describe: (args, l) => `remove ${l.user ?? String(args.user)} from this workspace`,
       run: async (call) => {
-        await s.workspaces.removeMember(call.actor, workspace(call), str(call.args, 'user'));
+        await s.workspaces.members.removeMember(
+          call.actor,
+          workspace(call),
+          str(call.args, 'user'),
+        );
         return { message: 'member removed' };
       },
     }),
@@ -213,7 +217,7 @@ export function builtinCommands(s: BuiltinServices): CommandDef[] {
         `time out ${l.user ?? String(args.user)} for ${Math.round(Number(args.duration) / MINUTE_MS)} minutes`,
       run: async (call) => {
         const minutes = Math.max(1, Math.round(Number(call.args.duration) / MINUTE_MS));
-        await s.workspaces.timeoutMember(
+        await s.workspaces.members.timeoutMember(
           call.actor,
           workspace(call),
           str(call.args, 'user'),
@@ -255,7 +259,7 @@ export function builtinCommands(s: BuiltinServices): CommandDef[] {
       intentSamples: ['pin that message', 'pin this', 'keep this message at the top'],
       aiCallable: true,
       run: async (call) => {
-        await s.messages.pin(call.actor, str(call.args, 'message'));
+        await s.messages.reactions.pin(call.actor, str(call.args, 'message'));
         return { message: 'message pinned' };
       },
     }),

@@ -48,7 +48,7 @@ export class Reminders {
         grant: { id: `reminder:${r.id}`, actions: ['message:post'] },
       };
       try {
-        await this.deps.messages.send(actor, {
+        await this.deps.messages.sending.send(actor, {
           conversationId: r.conversationId,
           text: `⏰ Reminder: ${r.text}`,
         });

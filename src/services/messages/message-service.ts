@@ -18,8 +18,9 @@ export type { MessageServiceDeps };
 
 /**
  * Messages: sending, replies, forwards, edits, deletion, reactions, pins, read markers and pages
- * (docs/messages.md). One object for the edges, built from parts along the area's seams:
- * `sending.ts`, `changes.ts`, `reactions-pins.ts` and `reading.ts`, over the access checks of
+ * (docs/messages.md). Its parts, along the area's seams, are its surface (as the command
+ * system's and moderation's are): `sending` (`sending.ts`), `changes` (`changes.ts`),
+ * `reactions` (`reactions-pins.ts`) and `reading` (`reading.ts`), over the access checks of
  * `message-core.ts`.
  */
 export class MessageService {
@@ -31,28 +32,16 @@ export class MessageService {
   /** The newest page of each conversation kept in memory (newest-pages.ts). */
   readonly pages: NewestPages;
 
-  readonly send: MessageSending['send'];
-  readonly forward: MessageSending['forward'];
-  /** Encrypted messages, for the MLS area (services/mls), which adds its checks and row. */
-  readonly sendEncrypted: MessageSending['sendEncrypted'];
-  readonly edit: MessageChanges['edit'];
-  readonly delete: MessageChanges['delete'];
-  readonly addReaction: ReactionsAndPins['addReaction'];
-  readonly removeReaction: ReactionsAndPins['removeReaction'];
-  readonly pin: ReactionsAndPins['pin'];
-  readonly unpin: ReactionsAndPins['unpin'];
-  readonly markRead: MessageReading['markRead'];
-  readonly page: MessageReading['page'];
-  readonly threadPage: MessageReading['threadPage'];
-  readonly pinned: MessageReading['pinned'];
-  readonly reactionGroups: MessageReading['reactionGroups'];
-  readonly pinnedAmong: MessageReading['pinnedAmong'];
-  readonly editsOf: MessageReading['editsOf'];
-  readonly messagesByIds: MessageReading['messagesByIds'];
-  readonly accountsByIds: MessageReading['accountsByIds'];
-  readonly mayViewEditHistory: MessageReading['mayViewEditHistory'];
+  /** Sends, replies, forwards, and encrypted messages for the MLS area (which adds its checks). */
+  readonly sending: MessageSending;
+  /** Edits and deletion. */
+  readonly changes: MessageChanges;
+  /** Reactions and pins. */
+  readonly reactions: ReactionsAndPins;
+  /** Read markers, pages, threads, pins, reactions and edit history. */
+  readonly reading: MessageReading;
   /** Events other areas raise about a message (attachments finalized onto it). */
-  readonly announce: MessageCore['announce'];
+  readonly announce: MessageCore['announce'] = (...args) => this.core.announce(...args);
 
   private readonly core: MessageCore;
 
@@ -60,34 +49,14 @@ export class MessageService {
     this.core = new MessageCore(deps);
     this.rate = this.core.rate;
     this.removal = deps.removal;
-    this.announce = this.core.announce.bind(this.core);
     this.hooks = this.core.hooks;
     this.pages = deps.pages;
     // Sends spend the rate through `takeMessageRate` here, the one place every kind of message
     // (the e2ee area's too) passes.
-    const sending = new MessageSending(this.core, (actor) => this.takeMessageRate(actor));
-    const changes = new MessageChanges(this.core);
-    const reactions = new ReactionsAndPins(this.core);
-    const reading = new MessageReading(this.core);
-    this.send = sending.send.bind(sending);
-    this.forward = sending.forward.bind(sending);
-    this.sendEncrypted = sending.sendEncrypted.bind(sending);
-    this.edit = changes.edit.bind(changes);
-    this.delete = changes.delete.bind(changes);
-    this.addReaction = reactions.addReaction.bind(reactions);
-    this.removeReaction = reactions.removeReaction.bind(reactions);
-    this.pin = reactions.pin.bind(reactions);
-    this.unpin = reactions.unpin.bind(reactions);
-    this.markRead = reading.markRead.bind(reading);
-    this.page = reading.page.bind(reading);
-    this.threadPage = reading.threadPage.bind(reading);
-    this.pinned = reading.pinned.bind(reading);
-    this.reactionGroups = reading.reactionGroups.bind(reading);
-    this.pinnedAmong = reading.pinnedAmong.bind(reading);
-    this.editsOf = reading.editsOf.bind(reading);
-    this.messagesByIds = reading.messagesByIds.bind(reading);
-    this.accountsByIds = reading.accountsByIds.bind(reading);
-    this.mayViewEditHistory = reading.mayViewEditHistory.bind(reading);
+    this.sending = new MessageSending(this.core, (actor) => this.takeMessageRate(actor));
+    this.changes = new MessageChanges(this.core);
+    this.reactions = new ReactionsAndPins(this.core);
+    this.reading = new MessageReading(this.core);
   }
 
   /**

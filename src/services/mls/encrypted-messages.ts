@@ -80,7 +80,7 @@ export class MlsMessages extends MlsPart {
         throw validation('the ciphertext is for another MLS group than this conversation');
       }
     };
-    return this.deps.messages.sendEncrypted(
+    return this.deps.messages.sending.sendEncrypted(
       actor,
       { conversationId: input.conversationId, threadRootId: input.threadRootId },
       { text: bytes.toString('base64url'), bytes: bytes.length },

@@ -17,34 +17,18 @@ export type { ClaimedKeyPackage, MlsGroupView, MlsServiceDeps };
  * epoch and delivered in order with their Welcomes, and encrypted messages stored with their
  * franking tag. The server parses only what it checks and never decrypts.
  *
- * One object for the edges, built from parts: `key-packages.ts`, `groups.ts` (Commits and
- * Welcomes) and `encrypted-messages.ts`, over `mls-part.ts`.
+ * Its parts are its surface (as the command system's and moderation's are): `keyPackages`
+ * (`key-packages.ts`), `groups` (Commits and Welcomes, `groups.ts`) and `messages`
+ * (`encrypted-messages.ts`), over `mls-part.ts`.
  */
 export class MlsService {
-  readonly publishKeyPackages: MlsKeyPackages['publishKeyPackages'];
-  readonly keyPackageCounts: MlsKeyPackages['keyPackageCounts'];
-  readonly claimKeyPackages: MlsKeyPackages['claimKeyPackages'];
-  readonly pruneKeyPackages: MlsKeyPackages['prune'];
-  readonly groupState: MlsGroups['groupState'];
-  readonly commit: MlsGroups['commit'];
-  readonly commits: MlsGroups['commits'];
-  readonly welcomes: MlsGroups['welcomes'];
-  readonly sendEncrypted: MlsMessages['sendEncrypted'];
-  readonly messageInfo: MlsMessages['messageInfo'];
+  readonly keyPackages: MlsKeyPackages;
+  readonly groups: MlsGroups;
+  readonly messages: MlsMessages;
 
   constructor(deps: MlsServiceDeps) {
-    const keyPackages = new MlsKeyPackages(deps);
-    const groups = new MlsGroups(deps);
-    const messages = new MlsMessages(deps);
-    this.publishKeyPackages = keyPackages.publishKeyPackages.bind(keyPackages);
-    this.keyPackageCounts = keyPackages.keyPackageCounts.bind(keyPackages);
-    this.claimKeyPackages = keyPackages.claimKeyPackages.bind(keyPackages);
-    this.pruneKeyPackages = keyPackages.prune.bind(keyPackages);
-    this.groupState = groups.groupState.bind(groups);
-    this.commit = groups.commit.bind(groups);
-    this.commits = groups.commits.bind(groups);
-    this.welcomes = groups.welcomes.bind(groups);
-    this.sendEncrypted = messages.sendEncrypted.bind(messages);
-    this.messageInfo = messages.messageInfo.bind(messages);
+    this.keyPackages = new MlsKeyPackages(deps);
+    this.groups = new MlsGroups(deps);
+    this.messages = new MlsMessages(deps);
   }
 }

@@ -318,19 +318,12 @@ export class FanOut {
       await this.deps.db.transaction(async (tx) => {
         await insertNotifications(tx.db, rows);
         for (const n of rows) {
-          emit(
-            tx,
-            this.deps.bus,
-            userTopic(n.accountId),
-            'NotificationCreated',
-            {
-              audience: { kind: 'users', userIds: [n.accountId] },
-              serverId: n.workspaceId,
-              conversationId: n.conversationId,
-              notification: notificationPayload(n, conv.encrypted === 1),
-            },
-            now,
-          );
+          emit(tx, this.deps.bus, userTopic(n.accountId), 'NotificationCreated', now, {
+            audience: { kind: 'users', userIds: [n.accountId] },
+            serverId: n.workspaceId,
+            conversationId: n.conversationId,
+            notification: notificationPayload(n, conv.encrypted === 1),
+          });
         }
         tx.onCommit(() => {
           for (const hook of this.delivered) {

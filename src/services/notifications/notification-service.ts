@@ -344,20 +344,13 @@ export class NotificationService {
     now: number,
     conversationId?: string,
   ) {
-    emit(
-      tx,
-      this.deps.bus,
-      userTopic(accountId),
-      'NotificationsRead',
-      {
-        audience: { kind: 'users', userIds: [accountId] },
-        serverId: DIRECT_SPACE_ID,
-        ...(conversationId ? { conversationId } : {}),
-        notificationId,
-        all,
-      },
-      now,
-    );
+    emit(tx, this.deps.bus, userTopic(accountId), 'NotificationsRead', now, {
+      audience: { kind: 'users', userIds: [accountId] },
+      serverId: DIRECT_SPACE_ID,
+      ...(conversationId ? { conversationId } : {}),
+      notificationId,
+      all,
+    });
   }
 
   // ---- deletion

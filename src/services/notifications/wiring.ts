@@ -50,7 +50,7 @@ export async function buildNotifications(w: NotificationWiring) {
     connections: presence,
     load: w.requestLoad,
     markConversationRead: (actor, conversationId, messageId) =>
-      w.messages.markRead(actor, conversationId, messageId),
+      w.messages.reading.markRead(actor, conversationId, messageId),
   });
   const webPush = new WebPush({
     db,

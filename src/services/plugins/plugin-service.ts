@@ -283,23 +283,16 @@ export class PluginService {
           enabled,
         },
       });
-      emit(
-        tx,
-        this.deps.bus,
-        workspaceTopic(workspaceId),
-        'WorkspacePluginAdded',
-        {
-          audience: { kind: 'workspace' },
-          serverId: workspaceId,
-          workspacePluginId: row.id,
-          pluginId: row.pluginId,
-          version: manifest.version,
-          bundleSha256: row.bundleSha256,
-          enabled,
-          by: accountId,
-        },
-        now,
-      );
+      emit(tx, this.deps.bus, workspaceTopic(workspaceId), 'WorkspacePluginAdded', now, {
+        audience: { kind: 'workspace' },
+        serverId: workspaceId,
+        workspacePluginId: row.id,
+        pluginId: row.pluginId,
+        version: manifest.version,
+        bundleSha256: row.bundleSha256,
+        enabled,
+        by: accountId,
+      });
       return row;
     });
     return (await this.views(workspaceId, [row]))[0]!;
@@ -369,24 +362,17 @@ export class PluginService {
           changed,
         },
       });
-      emit(
-        tx,
-        this.deps.bus,
-        workspaceTopic(workspaceId),
-        'WorkspacePluginUpdated',
-        {
-          audience: { kind: 'workspace' },
-          serverId: workspaceId,
-          workspacePluginId: current.id,
-          pluginId: current.pluginId,
-          version: manifest.version,
-          bundleSha256: next.bundleSha256,
-          enabled: next.enabled === 1,
-          changed,
-          by: accountId,
-        },
-        now,
-      );
+      emit(tx, this.deps.bus, workspaceTopic(workspaceId), 'WorkspacePluginUpdated', now, {
+        audience: { kind: 'workspace' },
+        serverId: workspaceId,
+        workspacePluginId: current.id,
+        pluginId: current.pluginId,
+        version: manifest.version,
+        bundleSha256: next.bundleSha256,
+        enabled: next.enabled === 1,
+        changed,
+        by: accountId,
+      });
       return next;
     });
     return (await this.views(row.workspaceId, [row]))[0]!;
@@ -406,20 +392,13 @@ export class PluginService {
         target: `workspace:${current.workspaceId}`,
         details: { workspacePluginId: current.id, pluginId: current.pluginId },
       });
-      emit(
-        tx,
-        this.deps.bus,
-        workspaceTopic(current.workspaceId),
-        'WorkspacePluginRemoved',
-        {
-          audience: { kind: 'workspace' },
-          serverId: current.workspaceId,
-          workspacePluginId: current.id,
-          pluginId: current.pluginId,
-          by: accountId,
-        },
-        now,
-      );
+      emit(tx, this.deps.bus, workspaceTopic(current.workspaceId), 'WorkspacePluginRemoved', now, {
+        audience: { kind: 'workspace' },
+        serverId: current.workspaceId,
+        workspacePluginId: current.id,
+        pluginId: current.pluginId,
+        by: accountId,
+      });
       return current.id;
     });
   }

@@ -242,7 +242,10 @@ export class SearchService {
     let after: string | null = null;
     // Walks the member list: fine for workspaces of thousands (docs/search.md, "Scale").
     for (;;) {
-      const page = await this.deps.workspaces.membersPage(actor, serverId, { after, limit: 200 });
+      const page = await this.deps.workspaces.members.membersPage(actor, serverId, {
+        after,
+        limit: 200,
+      });
       for (const m of page.items) {
         if (nameMatches(terms, m.user.username, m.user.displayName)) found.push(m);
       }
@@ -264,7 +267,7 @@ export class SearchService {
   async workspaces(actor: Actor, query: unknown, limit?: number | null) {
     const terms = nameQuery(query);
     const n = checkLimit(limit);
-    const rows = await this.deps.workspaces.listMine(actor);
+    const rows = await this.deps.workspaces.lifecycle.listMine(actor);
     return rows.filter((w) => !w.isDirect && nameMatches(terms, w.name)).slice(0, n);
   }
 

@@ -7,11 +7,11 @@ import { publishOnCommit } from '../../events/publish.js';
  * Publishes one catalog event on the workspace's topic after the transaction commits. Times in
  * payloads are RFC 3339 strings, like the GraphQL DateTime (docs/events.md).
  */
-export function emit<K extends EventType>(
+export function emitWorkspaceEvent<K extends EventType>(
   tx: Tx,
   bus: EventBus,
-  at: number,
   type: K,
+  at: number,
   payload: EventMap[K],
 ): void {
   publishOnCommit(tx, bus, { topic: workspaceTopic(payload.serverId), type, at, payload });

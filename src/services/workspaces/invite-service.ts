@@ -159,7 +159,7 @@ export class InviteService {
         throw validation('the direct space has no invites: start a conversation instead');
       }
       assertCan(m.role, role === 'guest' ? 'invite:createGuest' : 'invite:create');
-      workspaces.assertNotTimedOut(m);
+      workspaces.membership.assertNotTimedOut(m);
       if (role === 'guest') {
         if (channelIds.length === 0) {
           throw validation('a guest invite names the channels the guest gets (channelIds)');
@@ -249,7 +249,7 @@ export class InviteService {
       });
       if (!m) throw notFound('invite');
       if (invite.createdBy !== accountId) assertCan(m.role, 'invite:manage');
-      this.deps.workspaces.assertNotTimedOut(m);
+      this.deps.workspaces.membership.assertNotTimedOut(m);
       const now = this.now();
       await revokeInvite(tx.db, invite.id, now);
       return toView({ ...invite, revokedAt: invite.revokedAt ?? now }, now);
@@ -269,7 +269,7 @@ export class InviteService {
       return redeemed.workspaceId;
     });
     this.deps.authz.forget(actor, workspaceId);
-    return this.deps.workspaces.get(actor, workspaceId);
+    return this.deps.workspaces.lifecycle.get(actor, workspaceId);
   }
 
   /** The signup port: null when the token is no workspace invite at all. */
@@ -297,7 +297,7 @@ export class InviteService {
     if (await findMember(tx.db, invite.workspaceId, accountId)) {
       return { workspaceId: invite.workspaceId };
     }
-    await this.deps.workspaces.addMember(tx, invite.workspaceId, accountId, {
+    await this.deps.workspaces.membership.addMember(tx, invite.workspaceId, accountId, {
       role: invite.role,
       channelIds: parseIds(invite.guestChannelIds),
       inviteId: invite.id,

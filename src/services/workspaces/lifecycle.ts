@@ -9,7 +9,7 @@ import { lockAccount } from '../accounts/queries.js';
 import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
 import { addConversationMembers, insertChannel } from '../channels/queries.js';
 
-import { emit } from './events.js';
+import { emitWorkspaceEvent } from './events.js';
 import type { WorkspaceMembership } from './membership.js';
 import {
   countOwnedWorkspaces,
@@ -184,7 +184,7 @@ export class WorkspaceLifecycle extends WorkspacePart {
       if (input.name !== undefined && input.name !== null) patch.name = checkName(input.name);
       if (input.description !== undefined) patch.description = checkDescription(input.description);
       await updateWorkspace(tx.db, workspaceId, patch);
-      emit(tx, this.deps.bus, patch.updatedAt, 'WorkspaceUpdated', {
+      emitWorkspaceEvent(tx, this.deps.bus, 'WorkspaceUpdated', patch.updatedAt, {
         audience: { kind: 'workspace' },
         serverId: workspaceId,
         updatedBy: accountId,
@@ -226,7 +226,7 @@ export class WorkspaceLifecycle extends WorkspacePart {
         { userId, role: 'owner', previousRole: target.role },
         { userId: accountId, role: 'moderator', previousRole: 'owner' },
       ]) {
-        emit(tx, this.deps.bus, now, 'MemberRoleChanged', {
+        emitWorkspaceEvent(tx, this.deps.bus, 'MemberRoleChanged', now, {
           audience: { kind: 'workspace' },
           serverId: workspaceId,
           ...change,
@@ -281,14 +281,14 @@ export class WorkspaceLifecycle extends WorkspacePart {
     await deleteWorkspaceRow(tx.db, workspaceId);
     const now = this.now();
     for (const userId of memberIds) {
-      emit(tx, this.deps.bus, now, 'MemberLeft', {
+      emitWorkspaceEvent(tx, this.deps.bus, 'MemberLeft', now, {
         audience: { kind: 'users', userIds: [userId] },
         serverId: workspaceId,
         userId,
         reason: 'workspaceDeleted',
       });
     }
-    emit(tx, this.deps.bus, now, 'WorkspaceDeleted', {
+    emitWorkspaceEvent(tx, this.deps.bus, 'WorkspaceDeleted', now, {
       audience: { kind: 'users', userIds: memberIds },
       serverId: workspaceId,
       deletedBy: by,

@@ -7,7 +7,7 @@ import { MINUTE_MS } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { isId } from '../../lib/ids.js';
 
-import { emit } from './events.js';
+import { emitWorkspaceEvent } from './events.js';
 import type { WorkspaceMembership } from './membership.js';
 import {
   deleteMember,
@@ -143,7 +143,7 @@ export class WorkspaceMembers extends WorkspacePart {
       assertOutranks(m.role, role);
       if (target.role === role) return;
       await setMemberRole(tx.db, workspaceId, userId, role);
-      emit(tx, this.deps.bus, this.now(), 'MemberRoleChanged', {
+      emitWorkspaceEvent(tx, this.deps.bus, 'MemberRoleChanged', this.now(), {
         audience: { kind: 'workspace' },
         serverId: workspaceId,
         userId,
@@ -168,7 +168,7 @@ export class WorkspaceMembers extends WorkspacePart {
       assertOutranks(m.role, target.role);
       await lockWorkspace(tx.db, workspaceId);
       await deleteMember(tx.db, workspaceId, userId);
-      emit(tx, this.deps.bus, this.now(), 'MemberLeft', {
+      emitWorkspaceEvent(tx, this.deps.bus, 'MemberLeft', this.now(), {
         audience: { kind: 'workspace' },
         serverId: workspaceId,
         userId,
@@ -220,7 +220,7 @@ export class WorkspaceMembers extends WorkspacePart {
       if (!target) throw notFound('member');
       assertOutranks(m.role, target.role);
       await setMemberTimeout(tx.db, workspaceId, userId, until);
-      emit(tx, this.deps.bus, this.now(), 'MemberTimedOut', {
+      emitWorkspaceEvent(tx, this.deps.bus, 'MemberTimedOut', this.now(), {
         audience: { kind: 'workspace' },
         serverId: workspaceId,
         userId,

@@ -10,7 +10,7 @@ import {
   listOpenPublicChannelIds,
 } from '../channels/queries.js';
 
-import { emit } from './events.js';
+import { emitWorkspaceEvent } from './events.js';
 import {
   countMembers,
   deleteMember,
@@ -101,7 +101,7 @@ export class WorkspaceMembership extends WorkspacePart {
       channelIds.map((conversationId) => ({ conversationId, accountId })),
       now,
     );
-    emit(tx, this.deps.bus, now, 'MemberJoined', {
+    emitWorkspaceEvent(tx, this.deps.bus, 'MemberJoined', now, {
       audience: { kind: 'workspace' },
       serverId: workspaceId,
       userId: accountId,
@@ -129,7 +129,7 @@ export class WorkspaceMembership extends WorkspacePart {
       assertCan(m.role, 'workspace:leave');
       await lockWorkspace(tx.db, workspaceId);
       await deleteMember(tx.db, workspaceId, accountId);
-      emit(tx, this.deps.bus, this.now(), 'MemberLeft', {
+      emitWorkspaceEvent(tx, this.deps.bus, 'MemberLeft', this.now(), {
         audience: { kind: 'workspace' },
         serverId: workspaceId,
         userId: accountId,

@@ -91,6 +91,9 @@ async function post(body: unknown): Promise<unknown> {
  * `extensions.status` (413 too large, 415 a type refused), or the feature's `FEATURE_DISABLED`.
  */
 export async function postForm<T>(path: string, form: FormData): Promise<T> {
+  // A file for a conversation of a host goes there through the relay route.
+  const host = remote?.hostOf(form.get('attachment_id'));
+  if (host && remote) return (await remote.upload(host, path, form)) as T;
   return postBody<T>(path, form);
 }
 
@@ -144,6 +147,7 @@ export interface RemoteRoute {
   hostOf(variables: unknown): string | null;
   post(host: string, body: unknown): Promise<unknown>;
   tag(host: string, answer: unknown): void;
+  upload(host: string, path: string, form: FormData): Promise<unknown>;
 }
 let remote: RemoteRoute | null = null;
 export function routeRemote(r: RemoteRoute): void {

@@ -210,3 +210,32 @@ export async function remotePost(host: string, body: unknown): Promise<unknown> 
   }
   return a.json();
 }
+
+/**
+ * A form to one of the host's upload routes (`POST /api/files/upload`), as multipart bytes the
+ * device signs. A refusal reads as this server's own would (413 too large, 415 a type refused).
+ */
+export async function remoteUpload(host: string, path: string, form: FormData): Promise<unknown> {
+  const encoded = new Response(form);
+  const bytes = new Uint8Array(await encoded.arrayBuffer());
+  const a = await remoteFetch(host, 'POST', path, bytes, encoded.headers.get('content-type'));
+  let body: Record<string, unknown> = {};
+  try {
+    body = a.json<Record<string, unknown>>();
+  } catch {
+    // not JSON
+  }
+  if (a.status < 400) return body;
+  const error = typeof body.error === 'string' ? body.error : `http_${a.status}`;
+  const ext = { status: a.status, error, hostServerId: host, feature: body.feature };
+  if (body.code === 'FEATURE_DISABLED') throw new ApiError(error, 'FEATURE_DISABLED', ext);
+  if (a.status === 429) throw refusal(host, a.status, a.headers, a.text());
+  throw new ApiError(error, 'HTTP', ext);
+}
+
+/** A file of a host through the relay's download route, checked like every answer. */
+export async function remoteDownload(host: string, url: string): Promise<Blob> {
+  const a = await remoteFetch(host, 'GET', url);
+  if (a.status >= 400) throw refusal(host, a.status, a.headers, a.text());
+  return new Blob([a.bytes], { type: a.headers.get('content-type') ?? 'application/octet-stream' });
+}

@@ -6,7 +6,7 @@ import type { Workspace } from '../api/types.ts';
 import { storedAccounts } from '../auth/keys.ts';
 import { me } from '../state/store.ts';
 
-import { remotePost } from './relay.ts';
+import { remotePost, remoteUpload } from './relay.ts';
 import {
   addRemoteHost,
   forgetRemoteState,
@@ -20,7 +20,7 @@ import {
 // Workspaces hosted on other servers, beside this server's own in the rail (docs/web-client.md,
 // "Spaces on other servers").
 
-routeRemote({ hostOf, post: remotePost, tag: tagIds });
+routeRemote({ hostOf, post: remotePost, tag: tagIds, upload: remoteUpload });
 
 /** Why a host's workspaces could not be read at the last load, by host. */
 export const remoteProblems = signal<Record<string, ApiError>>({});

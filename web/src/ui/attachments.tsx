@@ -8,6 +8,8 @@ import { registerComposerAction } from './composer-actions.tsx';
 import { Icon } from './icons.tsx';
 import { registerPart } from './message-parts.tsx';
 import { ErrorText } from './toasts.tsx';
+import { hostOfId } from '../remote/routing.ts';
+import { RemoteAttachment } from '../remote/remote-file.tsx';
 
 /** The key of a message box's files: its conversation and thread. */
 export function filesKey(conversationId: string, threadRootId: string | undefined): string {
@@ -102,23 +104,36 @@ registerPart((m) =>
     <ul class="plain attachments" aria-label="Attachments">
       {m.attachments.map((a) => (
         <li key={a.id}>
-          {isImage(a) ? (
-            <a href={a.url} target="_blank" rel="noopener" class="image-attachment">
-              <img
-                src={a.url}
-                alt={a.fileName}
-                loading="lazy"
-                width={a.width ?? undefined}
-                height={a.height ?? undefined}
-              />
-            </a>
-          ) : null}
-          <a href={a.url} download={a.fileName} class="file-attachment">
-            <Icon name="clip" /> <span dir="auto">{a.fileName}</span>
-          </a>{' '}
+          {hostOfId(a.id) ? (
+            // A file on another server: through the relay's download route (web/src/remote).
+            <RemoteAttachment a={a} host={hostOfId(a.id)!} image={isImage(a)} />
+          ) : (
+            <LocalAttachment a={a} />
+          )}{' '}
           <span class="muted small">{sizeWords(a.sizeBytes)}</span>
         </li>
       ))}
     </ul>
   ) : null,
 );
+
+function LocalAttachment({ a }: { a: Attachment }) {
+  return (
+    <>
+      {isImage(a) ? (
+        <a href={a.url} target="_blank" rel="noopener" class="image-attachment">
+          <img
+            src={a.url}
+            alt={a.fileName}
+            loading="lazy"
+            width={a.width ?? undefined}
+            height={a.height ?? undefined}
+          />
+        </a>
+      ) : null}
+      <a href={a.url} download={a.fileName} class="file-attachment">
+        <Icon name="clip" /> <span dir="auto">{a.fileName}</span>
+      </a>
+    </>
+  );
+}

@@ -6,7 +6,7 @@ import { loader } from '../../loaders.js';
 
 const users = (ctx: GraphqlContext, info: GraphQLResolveInfo) =>
   loader<AccountView>(ctx, info, 'user', async (ids) => {
-    const rows = await ctx.services.messages.accountsByIds(ids);
+    const rows = await ctx.services.messages.reading.accountsByIds(ids);
     return new Map(rows.map((r) => [r.id, r]));
   });
 

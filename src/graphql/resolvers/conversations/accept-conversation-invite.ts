@@ -5,4 +5,8 @@ export const acceptConversationInvite: Resolver<
   unknown,
   { serverId: string; conversationId: string }
 > = (_parent, args, ctx) =>
-  ctx.services.conversations.acceptInvite(requireActor(ctx), args.serverId, args.conversationId);
+  ctx.services.conversations.invitations.acceptInvite(
+    requireActor(ctx),
+    args.serverId,
+    args.conversationId,
+  );

@@ -4,4 +4,5 @@ import type { Resolver } from '../../resolver-types.js';
 export const addConversationMembers: Resolver<
   unknown,
   { input: { conversationId: string; memberIds: string[] } }
-> = (_parent, args, ctx) => ctx.services.conversations.addMembers(requireActor(ctx), args.input);
+> = (_parent, args, ctx) =>
+  ctx.services.conversations.creation.addMembers(requireActor(ctx), args.input);

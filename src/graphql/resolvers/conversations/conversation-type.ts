@@ -27,7 +27,7 @@ const memberIds = async (c: ConversationTable, ctx: GraphqlContext, info: Info) 
 
 /** Where the caller stands in the conversation: the service decides from the member list. */
 const standing = async (c: ConversationTable, ctx: GraphqlContext, info: Info) =>
-  ctx.services.conversations.standing(optionalActor(ctx), await members(c, ctx, info));
+  ctx.services.conversations.reading.standing(optionalActor(ctx), await members(c, ctx, info));
 
 export const Conversation = {
   serverId: ((c) => c.workspaceId) as R,
@@ -49,7 +49,11 @@ export const Conversation = {
       .map((m) => m.accountId)) as R,
   isMember: (async (c, _a, ctx, info) => (await standing(c, ctx, info)) === 'member') as R,
   mlsGroup: (async (c, _a, ctx, info) =>
-    ctx.services.conversations.mlsGroup(optionalActor(ctx), c, await members(c, ctx, info))) as R,
+    ctx.services.conversations.reading.mlsGroup(
+      optionalActor(ctx),
+      c,
+      await members(c, ctx, info),
+    )) as R,
   unreadCount: (async (c, _a, ctx, info) =>
     (await standing(c, ctx, info)) === 'member'
       ? ((await loadUnread(ctx, info, c.id)) ?? 0)
@@ -61,7 +65,7 @@ export const Conversation = {
   dmRequest: (async (c, _a, ctx, info) =>
     c.kind !== 'direct'
       ? null
-      : ctx.services.conversations.ownOpenRequest(
+      : ctx.services.conversations.reading.ownOpenRequest(
           optionalActor(ctx),
           c,
           (await loadDmRequests(ctx, info, c.id)) ?? [],

@@ -5,4 +5,8 @@ export const declineConversationInvite: Resolver<
   unknown,
   { serverId: string; conversationId: string }
 > = (_parent, args, ctx) =>
-  ctx.services.conversations.declineInvite(requireActor(ctx), args.serverId, args.conversationId);
+  ctx.services.conversations.invitations.declineInvite(
+    requireActor(ctx),
+    args.serverId,
+    args.conversationId,
+  );

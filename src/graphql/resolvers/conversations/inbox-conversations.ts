@@ -4,4 +4,4 @@ import type { Resolver } from '../../resolver-types.js';
 export const inboxConversations: Resolver<
   unknown,
   { after?: string | null; before?: string | null; limit?: number | null }
-> = (_parent, args, ctx) => ctx.services.conversations.inbox(requireActor(ctx), args);
+> = (_parent, args, ctx) => ctx.services.conversations.reading.inbox(requireActor(ctx), args);

@@ -5,4 +5,4 @@ export const leaveConversation: Resolver<unknown, { conversationId: string }> = 
   _parent,
   args,
   ctx,
-) => ctx.services.conversations.leave(requireActor(ctx), args.conversationId);
+) => ctx.services.conversations.invitations.leave(requireActor(ctx), args.conversationId);

@@ -17,12 +17,12 @@ export const loadMembers = (
   conversationId: string,
 ) =>
   loader<MemberView[]>(ctx, info, 'members', async (ids) =>
-    group(await ctx.services.conversations.membersOf(ids), 'conversationId'),
+    group(await ctx.services.conversations.reading.membersOf(ids), 'conversationId'),
   ).load(conversationId);
 
 export const loadUnread = (ctx: GraphqlContext, info: GraphQLResolveInfo, conversationId: string) =>
   loader<number>(ctx, info, 'unread', (ids) =>
-    ctx.services.conversations.unreadCounts(requireActor(ctx), ids),
+    ctx.services.conversations.reading.unreadCounts(requireActor(ctx), ids),
   ).load(conversationId);
 
 export const loadLastMessage = (
@@ -31,7 +31,7 @@ export const loadLastMessage = (
   conversationId: string,
 ) =>
   loader<MessageTable>(ctx, info, 'lastMessage', async (ids) => {
-    const rows = await ctx.services.conversations.lastMessages(ids);
+    const rows = await ctx.services.conversations.reading.lastMessages(ids);
     return new Map(rows.map((r) => [r.conversationId, r]));
   }).load(conversationId);
 
@@ -41,5 +41,5 @@ export const loadDmRequests = (
   conversationId: string,
 ) =>
   loader<DmRequestTable[]>(ctx, info, 'dmRequests', async (ids) =>
-    group(await ctx.services.conversations.dmRequestsFor(ids), 'conversationId'),
+    group(await ctx.services.conversations.reading.dmRequestsFor(ids), 'conversationId'),
   ).load(conversationId);

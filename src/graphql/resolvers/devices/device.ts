@@ -8,7 +8,7 @@ import type { Resolver } from '../../resolver-types.js';
 
 const loadCounts = (ctx: GraphqlContext, info: GraphQLResolveInfo, id: string) =>
   loader<number>(ctx, info, 'keyPackageCounts', (ids) =>
-    ctx.services.mls.keyPackageCounts(ids),
+    ctx.services.mls.keyPackages.keyPackageCounts(ids),
   ).load(id);
 
 export const Device = {

@@ -10,4 +10,4 @@ export const publishKeyPackage: Resolver<
     lastResortKeyPackage?: string | null;
   }
 > = (_parent, { deviceId, ...input }, ctx) =>
-  ctx.services.mls.publishKeyPackages(requireActor(ctx), deviceId, input);
+  ctx.services.mls.keyPackages.publishKeyPackages(requireActor(ctx), deviceId, input);

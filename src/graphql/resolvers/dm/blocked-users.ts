@@ -7,7 +7,10 @@ import type { UserParent } from '../accounts/user.js';
 export const blockedUsers: Resolver<unknown, KeysetArgs> = async (_parent, args, ctx) => {
   const page = await ctx.services.dm.blocked(requireActor(ctx), args);
   const users = new Map(
-    (await ctx.services.messages.accountsByIds(page.map((b) => b.userId))).map((u) => [u.id, u]),
+    (await ctx.services.messages.reading.accountsByIds(page.map((b) => b.userId))).map((u) => [
+      u.id,
+      u,
+    ]),
   );
   return page.flatMap((b): UserParent[] => {
     const user = users.get(b.userId);

@@ -5,4 +5,4 @@ export const addReaction: Resolver<unknown, { messageId: string; emoji: string }
   _parent,
   args,
   ctx,
-) => ctx.services.messages.addReaction(requireActor(ctx), args.messageId, args.emoji);
+) => ctx.services.messages.reactions.addReaction(requireActor(ctx), args.messageId, args.emoji);

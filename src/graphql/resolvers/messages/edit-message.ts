@@ -5,4 +5,4 @@ export const editMessage: Resolver<unknown, { messageId: string; text: string }>
   _parent,
   args,
   ctx,
-) => ctx.services.messages.edit(requireActor(ctx), args.messageId, args.text);
+) => ctx.services.messages.changes.edit(requireActor(ctx), args.messageId, args.text);

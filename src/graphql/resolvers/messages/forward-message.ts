@@ -5,4 +5,5 @@ export const forwardMessage: Resolver<unknown, { messageId: string; toConversati
   _parent,
   args,
   ctx,
-) => ctx.services.messages.forward(requireActor(ctx), args.messageId, args.toConversationId);
+) =>
+  ctx.services.messages.sending.forward(requireActor(ctx), args.messageId, args.toConversationId);

@@ -10,7 +10,7 @@ import { group, loader } from '../../loaders.js';
 
 export const loadMessage = (ctx: GraphqlContext, info: GraphQLResolveInfo, id: string) =>
   loader<MessageTable>(ctx, info, 'message', async (ids) => {
-    const rows = await ctx.services.messages.messagesByIds(ids);
+    const rows = await ctx.services.messages.reading.messagesByIds(ids);
     return new Map(rows.map((r) => [r.id, r]));
   }).load(id);
 
@@ -22,7 +22,7 @@ export interface ReactionGroupView {
 
 export const loadReactions = (ctx: GraphqlContext, info: GraphQLResolveInfo, messageId: string) =>
   loader<ReactionGroupView[]>(ctx, info, 'reactions', async (ids) => {
-    const rows = await ctx.services.messages.reactionGroups(requireActor(ctx), ids);
+    const rows = await ctx.services.messages.reading.reactionGroups(requireActor(ctx), ids);
     const out = new Map<string, ReactionGroupView[]>();
     for (const [id, list] of group(rows, 'messageId')) {
       out.set(
@@ -39,13 +39,13 @@ export const loadReactions = (ctx: GraphqlContext, info: GraphQLResolveInfo, mes
 
 export const loadPinned = (ctx: GraphqlContext, info: GraphQLResolveInfo, messageId: string) =>
   loader<boolean>(ctx, info, 'pinned', async (ids) => {
-    const pinned = await ctx.services.messages.pinnedAmong(ids);
+    const pinned = await ctx.services.messages.reading.pinnedAmong(ids);
     return new Map(ids.map((id) => [id, pinned.has(id)]));
   }).load(messageId);
 
 export const loadEdits = (ctx: GraphqlContext, info: GraphQLResolveInfo, messageId: string) =>
   loader<MessageEditTable[]>(ctx, info, 'edits', async (ids) =>
-    group(await ctx.services.messages.editsOf(ids), 'messageId'),
+    group(await ctx.services.messages.reading.editsOf(ids), 'messageId'),
   ).load(messageId);
 
 export const loadLinkPreviews = (
@@ -58,6 +58,6 @@ export const loadLinkPreviews = (
   ).load(messageId);
 
 export const loadMlsInfo = (ctx: GraphqlContext, info: GraphQLResolveInfo, messageId: string) =>
-  loader<MlsMessageTable>(ctx, info, 'mlsInfo', (ids) => ctx.services.mls.messageInfo(ids)).load(
-    messageId,
-  );
+  loader<MlsMessageTable>(ctx, info, 'mlsInfo', (ids) =>
+    ctx.services.mls.messages.messageInfo(ids),
+  ).load(messageId);

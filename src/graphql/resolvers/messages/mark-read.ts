@@ -5,4 +5,4 @@ export const markRead: Resolver<unknown, { conversationId: string; messageId: st
   _parent,
   args,
   ctx,
-) => ctx.services.messages.markRead(requireActor(ctx), args.conversationId, args.messageId);
+) => ctx.services.messages.reading.markRead(requireActor(ctx), args.conversationId, args.messageId);

@@ -47,7 +47,9 @@ export const Message = {
   linkPreviews: (async (m, _a, ctx, info) =>
     m.deletedAt !== null ? [] : ((await loadLinkPreviews(ctx, info, m.id)) ?? [])) as R,
   editHistory: (async (m, _a, ctx, info) => {
-    if (!(await ctx.services.messages.mayViewEditHistory(requireActor(ctx), m.workspaceId))) {
+    if (
+      !(await ctx.services.messages.reading.mayViewEditHistory(requireActor(ctx), m.workspaceId))
+    ) {
       return null;
     }
     return (await loadEdits(ctx, info, m.id)) ?? [];

@@ -9,6 +9,6 @@ export const pinnedMessages: Resolver<unknown, { conversationId: string }> = asy
   ctx,
   info,
 ) => {
-  const pinned = await ctx.services.messages.pinned(requireActor(ctx), args.conversationId);
+  const pinned = await ctx.services.messages.reading.pinned(requireActor(ctx), args.conversationId);
   return withAuthors(ctx, info, ['author'], pinned, pinned);
 };

@@ -5,4 +5,4 @@ export const removeReaction: Resolver<unknown, { messageId: string; emoji: strin
   _parent,
   args,
   ctx,
-) => ctx.services.messages.removeReaction(requireActor(ctx), args.messageId, args.emoji);
+) => ctx.services.messages.reactions.removeReaction(requireActor(ctx), args.messageId, args.emoji);

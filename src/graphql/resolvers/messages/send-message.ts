@@ -19,13 +19,13 @@ export const sendMessage: Resolver<
 > = async (_parent, args, ctx) => {
   const actor = requireActor(ctx);
   const { attachmentIds, ...input } = args.input;
-  if (!attachmentIds?.length) return ctx.services.messages.send(actor, input);
+  if (!attachmentIds?.length) return ctx.services.messages.sending.send(actor, input);
   const ids = await ctx.services.attachments.checkAttachable(
     actor,
     attachmentIds,
     input.conversationId,
   );
-  const message = await ctx.services.messages.send(actor, input, true);
+  const message = await ctx.services.messages.sending.send(actor, input, true);
   for (const attachmentId of ids) {
     await ctx.services.attachments.finalize(actor, { attachmentId, messageId: message.id });
   }

@@ -7,6 +7,10 @@ export const threadReplies: Resolver<
   unknown,
   { messageId: string; before?: string | null; after?: string | null; limit?: number | null }
 > = async (_parent, args, ctx, info) => {
-  const page = await ctx.services.messages.threadPage(requireActor(ctx), args.messageId, args);
+  const page = await ctx.services.messages.reading.threadPage(
+    requireActor(ctx),
+    args.messageId,
+    args,
+  );
   return withAuthors(ctx, info, ['items', 'author'], page.items, page);
 };

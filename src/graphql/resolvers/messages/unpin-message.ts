@@ -2,4 +2,4 @@ import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const unpinMessage: Resolver<unknown, { messageId: string }> = (_parent, args, ctx) =>
-  ctx.services.messages.unpin(requireActor(ctx), args.messageId);
+  ctx.services.messages.reactions.unpin(requireActor(ctx), args.messageId);

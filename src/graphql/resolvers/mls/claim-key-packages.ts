@@ -5,4 +5,9 @@ export const claimKeyPackages: Resolver<unknown, { conversationId: string; userI
   _p,
   args,
   ctx,
-) => ctx.services.mls.claimKeyPackages(requireActor(ctx), args.conversationId, args.userId);
+) =>
+  ctx.services.mls.keyPackages.claimKeyPackages(
+    requireActor(ctx),
+    args.conversationId,
+    args.userId,
+  );

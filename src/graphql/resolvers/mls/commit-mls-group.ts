@@ -14,4 +14,4 @@ export const commitMlsGroup: Resolver<
       removedDeviceIds?: string[] | null;
     };
   }
-> = (_p, args, ctx) => ctx.services.mls.commit(requireActor(ctx), args.input);
+> = (_p, args, ctx) => ctx.services.mls.groups.commit(requireActor(ctx), args.input);

@@ -5,4 +5,4 @@ export const mlsCommits: Resolver<
   unknown,
   { conversationId: string; incarnation: number; fromEpoch: number; limit?: number | null }
 > = (_p, { conversationId, ...args }, ctx) =>
-  ctx.services.mls.commits(requireActor(ctx), conversationId, args);
+  ctx.services.mls.groups.commits(requireActor(ctx), conversationId, args);

@@ -4,4 +4,4 @@ import type { Resolver } from '../../resolver-types.js';
 export const mlsWelcomes: Resolver<
   unknown,
   { conversationId?: string | null; after?: string | null; limit?: number | null }
-> = (_p, args, ctx) => ctx.services.mls.welcomes(requireActor(ctx), args);
+> = (_p, args, ctx) => ctx.services.mls.groups.welcomes(requireActor(ctx), args);

@@ -13,4 +13,4 @@ export const sendEncryptedMessage: Resolver<
       threadRootId?: string | null;
     };
   }
-> = (_p, args, ctx) => ctx.services.mls.sendEncrypted(requireActor(ctx), args.input);
+> = (_p, args, ctx) => ctx.services.mls.messages.sendEncrypted(requireActor(ctx), args.input);

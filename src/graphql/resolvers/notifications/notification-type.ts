@@ -12,7 +12,7 @@ export const Notification = {
   serverId: ((n) => n.workspaceId) as R,
   conversation: (async (n, _a, ctx) => {
     try {
-      return await ctx.services.conversations.get(requireActor(ctx), n.conversationId);
+      return await ctx.services.conversations.reading.get(requireActor(ctx), n.conversationId);
     } catch {
       return null;
     }

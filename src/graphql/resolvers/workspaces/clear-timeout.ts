@@ -5,4 +5,4 @@ export const clearTimeout: Resolver<unknown, { serverId: string; userId: string 
   _parent,
   { serverId, userId },
   ctx,
-) => ctx.services.workspaces.clearTimeout(requireActor(ctx), serverId, userId);
+) => ctx.services.workspaces.members.clearTimeout(requireActor(ctx), serverId, userId);

@@ -4,4 +4,4 @@ import type { Resolver } from '../../resolver-types.js';
 export const createWorkspace: Resolver<
   unknown,
   { input: { name: string; description?: string | null } }
-> = (_parent, { input }, ctx) => ctx.services.workspaces.create(requireActor(ctx), input);
+> = (_parent, { input }, ctx) => ctx.services.workspaces.lifecycle.create(requireActor(ctx), input);

@@ -5,7 +5,7 @@ export const deleteWorkspace: Resolver<
   unknown,
   { input: { serverId: string; confirmName: string } }
 > = async (_parent, { input }, ctx) => ({
-  deleted: await ctx.services.workspaces.delete(
+  deleted: await ctx.services.workspaces.lifecycle.delete(
     requireActor(ctx),
     input.serverId,
     input.confirmName,

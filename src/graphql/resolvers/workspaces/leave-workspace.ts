@@ -5,4 +5,4 @@ export const leaveWorkspace: Resolver<unknown, { serverId: string }> = (
   _parent,
   { serverId },
   ctx,
-) => ctx.services.workspaces.leave(requireActor(ctx), serverId);
+) => ctx.services.workspaces.membership.leave(requireActor(ctx), serverId);

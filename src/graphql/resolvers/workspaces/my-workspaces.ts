@@ -3,4 +3,4 @@ import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const myWorkspaces: Resolver<unknown, KeysetArgs> = (_parent, args, ctx) =>
-  ctx.services.workspaces.pageMine(requireActor(ctx), args);
+  ctx.services.workspaces.lifecycle.pageMine(requireActor(ctx), args);

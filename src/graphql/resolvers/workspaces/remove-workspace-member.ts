@@ -5,4 +5,4 @@ export const removeWorkspaceMember: Resolver<unknown, { serverId: string; userId
   _parent,
   { serverId, userId },
   ctx,
-) => ctx.services.workspaces.removeMember(requireActor(ctx), serverId, userId);
+) => ctx.services.workspaces.members.removeMember(requireActor(ctx), serverId, userId);

@@ -6,7 +6,7 @@ export const setMemberRole: Resolver<
   unknown,
   { input: { serverId: string; userId: string; role: Role } }
 > = (_parent, { input }, ctx) =>
-  ctx.services.workspaces.setMemberRole(
+  ctx.services.workspaces.members.setMemberRole(
     requireActor(ctx),
     input.serverId,
     input.userId,

@@ -5,4 +5,4 @@ export const timeoutMember: Resolver<
   unknown,
   { serverId: string; userId: string; minutes: number }
 > = (_parent, { serverId, userId, minutes }, ctx) =>
-  ctx.services.workspaces.timeoutMember(requireActor(ctx), serverId, userId, minutes);
+  ctx.services.workspaces.members.timeoutMember(requireActor(ctx), serverId, userId, minutes);

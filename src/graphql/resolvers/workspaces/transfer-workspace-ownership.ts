@@ -5,4 +5,8 @@ export const transferWorkspaceOwnership: Resolver<
   unknown,
   { input: { serverId: string; userId: string } }
 > = (_parent, { input }, ctx) =>
-  ctx.services.workspaces.transferOwnership(requireActor(ctx), input.serverId, input.userId);
+  ctx.services.workspaces.lifecycle.transferOwnership(
+    requireActor(ctx),
+    input.serverId,
+    input.userId,
+  );

@@ -5,7 +5,7 @@ export const updateWorkspace: Resolver<
   unknown,
   { input: { serverId: string; name?: string | null; description?: string | null } }
 > = (_parent, { input }, ctx) =>
-  ctx.services.workspaces.update(requireActor(ctx), input.serverId, {
+  ctx.services.workspaces.lifecycle.update(requireActor(ctx), input.serverId, {
     name: input.name,
     description: input.description,
   });

@@ -19,12 +19,16 @@ export const Workspace = {
   members: ((parent, args, ctx) =>
     parent.isDirect
       ? null
-      : ctx.services.workspaces.membersPage(requireActor(ctx), parent.id, args)) as Resolver<
+      : ctx.services.workspaces.members.membersPage(
+          requireActor(ctx),
+          parent.id,
+          args,
+        )) as Resolver<
     WorkspaceView,
     { after?: string | null; before?: string | null; limit?: number | null }
   >,
   member: ((parent, { userId }, ctx) =>
-    ctx.services.workspaces.memberOrNull(requireActor(ctx), parent.id, userId)) as Resolver<
+    ctx.services.workspaces.members.memberOrNull(requireActor(ctx), parent.id, userId)) as Resolver<
     WorkspaceView,
     { userId: string }
   >,

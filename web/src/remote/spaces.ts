@@ -27,6 +27,10 @@ export const remoteProblems = signal<Record<string, ApiError>>({});
 
 const WORKSPACE = `id name description isDirect ownerId myRole myTimedOutUntil memberCount`;
 const REMOTE_SELF = `query RemoteSelf { me { id username } myWorkspaces { ${WORKSPACE} } }`;
+/** A host's first page of `myWorkspaces` (its default, docs/api.md, Pagination). */
+const REMOTE_PAGE = 100;
+const REMOTE_WORKSPACES = `query RemoteWorkspaces($after: String, $limit: Int) {
+  myWorkspaces(after: $after, limit: $limit) { ${WORKSPACE} cursor } }`;
 /** The last list each host answered, shown while it cannot be reached. */
 const lastKnown = new Map<string, Workspace[]>();
 
@@ -41,7 +45,13 @@ export async function loadRemoteWorkspaces(): Promise<Workspace[]> {
       try {
         const d = await gqlAt<{ me: { id: string }; myWorkspaces: Workspace[] }>(host, REMOTE_SELF);
         remoteSelf.value = { ...remoteSelf.value, [host]: d.me.id };
-        const list = d.myWorkspaces.filter((w) => !w.isDirect);
+        // A full first page may have more behind it; a host from before paging answered every
+        // workspace at once and refuses the cursor, so its list stands as it came.
+        const all =
+          d.myWorkspaces.length === REMOTE_PAGE
+            ? await readAllAt(host).catch(() => d.myWorkspaces)
+            : d.myWorkspaces;
+        const list = all.filter((w) => !w.isDirect);
         lastKnown.set(host, list);
         return list;
       } catch (err) {
@@ -55,6 +65,21 @@ export async function loadRemoteWorkspaces(): Promise<Workspace[]> {
   const out = lists.flat();
   for (const w of out) tagId(w.id, hostOfList(w.id, hosts, lists));
   return out;
+}
+
+async function readAllAt(host: string): Promise<Workspace[]> {
+  const all: Workspace[] = [];
+  let after: string | null = null;
+  for (;;) {
+    const d: { myWorkspaces: Array<Workspace & { cursor: string }> } = await gqlAt(
+      host,
+      REMOTE_WORKSPACES,
+      { after, limit: REMOTE_PAGE },
+    );
+    all.push(...d.myWorkspaces);
+    if (d.myWorkspaces.length < REMOTE_PAGE) return all;
+    after = d.myWorkspaces[d.myWorkspaces.length - 1]!.cursor;
+  }
 }
 
 function hostOfList(id: string, hosts: string[], lists: Workspace[][]): string {

@@ -9,10 +9,11 @@ export const MESSAGE = `id conversationId text isDeleted createdAt editedAt thre
   reactions { emoji count reactedByMe }
   mentions { userIds channelIds here }
   linkPreviews { url title description imageUrl siteName }
-  attachments { ${ATTACHMENT} }`;
+  attachments { ${ATTACHMENT} }
+  ciphertext mls { incarnation epoch senderDeviceId frankingCommitment }`;
 
 export const CONVERSATION = `id serverId kind name topic isPrivate encrypted archived memberIds
-  memberCount isMember unreadCount mentionCount lastActivityAt dmRequest { id state }
+  pendingMemberIds memberCount isMember unreadCount mentionCount lastActivityAt dmRequest { id state }
   notificationRule { level mutedUntil }`;
 
 export const WORKSPACE = `id name description isDirect ownerId myRole myTimedOutUntil memberCount`;

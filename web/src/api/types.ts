@@ -66,6 +66,19 @@ export interface Message {
   pinned: boolean;
   linkPreviews: LinkPreview[];
   attachments: Attachment[];
+  /** An encrypted message as the server keeps it (MLS ciphertext, base64url); null otherwise. */
+  ciphertext?: string | null;
+  mls?: {
+    incarnation: number;
+    epoch: number;
+    senderDeviceId: string | null;
+    frankingCommitment: string;
+  } | null;
+  /** Set on this browser: why an encrypted message cannot be read here, in words. */
+  unreadable?: string | null;
+  /** Set on this browser for a decrypted message: the franking opening key and the body. */
+  opening?: string;
+  body?: string;
 }
 
 export interface Attachment {
@@ -131,6 +144,8 @@ export interface Conversation {
   memberIds: string[];
   memberCount: number;
   isMember: boolean;
+  /** Invitees of an encrypted conversation who have not accepted yet. */
+  pendingMemberIds?: string[];
   unreadCount: number;
   /** Unread notifications here (mentions, replies, keywords; every message of a DM). */
   mentionCount: number;

@@ -16,6 +16,7 @@ import { forgetWorkspace, refreshConversation, refreshDmRequests, unfollow } fro
 import { cachedConversation, cachedThread, timelinesOf } from './timeline.ts';
 import { reading } from './view.ts';
 import { RecentEvents } from './repeats.ts';
+import { e2ee, refreshInvitations } from '../e2ee/glue.ts';
 import { isSelf } from '../remote/routing.ts';
 import {
   notificationCreated,
@@ -42,8 +43,26 @@ export function applyEvent(e: LiveEvent): void {
   const conv = e.conversationId;
   const myId = me.value?.id;
   switch (e.type) {
-    case 'MessageCreated':
-      return messageCreated(p.message as P, myId);
+    case 'MessageCreated': {
+      const raw = p.message as P;
+      if (typeof raw.ciphertext !== 'string') return messageCreated(messageFromEvent(raw), myId);
+      // Encrypted: shown once this browser decrypted it (its own sends show from the answer).
+      void e2ee()
+        .then((m) => m.decryptLive(messageFromEvent(raw)))
+        .then((msg) => msg && messageCreated(msg, myId))
+        .catch(() => messageCreated(messageFromEvent(raw), myId));
+      return;
+    }
+    case 'MlsCommitAdded':
+    case 'MlsWelcomeAvailable':
+    case 'MlsMembershipChanged':
+    case 'MlsKeyPackagesLow':
+      void (async () => {
+        if (e.type === 'MlsMembershipChanged' && conv) await refreshConversation(conv);
+        const r = await (await e2ee()).mlsEvent(e.type, conv, p);
+        if (r === 'joined' && conv) void cachedConversation(conv)?.open();
+      })().catch(() => undefined);
+      return;
     case 'MessageEdited':
       return updateMessage(conv, str(p.messageId), (m) => ({
         ...m,
@@ -167,7 +186,10 @@ export function applyEvent(e: LiveEvent): void {
         }
         return;
       }
-      void refreshConversation(conv);
+      void refreshConversation(conv).then((c) => {
+        // A pending invitee cannot read the conversation itself: the inbox lists it.
+        if (!c && p.userId === myId && p.state === 'pending') void refreshInvitations();
+      });
       return;
     case 'MemberJoined':
     case 'MemberLeft': {
@@ -266,11 +288,12 @@ export function messageFromEvent(m: P): Message {
     pinned: false,
     linkPreviews: [],
     attachments: [],
+    ciphertext: str(m.ciphertext),
+    mls: (m.mls as Message['mls']) ?? null,
   };
 }
 
-function messageCreated(raw: P, myId: string | undefined): void {
-  const msg = messageFromEvent(raw);
+function messageCreated(msg: Message, myId: string | undefined): void {
   const conv = msg.conversationId;
   const authorId = msg.author?.id;
   if (authorId && !users.value[authorId]) {

@@ -91,7 +91,8 @@ export function titleOf(c: Conversation): string {
   if (c.kind === 'CHANNEL') return `#${c.name ?? ''}`;
   if (c.name) return c.name;
   const myId = me.value?.id;
-  const others = c.memberIds.filter((id) => id !== myId);
+  // Invitees of an encrypted conversation are named too, until they answer.
+  const others = [...c.memberIds, ...(c.pendingMemberIds ?? [])].filter((id) => id !== myId);
   if (!others.length) return me.value ? nameOf(me.value.id) : 'Only you';
   return others.map(nameOf).join(', ');
 }

@@ -4,7 +4,16 @@ import { gql } from '../api/graphql.ts';
 import { MESSAGES, THREAD } from '../api/queries.ts';
 import type { Message, MessagePage } from '../api/types.ts';
 
+import { e2ee } from '../e2ee/glue.ts';
+
 import { rememberUsers } from './store.ts';
+
+/** A page with its encrypted messages decrypted on this browser (others as they are). */
+async function readable(page: MessagePage): Promise<MessagePage> {
+  const first = page.items.find((m) => m.ciphertext);
+  if (!first) return page;
+  return (await e2ee()).decryptPage(first.conversationId, page);
+}
 
 /** Messages a page holds; the server's default. */
 export const PAGE_SIZE = 50;
@@ -193,7 +202,7 @@ export function conversationTimeline(conversationId: string): Timeline {
           limit: PAGE_SIZE,
           ...args,
         });
-        return d.messages;
+        return readable(d.messages);
       }),
   );
 }
@@ -204,7 +213,7 @@ export function threadTimeline(rootId: string): Timeline {
     () =>
       new Timeline(rootId, async (args) => {
         const d = await gql<{ threadReplies: MessagePage }>(THREAD, { id: rootId, ...args });
-        return d.threadReplies;
+        return readable(d.threadReplies);
       }),
   );
 }

@@ -11,6 +11,8 @@ import { conversations, me, rememberUsers, serverInfo, users, workspaces } from 
 import { cachedConversation, cachedThread } from '../state/timeline.ts';
 
 import { canAttach, filesKey, PendingFiles } from './attachments.tsx';
+import { e2ee } from '../e2ee/glue.ts';
+import { Lock } from '../e2ee/ui.tsx';
 import { composerActions } from './composer-actions.tsx';
 import { searchEmoji, shortName } from './emoji-data.ts';
 import { EmojiPicker } from './emoji-picker.tsx';
@@ -71,7 +73,7 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
   // Edit requests from the message list.
   const req = editRequest.value;
   useEffect(() => {
-    if (!req || req.conversationId !== c.id || req.thread !== thread) return;
+    if (!req || req.conversationId !== c.id || req.thread !== thread || c.encrypted) return;
     editRequest.value = null;
     setEditing(req.message);
     setText(req.message.text ?? '');
@@ -107,6 +109,15 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
     setSending(true);
     setError(null);
     try {
+      if (c.encrypted && !editing) {
+        // Encrypted on this browser before it leaves; no commands (they would send plain text).
+        const sent = await (await e2ee()).send(c.id, body, p.threadRootId ?? null);
+        if (p.threadRootId) cachedThread(p.threadRootId)?.add(sent);
+        else cachedConversation(c.id)?.add(sent);
+        setText('');
+        setSuggest(null);
+        return;
+      }
       if (!editing && typed.startsWith('/')) {
         // A command (or macro) line; a message may start with a space to be sent as text.
         await runSlashLine(c, typed, isDirect(c));
@@ -316,7 +327,7 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
       e.stopPropagation();
       setEditing(null);
       setText('');
-    } else if (e.key === 'ArrowUp' && !text) {
+    } else if (e.key === 'ArrowUp' && !text && !c.encrypted) {
       const own = lastOwnMessage(c.id, p.threadRootId);
       if (own) {
         e.preventDefault();
@@ -381,6 +392,7 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
       <PendingFiles fileKey={fileKey} />
       {preview && <ComposerPreview text={text} c={c} id={`${inputId}-preview`} />}
       <div class="composer-row">
+        {c.encrypted && <Lock words="Messages here are end-to-end encrypted" />}
         {composerActions(c, p.threadRootId, insertAtCaret)}
         <textarea
           ref={area}

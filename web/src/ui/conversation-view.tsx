@@ -35,6 +35,8 @@ import { confirmAction } from './confirm.tsx';
 import { Icon } from './icons.tsx';
 import { lazyScreen } from './lazy.tsx';
 import { mutedNow } from './sidebar.tsx';
+import { isInvitation } from '../e2ee/glue.ts';
+import { EncryptedNote, Invitation, Lock } from '../e2ee/ui.tsx';
 
 const ConversationNotify = lazyScreen(() => import('./notify/conversation-notify.tsx'));
 
@@ -99,6 +101,18 @@ export function ConversationView() {
 }
 
 function Open({ c }: { c: Conversation }) {
+  if (isInvitation(c)) {
+    return (
+      <section class="conversation" aria-labelledby="conv-title">
+        <Header c={c} title={titleOf(c)} />
+        <Invitation c={c} />
+      </section>
+    );
+  }
+  return <OpenMember c={c} />;
+}
+
+function OpenMember({ c }: { c: Conversation }) {
   const timeline = conversationTimeline(c.id);
   const title = titleOf(c);
 
@@ -129,7 +143,14 @@ function Open({ c }: { c: Conversation }) {
         <TimelineView timeline={timeline} label={`Messages in ${title}`} conversation={c} />
       )}
       <TypingLine conversationId={c.id} />
-      {c.isMember ? <Composer conversation={c} label={`Message ${title}`} /> : <JoinBar c={c} />}
+      {c.isMember ? (
+        <Composer
+          conversation={c}
+          label={c.encrypted ? `Encrypted message to ${title}` : `Message ${title}`}
+        />
+      ) : (
+        <JoinBar c={c} />
+      )}
     </section>
   );
 }
@@ -185,6 +206,7 @@ function Header({ c, title }: { c: Conversation; title: string }) {
   const pane = sidePane.value;
   const [editing, setEditing] = useState(false);
   const [notifying, setNotifying] = useState(false);
+  const [adding, setAdding] = useState(false);
   const muted = mutedNow(c);
   const leave = async () => {
     const what = c.kind === 'CHANNEL' ? `Leave ${title}?` : 'Leave this group conversation?';
@@ -214,7 +236,9 @@ function Header({ c, title }: { c: Conversation; title: string }) {
         <h1 id="conv-title" dir="auto">
           {partner && <PresenceDot userId={partner} labelled />} {title}
           {partner && <span class="visually-hidden">, {presenceWords(partner)}</span>}
+          {c.encrypted && <Lock />}
         </h1>
+        {c.encrypted && c.isMember && <EncryptedNote />}
         {c.topic && (
           <p class="topic" dir="auto">
             {c.topic}
@@ -258,6 +282,17 @@ function Header({ c, title }: { c: Conversation; title: string }) {
           <button type="button" onClick={() => setEditing(true)}>
             Edit
           </button>
+        )}
+        {c.isMember && c.kind === 'GROUP' && (
+          <button type="button" onClick={() => setAdding(true)}>
+            Add people
+          </button>
+        )}
+        {adding && (
+          <WorkspaceDialogs
+            dialog={{ kind: 'add-people', conversationId: c.id }}
+            onClose={() => setAdding(false)}
+          />
         )}
         {c.isMember && c.kind !== 'DIRECT' && (
           <button type="button" onClick={() => void leave()}>

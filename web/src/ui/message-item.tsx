@@ -97,7 +97,13 @@ export const MessageItem = memo(function MessageItem(p: {
           </time>
           {m.pinned && <span class="tag">pinned</span>}
         </header>
-        <MessageText message={m} />
+        {m.unreadable ? (
+          <p class="muted unreadable" dir="auto">
+            {m.unreadable}
+          </p>
+        ) : (
+          <MessageText message={m} />
+        )}
         {m.editedAt && (
           <span class="muted small" title={`Edited ${fullTime(m.editedAt)}`}>
             (edited)

@@ -9,6 +9,7 @@ import { drawerOpen, inboxOpen, lastServer, searchOpen } from '../state/view.ts'
 import { unreadNotifications } from '../state/notifications.ts';
 
 import { Icon } from './icons.tsx';
+import { isInvitation } from '../e2ee/glue.ts';
 import { lazyScreen } from './lazy.tsx';
 import { PresenceDot } from './presence.tsx';
 import { showError } from './toasts.tsx';
@@ -24,7 +25,8 @@ export type SidebarDialog =
   | { kind: 'new-conversation' }
   | { kind: 'dm-requests' }
   | { kind: 'workspace-admin'; serverId: string; tab: string }
-  | { kind: 'channel-settings'; conversationId: string };
+  | { kind: 'channel-settings'; conversationId: string }
+  | { kind: 'add-people'; conversationId: string };
 
 const currentServer = computed(() => {
   const r = route.value;
@@ -188,7 +190,9 @@ export function Sidebar() {
       </nav>
     );
   }
-  const list = Object.values(conversations.value).filter((c) => c.serverId === w.id && c.isMember);
+  const list = Object.values(conversations.value).filter(
+    (c) => c.serverId === w.id && (c.isMember || isInvitation(c)),
+  );
   const items = w.isDirect
     ? list.sort((a, b) => (a.lastActivityAt < b.lastActivityAt ? 1 : -1))
     : sortChannels(list);
@@ -292,8 +296,10 @@ function ConversationList(p: {
         const unread = c.unreadCount;
         const partner = c.kind === 'DIRECT' ? c.memberIds.find((id) => id !== myId) : undefined;
         const muted = mutedNow(c);
+        const invited = isInvitation(c);
         const described = [
-          title,
+          invited ? `${title} invitation` : title,
+          c.encrypted ? 'end-to-end encrypted' : '',
           c.isPrivate && c.kind === 'CHANNEL' ? 'private' : '',
           muted ? 'muted' : '',
           unread ? `${unread} unread` : '',
@@ -326,6 +332,8 @@ function ConversationList(p: {
                 {c.kind === 'CHANNEL' ? c.name : title}
               </span>
               {muted && <Icon name="muted" />}
+              {c.encrypted && c.kind !== 'CHANNEL' && <Icon name="lock" />}
+              {invited && <span class="conv-invite"> invitation</span>}
               {/* Keeps the count a word of its own in the visible text, as in the label. */}
               {mention > 0 || unread > 0 ? ' ' : null}
               {mention > 0 ? (

@@ -34,6 +34,8 @@ import { joinRemote, remoteInvite } from '../../remote/spaces.ts';
 import { ChannelSettings } from './channel-settings.tsx';
 import { WorkspaceAdmin } from './workspace-admin.tsx';
 import { confirmAction } from '../confirm.tsx';
+import { e2ee } from '../../e2ee/glue.ts';
+import { AddPeople, Lock } from '../../e2ee/ui.tsx';
 
 export default function WorkspaceDialogs(p: { dialog: SidebarDialog; onClose: () => void }) {
   const d = p.dialog;
@@ -52,7 +54,15 @@ export default function WorkspaceDialogs(p: { dialog: SidebarDialog; onClose: ()
       return <WorkspaceAdmin serverId={d.serverId} tab={d.tab} onClose={p.onClose} />;
     case 'channel-settings':
       return <ChannelSettings conversationId={d.conversationId} onClose={p.onClose} />;
+    case 'add-people':
+      return <AddPeopleDialog conversationId={d.conversationId} onClose={p.onClose} />;
   }
+}
+
+function AddPeopleDialog(p: { conversationId: string; onClose: () => void }) {
+  const people = usePeople();
+  const c = conversations.value[p.conversationId];
+  return c ? <AddPeople c={c} people={people} onClose={p.onClose} /> : null;
 }
 
 /** An invite link or its bare token: the part after `/invite/`. */
@@ -290,13 +300,24 @@ function NewConversation({ onClose }: { onClose: () => void }) {
   const [picked, setPicked] = useState<string[]>([]);
   const [q, setQ] = useState('');
   const [error, setError] = useState<unknown>(null);
-  const start = () =>
-    gql<{
-      createConversation: { conversation: Conversation; dmRequestsSent: { id: string }[] };
-    }>(CREATE_CONVERSATION, { input: { memberIds: picked } })
-      .then((d) => {
-        const c = d.createConversation.conversation;
-        putConversations([c]);
+  const [encrypted, setEncrypted] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const start = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      // An encrypted one needs this browser set up first (the person is asked when it is not).
+      const client = encrypted ? await e2ee() : null;
+      if (client) await client.ensureDevice(true);
+      const d = await gql<{
+        createConversation: { conversation: Conversation; dmRequestsSent: { id: string }[] };
+      }>(CREATE_CONVERSATION, {
+        input: { memberIds: picked, ...(encrypted ? { encrypted } : {}) },
+      });
+      const c = d.createConversation.conversation;
+      putConversations([c]);
+      if (client) await client.sync(c.id);
+      {
         if (d.createConversation.dmRequestsSent.length) {
           showInfo('A message request was sent: they join when they accept it.');
         }
@@ -306,8 +327,13 @@ function NewConversation({ onClose }: { onClose: () => void }) {
           serverId: directSpace.value?.id ?? c.serverId,
           conversationId: c.id,
         });
-      })
-      .catch(setError);
+      }
+    } catch (err) {
+      if (!(err instanceof Error && err.name === 'NotSetUp')) setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
   const shown = (people ?? []).filter(
     (u) =>
       !q ||
@@ -344,8 +370,25 @@ function NewConversation({ onClose }: { onClose: () => void }) {
           </label>
         ))}
       </fieldset>
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={encrypted}
+          onChange={(e) => setEncrypted(e.currentTarget.checked)}
+        />
+        <Lock /> End-to-end encrypted
+        <span class="hint">
+          Only your and their devices can read it; the server keeps ciphertext only. People without
+          a device set up for encryption are invited and join when they accept.
+        </span>
+      </label>
       <ErrorText error={error} />
-      <button type="button" class="primary" disabled={!picked.length} onClick={() => void start()}>
+      <button
+        type="button"
+        class="primary"
+        disabled={!picked.length || busy}
+        onClick={() => void start()}
+      >
         {picked.length > 1 ? 'Start group conversation' : 'Start conversation'}
       </button>
     </Dialog>

@@ -1,0 +1,233 @@
+/// <reference lib="dom" />
+// End-to-end encrypted conversations in the browser (docs/web-client.md, "Encrypted
+// conversations"): an encrypted group started by one person, invitations accepted and declined,
+// two browsers reading each other through MLS run in a worker, a third person added later who
+// reads only what came after, a reload that keeps what this browser read, and a password account
+// asked before it enrols. Every request and WebSocket frame of the pages is recorded, and none
+// holds the plaintext.
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { checkA11y } from './a11y.js';
+import {
+  ApiSession,
+  composer,
+  createInviteLink,
+  joinByInvite,
+  personPage,
+  shot,
+  signUpWithWorkspace,
+  startServerAndBrowser,
+  timeline,
+  type Person,
+  type TestServer,
+} from './harness.js';
+
+let server: TestServer;
+let browser: Browser;
+let alice: Person;
+let bob: Person;
+let carol: Person;
+let dave: Person;
+let invite = '';
+
+/** Everything the pages of these contexts sent or received: request bodies and frames. */
+const wire: string[] = [];
+function record(context: BrowserContext, page: Page): void {
+  context.on('request', (r) => {
+    wire.push(`${r.method()} ${r.url()} ${r.postData() ?? ''}`);
+  });
+  page.on('websocket', (ws) => {
+    ws.on('framesent', (f) => wire.push(String(f.payload)));
+    ws.on('framereceived', (f) => wire.push(String(f.payload)));
+  });
+}
+
+const SECRETS = [
+  'The mill opens at nine, bring the blue key',
+  'Agreed: blue key, nine sharp',
+  'Dave, welcome: the plan is on the table',
+  'Back after a reload, still in the group',
+  'Erin writes from a browser set up just now',
+];
+
+beforeAll(async () => {
+  ({ server, browser } = await startServerAndBrowser({ SVC_SIGNUP_REQUIRE_KEYS: 'false' }));
+  alice = await personPage(browser, server.url);
+  bob = await personPage(browser, server.url);
+  carol = await personPage(browser, server.url);
+  dave = await personPage(browser, server.url);
+  for (const p of [alice, bob, carol, dave]) record(p.context, p.page);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.dispose();
+});
+
+async function openDirect(p: Page): Promise<void> {
+  await p.getByRole('button', { name: /^Direct messages/ }).click();
+}
+
+/** Sends from the open encrypted conversation's box and waits until it shows. */
+async function sendSecret(p: Page, text: string): Promise<void> {
+  await composer(p).fill(text);
+  await composer(p).press('Enter');
+  await timeline(p).getByText(text, { exact: true }).waitFor({ timeout: 30_000 });
+}
+
+describe('encrypted conversations in the browser', () => {
+  it('sets four people up in one workspace', async () => {
+    await signUpWithWorkspace(alice.page, 'alice', 'Alice', 'Team');
+    invite = await createInviteLink(alice.page);
+    await joinByInvite(bob.page, invite, 'bob', 'Bob');
+    await joinByInvite(carol.page, invite, 'carol', 'Carol');
+    await joinByInvite(dave.page, invite, 'dave', 'Dave');
+  });
+
+  it('starts an encrypted group: the others are invited, one declines, one accepts', async () => {
+    const a = alice.page;
+    await openDirect(a);
+    await a.getByRole('button', { name: 'New message' }).click();
+    const dialog = a.getByRole('dialog', { name: 'New message' });
+    await dialog.getByRole('checkbox', { name: /Bob/ }).check();
+    await dialog.getByRole('checkbox', { name: /Carol/ }).check();
+    await dialog.getByRole('checkbox', { name: /End-to-end encrypted/ }).check();
+    await dialog.getByRole('button', { name: 'Start group conversation' }).click();
+    // The lock on the conversation and in the box.
+    await a.getByRole('heading', { name: /Bob, Carol/ }).waitFor({ timeout: 30_000 });
+    await a.getByRole('heading', { name: /End-to-end encrypted/ }).waitFor();
+    await a.getByText(/only the devices in this conversation can read/).waitFor();
+    await composer(a).waitFor();
+    expect(await composer(a).getAttribute('aria-label')).toMatch(/^Encrypted message to/);
+
+    // Carol sees a pending invitation: no messages, no unread count; she declines.
+    const c = carol.page;
+    await openDirect(c);
+    const carolInvite = c.getByRole('link', { name: /invitation, end-to-end encrypted/ });
+    await carolInvite.click();
+    await c.getByText('You are invited to an encrypted conversation').waitFor();
+    expect(await c.getByRole('log').count()).toBe(0);
+    expect(await c.locator('#composer-input').count()).toBe(0);
+    await checkA11y(c, 'encrypted invitation');
+    await shot(c, '40-encrypted-invitation');
+    await c.getByRole('button', { name: 'Decline' }).click();
+    await carolInvite.waitFor({ state: 'detached' });
+
+    // Bob accepts: this browser is set up (his key account needs no question), Alice's
+    // device adds it with a Commit, and it joins from the Welcome.
+    const b = bob.page;
+    await openDirect(b);
+    await b.getByRole('link', { name: /invitation/ }).click();
+    await b.getByRole('button', { name: 'Accept' }).click();
+    await composer(b).waitFor({ timeout: 30_000 });
+  });
+
+  it('lets the two read each other, with nothing in the clear on the wire', async () => {
+    const a = alice.page;
+    const b = bob.page;
+    await sendSecret(a, SECRETS[0]!);
+    await timeline(b).getByText(SECRETS[0]!, { exact: true }).waitFor({ timeout: 30_000 });
+    await sendSecret(b, SECRETS[1]!);
+    await timeline(a).getByText(SECRETS[1]!, { exact: true }).waitFor({ timeout: 30_000 });
+    await shot(a, '41-encrypted-conversation');
+    await checkA11y(a, 'encrypted conversation');
+  });
+
+  it('keeps what this browser read and its group across a reload', async () => {
+    const b = bob.page;
+    await b.reload();
+    await timeline(b).getByText(SECRETS[0]!, { exact: true }).waitFor({ timeout: 30_000 });
+    await timeline(b).getByText(SECRETS[1]!, { exact: true }).waitFor();
+    // The group's state came back too: Bob can still write, and Alice read him.
+    await sendSecret(b, SECRETS[3]!);
+    await timeline(alice.page).getByText(SECRETS[3]!, { exact: true }).waitFor({ timeout: 30_000 });
+  });
+
+  it('adds a third person later, who reads only what came after', async () => {
+    const a = alice.page;
+    await a.getByRole('button', { name: 'Add people' }).click();
+    const dialog = a.getByRole('dialog', { name: /Add people/ });
+    await dialog.getByRole('checkbox', { name: /Dave/ }).check();
+    await dialog.getByRole('button', { name: 'Add' }).click();
+    await dialog.waitFor({ state: 'detached' });
+
+    const d = dave.page;
+    await openDirect(d);
+    await d.getByRole('link', { name: /invitation/ }).click();
+    await d.getByRole('button', { name: 'Accept' }).click();
+    await composer(d).waitFor({ timeout: 30_000 });
+    // Alice's device adds Dave's (the Commit and Welcome), then she writes.
+    await expect
+      .poll(() => d.locator('.e2ee-note').count(), { timeout: 30_000 })
+      .toBeGreaterThan(0);
+    await sendSecret(a, SECRETS[2]!);
+    await timeline(d).getByText(SECRETS[2]!, { exact: true }).waitFor({ timeout: 30_000 });
+    await timeline(bob.page).getByText(SECRETS[2]!, { exact: true }).waitFor({ timeout: 30_000 });
+    // The earlier two are said in words, never shown.
+    await timeline(d)
+      .getByText('Sent before this browser joined the conversation, so it cannot be read here.')
+      .first()
+      .waitFor();
+    expect(await timeline(d).getByText(SECRETS[0]!).count()).toBe(0);
+    expect(await timeline(d).getByText(SECRETS[1]!).count()).toBe(0);
+    await shot(d, '42-encrypted-joined-later');
+  });
+
+  it('sent no plaintext in any request or WebSocket frame', () => {
+    expect(wire.length).toBeGreaterThan(50);
+    for (const secret of SECRETS) {
+      const hits = wire.filter((w) => w.includes(secret));
+      expect(hits, `"${secret}" left a browser`).toEqual([]);
+      // Not as a JSON string either (quotes and escapes).
+      const json = JSON.stringify(secret).slice(1, -1);
+      expect(wire.filter((w) => w.includes(json))).toEqual([]);
+    }
+    for (const p of [alice, bob, carol, dave]) expect(p.problems).toEqual([]);
+  });
+
+  it('asks a password account before enrolling, and says what enrolling ends', async () => {
+    server.cli(['account', 'create', 'erin', '--password-stdin'], 'erin-password-1\n');
+    const api = await ApiSession.signIn(server, 'erin', 'erin-password-1');
+    await api.gql('mutation($t: String!) { joinWorkspace(token: $t) { id } }', {
+      t: new URL(invite).pathname.split('/').pop(),
+    });
+    const erin = await personPage(browser, server.url);
+    record(erin.context, erin.page);
+    const e = erin.page;
+    await e.goto('/');
+    await e.getByLabel('Username').fill('erin');
+    await e.getByLabel('Password').fill('erin-password-1');
+    await e.getByRole('button', { name: 'Sign in' }).click();
+    await openDirect(e);
+    const start = async () => {
+      await e.getByRole('button', { name: 'New message' }).click();
+      const dialog = e.getByRole('dialog', { name: 'New message' });
+      await dialog.getByRole('checkbox', { name: /Alice/ }).check();
+      await dialog.getByRole('checkbox', { name: /End-to-end encrypted/ }).check();
+      await dialog.getByRole('button', { name: 'Start conversation' }).click();
+    };
+    await start();
+    const ask = e.getByRole('dialog', { name: 'Set up encryption on this browser?' });
+    await ask.getByText(/your password stops working/).waitFor();
+    await ask.getByText(/signed out now/).waitFor();
+    await shot(e, '43-enrol-question');
+    await ask.getByRole('button', { name: 'Cancel' }).click();
+    // Cancelled: nothing changed, the password still signs in.
+    await ApiSession.signIn(server, 'erin', 'erin-password-1');
+    await e.keyboard.press('Escape');
+    await start();
+    await ask.getByRole('button', { name: 'Set up and sign out elsewhere' }).click();
+    await e.getByRole('heading', { name: /Alice/ }).waitFor({ timeout: 30_000 });
+    await e.getByRole('heading', { name: /End-to-end encrypted/ }).waitFor();
+    await expect(ApiSession.signIn(server, 'erin', 'erin-password-1')).rejects.toThrow();
+    // The other session ended with the enrolment.
+    await expect(api.gql('{ me { id } }')).rejects.toThrow(/UNAUTHENTICATED/);
+    await sendSecret(e, SECRETS[4]!);
+    // Alice's browser joined from its Welcome in the background, and reads Erin.
+    await alice.page.getByRole('link', { name: /^erin/i }).click();
+    await timeline(alice.page).getByText(SECRETS[4]!, { exact: true }).waitFor({ timeout: 30_000 });
+    expect(erin.problems).toEqual([]);
+    for (const w of wire) expect(w.includes(SECRETS[4]!)).toBe(false);
+  });
+});

@@ -1,0 +1,569 @@
+// Encrypted conversations on the page's side (docs/e2ee.md, "What a client must do"): this
+// browser's device set up (enrolment for a password account, key packages), the MLS group of each
+// encrypted conversation kept in step with the server (created, joined from a Welcome, Commits
+// applied in epoch order, new members added, departed devices removed), and messages encrypted
+// before they leave and decrypted as they come. The MLS work runs in ./mls-worker.ts; this file
+// carries its bytes to and from the API. Loaded on demand, the first time an encrypted
+// conversation is opened or started.
+import { ApiError, gql } from '../api/graphql.ts';
+import { KEY_CHALLENGE, MESSAGE } from '../api/queries.ts';
+import type { Message, MessagePage } from '../api/types.ts';
+import { newKeyPair, publicKeyOf, sign, statement, storeAccount } from '../auth/keys.ts';
+import { defaultDeviceName } from '../auth/flows.ts';
+import { conversations, me } from '../state/store.ts';
+import { confirmAction } from '../ui/confirm.tsx';
+
+import type {
+  Decrypted,
+  Encrypted,
+  GroupInfo,
+  MlsRequest,
+  PreparedCommit,
+  Unreadable,
+} from './protocol.ts';
+
+// The worker, one request and answer at a time.
+
+let worker: Worker | null = null;
+let seq = 0;
+const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+
+function call<T>(req: MlsRequest): Promise<T> {
+  if (!worker) {
+    worker = new Worker(new URL('./mls-worker.ts', import.meta.url), { type: 'module' });
+    worker.onmessage = (ev: MessageEvent<{ id: number; result?: unknown; error?: string }>) => {
+      const w = waiting.get(ev.data.id);
+      waiting.delete(ev.data.id);
+      if (ev.data.error !== undefined) w?.reject(new Error(ev.data.error));
+      else w?.resolve(ev.data.result);
+    };
+  }
+  const id = ++seq;
+  return new Promise<T>((resolve, reject) => {
+    waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
+    worker!.postMessage({ id, req });
+  });
+}
+
+// The GraphQL documents of encrypted conversations.
+
+const DEVICE_Q = `query E2eeDevice { myDevices { id current encryptionReady keyPackagesAvailable
+  keyPackagesLow } myKeyIdentity { id } }`;
+const PUBLISH = `mutation PublishKeyPackage($d: ID!, $ks: [String!], $l: String) {
+  publishKeyPackage(deviceId: $d, keyPackages: $ks, lastResortKeyPackage: $l) { id keyPackagesAvailable } }`;
+const GROUP_STATE = `query MlsGroupState($c: ID!) { mlsGroupState(conversationId: $c) {
+  incarnation epoch deviceIds pendingRemovalDeviceIds orphaned } }`;
+const COMMITS = `query MlsCommits($c: ID!, $i: Int!, $e: Int!) { mlsCommits(conversationId: $c,
+  incarnation: $i, fromEpoch: $e, limit: 100) { items { incarnation epoch commit } hasMore nextEpoch } }`;
+const WELCOMES = `query MlsWelcomes($c: ID) { mlsWelcomes(conversationId: $c) { incarnation welcome } }`;
+const CLAIM = `mutation ClaimKeyPackages($c: ID!, $u: ID!) { claimKeyPackages(conversationId: $c,
+  userId: $u) { deviceId keyPackage } }`;
+const COMMIT = `mutation CommitMlsGroup($i: MlsCommitInput!) { commitMlsGroup(input: $i) { epoch } }`;
+const SEND_ENCRYPTED = `mutation SendEncryptedMessage($i: SendEncryptedMessageInput!) {
+  sendEncryptedMessage(input: $i) { ${MESSAGE} } }`;
+const ENROLL = `mutation EnrollIdentityKey($i: EnrollIdentityKeyInput!) { enrollIdentityKey(input: $i) {
+  device { id } keyIdentity { id } } }`;
+
+interface GroupState {
+  incarnation: number;
+  epoch: number;
+  deviceIds: string[];
+  pendingRemovalDeviceIds: string[];
+  orphaned: boolean;
+}
+
+const codeOf = (err: unknown) => (err instanceof ApiError ? err.code : '');
+
+// This browser's device.
+
+interface Device {
+  deviceId: string;
+  identity: string;
+}
+
+/** Single-use key packages published at a time; more follow `MlsKeyPackagesLow`. */
+const PACKAGES = 20;
+let device: Promise<Device | null> | null = null;
+let deviceOf = '';
+
+/** Thrown when the person chose not to set encryption up on this browser. */
+export class NotSetUp extends Error {
+  constructor() {
+    super('Encryption is not set up on this browser.');
+    this.name = 'NotSetUp';
+  }
+}
+
+/**
+ * This browser's device, set up for encryption: a password account is first offered enrolment
+ * (never silently; `ask` false answers null instead), then key packages are published when the
+ * server holds none this browser can open.
+ */
+export function ensureDevice(ask = true): Promise<Device | null> {
+  const who = me.value?.id ?? '';
+  if (device && deviceOf === who) return device;
+  deviceOf = who;
+  const p = setUp(ask).catch((err: unknown) => {
+    if (device === p) device = null;
+    throw err;
+  });
+  device = p;
+  return p.then((d) => {
+    if (!d && device === p) device = null;
+    return d;
+  });
+}
+
+async function setUp(ask: boolean): Promise<Device | null> {
+  type D = {
+    myDevices: Array<{
+      id: string;
+      current: boolean;
+      encryptionReady: boolean;
+      keyPackagesLow: boolean;
+    }>;
+    myKeyIdentity: { id: string } | null;
+  };
+  let d = await gql<D>(DEVICE_Q);
+  if (!d.myKeyIdentity) {
+    if (!ask) return null;
+    await enrol();
+    d = await gql<D>(DEVICE_Q);
+  }
+  const current = d.myDevices.find((x) => x.current);
+  if (!current || !d.myKeyIdentity) {
+    throw new Error(
+      'This session was not started with a device key. Sign out, then sign in with this browser’s key.',
+    );
+  }
+  const identity = `${d.myKeyIdentity.id}:${current.id}`;
+  const held = await call<number>({ op: 'init', deviceId: current.id, identity });
+  if (!current.encryptionReady || held === 0 || current.keyPackagesLow) {
+    await publish(current.id, !current.encryptionReady || held === 0);
+  }
+  return { deviceId: current.id, identity };
+}
+
+async function publish(deviceId: string, lastResort: boolean): Promise<void> {
+  const made = await call<{ packages: string[]; lastResort: string | null }>({
+    op: 'makePackages',
+    n: PACKAGES,
+    lastResort,
+  });
+  await gql(PUBLISH, { d: deviceId, ks: made.packages, l: made.lastResort });
+}
+
+/**
+ * Enrols a password account (docs/keys.md, "Enrolling a password account"), after the person
+ * agreed in words to what follows: an identity key and this browser's device key, both kept in
+ * this browser; the password stops working and every other session ends.
+ */
+async function enrol(): Promise<void> {
+  const who = me.value;
+  if (!who) throw new NotSetUp();
+  const yes = await confirmAction({
+    title: 'Set up encryption on this browser?',
+    body: [
+      'Encrypted conversations need keys that only your devices hold. This browser will make ',
+      'them and keep them. After that your account signs in with this browser’s key instead ',
+      'of a password: your password stops working, and every other place where your account ',
+      'is signed in is signed out now. To use another browser later, add it from Settings → ',
+      'Devices and keys on this one, and keep the backup of your identity key that Settings ',
+      'offers.',
+    ].join(''),
+    confirm: 'Set up and sign out elsewhere',
+    danger: true,
+  });
+  if (!yes) throw new NotSetUp();
+  const identity = await newKeyPair(true);
+  const deviceKey = await newKeyPair(false);
+  const identityPublicKey = await publicKeyOf(identity);
+  const devicePublicKey = await publicKeyOf(deviceKey);
+  const c = (
+    await gql<{ keyLoginChallenge: { challengeId: string; nonce: string; serverKey: string } }>(
+      KEY_CHALLENGE,
+    )
+  ).keyLoginChallenge;
+  const issuedAt = new Date().toISOString();
+  const text = statement('enroll-identity', c, issuedAt, [
+    ['account', who.id],
+    ['identity', identityPublicKey],
+    ['device', devicePublicKey],
+  ]);
+  await gql(ENROLL, {
+    i: {
+      identityPublicKey,
+      devicePublicKey,
+      deviceName: defaultDeviceName(),
+      challengeId: c.challengeId,
+      issuedAt,
+      identitySignature: await sign(identity.privateKey, text),
+      deviceSignature: await sign(deviceKey.privateKey, text),
+    },
+  });
+  await storeAccount({
+    username: who.username,
+    devicePublicKey,
+    device: deviceKey,
+    identity,
+    createdAt: issuedAt,
+  });
+}
+
+// One operation at a time per conversation: the group's state moves with each.
+
+const locks = new Map<string, Promise<unknown>>();
+
+function locked<T>(conversationId: string, f: () => Promise<T>): Promise<T> {
+  const before = locks.get(conversationId) ?? Promise.resolve();
+  const run = before.then(f, f);
+  const tail = run.catch(() => undefined);
+  locks.set(conversationId, tail);
+  void tail.then(() => {
+    if (locks.get(conversationId) === tail) locks.delete(conversationId);
+  });
+  return run;
+}
+
+const group = (conversationId: string) => call<GroupInfo | null>({ op: 'group', conversationId });
+
+async function groupState(conversationId: string): Promise<GroupState> {
+  return (await gql<{ mlsGroupState: GroupState }>(GROUP_STATE, { c: conversationId }))
+    .mlsGroupState;
+}
+
+/** Applies the Commits after this device's epoch, page by page. */
+async function catchUp(conversationId: string): Promise<void> {
+  for (;;) {
+    const g = await group(conversationId);
+    if (!g) return;
+    const page = (
+      await gql<{
+        mlsCommits: {
+          items: Array<{ incarnation: number; epoch: number; commit: string }>;
+          hasMore: boolean;
+        };
+      }>(COMMITS, { c: conversationId, i: g.incarnation, e: g.epoch })
+    ).mlsCommits;
+    for (const item of page.items) {
+      await call({ op: 'applyCommit', conversationId, ...item });
+    }
+    if (!page.hasMore || !page.items.length) return;
+  }
+}
+
+interface Plan {
+  add: Array<{ deviceId: string; keyPackage: string }>;
+  remove: string[];
+  members?: string[];
+}
+
+/**
+ * Makes and submits a Commit: `plan` says what it adds and removes, asked again after each
+ * `STALE_EPOCH` (the Commits missed are applied first), since another device may have done it.
+ */
+async function commitWith(
+  conversationId: string,
+  plan: () => Promise<Plan>,
+  opts: { first?: boolean } = {},
+): Promise<void> {
+  for (let attempt = 0; attempt < 6; attempt++) {
+    if (attempt > 0) await catchUp(conversationId);
+    const p = await plan();
+    // The first Commit creates the group, even when it adds nobody yet.
+    if (!p.add.length && !p.remove.length && !opts.first) {
+      if (p.members) await call({ op: 'setMembers', conversationId, members: p.members });
+      return;
+    }
+    const prepared = await call<PreparedCommit>({
+      op: 'prepareCommit',
+      conversationId,
+      add: p.add.map((a) => a.keyPackage),
+      removeDeviceIds: p.remove,
+      ...(p.members ? { members: p.members } : {}),
+    });
+    try {
+      await gql(COMMIT, {
+        i: {
+          conversationId,
+          incarnation: prepared.incarnation,
+          epoch: prepared.epoch,
+          commit: prepared.commit,
+          welcome: prepared.welcome,
+          addedDeviceIds: p.add.map((a) => a.deviceId),
+          removedDeviceIds: p.remove,
+        },
+      });
+    } catch (err) {
+      await call({ op: 'discardCommit', conversationId });
+      if (codeOf(err) === 'STALE_EPOCH' && !opts.first) continue;
+      throw err;
+    }
+    await call({ op: 'confirmCommit', conversationId });
+    return;
+  }
+  throw new Error('The conversation kept changing while this browser updated it. Try again.');
+}
+
+/** Claims a package for each device of the members this device has not seen added yet. */
+function addNewMembers(conversationId: string): () => Promise<Plan> {
+  return async () => {
+    const g = await group(conversationId);
+    const c = conversations.value[conversationId];
+    if (!g || !c) return { add: [], remove: [] };
+    const members = c.memberIds;
+    const fresh = members.filter((u) => !g.members.includes(u));
+    const add: Plan['add'] = [];
+    for (const userId of fresh) {
+      const claimed = (
+        await gql<{ claimKeyPackages: Array<{ deviceId: string; keyPackage: string }> }>(CLAIM, {
+          c: conversationId,
+          u: userId,
+        })
+      ).claimKeyPackages;
+      for (const k of claimed) if (!g.deviceIds.includes(k.deviceId)) add.push(k);
+    }
+    return { add, remove: [], members };
+  };
+}
+
+/**
+ * Brings this device's view of the conversation's group in step with the server: creates the
+ * group when there is none (or it was orphaned), joins from a Welcome, applies missed Commits,
+ * removes departed devices and adds new members' devices. Null while this device is not in the
+ * group (a member's device has yet to add it).
+ */
+async function syncNow(
+  conversationId: string,
+  dev: Device,
+  again = true,
+): Promise<GroupInfo | null> {
+  let gs = await groupState(conversationId);
+  let g = await group(conversationId);
+  if (gs.incarnation === 0 || (gs.orphaned && (!g || g.incarnation <= gs.incarnation))) {
+    // No group yet (or none any device can commit to): this device starts it, adding the
+    // devices of every member that has one. Another device may have been quicker: then the
+    // Commit is refused as stale, and this device joins from its Welcome instead.
+    await call({ op: 'createGroup', conversationId, incarnation: gs.incarnation + 1 });
+    try {
+      await commitWith(conversationId, addNewMembers(conversationId), { first: true });
+    } catch (err) {
+      await call({ op: 'dropGroup', conversationId });
+      if (!again || codeOf(err) !== 'STALE_EPOCH') throw err;
+      return syncNow(conversationId, dev, false);
+    }
+    return group(conversationId);
+  }
+  if (!g || g.incarnation < gs.incarnation) {
+    if (gs.deviceIds.includes(dev.deviceId)) {
+      const welcomes = (
+        await gql<{ mlsWelcomes: Array<{ incarnation: number; welcome: string }> }>(WELCOMES, {
+          c: conversationId,
+        })
+      ).mlsWelcomes.filter((w) => w.incarnation === gs.incarnation);
+      await call({
+        op: 'join',
+        conversationId,
+        welcomes,
+        members: conversations.value[conversationId]?.memberIds ?? [],
+      });
+    }
+    g = await group(conversationId);
+    if (!g || g.incarnation < gs.incarnation) return null;
+  }
+  await catchUp(conversationId);
+  if (gs.pendingRemovalDeviceIds.length) {
+    await commitWith(conversationId, async () => {
+      gs = await groupState(conversationId);
+      return { add: [], remove: gs.pendingRemovalDeviceIds };
+    });
+  }
+  await commitWith(conversationId, addNewMembers(conversationId));
+  return group(conversationId);
+}
+
+/** Keeps the group in step (see syncNow); the person is asked to set up when they must be. */
+export async function sync(conversationId: string, ask = true): Promise<GroupInfo | null> {
+  const dev = await ensureDevice(ask);
+  if (!dev) return null;
+  return locked(conversationId, () => syncNow(conversationId, dev));
+}
+
+// Messages.
+
+/** The words shown in place of a message this browser cannot read. */
+export function unreadableWords(why: Unreadable): string {
+  switch (why) {
+    case 'before':
+      return 'Sent before this browser joined the conversation, so it cannot be read here.';
+    case 'franking':
+      return 'Hidden: what this message says does not match its sender’s proof.';
+    default:
+      return 'This message could not be decrypted on this browser.';
+  }
+}
+
+function textOf(body: string): string {
+  try {
+    const v = JSON.parse(body) as { text?: unknown };
+    return typeof v.text === 'string' ? v.text : '';
+  } catch {
+    return '';
+  }
+}
+
+function withPlain(m: Message, d: Decrypted): Message {
+  if ('unreadable' in d) return { ...m, text: null, unreadable: unreadableWords(d.unreadable) };
+  return { ...m, text: textOf(d.body), unreadable: null, opening: d.opening, body: d.body };
+}
+
+async function decryptOne(conversationId: string, m: Message, dev: Device): Promise<Message> {
+  if (!m.ciphertext || !m.mls || m.isDeleted) return m;
+  const req: MlsRequest = {
+    op: 'decrypt',
+    conversationId,
+    messageId: m.id,
+    ciphertext: m.ciphertext,
+    frankingCommitment: m.mls.frankingCommitment,
+    incarnation: m.mls.incarnation,
+    epoch: m.mls.epoch,
+  };
+  if (m.mls.senderDeviceId === dev.deviceId) {
+    // MLS never decrypts a device's own message: its text was kept when it was sent.
+    const known = await call<Record<string, { body: string; opening: string }>>({
+      op: 'read',
+      messageIds: [m.id],
+    });
+    const k = known[m.id];
+    return withPlain(m, k ?? { unreadable: 'failed' });
+  }
+  let d = await call<Decrypted>(req);
+  if ('unreadable' in d && d.unreadable === 'later') {
+    await catchUp(conversationId);
+    d = await call<Decrypted>(req);
+  }
+  return withPlain(m, d);
+}
+
+/** A page of an encrypted conversation with each message decrypted (or said unreadable). */
+export async function decryptPage(conversationId: string, page: MessagePage): Promise<MessagePage> {
+  const dev = await ensureDevice(true);
+  if (!dev) return page;
+  return locked(conversationId, async () => {
+    await syncNow(conversationId, dev);
+    // Oldest first: a sender's messages are read in the order its keys move on.
+    const order = [...page.items].sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1));
+    const out = new Map<string, Message>();
+    for (const m of order) out.set(m.id, await decryptOne(conversationId, m, dev));
+    return { ...page, items: page.items.map((m) => out.get(m.id) ?? m) };
+  });
+}
+
+/**
+ * A message that arrived live, decrypted; null for this device's own message (the page that
+ * sent it shows it from the send's answer).
+ */
+export async function decryptLive(m: Message): Promise<Message | null> {
+  const dev = await ensureDevice(false);
+  if (!dev || !m.mls) return m;
+  const conversationId = m.conversationId;
+  return locked(conversationId, async () => {
+    if (m.mls!.senderDeviceId === dev.deviceId) {
+      const known = await call<Record<string, { body: string; opening: string }>>({
+        op: 'read',
+        messageIds: [m.id],
+      });
+      return known[m.id] ? withPlain(m, known[m.id]!) : null;
+    }
+    return decryptOne(conversationId, m, dev);
+  });
+}
+
+/** Encrypts and sends a message; its text is kept on this browser only. */
+export async function send(
+  conversationId: string,
+  text: string,
+  threadRootId: string | null,
+): Promise<Message> {
+  const dev = await ensureDevice(true);
+  if (!dev) throw new NotSetUp();
+  return locked(conversationId, async () => {
+    const body = JSON.stringify({ text });
+    let g = await syncNow(conversationId, dev);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      if (!g) throw new Error('This browser has not been added to the conversation yet.');
+      const enc = await call<Encrypted>({ op: 'encrypt', conversationId, body });
+      let sent: Message;
+      try {
+        sent = (
+          await gql<{ sendEncryptedMessage: Message }>(SEND_ENCRYPTED, {
+            i: {
+              conversationId,
+              incarnation: enc.incarnation,
+              epoch: enc.epoch,
+              ciphertext: enc.ciphertext,
+              frankingCommitment: enc.frankingCommitment,
+              threadRootId,
+            },
+          })
+        ).sendEncryptedMessage;
+      } catch (err) {
+        const code = codeOf(err);
+        if (code === 'STALE_EPOCH') {
+          await catchUp(conversationId);
+          g = await group(conversationId);
+          continue;
+        }
+        if (code === 'MLS_COMMIT_REQUIRED') {
+          g = await syncNow(conversationId, dev);
+          continue;
+        }
+        throw err;
+      }
+      await call({ op: 'remember', messageId: sent.id, body, opening: enc.opening });
+      return { ...sent, text, opening: enc.opening, body, unreadable: null };
+    }
+    throw new Error('The conversation kept changing while sending. Try again.');
+  });
+}
+
+// Live events of encrypted conversations (docs/events.md).
+
+export async function mlsEvent(
+  type: string,
+  conversationId: string | null,
+  p: Record<string, unknown>,
+): Promise<'joined' | null> {
+  const dev = await ensureDevice(false);
+  if (!dev) return null;
+  if (type === 'MlsKeyPackagesLow') {
+    if (p.deviceId === dev.deviceId) await publish(dev.deviceId, false);
+    return null;
+  }
+  if (!conversationId) return null;
+  if (type === 'MlsCommitAdded') {
+    if (p.deviceId === dev.deviceId) return null;
+    await locked(conversationId, async () => {
+      const r = await call<string>({
+        op: 'applyCommit',
+        conversationId,
+        incarnation: Number(p.incarnation),
+        epoch: Number(p.epoch),
+        commit: String(p.commit),
+      });
+      if (r === 'gap') await catchUp(conversationId);
+    });
+    return null;
+  }
+  if (type === 'MlsWelcomeAvailable') {
+    const ids = Array.isArray(p.deviceIds) ? p.deviceIds : [];
+    if (!ids.includes(dev.deviceId)) return null;
+    const before = await group(conversationId);
+    const after = await sync(conversationId, false);
+    return after && (!before || before.incarnation !== after.incarnation) ? 'joined' : null;
+  }
+  if (type === 'MlsMembershipChanged') {
+    await sync(conversationId, false);
+  }
+  return null;
+}

@@ -1,6 +1,7 @@
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 
 import { gql, post, type Session } from './client.js';
+import { rawEd25519Public } from '../../src/services/instance/server-keys.js';
 
 export interface KeyPair {
   privateKey: KeyObject;
@@ -9,7 +10,7 @@ export interface KeyPair {
 
 export function newKeyPair(): KeyPair {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  return { privateKey, publicRaw: publicKey.export({ format: 'jwk' }).x as string };
+  return { privateKey, publicRaw: rawEd25519Public(publicKey) };
 }
 
 const signText = (key: KeyPair, text: string) =>

@@ -3,6 +3,7 @@ import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { expect } from 'vitest';
 
 import { setCookies, type Agent, type GqlResponse, type TestApp } from '../_util/app.js';
+import { rawEd25519Public } from '../../src/services/instance/server-keys.js';
 
 // A test client's side of docs/keys.md, written from the document rather than from the server's
 // code, so a change of the statement format breaks these tests.
@@ -15,8 +16,7 @@ export interface TestKey {
 
 export function newKey(): TestKey {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  const jwk = publicKey.export({ format: 'jwk' });
-  return { publicKey: jwk.x as string, privateKey };
+  return { publicKey: rawEd25519Public(publicKey), privateKey };
 }
 
 export function signText(key: TestKey, text: string): string {

@@ -15,6 +15,7 @@ import {
 import { S2sClient } from '../../src/federation/s2s-client.js';
 import { systemClock } from '../../src/lib/clock.js';
 import type { ServerKeys } from '../../src/services/instance/server-keys.js';
+import { rawEd25519Public } from '../../src/services/instance/server-keys.js';
 
 // RFC 9421, appendix B.1.4: the Ed25519 test key; appendix B.2.6: the signature over it.
 const RFC_PRIVATE = `-----BEGIN PRIVATE KEY-----
@@ -110,7 +111,7 @@ describe('RFC 9421 signatures (src/federation/http-signature.ts)', () => {
   it("the server's signed s2s requests verify with http-message-signatures, and its signatures with ours", async () => {
     const { generateKeyPairSync } = await import('node:crypto');
     const pair = generateKeyPairSync('ed25519');
-    const raw = pair.publicKey.export({ format: 'jwk' }).x as string;
+    const raw = rawEd25519Public(pair.publicKey);
     const keys = {
       signing: pair.privateKey,
       signingPublic: pair.publicKey,

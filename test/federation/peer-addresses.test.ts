@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S2sClient, UpstreamError } from '../../src/federation/s2s-client.js';
 import { systemClock } from '../../src/lib/clock.js';
 import type { ServerKeys } from '../../src/services/instance/server-keys.js';
+import { rawEd25519Public } from '../../src/services/instance/server-keys.js';
 
 // A peer is named by a host id that comes from a client's URL, so outside development
 // (`SVC_S2S_INSECURE`) the s2s client connects only to public addresses, checked at connect
@@ -19,7 +20,7 @@ describe('the addresses a peer may have', () => {
   const keys = {
     signing: pair.privateKey,
     signingPublic: pair.publicKey,
-    signingPublicRaw: pair.publicKey.export({ format: 'jwk' }).x as string,
+    signingPublicRaw: rawEd25519Public(pair.publicKey),
   } as ServerKeys;
   const client = (insecure: boolean) =>
     new S2sClient({ selfId: 'a.example', keys, clock: systemClock, timeoutMs: 2000, insecure });

@@ -121,9 +121,15 @@ export async function checkServerKeys(
   return { serverKey, frankingKey };
 }
 
+/**
+ * The raw 32 bytes of an Ed25519 public key, base64url: the end of its SPKI encoding. Not from a
+ * JWK export: Node.js 20 can deadlock there when a collection runs during the export and
+ * finalizes the job that generated the key (the export holds the key's lock while it allocates,
+ * and the job's destructor takes the same lock), which hung a test process for good.
+ */
 export function rawEd25519Public(key: KeyObject): string {
-  const jwk = key.export({ format: 'jwk' });
-  return jwk.x as string;
+  const der = key.export({ type: 'spki', format: 'der' });
+  return der.subarray(der.length - 32).toString('base64url');
 }
 
 export function signBytes(keys: ServerKeys, data: Buffer): string {

@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+
 import type { Executor } from '../../db/database.js';
 import { keysetQuery, type KeysetPage } from '../paging/keyset.js';
 import type {
@@ -87,21 +89,21 @@ export async function findMacro(db: Executor, id: string) {
   return db.selectFrom('command_macro').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** A person's own rows, and a workspace's when one is named (macros and keybinds alike). */
+function ownedOrOfWorkspace(scope: { ownerId: string; workspaceId: string | null }) {
+  const own = sql<boolean>`${sql.ref('ownerId')} = ${scope.ownerId}`;
+  return scope.workspaceId === null
+    ? own
+    : sql<boolean>`(${own} or ${sql.ref('workspaceId')} = ${scope.workspaceId})`;
+}
+
 /** A page of one person's macros, with a workspace's when one is named, oldest first. */
 export async function macrosPage(
   db: Executor,
   scope: { ownerId: string; workspaceId: string | null },
   page: KeysetPage,
 ) {
-  const { ownerId, workspaceId } = scope;
-  const q = db
-    .selectFrom('command_macro')
-    .selectAll()
-    .where((eb) =>
-      workspaceId === null
-        ? eb('ownerId', '=', ownerId)
-        : eb.or([eb('ownerId', '=', ownerId), eb('workspaceId', '=', workspaceId)]),
-    );
+  const q = db.selectFrom('command_macro').selectAll().where(ownedOrOfWorkspace(scope));
   return keysetQuery(q, { at: 'createdAt', key: 'id' }, 'asc', page).execute();
 }
 
@@ -153,15 +155,7 @@ export async function keybindsPage(
   scope: { ownerId: string; workspaceId: string | null },
   page: KeysetPage,
 ) {
-  const { ownerId, workspaceId } = scope;
-  const q = db
-    .selectFrom('command_keybind')
-    .selectAll()
-    .where((eb) =>
-      workspaceId === null
-        ? eb('ownerId', '=', ownerId)
-        : eb.or([eb('ownerId', '=', ownerId), eb('workspaceId', '=', workspaceId)]),
-    );
+  const q = db.selectFrom('command_keybind').selectAll().where(ownedOrOfWorkspace(scope));
   return keysetQuery(q, { at: 'createdAt', key: 'id' }, 'asc', page).execute();
 }
 

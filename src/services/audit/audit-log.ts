@@ -179,16 +179,7 @@ export class AuditLog {
   }
 }
 
-function toView(row: {
-  id: string;
-  kind: AuditKind;
-  action: string;
-  actorId: string;
-  target: string;
-  reason: string | null;
-  details: string | null;
-  createdAt: number;
-}): AuditView {
+function toView(row: AuditLogTable): AuditView {
   return {
     id: row.id,
     kind: row.kind,

@@ -147,20 +147,34 @@ export async function startNginx(
 }
 
 /**
- * Caddy from deploy/Caddyfile in front of `upstream`: the site address becomes 127.0.0.1 on a
- * free port with the test's certificate, behind a block of global options that keeps Caddy's
- * admin endpoint, redirect listener and storage out of the machine's way.
+ * Caddy from deploy/Caddyfile in front of `upstream` (host:port, or several): the site address
+ * becomes 127.0.0.1 on a free port with the test's certificate, behind a block of global options
+ * that keeps Caddy's admin endpoint, redirect listener and storage out of the machine's way.
+ * With several upstreams, the file's commented lines for several processes are taken, as its
+ * comment tells an operator to.
  */
 export async function startCaddy(
   binary: string,
   dir: string,
   cert: { cert: string; key: string; ca: Buffer },
-  upstream: string,
+  upstream: string | string[],
 ): Promise<RunningProxy> {
   const [port, httpPort] = [await freePort(), await freePort()];
+  const upstreams = [upstream].flat();
   let file = fs.readFileSync(path.join(ROOT, 'deploy/Caddyfile'), 'utf8');
   file = edit(file, /^chat\.example\.org \{/m, `https://127.0.0.1:${port} {`, 'the site address');
-  file = edit(file, /reverse_proxy 127\.0\.0\.1:8080/, `reverse_proxy ${upstream}`, 'the upstream');
+  file = edit(
+    file,
+    /reverse_proxy 127\.0\.0\.1:8080/,
+    `reverse_proxy ${upstreams.join(' ')}`,
+    'the upstream',
+  );
+  if (upstreams.length > 1) {
+    for (const option of ['lb_policy', 'health_uri', 'health_interval', 'lb_try_duration']) {
+      const line = new RegExp(`^(\\s*)# (${option} )`, 'm');
+      file = edit(file, line, '$1$2', `the commented ${option} line`);
+    }
+  }
   file = edit(
     file,
     /^\s*# tls \/etc\/\S+ \/etc\/\S+$/m,

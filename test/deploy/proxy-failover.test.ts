@@ -15,84 +15,78 @@ import {
 } from '../_util/app.js';
 import { sleep } from '../_util/fault-proxy.js';
 import { redisTestPrefix } from '../_util/redis.js';
-import { freePort, PASSWORD, ServerProcess } from '../_util/server-process.js';
+import {
+  freePort,
+  gql,
+  login,
+  PASSWORD,
+  ServerProcess,
+  type Session,
+} from '../_util/server-process.js';
 import { until, WORKSPACE_EVENTS } from '../realtime/_helpers.js';
 import { findBinary } from './_binaries.js';
-import { httpsRequest, makeCertificate, startNginx, type RunningProxy } from './_proxies.js';
+import {
+  httpsRequest,
+  makeCertificate,
+  startCaddy,
+  startNginx,
+  type RunningProxy,
+} from './_proxies.js';
 
-// docs/operations.md, "Behind a reverse proxy": deploy/nginx/svc.conf with two svc processes
-// as its upstreams, on one PostgreSQL and one Redis. A person watches a channel over the proxied
-// WebSocket while another sends through the proxy; the process holding the watcher's WebSocket
-// is killed (SIGKILL). The watcher's client reconnects through the proxy, which sends it to the
-// other process, and reads the channel again once its subscription runs there (as the web
-// client reads again after a reconnect): every message the sender had acknowledged was received
-// live or is in that read, and the next message arrives live. Needs PostgreSQL, Redis, nginx
-// and openssl; skipped otherwise, with the reason in the test's name.
+// docs/operations.md, "Behind a reverse proxy": deploy/nginx/svc.conf, then deploy/Caddyfile
+// (its lines for several processes taken), with two svc processes as upstreams, on one
+// PostgreSQL and one Redis. A person watches a channel over the proxied WebSocket while another
+// sends through the proxy; the process holding the watcher's WebSocket is killed (SIGKILL). The
+// watcher's client reconnects through the proxy, which sends it to the other process, and reads
+// the channel again once its subscription runs there (as the web client reads again after a
+// reconnect): every message the sender had acknowledged was received live or is in that read,
+// and the next message arrives live. Before the second proxy the killed process is replaced by a
+// new one. Needs PostgreSQL, Redis and openssl, and each proxy; skipped otherwise, with the
+// reason in the test's name.
 
 const REDIS_URL = process.env.SVC_TEST_REDIS_URL;
-const NGINX = findBinary('nginx');
 const OPENSSL = findBinary('openssl');
+const PROXIES = [
+  { name: 'nginx', binary: findBinary('nginx'), start: startNginx },
+  { name: 'Caddy', binary: findBinary('caddy'), start: startCaddy },
+];
 const SKIP =
   TEST_DB !== 'postgres' || !REDIS_URL
     ? ' (skipped: needs PostgreSQL and SVC_TEST_REDIS_URL)'
-    : !NGINX || !OPENSSL
-      ? ' (skipped: nginx or openssl is not installed; .ci/packages installs them)'
-      : '';
+    : !OPENSSL
+      ? ' (skipped: openssl is not installed)'
+      : PROXIES.every((p) => !p.binary)
+        ? ' (skipped: neither nginx nor Caddy is installed; .ci/packages installs them)'
+        : '';
+/** Why one proxy's test is skipped, or ''. */
+const skipped = (p: (typeof PROXIES)[number]) =>
+  p.binary ? '' : ` (skipped: ${p.name} is not installed; .ci/packages installs it)`;
 
 const SEND = `mutation($c: ID!, $t: String!) {
   sendMessage(input: { conversationId: $c, text: $t }) { id }
 }`;
 const READ = `query($c: ID!) { messages(conversationId: $c, limit: 100) { items { text } } }`;
 
-interface Session {
-  cookie: string;
-  csrf: string;
-}
-
-describe.skipIf(SKIP !== '')(`two svc processes behind nginx, one killed${SKIP}`, () => {
+describe.skipIf(SKIP !== '')(`two svc processes behind a proxy, one killed${SKIP}`, () => {
   let database: TestDatabase;
   let setup: AppContext;
+  let env: Record<string, string>;
   let nodes: ServerProcess[] = [];
   let dir: string;
   let cert: ReturnType<typeof makeCertificate>;
-  let nginx: RunningProxy;
-  let origin: string;
   const sessions: Record<string, Session> = {};
   let channel = '';
   let serverId = '';
 
-  async function gql(who: string, query: string, variables: Record<string, unknown> = {}) {
-    const s = sessions[who];
-    const answer = await httpsRequest(nginx.port, cert.ca, 'POST', '/api', {
-      headers: {
-        'content-type': 'application/json',
-        origin,
-        ...(s ? { cookie: s.cookie, 'x-csrf-token': s.csrf } : {}),
-      },
-      body: JSON.stringify({ query, variables }),
-    });
-    return { status: answer.status, json: answer.status === 200 ? JSON.parse(answer.body) : null };
-  }
-
-  async function signIn(username: string): Promise<void> {
-    const answer = await httpsRequest(nginx.port, cert.ca, 'POST', '/api', {
-      headers: { 'content-type': 'application/json', origin },
-      body: JSON.stringify({
-        query: `mutation($u: String!, $p: String!) {
-          login(input: { username: $u, password: $p }) { csrfToken } }`,
-        variables: { u: username, p: PASSWORD },
-      }),
-    });
-    const cookies = [answer.headers['set-cookie'] ?? []].flat();
-    sessions[username] = {
-      cookie: cookies.map((c) => c.split(';')[0]).join('; '),
-      csrf: JSON.parse(answer.body).data.login.csrfToken,
-    };
-  }
+  const startNode = async () => {
+    const node = new ServerProcess(await freePort(), await freePort(), env);
+    await node.ready();
+    return node;
+  };
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    const env = {
+    env = {
       ...database.env,
       SVC_REDIS_URL: REDIS_URL!,
       SVC_REDIS_PREFIX: redisTestPrefix(),
@@ -111,52 +105,87 @@ describe.skipIf(SKIP !== '')(`two svc processes behind nginx, one killed${SKIP}`
         email: null,
       });
     }
-    nodes = await Promise.all(
-      [0, 1].map(async () => {
-        const node = new ServerProcess(await freePort(), await freePort(), env);
-        await node.ready();
-        return node;
-      }),
-    );
+    nodes = await Promise.all([startNode(), startNode()]);
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-failover-'));
     cert = makeCertificate(dir);
-    nginx = await startNginx(
-      NGINX!,
-      dir,
-      cert,
-      nodes.map((n) => `127.0.0.1:${n.port}`),
-    );
-    origin = `https://127.0.0.1:${nginx.port}`;
-    await signIn('sam');
-    await signIn('pia');
+    // Sessions and the channel are the database's: made once, straight at a process.
+    for (const username of ['sam', 'pia']) sessions[username] = await login(nodes[0]!, username);
     const made = await gql(
-      'sam',
+      nodes[0]!,
+      sessions.sam!,
       'mutation { createWorkspace(input: { name: "Failover" }) { id channels { id name } } }',
     );
-    serverId = made.json.data.createWorkspace.id;
-    channel = made.json.data.createWorkspace.channels.find(
+    serverId = made.data.createWorkspace.id;
+    channel = made.data.createWorkspace.channels.find(
       (c: { name: string }) => c.name === 'general',
     ).id;
     const invite = await gql(
-      'sam',
+      nodes[0]!,
+      sessions.sam!,
       'mutation($s: ID!) { createWorkspaceInvite(input: { serverId: $s }) { token } }',
       { s: serverId },
     );
-    const joined = await gql('pia', 'mutation($t: String!) { joinWorkspace(token: $t) { id } }', {
-      t: invite.json.data.createWorkspaceInvite.token,
-    });
-    expect(joined.json.errors).toBeUndefined();
+    const joined = await gql(
+      nodes[0]!,
+      sessions.pia!,
+      'mutation($t: String!) { joinWorkspace(token: $t) { id } }',
+      { t: invite.data.createWorkspaceInvite.token },
+    );
+    expect(joined.errors).toBeUndefined();
   }, 180_000);
 
   afterAll(async () => {
-    await nginx?.stop();
     await Promise.all(nodes.map((n) => n.stop()));
     await setup?.close();
     await database?.drop();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
-  it('reconnects the watcher to the other process; nothing acknowledged is missed', async () => {
+  for (const p of PROXIES) {
+    it.skipIf(skipped(p) !== '')(
+      `${p.name}: reconnects the watcher to the other process; nothing acknowledged is missed${skipped(p)}`,
+      async () => {
+        // A process killed by an earlier proxy's run is replaced.
+        nodes = await Promise.all(
+          nodes.map((n) =>
+            n.child.exitCode === null && n.child.signalCode === null ? n : startNode(),
+          ),
+        );
+        const proxyDir = fs.mkdtempSync(path.join(dir, `${p.name}-`));
+        const proxy = await p.start(
+          p.binary!,
+          proxyDir,
+          cert,
+          nodes.map((n) => `127.0.0.1:${n.port}`),
+        );
+        try {
+          await failover(proxy, p.name);
+        } finally {
+          await proxy.stop();
+        }
+      },
+      120_000,
+    );
+  }
+
+  async function failover(proxy: RunningProxy, prefix: string): Promise<void> {
+    const origin = `https://127.0.0.1:${proxy.port}`;
+    const through = async (who: string, query: string, variables: Record<string, unknown>) => {
+      const s = sessions[who]!;
+      const answer = await httpsRequest(proxy.port, cert.ca, 'POST', '/api', {
+        headers: {
+          'content-type': 'application/json',
+          origin,
+          cookie: s.cookie,
+          'x-csrf-token': s.csrf,
+        },
+        body: JSON.stringify({ query, variables }),
+      });
+      return {
+        status: answer.status,
+        json: answer.status === 200 ? JSON.parse(answer.body) : null,
+      };
+    };
     const pia = sessions.pia!;
     const live = new Set<string>();
     let connections = 0;
@@ -166,7 +195,7 @@ describe.skipIf(SKIP !== '')(`two svc processes behind nginx, one killed${SKIP}`
       }
     }
     const client: Client = createClient({
-      url: `wss://127.0.0.1:${nginx.port}/api/ws`,
+      url: `wss://127.0.0.1:${proxy.port}/api/ws`,
       webSocketImpl: ProxiedSocket,
       lazy: false,
       retryAttempts: 20,
@@ -203,9 +232,10 @@ describe.skipIf(SKIP !== '')(`two svc processes behind nginx, one killed${SKIP}`
       let stop = false;
       const sending = (async () => {
         for (let i = 0; !stop; i += 1) {
-          const res = await gql('sam', SEND, { c: channel, t: `m#${i}` }).catch(() => null);
-          // A request the killed process never answered (502 from nginx) was not acknowledged.
-          if (res?.status === 200 && !res.json.errors) acked.push(`m#${i}`);
+          const t = `${prefix} m#${i}`;
+          const res = await through('sam', SEND, { c: channel, t }).catch(() => null);
+          // A request the killed process never answered (502 from the proxy) was not acknowledged.
+          if (res?.status === 200 && !res.json.errors) acked.push(t);
           await sleep(20);
         }
       })();
@@ -219,7 +249,7 @@ describe.skipIf(SKIP !== '')(`two svc processes behind nginx, one killed${SKIP}`
       );
       // The client reads the channel again now that its subscription runs.
       const readAt = acked.length;
-      const read = await gql('pia', READ, { c: channel });
+      const read = await through('pia', READ, { c: channel });
       const stored = new Set<string>(
         read.json.data.messages.items.map((m: { text: string }) => m.text),
       );
@@ -237,5 +267,5 @@ describe.skipIf(SKIP !== '')(`two svc processes behind nginx, one killed${SKIP}`
     } finally {
       await client.dispose();
     }
-  });
+  }
 });

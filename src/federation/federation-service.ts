@@ -467,6 +467,31 @@ export class FederationService {
     return { delivered, repeated };
   }
 
+  /**
+   * The answer to a forwarded device request from a proven relay that is over its
+   * SVC_S2S_PEER_RATE_PER_MIN: 429 with Retry-After, signed for the device's request like every
+   * other answer of the host, so the relay passes it to the person unchanged (contract: Relay)
+   * instead of a 502 for an answer it could not verify. Signing a refusal for a nonce vouches for
+   * nothing but the refusal itself.
+   */
+  hostOverLimit(
+    headers: Record<string, string | string[] | undefined>,
+    retryAfterSeconds: number,
+    message: string,
+  ): ForwardedAnswer {
+    const raw = headers[DEVICE_REQUEST];
+    const request = decodeStatement<DeviceRequest>(Array.isArray(raw) ? raw[0] : raw);
+    const nonce = typeof request?.nonce === 'string' ? request.nonce : null;
+    return this.signed(nonce, {
+      status: 429,
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        'retry-after': String(retryAfterSeconds),
+      },
+      body: Buffer.from(JSON.stringify({ error: 'rate_limited', message, retryAfterSeconds })),
+    });
+  }
+
   private signed(nonce: string | null, a: ForwardedAnswer): ForwardedAnswer {
     if (nonce === null || !this.deps.selfId) return a;
     const signed = hostResponseHeaders(

@@ -346,6 +346,43 @@ describe('encrypted conversations in the browser', () => {
     expect(await timeline(d).getByText(SECRETS[8]!).count()).toBe(0);
   });
 
+  it('reacts to an encrypted message, and reports one with its franking proof', async () => {
+    const reported = 'Report this: the blue key opens the office too';
+    const a = alice.page;
+    const d = dave.page;
+    await sendSecret(a, reported);
+    const msg = timeline(d).locator('article.msg', { hasText: reported });
+    await msg.waitFor({ timeout: 30_000 });
+    // A reaction, as on any message: the others see it live.
+    await msg.hover();
+    await msg.getByRole('button', { name: 'Add a reaction' }).click();
+    await d.getByRole('searchbox', { name: 'Search emoji' }).fill('thumbs');
+    await d.keyboard.press('Enter');
+    await timeline(a)
+      .locator('article.msg', { hasText: reported })
+      .getByRole('button', { name: /👍 1/ })
+      .waitFor({ timeout: 30_000 });
+
+    // The report carries the decrypted text and its opening key; the server verifies both.
+    await msg.hover();
+    await msg.getByRole('button', { name: 'Report' }).click();
+    const dialog = d.getByRole('dialog', { name: 'Report this message' });
+    await dialog.getByText(/reporting sends this message’s text to the\s+moderators/).waitFor();
+    const answered = d.waitForResponse((r) =>
+      operation(r.request().postData()).query.includes('ReportMessage'),
+    );
+    await dialog.getByRole('button', { name: 'Report', exact: true }).click();
+    const res = (await (await answered).json()) as {
+      data: { reportMessage: { snapshot: { frankingVerified: boolean } } };
+    };
+    expect(res.data.reportMessage.snapshot.frankingVerified).toBe(true);
+    await d.getByText(/proven to be what its sender wrote/).waitFor();
+    // The text left Dave's browser in that report only, by design.
+    const sent = wire.filter((w) => w.includes(reported));
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(/ReportMessage/);
+  });
+
   it('sent no plaintext in any request or WebSocket frame', () => {
     expect(wire.length).toBeGreaterThan(50);
     for (const secret of SECRETS) {

@@ -123,7 +123,7 @@ export class MlsKeyPackages extends MlsPart {
       const members = (await membersOf(tx.db, [conv.id], now))
         .filter((m) => m.state === 'member')
         .map((m) => m.accountId);
-      emitConversationEvent(tx, this.deps.bus, conv, members, 'MlsMembershipChanged', now, {
+      emitConversationEvent(tx, this.deps.events, conv, members, 'MlsMembershipChanged', now, {
         added: [accountId],
         removed: [],
       });

@@ -3,9 +3,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/index.js';
 import { assertRole } from '../config/roles.js';
 import type { Db } from '../db/database.js';
-import type { EventBus } from '../events/bus.js';
+import type { EventPort } from '../events/port.js';
 import { userTopic } from '../events/catalog.js';
-import { publishOnCommit } from '../events/publish.js';
 import { lookupKey } from '../services/accounts/username.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { AppError } from '../errors.js';
@@ -108,7 +107,7 @@ export class FederationService {
       peers: PeerDirectory | null;
       sessions: SessionService;
       isServerBlocked: (serverId: string) => Promise<boolean>;
-      bus: EventBus;
+      events: EventPort;
       /** Host side of relayStream; null while federation is off. */
       bridge: EventBridge | null;
     },
@@ -466,7 +465,7 @@ export class FederationService {
           repeated++;
           continue;
         }
-        publishOnCommit(tx, this.deps.bus, {
+        this.deps.events.publishOnCommit(tx, {
           topic: userTopic(account.id),
           type: item.type,
           at: item.at,

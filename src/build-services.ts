@@ -4,6 +4,7 @@ import { featureEnabled, type Config } from './config/index.js';
 import type { Db } from './db/database.js';
 import type { EventBus } from './events/bus.js';
 import type { Outbox } from './events/outbox.js';
+import type { EventPort } from './events/port.js';
 import type { Clock } from './lib/clock.js';
 import type { RequestLoad } from './lib/request-load.js';
 import type { Mailer } from './mail/mailer.js';
@@ -101,6 +102,8 @@ export async function buildServices(
   closers: Array<() => Promise<void> | void>,
 ): Promise<Built> {
   const { config, log, clock, db, bus, keys, mailer, requestLoad, safeFetch } = infra;
+  // The events port every area publishes through: the outbox, built with the bus.
+  const events: EventPort = infra.outbox;
   const sessions = new SessionService(db, clock, config.sessionTtlDays, keys.cookie);
   const audit = new AuditLog(db, clock, log);
   const accounts = new AccountService(
@@ -109,13 +112,13 @@ export async function buildServices(
     clock,
     sessions,
     audit,
-    new AccountViewCache(db, bus),
-    bus,
+    new AccountViewCache(db, bus, events),
+    events,
   );
   const authz = new Authz(db, findMember);
   const workspaces = new WorkspaceService({
     db,
-    bus,
+    events,
     config,
     clock,
     log: log.child({ subsystem: 'workspaces' }),
@@ -158,7 +161,7 @@ export async function buildServices(
   );
   const channels = new ChannelService({
     db,
-    bus,
+    events,
     config,
     clock,
     log: log.child({ subsystem: 'channels' }),
@@ -172,14 +175,14 @@ export async function buildServices(
   // The newest pages are kept only while this is the one server process (the in-process bus);
   // what the command line changes reaches them through the outbox's drainer.
   const pages = new NewestPages(!(bus instanceof RedisBus));
-  const messageRemover = new MessageRemover(bus, pages);
+  const messageRemover = new MessageRemover(events, pages);
   const search = new SearchService({ db, workspaces, channels, authz });
   const accountDeletion = new AccountDeletionService(
     db,
     config,
     clock,
     sessions,
-    bus,
+    events,
     log.child({ subsystem: 'account-deletion' }),
     workspaces.lifecycle,
     messageRemover,
@@ -189,7 +192,6 @@ export async function buildServices(
     db,
     clock,
     config,
-    bus,
     sessions,
     audit,
     authz,
@@ -201,7 +203,7 @@ export async function buildServices(
   });
   const dm = new DmService({
     db,
-    bus,
+    events,
     config,
     clock,
     log: log.child({ subsystem: 'dm' }),
@@ -210,7 +212,7 @@ export async function buildServices(
   });
   const conversations = new ConversationService({
     db,
-    bus,
+    events,
     config,
     clock,
     log: log.child({ subsystem: 'conversations' }),
@@ -229,7 +231,7 @@ export async function buildServices(
   closers.push(() => dataExports.close());
   const messages = new MessageService({
     db,
-    bus,
+    events,
     config,
     clock,
     log: log.child({ subsystem: 'messages' }),
@@ -241,7 +243,7 @@ export async function buildServices(
   });
   const mls = new MlsService({
     db,
-    bus,
+    events,
     config,
     clock,
     log: log.child({ subsystem: 'mls' }),
@@ -283,7 +285,7 @@ export async function buildServices(
   });
   const plugins = new PluginService({
     db,
-    bus,
+    events,
     config,
     clock,
     log: log.child({ subsystem: 'plugins' }),
@@ -300,6 +302,7 @@ export async function buildServices(
     audit,
     plugins,
     bus,
+    events,
     channels,
     messages,
     workspaces,
@@ -312,7 +315,7 @@ export async function buildServices(
   const { notifications, webPush, digests } = await buildNotifications({
     config,
     db,
-    bus,
+    events,
     clock,
     log,
     authz,
@@ -371,6 +374,7 @@ export async function buildServices(
     sessions,
     isServerBlocked: (serverId) => moderation.blocks.isServerBlocked(serverId),
     bus,
+    events,
     outboxIntervalMs: overrides.s2sOutboxIntervalMs,
   });
   closers.push(() => federation.close());

@@ -9,6 +9,7 @@ import { newId } from '../lib/ids.js';
 
 import type { BusEvent, EventBus } from './bus.js';
 import { payloadJson } from './event-json.js';
+import type { EventPort } from './port.js';
 import {
   CHUNK,
   claimOutboxRows,
@@ -56,20 +57,6 @@ export interface OutboxOptions {
   closeWaitMs?: number;
 }
 
-const outboxes = new WeakMap<EventBus, Outbox>();
-
-/** The outbox publishing through `bus` (created with the context). */
-export function outboxOf(bus: EventBus): Outbox {
-  const outbox = outboxes.get(bus);
-  if (!outbox) throw new Error('no event outbox was created for this bus');
-  return outbox;
-}
-
-/** The outbox publishing through `bus`, if one was created (a bare bus in a unit test has none). */
-export function outboxFor(bus: EventBus): Outbox | undefined {
-  return outboxes.get(bus);
-}
-
 /**
  * The transactional outbox (docs/events.md, "Delivery"). Every event is written as an
  * `event_outbox` row in the transaction that raised it (one insert per transaction, however many
@@ -84,7 +71,7 @@ export function outboxFor(bus: EventBus): Outbox | undefined {
  * before the removal, or a writer whose Redis comes back after a drainer took its rows over,
  * publishes the event again.
  */
-export class Outbox {
+export class Outbox implements EventPort {
   /** This process's id in `origin`; a restart is another process. */
   readonly origin = newId();
   private readonly pending = new WeakMap<Tx, Array<EventOutboxTable>>();
@@ -108,7 +95,6 @@ export class Outbox {
     this.closing = new Promise((resolve) => {
       this.beginClosing = resolve;
     });
-    outboxes.set(opts.bus, this);
   }
 
   /**

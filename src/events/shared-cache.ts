@@ -2,7 +2,7 @@ import type { Tx } from '../db/transaction.js';
 import { Lru } from '../lib/lru.js';
 
 import type { BusEvent, EventBus } from './bus.js';
-import { outboxFor } from './outbox.js';
+import type { EventPort } from './port.js';
 
 export interface SharedCacheOptions {
   /** Names the cache's bus topic, `cache:<name>`. */
@@ -15,6 +15,11 @@ export interface SharedCacheOptions {
    */
   ttlMs?: number;
   now?: () => number;
+  /**
+   * Where `invalidateOnCommit` writes its drop (the outbox), so the command line's changes reach
+   * the servers; without it (a bare bus in a unit test) the drop is published after the commit.
+   */
+  events?: EventPort;
 }
 
 interface Entry<V> {
@@ -36,6 +41,7 @@ export class SharedCache<V> {
   private readonly topic: string;
   private readonly ttlMs: number;
   private readonly now: () => number;
+  private readonly events: EventPort | undefined;
   /** Bumped by every invalidation: a load started under an older generation is not kept. */
   private generation = 0;
 
@@ -47,6 +53,7 @@ export class SharedCache<V> {
     this.topic = `cache:${opts.name}`;
     this.ttlMs = opts.ttlMs ?? 60_000;
     this.now = opts.now ?? Date.now;
+    this.events = opts.events;
     bus.subscribe(this.topic, (event) => {
       const key = event.payload['key'];
       if (typeof key === 'string') this.drop(key);
@@ -101,7 +108,7 @@ export class SharedCache<V> {
    * drainer publishes it).
    */
   invalidateOnCommit(tx: Tx, key?: string): void {
-    const outbox = outboxFor(this.bus);
+    const outbox = this.events;
     if (!outbox) {
       tx.onCommit(() => this.invalidate(key));
       return;

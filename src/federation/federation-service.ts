@@ -2,9 +2,8 @@ import type { Logger } from 'pino';
 
 import type { Config } from '../config/index.js';
 import type { Db } from '../db/database.js';
-import type { EventBus } from '../events/bus.js';
+import type { EventPort } from '../events/port.js';
 import { userTopic } from '../events/catalog.js';
-import { publishOnCommit } from '../events/publish.js';
 import { lookupKey } from '../services/accounts/username.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { AppError } from '../errors.js';
@@ -103,7 +102,7 @@ export class FederationService {
       peers: PeerDirectory | null;
       sessions: SessionService;
       isServerBlocked: (serverId: string) => Promise<boolean>;
-      bus: EventBus;
+      events: EventPort;
       /** Host side of relayStream; null while federation is off. */
       bridge: EventBridge | null;
     },
@@ -452,7 +451,7 @@ export class FederationService {
           repeated++;
           continue;
         }
-        publishOnCommit(tx, this.deps.bus, {
+        this.deps.events.publishOnCommit(tx, {
           topic: userTopic(account.id),
           type: item.type,
           at: item.at,
@@ -465,6 +464,31 @@ export class FederationService {
       this.deps.log.info({ host, user: input.user, repeated }, 'relay: repeated events dropped');
     }
     return { delivered, repeated };
+  }
+
+  /**
+   * The answer to a forwarded device request from a proven relay that is over its
+   * SVC_S2S_PEER_RATE_PER_MIN: 429 with Retry-After, signed for the device's request like every
+   * other answer of the host, so the relay passes it to the person unchanged (contract: Relay)
+   * instead of a 502 for an answer it could not verify. Signing a refusal for a nonce vouches for
+   * nothing but the refusal itself.
+   */
+  hostOverLimit(
+    headers: Record<string, string | string[] | undefined>,
+    retryAfterSeconds: number,
+    message: string,
+  ): ForwardedAnswer {
+    const raw = headers[DEVICE_REQUEST];
+    const request = decodeStatement<DeviceRequest>(Array.isArray(raw) ? raw[0] : raw);
+    const nonce = typeof request?.nonce === 'string' ? request.nonce : null;
+    return this.signed(nonce, {
+      status: 429,
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        'retry-after': String(retryAfterSeconds),
+      },
+      body: Buffer.from(JSON.stringify({ error: 'rate_limited', message, retryAfterSeconds })),
+    });
   }
 
   private signed(nonce: string | null, a: ForwardedAnswer): ForwardedAnswer {

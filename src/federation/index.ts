@@ -10,6 +10,7 @@ import type { ServerKeys } from '../services/instance/server-keys.js';
 import type { SessionService } from '../services/sessions/session-service.js';
 
 import type { EventBus } from '../events/bus.js';
+import type { EventPort } from '../events/port.js';
 
 import { EventBridge } from './event-bridge.js';
 import { EventDelivery } from './event-delivery.js';
@@ -56,6 +57,8 @@ export async function buildFederation(deps: {
   sessions: SessionService;
   isServerBlocked: (serverId: string) => Promise<boolean>;
   bus: EventBus;
+  /** Where relayed events are written for this server's subscribers (the event outbox). */
+  events: EventPort;
   outboxIntervalMs?: number;
 }): Promise<Federation> {
   const { db, clock, config, log, keys } = deps;
@@ -105,7 +108,7 @@ export async function buildFederation(deps: {
     : null;
   if (events && bridge) events.onUnreachable = (accountId) => bridge.closeStreams(accountId);
   const service = new FederationService({
-    bus: deps.bus,
+    events: deps.events,
     bridge,
     db,
     clock,

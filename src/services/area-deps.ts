@@ -2,13 +2,14 @@ import type { Logger } from 'pino';
 
 import type { Config } from '../config/index.js';
 import type { Db } from '../db/database.js';
-import type { EventBus } from '../events/bus.js';
+import type { EventPort } from '../events/port.js';
 import type { Clock } from '../lib/clock.js';
 
 /** What every area is built from (build-services.ts); an area's deps add what it calls. */
 export interface AreaDeps {
   db: Db;
-  bus: EventBus;
+  /** Where the area's events are written and published after the commit (the outbox). */
+  events: EventPort;
   config: Config;
   clock: Clock;
   log: Logger;

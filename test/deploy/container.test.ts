@@ -291,7 +291,7 @@ describe.skipIf(TEST_DB !== 'sqlite' || SKIP)(
       await until(async () => (await statusOf(c.port, '/healthz')) === 200, 'liveness', 90_000);
       expect(await statusOf(c.port, '/readyz')).toBe(503);
       const health = await podman(['healthcheck', 'run', c.name]);
-      expect(health.code).toBe(1);
+      expect(health.code, health.err).toBe(1);
       expect(health.out.trim()).toBe('unhealthy');
     }, 180_000);
   },

@@ -6,7 +6,7 @@ import type { BusEvent } from '../../src/events/bus.js';
 import { namedStatements } from '../../src/db/statements/prepared.js';
 import { Outbox } from '../../src/events/outbox.js';
 import { insertOutboxRows } from '../../src/events/queries.js';
-import { emit, publishIfChanged, publishOnCommit } from '../../src/events/publish.js';
+import { emit } from '../../src/events/publish.js';
 import { RedisBus, whenSubscribed } from '../../src/events/redis-bus.js';
 import { newId } from '../../src/lib/ids.js';
 import { FaultProxy, sleep } from '../_util/fault-proxy.js';
@@ -83,8 +83,8 @@ describe('the event outbox', () => {
     const topic = `test:${newId()}`;
     const seen = listen(ctx, topic);
     await ctx.db.transaction(async (tx) => {
-      publishOnCommit(tx, ctx.bus, event(topic, 1));
-      emit(tx, ctx.bus, topic, 'WorkspaceUpdated', Date.now(), {
+      ctx.outbox.publishOnCommit(tx, event(topic, 1));
+      emit(tx, ctx.outbox, topic, 'WorkspaceUpdated', Date.now(), {
         audience: { kind: 'workspace' },
         serverId: 'w',
         updatedBy: 'u',
@@ -108,7 +108,7 @@ describe('the event outbox', () => {
       const texts = await recordQueries(() =>
         ctx.db.transaction(async (tx) => {
           await tx.db.selectFrom('event_outbox').select('id').limit(1).execute();
-          for (let i = 0; i < events; i += 1) publishOnCommit(tx, ctx.bus, event(topic, i));
+          for (let i = 0; i < events; i += 1) ctx.outbox.publishOnCommit(tx, event(topic, i));
         }),
       );
       return texts.length;
@@ -129,7 +129,7 @@ describe('the event outbox', () => {
       const seen = listen(ctx, topic);
       const texts = await recordQueries(() =>
         ctx.db.transaction(async (tx) => {
-          for (let i = 0; i < 3; i += 1) publishOnCommit(tx, ctx.bus, event(topic, i));
+          for (let i = 0; i < 3; i += 1) ctx.outbox.publishOnCommit(tx, event(topic, i));
         }),
       );
       expect(seen).toHaveLength(3);
@@ -154,7 +154,7 @@ describe('the event outbox', () => {
       const texts = await recordQueries(async () => {
         // One after another, each its own transaction and its own turn of the loop.
         for (let i = 0; i < 10; i += 1) {
-          await own.db.transaction(async (tx) => publishOnCommit(tx, own.bus, event(topic, i)));
+          await own.db.transaction(async (tx) => own.outbox.publishOnCommit(tx, event(topic, i)));
         }
         await until(async () => (await rowsOf(own)).length === 0, 'rows removed');
       });
@@ -170,20 +170,20 @@ describe('the event outbox', () => {
     const seen = listen(ctx, topic);
     await expect(
       ctx.db.transaction(async (tx) => {
-        publishOnCommit(tx, ctx.bus, event(topic, 1));
+        ctx.outbox.publishOnCommit(tx, event(topic, 1));
         throw new Error('rolled back');
       }),
     ).rejects.toThrow('rolled back');
     // A rollback after the row was written (by a later step of the same transaction) too.
     await expect(
       ctx.db.transaction(async (tx) => {
-        publishOnCommit(tx, ctx.bus, event(topic, 2));
+        ctx.outbox.publishOnCommit(tx, event(topic, 2));
         tx.beforeCommit(async () => {
           throw new Error('failed before commit');
         });
       }),
     ).rejects.toThrow('failed before commit');
-    await ctx.db.transaction(async (tx) => publishOnCommit(tx, ctx.bus, event(topic, 3)));
+    await ctx.db.transaction(async (tx) => ctx.outbox.publishOnCommit(tx, event(topic, 3)));
     await ctx.outbox.flush();
     expect(await rowsOf(ctx)).toEqual([]);
     expect(await ctx.outbox.drain()).toBe(0);
@@ -229,7 +229,7 @@ describe('the event outbox', () => {
     try {
       const heard = listen(server, topic);
       await cliContext.db.transaction(async (tx) =>
-        publishOnCommit(tx, cliContext.bus, event(topic, 7)),
+        cliContext.outbox.publishOnCommit(tx, event(topic, 7)),
       );
       await cliContext.close();
       await until(() => heard.length === 1, 'the drained event');
@@ -268,7 +268,7 @@ describe('the event outbox', () => {
       await ctx.outbox.flush();
       let changed: boolean[] = [];
       const texts = await recordQueries(async () => {
-        changed.push(await publishIfChanged(ctx.bus, reword(ctx, 'second'), event(topic, 1)));
+        changed.push(await ctx.outbox.publishIfChanged(reword(ctx, 'second'), event(topic, 1)));
       });
       expect(changed).toEqual([true]);
       expect(seen.map((e) => e.payload.n)).toEqual([1]);
@@ -280,7 +280,7 @@ describe('the event outbox', () => {
         .executeTakeFirstOrThrow();
       expect(reason.reason).toBe('second');
 
-      changed = [await publishIfChanged(ctx.bus, reword(ctx, 'second'), event(topic, 2))];
+      changed = [await ctx.outbox.publishIfChanged(reword(ctx, 'second'), event(topic, 2))];
       expect(changed).toEqual([false]);
       expect(seen).toHaveLength(1);
       await ctx.outbox.flush();
@@ -293,10 +293,10 @@ describe('the event outbox', () => {
       const cliContext = await context(database, { passive: true });
       try {
         expect(
-          await publishIfChanged(cliContext.bus, reword(cliContext, 'third'), event(topic, 3)),
+          await cliContext.outbox.publishIfChanged(reword(cliContext, 'third'), event(topic, 3)),
         ).toBe(true);
         expect(
-          await publishIfChanged(cliContext.bus, reword(cliContext, 'third'), event(topic, 4)),
+          await cliContext.outbox.publishIfChanged(reword(cliContext, 'third'), event(topic, 4)),
         ).toBe(false);
       } finally {
         await cliContext.close();
@@ -319,14 +319,14 @@ describe('a server on the in-process bus', () => {
       const heard = listen(ctx, topic);
       let seenInside = -1;
       await ctx.db.transaction(async (tx) => {
-        publishOnCommit(tx, ctx.bus, event(topic, 1));
+        ctx.outbox.publishOnCommit(tx, event(topic, 1));
         tx.beforeCommit(async () => {
           seenInside = (await tx.db.selectFrom('event_outbox').select('id').execute()).length;
         });
       });
       await expect(
         ctx.db.transaction(async (tx) => {
-          publishOnCommit(tx, ctx.bus, event(topic, 2));
+          ctx.outbox.publishOnCommit(tx, event(topic, 2));
           throw new Error('rolled back');
         }),
       ).rejects.toThrow('rolled back');
@@ -461,7 +461,7 @@ describe.runIf(process.env.SVC_TEST_REDIS_URL)('an outbox whose Redis goes away'
   }
 
   const send = (topic: string, n: number) =>
-    writer.db.transaction(async (tx) => publishOnCommit(tx, writer.bus, event(topic, n)));
+    writer.db.transaction(async (tx) => writer.outbox.publishOnCommit(tx, event(topic, n)));
 
   it('keeps the row of an event held while Redis is away, and removes it once Redis has it', async () => {
     const topic = `test:${newId()}`;

@@ -235,3 +235,44 @@ describe('the relay route when the host fails or the path is tampered with', () 
     expect((await missing.json()).error).toBe('validation');
   });
 });
+
+// Host B allows relay A three calls a minute (SVC_S2S_PEER_RATE_PER_MIN): the fourth forwarded
+// request is over B's peer rate.
+describe("the host's rate for a relay, through the relay", () => {
+  let a: Peer;
+  let b: Peer;
+  let alice: KeyAccount;
+
+  beforeAll(async () => {
+    a = await startPeer();
+    b = await startPeer({ env: { SVC_S2S_PEER_RATE_PER_MIN: '3' } });
+    alice = await keyUser(a, 'alice');
+  });
+  afterAll(async () => {
+    await a?.stop();
+    await b?.stop();
+  });
+
+  it("reaches the person as the host's 429 with Retry-After, signed for the request, not a 502", async () => {
+    let res = await viaRelay(a, alice, b.id, ME);
+    for (let i = 0; i < 10 && res.status === 200; i++) res = await viaRelay(a, alice, b.id, ME);
+    expect(res.status).toBe(429);
+    const retryAfter = Number(res.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(res.json()).toEqual({
+      error: 'rate_limited',
+      message: expect.stringContaining('too many calls from your server'),
+      retryAfterSeconds: retryAfter,
+    });
+    checkHostResponse(res, { host: b.id, hostKey: await discoveryKey(b) });
+    expect(
+      b.logs.lines.some((l) => l.msg === 's2s call refused' && l.reason === 'rate_limited'),
+    ).toBe(true);
+  });
+
+  it('other calls of that relay over the rate keep the plain 429', async () => {
+    const res = await a.ctx.federation.client!.call(b.id, { method: 'GET', path: 'ping' });
+    expect(res.status).toBe(429);
+    expect(res.headers['svc-host-signature']).toBeUndefined();
+  });
+});

@@ -57,7 +57,7 @@ async function notified(messageId: string): Promise<number> {
 function fanOut(load: RequestLoad, giveWayMs: number): FanOut {
   return new FanOut({
     db: t.ctx.db,
-    bus: t.ctx.bus,
+    events: t.ctx.outbox,
     clock: t.ctx.clock,
     log: t.ctx.log,
     connections: t.ctx.services.presence,

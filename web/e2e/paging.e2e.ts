@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 // Lists longer than one page (docs/api.md, Pagination) in the app: the sidebar reads every page
-// of a workspace's channels, and the invites, reports, blocked people and sessions lists show a
-// page and then more on request. Set up through the API (ApiSession), checked in Chromium.
+// of a workspace's channels, and a channel's members and the invites, reports, blocked people
+// and sessions lists show a page and then more on request. Set up through the API (ApiSession), checked in Chromium.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -58,6 +58,11 @@ beforeAll(async () => {
     await r.gql('mutation($t: String!) { joinWorkspace(token: $t) { id } }', { t: tokens[i] });
     reporters.push(r);
   }
+  // #general of MORE members: dana, the three reporters and these.
+  for (let i = 0; i < MORE - 4; i++) {
+    const m = await ApiSession.signUp(server, `member-${String(i).padStart(2, '0')}`, PASSWORD);
+    await m.gql('mutation($t: String!) { joinWorkspace(token: $t) { id } }', { t: tokens[3] });
+  }
   for (let i = 0; i < MORE; i++) {
     const { sendMessage: m } = await dana.gql<{ sendMessage: { id: string } }>(
       'mutation($i: SendMessageInput!) { sendMessage(input: $i) { id } }',
@@ -93,6 +98,22 @@ describe('lists longer than a page', () => {
     await expect(sidebar.getByRole('link', { name: /^#?ch-\d{3}/ }).count()).resolves.toBe(
       CHANNELS,
     );
+  });
+
+  it('shows a channel’s members a page at a time, in the order they joined', async () => {
+    const sidebar = page.getByRole('navigation', { name: 'Conversations in Crowded' });
+    await sidebar.getByRole('link', { name: /general/ }).click();
+    await page.getByRole('button', { name: `Members (${MORE})` }).click();
+    const members = page.locator('ul.members > li');
+    await members.nth(19).waitFor();
+    expect(await members.count()).toBe(20);
+    await expect(members.first().textContent()).resolves.toContain('dana');
+    await page.getByRole('button', { name: 'Show more members' }).click();
+    await members.nth(MORE - 1).waitFor();
+    expect(await members.count()).toBe(MORE);
+    await expect(members.last().textContent()).resolves.toContain(`member-${MORE - 5}`);
+    await expect(page.getByRole('button', { name: 'Show more members' }).count()).resolves.toBe(0);
+    await page.getByRole('button', { name: `Members (${MORE})` }).click();
   });
 
   it('shows the invites a page at a time', async () => {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 import type { AppContext } from '../../context.js';
+import { AppError } from '../../errors.js';
 import type { LocalRunner } from '../../federation/federation-service.js';
 import { RELAYED_ADDRESS } from '../admission.js';
 import type { S2sVerifier } from '../trees/s2s.js';
@@ -9,18 +10,36 @@ import type { S2sRoutes } from '../trees/s2s.js';
 /** The verified peer of an /s2s call (set by the verifier before any handler). */
 const peers = new WeakMap<FastifyRequest, { serverId: string; key: string }>();
 
+/**
+ * Forwarded device requests of a proven relay that is over its peer rate: the forward route
+ * answers them with a 429 signed for the device's request (FederationService.hostOverLimit).
+ */
+const overLimit = new WeakMap<FastifyRequest, AppError>();
+
+const isForward = (request: FastifyRequest) => request.url.startsWith('/s2s/v1/forward/');
+
 const bodyOf = (request: FastifyRequest): Buffer =>
   Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
 
 /** The tree's verifier: federation's RFC 9421 check (docs/federation.md). */
 export function federationVerifier(ctx: AppContext): S2sVerifier {
   return async (request) => {
-    const peer = await ctx.federation.verifier.verify({
-      method: request.method,
-      url: request.url,
-      headers: request.headers,
-      body: bodyOf(request),
-    });
+    let peer;
+    try {
+      peer = await ctx.federation.verifier.verify({
+        method: request.method,
+        url: request.url,
+        headers: request.headers,
+        body: bodyOf(request),
+      });
+    } catch (err) {
+      // The peer rate is counted only after the signature is proven (S2sVerifier.verify).
+      if (err instanceof AppError && err.code === 'RATE_LIMITED' && isForward(request)) {
+        overLimit.set(request, err);
+        return;
+      }
+      throw err;
+    }
     peers.set(request, peer);
     // A peer that calls is up: events waiting for it need not wait for their backoff.
     ctx.federation.events?.peerSeen(peer.serverId);
@@ -52,6 +71,15 @@ export function s2sRoutes(app: FastifyInstance): S2sRoutes {
       method: ['GET', 'POST'],
       url: '/forward/*',
       handler: async (request, reply) => {
+        const limited = overLimit.get(request);
+        if (limited) {
+          const answer = ctx.federation.service.hostOverLimit(
+            request.headers,
+            Number(limited.extensions.retryAfterSeconds ?? 60),
+            limited.message,
+          );
+          return reply.code(answer.status).headers(answer.headers).send(answer.body);
+        }
         const peer = peers.get(request)!;
         const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
         const tail = `/${(request.params as { '*': string })['*']}${query}`;

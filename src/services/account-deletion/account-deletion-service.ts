@@ -5,8 +5,7 @@ import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
 import type { Tx } from '../../db/transaction.js';
 import { workspaceTopic } from '../../events/catalog.js';
-import type { EventBus } from '../../events/bus.js';
-import { publishOnCommit } from '../../events/publish.js';
+import type { EventPort } from '../../events/port.js';
 import { conflict, notFound, validation } from '../../errors.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
 import { assertLocalAccount } from '../accounts/local-account.js';
@@ -64,7 +63,7 @@ export class AccountDeletionService {
     private readonly config: Config,
     private readonly clock: Clock,
     private readonly sessions: SessionService,
-    private readonly bus: EventBus,
+    private readonly events: EventPort,
     private readonly log: Logger,
     private readonly workspaces: WorkspacePurgePort,
     private readonly messages: MessageRemover,
@@ -186,7 +185,7 @@ export class AccountDeletionService {
       const heir = await successorOf(tx.db, ws.id, accountId);
       if (!heir) continue;
       await transferOwnership(tx.db, ws.id, heir.accountId);
-      publishOnCommit(tx, this.bus, {
+      this.events.publishOnCommit(tx, {
         topic: workspaceTopic(ws.id),
         type: 'MemberRoleChanged',
         at: now,

@@ -2,7 +2,7 @@ import { actingAccountId, actingUser, actorId, type Actor } from '../../auth/act
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
 import type { Tx } from '../../db/transaction.js';
-import type { EventBus } from '../../events/bus.js';
+import type { EventPort } from '../../events/port.js';
 import { AppError, forbidden, notFound, rateLimited, validation } from '../../errors.js';
 import { HOUR_MS, type Clock } from '../../lib/clock.js';
 import { rateLimitKey } from '../../lib/address.js';
@@ -58,7 +58,7 @@ export class AccountService {
     private readonly audit: AuditLog,
     /** The accounts shown as `User`, kept per process (view-cache.ts). */
     readonly views: AccountViewCache,
-    private readonly bus: EventBus,
+    private readonly events: EventPort,
   ) {
     this.accountFailures = new FailureThrottle(ACCOUNT_LOGIN_RULE, clock);
     this.addressFailures = new FailureThrottle(ADDRESS_LOGIN_RULE, clock);
@@ -231,7 +231,7 @@ export class AccountService {
         if (!before || before.displayName === displayName) return;
         await setDisplayName(tx.db, accountId, displayName);
         this.views.changedOnCommit(tx, accountId);
-        await announceProfile(tx, this.bus, this.clock.now(), accountId, displayName);
+        await announceProfile(tx, this.events, this.clock.now(), accountId, displayName);
       });
     }
     return this.get(session.accountId);

@@ -1,6 +1,6 @@
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import type { Tx } from '../../db/transaction.js';
-import type { EventBus } from '../../events/bus.js';
+import type { EventPort } from '../../events/port.js';
 import { userTopic, workspaceTopic } from '../../events/catalog.js';
 import { emit } from '../../events/publish.js';
 import { findPresenceAudience } from '../presence/queries.js';
@@ -13,7 +13,7 @@ import { findPresenceAudience } from '../presence/queries.js';
  */
 export async function announceProfile(
   tx: Tx,
-  bus: EventBus,
+  events: EventPort,
   now: Date,
   accountId: string,
   displayName: string | null,
@@ -22,14 +22,14 @@ export async function announceProfile(
   const at = now.getTime();
   const fields = { userId: accountId, displayName };
   for (const serverId of workspaceIds) {
-    emit(tx, bus, workspaceTopic(serverId), 'AccountUpdated', at, {
+    emit(tx, events, workspaceTopic(serverId), 'AccountUpdated', at, {
       audience: { kind: 'workspace' },
       serverId,
       ...fields,
     });
   }
   for (const id of new Set([accountId, ...partners])) {
-    emit(tx, bus, userTopic(id), 'AccountUpdated', at, {
+    emit(tx, events, userTopic(id), 'AccountUpdated', at, {
       audience: { kind: 'users', userIds: [id] },
       serverId: DIRECT_SPACE_ID,
       ...fields,

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import type { Tx } from '../../db/transaction.js';
 import type { EventBus } from '../../events/bus.js';
+import type { EventPort } from '../../events/port.js';
 import { SharedCache } from '../../events/shared-cache.js';
 
 import { toAccountView, type AccountView } from './account-view.js';
@@ -24,9 +25,10 @@ export class AccountViewCache {
   constructor(
     private readonly db: Db,
     bus: EventBus,
+    events: EventPort,
     opts: { ttlMs?: number; now?: () => number } = {},
   ) {
-    this.cache = new SharedCache(bus, { name: 'account-views', max: MAX_VIEWS, ...opts });
+    this.cache = new SharedCache(bus, { name: 'account-views', max: MAX_VIEWS, events, ...opts });
   }
 
   /** The live accounts among `ids` (a purged account is left out), in no particular order. */

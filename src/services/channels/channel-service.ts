@@ -8,7 +8,7 @@ import type { Db, Executor } from '../../db/database.js';
 import type { Tx } from '../../db/transaction.js';
 import type { ConversationTable } from '../../db/tables/collaboration.js';
 import { capExceeded, conflict, notFound, validation } from '../../errors.js';
-import type { EventBus } from '../../events/bus.js';
+import type { EventPort } from '../../events/port.js';
 import type { Audience, EventType } from '../../events/catalog.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
@@ -49,7 +49,7 @@ const ADD_MAX = 100;
 
 export interface ChannelServiceDeps {
   db: Db;
-  bus: EventBus;
+  events: EventPort;
   config: Config;
   clock: Clock;
   log: Logger;
@@ -361,7 +361,7 @@ export class ChannelService {
       channel.isPrivate === 1
         ? { kind: 'conversation', conversationId: channel.id }
         : { kind: 'channel', conversationId: channel.id };
-    emitWorkspaceEvent(tx, this.deps.bus, type, this.now(), {
+    emitWorkspaceEvent(tx, this.deps.events, type, this.now(), {
       audience,
       serverId: channel.workspaceId,
       conversationId: channel.id,
@@ -381,7 +381,7 @@ export class ChannelService {
   ): void {
     this.publish(tx, channel, 'MemberRemovedFromConversation', { userId, removedBy });
     if (channel.isPrivate === 1) {
-      emitWorkspaceEvent(tx, this.deps.bus, 'MemberRemovedFromConversation', this.now(), {
+      emitWorkspaceEvent(tx, this.deps.events, 'MemberRemovedFromConversation', this.now(), {
         audience: { kind: 'users', userIds: [userId] },
         serverId: channel.workspaceId,
         conversationId: channel.id,

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 
 import type { EventBus } from '../../events/bus.js';
+import type { EventPort } from '../../events/port.js';
 import type { Config } from '../../config/index.js';
 import type { MessageTable } from '../../db/tables/collaboration.js';
 import type { Tx } from '../../db/transaction.js';
@@ -26,6 +27,8 @@ export interface CommandSystemDeps extends BuiltinServices {
   audit: AuditLog;
   plugins: Pick<PluginService, 'contributionsOf'>;
   bus: EventBus;
+  /** Where the pipelines' cache writes its drops (the outbox). */
+  events: EventPort;
 }
 
 /**

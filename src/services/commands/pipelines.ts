@@ -7,6 +7,7 @@ import type { Tx } from '../../db/transaction.js';
 import type { CommandPipelineTable } from '../../db/tables/commands.js';
 import type { MessageTable } from '../../db/tables/collaboration.js';
 import type { EventBus } from '../../events/bus.js';
+import type { EventPort } from '../../events/port.js';
 import { SharedCache } from '../../events/shared-cache.js';
 import { AppError, capExceeded, notFound, validation } from '../../errors.js';
 import { HOUR_MS, MINUTE_MS, type Clock } from '../../lib/clock.js';
@@ -74,6 +75,7 @@ export interface PipelineDeps {
   commands: CommandService;
   registry: CommandRegistry;
   bus: EventBus;
+  events: EventPort;
 }
 
 /**
@@ -94,7 +96,11 @@ export class Pipelines {
   private readonly listening: SharedCache<CommandPipelineTable[]>;
 
   constructor(private readonly deps: PipelineDeps) {
-    this.listening = new SharedCache(deps.bus, { name: 'pipelines', max: 10_000 });
+    this.listening = new SharedCache(deps.bus, {
+      name: 'pipelines',
+      max: 10_000,
+      events: deps.events,
+    });
   }
 
   /** After `tx` commits, forgets the cached pipelines of a workspace (of all when omitted). */

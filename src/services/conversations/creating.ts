@@ -153,7 +153,7 @@ export class ConversationCreation extends ConversationPart {
       for (const req of await requestsForConversation(tx.db, conv.id)) {
         if (req.fromId === other.id && req.toId === caller.id && req.state === 'pending') {
           await answerDmRequest(tx.db, req.id, 'accepted', now);
-          emitToUsers(tx, this.deps.bus, conv, [other.id, caller.id], 'DmRequestAnswered', now, {
+          emitToUsers(tx, this.deps.events, conv, [other.id, caller.id], 'DmRequestAnswered', now, {
             requestId: req.id,
             fromId: other.id,
             toId: caller.id,
@@ -215,7 +215,7 @@ export class ConversationCreation extends ConversationPart {
         const state = states.get(p.id) ?? 'member';
         // An invitee is not a member yet: their copy cannot go by conversation membership.
         const emit = state === 'pending' ? emitToUsers : emitConversationEvent;
-        emit(tx, this.deps.bus, conv, [...members, p.id], 'MemberAddedToConversation', now, {
+        emit(tx, this.deps.events, conv, [...members, p.id], 'MemberAddedToConversation', now, {
           userId: p.id,
           state,
           addedBy: callerId,
@@ -225,7 +225,7 @@ export class ConversationCreation extends ConversationPart {
       if (conv.encrypted === 1 && joined.length > 0) {
         emitConversationEvent(
           tx,
-          this.deps.bus,
+          this.deps.events,
           conv,
           [...members, ...joined.map((p) => p.id)],
           'MlsMembershipChanged',
@@ -307,7 +307,7 @@ export class ConversationCreation extends ConversationPart {
   ) {
     const members = [creatorId, ...[...states].filter(([, s]) => s === 'member').map(([id]) => id)];
     const pending = [...states].filter(([, s]) => s === 'pending').map(([id]) => id);
-    emitConversationEvent(tx, this.deps.bus, conv, members, 'ConversationCreated', now, {
+    emitConversationEvent(tx, this.deps.events, conv, members, 'ConversationCreated', now, {
       kind: conv.kind,
       name: conv.name,
       encrypted: conv.encrypted === 1,
@@ -317,7 +317,7 @@ export class ConversationCreation extends ConversationPart {
       createdAt: iso(now),
     });
     for (const id of pending) {
-      emitToUsers(tx, this.deps.bus, conv, [...members, id], 'MemberAddedToConversation', now, {
+      emitToUsers(tx, this.deps.events, conv, [...members, id], 'MemberAddedToConversation', now, {
         userId: id,
         state: 'pending',
         addedBy: creatorId,

@@ -1,6 +1,6 @@
 import type { ConversationTable } from '../../db/tables/collaboration.js';
 import type { Tx } from '../../db/transaction.js';
-import type { BusEvent, EventBus } from '../../events/bus.js';
+import type { BusEvent } from '../../events/bus.js';
 import {
   userTopic,
   workspaceTopic,
@@ -8,7 +8,7 @@ import {
   type EventFields,
   type EventType,
 } from '../../events/catalog.js';
-import { publishOnCommit } from '../../events/publish.js';
+import type { EventPort } from '../../events/port.js';
 
 // Where conversation and message events go (docs/events.md, "Conversations and messages"):
 // - a channel's events go to its workspace topic, with audience `channel` (public) or
@@ -22,7 +22,7 @@ type Conv = Pick<ConversationTable, 'id' | 'workspaceId' | 'kind' | 'isPrivate'>
 /** Publishes one event about a conversation after the transaction commits. */
 export function emitConversationEvent<K extends EventType>(
   tx: Tx,
-  bus: EventBus,
+  events: EventPort,
   conv: Conv,
   recipients: readonly string[],
   type: K,
@@ -35,7 +35,7 @@ export function emitConversationEvent<K extends EventType>(
       conv.isPrivate === 1
         ? { kind: 'conversation', conversationId: conv.id }
         : { kind: 'channel', conversationId: conv.id };
-    publishOnCommit(tx, bus, {
+    events.publishOnCommit(tx, {
       topic: workspaceTopic(conv.workspaceId),
       type,
       at,
@@ -45,7 +45,12 @@ export function emitConversationEvent<K extends EventType>(
   }
   const audience: Audience = { kind: 'conversation', conversationId: conv.id };
   for (const id of new Set(recipients)) {
-    publishOnCommit(tx, bus, { topic: userTopic(id), type, at, payload: { ...payload, audience } });
+    events.publishOnCommit(tx, {
+      topic: userTopic(id),
+      type,
+      at,
+      payload: { ...payload, audience },
+    });
   }
 }
 
@@ -56,7 +61,7 @@ export function emitConversationEvent<K extends EventType>(
  */
 export function emitToUsers<K extends EventType>(
   tx: Tx,
-  bus: EventBus,
+  events: EventPort,
   conv: Pick<ConversationTable, 'id' | 'workspaceId' | 'kind'>,
   userIds: readonly string[],
   type: K,
@@ -64,7 +69,7 @@ export function emitToUsers<K extends EventType>(
   fields: EventFields[K],
 ): void {
   for (const event of eventsToUsers(conv, userIds, type, at, fields)) {
-    publishOnCommit(tx, bus, event);
+    events.publishOnCommit(tx, event);
   }
 }
 

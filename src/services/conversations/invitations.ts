@@ -50,12 +50,12 @@ export class ConversationInvitations extends ConversationPart {
       const members = (await membersOf(tx.db, [conv.id], now))
         .filter((m) => m.state === 'member')
         .map((m) => m.accountId);
-      emitConversationEvent(tx, this.deps.bus, conv, members, 'MemberAddedToConversation', now, {
+      emitConversationEvent(tx, this.deps.events, conv, members, 'MemberAddedToConversation', now, {
         userId: callerId,
         state: 'member',
         addedBy: callerId,
       });
-      emitConversationEvent(tx, this.deps.bus, conv, members, 'MlsMembershipChanged', now, {
+      emitConversationEvent(tx, this.deps.events, conv, members, 'MlsMembershipChanged', now, {
         added: [callerId],
         removed: [],
       });
@@ -75,7 +75,7 @@ export class ConversationInvitations extends ConversationPart {
       const members = (await membersOf(tx.db, [conv.id], now)).map((m) => m.accountId);
       emitConversationEvent(
         tx,
-        this.deps.bus,
+        this.deps.events,
         conv,
         [...members, callerId],
         'MemberRemovedFromConversation',
@@ -110,7 +110,7 @@ export class ConversationInvitations extends ConversationPart {
       }
       emitConversationEvent(
         tx,
-        this.deps.bus,
+        this.deps.events,
         conv,
         [...members, callerId],
         'MemberRemovedFromConversation',

@@ -2,18 +2,18 @@ import { actingAccountId, type Actor, personOf } from '../../auth/actor.js';
 import type { ConversationTable } from '../../db/tables/collaboration.js';
 import { notFound } from '../../errors.js';
 import { requestsForConversations } from '../dm/queries.js';
+import { parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
 
 import { assertReadable, plausibleId } from './access.js';
 import { ConversationPart } from './conversation-part.js';
+import { memberCounts, memberPages, ownMemberRows, pendingInvitees } from './member-lists.js';
 import { cursorOf, type Page, type PageArgs, parsePageArgs } from './paging.js';
-import {
-  findConversationAccess,
-  inboxPage,
-  lastMessages,
-  membersOf,
-  unreadCounts,
-} from './queries.js';
+import { findConversationAccess, inboxPage, lastMessages, unreadCounts } from './queries.js';
 import { toRow } from './rows.js';
+
+/** The most members a page of `Conversation.members` holds, and how many when not said. */
+export const MEMBER_PAGE_MAX = 1000;
+export const MEMBER_PAGE_DEFAULT = 500;
 
 /** Reading: one conversation, the inbox, a page's fields, and what the caller sees of them. */
 export class ConversationReading extends ConversationPart {
@@ -54,8 +54,27 @@ export class ConversationReading extends ConversationPart {
     };
   }
 
-  membersOf(conversationIds: readonly string[]) {
-    return membersOf(this.kysely, conversationIds, this.now());
+  /**
+   * A page of the members of each conversation (`Conversation.members` and `memberIds`): in the
+   * order they joined, `limit` 1 to 1,000 (default 500). VALIDATION for bad paging arguments.
+   */
+  async memberPages(conversationIds: readonly string[], args: KeysetArgs) {
+    const page = parseKeysetArgs(args, { max: MEMBER_PAGE_MAX, default: MEMBER_PAGE_DEFAULT });
+    return memberPages(this.kysely, conversationIds, page);
+  }
+
+  memberCounts(conversationIds: readonly string[]) {
+    return memberCounts(this.kysely, conversationIds);
+  }
+
+  /** The caller's own rows in the conversations (for `standing`); none for a signed-out caller. */
+  async ownMemberRows(actor: Actor | null, conversationIds: readonly string[]) {
+    const me = actor && personOf(actor)?.accountId;
+    return me ? ownMemberRows(this.kysely, me, conversationIds, this.now()) : [];
+  }
+
+  pendingInvitees(conversationIds: readonly string[]) {
+    return pendingInvitees(this.kysely, conversationIds, this.now());
   }
 
   unreadCounts(actor: Actor, conversationIds: readonly string[]) {
@@ -71,7 +90,7 @@ export class ConversationReading extends ConversationPart {
     return requestsForConversations(this.kysely, conversationIds);
   }
 
-  /** Where the actor stands in a conversation, from its member list (`membersOf`). */
+  /** Where the actor stands in a conversation, from its own rows (`ownMemberRows`). */
   standing(
     actor: Actor | null,
     members: readonly { accountId: string; state: string }[],

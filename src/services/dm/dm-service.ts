@@ -208,7 +208,7 @@ export class DmService {
     return insertDmRequest(tx.db, row).then(() => {
       emitToUsers(
         tx,
-        this.deps.bus,
+        this.deps.events,
         { id: conversationId, workspaceId: DIRECT_SPACE_ID, kind: 'direct' },
         [toId],
         'DmRequestReceived',
@@ -250,7 +250,7 @@ export class DmService {
     await this.deps.db.transaction(async (tx) => {
       if (!(await answerDmRequest(tx.db, req.id, 'accepted', now))) throw notFound('DM request');
       await this.joinDirect(tx, conv, req.fromId, accountId, now);
-      emitToUsers(tx, this.deps.bus, conv, [req.fromId, accountId], 'DmRequestAnswered', now, {
+      emitToUsers(tx, this.deps.events, conv, [req.fromId, accountId], 'DmRequestAnswered', now, {
         requestId: req.id,
         fromId: req.fromId,
         toId: accountId,
@@ -288,7 +288,7 @@ export class DmService {
     ]);
     emitConversationEvent(
       tx,
-      this.deps.bus,
+      this.deps.events,
       conv,
       [otherId, joinerId],
       'MemberAddedToConversation',
@@ -310,7 +310,7 @@ export class DmService {
       if (!(await answerDmRequest(tx.db, req.id, 'declined', now))) throw notFound('DM request');
       emitToUsers(
         tx,
-        this.deps.bus,
+        this.deps.events,
         { id: req.conversationId, workspaceId: DIRECT_SPACE_ID, kind: 'direct' },
         [accountId],
         'DmRequestAnswered',

@@ -55,7 +55,7 @@ export class MessageChanges {
       await writeMessageTerms(tx.db, message.id, terms);
       emitConversationEvent(
         tx,
-        this.core.deps.bus,
+        this.core.deps.events,
         conv,
         await this.core.recipients(tx, conv),
         'MessageEdited',

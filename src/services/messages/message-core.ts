@@ -168,7 +168,7 @@ export class MessageCore {
     if (!conv) return;
     emitConversationEvent(
       tx,
-      this.deps.bus,
+      this.deps.events,
       conv,
       await this.recipients(tx, conv),
       type,

@@ -80,7 +80,7 @@ export class ReactionsAndPins {
   ): Promise<void> {
     emitConversationEvent(
       tx,
-      this.core.deps.bus,
+      this.core.deps.events,
       conv,
       await this.core.recipients(tx, conv),
       type,

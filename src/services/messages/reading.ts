@@ -2,7 +2,6 @@ import { iso } from '../../lib/iso-time.js';
 import { actingAccountId, type Actor } from '../../auth/actor.js';
 import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
 import { forbidden, notFound, validation } from '../../errors.js';
-import { publishIfChanged } from '../../events/publish.js';
 import type { AccountView } from '../accounts/account-service.js';
 import { plausibleId } from '../conversations/access.js';
 import { prefetchedAccessOf } from '../conversations/prefetched-access.js';
@@ -50,8 +49,7 @@ export class MessageReading {
       readAt: iso(message.createdAt),
     });
     // The event only when the marker moved: one statement on PostgreSQL.
-    await publishIfChanged(
-      this.core.deps.bus,
+    await this.core.deps.events.publishIfChanged(
       advanceReadMarkerStatement(
         this.core.kysely,
         conv.id,

@@ -1,5 +1,5 @@
 import type { Tx } from '../../db/transaction.js';
-import type { EventBus } from '../../events/bus.js';
+import type { EventPort } from '../../events/port.js';
 import type { NewestPages } from './newest-pages.js';
 import { emitConversationEvent } from '../conversations/events.js';
 import { membersOf } from '../conversations/queries.js';
@@ -45,7 +45,7 @@ export class MessageRemover {
   private readonly hooks: MessageRemovalHook[] = [];
 
   constructor(
-    private readonly bus: EventBus,
+    private readonly events: EventPort,
     /** Kept newest pages: a removal may touch any conversation's, so all go. */
     private readonly pages: NewestPages,
   ) {}
@@ -126,7 +126,7 @@ export class MessageRemover {
       if (!conv) continue;
       emitConversationEvent(
         tx,
-        this.bus,
+        this.events,
         conv,
         recipients.get(conv.id) ?? [],
         'MessageDeleted',

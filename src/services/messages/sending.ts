@@ -214,7 +214,7 @@ export class MessageSending {
       const recipients = await this.core.recipients(tx, conv);
       emitConversationEvent(
         tx,
-        this.core.deps.bus,
+        this.core.deps.events,
         conv,
         recipients,
         'MessageCreated',

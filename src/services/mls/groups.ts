@@ -225,7 +225,7 @@ export class MlsGroups extends MlsPart {
         const members = (await membersOf(tx.db, [conv.id], now))
           .filter((m) => m.state === 'member')
           .map((m) => m.accountId);
-        emitConversationEvent(tx, this.deps.bus, conv, members, 'MlsCommitAdded', now, {
+        emitConversationEvent(tx, this.deps.events, conv, members, 'MlsCommitAdded', now, {
           incarnation,
           epoch,
           commit: commitBytes.toString('base64url'),
@@ -237,7 +237,7 @@ export class MlsGroups extends MlsPart {
         if (addable.length > 0) {
           emitToUsers(
             tx,
-            this.deps.bus,
+            this.deps.events,
             conv,
             [...new Set(addable.map((d) => d.accountId))],
             'MlsWelcomeAvailable',

@@ -167,7 +167,7 @@ export class MlsKeyPackages extends MlsPart {
         const remaining = left.get(d.id) ?? 0;
         if (remaining >= KEY_PACKAGES_LOW) continue;
         if (!claimedSingle.includes(d.id) && out.some((o) => o.deviceId === d.id)) continue;
-        emit(tx, this.deps.bus, userTopic(userId), 'MlsKeyPackagesLow', now, {
+        emit(tx, this.deps.events, userTopic(userId), 'MlsKeyPackagesLow', now, {
           audience: { kind: 'users', userIds: [userId] },
           serverId: conv.workspaceId,
           deviceId: d.id,

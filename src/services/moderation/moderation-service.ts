@@ -1,6 +1,5 @@
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
-import type { EventBus } from '../../events/bus.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Authz } from '../authz/authz.js';
 import type { MessageRemover } from '../messages/removal.js';
@@ -23,7 +22,6 @@ export class ModerationService {
       db: Db;
       clock: Clock;
       config: Config;
-      bus: EventBus;
       sessions: SessionService;
       audit: AuditLog;
       authz: Authz;

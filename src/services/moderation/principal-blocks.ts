@@ -2,7 +2,6 @@ import { actorId, assertInstanceOperator, personOf, type Actor } from '../../aut
 import type { Db } from '../../db/database.js';
 import type { PrincipalKind } from '../../db/tables/moderation.js';
 import type { Tx } from '../../db/transaction.js';
-import type { EventBus } from '../../events/bus.js';
 import { conflict, notFound, validation } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isUniqueViolation } from '../../db/errors.js';
@@ -83,7 +82,6 @@ export class PrincipalBlockService {
     private readonly deps: {
       db: Db;
       clock: Clock;
-      bus: EventBus;
       sessions: SessionService;
       audit: AuditLog;
       removeWorkspace: WorkspaceRemover;

@@ -8,7 +8,7 @@ import type {
   NotificationSettingTable,
   NotificationTable,
 } from '../../db/tables/notifications.js';
-import type { EventBus } from '../../events/bus.js';
+import type { EventPort } from '../../events/port.js';
 import { userTopic } from '../../events/catalog.js';
 import { emit } from '../../events/publish.js';
 import type { Clock } from '../../lib/clock.js';
@@ -99,7 +99,7 @@ export class FanOut {
   constructor(
     private readonly deps: {
       db: Db;
-      bus: EventBus;
+      events: EventPort;
       clock: Clock;
       log: Logger;
       connections: ConnectionPort;
@@ -318,7 +318,7 @@ export class FanOut {
       await this.deps.db.transaction(async (tx) => {
         await insertNotifications(tx.db, rows);
         for (const n of rows) {
-          emit(tx, this.deps.bus, userTopic(n.accountId), 'NotificationCreated', now, {
+          emit(tx, this.deps.events, userTopic(n.accountId), 'NotificationCreated', now, {
             audience: { kind: 'users', userIds: [n.accountId] },
             serverId: n.workspaceId,
             conversationId: n.conversationId,

@@ -12,7 +12,7 @@ import type {
 } from '../../db/tables/notifications.js';
 import type { Tx } from '../../db/transaction.js';
 import { forbidden, notFound, validation } from '../../errors.js';
-import type { EventBus } from '../../events/bus.js';
+import type { EventPort } from '../../events/port.js';
 import { userTopic } from '../../events/catalog.js';
 import { emit } from '../../events/publish.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
@@ -46,7 +46,7 @@ import { checkClockTime, checkKeywords, checkTimeZone, defaultSetting, LEVELS } 
 
 export interface NotificationServiceDeps {
   db: Db;
-  bus: EventBus;
+  events: EventPort;
   clock: Clock;
   log: Logger;
   authz: Authz;
@@ -344,7 +344,7 @@ export class NotificationService {
     now: number,
     conversationId?: string,
   ) {
-    emit(tx, this.deps.bus, userTopic(accountId), 'NotificationsRead', now, {
+    emit(tx, this.deps.events, userTopic(accountId), 'NotificationsRead', now, {
       audience: { kind: 'users', userIds: [accountId] },
       serverId: DIRECT_SPACE_ID,
       ...(conversationId ? { conversationId } : {}),

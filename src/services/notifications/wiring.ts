@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Authz } from '../authz/authz.js';
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
-import type { EventBus } from '../../events/bus.js';
+import type { EventPort } from '../../events/port.js';
 import type { Clock } from '../../lib/clock.js';
 import type { RequestLoad } from '../../lib/request-load.js';
 import type { Mailer } from '../../mail/mailer.js';
@@ -18,7 +18,7 @@ import { pushContact, WebPush } from './push.js';
 export interface NotificationWiring {
   config: Config;
   db: Db;
-  bus: EventBus;
+  events: EventPort;
   clock: Clock;
   log: Logger;
   authz: Authz;
@@ -43,7 +43,7 @@ export async function buildNotifications(w: NotificationWiring) {
   const { config, db, clock, log, presence } = w;
   const notifications = new NotificationService({
     db,
-    bus: w.bus,
+    events: w.events,
     clock,
     log: log.child({ subsystem: 'notifications' }),
     authz: w.authz,

@@ -10,7 +10,7 @@ import type { Db } from '../../db/database.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import type { PluginBundleTable, WorkspacePluginTable } from '../../db/tables/plugins.js';
 import type { Tx } from '../../db/transaction.js';
-import type { EventBus } from '../../events/bus.js';
+import type { EventPort } from '../../events/port.js';
 import { workspaceTopic } from '../../events/catalog.js';
 import { emit } from '../../events/publish.js';
 import { capExceeded, conflict, notFound, validation } from '../../errors.js';
@@ -43,7 +43,7 @@ import {
 
 export interface PluginServiceDeps {
   db: Db;
-  bus: EventBus;
+  events: EventPort;
   config: Config;
   clock: Clock;
   log: Logger;
@@ -283,7 +283,7 @@ export class PluginService {
           enabled,
         },
       });
-      emit(tx, this.deps.bus, workspaceTopic(workspaceId), 'WorkspacePluginAdded', now, {
+      emit(tx, this.deps.events, workspaceTopic(workspaceId), 'WorkspacePluginAdded', now, {
         audience: { kind: 'workspace' },
         serverId: workspaceId,
         workspacePluginId: row.id,
@@ -362,7 +362,7 @@ export class PluginService {
           changed,
         },
       });
-      emit(tx, this.deps.bus, workspaceTopic(workspaceId), 'WorkspacePluginUpdated', now, {
+      emit(tx, this.deps.events, workspaceTopic(workspaceId), 'WorkspacePluginUpdated', now, {
         audience: { kind: 'workspace' },
         serverId: workspaceId,
         workspacePluginId: current.id,
@@ -392,13 +392,20 @@ export class PluginService {
         target: `workspace:${current.workspaceId}`,
         details: { workspacePluginId: current.id, pluginId: current.pluginId },
       });
-      emit(tx, this.deps.bus, workspaceTopic(current.workspaceId), 'WorkspacePluginRemoved', now, {
-        audience: { kind: 'workspace' },
-        serverId: current.workspaceId,
-        workspacePluginId: current.id,
-        pluginId: current.pluginId,
-        by: accountId,
-      });
+      emit(
+        tx,
+        this.deps.events,
+        workspaceTopic(current.workspaceId),
+        'WorkspacePluginRemoved',
+        now,
+        {
+          audience: { kind: 'workspace' },
+          serverId: current.workspaceId,
+          workspacePluginId: current.id,
+          pluginId: current.pluginId,
+          by: accountId,
+        },
+      );
       return current.id;
     });
   }

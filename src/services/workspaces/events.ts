@@ -1,7 +1,6 @@
 import type { Tx } from '../../db/transaction.js';
-import type { EventBus } from '../../events/bus.js';
+import type { EventPort } from '../../events/port.js';
 import { workspaceTopic, type EventMap, type EventType } from '../../events/catalog.js';
-import { publishOnCommit } from '../../events/publish.js';
 
 /**
  * Publishes one catalog event on the workspace's topic after the transaction commits. Times in
@@ -9,10 +8,10 @@ import { publishOnCommit } from '../../events/publish.js';
  */
 export function emitWorkspaceEvent<K extends EventType>(
   tx: Tx,
-  bus: EventBus,
+  events: EventPort,
   type: K,
   at: number,
   payload: EventMap[K],
 ): void {
-  publishOnCommit(tx, bus, { topic: workspaceTopic(payload.serverId), type, at, payload });
+  events.publishOnCommit(tx, { topic: workspaceTopic(payload.serverId), type, at, payload });
 }

@@ -184,7 +184,7 @@ export class WorkspaceLifecycle extends WorkspacePart {
       if (input.name !== undefined && input.name !== null) patch.name = checkName(input.name);
       if (input.description !== undefined) patch.description = checkDescription(input.description);
       await updateWorkspace(tx.db, workspaceId, patch);
-      emitWorkspaceEvent(tx, this.deps.bus, 'WorkspaceUpdated', patch.updatedAt, {
+      emitWorkspaceEvent(tx, this.deps.events, 'WorkspaceUpdated', patch.updatedAt, {
         audience: { kind: 'workspace' },
         serverId: workspaceId,
         updatedBy: accountId,
@@ -226,7 +226,7 @@ export class WorkspaceLifecycle extends WorkspacePart {
         { userId, role: 'owner', previousRole: target.role },
         { userId: accountId, role: 'moderator', previousRole: 'owner' },
       ]) {
-        emitWorkspaceEvent(tx, this.deps.bus, 'MemberRoleChanged', now, {
+        emitWorkspaceEvent(tx, this.deps.events, 'MemberRoleChanged', now, {
           audience: { kind: 'workspace' },
           serverId: workspaceId,
           ...change,
@@ -281,14 +281,14 @@ export class WorkspaceLifecycle extends WorkspacePart {
     await deleteWorkspaceRow(tx.db, workspaceId);
     const now = this.now();
     for (const userId of memberIds) {
-      emitWorkspaceEvent(tx, this.deps.bus, 'MemberLeft', now, {
+      emitWorkspaceEvent(tx, this.deps.events, 'MemberLeft', now, {
         audience: { kind: 'users', userIds: [userId] },
         serverId: workspaceId,
         userId,
         reason: 'workspaceDeleted',
       });
     }
-    emitWorkspaceEvent(tx, this.deps.bus, 'WorkspaceDeleted', now, {
+    emitWorkspaceEvent(tx, this.deps.events, 'WorkspaceDeleted', now, {
       audience: { kind: 'users', userIds: memberIds },
       serverId: workspaceId,
       deletedBy: by,

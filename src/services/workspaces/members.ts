@@ -143,7 +143,7 @@ export class WorkspaceMembers extends WorkspacePart {
       assertOutranks(m.role, role);
       if (target.role === role) return;
       await setMemberRole(tx.db, workspaceId, userId, role);
-      emitWorkspaceEvent(tx, this.deps.bus, 'MemberRoleChanged', this.now(), {
+      emitWorkspaceEvent(tx, this.deps.events, 'MemberRoleChanged', this.now(), {
         audience: { kind: 'workspace' },
         serverId: workspaceId,
         userId,
@@ -168,7 +168,7 @@ export class WorkspaceMembers extends WorkspacePart {
       assertOutranks(m.role, target.role);
       await lockWorkspace(tx.db, workspaceId);
       await deleteMember(tx.db, workspaceId, userId);
-      emitWorkspaceEvent(tx, this.deps.bus, 'MemberLeft', this.now(), {
+      emitWorkspaceEvent(tx, this.deps.events, 'MemberLeft', this.now(), {
         audience: { kind: 'workspace' },
         serverId: workspaceId,
         userId,
@@ -220,7 +220,7 @@ export class WorkspaceMembers extends WorkspacePart {
       if (!target) throw notFound('member');
       assertOutranks(m.role, target.role);
       await setMemberTimeout(tx.db, workspaceId, userId, until);
-      emitWorkspaceEvent(tx, this.deps.bus, 'MemberTimedOut', this.now(), {
+      emitWorkspaceEvent(tx, this.deps.events, 'MemberTimedOut', this.now(), {
         audience: { kind: 'workspace' },
         serverId: workspaceId,
         userId,

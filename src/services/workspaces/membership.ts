@@ -101,7 +101,7 @@ export class WorkspaceMembership extends WorkspacePart {
       channelIds.map((conversationId) => ({ conversationId, accountId })),
       now,
     );
-    emitWorkspaceEvent(tx, this.deps.bus, 'MemberJoined', now, {
+    emitWorkspaceEvent(tx, this.deps.events, 'MemberJoined', now, {
       audience: { kind: 'workspace' },
       serverId: workspaceId,
       userId: accountId,
@@ -129,7 +129,7 @@ export class WorkspaceMembership extends WorkspacePart {
       assertCan(m.role, 'workspace:leave');
       await lockWorkspace(tx.db, workspaceId);
       await deleteMember(tx.db, workspaceId, accountId);
-      emitWorkspaceEvent(tx, this.deps.bus, 'MemberLeft', this.now(), {
+      emitWorkspaceEvent(tx, this.deps.events, 'MemberLeft', this.now(), {
         audience: { kind: 'workspace' },
         serverId: workspaceId,
         userId: accountId,

@@ -4,7 +4,9 @@ import { gql } from './graphql.ts';
 
 /**
  * A list field whose items carry their `cursor` (docs/api.md, Pagination), shown a page at a
- * time: the first page, then the next on `loadMore`. `query` takes `$after` and `$limit`.
+ * time: the first page, then the next on `loadMore`. `query` takes `$after` and `$limit`;
+ * `field` names the list in the answer, with dots for one inside an object
+ * (`conversation.members`).
  */
 export function usePagedList<T extends { cursor: string }>(
   query: string,
@@ -16,9 +18,9 @@ export function usePagedList<T extends { cursor: string }>(
   const [more, setMore] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const read = (after: string | null, before: T[]) =>
-    gql<Record<string, T[]>>(query, { ...variables, after, limit: pageSize })
+    gql<Record<string, unknown>>(query, { ...variables, after, limit: pageSize })
       .then((d) => {
-        const page = d[field] ?? [];
+        const page = listAt<T>(d, field);
         setItems([...before, ...page]);
         // A full page may have more behind it; an empty next page says there was none.
         setMore(page.length === pageSize);
@@ -67,4 +69,13 @@ export async function readAll<T extends { cursor: string }>(
       field
     ] ?? [];
   return readRest(query, field, variables, first, pageSize);
+}
+
+/** The list at `path` (dot-separated) of an answer; empty when a step is missing or null. */
+function listAt<T>(data: Record<string, unknown>, path: string): T[] {
+  let at: unknown = data;
+  for (const key of path.split('.')) {
+    at = at && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined;
+  }
+  return Array.isArray(at) ? (at as T[]) : [];
 }

@@ -51,6 +51,9 @@ export const INBOX = `query Inbox($after: String) { inboxConversations(after: $a
   items { ${CONVERSATION} members { ${USER} } } hasMore nextCursor } }`;
 export const CONVERSATION_Q = `query Conversation($id: ID!) { conversation(id: $id) {
   ${CONVERSATION} members { ${USER} } } }`;
+/** A conversation's members, a page at a time in the order they joined (docs/api.md). */
+export const CONVERSATION_MEMBERS = `query ConversationMembers($id: ID!, $after: String, $limit: Int) {
+  conversation(id: $id) { id members(after: $after, limit: $limit) { ${USER} cursor } } }`;
 export const CREATE_WORKSPACE = `mutation CreateWorkspace($input: CreateWorkspaceInput!) {
   createWorkspace(input: $input) { ${WORKSPACE} } }`;
 export const JOIN_WORKSPACE = `mutation JoinWorkspace($token: String!) { joinWorkspace(token: $token) { ${WORKSPACE} } }`;

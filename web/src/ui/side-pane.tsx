@@ -1,11 +1,19 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 
 import { gql } from '../api/graphql.ts';
-import { CREATE_CONVERSATION, PINNED } from '../api/queries.ts';
-import type { Conversation, Message } from '../api/types.ts';
+import { usePagedList } from '../api/paged.ts';
+import { CONVERSATION_MEMBERS, CREATE_CONVERSATION, PINNED } from '../api/queries.ts';
+import type { Conversation, Message, User } from '../api/types.ts';
 import { navigate, route } from '../state/router.ts';
 import { refreshPresence } from '../state/session.ts';
-import { conversations, directSpace, me, putConversations, users } from '../state/store.ts';
+import {
+  conversations,
+  directSpace,
+  me,
+  putConversations,
+  rememberUsers,
+  users,
+} from '../state/store.ts';
 import { cachedConversation, threadTimeline } from '../state/timeline.ts';
 import { readThreadNotifications } from '../state/notifications.ts';
 import { sidePane } from '../state/view.ts';
@@ -120,12 +128,32 @@ function Pins({ c }: { c: Conversation }) {
   );
 }
 
+/** Members shown at first and added by each "Show more" (a channel's list can be long). */
+const MEMBERS_PAGE = 20;
+
 function Members({ c }: { c: Conversation }) {
   const conv = conversations.value[c.id] ?? c;
   const myId = me.value?.id;
+  // The pane reads its own pages, in the order people joined; when someone joins or leaves
+  // (the store reads the conversation again), it starts over from the first page.
+  const list = usePagedList<User & { cursor: string }>(
+    CONVERSATION_MEMBERS,
+    'conversation.members',
+    { id: c.id },
+    MEMBERS_PAGE,
+  );
+  const ids = list.items?.map((u) => u.id) ?? [];
   useEffect(() => {
-    void refreshPresence(conv.memberIds.slice(0, 200));
-  }, [c.id]);
+    if (!list.items) return;
+    rememberUsers(list.items);
+    void refreshPresence(ids.filter((id) => id !== myId));
+  }, [list.items]);
+  const joined = conv.memberIds.join();
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) first.current = false;
+    else void list.reload();
+  }, [joined, conv.memberCount]);
   const message = async (userId: string) => {
     try {
       const d = await gql<{
@@ -143,25 +171,34 @@ function Members({ c }: { c: Conversation }) {
       showError(err);
     }
   };
+  if (list.error) return <ErrorText error={list.error} />;
+  if (!list.items) return <p class="loading">Loading…</p>;
   return (
-    <ul class="plain members">
-      {conv.memberIds.map((id) => {
-        const u = users.value[id];
-        return (
-          <li key={id}>
-            <Avatar user={u ?? null} small />
-            <PresenceDot userId={id} />
-            <span dir="auto">{u?.displayName ?? u?.username ?? 'Someone'}</span>
-            {u && <span class="muted">@{u.username}</span>}
-            <span class="visually-hidden">, {presenceWords(id)}</span>
-            {id !== myId && c.kind === 'CHANNEL' && (
-              <button type="button" class="small" onClick={() => void message(id)}>
-                Message
-              </button>
-            )}
-          </li>
-        );
-      })}
-    </ul>
+    <>
+      <ul class="plain members">
+        {ids.map((id) => {
+          const u = users.value[id];
+          return (
+            <li key={id}>
+              <Avatar user={u ?? null} small />
+              <PresenceDot userId={id} />
+              <span dir="auto">{u?.displayName ?? u?.username ?? 'Someone'}</span>
+              {u && <span class="muted">@{u.username}</span>}
+              <span class="visually-hidden">, {presenceWords(id)}</span>
+              {id !== myId && c.kind === 'CHANNEL' && (
+                <button type="button" class="small" onClick={() => void message(id)}>
+                  Message
+                </button>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+      {list.more && (
+        <button type="button" onClick={list.loadMore}>
+          Show more members
+        </button>
+      )}
+    </>
   );
 }

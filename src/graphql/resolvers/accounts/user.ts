@@ -6,7 +6,8 @@ import type { Resolver } from '../../resolver-types.js';
 /**
  * A User as resolvers hand it over. `viewerIsSelf` marks the user of a SessionPayload: the
  * caller who just signed in, before the request carries their session. `listCursor` is the
- * user's place in a list whose items carry their cursor (`blockedUsers`).
+ * user's place in a list whose items carry their cursor (`blockedUsers`,
+ * `Conversation.members`).
  */
 export type UserParent = AccountView & { viewerIsSelf?: boolean; listCursor?: string };
 

@@ -1,33 +1,42 @@
 import type { ConversationTable } from '../../../db/tables/collaboration.js';
 import { isPrivateConversation } from '../../../services/conversations/rows.js';
-import { keyCursor } from '../../../services/paging/keyset.js';
+import { keyCursor, type KeysetArgs } from '../../../services/paging/keyset.js';
 import { optionalActor, type GraphqlContext } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
+import type { UserParent } from '../accounts/user.js';
 import { loadUser } from '../accounts/loaders.js';
 
 import {
   loadDmRequests,
   loadLastMessage,
-  loadMembers,
+  loadMemberCount,
+  loadMemberPage,
+  loadOwnMemberRows,
+  loadPendingInvitees,
   loadUnread,
-  type MemberView,
 } from './loaders.js';
 
 // Conversation fields; the parent is a conversation row (channels' rows come from the channels
-// area). Member lists, unread counts and last messages are loaded for a whole page at once.
+// area). Member pages, counts, unread counts and last messages are loaded for a whole page of
+// conversations at once; no field reads a channel's whole member list.
 
 type R = Resolver<ConversationTable>;
+type RP = Resolver<ConversationTable, KeysetArgs>;
 type Info = Parameters<R>[3];
 
-const members = async (c: ConversationTable, ctx: GraphqlContext, info: Info) =>
-  (await loadMembers(ctx, info, c.id)) ?? ([] as MemberView[]);
+const memberPage = async (
+  c: ConversationTable,
+  args: KeysetArgs,
+  ctx: GraphqlContext,
+  info: Info,
+) => (await loadMemberPage(ctx, info, c.id, args)) ?? [];
 
-const memberIds = async (c: ConversationTable, ctx: GraphqlContext, info: Info) =>
-  (await members(c, ctx, info)).filter((m) => m.state === 'member').map((m) => m.accountId);
-
-/** Where the caller stands in the conversation: the service decides from the member list. */
+/** Where the caller stands in the conversation: the service decides from the caller's own row. */
 const standing = async (c: ConversationTable, ctx: GraphqlContext, info: Info) =>
-  ctx.services.conversations.reading.standing(optionalActor(ctx), await members(c, ctx, info));
+  ctx.services.conversations.reading.standing(
+    optionalActor(ctx),
+    (await loadOwnMemberRows(ctx, info, c.id)) ?? [],
+  );
 
 export const Conversation = {
   serverId: ((c) => c.workspaceId) as R,
@@ -35,24 +44,25 @@ export const Conversation = {
   isPrivate: ((c) => isPrivateConversation(c)) as R,
   encrypted: ((c) => c.encrypted === 1) as R,
   archived: ((c) => c.archivedAt !== null) as R,
-  memberIds: ((c, _a, ctx, info) => memberIds(c, ctx, info)) as R,
-  members: (async (c, _a, ctx, info) => {
-    const users = await Promise.all(
-      (await memberIds(c, ctx, info)).map((id) => loadUser(ctx, info, id)),
-    );
-    return users.filter((u) => u !== undefined);
-  }) as R,
-  memberCount: (async (c, _a, ctx, info) => (await memberIds(c, ctx, info)).length) as R,
+  memberIds: (async (c, args, ctx, info) =>
+    (await memberPage(c, args, ctx, info)).map((m) => m.accountId)) as RP,
+  members: (async (c, args, ctx, info) => {
+    const page = await memberPage(c, args, ctx, info);
+    const users = await Promise.all(page.map((m) => loadUser(ctx, info, m.accountId)));
+    return page.flatMap((m, i): UserParent[] => {
+      const user = users[i];
+      return user ? [{ ...user, listCursor: keyCursor(m.joinedAt, m.accountId) }] : [];
+    });
+  }) as RP,
+  memberCount: (async (c, _a, ctx, info) => (await loadMemberCount(ctx, info, c.id)) ?? 0) as R,
   pendingMemberIds: (async (c, _a, ctx, info) =>
-    (await members(c, ctx, info))
-      .filter((m) => m.state === 'pending')
-      .map((m) => m.accountId)) as R,
+    ((await loadPendingInvitees(ctx, info, c.id)) ?? []).map((m) => m.accountId)) as R,
   isMember: (async (c, _a, ctx, info) => (await standing(c, ctx, info)) === 'member') as R,
   mlsGroup: (async (c, _a, ctx, info) =>
     ctx.services.conversations.reading.mlsGroup(
       optionalActor(ctx),
       c,
-      await members(c, ctx, info),
+      (await loadOwnMemberRows(ctx, info, c.id)) ?? [],
     )) as R,
   unreadCount: (async (c, _a, ctx, info) =>
     (await standing(c, ctx, info)) === 'member'

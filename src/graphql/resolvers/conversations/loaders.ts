@@ -1,7 +1,9 @@
 import type { GraphQLResolveInfo } from 'graphql';
 
 import type { DmRequestTable, MessageTable } from '../../../db/tables/collaboration.js';
-import { requireActor, type GraphqlContext } from '../../context.js';
+import type { MemberListRow } from '../../../services/conversations/member-lists.js';
+import type { KeysetArgs } from '../../../services/paging/keyset.js';
+import { optionalActor, requireActor, type GraphqlContext } from '../../context.js';
 import { group, loader } from '../../loaders.js';
 
 // The conversations area's batched lookups for the fields of a page (graphql/loaders.ts).
@@ -11,13 +13,52 @@ export interface MemberView {
   state: 'member' | 'pending';
 }
 
-export const loadMembers = (
+/**
+ * A page of a conversation's members, batched with the other conversations of the page that ask
+ * with the same paging arguments (each set of arguments is a loader of its own).
+ */
+export const loadMemberPage = (
+  ctx: GraphqlContext,
+  info: GraphQLResolveInfo,
+  conversationId: string,
+  args: KeysetArgs,
+) =>
+  loader<MemberListRow[]>(
+    ctx,
+    info,
+    `memberPage\u0000${args.after ?? ''}\u0000${args.before ?? ''}\u0000${args.limit ?? ''}`,
+    (ids) => ctx.services.conversations.reading.memberPages(ids, args),
+  ).load(conversationId);
+
+export const loadMemberCount = (
   ctx: GraphqlContext,
   info: GraphQLResolveInfo,
   conversationId: string,
 ) =>
-  loader<MemberView[]>(ctx, info, 'members', async (ids) =>
-    group(await ctx.services.conversations.reading.membersOf(ids), 'conversationId'),
+  loader<number>(ctx, info, 'memberCount', (ids) =>
+    ctx.services.conversations.reading.memberCounts(ids),
+  ).load(conversationId);
+
+/** The caller's own row in a conversation (membership or live invitation), if any. */
+export const loadOwnMemberRows = (
+  ctx: GraphqlContext,
+  info: GraphQLResolveInfo,
+  conversationId: string,
+) =>
+  loader<MemberView[]>(ctx, info, 'ownMemberRows', async (ids) =>
+    group(
+      await ctx.services.conversations.reading.ownMemberRows(optionalActor(ctx), ids),
+      'conversationId',
+    ),
+  ).load(conversationId);
+
+export const loadPendingInvitees = (
+  ctx: GraphqlContext,
+  info: GraphQLResolveInfo,
+  conversationId: string,
+) =>
+  loader<MemberView[]>(ctx, info, 'pendingInvitees', async (ids) =>
+    group(await ctx.services.conversations.reading.pendingInvitees(ids), 'conversationId'),
   ).load(conversationId);
 
 export const loadUnread = (ctx: GraphqlContext, info: GraphQLResolveInfo, conversationId: string) =>

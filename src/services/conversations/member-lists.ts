@@ -1,0 +1,122 @@
+import { sql } from 'kysely';
+
+import type { Executor } from '../../db/database.js';
+import { keysetRows, pastCursor, type KeysetPage } from '../paging/keyset.js';
+
+import { INVITE_TTL_MS } from './queries.js';
+
+// The member lists of the conversations on a page, each read for all of them in one query:
+// a page of each list (`Conversation.members`, `memberIds`), the counts, the caller's own rows
+// and the pending invitees. None reads a channel's whole list.
+
+/** One member in a member list: its place in the list is (`joinedAt`, `accountId`). */
+export interface MemberListRow {
+  conversationId: string;
+  accountId: string;
+  joinedAt: number;
+}
+
+const ORDER = { at: 'joinedAt', key: 'accountId' } as const;
+
+/**
+ * One page of the members (not pending invitees) of each conversation, in the order they
+ * joined (then account id): at most `page.limit` rows each, past the page's cursor. One windowed
+ * query for every conversation; the same cursor applies to each.
+ */
+export async function memberPages(
+  db: Executor,
+  conversationIds: readonly string[],
+  page: KeysetPage,
+): Promise<Map<string, MemberListRow[]>> {
+  const out = new Map<string, MemberListRow[]>();
+  if (conversationIds.length === 0) return out;
+  const walk = page.before ? 'desc' : 'asc';
+  const dir = sql.raw(walk);
+  const cursor = page.after ?? page.before;
+  const rows = await db
+    .selectFrom((eb) => {
+      let q = eb
+        .selectFrom('conversation_member')
+        .select(['conversationId', 'accountId', 'joinedAt'])
+        .select(
+          sql<number>`row_number() over (partition by "conversationId" order by "joinedAt" ${dir}, "accountId" ${dir})`.as(
+            'rn',
+          ),
+        )
+        .where('conversationId', 'in', conversationIds)
+        .where('state', '=', 'member');
+      if (cursor) q = q.where(pastCursor(ORDER, walk, cursor));
+      return q.as('m');
+    })
+    .selectAll('m')
+    .where('m.rn', '<=', page.limit)
+    .orderBy('m.conversationId')
+    .orderBy('m.rn')
+    .execute();
+  for (const { rn: _rn, ...r } of rows) {
+    const row = { ...r, joinedAt: Number(r.joinedAt) };
+    const list = out.get(r.conversationId);
+    if (list) list.push(row);
+    else out.set(r.conversationId, [row]);
+  }
+  // Walked backwards for `before`: put each page back in the list's order.
+  for (const [id, list] of out) out.set(id, keysetRows(list, page));
+  return out;
+}
+
+/** How many members (not pending invitees) each conversation has. */
+export async function memberCounts(
+  db: Executor,
+  conversationIds: readonly string[],
+): Promise<Map<string, number>> {
+  if (conversationIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('conversation_member')
+    .select(['conversationId', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('conversationId', 'in', conversationIds)
+    .where('state', '=', 'member')
+    .groupBy('conversationId')
+    .execute();
+  return new Map(rows.map((r) => [r.conversationId, Number(r.n)]));
+}
+
+/**
+ * The rows an account holds in each conversation: its membership, or a live invitation
+ * (`pending`, not lapsed). What the caller's standing is read from.
+ */
+export async function ownMemberRows(
+  db: Executor,
+  accountId: string,
+  conversationIds: readonly string[],
+  now: number,
+) {
+  if (conversationIds.length === 0) return [];
+  return db
+    .selectFrom('conversation_member')
+    .select(['conversationId', 'accountId', 'state'])
+    .where('accountId', '=', accountId)
+    .where('conversationId', 'in', conversationIds)
+    .where((eb) => eb.or([eb('state', '=', 'member'), eb('joinedAt', '>', now - INVITE_TTL_MS)]))
+    .execute();
+}
+
+/**
+ * The live invitations of each conversation (encrypted ones only have them; each account holds
+ * at most the operator's cap of them), in the order they were sent.
+ */
+export async function pendingInvitees(
+  db: Executor,
+  conversationIds: readonly string[],
+  now: number,
+) {
+  if (conversationIds.length === 0) return [];
+  return db
+    .selectFrom('conversation_member')
+    .select(['conversationId', 'accountId', 'state'])
+    .where('conversationId', 'in', conversationIds)
+    .where('state', '=', 'pending')
+    .where('joinedAt', '>', now - INVITE_TTL_MS)
+    .orderBy('joinedAt')
+    .orderBy('accountId')
+    .execute();
+}

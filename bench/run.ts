@@ -20,6 +20,7 @@ import { previews } from './scenarios/previews.js';
 import { redisOutage } from './scenarios/redis-outage.js';
 import { search } from './scenarios/search.js';
 import { send } from './scenarios/send.js';
+import { sendPeers } from './scenarios/send-peers.js';
 import { socketWrites } from './scenarios/socket-writes.js';
 import { webClient } from './scenarios/web-client.js';
 
@@ -30,6 +31,7 @@ const scenarios: Record<string, (opts: { pg: boolean }) => Promise<ScenarioResul
   'idle-connections': idleConnections,
   'connect-storm': connectStorm,
   send,
+  'send-peers': () => sendPeers(),
   search,
   'graphql-http': graphqlHttp,
   multiprocess: () => multiprocess(),

@@ -16,25 +16,35 @@ import { createBackend, PG_URL, startSvc } from '../lib/svc.js';
 
 import type { Options } from './fanout.js';
 
-const SECONDS = 5;
+export const SEND_SECONDS = 5;
+const SECONDS = SEND_SECONDS;
+/** The text every send benchmark sends (svc's and the XMPP peers'). */
+export const SEND_TEXT = 'hello from the send benchmark';
 const run = promisify(execFile);
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 
-async function svcSend(base: string, senders: { s: Session; conv: string }[], seconds: number) {
+/**
+ * A warm-up's floor in messages: on a busy machine its second may be a few dozen sends, too few
+ * for the server's code to be compiled before the measured phase.
+ */
+export const WARMUP_MESSAGES = 500;
+
+/** Each sender sends one message at a time for `seconds`, and on until `atLeast` were answered. */
+async function svcSend(
+  base: string,
+  senders: { s: Session; conv: string }[],
+  seconds: number,
+  atLeast = 0,
+) {
   const latencies: number[] = [];
   let errors = 0;
   const end = performance.now() + seconds * 1000;
   await Promise.all(
     senders.map(async ({ s, conv }) => {
-      while (performance.now() < end) {
+      while (performance.now() < end || latencies.length + errors < atLeast) {
         const t = performance.now();
         try {
-          await gql(
-            base,
-            SEND,
-            { i: { conversationId: conv, text: 'hello from the send benchmark' } },
-            s,
-          );
+          await gql(base, SEND, { i: { conversationId: conv, text: SEND_TEXT } }, s);
           latencies.push(performance.now() - t);
         } catch {
           errors++;
@@ -55,7 +65,7 @@ async function svcSend(base: string, senders: { s: Session; conv: string }[], se
  * nothing otherwise). The database shares the two cores with the server and the load, so a
  * send's cost is both processes' time.
  */
-function databaseMeter(
+export function databaseMeter(
   usePg: boolean,
 ): (messages: number) => { database_cpu_s?: number; database_ms_per_message?: number } {
   if (!usePg) return () => ({});
@@ -96,10 +106,17 @@ export async function refEnv(
   };
 }
 
-export async function send(opts: Options): Promise<ScenarioResult> {
+/**
+ * svc's own phase of `send`: 8 and 32 people, each sending to a channel of their own, one
+ * message at a time; messages a second, p99 and the server's CPU (with PostgreSQL's, `--pg`).
+ */
+export async function svcSendPhase(usePg: boolean): Promise<{
+  rows: ScenarioResult['rows'];
+  figures: Record<string, { rate: number; p99: number }>;
+}> {
   const rows: ScenarioResult['rows'] = [];
   const figures: Record<string, { rate: number; p99: number }> = {};
-  const backend = await createBackend(opts.pg);
+  const backend = await createBackend(usePg);
   const svc = await startSvc(backend);
   try {
     const senders: { s: Session; conv: string }[] = [];
@@ -114,9 +131,9 @@ export async function send(opts: Options): Promise<ScenarioResult> {
       senders.push({ s, conv: ws.data.createWorkspace.channels[0].id });
     }
     for (const clients of [8, 32]) {
-      await svcSend(svc.url, senders.slice(0, clients), 1);
+      await svcSend(svc.url, senders.slice(0, clients), 1, WARMUP_MESSAGES);
       const cpu0 = cpuSeconds(svc.proc.pid);
-      const database = databaseMeter(opts.pg);
+      const database = databaseMeter(usePg);
       const r = await svcSend(svc.url, senders.slice(0, clients), SECONDS);
       const cpu = cpuSeconds(svc.proc.pid) - cpu0;
       figures[`svc-${clients}`] = { rate: r.perSecond, p99: r.p99 };
@@ -135,6 +152,11 @@ export async function send(opts: Options): Promise<ScenarioResult> {
     await svc.proc.stop();
     await backend.drop();
   }
+  return { rows, figures };
+}
+
+export async function send(opts: Options): Promise<ScenarioResult> {
+  const { rows, figures } = await svcSendPhase(opts.pg);
   for (const clients of [8, 32]) {
     const loop = await refEnv(opts.pg);
     try {
@@ -165,7 +187,7 @@ export async function send(opts: Options): Promise<ScenarioResult> {
     const route = await refEnv(opts.pg);
     const ref = await startReference('fastify-insert', route.env);
     try {
-      const body = JSON.stringify({ conversationId: 'c', text: 'hello from the send benchmark' });
+      const body = JSON.stringify({ conversationId: 'c', text: SEND_TEXT });
       await httpLoad(`${ref.url}/send`, body, {}, clients, 1);
       const cpu0 = cpuSeconds(ref.proc.pid);
       const database = databaseMeter(opts.pg);

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 
 import type { Config } from '../config/index.js';
+import { assertRole } from '../config/roles.js';
 import type { Db } from '../db/database.js';
 import type { EventPort } from '../events/port.js';
 import { userTopic } from '../events/catalog.js';
@@ -39,6 +40,7 @@ import {
   countLiveRemoteDevices,
   findRemoteDevice,
   hostsOfAccount,
+  hostsUsedBy,
   insertNonce,
   insertRelayEvent,
   insertRelayHost,
@@ -67,6 +69,9 @@ export type LocalRunner = (r: {
  * Headers of the host's answer that the relay returns unchanged: the contract's (Relay), and a
  * download's name and caching (forwarded attachment and bundle downloads).
  */
+/** The most hosts `myRemoteHosts` answers (the first used). */
+export const MY_REMOTE_HOSTS_MAX = 1000;
+
 const PASSED_HEADERS = [
   'content-type',
   HOST_RESPONSE,
@@ -263,6 +268,15 @@ export class FederationService {
       if (v !== undefined) out[name] = v;
     }
     return { status: answer.status, headers: out, body: answer.body };
+  }
+
+  /**
+   * The hosts a person used through this relay (`myRemoteHosts`), first used first, so each of
+   * their clients finds the spaces they joined elsewhere. Relay-only.
+   */
+  async remoteHostsOf(accountId: string): Promise<string[]> {
+    assertRole(this.deps.config, 'relay', 'myRemoteHosts');
+    return hostsUsedBy(this.deps.db.kysely, accountId, MY_REMOTE_HOSTS_MAX);
   }
 
   private async deviceKeyOf(deviceId: string): Promise<string> {

@@ -68,6 +68,22 @@ describe('the relay route: refusals, size, forwarded downloads', () => {
     expect(res.json()).toEqual({ error, message: expect.any(String) });
   };
 
+  it('lists the hosts a person reached through the relay in myRemoteHosts, for each of their sessions', async () => {
+    // Alice's first request to d, a refused one, lists d too: the relay forwarded it.
+    await viaRelay(a, alice, d.id, ME);
+    const listed = await a.t.gql('{ myRemoteHosts }', {}, alice.agent);
+    expect(listed.body.errors).toBeUndefined();
+    expect(listed.body.data!.myRemoteHosts).toEqual([b.id, d.id]);
+    // A person who used no host has none; another person's hosts are not theirs.
+    const carol = await keyUser(a, 'carol');
+    expect((await a.t.gql('{ myRemoteHosts }', {}, carol.agent)).body.data!.myRemoteHosts).toEqual(
+      [],
+    );
+    expect((await a.t.gql('{ myRemoteHosts }')).body.errors?.[0]?.extensions?.code).toBe(
+      'UNAUTHENTICATED',
+    );
+  });
+
   it('refuses a malformed host id, a password session and a CSRF token of another session', async () => {
     relayShape(await viaRelay(a, alice, 'not a host!', ME), 400, 'validation');
     relayShape(await viaRelay(a, alice, 'user@b.example', ME), 400, 'validation');

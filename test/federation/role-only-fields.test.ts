@@ -12,7 +12,7 @@ import {
 
 // Role-only fields (contract, Errors: "a relay-only field on a non-relay answers FORBIDDEN";
 // docs/federation.md, "Role-only fields"): `RelayEvent.hostServerId` is relay-only, checked at
-// subscribe; `applyRemoteRevocation` is host-only, refused before its statement is read. With
+// subscribe, and `myRemoteHosts` is relay-only; `applyRemoteRevocation` is host-only, refused before its statement is read. With
 // SVC_ROLE=both every field works.
 
 const WITH_HOST = 'subscription { relayStream { type hostServerId } }';
@@ -57,6 +57,17 @@ describe.each(['relay', 'host', 'both'] as const)('SVC_ROLE=%s', (role) => {
     expect(plain.error).toBeNull();
     asked.unsubscribe();
     plain.unsubscribe();
+  });
+
+  it(`${relays ? 'answers' : 'refuses'} myRemoteHosts`, async () => {
+    const res = await t.gql('{ myRemoteHosts }', {}, ann);
+    if (relays) {
+      expect(res.errors).toBeUndefined();
+      expect(res.data?.myRemoteHosts).toEqual([]);
+    } else {
+      expect(res.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+      expect(res.errors?.[0]?.message).toContain('SVC_ROLE=host');
+    }
   });
 
   it(`${hosts ? 'reads' : 'refuses'} applyRemoteRevocation`, async () => {

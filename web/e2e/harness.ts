@@ -86,7 +86,7 @@ export class TestServer {
     };
     proc.stdout?.on('data', keep);
     proc.stderr?.on('data', keep);
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 75_000;
     while (Date.now() < deadline) {
       if (proc.exitCode !== null) throw new Error(`the server exited: ${this.log.join('')}`);
       try {
@@ -97,7 +97,9 @@ export class TestServer {
       }
       await new Promise((r) => setTimeout(r, 100));
     }
-    throw new Error('the server did not start within 30 s');
+    // Not left running behind a failed set-up (its test file may never reach dispose).
+    proc.kill('SIGKILL');
+    throw new Error(`the server did not start within 75 s: ${this.log.join('').slice(-2000)}`);
   }
 
   async stop(): Promise<void> {

@@ -111,6 +111,22 @@ describe('a workspace hosted on another server', () => {
     await checkA11y(p, 'a workspace on another server');
   });
 
+  it('is listed by her server, so a browser that forgot the host still shows it', async () => {
+    const p = alice.page;
+    // What this browser remembered of her hosts is gone (another browser holds none of it).
+    await p.evaluate(() => {
+      for (const k of Object.keys(localStorage)) {
+        if (k.startsWith('svc-remote-hosts:')) localStorage.removeItem(k);
+      }
+    });
+    await p.reload();
+    await p
+      .getByRole('navigation', { name: 'Workspaces' })
+      .getByRole('button', { name: `Harbour on ${hostId}` })
+      .click({ timeout: 20_000 });
+    await p.getByRole('heading', { name: '#general' }).waitFor({ timeout: 20_000 });
+  });
+
   it('delivers messages live both ways', async () => {
     await bob.page.getByRole('heading', { name: '#general' }).waitFor();
     await send(alice.page, 'Hello from the other server');

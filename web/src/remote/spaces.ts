@@ -12,6 +12,7 @@ import {
   forgetRemoteState,
   hostOf,
   loadRemoteHosts,
+  remoteHosts,
   remoteSelf,
   tagId,
   tagIds,
@@ -26,6 +27,7 @@ routeRemote({ hostOf, post: remotePost, tag: tagIds, upload: remoteUpload });
 export const remoteProblems = signal<Record<string, ApiError>>({});
 
 const WORKSPACE = `id name description isDirect ownerId myRole myTimedOutUntil memberCount`;
+const MY_REMOTE_HOSTS = `query MyRemoteHosts { myRemoteHosts }`;
 const REMOTE_SELF = `query RemoteSelf { me { id username } myWorkspaces { ${WORKSPACE} } }`;
 /** A host's first page of `myWorkspaces` (its default, docs/api.md, Pagination). */
 const REMOTE_PAGE = 100;
@@ -38,7 +40,7 @@ const lastKnown = new Map<string, Workspace[]>();
 export async function loadRemoteWorkspaces(): Promise<Workspace[]> {
   const username = me.value?.username;
   if (!username) return [];
-  const hosts = loadRemoteHosts(username);
+  const hosts = await knownHosts(username);
   const problems: Record<string, ApiError> = {};
   const lists = await Promise.all(
     hosts.map(async (host) => {
@@ -65,6 +67,23 @@ export async function loadRemoteWorkspaces(): Promise<Workspace[]> {
   const out = lists.flat();
   for (const w of out) tagId(w.id, hostOfList(w.id, hosts, lists));
   return out;
+}
+
+/**
+ * The hosts to ask: those this browser remembers and those the relay lists for the account
+ * (`myRemoteHosts`), so a workspace joined on another device shows here too. A relay that lists
+ * none (an older server, or one that is not a relay) leaves this browser's own list.
+ */
+async function knownHosts(username: string): Promise<string[]> {
+  const local = loadRemoteHosts(username);
+  let listed: string[] = [];
+  try {
+    listed = (await gqlAt<{ myRemoteHosts: string[] }>(null, MY_REMOTE_HOSTS)).myRemoteHosts;
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+  }
+  for (const host of listed) addRemoteHost(username, host);
+  return listed.length === 0 ? local : remoteHosts.value;
 }
 
 async function readAllAt(host: string): Promise<Workspace[]> {

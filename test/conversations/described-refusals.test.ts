@@ -37,6 +37,7 @@ describe('refusals the SDL describes: conversations, DM requests, files, command
   let group = '';
   let attachment = '';
   let sent = '';
+  let keybind = '';
   const descriptions = new Map<string, string>();
 
   beforeAll(async () => {
@@ -67,6 +68,14 @@ describe('refusals the SDL describes: conversations, DM requests, files, command
         owner,
       ),
     ).sendMessage.id as string;
+    // A default keybind of the workspace, set by its owner.
+    keybind = ok(
+      await t.gql(
+        'mutation($i: SetKeybindInput!) { setKeybind(input: $i) { id } }',
+        { i: { serverId, chord: 'Ctrl+Alt+J', command: 'me', args: { text: 'hello' } } },
+        owner,
+      ),
+    ).setKeybind.id as string;
     const schema = buildClientSchema(
       ok(await t.gql(getIntrospectionQuery(), {}, owner)) as unknown as IntrospectionQuery,
     );
@@ -206,6 +215,38 @@ describe('refusals the SDL describes: conversations, DM requests, files, command
       code: 'VALIDATION',
       query: 'mutation($i: SetKeybindInput!) { setKeybind(input: $i) { id } }',
       vars: () => ({ i: { chord: 'Ctrl+Alt+K', command: 'no-such-command' } }),
+      as: () => member,
+    },
+    {
+      field: 'createMacro',
+      code: 'FORBIDDEN',
+      query: 'mutation($i: CreateMacroInput!) { createMacro(input: $i) { id } }',
+      // A workspace's macro is its staff's to make.
+      vars: () => ({
+        i: { serverId, name: 'greet', steps: [{ command: 'me', args: { text: 'hi' } }] },
+      }),
+      as: () => member,
+    },
+    {
+      field: 'deleteKeybind',
+      code: 'FORBIDDEN',
+      query: 'mutation($i: ID!) { deleteKeybind(id: $i) }',
+      vars: () => ({ i: keybind }),
+      as: () => member,
+    },
+    {
+      field: 'createPipeline',
+      code: 'FORBIDDEN',
+      query: 'mutation($i: CreatePipelineInput!) { createPipeline(input: $i) { id } }',
+      vars: () => ({
+        i: {
+          serverId,
+          name: 'echo',
+          trigger: { kind: 'MESSAGE', pattern: 'never-said', channelIds: [general] },
+          channelId: general,
+          steps: [{ command: 'me', args: { text: 'echo' } }],
+        },
+      }),
       as: () => member,
     },
     {

@@ -26,6 +26,8 @@ const REFUSALS = new Set(['UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND', 'VALIDATI
 const NOT_IN_ANY_ANSWER: Record<string, string> = {
   RegistrationChallenge: 'null unless SVC_REGISTRATION_POW_BITS is set (walked below)',
   DataExport: 'none until a person asks for one (test/data/data-export-download.test.ts)',
+  MlsPendingDevice:
+    'none while every device set up is in its group (linked later: test/e2ee/linked-devices.test.ts)',
 };
 
 describe('every field of every type, as every person', () => {

@@ -1,10 +1,11 @@
 /// <reference lib="dom" />
-// End-to-end encrypted conversations in the browser (docs/web-client.md, "Encrypted
-// conversations"): an encrypted group started by one person, invitations accepted and declined,
-// two browsers reading each other through MLS run in a worker, a third person added later who
-// reads only what came after, a reload that keeps what this browser read, and a password account
-// asked before it enrols. Every request and WebSocket frame of the pages is recorded, and none
-// holds the plaintext.
+// End-to-end encrypted conversations in the browser (docs/web-client-encrypted.md): an encrypted
+// group started by one person, invitations accepted and declined, two browsers reading each other
+// through MLS run in a worker, a third person added later who reads only what came after, a
+// reload that keeps what this browser read, a browser linked later added to the group, the
+// group's tree checked against the server's list, a message's sender checked against its author,
+// and a password account asked before it enrols. Every request and WebSocket frame of the pages
+// is recorded, and none holds the plaintext.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -49,7 +50,52 @@ const SECRETS = [
   'Dave, welcome: the plan is on the table',
   'Back after a reload, still in the group',
   'Erin writes from a browser set up just now',
+  'For both of your browsers, Bob',
+  'Written on the browser linked today',
+  'Carol is back in, with the notes',
+  'Only Bob wrote this, never Alice',
 ];
+
+/** A GraphQL request sent from a page with its session, as the app sends them. */
+async function pageGql<T>(p: Page, query: string, variables: Record<string, unknown> = {}) {
+  const res = await p.evaluate(
+    async ({ query, variables }) => {
+      const m = /(?:^|;\s*)svc_csrf=([^;]*)/.exec(document.cookie);
+      const r = await fetch('/api', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-csrf-token': m ? decodeURIComponent(m[1]!) : '',
+        },
+        body: JSON.stringify({ query, variables }),
+      });
+      return (await r.json()) as { data?: unknown; errors?: unknown };
+    },
+    { query, variables },
+  );
+  if (!res.data) throw new Error(JSON.stringify(res.errors));
+  return res.data as T;
+}
+
+async function currentDevice(p: Page): Promise<string> {
+  const d = await pageGql<{ myDevices: Array<{ id: string; current: boolean }> }>(
+    p,
+    '{ myDevices { id current } }',
+  );
+  return d.myDevices.find((x) => x.current)!.id;
+}
+
+/** The GraphQL operation (and its variables' input) a request of the app carries, if any. */
+function operation(postData: string | null): { query: string; input: Record<string, unknown> } {
+  try {
+    const b = JSON.parse(postData ?? '') as { query?: string; variables?: { i?: unknown } };
+    return { query: b.query ?? '', input: (b.variables?.i ?? {}) as Record<string, unknown> };
+  } catch {
+    return { query: '', input: {} };
+  }
+}
+
+let bobPhone: Person;
 
 beforeAll(async () => {
   ({ server, browser } = await startServerAndBrowser({ SVC_SIGNUP_REQUIRE_KEYS: 'false' }));
@@ -174,6 +220,169 @@ describe('encrypted conversations in the browser', () => {
     await shot(d, '42-encrypted-joined-later');
   });
 
+  it('adds a browser a member links later to the group, which reads what comes after', async () => {
+    bobPhone = await personPage(browser, server.url);
+    record(bobPhone.context, bobPhone.page);
+    const n = bobPhone.page;
+    await n.goto('/');
+    await n.getByRole('button', { name: 'Add this browser to it' }).click();
+    await n
+      .getByRole('form', { name: 'Add this browser to your account' })
+      .getByLabel('Username')
+      .fill('bob');
+    await n.getByRole('button', { name: 'Ask to add this browser' }).click();
+    const code = (await n.locator('.code').textContent())!.trim();
+    const b = bob.page;
+    await b.getByRole('button', { name: 'Settings' }).click();
+    await b.getByRole('link', { name: 'Devices and keys' }).click();
+    await b.getByLabel('The code the new device shows').fill(code);
+    await b.getByRole('button', { name: 'Approve' }).click();
+    await n.getByRole('navigation', { name: 'Workspaces' }).waitFor({ timeout: 20_000 });
+
+    // The new browser sets itself up on sign-in; a browser already in the group adds it with a
+    // Commit (the server lists it in mlsGroupState.pendingAdditions), and it joins.
+    await openDirect(n);
+    await n.getByRole('link', { name: /Alice/ }).first().click();
+    await n.locator('.e2ee-note[data-state="in"]').waitFor({ timeout: 30_000 });
+    await timeline(n)
+      .getByText('Sent before this browser joined the conversation, so it cannot be read here.')
+      .first()
+      .waitFor({ timeout: 30_000 });
+    expect(await timeline(n).getByText(SECRETS[2]!).count()).toBe(0);
+    await sendSecret(alice.page, SECRETS[5]!);
+    await timeline(n).getByText(SECRETS[5]!, { exact: true }).waitFor({ timeout: 30_000 });
+    await sendSecret(n, SECRETS[6]!);
+    await timeline(alice.page).getByText(SECRETS[6]!, { exact: true }).waitFor({ timeout: 30_000 });
+    // Everyone honest: the tree and the server's list agree.
+    expect(await alice.page.locator('.e2ee-mismatch').count()).toBe(0);
+    expect(await n.locator('.e2ee-mismatch').count()).toBe(0);
+    await shot(n, '44-encrypted-linked-browser');
+  });
+
+  it('says in words when the server’s list of devices differs from the group’s', async () => {
+    // A dishonest committer: whichever browser commits Carol's addition also declares another
+    // member's device removed, which only the server's list believes (docs/e2ee.md).
+    const pages = [alice, bob, bobPhone, dave];
+    const ids = await Promise.all(pages.map((p) => currentDevice(p.page)));
+    const [aliceDevice, , , daveDevice] = ids;
+    let tampered = 0;
+    for (const [i, p] of pages.entries()) {
+      await p.context.route('**/api', async (route) => {
+        const op = operation(route.request().postData());
+        const added = op.input.addedDeviceIds;
+        if (!op.query.includes('CommitMlsGroup') || !Array.isArray(added) || !added.length) {
+          return route.continue();
+        }
+        tampered++;
+        const victim = ids[i] === daveDevice ? aliceDevice : daveDevice;
+        const body = JSON.parse(route.request().postData()!) as { variables: { i: object } };
+        body.variables.i = { ...body.variables.i, removedDeviceIds: [victim] };
+        return route.continue({ postData: JSON.stringify(body) });
+      });
+    }
+    const a = alice.page;
+    await a.getByRole('button', { name: 'Add people' }).click();
+    const dialog = a.getByRole('dialog', { name: /Add people/ });
+    await dialog.getByRole('checkbox', { name: /Carol/ }).check();
+    await dialog.getByRole('button', { name: 'Add' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const c = carol.page;
+    await openDirect(c);
+    await c.getByRole('link', { name: /invitation/ }).click();
+    await c.getByRole('button', { name: 'Accept' }).click();
+    await c.locator('.e2ee-note[data-state="in"]').waitFor({ timeout: 30_000 });
+    expect(tampered).toBeGreaterThan(0);
+    for (const p of pages) await p.context.unroute('**/api');
+
+    await sendSecret(c, SECRETS[7]!);
+    await timeline(a).getByText(SECRETS[7]!, { exact: true }).waitFor({ timeout: 30_000 });
+    const warning = a
+      .getByRole('alert')
+      .filter({ hasText: 'Check who can read this conversation' });
+    await warning.waitFor({ timeout: 30_000 });
+    await warning.getByText(/1 device can read it that the server does not list/).waitFor();
+    await shot(a, '45-encrypted-device-mismatch');
+  });
+
+  it('does not show a message as its author’s when another person’s device encrypted it', async () => {
+    // Bob's new browser writes; the test holds its request back and sends the same ciphertext
+    // (with its franking commitment) as Alice's next message, through the real API.
+    const n = bobPhone.page;
+    let held: Record<string, unknown> | null = null;
+    await bobPhone.context.route('**/api', async (route) => {
+      const op = operation(route.request().postData());
+      if (!op.query.includes('SendEncryptedMessage')) return route.continue();
+      held = op.input;
+      return route.abort();
+    });
+    await composer(n).fill(SECRETS[8]!);
+    await composer(n).press('Enter');
+    await expect.poll(() => held, { timeout: 30_000 }).not.toBeNull();
+    await bobPhone.context.unroute('**/api');
+    await alice.context.route('**/api', async (route) => {
+      const body = route.request().postData();
+      if (!operation(body).query.includes('SendEncryptedMessage')) return route.continue();
+      const b = JSON.parse(body!) as { variables: { i: object } };
+      b.variables.i = {
+        ...b.variables.i,
+        ciphertext: held!.ciphertext,
+        frankingCommitment: held!.frankingCommitment,
+      };
+      return route.continue({ postData: JSON.stringify(b) });
+    });
+    const a = alice.page;
+    await composer(a).fill('An innocent line from Alice');
+    await composer(a).press('Enter');
+    await timeline(a).getByText('An innocent line from Alice').waitFor({ timeout: 30_000 });
+    await alice.context.unroute('**/api');
+    // Dave's browser decrypts Bob's words under Alice's name: hidden, and said why.
+    const d = dave.page;
+    await d.getByRole('link', { name: /Alice/ }).first().click();
+    await timeline(d)
+      .getByText('Hidden: this message was encrypted on a device that is not Alice’s', {
+        exact: false,
+      })
+      .waitFor({ timeout: 30_000 });
+    expect(await timeline(d).getByText(SECRETS[8]!).count()).toBe(0);
+  });
+
+  it('reacts to an encrypted message, and reports one with its franking proof', async () => {
+    const reported = 'Report this: the blue key opens the office too';
+    const a = alice.page;
+    const d = dave.page;
+    await sendSecret(a, reported);
+    const msg = timeline(d).locator('article.msg', { hasText: reported });
+    await msg.waitFor({ timeout: 30_000 });
+    // A reaction, as on any message: the others see it live.
+    await msg.hover();
+    await msg.getByRole('button', { name: 'Add a reaction' }).click();
+    await d.getByRole('searchbox', { name: 'Search emoji' }).fill('thumbs');
+    await d.keyboard.press('Enter');
+    await timeline(a)
+      .locator('article.msg', { hasText: reported })
+      .getByRole('button', { name: /👍 1/ })
+      .waitFor({ timeout: 30_000 });
+
+    // The report carries the decrypted text and its opening key; the server verifies both.
+    await msg.hover();
+    await msg.getByRole('button', { name: 'Report' }).click();
+    const dialog = d.getByRole('dialog', { name: 'Report this message' });
+    await dialog.getByText(/reporting sends this message’s text to the\s+moderators/).waitFor();
+    const answered = d.waitForResponse((r) =>
+      operation(r.request().postData()).query.includes('ReportMessage'),
+    );
+    await dialog.getByRole('button', { name: 'Report', exact: true }).click();
+    const res = (await (await answered).json()) as {
+      data: { reportMessage: { snapshot: { frankingVerified: boolean } } };
+    };
+    expect(res.data.reportMessage.snapshot.frankingVerified).toBe(true);
+    await d.getByText(/proven to be what its sender wrote/).waitFor();
+    // The text left Dave's browser in that report only, by design.
+    const sent = wire.filter((w) => w.includes(reported));
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(/ReportMessage/);
+  });
+
   it('sent no plaintext in any request or WebSocket frame', () => {
     expect(wire.length).toBeGreaterThan(50);
     for (const secret of SECRETS) {
@@ -183,7 +392,7 @@ describe('encrypted conversations in the browser', () => {
       const json = JSON.stringify(secret).slice(1, -1);
       expect(wire.filter((w) => w.includes(json))).toEqual([]);
     }
-    for (const p of [alice, bob, carol, dave]) expect(p.problems).toEqual([]);
+    for (const p of [alice, bob, carol, dave, bobPhone]) expect(p.problems).toEqual([]);
   });
 
   it('asks a password account before enrolling, and says what enrolling ends', async () => {

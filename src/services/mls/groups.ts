@@ -27,6 +27,7 @@ import {
   insertGroup,
   insertWelcomes,
   memberDevices,
+  pendingAdditions,
   pendingRemovals,
   removeGroupDevices,
   restartGroup,
@@ -44,6 +45,8 @@ export interface MlsGroupView {
   groupId: string;
   deviceIds: string[];
   pendingRemovalDeviceIds: string[];
+  /** Members' devices set up for encryption and not in the group yet. */
+  pendingAdditions: Array<{ deviceId: string; userId: string }>;
   /** Every device in the group must leave it: the next incarnation may start. */
   orphaned: boolean;
 }
@@ -70,6 +73,7 @@ export class MlsGroups extends MlsPart {
       groupId: groupIdOf(conversationId, Math.max(incarnation, 1)).toString('base64url'),
       deviceIds,
       pendingRemovalDeviceIds,
+      pendingAdditions: group ? await pendingAdditions(this.kysely, conversationId) : [],
       orphaned: group !== undefined && pendingRemovalDeviceIds.length === deviceIds.length,
     };
   }

@@ -2,12 +2,14 @@ import { createHash } from 'node:crypto';
 
 import { actingAccountId, actingUser, type Actor } from '../../auth/actor.js';
 import type { MlsKeyPackageTable } from '../../db/tables/mls.js';
+import type { Tx } from '../../db/transaction.js';
 import { notFound, validation } from '../../errors.js';
 import { userTopic } from '../../events/catalog.js';
 import { emit } from '../../events/publish.js';
 import { DAY_MS } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
-import { membersOf } from '../conversations/queries.js';
+import { emitConversationEvent } from '../conversations/events.js';
+import { findConversation, membersOf } from '../conversations/queries.js';
 import type { DeviceView } from '../devices/device-rules.js';
 import { findCurrentKeyIdentity, setKeyPackage } from '../devices/queries.js';
 
@@ -23,6 +25,7 @@ import {
   countAvailable,
   deleteLastResort,
   groupDevices,
+  groupsOfMember,
   insertKeyPackages,
   liveDevicesOf,
   pruneKeyPackages,
@@ -102,8 +105,29 @@ export class MlsKeyPackages extends MlsPart {
       await insertKeyPackages(tx.db, rows);
       // The device is now set up for encryption (Device.encryptionReady).
       await setKeyPackage(tx.db, device.id, rows[rows.length - 1]!.keyPackage, now);
+      // A device set up for the first time (say one just linked) is not in the groups of its
+      // account's encrypted conversations: their members' devices are told, to add it.
+      if (device.keyPackage === null) await this.announceDevice(tx, device.accountId, now);
     });
     return this.deps.devices.deviceOf(actor, device.id);
+  }
+
+  /**
+   * `MlsMembershipChanged` (`added`: the account) in each encrypted conversation with a group the
+   * account is a member of: its new device is listed in `mlsGroupState.pendingAdditions` there.
+   */
+  private async announceDevice(tx: Tx, accountId: string, now: number): Promise<void> {
+    for (const { conversationId } of await groupsOfMember(tx.db, accountId)) {
+      const conv = await findConversation(tx.db, conversationId);
+      if (!conv) continue;
+      const members = (await membersOf(tx.db, [conv.id], now))
+        .filter((m) => m.state === 'member')
+        .map((m) => m.accountId);
+      emitConversationEvent(tx, this.deps.events, conv, members, 'MlsMembershipChanged', now, {
+        added: [accountId],
+        removed: [],
+      });
+    }
   }
 
   /**

@@ -298,6 +298,42 @@ export async function pendingRemovals(db: Executor, conversationId: string): Pro
   return rows.map((r) => r.deviceId);
 }
 
+/**
+ * Live devices of the conversation's members that are set up for encryption (a key package
+ * published) and not in the group yet: a device linked after its account joined, or a member
+ * who accepted an invitation. A member's device adds them with a Commit.
+ */
+export async function pendingAdditions(db: Executor, conversationId: string) {
+  return db
+    .selectFrom('device as d')
+    .innerJoin('conversation_member as cm', (j) =>
+      j.onRef('cm.accountId', '=', 'd.accountId').on('cm.conversationId', '=', conversationId),
+    )
+    .leftJoin('mls_group_device as g', (j) =>
+      j.onRef('g.deviceId', '=', 'd.id').on('g.conversationId', '=', conversationId),
+    )
+    .select(['d.id as deviceId', 'd.accountId as userId'])
+    .where('cm.state', '=', 'member')
+    .where('d.revokedAt', 'is', null)
+    .where('d.keyPackage', 'is not', null)
+    .where('g.deviceId', 'is', null)
+    .orderBy('d.accountId')
+    .orderBy('d.id')
+    .execute();
+}
+
+/** Encrypted conversations with a group that the account is a member of. */
+export async function groupsOfMember(db: Executor, accountId: string) {
+  return db
+    .selectFrom('mls_group as g')
+    .innerJoin('conversation_member as cm', (j) =>
+      j.onRef('cm.conversationId', '=', 'g.conversationId').on('cm.accountId', '=', accountId),
+    )
+    .select('g.conversationId')
+    .where('cm.state', '=', 'member')
+    .execute();
+}
+
 /** Live devices of the conversation's members among `deviceIds` (for adding to the group). */
 export async function memberDevices(
   db: Executor,

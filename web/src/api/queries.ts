@@ -82,8 +82,10 @@ export const UNREACT = `mutation RemoveReaction($id: ID!, $emoji: String!) { rem
 export const PIN = `mutation PinMessage($id: ID!) { pinMessage(messageId: $id) { ${MESSAGE} } }`;
 export const UNPIN = `mutation UnpinMessage($id: ID!) { unpinMessage(messageId: $id) { ${MESSAGE} } }`;
 export const MARK_READ = `mutation MarkRead($id: ID!, $messageId: ID!) { markRead(conversationId: $id, messageId: $messageId) { id unreadCount } }`;
-export const REPORT_MESSAGE = `mutation ReportMessage($id: ID!, $category: ReportCategory!, $text: String) {
-  reportMessage(messageId: $id, category: $category, text: $text) { id } }`;
+export const REPORT_MESSAGE = `mutation ReportMessage($id: ID!, $category: ReportCategory!, $text: String,
+  $reveal: FrankingRevealInput) {
+  reportMessage(messageId: $id, category: $category, text: $text, reveal: $reveal) {
+    id snapshot { frankingVerified } } }`;
 
 export const START_TYPING = `mutation StartTyping($id: ID!) { startTyping(conversationId: $id) }`;
 export const PRESENCE = `query Presence($ids: [ID!]!) { presence(userIds: $ids) { userId status } }`;

@@ -10,9 +10,10 @@ import { KEY_CHALLENGE, MESSAGE } from '../api/queries.ts';
 import type { Message, MessagePage } from '../api/types.ts';
 import { newKeyPair, publicKeyOf, sign, statement, storeAccount } from '../auth/keys.ts';
 import { defaultDeviceName } from '../auth/flows.ts';
-import { conversations, me } from '../state/store.ts';
+import { conversations, me, nameOf } from '../state/store.ts';
 import { confirmAction } from '../ui/confirm.tsx';
 
+import { groupsHere, type GroupHere } from './glue.ts';
 import type {
   Decrypted,
   Encrypted,
@@ -52,7 +53,8 @@ const DEVICE_Q = `query E2eeDevice { myDevices { id current encryptionReady keyP
 const PUBLISH = `mutation PublishKeyPackage($d: ID!, $ks: [String!], $l: String) {
   publishKeyPackage(deviceId: $d, keyPackages: $ks, lastResortKeyPackage: $l) { id keyPackagesAvailable } }`;
 const GROUP_STATE = `query MlsGroupState($c: ID!) { mlsGroupState(conversationId: $c) {
-  incarnation epoch deviceIds pendingRemovalDeviceIds orphaned } }`;
+  incarnation epoch deviceIds pendingRemovalDeviceIds pendingAdditions { deviceId userId }
+  orphaned } }`;
 const COMMITS = `query MlsCommits($c: ID!, $i: Int!, $e: Int!) { mlsCommits(conversationId: $c,
   incarnation: $i, fromEpoch: $e, limit: 100) { items { incarnation epoch commit } hasMore nextEpoch } }`;
 const WELCOMES = `query MlsWelcomes($c: ID) { mlsWelcomes(conversationId: $c) { incarnation welcome } }`;
@@ -69,6 +71,7 @@ interface GroupState {
   epoch: number;
   deviceIds: string[];
   pendingRemovalDeviceIds: string[];
+  pendingAdditions: Array<{ deviceId: string; userId: string }>;
   orphaned: boolean;
 }
 
@@ -305,14 +308,20 @@ async function commitWith(
   throw new Error('The conversation kept changing while this browser updated it. Try again.');
 }
 
-/** Claims a package for each device of the members this device has not seen added yet. */
+/**
+ * Claims a package for each device to add: those of members this device has not seen added yet,
+ * and those the server lists in `pendingAdditions` (a member's newly linked device, say).
+ */
 function addNewMembers(conversationId: string): () => Promise<Plan> {
   return async () => {
     const g = await group(conversationId);
     const c = conversations.value[conversationId];
     if (!g || !c) return { add: [], remove: [] };
     const members = c.memberIds;
-    const fresh = members.filter((u) => !g.members.includes(u));
+    const waiting = (await groupState(conversationId)).pendingAdditions
+      .filter((p) => !g.deviceIds.includes(p.deviceId) && members.includes(p.userId))
+      .map((p) => p.userId);
+    const fresh = [...new Set([...members.filter((u) => !g.members.includes(u)), ...waiting])];
     const add: Plan['add'] = [];
     for (const userId of fresh) {
       const claimed = (
@@ -369,7 +378,10 @@ async function syncNow(
       });
     }
     g = await group(conversationId);
-    if (!g || g.incarnation < gs.incarnation) return null;
+    if (!g || g.incarnation < gs.incarnation) {
+      setHere(conversationId, { joined: false, unlisted: [], missing: [] });
+      return null;
+    }
   }
   await catchUp(conversationId);
   if (gs.pendingRemovalDeviceIds.length) {
@@ -379,7 +391,28 @@ async function syncNow(
     });
   }
   await commitWith(conversationId, addNewMembers(conversationId));
-  return group(conversationId);
+  g = await group(conversationId);
+  if (g) await compareTree(conversationId, g);
+  return g;
+}
+
+function setHere(conversationId: string, here: GroupHere): void {
+  groupsHere.value = { ...groupsHere.value, [conversationId]: here };
+}
+
+/**
+ * Compares the group's tree with the server's list of its devices (docs/e2ee.md: a committer
+ * declares what it added and removed, and a dishonest one can mislead the server's list), when
+ * both are at one epoch.
+ */
+async function compareTree(conversationId: string, g: GroupInfo): Promise<void> {
+  const gs = await groupState(conversationId);
+  if (gs.incarnation !== g.incarnation || gs.epoch !== g.epoch) return;
+  setHere(conversationId, {
+    joined: true,
+    unlisted: g.deviceIds.filter((d) => !gs.deviceIds.includes(d)),
+    missing: gs.deviceIds.filter((d) => !g.deviceIds.includes(d)),
+  });
 }
 
 /** Keeps the group in step (see syncNow); the person is asked to set up when they must be. */
@@ -392,8 +425,10 @@ export async function sync(conversationId: string, ask = true): Promise<GroupInf
 // Messages.
 
 /** The words shown in place of a message this browser cannot read. */
-export function unreadableWords(why: Unreadable): string {
+export function unreadableWords(why: Unreadable, authorId?: string | null): string {
   switch (why) {
+    case 'sender':
+      return `Hidden: this message was encrypted on a device that is not ${nameOf(authorId)}’s, so it is not shown as theirs.`;
     case 'before':
       return 'Sent before this browser joined the conversation, so it cannot be read here.';
     case 'franking':
@@ -413,7 +448,9 @@ function textOf(body: string): string {
 }
 
 function withPlain(m: Message, d: Decrypted): Message {
-  if ('unreadable' in d) return { ...m, text: null, unreadable: unreadableWords(d.unreadable) };
+  if ('unreadable' in d) {
+    return { ...m, text: null, unreadable: unreadableWords(d.unreadable, m.author?.id) };
+  }
   return { ...m, text: textOf(d.body), unreadable: null, opening: d.opening, body: d.body };
 }
 
@@ -427,6 +464,7 @@ async function decryptOne(conversationId: string, m: Message, dev: Device): Prom
     frankingCommitment: m.mls.frankingCommitment,
     incarnation: m.mls.incarnation,
     epoch: m.mls.epoch,
+    senderDeviceId: m.mls.senderDeviceId ?? null,
   };
   if (m.mls.senderDeviceId === dev.deviceId) {
     // MLS never decrypts a device's own message: its text was kept when it was sent.

@@ -25,9 +25,11 @@ import {
   type ClientState,
   type KeyPackage,
   type PrivateKeyPackage,
+  type PrivateMessage,
   type Proposal,
 } from 'ts-mls';
 import { defaultClientConfig } from 'ts-mls/clientConfig.js';
+import { decryptSenderData } from 'ts-mls/privateMessage.js';
 
 import { vault } from './vault.ts';
 import type { MlsRequest } from './protocol.ts';
@@ -202,6 +204,23 @@ function leafOf(g: Group, device: string): number {
     if (new TextDecoder().decode(cred.identity).endsWith(`:${device}`)) return i / 2;
   }
   throw new Error(`device ${device} is not in the group`);
+}
+
+/**
+ * The device whose leaf sent a PrivateMessage, read from its sender data (RFC 9420, 6.3.2) with
+ * the epoch's tree; null when it cannot be read. MLS then checks that leaf's signature.
+ */
+async function senderDevice(g: Group, pm: PrivateMessage): Promise<string | null> {
+  const current = pm.epoch === g.state.groupContext.epoch;
+  const data = current ? null : g.state.historicalReceiverData.get(pm.epoch);
+  const secret = current ? g.state.keySchedule.senderDataSecret : data?.senderDataSecret;
+  const tree = current ? g.state.ratchetTree : data?.ratchetTree;
+  if (!secret || !tree) return null;
+  const sender = await decryptSenderData(pm, secret, await suite());
+  const node = sender ? tree[sender.leafIndex * 2] : undefined;
+  if (node?.nodeType !== 'leaf' || node.leaf.credential.credentialType !== 'basic') return null;
+  const id = new TextDecoder().decode(node.leaf.credential.identity);
+  return id.slice(id.lastIndexOf(':') + 1);
 }
 
 function devicesOf(g: Group): string[] {
@@ -412,7 +431,11 @@ async function handle(req: MlsRequest): Promise<unknown> {
     case 'decrypt': {
       const cached = await vault.get('plain', `${deviceId}:${req.messageId}`);
       if (cached) {
-        const [opening, body] = unpack(cached);
+        const [opening, body, sender] = unpack(cached);
+        // The MLS sender kept with the text is checked against the author's device again.
+        if (sender && new TextDecoder().decode(sender) !== req.senderDeviceId) {
+          return { unreadable: 'sender' };
+        }
         return { body: new TextDecoder().decode(body), opening: b64(opening!) };
       }
       const g = await loadGroup(req.conversationId);
@@ -423,7 +446,9 @@ async function handle(req: MlsRequest): Promise<unknown> {
       const msg = decodeMlsMessage(unb64(req.ciphertext), 0)![0];
       if (msg.wireformat !== 'mls_private_message') return { unreadable: 'failed' };
       let result;
+      let sender: string | null;
       try {
+        sender = await senderDevice(g, msg.privateMessage);
         result = await processMessage(msg, g.state, emptyPskIndex, acceptAll, await suite());
       } catch {
         return { unreadable: 'failed' };
@@ -435,7 +460,12 @@ async function handle(req: MlsRequest): Promise<unknown> {
       const body = plaintext.slice(32);
       const expected = await commitment(opening, req.conversationId, body);
       if (!equal(expected, unb64(req.frankingCommitment))) return { unreadable: 'franking' };
-      await vault.put('plain', `${deviceId}:${req.messageId}`, pack([opening, body]));
+      // MLS authenticated the sending leaf; the server attributed the message to the account of
+      // the device that sent it. A leaf of another device (its ciphertext sent again by someone
+      // else) is not shown as the author's.
+      if (sender === null) return { unreadable: 'failed' };
+      await vault.put('plain', `${deviceId}:${req.messageId}`, pack([opening, body, utf8(sender)]));
+      if (sender !== req.senderDeviceId) return { unreadable: 'sender' };
       return { body: new TextDecoder().decode(body), opening: b64(opening) };
     }
   }

@@ -40,6 +40,8 @@ export type MlsRequest =
       frankingCommitment: string;
       incarnation: number;
       epoch: number;
+      /** The device the server says sent it (the author's): the MLS sender must be it. */
+      senderDeviceId: string | null;
     };
 
 export interface GroupInfo {
@@ -66,6 +68,6 @@ export interface Encrypted {
 }
 
 /** Why a message cannot be read on this device. */
-export type Unreadable = 'before' | 'later' | 'failed' | 'franking';
+export type Unreadable = 'before' | 'later' | 'failed' | 'franking' | 'sender';
 
 export type Decrypted = { body: string; opening: string } | { unreadable: Unreadable };

@@ -12,7 +12,7 @@ import { Dialog } from '../ui/dialog.tsx';
 import { Icon } from '../ui/icons.tsx';
 import { ErrorText } from '../ui/toasts.tsx';
 
-import { e2ee } from './glue.ts';
+import { e2ee, groupsHere } from './glue.ts';
 
 const ACCEPT = `mutation AcceptConversationInvite($s: ID!, $c: ID!) {
   acceptConversationInvite(serverId: $s, conversationId: $c) { ${CONVERSATION} } }`;
@@ -31,15 +31,40 @@ export function Lock({ words = 'End-to-end encrypted' }: { words?: string }) {
   );
 }
 
-/** A line under the header of an encrypted conversation: what the server can and cannot see. */
-export function EncryptedNote() {
+/**
+ * A line under the header of an encrypted conversation: what the server can and cannot see,
+ * whether this browser is in the group yet, and a warning when the group's devices and the
+ * server's list of them differ (someone may read along without the server showing it).
+ */
+export function EncryptedNote({ conversationId }: { conversationId: string }) {
+  const here = groupsHere.value[conversationId];
+  const state = !here ? 'unknown' : !here.joined ? 'waiting' : 'in';
+  const odd = here ? here.unlisted.length + here.missing.length : 0;
   return (
-    <p class="topic e2ee-note">
-      <Icon name="lock" /> End-to-end encrypted: only the devices in this conversation can read its
-      messages. You read what was sent after this browser joined.
-    </p>
+    <>
+      <p class="topic e2ee-note" data-state={state}>
+        <Icon name="lock" /> End-to-end encrypted: only the devices in this conversation can read
+        its messages.{' '}
+        {state === 'waiting'
+          ? 'This browser is waiting to be added by the device of someone in the conversation; you will read what is sent after that.'
+          : 'You read what was sent after this browser joined.'}
+      </p>
+      {here && odd > 0 && (
+        <p class="topic e2ee-mismatch" role="alert">
+          <Icon name="warn" /> Check who can read this conversation: the devices its encryption
+          holds differ from the server’s list
+          {here.unlisted.length > 0 &&
+            ` (${countDevices(here.unlisted.length)} can read it that the server does not list)`}
+          {here.missing.length > 0 &&
+            ` (${countDevices(here.missing.length)} the server lists cannot read it)`}
+          . Compare devices with the others before you write anything sensitive.
+        </p>
+      )}
+    </>
   );
 }
+
+const countDevices = (n: number) => (n === 1 ? '1 device' : `${n} devices`);
 
 /**
  * An invitation to an encrypted conversation not accepted yet: nothing of it can be read until

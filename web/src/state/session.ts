@@ -45,6 +45,7 @@ import { navigate } from './router.ts';
 import { forgetTimelines, markAllStale } from './timeline.ts';
 import { refreshNotificationCount, unreadNotifications } from './notifications.ts';
 import { adoptPushOnSignIn, forgetPushOnSignOut } from './push.ts';
+import { prepareEncryption } from '../e2ee/glue.ts';
 import { forgetRemote, loadRemoteWorkspaces } from '../remote/spaces.ts';
 import { hostOfId, tagEvent } from '../remote/routing.ts';
 
@@ -97,6 +98,7 @@ async function enter(who: Me): Promise<void> {
   phase.value = 'in';
   startLive();
   void adoptPushOnSignIn();
+  void prepareEncryption().catch(() => undefined);
 }
 
 /** Reads every list the sidebar shows. Also after a reconnect, when events may be missing. */

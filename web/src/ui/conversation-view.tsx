@@ -238,7 +238,7 @@ function Header({ c, title }: { c: Conversation; title: string }) {
           {partner && <span class="visually-hidden">, {presenceWords(partner)}</span>}
           {c.encrypted && <Lock />}
         </h1>
-        {c.encrypted && c.isMember && <EncryptedNote />}
+        {c.encrypted && c.isMember && <EncryptedNote conversationId={c.id} />}
         {c.topic && (
           <p class="topic" dir="auto">
             {c.topic}

@@ -22,6 +22,13 @@ const CATEGORIES: [string, string][] = [
 /** Reports a message to the workspace's moderators and the server operator. */
 export function ReportDialog({ message, onClose }: { message: Message; onClose: () => void }) {
   const [error, setError] = useState<unknown>(null);
+  // An encrypted message is reported with what this browser decrypted and its franking opening
+  // key (docs/e2ee.md, "Franking"): the server checks them against the sender's commitment.
+  const encrypted = Boolean(message.ciphertext);
+  const reveal =
+    encrypted && message.body !== undefined && message.opening !== undefined
+      ? { plaintext: message.body, opening: message.opening }
+      : null;
   return (
     <Dialog title="Report this message" onClose={onClose}>
       <form
@@ -32,9 +39,14 @@ export function ReportDialog({ message, onClose }: { message: Message; onClose: 
             id: message.id,
             category: f.get('category'),
             text: String(f.get('text') ?? '').trim() || null,
+            reveal,
           })
             .then(() => {
-              showInfo('Thank you. The moderators will look at it.');
+              showInfo(
+                encrypted
+                  ? 'Thank you. The moderators will see this message’s text, proven to be what its sender wrote.'
+                  : 'Thank you. The moderators will look at it.',
+              );
               onClose();
             })
             .catch(setError);
@@ -53,13 +65,26 @@ export function ReportDialog({ message, onClose }: { message: Message; onClose: 
           More detail (optional)
           <textarea name="text" maxLength={2000} rows={3} dir="auto" />
         </label>
+        {encrypted && reveal && (
+          <p class="hint">
+            This conversation is end-to-end encrypted: reporting sends this message’s text to the
+            moderators, with the proof that its sender wrote it. Nothing else of the conversation is
+            sent.
+          </p>
+        )}
+        {encrypted && !reveal && (
+          <p class="error" role="alert">
+            This browser could not read this message, so it cannot be reported with the proof of
+            what it says.
+          </p>
+        )}
         <p class="hint">Moderators of this workspace do not see who reported it.</p>
         <ErrorText error={error} />
         <div class="buttons">
           <button type="button" onClick={onClose}>
             Cancel
           </button>
-          <button type="submit" class="primary">
+          <button type="submit" class="primary" disabled={encrypted && !reveal}>
             Report
           </button>
         </div>

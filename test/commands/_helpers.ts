@@ -1,7 +1,7 @@
 import type { Agent, TestApp } from '../_util/app.js';
 import { ok } from '../workspaces/_helpers.js';
 
-export const RESULT = `status message messageId auditId
+export const RESULT = `status message messageId auditId args
   command { name destructive capability aiCallable nlDescription intentSamples source { kind pluginId } }
   confirmation { token summary expiresAt }`;
 

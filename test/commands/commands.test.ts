@@ -396,6 +396,19 @@ describe('executeCommand', () => {
       status: 'CLIENT_ACTION',
       command: { source: { kind: 'PLUGIN', pluginId: 'com.example.standup' } },
     });
+    // The checked arguments come back for the client's plugin, a typed line parsed as the
+    // server reads it (a quoted phrase is one word, a boolean's text its value, an argument not
+    // given null).
+    expect(res.args).toEqual({ yesterday: 'tests', today: 'docs', blocked: null });
+    const typed = ok(
+      await exec(t, mike, { command: 'standup', text: '"fixed it" ship true', context: c }),
+    ).executeCommand;
+    expect(typed.args).toEqual({ yesterday: 'fixed it', today: 'ship', blocked: true });
+    // A built-in's run hands nothing back (the owner's: an earlier test timed Mike out).
+    const shrug = ok(
+      await exec(t, olga, { command: 'shrug', args: {}, context: c }),
+    ).executeCommand;
+    expect(shrug).toMatchObject({ status: 'DONE', args: null });
     const bad = await exec(t, mike, {
       command: 'standup',
       args: { yesterday: 'tests' },

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -5,6 +6,11 @@ import zlib from 'node:zlib';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import {
+  PLUGIN_SANDBOX_CSP,
+  PLUGIN_SANDBOX_PATH,
+  PLUGIN_SANDBOX_SCRIPT,
+} from '../../src/http/routes/plugin-sandbox.js';
 import { WEB_CLIENT_CSP } from '../../src/http/routes/web-client.js';
 import { createTestApp, type TestApp } from '../_util/app.js';
 
@@ -92,9 +98,39 @@ describe('web client at /', () => {
     expect(directives.get('style-src')).toEqual(["'self'"]);
     expect(directives.get('connect-src')).toEqual(["'self'"]);
     expect(directives.get('frame-ancestors')).toEqual(["'none'"]);
+    // The page frames the plugin sandbox of its own origin, nothing else.
+    expect(directives.get('frame-src')).toEqual(["'self'"]);
     expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|\*/);
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['x-frame-options']).toBe('DENY');
+  });
+
+  it('serves the plugin sandbox under its own policy: its one script, no connections', async () => {
+    const res = await t.inject({ method: 'GET', url: PLUGIN_SANDBOX_PATH });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    const csp = String(res.headers['content-security-policy']);
+    expect(csp).toBe(PLUGIN_SANDBOX_CSP);
+    const directives = new Map(
+      csp.split(';').map((d) => {
+        const [name, ...values] = d.trim().split(/\s+/);
+        return [name, values] as const;
+      }),
+    );
+    // The script the document holds is the one its policy names by hash; nothing else runs
+    // but what the sandbox makes from blob: (the runner and the plugin's file).
+    const scripts = [...res.body.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
+    expect(scripts).toEqual([PLUGIN_SANDBOX_SCRIPT]);
+    const hash = crypto.createHash('sha256').update(PLUGIN_SANDBOX_SCRIPT).digest('base64');
+    expect(directives.get('script-src')).toEqual([`'sha256-${hash}'`, 'blob:']);
+    expect(directives.get('worker-src')).toEqual(['blob:']);
+    expect(directives.get('default-src')).toEqual(["'none'"]);
+    expect(directives.get('connect-src')).toEqual(["'none'"]);
+    expect(directives.get('sandbox')).toEqual(['allow-scripts']);
+    expect(directives.get('frame-ancestors')).toEqual(["'self'"]);
+    expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
+    // No source of the page's origin: the plugin's code may not load scripts from it either.
+    expect(csp.replace("frame-ancestors 'self'", '')).not.toMatch(/unsafe|\*|'self'/);
   });
 
   it('answers the page on the paths the client routes itself, and on nothing else', async () => {

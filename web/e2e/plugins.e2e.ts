@@ -104,12 +104,22 @@ describe('plugins in the workspace settings', () => {
     await checkA11y(a, 'a plugin in the registry');
     await shot(a, 'plugins');
 
-    // The new command is in Bob's list without a reload, and runs through the server.
+    // The new command is in Bob's list without a reload, and runs through the server, then in
+    // the plugin's sandbox: its handler posts to the channel its settings name, #standup, which
+    // this workspace lacks, and the refusal comes back in words by the box, the line kept.
     await expect.poll(bobSeesStandup).toBe(1);
     await composer(bob.page).fill('/standup "fixed the build" "ship it"');
     await composer(bob.page).press('Enter');
-    await bob.page.getByText('/standup was checked and recorded.', { exact: false }).waitFor();
-    await expect.poll(() => composer(bob.page).inputValue()).toBe('');
+    await bob.page
+      .locator('.composer')
+      .getByRole('alert')
+      .filter({
+        hasText:
+          '/standup failed in the Standup plugin: you are in no channel #standup of this workspace.',
+      })
+      .waitFor();
+    expect(await composer(bob.page).inputValue()).toBe('/standup "fixed the build" "ship it"');
+    await composer(bob.page).fill('');
   });
 
   it('makes the settings form from the bundle’s schema and keeps what is saved', async () => {

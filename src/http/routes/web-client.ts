@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import type { AppContext } from '../../context.js';
+import { registerPluginSandbox } from './plugin-sandbox.js';
 
 /** The folder `npm run build` writes the web client to (`web/` built by Vite). */
 export const BUILT_WEB_CLIENT_DIR = path.resolve(
@@ -16,6 +17,8 @@ export const BUILT_WEB_CLIENT_DIR = path.resolve(
  * The page's Content-Security-Policy: scripts, styles, workers and connections from this origin
  * only (no inline script or style, no eval); images also from `data:` and `blob:` (previews of a
  * file before it is uploaded). `connect-src 'self'` covers the WebSocket on the same host.
+ * `frame-src 'self'` lets the page frame the plugin sandbox, and holds that frame to this origin
+ * wherever it navigates.
  */
 export const WEB_CLIENT_CSP = [
   "default-src 'none'",
@@ -25,6 +28,8 @@ export const WEB_CLIENT_CSP = [
   "img-src 'self' data: blob:",
   "media-src 'self' blob:",
   "font-src 'self'",
+  // The plugin sandbox (plugin-sandbox.ts) is the only document the page frames.
+  "frame-src 'self'",
   "connect-src 'self'",
   "manifest-src 'self'",
   "base-uri 'none'",
@@ -147,6 +152,7 @@ export function registerWebClient(app: FastifyInstance, ctx: AppContext): void {
       .send(index);
   };
   for (const url of WEB_CLIENT_PATHS) app.get(url, page);
+  registerPluginSandbox(app);
 
   const assets = new Map<string, Asset | null>();
   const load = (name: string): Asset | null => {

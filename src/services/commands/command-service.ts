@@ -344,7 +344,15 @@ export class CommandService {
       macroId: extra.macroId ?? null,
       pipelineId: extra.pipelineId ?? null,
     });
-    return { status, command: this.view(p.cmd), message, messageId, confirmation: null, auditId };
+    return {
+      status,
+      command: this.view(p.cmd),
+      message,
+      messageId,
+      confirmation: null,
+      auditId,
+      args: status === 'CLIENT_ACTION' ? p.args : null,
+    };
   }
 
   /** Issues a confirmation for a destructive run and audits the request for one. */
@@ -381,6 +389,7 @@ export class CommandService {
       messageId: null,
       confirmation: { token, summary, expiresAt },
       auditId,
+      args: null,
     };
   }
 

@@ -46,6 +46,8 @@ export interface RunResult {
   messageId: string | null;
   confirmation: { token: string; summary: string; expiresAt: number } | null;
   auditId: string;
+  /** The checked arguments of a CLIENT_ACTION run, for the client's plugin; null otherwise. */
+  args: Args | null;
 }
 
 /** A run checked and ready: the command, its arguments, context and the actor it runs as. */

@@ -5,7 +5,8 @@ export const COMMAND = `name description capability destructive surfaces
 export const COMMANDS = `query Commands($surface: CommandSurface!, $context: CommandContextInput) {
   commands(surface: $surface, context: $context) { ${COMMAND} } }`;
 
-const RUN = `status message messageId auditId command { name }
+const RUN = `status message messageId auditId args
+  command { name source { kind pluginId workspacePluginId } }
   confirmation { token summary expiresAt }`;
 export const EXECUTE_COMMAND = `mutation ExecuteCommand($input: ExecuteCommandInput!) {
   executeCommand(input: $input) { ${RUN} } }`;

@@ -1,5 +1,5 @@
 import { conflictWords, validationWords, type Explained } from './error-words.ts';
-import { ApiError, HTTP, NETWORK, NO_CODE } from './graphql.ts';
+import { ApiError, HTTP, NETWORK, NO_CODE, PLUGIN_CODE } from './graphql.ts';
 import { remoteWords } from '../remote/words.ts';
 
 export type { Explained } from './error-words.ts';
@@ -164,6 +164,12 @@ export function explain(err: unknown, context: 'signin' | 'default' = 'default')
       return {
         what: `The server refused the request (${String(e.status)}).`,
         todo: 'Reload the page and try again.',
+      };
+    case PLUGIN_CODE:
+      // The sandbox's own words: which plugin, which command, what stopped it.
+      return {
+        what: err.message,
+        todo: 'If it keeps happening, tell whoever manages this workspace’s plugins.',
       };
     case NO_CODE:
       if (/csrf/i.test(err.message)) {

@@ -20,6 +20,8 @@ export const NETWORK = 'NETWORK';
 export const HTTP = 'HTTP';
 /** A GraphQL error without a code (a document the server refused, or the CSRF refusal). */
 export const NO_CODE = 'NO_CODE';
+/** A workspace plugin's code failed, was refused, or was stopped in its sandbox (plugins/). */
+export const PLUGIN_CODE = 'PLUGIN_CODE';
 
 let csrfInMemory: string | null = null;
 

@@ -2,7 +2,8 @@
 
 const PLUGIN = `id pluginId name version description author { name email url } capabilities
   enabled settings settingsSchema bundleSha256 bundleSize
-  commands { name description arguments { name type description required } }`;
+  commands { name description arguments { name type description required } }
+  keybinds { keys command description }`;
 export const WORKSPACE_PLUGINS = `query WorkspacePlugins($serverId: ID!) {
   workspacePlugins(serverId: $serverId) { ${PLUGIN} } }`;
 export const ADD_PLUGIN = `mutation AddWorkspacePlugin($input: AddWorkspacePluginInput!) {

@@ -256,8 +256,10 @@ export interface CommandRun {
   message: string;
   messageId: string | null;
   auditId: string;
-  command: { name: string };
+  command: { name: string; source?: Command['source'] };
   confirmation: CommandConfirmation | null;
+  /** The checked arguments of a CLIENT_ACTION run, for the plugin's handler. */
+  args?: Record<string, unknown> | null;
 }
 
 export interface MacroStep {
@@ -329,4 +331,5 @@ export interface WorkspacePlugin {
   bundleSha256: string;
   bundleSize: number;
   commands: PluginCommand[];
+  keybinds?: { keys: string; command: string; description: string | null }[];
 }

@@ -264,6 +264,9 @@ export function leave(reason: string | null): void {
   forgetCustomEmoji();
   forgetRemote();
   resetStore();
+  // Workspace plugins' sandboxes end with the sign-in (plugins/sandbox.ts): a frame removed
+  // takes its worker with it.
+  for (const f of document.querySelectorAll('iframe[data-plugin]')) f.remove();
   unreadNotifications.value = 0;
   signedOutReason.value = reason;
   phase.value = 'out';

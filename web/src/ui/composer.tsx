@@ -18,6 +18,7 @@ import { searchEmoji, shortName } from './emoji-data.ts';
 import { EmojiPicker } from './emoji-picker.tsx';
 import { Icon } from './icons.tsx';
 import { CommandForm } from './commands/command-form.tsx';
+import { formRequest } from './commands/plugin-keybinds.ts';
 import { runSlashLine, slashItems, type SlashTarget } from './commands/slash.ts';
 import { ErrorText } from './toasts.tsx';
 
@@ -69,6 +70,14 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
   const bytes = new TextEncoder().encode(text).length;
   const fileKey = filesKey(c.id, p.threadRootId);
   const withFiles = !editing && hasPending(fileKey);
+
+  // A plugin keybind's command with arguments opens its form in this box.
+  const asked = formRequest.value;
+  useEffect(() => {
+    if (!asked || asked.conversationId !== c.id || thread || c.encrypted) return;
+    formRequest.value = null;
+    setCommand(asked.target);
+  }, [asked]);
 
   // Edit requests from the message list.
   const req = editRequest.value;

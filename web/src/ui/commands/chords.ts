@@ -2,7 +2,7 @@
 // Alt, Shift, Meta, then one key), read from key presses, and the chords a keybind may not take
 // because the browser or the app already answers them.
 
-const MAC = /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent);
+export const MAC = /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent);
 
 const NAMED: Record<string, string> = {
   Enter: 'Enter',

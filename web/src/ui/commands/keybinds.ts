@@ -5,17 +5,20 @@ import { ApiError } from '../../api/graphql.ts';
 import { COMMAND_LIST_PAGE, KEYBINDS } from '../../api/command-queries.ts';
 import { readAll } from '../../api/paged.ts';
 import type { Keybind } from '../../api/types.ts';
+import { pluginChanges } from '../../state/plugins.ts';
 import { route } from '../../state/router.ts';
 import { conversations, workspaces } from '../../state/store.ts';
 import { lastServer, openConversation } from '../../state/view.ts';
 import { showError } from '../toasts.tsx';
 
 import { chordOf } from './chords.ts';
+import { loadPluginKeybinds, pluginKeybinds, runPluginKeybind } from './plugin-keybinds.ts';
 import { runCommand, runMacro } from './run.ts';
 import { macrosHere } from './slash.ts';
 
 // Keybinds run anywhere in the app (docs/commands.md): the person's own, and the defaults of
-// the workspace on screen, a person's chord winning over a default of the same chord.
+// the workspace on screen, a person's chord winning over a default of the same chord, and then
+// the enabled plugins' keybinds of that workspace (plugin-keybinds.ts).
 
 /** The keybinds in force: the person's and the current workspace's defaults. */
 export const keybinds = signal<Keybind[]>([]);
@@ -27,21 +30,25 @@ function currentServer(): string | null {
 }
 
 export async function loadKeybinds(): Promise<void> {
+  const serverId = currentServer();
   keybinds.value = await readAll<Keybind & { cursor: string }>(
     KEYBINDS,
     'keybinds',
-    { serverId: currentServer() },
+    { serverId },
     COMMAND_LIST_PAGE,
   );
+  await loadPluginKeybinds(serverId, keybinds.peek());
 }
 
 /** Listens for the keybinds' chords everywhere in the signed-in app. */
 export function useKeybinds(): void {
   const r = route.value;
   const serverId = r.name === 'workspace' ? r.serverId : null;
+  // A plugin enabled, disabled or changed brings its keybinds or takes them away.
+  const plugins = pluginChanges.value;
   useEffect(() => {
     void loadKeybinds().catch(() => undefined);
-  }, [serverId]);
+  }, [serverId, plugins]);
   useEffect(() => {
     const f = (e: KeyboardEvent) => {
       if (e.defaultPrevented || e.repeat || document.querySelector('dialog[open]')) return;
@@ -49,9 +56,15 @@ export function useKeybinds(): void {
       if (!chord) return;
       const all = keybinds.peek().filter((k) => k.chord === chord);
       const k = all.find((x) => x.ownerId) ?? all[0];
-      if (!k) return;
-      e.preventDefault();
-      void run(k).catch(showError);
+      const server = currentServer();
+      const byPlugin = pluginKeybinds.peek().find((x) => x.chord === chord && !x.refused);
+      if (k) {
+        e.preventDefault();
+        void run(k).catch(showError);
+      } else if (byPlugin && server) {
+        e.preventDefault();
+        void runPluginKeybind(byPlugin, server).catch(showError);
+      }
     };
     addEventListener('keydown', f);
     return () => removeEventListener('keydown', f);

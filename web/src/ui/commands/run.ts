@@ -88,16 +88,20 @@ export async function runCommand(input: {
       })
     ).executeCommand;
   }
-  tell(run);
+  await tell(run, input.context);
   return run;
 }
 
-/** Says what a run did, unless it posted a message (which shows in the conversation). */
-function tell(run: CommandRun): void {
+/**
+ * Says what a run did, unless it posted a message (which shows in the conversation). A plugin
+ * command's code runs here, in its sandbox (plugins/host.ts, loaded on first use); its reply is
+ * said to the person, and a failure is thrown in words.
+ */
+async function tell(run: CommandRun, context: RunContext): Promise<void> {
   if (run.status === 'CLIENT_ACTION') {
-    showInfo(
-      `/${run.command.name} was checked and recorded. Its plugin's own code does the rest in apps that run plugins; this web app does not.`,
-    );
+    const { runPluginAction } = await import('../../plugins/host.ts');
+    const reply = await runPluginAction(run, context);
+    if (reply) showInfo(`/${run.command.name}: ${reply}`);
   } else if (!run.messageId && run.message) {
     showInfo(run.message);
   }
@@ -126,6 +130,10 @@ export async function runMacro(
       `step ${at} of /${macro.name} failed: ${run.error?.message ?? 'refused'} (the steps before it ran)`,
       run.error?.code ?? 'VALIDATION',
     );
+  }
+  // Plugin steps' code runs here, in order, after the server has checked and recorded them all.
+  for (const step of run.steps) {
+    if (step.status === 'CLIENT_ACTION') await tell(step, context);
   }
   showInfo(`/${macro.name} ran (${run.steps.length} step${run.steps.length === 1 ? '' : 's'}).`);
   return run;

@@ -15,6 +15,7 @@ import { conversations } from '../../state/store.ts';
 import { lastConversation } from '../../state/view.ts';
 import { chordOf, chordWords, clashOf } from '../commands/chords.ts';
 import { keybinds, loadKeybinds } from '../commands/keybinds.ts';
+import { PluginKeybindList } from '../commands/plugin-keybind-list.tsx';
 import { runMacro } from '../commands/run.ts';
 import { forgetMacroLists, readMacros } from '../commands/slash.ts';
 import { confirmAction } from '../confirm.tsx';
@@ -114,6 +115,7 @@ export function WorkspaceCommands(p: { serverId: string; canManage: boolean }) {
       <ErrorText error={error} />
       <Macros scope={scope} macros={macros} reload={reload} />
       <Keybinds scope={scope} macros={macros ?? []} />
+      <PluginKeybindList />
     </>
   );
 }

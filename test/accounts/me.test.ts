@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { agentHeaders, createTestApp, TEST_DB, type Agent, type TestApp } from '../_util/app.js';
 import { signUpAndIn } from '../_util/seed.js';
-import { recordQueries } from '../conversations/_helpers.js';
+import { BACKGROUND, recordQueries } from '../conversations/_helpers.js';
 
 // `me` answers from the account read together with the session (one statement per request), but
 // only while that read is current: not after an earlier operation of the same batch changed it.
@@ -41,8 +41,10 @@ describe(`me (${TEST_DB})`, () => {
     });
     expect(body.errors).toBeUndefined();
     expect(body.data.me).toMatchObject({ id: ann.id, username: 'annme', instanceOperator: false });
-    expect(texts).toHaveLength(1);
-    expect(texts[0]).toMatch(/from "session"/);
+    // A tick of the server's periodic work inside the window is not the request's cost.
+    const own = texts.filter((text) => !BACKGROUND.test(text));
+    expect(own).toHaveLength(1);
+    expect(own[0]).toMatch(/from "session"/);
   });
 
   it('reads the account again after an earlier operation of the batch changed it', async () => {

@@ -81,6 +81,10 @@ export const QUERIES: Record<string, Row> = {
   },
   myDataExports: { may: SIGNED_IN },
   myDevices: { may: SIGNED_IN },
+  myRemoteHosts: {
+    may: SIGNED_IN,
+    why: 'each person reads the hosts they reached through this relay; a remote person has none here',
+  },
   myKeyIdentity: { may: SIGNED_IN },
   deviceLinkOffers: { may: SIGNED_IN },
   deviceLinkOfferStatus: {
@@ -456,6 +460,10 @@ export const ROUTES: Record<string, RouteRow> = {
   'GET /icon-512.png': { may: NOT_RELAYED },
   'GET /icon-maskable-512.png': { may: NOT_RELAYED },
   'GET /manifest.webmanifest': { may: NOT_RELAYED },
+  'GET /plugin-sandbox.html': {
+    may: NOT_RELAYED,
+    why: 'the same document for everyone: plugin code runs in it, sandboxed, with no session',
+  },
   'GET /api/sdl': { may: ANYONE },
   'POST /api': { may: ANYONE, why: 'each GraphQL root has its row above' },
   'GET /api': {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 
 import type { Config } from '../config/index.js';
-import { assertRole } from '../config/roles.js';
+import { assertRole, hasRole } from '../config/roles.js';
 import type { Db } from '../db/database.js';
 import type { EventPort } from '../events/port.js';
 import { userTopic } from '../events/catalog.js';
@@ -9,10 +9,8 @@ import { lookupKey } from '../services/accounts/username.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
-import { newId } from '../lib/ids.js';
-import { findAccountByUsernameKey, insertAccount } from '../services/accounts/queries.js';
+import { findAccountByUsernameKey } from '../services/accounts/queries.js';
 import type { ServerKeys } from '../services/instance/server-keys.js';
-import { remoteUsernameKey } from '../services/principals/principal-id.js';
 import type { SessionInfo } from '../auth/session.js';
 import type { SessionService } from '../services/sessions/session-service.js';
 
@@ -37,16 +35,14 @@ import { contentDigest } from './http-signature.js';
 import type { ServerKeyLog } from './key-log.js';
 import { PeerKeyError, type PeerDirectory } from './peers.js';
 import {
-  countLiveRemoteDevices,
-  findRemoteDevice,
   hostsOfAccount,
   hostsUsedBy,
   insertNonce,
   insertRelayEvent,
   insertRelayHost,
-  insertRemoteDevice,
 } from './queries.js';
 import { checkServerId, RelayRefusal, REMOTE_USER_RE } from './relay-refusal.js';
+import { remoteAccount, remoteDevice } from './remote-people.js';
 import { UpstreamError, type S2sClient } from './s2s-client.js';
 import { SIGNATURE_WINDOW_SECONDS, type VerifiedPeer } from './s2s-verifier.js';
 
@@ -117,11 +113,6 @@ export class FederationService {
     return this.deps.selfId;
   }
 
-  private roles(): string[] {
-    const role = this.deps.config.server.role;
-    return role === 'both' ? ['relay', 'host'] : [role];
-  }
-
   // ---------------------------------------------------------------- relay side
 
   /**
@@ -145,7 +136,7 @@ export class FederationService {
         'this server does not federate; its operator must set SVC_PUBLIC_BASE_URL',
       );
     }
-    if (!this.roles().includes('relay')) {
+    if (!hasRole(this.deps.config, 'relay')) {
       throw new RelayRefusal(403, 'forbidden', 'this server is not a relay (SVC_ROLE)');
     }
     const host = checkServerId(input.hostServerId);
@@ -326,7 +317,7 @@ export class FederationService {
       return answer(status, error, message);
     };
     const selfId = this.deps.selfId;
-    if (!selfId || !this.roles().includes('host')) {
+    if (!selfId || !hasRole(this.deps.config, 'host')) {
       return refuse(403, 'forbidden', 'this server does not host spaces for other servers');
     }
     const vouch = decodeStatement<RelayVouch>(header(RELAY_VOUCH));
@@ -381,8 +372,8 @@ export class FederationService {
     let session: { token: string; csrf: string };
     let accountId: string;
     try {
-      accountId = await this.remoteAccount(input.peer.serverId, vouch.user);
-      await this.remoteDevice(accountId, vouch.device);
+      accountId = await remoteAccount(this.deps, input.peer.serverId, vouch.user);
+      await remoteDevice(this.deps, accountId, vouch.device);
       session = await this.remoteSession(accountId, vouch.device);
     } catch (err) {
       if (err instanceof AppError) {
@@ -518,69 +509,6 @@ export class FederationService {
       this.deps.keys.signing,
     );
     return { ...a, headers: { ...a.headers, ...signed } };
-  }
-
-  /** The local row of a person from `relay`, created on their first request. */
-  private async remoteAccount(relay: string, user: string): Promise<string> {
-    const usernameKey = `${remoteUsernameKey(user)}@${relay}`;
-    const existing = await findAccountByUsernameKey(this.deps.db.kysely, usernameKey, {
-      includeDeleted: true,
-    });
-    if (existing) {
-      if (existing.homeServer?.toLowerCase() !== relay) {
-        throw new AppError('FORBIDDEN', `the name ${usernameKey} is taken here`);
-      }
-      return existing.id;
-    }
-    const id = newId();
-    try {
-      await insertAccount(this.deps.db.kysely, {
-        id,
-        username: `${user.normalize('NFKC')}@${relay}`,
-        usernameKey,
-        displayName: null,
-        email: null,
-        emailKey: null,
-        passwordHash: null,
-        keyIdentityId: null,
-        homeServer: relay,
-        isOperator: 0,
-        avatarPath: null,
-        acceptedTermsUrl: null,
-        acceptedTermsAt: null,
-        createdAt: this.deps.clock.now().getTime(),
-        deletionRequestedAt: null,
-        deletionScheduledFor: null,
-        deletedAt: null,
-      });
-      this.deps.log.info({ relay, user, accountId: id }, 'person from another server arrived');
-      return id;
-    } catch (err) {
-      if (isUniqueViolation(err)) return this.remoteAccount(relay, user);
-      throw err;
-    }
-  }
-
-  /** Records a device the relay vouches for; a revoked one stays refused. */
-  private async remoteDevice(accountId: string, deviceKey: string): Promise<void> {
-    const db = this.deps.db.kysely;
-    const row = await findRemoteDevice(db, accountId, deviceKey);
-    if (row && row.revokedAt !== null) {
-      throw new AppError('UNAUTHENTICATED', 'this device was revoked by its relay');
-    }
-    if (row) return;
-    const cap = this.deps.config.limits.devicesPerUser;
-    if ((await countLiveRemoteDevices(db, accountId)) >= cap) {
-      throw new AppError(
-        'VALIDATION',
-        `a person from another server may use at most ${cap} devices here (SVC_RELAY_DEVICES_PER_USER)`,
-      );
-    }
-    await insertRemoteDevice(db, {
-      accountId,
-      deviceKey,
-      createdAt: this.deps.clock.now().getTime(),
-    });
   }
 
   private async remoteSession(

@@ -19,6 +19,7 @@ import { keyCursor, keysetPageOf, parseKeysetArgs } from '../paging/keyset.js';
 import { listWorkspacesOf } from '../workspaces/queries.js';
 
 import { checkArgs, parseLine, redactArgs } from './args.js';
+import { auditEntryOf } from './audit-entry.js';
 import { Confirmations, type ConfirmationSubject } from './confirmations.js';
 import { rank } from './discover.js';
 import { commandAuditPage } from './queries.js';
@@ -557,26 +558,7 @@ export class CommandService {
     );
     const rows = await commandAuditPage(this.deps.db.kysely, `workspace:${serverId}`, page);
     const at = keysetPageOf(rows, page, (r) => keyCursor(Number(r.createdAt), r.id));
-    const entries = at.items.map((r) => {
-      const d = (r.details ? JSON.parse(r.details) : {}) as Partial<RunAudit>;
-      return {
-        id: r.id,
-        actorId: r.actorId,
-        initiator: d.initiator ?? 'USER',
-        command: d.command ?? '',
-        source: d.source ?? null,
-        args: d.args ?? {},
-        conversationId: d.context?.conversationId ?? null,
-        outcome: d.outcome ?? 'REFUSED',
-        errorCode: d.error?.code ?? null,
-        errorMessage: d.error?.message ?? null,
-        confirmation: d.confirmation ?? null,
-        macroId: d.macroId ?? null,
-        pipelineId: d.pipelineId ?? null,
-        createdAt: Number(r.createdAt),
-        cursor: keyCursor(Number(r.createdAt), r.id),
-      };
-    });
+    const entries = at.items.map(auditEntryOf);
     return page.before
       ? { entries, nextCursor: at.prevCursor, prevCursor: at.nextCursor }
       : { entries, nextCursor: at.nextCursor, prevCursor: at.prevCursor };

@@ -16,6 +16,7 @@ import {
   type RelayAnswer,
 } from '../federation/_fed.js';
 import { findBinary } from './_binaries.js';
+import { postPastLimit } from './_past-limit.js';
 import {
   httpsRequest,
   makeCertificate,
@@ -103,30 +104,28 @@ describe.skipIf(TEST_DB !== 'sqlite' || PROXIES.every((p) => skipReason(p) !== '
           await proxy?.stop();
         });
 
-        /** A POST of `body` to `host`'s /api through the relay, through the proxy. */
-        async function relayed(body: Buffer): Promise<RelayAnswer> {
+        /**
+         * A POST of `body` to `host`'s /api through the relay, through the proxy; `pastLimit`
+         * when the body is over the relay's limit, so the answer comes before it is all sent.
+         */
+        async function relayed(body: Buffer, pastLimit = false): Promise<RelayAnswer> {
           const dh = deviceHeaders(alice.device, {
             host: host.id,
             method: 'POST',
             path: '/api',
             body,
           });
-          const answer = await httpsRequest(
-            proxy.port,
-            cert.ca,
-            'POST',
-            `/api/remote/${host.id}/api`,
-            {
-              headers: {
-                'content-type': 'application/json',
-                'content-length': String(body.length),
-                ...agentHeaders(alice.agent),
-                'svc-device-request': dh['svc-device-request'],
-                'svc-device-signature': dh['svc-device-signature'],
-              },
-              body,
-            },
-          );
+          const urlPath = `/api/remote/${host.id}/api`;
+          const sent = {
+            'content-type': 'application/json',
+            'content-length': String(body.length),
+            ...agentHeaders(alice.agent),
+            'svc-device-request': dh['svc-device-request'],
+            'svc-device-signature': dh['svc-device-signature'],
+          };
+          const answer = pastLimit
+            ? await postPastLimit(proxy.port, cert.ca, urlPath, sent, body)
+            : await httpsRequest(proxy.port, cert.ca, 'POST', urlPath, { headers: sent, body });
           const headers = new Headers();
           for (const [k, v] of Object.entries(answer.headers)) {
             if (v !== undefined) headers.set(k, [v].flat().join(', '));
@@ -148,7 +147,7 @@ describe.skipIf(TEST_DB !== 'sqlite' || PROXIES.every((p) => skipReason(p) !== '
           expect(exact.json().error).not.toBe('too_large');
           checkHostResponse(exact, { host: host.id, hostKey: await discoveryKey(host) });
 
-          const over = await relayed(Buffer.alloc(32 * MiB + 1, 0x20));
+          const over = await relayed(Buffer.alloc(32 * MiB + 1, 0x20), true);
           expect(over.status).toBe(413);
           expect(over.json()).toEqual({ error: 'too_large', message: expect.any(String) });
         });
@@ -161,10 +160,13 @@ describe.skipIf(TEST_DB !== 'sqlite' || PROXIES.every((p) => skipReason(p) !== '
           });
           expect(exact.status).toBe(401);
           expect(svcError(exact)).not.toBeNull();
-          const over = await httpsRequest(proxy.port, cert.ca, 'POST', '/s2s/v1/forward/api', {
-            headers: { 'content-type': 'application/json' },
-            body: Buffer.alloc(32 * MiB + 1, 0x20),
-          });
+          const over = await postPastLimit(
+            proxy.port,
+            cert.ca,
+            '/s2s/v1/forward/api',
+            { 'content-type': 'application/json' },
+            Buffer.alloc(32 * MiB + 1, 0x20),
+          );
           expect(over.status).toBe(413);
           expect(svcError(over)).not.toBeNull();
         });
@@ -175,13 +177,13 @@ describe.skipIf(TEST_DB !== 'sqlite' || PROXIES.every((p) => skipReason(p) !== '
             // 26 MiB is an attachment's 25 MiB and its form, with room to spare: svc's own 413
             // answers up to there (proxies.test.ts), the proxy past it.
             for (const route of ['/api/files/upload', '/api']) {
-              const answer = await httpsRequest(proxy.port, cert.ca, 'POST', route, {
-                headers: {
-                  'content-type': 'multipart/form-data; boundary=x',
-                  ...agentHeaders(alice.agent),
-                },
-                body: Buffer.alloc(26 * MiB + 1, 0x20),
-              });
+              const answer = await postPastLimit(
+                proxy.port,
+                cert.ca,
+                route,
+                { 'content-type': 'multipart/form-data; boundary=x', ...agentHeaders(alice.agent) },
+                Buffer.alloc(26 * MiB + 1, 0x20),
+              );
               expect(answer.status, route).toBe(413);
               expect(svcError(answer), route).toBeNull();
             }

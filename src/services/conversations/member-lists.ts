@@ -84,39 +84,44 @@ export async function memberCounts(
  * The rows an account holds in each conversation: its membership, or a live invitation
  * (`pending`, not lapsed). What the caller's standing is read from.
  */
-export async function ownMemberRows(
+export function ownMemberRows(
   db: Executor,
   accountId: string,
   conversationIds: readonly string[],
   now: number,
 ) {
-  if (conversationIds.length === 0) return [];
-  return db
-    .selectFrom('conversation_member')
-    .select(['conversationId', 'accountId', 'state'])
-    .where('accountId', '=', accountId)
-    .where('conversationId', 'in', conversationIds)
-    .where((eb) => eb.or([eb('state', '=', 'member'), eb('joinedAt', '>', now - INVITE_TTL_MS)]))
-    .execute();
+  return standingRows(db, conversationIds, now, { accountId });
 }
 
 /**
  * The live invitations of each conversation (encrypted ones only have them; each account holds
  * at most the operator's cap of them), in the order they were sent.
  */
-export async function pendingInvitees(
+export function pendingInvitees(db: Executor, conversationIds: readonly string[], now: number) {
+  return standingRows(db, conversationIds, now, { pendingOnly: true });
+}
+
+/**
+ * The rows of each conversation that stand: memberships and invitations not lapsed, in the order
+ * they were made. `accountId` keeps one account's rows, `pendingOnly` the invitations alone.
+ */
+async function standingRows(
   db: Executor,
   conversationIds: readonly string[],
   now: number,
+  only: { accountId?: string; pendingOnly?: boolean },
 ) {
   if (conversationIds.length === 0) return [];
-  return db
+  let q = db
     .selectFrom('conversation_member')
     .select(['conversationId', 'accountId', 'state'])
     .where('conversationId', 'in', conversationIds)
-    .where('state', '=', 'pending')
-    .where('joinedAt', '>', now - INVITE_TTL_MS)
-    .orderBy('joinedAt')
-    .orderBy('accountId')
-    .execute();
+    .where((eb) => {
+      const live = eb('joinedAt', '>', now - INVITE_TTL_MS);
+      return only.pendingOnly
+        ? eb.and([eb('state', '=', 'pending'), live])
+        : eb.or([eb('state', '=', 'member'), live]);
+    });
+  if (only.accountId !== undefined) q = q.where('accountId', '=', only.accountId);
+  return q.orderBy('joinedAt').orderBy('accountId').execute();
 }

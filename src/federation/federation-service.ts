@@ -12,6 +12,7 @@ import type { Clock } from '../lib/clock.js';
 import { findAccountByUsernameKey } from '../services/accounts/queries.js';
 import type { ServerKeys } from '../services/instance/server-keys.js';
 import type { SessionInfo } from '../auth/session.js';
+import type { KeysetArgs } from '../services/paging/keyset.js';
 import type { SessionService } from '../services/sessions/session-service.js';
 
 import {
@@ -36,12 +37,12 @@ import type { ServerKeyLog } from './key-log.js';
 import { PeerKeyError, type PeerDirectory } from './peers.js';
 import {
   hostsOfAccount,
-  hostsUsedBy,
   insertNonce,
   insertRelayEvent,
   insertRelayHost,
 } from './queries.js';
 import { checkServerId, RelayRefusal, REMOTE_USER_RE } from './relay-refusal.js';
+import { remoteHostsPage } from './remote-hosts.js';
 import { remoteAccount, remoteDevice } from './remote-people.js';
 import { UpstreamError, type S2sClient } from './s2s-client.js';
 import { SIGNATURE_WINDOW_SECONDS, type VerifiedPeer } from './s2s-verifier.js';
@@ -65,9 +66,6 @@ export type LocalRunner = (r: {
  * Headers of the host's answer that the relay returns unchanged: the contract's (Relay), and a
  * download's name and caching (forwarded attachment and bundle downloads).
  */
-/** The most hosts `myRemoteHosts` answers (the first used). */
-export const MY_REMOTE_HOSTS_MAX = 1000;
-
 const PASSED_HEADERS = [
   'content-type',
   HOST_RESPONSE,
@@ -265,9 +263,9 @@ export class FederationService {
    * The hosts a person used through this relay (`myRemoteHosts`), first used first, so each of
    * their clients finds the spaces they joined elsewhere. Relay-only.
    */
-  async remoteHostsOf(accountId: string): Promise<string[]> {
+  async remoteHostsOf(accountId: string, args: KeysetArgs): Promise<string[]> {
     assertRole(this.deps.config, 'relay', 'myRemoteHosts');
-    return hostsUsedBy(this.deps.db.kysely, accountId, MY_REMOTE_HOSTS_MAX);
+    return remoteHostsPage(this.deps.db.kysely, accountId, args);
   }
 
   private async deviceKeyOf(deviceId: string): Promise<string> {

@@ -151,23 +151,6 @@ export async function insertRelayHost(
     .execute();
 }
 
-/** Hosts `accountId` used through this relay, first used first, at most `limit`. */
-export async function hostsUsedBy(
-  db: Executor,
-  accountId: string,
-  limit: number,
-): Promise<string[]> {
-  const rows = await db
-    .selectFrom('relay_host')
-    .select('hostServerId')
-    .where('accountId', '=', accountId)
-    .orderBy('firstUsedAt')
-    .orderBy('hostServerId')
-    .limit(limit)
-    .execute();
-  return rows.map((r) => r.hostServerId);
-}
-
 export async function hostsOfAccount(db: Executor, accountId: string): Promise<string[]> {
   const rows = await db
     .selectFrom('relay_host')

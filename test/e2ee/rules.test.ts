@@ -133,6 +133,42 @@ describe('the MLS delivery service rules', () => {
     expectCode(await t.gql(STATE, { c: plain }, a.agent), 'VALIDATION');
   });
 
+  it('pages the Welcomes waiting for a device both ways, oldest first', async () => {
+    const a = await person();
+    const b = await person(3);
+    const made: string[] = [];
+    // Groups of three: a second conversation of the same two would be the first again.
+    for (let i = 0; i < 3; i++) {
+      const third = await person(1);
+      const members = [b.userId, third.userId];
+      const c = ok(await t.gql(CREATE, { i: { memberIds: members, encrypted: true } }, a.agent))
+        .createConversation.conversation.id as string;
+      await a.createGroup(c);
+      ok(await a.commit(c, { addUsers: members }));
+      made.push(c);
+    }
+    const page = async (args: string) => {
+      const res = await t.gql(`{ mlsWelcomes(${args}) { id conversationId } }`, {}, b.agent);
+      return res.body.errors
+        ? `${res.body.errors[0]!.extensions?.code}: ${res.body.errors[0]!.message}`
+        : (res.body.data!.mlsWelcomes as Array<{ id: string; conversationId: string }>);
+    };
+    const all = (await page('limit: 100')) as Array<{ id: string; conversationId: string }>;
+    expect(all.map((w) => w.conversationId)).toEqual(made);
+    const ids = all.map((w) => w.id);
+    const idsOf = async (args: string) =>
+      ((await page(args)) as Array<{ id: string }>).map((w) => w.id);
+    expect(await idsOf('limit: 2')).toEqual(ids.slice(0, 2));
+    expect(await idsOf(`after: "${ids[0]}", limit: 1`)).toEqual([ids[1]]);
+    expect(await idsOf(`before: "${ids[2]}"`)).toEqual(ids.slice(0, 2));
+    expect(await idsOf(`before: "${ids[2]}", limit: 1`)).toEqual([ids[1]]);
+    expect(await idsOf(`before: "${ids[0]}"`)).toEqual([]);
+    expect(await idsOf(`conversationId: "${made[1]}", before: "${ids[2]}"`)).toEqual([ids[1]]);
+    expect(await page(`after: "${ids[0]}", before: "${ids[2]}"`)).toMatch(
+      /^VALIDATION: pass at most one of after and before/,
+    );
+  });
+
   it('creates the group once when two members race to create it', async () => {
     const a = await person();
     const b = await person();

@@ -43,7 +43,9 @@ describe('the relay route: refusals, size, forwarded downloads', () => {
   let channelId: string;
 
   beforeAll(async () => {
-    a = await startPeer();
+    // The relay's default time for a peer's answer, not the federation tests' 1.5 s: a 32 MiB
+    // body is signed, sent and answered here on a machine that runs other tests beside.
+    a = await startPeer({ env: { SVC_S2S_TIMEOUT_MS: '10000' } });
     b = await startPeer({ env: { SVC_ROLE: 'host' } });
     d = await startPeer({
       env: { SVC_ROLE: 'host', SVC_FEATURES_DISABLED: 'attachments, workspace_plugins' },
@@ -74,6 +76,22 @@ describe('the relay route: refusals, size, forwarded downloads', () => {
     const listed = await a.t.gql('{ myRemoteHosts }', {}, alice.agent);
     expect(listed.body.errors).toBeUndefined();
     expect(listed.body.data!.myRemoteHosts).toEqual([b.id, d.id]);
+    // Pages both ways, a host of the list being its own cursor.
+    const page = async (args: string) => {
+      const res = await a.t.gql(`{ myRemoteHosts(${args}) }`, {}, alice.agent);
+      return res.body.errors
+        ? `${res.body.errors[0]!.extensions?.code}: ${res.body.errors[0]!.message}`
+        : res.body.data!.myRemoteHosts;
+    };
+    expect(await page('limit: 1')).toEqual([b.id]);
+    expect(await page(`after: "${b.id}", limit: 1`)).toEqual([d.id]);
+    expect(await page(`after: "${d.id}"`)).toEqual([]);
+    expect(await page(`before: "${d.id}", limit: 1`)).toEqual([b.id]);
+    expect(await page(`before: "${b.id}"`)).toEqual([]);
+    expect(await page('after: "nowhere.example"')).toMatch(/^VALIDATION: after must be a host/);
+    expect(await page(`after: "${b.id}", before: "${d.id}"`)).toMatch(/^VALIDATION: pass at most/);
+    expect(await page('limit: 0')).toMatch(/^VALIDATION: limit must be between 1 and 1000/);
+    expect(await page('limit: 1001')).toMatch(/^VALIDATION/);
     // A person who used no host has none; another person's hosts are not theirs.
     const carol = await keyUser(a, 'carol');
     expect((await a.t.gql('{ myRemoteHosts }', {}, carol.agent)).body.data!.myRemoteHosts).toEqual(

@@ -298,7 +298,7 @@ export class MlsGroups extends MlsPart {
   /** Welcomes for the calling device, oldest first. */
   async welcomes(
     actor: Actor,
-    args: { conversationId?: unknown; after?: unknown; limit?: unknown },
+    args: { conversationId?: unknown; after?: unknown; before?: unknown; limit?: unknown },
   ) {
     const user = actingUser(actor);
     if (user.deviceId === null) {
@@ -310,7 +310,17 @@ export class MlsGroups extends MlsPart {
         : plausibleId(args.conversationId)
           ? args.conversationId
           : null;
-    const after = typeof args.after === 'string' && isId(args.after) ? args.after : null;
+    const cursor = (name: 'after' | 'before') => {
+      const value = args[name];
+      if (value === undefined || value === null) return null;
+      if (typeof value !== 'string' || !isId(value)) {
+        throw validation(`${name} must be the id of a Welcome of this list`);
+      }
+      return value;
+    };
+    const after = cursor('after');
+    const before = cursor('before');
+    if (after && before) throw validation('pass at most one of after and before');
     const limit = args.limit ?? WELCOME_PAGE_MAX;
     if (
       typeof limit !== 'number' ||
@@ -320,6 +330,11 @@ export class MlsGroups extends MlsPart {
     ) {
       throw validation(`limit must be a whole number from 1 to ${WELCOME_PAGE_MAX}`);
     }
-    return welcomesFor(this.kysely, user.deviceId, { conversationId, afterId: after, limit });
+    return welcomesFor(this.kysely, user.deviceId, {
+      conversationId,
+      afterId: after,
+      beforeId: before,
+      limit,
+    });
   }
 }

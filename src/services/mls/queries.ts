@@ -222,17 +222,26 @@ export async function insertWelcomes(db: Executor, rows: MlsWelcomeTable[]) {
 export async function welcomesFor(
   db: Executor,
   deviceId: string,
-  opts: { conversationId: string | null; afterId: string | null; limit: number },
+  opts: {
+    conversationId: string | null;
+    afterId: string | null;
+    beforeId: string | null;
+    limit: number;
+  },
 ) {
+  // Ids grow with time (ids.ts), so the id alone orders Welcomes oldest first; going `before`
+  // walks back and the page is put in order again.
   let q = db
     .selectFrom('mls_welcome')
     .selectAll()
     .where('deviceId', '=', deviceId)
-    .orderBy('id')
+    .orderBy('id', opts.beforeId ? 'desc' : 'asc')
     .limit(opts.limit);
   if (opts.conversationId) q = q.where('conversationId', '=', opts.conversationId);
   if (opts.afterId) q = q.where('id', '>', opts.afterId);
+  if (opts.beforeId) q = q.where('id', '<', opts.beforeId);
   const rows = await q.execute();
+  if (opts.beforeId) rows.reverse();
   return rows.map((r) => ({ ...r, epoch: Number(r.epoch), createdAt: Number(r.createdAt) }));
 }
 

@@ -1,0 +1,49 @@
+import type { Executor } from '../db/database.js';
+import { validation } from '../errors.js';
+import {
+  keysetQuery,
+  keysetRows,
+  type KeysetArgs,
+  type KeysetPage,
+} from '../services/paging/keyset.js';
+
+/** The most hosts one `myRemoteHosts` page answers, and its default. */
+export const MY_REMOTE_HOSTS_MAX = 1000;
+
+/**
+ * One page of the hosts `accountId` used through this relay, first used first (then by id). A
+ * host's own id is its cursor: `after` a host of the list continues past it, `before` it goes
+ * back; VALIDATION for both, for a limit outside 1..1000, or for a host that is not in the list.
+ */
+export async function remoteHostsPage(
+  db: Executor,
+  accountId: string,
+  args: KeysetArgs,
+): Promise<string[]> {
+  const limit = args.limit ?? MY_REMOTE_HOSTS_MAX;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MY_REMOTE_HOSTS_MAX) {
+    throw validation(`limit must be between 1 and ${MY_REMOTE_HOSTS_MAX}`);
+  }
+  if (args.after && args.before) throw validation('pass at most one of after and before');
+  const page: KeysetPage = { limit };
+  const cursorHost = args.after ?? args.before;
+  if (cursorHost) {
+    const row = await db
+      .selectFrom('relay_host')
+      .select('firstUsedAt')
+      .where('accountId', '=', accountId)
+      .where('hostServerId', '=', cursorHost)
+      .executeTakeFirst();
+    const name = args.after ? 'after' : 'before';
+    if (!row) throw validation(`${name} must be a host of this list; ${cursorHost} is not one`);
+    page[name] = { at: Number(row.firstUsedAt), id: cursorHost };
+  }
+  const q = db.selectFrom('relay_host').select('hostServerId').where('accountId', '=', accountId);
+  const rows = await keysetQuery(
+    q,
+    { at: 'firstUsedAt', key: 'hostServerId' },
+    'asc',
+    page,
+  ).execute();
+  return keysetRows(rows, page).map((r) => r.hostServerId);
+}

@@ -4,7 +4,7 @@
 // read, and a Commit adding a member is made while both are open; nobody's browser loses a
 // message and the group never forks.
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import {
   acceptInvitation,
@@ -19,7 +19,7 @@ import {
   joinByInvite,
   personPage,
   signUpWithWorkspace,
-  startServerAndBrowser,
+  serveThisFile,
   timeline,
   type Person,
   type TestServer,
@@ -50,17 +50,15 @@ async function reads(p: Page, texts: string[]): Promise<void> {
   }
 }
 
-beforeAll(async () => {
-  ({ server, browser } = await startServerAndBrowser({ SVC_SIGNUP_REQUIRE_KEYS: 'false' }));
-  alice = await personPage(browser, server.url);
-  bob = await personPage(browser, server.url);
-  carol = await personPage(browser, server.url);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.dispose();
-});
+serveThisFile(
+  async (s) => {
+    ({ server, browser } = s);
+    alice = await personPage(browser, server.url);
+    bob = await personPage(browser, server.url);
+    carol = await personPage(browser, server.url);
+  },
+  { env: { SVC_SIGNUP_REQUIRE_KEYS: 'false' } },
+);
 
 describe('one device in two tabs of an encrypted conversation', () => {
   it('starts a group with Bob, Carol invited, and opens it in a second tab', async () => {

@@ -23,6 +23,7 @@ import type {
   PreparedCommit,
   Unreadable,
 } from './protocol.ts';
+import type { SealedFileRef } from './sealed-file.ts';
 
 // The GraphQL documents of encrypted conversations.
 
@@ -483,16 +484,18 @@ export async function decryptLive(m: Message): Promise<Message | null> {
   });
 }
 
-/** Encrypts and sends a message; its text is kept on this browser only. */
+/** Encrypts and sends a message (with the keys of its files); kept on this browser only. */
 export async function send(
   conversationId: string,
   text: string,
   threadRootId: string | null,
+  files: SealedFileRef[] = [],
 ): Promise<Message> {
   const dev = await ensureDevice(true);
   if (!dev) throw new NotSetUp();
   return locked(dev.deviceId, conversationId, async () => {
-    const body = JSON.stringify({ text });
+    // The files' keys and names travel inside the message (./sealed-file.ts).
+    const body = JSON.stringify(files.length ? { text, files } : { text });
     let g = await syncNow(conversationId, dev);
     for (let attempt = 0; attempt < 5; attempt++) {
       if (!g) throw new Error('This browser has not been added to the conversation yet.');

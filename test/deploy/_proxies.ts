@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 
-import { until } from '../realtime/_helpers.js';
-import { freePort } from '../_util/server-process.js';
+import { until } from '../_util/until.js';
+import { freePort } from '../_util/ports.js';
 import { ROOT } from './_binaries.js';
 
 // The reverse proxies of deploy/ run by the tests, from the repository's own files with only

@@ -6,10 +6,9 @@ import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 
-import { newKey, signText, statement, type TestKey } from '../devices/_keys.js';
-import { TEST_DB } from '../_util/app.js';
-import { freePort } from '../_util/server-process.js';
-import { until, WORKSPACE_EVENTS } from '../realtime/_helpers.js';
+import { newKey, signText, statement, type TestKey } from '../devices/_statements.js';
+import { freePort } from '../_util/ports.js';
+import { until } from '../_util/until.js';
 import { COMPOSE, ComposeProject, removeOrphans } from './_compose.js';
 import {
   buildImage,
@@ -35,11 +34,17 @@ import { httpsRequest } from './_proxies.js';
 // podman, debootstrap and podman-compose are installed; skipped otherwise, and says why, except
 // in CI, where it fails.
 
+/** Which database this run is for (test/_util/app.ts, not imported: it loads the whole server). */
+const TEST_DB = process.env.SVC_TEST_DB ?? 'sqlite';
+
 const MISSING =
   missingTools() || (COMPOSE ? '' : 'podman-compose is not installed; .ci/packages installs it');
 const SKIP = skipped(MISSING);
 
 const DOMAIN = 'svc.localhost';
+const WORKSPACE_EVENTS = `subscription($id: ID!) {
+  workspaceEvents(serverId: $id) { type payload }
+}`;
 const ORIGIN = `https://${DOMAIN}`;
 
 interface Session {

@@ -4,7 +4,7 @@ import path from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { until } from '../realtime/_helpers.js';
+import { until } from '../_util/until.js';
 import { freePort, PASSWORD } from '../_util/server-process.js';
 import { ROOT } from './_binaries.js';
 import {

@@ -45,6 +45,11 @@ export const EVENT_TYPES = [
   'WorkspacePluginAdded',
   'WorkspacePluginUpdated',
   'WorkspacePluginRemoved',
+  // a workspace's macros and default keybinds
+  'WorkspaceMacroCreated',
+  'WorkspaceMacroDeleted',
+  'WorkspaceKeybindSet',
+  'WorkspaceKeybindDeleted',
   // channels and conversations
   'ChannelCreated',
   'ChannelUpdated',
@@ -183,6 +188,11 @@ export interface EventFields {
     by: string;
   };
   WorkspacePluginRemoved: { workspacePluginId: string; pluginId: string; by: string };
+  WorkspaceMacroCreated: { macroId: string; name: string; by: string };
+  WorkspaceMacroDeleted: { macroId: string; name: string; by: string };
+  /** `replacedId`: the keybind of the same chord this one replaced, if any. */
+  WorkspaceKeybindSet: { keybindId: string; chord: string; replacedId: string | null; by: string };
+  WorkspaceKeybindDeleted: { keybindId: string; chord: string; by: string };
   ChannelCreated: {
     name: string;
     topic: string | null;

@@ -1,25 +1,20 @@
-import { getIntrospectionQuery, buildClientSchema, type IntrospectionQuery } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe } from 'vitest';
 
 import { createTestApp, type Agent, type TestApp } from '../_util/app.js';
+import {
+  itAnswersAsDescribed,
+  NIL,
+  rootDescriptions,
+  type RefusalCase,
+} from '../_util/described-refusals.js';
 import { signUpAndIn } from '../_util/seed.js';
 
-import { conversationOf, createWorkspace, inviteAndJoin, ok } from './_helpers.js';
+import { conversationOf, createWorkspace, giveDevice, inviteAndJoin, ok } from './_helpers.js';
 
 // SDL descriptions of the conversation, DM, file and command mutations say what the server does
-// (issue 40, item 10; the rest of the root fields in test/foundation/described-refusals.test.ts):
+// (issue 40, item 10; the rest of the root fields in test/foundation/described-refusals*.test.ts):
 // each refusal below is named in the description of the field that gives it, and the field
 // gives it to a caller who must be refused.
-
-const NIL = '0190d5c4-0000-7000-8000-000000000000';
-
-interface Case {
-  field: string;
-  code: string;
-  query: string;
-  vars: () => Record<string, unknown>;
-  as: () => Agent;
-}
 
 const CREATE = `mutation($i: CreateConversationInput!) { createConversation(input: $i) {
   conversation { id } } }`;
@@ -38,10 +33,12 @@ describe('refusals the SDL describes: conversations, DM requests, files, command
   let attachment = '';
   let sent = '';
   let keybind = '';
-  const descriptions = new Map<string, string>();
+  let encrypted = '';
+  let descriptions = new Map<string, string>();
 
   beforeAll(async () => {
-    t = await createTestApp();
+    // The operator's floor keeps partners on this server, so a looser choice is refused.
+    t = await createTestApp({ env: { SVC_DM_PARTNERS: 'this_server' } });
     owner = await signUpAndIn(t);
     member = await signUpAndIn(t);
     second = await signUpAndIn(t);
@@ -76,18 +73,16 @@ describe('refusals the SDL describes: conversations, DM requests, files, command
         owner,
       ),
     ).setKeybind.id as string;
-    const schema = buildClientSchema(
-      ok(await t.gql(getIntrospectionQuery(), {}, owner)) as unknown as IntrospectionQuery,
-    );
-    for (const root of [schema.getQueryType()!, schema.getMutationType()!]) {
-      for (const [name, f] of Object.entries(root.getFields())) {
-        descriptions.set(name, f.description ?? '');
-      }
-    }
+    // An encrypted group: the owner and member have devices, the second person is invited.
+    await giveDevice(t, owner.id);
+    await giveDevice(t, member.id);
+    encrypted = (await conversationOf(t, owner, [member, second], { encrypted: true })).conversation
+      .id as string;
+    descriptions = await rootDescriptions(t, owner);
   });
   afterAll(async () => t?.close());
 
-  const cases: Case[] = [
+  const cases: RefusalCase[] = [
     {
       field: 'createConversation',
       code: 'NOT_FOUND',
@@ -256,14 +251,26 @@ describe('refusals the SDL describes: conversations, DM requests, files, command
       vars: () => ({ i: NIL }),
       as: () => owner,
     },
+    {
+      field: 'conversation',
+      code: 'FORBIDDEN',
+      query: 'query($c: ID!) { conversation(id: $c) { id } }',
+      // Invited to the encrypted group, not yet accepted.
+      vars: () => ({ c: encrypted }),
+      as: () => second,
+    },
+    {
+      field: 'updateDmSettings',
+      code: 'VALIDATION',
+      query: 'mutation($i: UpdateDmSettingsInput!) { updateDmSettings(input: $i) { partners } }',
+      vars: () => ({ i: { partners: 'ANY_SERVER' } }),
+      as: () => member,
+    },
   ];
 
-  for (const [n, c] of cases.entries()) {
-    it(`${c.field} describes and answers ${c.code} (case ${n + 1})`, async () => {
-      expect(descriptions.get(c.field)).toMatch(new RegExp(`\\b${c.code}\\b`));
-      const res = await t.gql(c.query, c.vars(), c.as());
-      const errors = res.body.errors as Array<{ extensions?: { code?: string } }> | undefined;
-      expect(errors?.[0]?.extensions?.code, JSON.stringify(res.body)).toBe(c.code);
-    });
-  }
+  itAnswersAsDescribed(
+    cases,
+    () => t,
+    () => descriptions,
+  );
 });

@@ -4,7 +4,7 @@
 // thread, see typing and presence, time one out; plus key and password sign-in, the operator's
 // screens, a server restart and a session ended elsewhere. Screenshots go to .ci/out/web-screens.
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { checkA11y } from './a11y.js';
 import {
@@ -15,8 +15,9 @@ import {
   personPage,
   send,
   shot,
+  signIn,
   signUp,
-  startServerAndBrowser,
+  serveThisFile,
   timeline,
   type Person,
   type TestServer,
@@ -28,20 +29,16 @@ let alice: Person;
 let bob: Person;
 let inviteLink = '';
 
-beforeAll(async () => {
-  ({ server, browser } = await startServerAndBrowser({
-    SVC_INSTANCE_NOTICE: 'Welcome to the test server.',
-  }));
-  server.cli(['account', 'create', 'carol', '--password-stdin'], 'carol-password-1\n');
-  server.cli(['operator', 'grant', 'carol']);
-  alice = await personPage(browser, server.url);
-  bob = await personPage(browser, server.url);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.dispose();
-});
+serveThisFile(
+  async (s) => {
+    ({ server, browser } = s);
+    server.cli(['account', 'create', 'carol', '--password-stdin'], 'carol-password-1\n');
+    server.cli(['operator', 'grant', 'carol']);
+    alice = await personPage(browser, server.url);
+    bob = await personPage(browser, server.url);
+  },
+  { env: { SVC_INSTANCE_NOTICE: 'Welcome to the test server.' } },
+);
 
 describe('the web client', () => {
   it('is served at / under a strict Content-Security-Policy, index never cached, assets long-cached', async () => {
@@ -312,10 +309,7 @@ describe('the web client', () => {
 
     // A second session of carol's ends the first: that tab is sent to sign in, in words.
     const other = await personPage(browser, server.url);
-    await other.page.goto('/');
-    await other.page.getByLabel('Username').fill('carol');
-    await other.page.getByLabel('Password').fill('carol-password-1');
-    await other.page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(other.page, 'carol', 'carol-password-1');
     await other.page.getByRole('button', { name: 'Settings' }).click();
     await other.page.getByRole('link', { name: 'Sessions' }).click();
     await other.page.getByRole('button', { name: 'Sign out every other session' }).click();
@@ -350,10 +344,7 @@ describe('the web client', () => {
       colorScheme: 'dark',
     });
     const p = phone.page;
-    await p.goto('/');
-    await p.getByLabel('Username').fill('carol');
-    await p.getByLabel('Password').fill('carol-password-1');
-    await p.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(p, 'carol', 'carol-password-1');
     // At phone width the lists are a closed drawer: its button is what shows.
     await p.getByRole('button', { name: 'Show conversations' }).waitFor();
     await p.goto(new URL(inviteLink).pathname);

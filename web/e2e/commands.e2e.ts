@@ -276,4 +276,70 @@ describe('commands in the web client', () => {
     expect(alice.problems).toEqual([]);
     expect(bob.problems).toEqual([]);
   });
+
+  it('shows a workspace’s macros and keybinds changed elsewhere without a reload', async () => {
+    const a = alice.page;
+    const b = bob.page;
+    await backToGeneral(b);
+    // Bob's palette has read the workspace's macros already (kept a minute).
+    await composer(b).pressSequentially('/stand');
+    await expect.poll(() => suggestions(b).getByRole('option').count()).toBe(0);
+    await composer(b).fill('');
+    await b.getByRole('button', { name: 'Members', exact: true }).click();
+    await b.getByRole('tab', { name: 'Commands' }).click();
+    await b.getByText('No macros yet.').waitFor();
+
+    await a.getByRole('tab', { name: 'Commands' }).click();
+    await a.getByRole('button', { name: 'New macro' }).click();
+    const form = a.getByRole('form', { name: 'New macro' });
+    await form.getByLabel('Name').fill('standup');
+    await form.getByLabel('Description (optional)').fill('Daily round');
+    await form.getByLabel('Steps, one command a line').fill('/shrug text=standing');
+    await form.getByRole('button', { name: 'Make macro' }).click();
+    // Bob's open dialog follows: made, then edited (a new description), then deleted.
+    await b.getByText('Daily round').waitFor();
+    await a.getByRole('button', { name: 'Edit /standup' }).click();
+    const edit = a.getByRole('form', { name: 'Edit /standup' });
+    await edit.getByLabel('Description (optional)').fill('Morning round');
+    await edit.getByRole('button', { name: 'Save macro' }).click();
+    await b.getByText('Morning round').waitFor();
+    expect(await b.getByText('Daily round').count()).toBe(0);
+
+    const keys = a.getByLabel('Keys', { exact: true });
+    await keys.focus();
+    await a.keyboard.press('Control+Alt+U');
+    await expect.poll(() => keys.inputValue()).toBe('Ctrl+Alt+U');
+    await a.getByLabel('Runs').selectOption({ label: 'The macro /standup' });
+    await a.getByRole('button', { name: 'Bind keys' }).click();
+    await b.getByText('runs /standup').waitFor();
+    await b.keyboard.press('Escape');
+
+    // The palette and the keybind follow too, still without a reload.
+    await composer(b).pressSequentially('/stand');
+    await suggestions(b)
+      .getByRole('option', { name: /^\/standup macro: Morning round/ })
+      .waitFor();
+    await composer(b).fill('');
+    await b.getByRole('heading', { name: '#general' }).click();
+    await b.keyboard.press('Control+Alt+U');
+    await timeline(a)
+      .locator('article.msg', { hasText: 'standing' })
+      .filter({ hasText: 'Bob' })
+      .waitFor();
+
+    await b.getByRole('button', { name: 'Members', exact: true }).click();
+    await b.getByRole('tab', { name: 'Commands' }).click();
+    await b.getByText('Morning round').waitFor();
+    await a.getByRole('button', { name: 'Delete /standup' }).click();
+    await a
+      .getByRole('dialog', { name: 'Delete /standup?' })
+      .getByRole('button', { name: 'Delete' })
+      .click();
+    await b.getByText('No macros yet.').waitFor();
+    await b.getByText('No keybinds yet.').waitFor();
+    await b.keyboard.press('Escape');
+    await a.keyboard.press('Escape');
+    expect(alice.problems).toEqual([]);
+    expect(bob.problems).toEqual([]);
+  });
 });

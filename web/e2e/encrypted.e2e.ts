@@ -7,7 +7,7 @@
 // and a password account asked before it enrols. Every request and WebSocket frame of the pages
 // is recorded, and none holds the plaintext.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { checkA11y } from './a11y.js';
 import {
@@ -18,7 +18,8 @@ import {
   personPage,
   shot,
   signUpWithWorkspace,
-  startServerAndBrowser,
+  serveThisFile,
+  signIn,
   timeline,
   type Person,
   type TestServer,
@@ -97,19 +98,17 @@ function operation(postData: string | null): { query: string; input: Record<stri
 
 let bobPhone: Person;
 
-beforeAll(async () => {
-  ({ server, browser } = await startServerAndBrowser({ SVC_SIGNUP_REQUIRE_KEYS: 'false' }));
-  alice = await personPage(browser, server.url);
-  bob = await personPage(browser, server.url);
-  carol = await personPage(browser, server.url);
-  dave = await personPage(browser, server.url);
-  for (const p of [alice, bob, carol, dave]) record(p.context, p.page);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.dispose();
-});
+serveThisFile(
+  async (s) => {
+    ({ server, browser } = s);
+    alice = await personPage(browser, server.url);
+    bob = await personPage(browser, server.url);
+    carol = await personPage(browser, server.url);
+    dave = await personPage(browser, server.url);
+    for (const p of [alice, bob, carol, dave]) record(p.context, p.page);
+  },
+  { env: { SVC_SIGNUP_REQUIRE_KEYS: 'false' } },
+);
 
 async function openDirect(p: Page): Promise<void> {
   await p.getByRole('button', { name: /^Direct messages/ }).click();
@@ -404,10 +403,7 @@ describe('encrypted conversations in the browser', () => {
     const erin = await personPage(browser, server.url);
     record(erin.context, erin.page);
     const e = erin.page;
-    await e.goto('/');
-    await e.getByLabel('Username').fill('erin');
-    await e.getByLabel('Password').fill('erin-password-1');
-    await e.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(e, 'erin', 'erin-password-1');
     await openDirect(e);
     const start = async () => {
       await e.getByRole('button', { name: 'New message' }).click();

@@ -182,15 +182,6 @@ export type Person = Awaited<ReturnType<typeof personPage>>;
 /** Open registration with a cheap proof of work, for people to sign up in the page. */
 const OPEN_REGISTRATION = { SVC_OPEN_REGISTRATION: 'true', SVC_REGISTRATION_POW_BITS: '10' };
 
-/** A server with open registration (and a cheap proof of work) and a browser to drive. */
-export async function startServerAndBrowser(
-  env: Record<string, string> = {},
-): Promise<{ server: TestServer; browser: Browser }> {
-  assertBuilt();
-  const server = await TestServer.start({ ...OPEN_REGISTRATION, ...env });
-  return { server, browser: await launchBrowser() };
-}
-
 /** The server and browser of a test file, set before its first test (`serveThisFile`). */
 export interface Served {
   server: TestServer;
@@ -198,9 +189,9 @@ export interface Served {
 }
 
 /**
- * Registers the lifecycle the browser test files share: before the file's tests, a server and a
- * browser (`startServerAndBrowser` with `opts.env`), then the file's own `setUp` (people,
- * workspaces); after them, `opts.tearDown`, the browser closed and the server's process and data
+ * Registers the lifecycle the browser test files share: before the file's tests, a server with
+ * open registration and a cheap proof of work (`opts.env` on top) and a browser, then the
+ * file's own `setUp` (people, workspaces); after them, `opts.tearDown`, the browser closed and the server's process and data
  * directory removed (whatever of it was started, if the set-up failed half-way). Answers the
  * object the set-up fills in.
  */
@@ -245,6 +236,19 @@ export async function fillSignUp(p: Page, username: string, displayName: string)
 export async function signUp(p: Page, username: string, displayName: string): Promise<void> {
   await fillSignUp(p, username, displayName);
   await p.getByRole('navigation', { name: 'Workspaces' }).waitFor({ timeout: 30_000 });
+}
+
+/**
+ * Opens `/` and signs in with a password; waits until the sign-in form has gone (at phone width
+ * the app's lists are a closed drawer, so nothing of them is looked for).
+ */
+export async function signIn(p: Page, username: string, password: string): Promise<void> {
+  await p.goto('/');
+  await p.getByLabel('Username').fill(username);
+  await p.getByLabel('Password').fill(password);
+  const button = p.getByRole('button', { name: 'Sign in', exact: true });
+  await button.click();
+  await button.waitFor({ state: 'detached', timeout: 30_000 });
 }
 
 /** Opens `/`, signs up, creates a workspace of that name and waits for its #general. */

@@ -5,14 +5,14 @@
 // own "offline, reconnecting" screen (not the browser's error page), which starts the app by
 // itself when the network is back.
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { checkA11y } from './a11y.js';
 import {
   personPage,
   shot,
   signUpWithWorkspace,
-  startServerAndBrowser,
+  serveThisFile,
   type Person,
   type TestServer,
 } from './harness.js';
@@ -21,16 +21,14 @@ let server: TestServer;
 let browser: Browser;
 let dana: Person;
 
-beforeAll(async () => {
-  ({ server, browser } = await startServerAndBrowser({ SVC_INSTANCE_NAME: 'Acme Chat' }));
-  dana = await personPage(browser, server.url);
-  await signUpWithWorkspace(dana.page, 'dana', 'Dana', 'Installed');
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.dispose();
-});
+serveThisFile(
+  async (s) => {
+    ({ server, browser } = s);
+    dana = await personPage(browser, server.url);
+    await signUpWithWorkspace(dana.page, 'dana', 'Dana', 'Installed');
+  },
+  { env: { SVC_INSTANCE_NAME: 'Acme Chat' } },
+);
 
 describe('the installable app', () => {
   it('names a manifest with the instance name and icons, and Chromium finds it installable', async () => {

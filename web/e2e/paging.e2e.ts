@@ -3,9 +3,9 @@
 // of a workspace's channels, and a channel's members and the invites, reports, blocked people
 // and sessions lists show a page and then more on request. Set up through the API (ApiSession), checked in Chromium.
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { ApiSession, assertBuilt, launchBrowser, personPage, TestServer } from './harness.js';
+import { ApiSession, personPage, serveThisFile, signIn, type TestServer } from './harness.js';
 
 const PASSWORD = 'dana-password-1';
 /** More than the 100 channels of the sidebar's first page, with #general and #random. */
@@ -18,76 +18,69 @@ let browser: Browser;
 let page: Page;
 let problems: string[];
 
-beforeAll(async () => {
-  assertBuilt();
-  server = await TestServer.start({
-    SVC_OPEN_REGISTRATION: 'true',
-    SVC_REGISTRATION_POW_BITS: '0',
-    SVC_SIGNUP_REQUIRE_KEYS: 'false',
-  });
-  const dana = await ApiSession.signUp(server, 'dana', PASSWORD);
-  const { createWorkspace: ws } = await dana.gql<{ createWorkspace: { id: string } }>(
-    'mutation($i: CreateWorkspaceInput!) { createWorkspace(input: $i) { id } }',
-    { i: { name: 'Crowded' } },
-  );
-  for (let i = 0; i < CHANNELS; i++) {
-    await dana.gql('mutation($i: CreateChannelInput!) { createChannel(input: $i) { id } }', {
-      i: { serverId: ws.id, name: `ch-${String(i).padStart(3, '0')}` },
-    });
-  }
-  const tokens: string[] = [];
-  for (let i = 0; i < MORE; i++) {
-    const { createWorkspaceInvite: inv } = await dana.gql<{
-      createWorkspaceInvite: { token: string };
-    }>('mutation($i: CreateWorkspaceInviteInput!) { createWorkspaceInvite(input: $i) { token } }', {
-      i: { serverId: ws.id },
-    });
-    tokens.push(inv.token);
-    const pest = await ApiSession.signUp(server, `pest-${i}`, 'pest-password-1');
-    await dana.gql('mutation($u: ID!) { blockUser(userId: $u) }', { u: pest.userId });
-  }
-  // MORE reports of messages in #general, from three members (each may report 10 an hour).
-  const { channels } = await dana.gql<{ channels: Array<{ id: string; name: string }> }>(
-    'query($s: ID!) { channels(serverId: $s) { id name } }',
-    { s: ws.id },
-  );
-  const general = channels.find((c) => c.name === 'general')!.id;
-  const reporters: ApiSession[] = [];
-  for (let i = 0; i < 3; i++) {
-    const r = await ApiSession.signUp(server, `reporter-${i}`, 'reporter-password-1');
-    await r.gql('mutation($t: String!) { joinWorkspace(token: $t) { id } }', { t: tokens[i] });
-    reporters.push(r);
-  }
-  // #general of MORE members: dana, the three reporters and these.
-  for (let i = 0; i < MORE - 4; i++) {
-    const m = await ApiSession.signUp(server, `member-${String(i).padStart(2, '0')}`, PASSWORD);
-    await m.gql('mutation($t: String!) { joinWorkspace(token: $t) { id } }', { t: tokens[3] });
-  }
-  for (let i = 0; i < MORE; i++) {
-    const { sendMessage: m } = await dana.gql<{ sendMessage: { id: string } }>(
-      'mutation($i: SendMessageInput!) { sendMessage(input: $i) { id } }',
-      { i: { conversationId: general, text: `reported ${String(i).padStart(2, '0')}` } },
+serveThisFile(
+  async (s) => {
+    ({ server, browser } = s);
+    const dana = await ApiSession.signUp(server, 'dana', PASSWORD);
+    const { createWorkspace: ws } = await dana.gql<{ createWorkspace: { id: string } }>(
+      'mutation($i: CreateWorkspaceInput!) { createWorkspace(input: $i) { id } }',
+      { i: { name: 'Crowded' } },
     );
-    await reporters[i % 3]!.gql(
-      'mutation($id: ID!) { reportMessage(messageId: $id, category: SPAM) { id } }',
-      { id: m.id },
+    for (let i = 0; i < CHANNELS; i++) {
+      await dana.gql('mutation($i: CreateChannelInput!) { createChannel(input: $i) { id } }', {
+        i: { serverId: ws.id, name: `ch-${String(i).padStart(3, '0')}` },
+      });
+    }
+    const tokens: string[] = [];
+    for (let i = 0; i < MORE; i++) {
+      const { createWorkspaceInvite: inv } = await dana.gql<{
+        createWorkspaceInvite: { token: string };
+      }>(
+        'mutation($i: CreateWorkspaceInviteInput!) { createWorkspaceInvite(input: $i) { token } }',
+        {
+          i: { serverId: ws.id },
+        },
+      );
+      tokens.push(inv.token);
+      const pest = await ApiSession.signUp(server, `pest-${i}`, 'pest-password-1');
+      await dana.gql('mutation($u: ID!) { blockUser(userId: $u) }', { u: pest.userId });
+    }
+    // MORE reports of messages in #general, from three members (each may report 10 an hour).
+    const { channels } = await dana.gql<{ channels: Array<{ id: string; name: string }> }>(
+      'query($s: ID!) { channels(serverId: $s) { id name } }',
+      { s: ws.id },
     );
-  }
-  // MORE other sessions of dana's, besides the browser's.
-  for (let i = 0; i < MORE; i++) await ApiSession.signIn(server, 'dana', PASSWORD);
-  browser = await launchBrowser();
-  ({ page, problems } = await personPage(browser, server.url));
-  await page.goto('/');
-  await page.getByLabel('Username').fill('dana');
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('navigation', { name: 'Workspaces' }).waitFor({ timeout: 30_000 });
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.dispose();
-});
+    const general = channels.find((c) => c.name === 'general')!.id;
+    const reporters: ApiSession[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await ApiSession.signUp(server, `reporter-${i}`, 'reporter-password-1');
+      await r.gql('mutation($t: String!) { joinWorkspace(token: $t) { id } }', { t: tokens[i] });
+      reporters.push(r);
+    }
+    // #general of MORE members: dana, the three reporters and these.
+    for (let i = 0; i < MORE - 4; i++) {
+      const m = await ApiSession.signUp(server, `member-${String(i).padStart(2, '0')}`, PASSWORD);
+      await m.gql('mutation($t: String!) { joinWorkspace(token: $t) { id } }', { t: tokens[3] });
+    }
+    for (let i = 0; i < MORE; i++) {
+      const { sendMessage: m } = await dana.gql<{ sendMessage: { id: string } }>(
+        'mutation($i: SendMessageInput!) { sendMessage(input: $i) { id } }',
+        { i: { conversationId: general, text: `reported ${String(i).padStart(2, '0')}` } },
+      );
+      await reporters[i % 3]!.gql(
+        'mutation($id: ID!) { reportMessage(messageId: $id, category: SPAM) { id } }',
+        { id: m.id },
+      );
+    }
+    // MORE other sessions of dana's, besides the browser's.
+    for (let i = 0; i < MORE; i++) await ApiSession.signIn(server, 'dana', PASSWORD);
+    ({ page, problems } = await personPage(browser, server.url));
+    await signIn(page, 'dana', PASSWORD);
+    await page.getByRole('navigation', { name: 'Workspaces' }).waitFor();
+  },
+  // Accounts made through the API: no proof of work, no device keys.
+  { env: { SVC_REGISTRATION_POW_BITS: '0', SVC_SIGNUP_REQUIRE_KEYS: 'false' } },
+);
 
 describe('lists longer than a page', () => {
   it('shows every channel in the sidebar, past the first page', async () => {

@@ -5,18 +5,18 @@
 // message box, no "New messages" above messages seen live, the header and the message toolbar
 // at phone width, and the address back at / after signing out.
 import type { Browser, Locator } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { checkA11y } from './a11y.js';
 import {
   composer,
   createInviteLink,
-  createWorkspace,
   fillSignUp,
   personPage,
   send,
   shot,
-  startServerAndBrowser,
+  serveThisFile,
+  signUpWithWorkspace,
   timeline,
   type Person,
   type TestServer,
@@ -52,8 +52,8 @@ function textBox(l: Locator): Promise<Box> {
   });
 }
 
-beforeAll(async () => {
-  ({ server, browser } = await startServerAndBrowser());
+serveThisFile(async (s) => {
+  ({ server, browser } = s);
   alice = await personPage(browser, server.url);
   bob = await personPage(browser, server.url);
   for (const who of [alice, bob]) {
@@ -64,18 +64,10 @@ beforeAll(async () => {
   }
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.dispose();
-});
-
 describe('what trying the web client showed', () => {
   it('says a taken username is taken and suggests another', async () => {
     const a = alice.page;
-    await a.goto('/');
-    await fillSignUp(a, 'alice', 'Alice');
-    await a.getByRole('navigation', { name: 'Workspaces' }).waitFor({ timeout: 30_000 });
-    await createWorkspace(a, 'Team');
+    await signUpWithWorkspace(a, 'alice', 'Alice', 'Team');
     inviteLink = await createInviteLink(a);
 
     const b = bob.page;

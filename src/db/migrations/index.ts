@@ -25,6 +25,7 @@ import * as m0022 from './0022-notification-wants-more.js';
 import * as m0023 from './0023-search-languages.js';
 import * as m0024 from './0024-import-map.js';
 import * as m0025 from './0025-search-variants.js';
+import * as m0026 from './0026-conversation-member-order.js';
 
 /**
  * Every migration, in order. Append-only: a shipped migration is never edited; a change is a new
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '0023-search-languages': m0023,
   '0024-import-map': m0024,
   '0025-search-variants': m0025,
+  '0026-conversation-member-order': m0026,
 };

@@ -2,6 +2,9 @@ import type { UserActor } from '../../auth/actor.js';
 import type { Db } from '../../db/database.js';
 import type { CommandKeybindTable } from '../../db/tables/commands.js';
 import { notFound, validation } from '../../errors.js';
+import { workspaceTopic } from '../../events/catalog.js';
+import type { EventPort } from '../../events/port.js';
+import { emit } from '../../events/publish.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import type { Authz } from '../authz/authz.js';
@@ -100,6 +103,7 @@ export class Keybinds {
       clock: Clock;
       authz: Authz;
       commands: Pick<CommandService, 'assertKnown'>;
+      events: EventPort;
     },
   ) {}
 
@@ -196,6 +200,18 @@ export class Keybinds {
         });
       }
       await upsertKeybind(tx.db, row);
+      // A workspace's default reaches every member's open pages (docs/events.md).
+      if (row.workspaceId !== null) {
+        const serverId = row.workspaceId;
+        emit(tx, this.deps.events, workspaceTopic(serverId), 'WorkspaceKeybindSet', row.createdAt, {
+          audience: { kind: 'workspace' },
+          serverId,
+          keybindId: row.id,
+          chord,
+          replacedId: existing.find((k) => k.chord === chord)?.id ?? null,
+          by: person.accountId,
+        });
+      }
     });
     return toView(row);
   }
@@ -229,7 +245,19 @@ export class Keybinds {
         if (!(await this.deps.authz.membership(person, scope))) throw notFound('keybind');
         await this.deps.authz.assertCan(person, 'keybind:manage', scope);
       }
-      return deleteKeybind(tx.db, id);
+      const deleted = await deleteKeybind(tx.db, id);
+      if (deleted && row.workspaceId !== null) {
+        const serverId = row.workspaceId;
+        const at = this.deps.clock.now().getTime();
+        emit(tx, this.deps.events, workspaceTopic(serverId), 'WorkspaceKeybindDeleted', at, {
+          audience: { kind: 'workspace' },
+          serverId,
+          keybindId: row.id,
+          chord: row.chord,
+          by: person.accountId,
+        });
+      }
+      return deleted;
     });
   }
 }

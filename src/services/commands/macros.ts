@@ -2,7 +2,11 @@ import type { UserActor } from '../../auth/actor.js';
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
 import type { CommandMacroTable } from '../../db/tables/commands.js';
+import type { Tx } from '../../db/transaction.js';
 import { AppError, capExceeded, notFound, validation } from '../../errors.js';
+import { workspaceTopic } from '../../events/catalog.js';
+import type { EventPort } from '../../events/port.js';
+import { emit } from '../../events/publish.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import type { Authz } from '../authz/authz.js';
@@ -60,6 +64,7 @@ export interface MacroDeps {
   clock: Clock;
   authz: Authz;
   commands: CommandService;
+  events: EventPort;
 }
 
 /**
@@ -127,6 +132,7 @@ export class Macros {
           throw capExceeded('macros per workspace', 'SVC_LIMIT_MACROS_PER_WORKSPACE', cap);
         }
         row.workspaceId = workspaceId;
+        this.announce(tx, 'WorkspaceMacroCreated', row, person.accountId);
       } else {
         if ((await countMacros(tx.db, { ownerId: person.accountId })) >= PERSONAL_MACROS_MAX) {
           throw validation(`limit reached: at most ${PERSONAL_MACROS_MAX} personal macros`, {
@@ -169,7 +175,30 @@ export class Macros {
           db: tx.db,
         });
       }
-      return deleteMacro(tx.db, row.id);
+      const deleted = await deleteMacro(tx.db, row.id);
+      if (deleted) this.announce(tx, 'WorkspaceMacroDeleted', row, person.accountId);
+      return deleted;
+    });
+  }
+
+  /**
+   * A workspace's macro made or deleted reaches every member's open pages (docs/events.md), so
+   * their lists and `/` palettes follow; a person's own macros publish nothing.
+   */
+  private announce(
+    tx: Tx,
+    type: 'WorkspaceMacroCreated' | 'WorkspaceMacroDeleted',
+    row: CommandMacroTable,
+    by: string,
+  ): void {
+    const serverId = row.workspaceId;
+    if (serverId === null) return;
+    emit(tx, this.deps.events, workspaceTopic(serverId), type, this.now(), {
+      audience: { kind: 'workspace' },
+      serverId,
+      macroId: row.id,
+      name: row.name,
+      by,
     });
   }
 

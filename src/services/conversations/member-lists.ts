@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 
 import type { Executor } from '../../db/database.js';
 import { keysetRows, pastCursor, type KeysetPage } from '../paging/keyset.js';
@@ -20,8 +20,10 @@ const ORDER = { at: 'joinedAt', key: 'accountId' } as const;
 
 /**
  * One page of the members (not pending invitees) of each conversation, in the order they
- * joined (then account id): at most `page.limit` rows each, past the page's cursor. One windowed
- * query for every conversation; the same cursor applies to each.
+ * joined (then account id): at most `page.limit` rows each, past the page's cursor. One query for
+ * every conversation; the same cursor applies to each. Both read conversation_member_order_idx in
+ * the list's order: one conversation's page stops after `page.limit` rows of it; several are
+ * numbered per conversation, which reads each one's rows past the cursor.
  */
 export async function memberPages(
   db: Executor,
@@ -31,11 +33,48 @@ export async function memberPages(
   const out = new Map<string, MemberListRow[]>();
   if (conversationIds.length === 0) return out;
   const walk = page.before ? 'desc' : 'asc';
-  const dir = sql.raw(walk);
   const cursor = page.after ?? page.before;
-  const rows = await db
-    .selectFrom((eb) => {
-      let q = eb
+  const past = cursor ? pastCursor(ORDER, walk, cursor) : sql<boolean>`true`;
+  const rows =
+    conversationIds.length === 1
+      ? await db
+          .selectFrom('conversation_member')
+          .select(['conversationId', 'accountId', 'joinedAt'])
+          .where('conversationId', '=', conversationIds[0]!)
+          .where('state', '=', 'member')
+          .where(past)
+          .orderBy('joinedAt', walk)
+          .orderBy('accountId', walk)
+          .limit(page.limit)
+          .execute()
+      : await windowedMemberRows(db, conversationIds, page.limit, walk, past);
+  for (const r of rows) {
+    const row = {
+      conversationId: r.conversationId,
+      accountId: r.accountId,
+      joinedAt: Number(r.joinedAt),
+    };
+    const list = out.get(r.conversationId);
+    if (list) list.push(row);
+    else out.set(r.conversationId, [row]);
+  }
+  // Walked backwards for `before`: put each page back in the list's order.
+  for (const [id, list] of out) out.set(id, keysetRows(list, page));
+  return out;
+}
+
+/** The first `limit` members of each conversation past `past`, numbered per conversation. */
+function windowedMemberRows(
+  db: Executor,
+  conversationIds: readonly string[],
+  limit: number,
+  walk: 'asc' | 'desc',
+  past: RawBuilder<boolean>,
+) {
+  const dir = sql.raw(walk);
+  return db
+    .selectFrom((eb) =>
+      eb
         .selectFrom('conversation_member')
         .select(['conversationId', 'accountId', 'joinedAt'])
         .select(
@@ -44,24 +83,15 @@ export async function memberPages(
           ),
         )
         .where('conversationId', 'in', conversationIds)
-        .where('state', '=', 'member');
-      if (cursor) q = q.where(pastCursor(ORDER, walk, cursor));
-      return q.as('m');
-    })
+        .where('state', '=', 'member')
+        .where(past)
+        .as('m'),
+    )
     .selectAll('m')
-    .where('m.rn', '<=', page.limit)
+    .where('m.rn', '<=', limit)
     .orderBy('m.conversationId')
     .orderBy('m.rn')
     .execute();
-  for (const { rn: _rn, ...r } of rows) {
-    const row = { ...r, joinedAt: Number(r.joinedAt) };
-    const list = out.get(r.conversationId);
-    if (list) list.push(row);
-    else out.set(r.conversationId, [row]);
-  }
-  // Walked backwards for `before`: put each page back in the list's order.
-  for (const [id, list] of out) out.set(id, keysetRows(list, page));
-  return out;
 }
 
 /** How many members (not pending invitees) each conversation has. */
@@ -84,39 +114,44 @@ export async function memberCounts(
  * The rows an account holds in each conversation: its membership, or a live invitation
  * (`pending`, not lapsed). What the caller's standing is read from.
  */
-export async function ownMemberRows(
+export function ownMemberRows(
   db: Executor,
   accountId: string,
   conversationIds: readonly string[],
   now: number,
 ) {
-  if (conversationIds.length === 0) return [];
-  return db
-    .selectFrom('conversation_member')
-    .select(['conversationId', 'accountId', 'state'])
-    .where('accountId', '=', accountId)
-    .where('conversationId', 'in', conversationIds)
-    .where((eb) => eb.or([eb('state', '=', 'member'), eb('joinedAt', '>', now - INVITE_TTL_MS)]))
-    .execute();
+  return standingRows(db, conversationIds, now, { accountId });
 }
 
 /**
  * The live invitations of each conversation (encrypted ones only have them; each account holds
  * at most the operator's cap of them), in the order they were sent.
  */
-export async function pendingInvitees(
+export function pendingInvitees(db: Executor, conversationIds: readonly string[], now: number) {
+  return standingRows(db, conversationIds, now, { pendingOnly: true });
+}
+
+/**
+ * The rows of each conversation that stand: memberships and invitations not lapsed, in the order
+ * they were made. `accountId` keeps one account's rows, `pendingOnly` the invitations alone.
+ */
+async function standingRows(
   db: Executor,
   conversationIds: readonly string[],
   now: number,
+  only: { accountId?: string; pendingOnly?: boolean },
 ) {
   if (conversationIds.length === 0) return [];
-  return db
+  let q = db
     .selectFrom('conversation_member')
     .select(['conversationId', 'accountId', 'state'])
     .where('conversationId', 'in', conversationIds)
-    .where('state', '=', 'pending')
-    .where('joinedAt', '>', now - INVITE_TTL_MS)
-    .orderBy('joinedAt')
-    .orderBy('accountId')
-    .execute();
+    .where((eb) => {
+      const live = eb('joinedAt', '>', now - INVITE_TTL_MS);
+      return only.pendingOnly
+        ? eb.and([eb('state', '=', 'pending'), live])
+        : eb.or([eb('state', '=', 'member'), live]);
+    });
+  if (only.accountId !== undefined) q = q.where('accountId', '=', only.accountId);
+  return q.orderBy('joinedAt').orderBy('accountId').execute();
 }

@@ -10,6 +10,7 @@ import { dropConversation, nameOf, putConversations, titleOf } from '../state/st
 import { conversationTimeline } from '../state/timeline.ts';
 import { Dialog } from '../ui/dialog.tsx';
 import { Icon } from '../ui/icons.tsx';
+import { PeoplePicker } from '../ui/people-picker.tsx';
 import { ErrorText } from '../ui/toasts.tsx';
 
 import { e2ee, groupsHere } from './glue.ts';
@@ -151,24 +152,7 @@ export function AddPeople({
     <Dialog title={`Add people to ${titleOf(c)}`} onClose={onClose}>
       {!people && <p class="loading">Loading people…</p>}
       {people && !shown.length && <p class="hint">Everyone you share a workspace with is here.</p>}
-      <fieldset class="people">
-        <legend>People</legend>
-        {shown.map((u) => (
-          <label class="check" key={u.id}>
-            <input
-              type="checkbox"
-              checked={picked.includes(u.id)}
-              onChange={(e) =>
-                setPicked(
-                  e.currentTarget.checked ? [...picked, u.id] : picked.filter((x) => x !== u.id),
-                )
-              }
-            />
-            <span dir="auto">{u.displayName ?? u.username}</span>{' '}
-            <span class="muted">@{u.username}</span>
-          </label>
-        ))}
-      </fieldset>
+      <PeoplePicker legend="People" people={shown} picked={picked} onChange={setPicked} />
       <ErrorText error={error} />
       <button type="button" class="primary" disabled={!picked.length} onClick={() => void add()}>
         Add

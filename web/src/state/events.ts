@@ -24,6 +24,7 @@ import {
   refreshNotificationCount,
 } from './notifications.ts';
 import { pluginsChanged } from './plugins.ts';
+import { commandListsChanged } from './command-lists.ts';
 
 type P = Record<string, unknown>;
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
@@ -241,6 +242,12 @@ export function applyEvent(e: LiveEvent): void {
     case 'WorkspacePluginUpdated':
     case 'WorkspacePluginRemoved':
       pluginsChanged();
+      return;
+    case 'WorkspaceMacroCreated':
+    case 'WorkspaceMacroDeleted':
+    case 'WorkspaceKeybindSet':
+    case 'WorkspaceKeybindDeleted':
+      commandListsChanged();
       return;
     case 'DmRequestReceived':
     case 'DmRequestAnswered':

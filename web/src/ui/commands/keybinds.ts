@@ -5,6 +5,7 @@ import { ApiError } from '../../api/graphql.ts';
 import { COMMAND_LIST_PAGE, KEYBINDS } from '../../api/command-queries.ts';
 import { readAll } from '../../api/paged.ts';
 import type { Keybind } from '../../api/types.ts';
+import { commandListChanges } from '../../state/command-lists.ts';
 import { pluginChanges } from '../../state/plugins.ts';
 import { route } from '../../state/router.ts';
 import { conversations, workspaces } from '../../state/store.ts';
@@ -46,9 +47,11 @@ export function useKeybinds(): void {
   const serverId = r.name === 'workspace' ? r.serverId : null;
   // A plugin enabled, disabled or changed brings its keybinds or takes them away.
   const plugins = pluginChanges.value;
+  // So does a workspace's default keybind or macro set or removed elsewhere.
+  const lists = commandListChanges.value;
   useEffect(() => {
     void loadKeybinds().catch(() => undefined);
-  }, [serverId, plugins]);
+  }, [serverId, plugins, lists]);
   useEffect(() => {
     const f = (e: KeyboardEvent) => {
       if (e.defaultPrevented || e.repeat || document.querySelector('dialog[open]')) return;

@@ -2,6 +2,7 @@ import { ApiError } from '../../api/graphql.ts';
 import { COMMAND_LIST_PAGE, MACROS } from '../../api/command-queries.ts';
 import { readAll } from '../../api/paged.ts';
 import type { Command, Conversation, Macro } from '../../api/types.ts';
+import { commandListChanges } from '../../state/command-lists.ts';
 
 import { argumentHint, commandsHere, runCommand, runMacro } from './run.ts';
 
@@ -16,16 +17,20 @@ export interface SlashItem {
   target: SlashTarget;
 }
 
-const macroLists = new Map<string, { at: number; list: Promise<Macro[]> }>();
+const macroLists = new Map<string, { at: number; seen: number; list: Promise<Macro[]> }>();
 
-/** The person's macros and the workspace's (not the direct space's), kept a minute. */
+/**
+ * The person's macros and the workspace's (not the direct space's), kept a minute or until a
+ * workspace's macros change (`commandListChanges`).
+ */
 export function macrosHere(serverId: string, direct: boolean): Promise<Macro[]> {
   const key = direct ? '' : serverId;
   const had = macroLists.get(key);
-  if (had && Date.now() - had.at < 60_000) return had.list;
+  const seen = commandListChanges.peek();
+  if (had && had.seen === seen && Date.now() - had.at < 60_000) return had.list;
   const list = readMacros(direct ? null : serverId);
   list.catch(() => macroLists.delete(key));
-  macroLists.set(key, { at: Date.now(), list });
+  macroLists.set(key, { at: Date.now(), seen, list });
   return list;
 }
 

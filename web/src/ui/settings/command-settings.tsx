@@ -11,6 +11,7 @@ import {
 import { ApiError, gql } from '../../api/graphql.ts';
 import { readAll } from '../../api/paged.ts';
 import type { Keybind, Macro, MacroStep } from '../../api/types.ts';
+import { commandListChanges } from '../../state/command-lists.ts';
 import { conversations } from '../../state/store.ts';
 import { lastConversation } from '../../state/view.ts';
 import { chordOf, chordWords, clashOf } from '../commands/chords.ts';
@@ -63,8 +64,12 @@ export function parseStep(line: string, n: number): MacroStep {
   return { command: m[1]!, plugin: null, args };
 }
 
-/** The macros of a scope (the workspace's list also holds the person's own: they are dropped). */
+/**
+ * The macros of a scope (the workspace's list also holds the person's own: they are dropped),
+ * read again when a workspace's list changes elsewhere.
+ */
 function useMacros(scope: CommandScope) {
+  const changes = commandListChanges.value;
   const [macros, setMacros] = useState<Macro[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const reload = () =>
@@ -76,7 +81,7 @@ function useMacros(scope: CommandScope) {
       .catch(setError);
   useEffect(() => {
     void reload();
-  }, [scope.serverId]);
+  }, [scope.serverId, changes]);
   return { macros, reload, error };
 }
 
@@ -309,9 +314,10 @@ function Keybinds(p: { scope: CommandScope; macros: Macro[] }) {
     );
     setDefaults(all.filter((k) => k.serverId === serverId));
   };
+  const changes = commandListChanges.value;
   useEffect(() => {
     if (serverId) void reload().catch(setError);
-  }, [serverId]);
+  }, [serverId, changes]);
   const shown = serverId ? defaults : keybinds.value.filter((k) => k.ownerId);
   const clash = chord ? clashOf(chord) : null;
   const save = async () => {

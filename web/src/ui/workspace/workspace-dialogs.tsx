@@ -27,6 +27,7 @@ import {
 } from '../../state/store.ts';
 import { Dialog } from '../dialog.tsx';
 import { MessageText } from '../format.tsx';
+import { PeoplePicker } from '../people-picker.tsx';
 import type { SidebarDialog } from '../sidebar.tsx';
 import { ErrorText, showInfo } from '../toasts.tsx';
 import { joinRemote, remoteInvite } from '../../remote/spaces.ts';
@@ -352,24 +353,12 @@ function NewConversation({ onClose }: { onClose: () => void }) {
           You share no workspace with anyone yet. Join one, then start a conversation.
         </p>
       )}
-      <fieldset class="people">
-        <legend>People (one for a direct conversation, several for a group)</legend>
-        {shown.slice(0, 100).map((u) => (
-          <label class="check" key={u.id}>
-            <input
-              type="checkbox"
-              checked={picked.includes(u.id)}
-              onChange={(e) =>
-                setPicked(
-                  e.currentTarget.checked ? [...picked, u.id] : picked.filter((x) => x !== u.id),
-                )
-              }
-            />
-            <span dir="auto">{u.displayName ?? u.username}</span>{' '}
-            <span class="muted">@{u.username}</span>
-          </label>
-        ))}
-      </fieldset>
+      <PeoplePicker
+        legend="People (one for a direct conversation, several for a group)"
+        people={shown.slice(0, 100)}
+        picked={picked}
+        onChange={setPicked}
+      />
       <label class="check">
         <input
           type="checkbox"

@@ -276,8 +276,8 @@ describe.skipIf(TEST_DB !== 'sqlite' || SKIP)(
           constructor(address: string, protocols?: string | string[]) {
             super(address, protocols, {
               headers: { cookie: ben!.session.cookie, origin: ORIGIN, host: DOMAIN },
-              ca,
-              servername: DOMAIN,
+              // The site's name in TLS (ws passes it on to tls.connect).
+              ...{ ca, servername: DOMAIN },
             });
           }
         }

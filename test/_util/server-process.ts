@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -8,7 +7,7 @@ import WebSocket from 'ws';
 
 import { currentStamp, fingerprint } from '../../scripts/build-lib.mjs';
 import { BUILD_INPUTS } from '../../scripts/build.mjs';
-import { until } from '../realtime/_helpers.js';
+import { until } from './until.js';
 
 // Real `svc serve` processes for tests of several processes (test/realtime/cluster.test.ts,
 // test/faults/redis-processes.test.ts), and the small client they need: password sign-in,
@@ -17,17 +16,7 @@ import { until } from '../realtime/_helpers.js';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const PASSWORD = 'correct horse battery staple';
 
-/** A port nobody listens on now. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from './ports.js';
 
 let entry: string[] | null = null;
 

@@ -18,6 +18,20 @@ export const PODMAN = findBinary('podman');
 export const DEBOOTSTRAP = findBinary('debootstrap');
 const RUNC = findBinary('runc');
 
+/** Why the image cannot be built here, or ''. */
+export function missingTools(): string {
+  if (!PODMAN) return 'podman is not installed; .ci/packages installs it';
+  if (!DEBOOTSTRAP) return 'debootstrap is not installed; .ci/packages installs it';
+  if (process.getuid?.() !== 0) return 'debootstrap needs root';
+  return '';
+}
+
+/** Whether a test that builds images is skipped for `missing`: never in CI, where it fails. */
+export const skipped = (missing: string) => missing !== '' && process.env.CI !== 'true';
+
+/** svc's image as the tests build it (container.test.ts, compose-up.test.ts). */
+export const SVC_IMAGE = 'localhost/svc:test';
+
 /** Where the storage, the Debian base's tarball and the settings are kept between runs. */
 export const CACHE =
   process.env.SVC_CONTAINER_TEST_CACHE ?? path.join(os.homedir(), '.cache/svc-container-test');
@@ -122,6 +136,10 @@ export async function podmanOk(
  * go into the base, so the image's npm reaches the registry the way the machine's does.
  */
 export async function ensureBase(): Promise<void> {
+  await locked(() => makeBase());
+}
+
+async function makeBase(): Promise<void> {
   if ((await podman(['image', 'exists', BASE])).code === 0) return;
   const extra = '/usr/local/share/ca-certificates';
   const cas = fs.existsSync(extra)
@@ -147,6 +165,10 @@ export async function ensureBase(): Promise<void> {
  * the next build while what older builds left is removed (`image prune`).
  */
 export async function buildImage(tag: string): Promise<void> {
+  await locked(() => build(tag));
+}
+
+async function build(tag: string): Promise<void> {
   const common = [
     'build',
     '--format',
@@ -161,4 +183,73 @@ export async function buildImage(tag: string): Promise<void> {
   });
   await podmanOk([...common, '-t', tag, '.'], { timeoutMs: 10 * 60_000 });
   await podman(['image', 'prune', '--force'], { timeoutMs: 5 * 60_000 });
+}
+
+/**
+ * Builds deploy/container/`name`/Containerfile (PostgreSQL, Redis or Caddy from Debian's
+ * packages) on the offline base as `tag`; its package layer stays as the next build's cache.
+ */
+export async function buildOffline(name: string, tag: string): Promise<void> {
+  await locked(() =>
+    podmanOk(
+      [
+        'build',
+        '--format',
+        'docker',
+        '--build-arg',
+        `BASE=${BASE}`,
+        '-t',
+        tag,
+        `deploy/container/${name}`,
+      ],
+      { timeoutMs: 15 * 60_000 },
+    ),
+  );
+}
+
+/**
+ * Runs `work` while no other test process builds in the storage: two builds at once would each
+ * do the work, and one's `image prune` could take the layers the other is making.
+ */
+export async function locked<T>(work: () => Promise<T>): Promise<T> {
+  const lock = path.join(CACHE, 'build.lock');
+  const owner = path.join(lock, 'pid');
+  fs.mkdirSync(CACHE, { recursive: true });
+  for (;;) {
+    try {
+      fs.mkdirSync(lock);
+      fs.writeFileSync(owner, String(process.pid));
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const taken = fs.statSync(lock, { throwIfNoEntry: false });
+    if (!taken) continue;
+    let pid = 0;
+    try {
+      pid = Number(fs.readFileSync(owner, 'utf8'));
+    } catch {
+      // Not written yet, or the lock just released.
+    }
+    // No owner written: taken an instant ago, or left by a process that died at that instant.
+    const stale = pid > 0 ? !alive(pid) : Date.now() - taken.mtimeMs > 60_000;
+    if (stale) fs.rmSync(lock, { recursive: true, force: true });
+    else await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+  try {
+    return await work();
+  } finally {
+    fs.rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/** Whether process `pid` runs. */
+export function alive(pid: number): boolean {
+  if (!(pid > 0)) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }

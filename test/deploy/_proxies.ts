@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 
-import { until } from '../realtime/_helpers.js';
-import { freePort } from '../_util/server-process.js';
+import { until } from '../_util/until.js';
+import { freePort } from '../_util/ports.js';
 import { ROOT } from './_binaries.js';
 
 // The reverse proxies of deploy/ run by the tests, from the repository's own files with only
@@ -208,13 +208,21 @@ export interface HttpsAnswer {
   body: string;
 }
 
-/** One HTTPS request to the proxy on 127.0.0.1:`port`, trusting `ca`. */
+/**
+ * One HTTPS request to the proxy on 127.0.0.1:`port`, trusting `ca`; for the site `servername`
+ * (its name in TLS and in Host) when given.
+ */
 export function httpsRequest(
   port: number,
   ca: Buffer,
   method: string,
   urlPath: string,
-  opts: { headers?: Record<string, string>; body?: string | Buffer; localAddress?: string } = {},
+  opts: {
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+    localAddress?: string;
+    servername?: string;
+  } = {},
 ): Promise<HttpsAnswer> {
   return new Promise((resolve, reject) => {
     let answered = false;
@@ -227,7 +235,8 @@ export function httpsRequest(
         ca,
         agent: false,
         localAddress: opts.localAddress,
-        headers: opts.headers,
+        servername: opts.servername,
+        headers: opts.servername ? { host: opts.servername, ...opts.headers } : opts.headers,
         timeout: 10_000,
       },
       (res) => {

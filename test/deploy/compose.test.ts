@@ -14,10 +14,9 @@ const TEST_DB = process.env.SVC_TEST_DB ?? 'sqlite';
 // `up` would run it, without starting anything (`--dry-run`, on a podman storage and network
 // configuration of the test's own): two svc nodes on PostgreSQL and Redis sharing one data
 // volume, Caddy in front publishing 80 and 443; every SVC_* variable it sets is one
-// docs/configuration.md documents; its Caddyfile is one Caddy accepts. The images of PostgreSQL,
-// Redis and Caddy come from a registry, which this machine cannot reach: the stack is not run
-// here (test/deploy/container.test.ts runs svc's own image; proxy-failover.test.ts two nodes
-// behind a proxy on PostgreSQL and Redis). Run once, on SQLite.
+// docs/configuration.md documents; its Caddyfile is one Caddy accepts. Its images come from a
+// registry by default; test/deploy/compose-up.test.ts runs the stack with those of
+// deploy/compose.offline.yaml, built from Debian's packages. Run once, on SQLite.
 
 const COMPOSE = findBinary('podman-compose');
 const PODMAN = findBinary('podman');

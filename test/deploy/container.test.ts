@@ -4,10 +4,19 @@ import path from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { until } from '../realtime/_helpers.js';
+import { until } from '../_util/until.js';
 import { freePort, PASSWORD } from '../_util/server-process.js';
 import { ROOT } from './_binaries.js';
-import { buildImage, DEBOOTSTRAP, ensureBase, PODMAN, podman, podmanOk } from './_podman.js';
+import {
+  buildImage,
+  ensureBase,
+  missingTools,
+  PODMAN,
+  podman,
+  podmanOk,
+  skipped,
+  SVC_IMAGE,
+} from './_podman.js';
 
 /** Which database this run is for (test/_util/app.ts, not imported: it loads the whole server). */
 const TEST_DB = process.env.SVC_TEST_DB ?? 'sqlite';
@@ -24,17 +33,11 @@ const TEST_DB = process.env.SVC_TEST_DB ?? 'sqlite';
 // storage is kept between runs (test/deploy/_podman.ts): the first run makes the base and
 // installs the dependencies (minutes); later runs rebuild from the sources. Run once, on SQLite.
 
-const IMAGE = 'localhost/svc:test';
+const IMAGE = SVC_IMAGE;
 const USER_ID = 10001;
 
-function missing(): string {
-  if (!PODMAN) return 'podman is not installed; .ci/packages installs it';
-  if (!DEBOOTSTRAP) return 'debootstrap is not installed; .ci/packages installs it';
-  if (process.getuid?.() !== 0) return 'debootstrap needs root';
-  return '';
-}
-const MISSING = missing();
-const SKIP = MISSING !== '' && process.env.CI !== 'true';
+const MISSING = missingTools();
+const SKIP = skipped(MISSING);
 
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
   dependencies: Record<string, string>;

@@ -1,27 +1,12 @@
-import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-
 import { expect } from 'vitest';
 
 import { setCookies, type Agent, type GqlResponse, type TestApp } from '../_util/app.js';
-import { rawEd25519Public } from '../../src/services/instance/server-keys.js';
+import { newKey, signText, statement, type TestKey } from './_statements.js';
 
 // A test client's side of docs/keys.md, written from the document rather than from the server's
 // code, so a change of the statement format breaks these tests.
 
-export interface TestKey {
-  /** Raw 32-byte public key, base64url. */
-  publicKey: string;
-  privateKey: KeyObject;
-}
-
-export function newKey(): TestKey {
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  return { publicKey: rawEd25519Public(publicKey), privateKey };
-}
-
-export function signText(key: TestKey, text: string): string {
-  return sign(null, Buffer.from(text, 'utf8'), key.privateKey).toString('base64url');
-}
+export { newKey, signText, statement, type TestKey };
 
 export interface Challenge {
   challengeId: string;
@@ -36,22 +21,6 @@ export async function challenge(t: TestApp): Promise<Challenge> {
   );
   expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
   return res.body.data!.keyLoginChallenge as Challenge;
-}
-
-export function statement(
-  audience: string,
-  ch: Pick<Challenge, 'nonce' | 'serverKey'>,
-  issuedAt: string,
-  extra: Array<[string, string]>,
-): string {
-  return [
-    'svc-key-statement-v1',
-    `audience: ${audience}`,
-    `server: ${ch.serverKey}`,
-    `nonce: ${ch.nonce}`,
-    `issued-at: ${issuedAt}`,
-    ...extra.map(([k, v]) => `${k}: ${v}`),
-  ].join('\n');
 }
 
 export const nowIso = (t: TestApp) => t.ctx.clock.now().toISOString();

@@ -6,22 +6,11 @@ import WebSocket from 'ws';
 import type { Agent, TestApp, TestAppOptions } from '../_util/app.js';
 import { agentHeaders, startTestServer } from '../_util/app.js';
 import { signUpAndIn } from '../_util/seed.js';
+import { until } from '../_util/until.js';
 
 export type Server = Awaited<ReturnType<typeof startTestServer>>;
 
-/** Waits until `check` holds, polling; fails after `timeoutMs` with `what`. */
-export async function until(
-  check: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 15));
-  }
-}
+export { until };
 
 /** A real server plus the small API tests need (GraphQL over inject, signing up). */
 export interface RealtimeTestServer {

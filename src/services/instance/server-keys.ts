@@ -38,26 +38,10 @@ export interface ServerKeys {
  * the same reason (restore the key from a backup).
  */
 export async function loadOrCreateServerKeys(db: Db, clock: Clock): Promise<ServerKeys | null> {
-  await db.transaction(async (tx) => {
-    const instance = await getInstance(tx.db);
-    if (instance) return;
-    const now = clock.now().getTime();
-    await insertInstance(tx.db, now);
-    const pair = generateKeyPairSync('ed25519');
-    await insertServerKey(tx.db, {
-      kind: 'signing',
-      privateKey: pair.privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
-      publicKey: pair.publicKey.export({ format: 'der', type: 'spki' }).toString('base64'),
-      createdAt: now,
-    });
-    for (const kind of ['franking', 'cookie'] as const) {
-      await insertServerKey(tx.db, {
-        kind,
-        privateKey: randomBytes(32).toString('base64'),
-        publicKey: '',
-        createdAt: now,
-      });
-    }
+  await createServerKeys(db, clock).catch(async (err: unknown) => {
+    // Another process booting on the same empty database made them at the same moment (two
+    // nodes started together): theirs are the ones kept.
+    if (!(await getInstance(db.kysely))) throw err;
   });
   const checks = await checkServerKeys(db);
   // A lost key is never re-created (see above): boot stops with the reason /readyz would give.
@@ -83,6 +67,31 @@ export async function loadOrCreateServerKeys(db: Db, clock: Clock): Promise<Serv
     // one in memory, which only signs everybody out.
     cookie: cookieRow ? Buffer.from(cookieRow.privateKey, 'base64') : randomBytes(32),
   };
+}
+
+/** The instance row and the server keys of a database's first boot; nothing when it has them. */
+async function createServerKeys(db: Db, clock: Clock): Promise<void> {
+  await db.transaction(async (tx) => {
+    const instance = await getInstance(tx.db);
+    if (instance) return;
+    const now = clock.now().getTime();
+    await insertInstance(tx.db, now);
+    const pair = generateKeyPairSync('ed25519');
+    await insertServerKey(tx.db, {
+      kind: 'signing',
+      privateKey: pair.privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
+      publicKey: pair.publicKey.export({ format: 'der', type: 'spki' }).toString('base64'),
+      createdAt: now,
+    });
+    for (const kind of ['franking', 'cookie'] as const) {
+      await insertServerKey(tx.db, {
+        kind,
+        privateKey: randomBytes(32).toString('base64'),
+        publicKey: '',
+        createdAt: now,
+      });
+    }
+  });
 }
 
 /** Checks both keys /readyz reports, reading the database each time. */

@@ -102,6 +102,8 @@ export const MEMBERS = `query WorkspaceMembers($serverId: ID!, $after: String) {
 
 export const CREATE_ATTACHMENT = `mutation CreateAttachment($input: CreateAttachmentInput!) {
   createAttachment(input: $input) { attachmentId uploadToken } }`;
+export const FINALIZE_ATTACHMENT = `mutation FinalizeAttachment($input: FinalizeAttachmentInput!) {
+  finalizeAttachment(input: $input) { id } }`;
 /** The newest messages' attachments: finalizing publishes no event, so readers look again. */
 export const CUSTOM_EMOJI = `id name shortcode url width height`;
 export const CUSTOM_EMOJIS = `query CustomEmojis($serverId: ID!, $after: String, $limit: Int) {

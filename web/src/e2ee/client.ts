@@ -14,6 +14,7 @@ import { conversations, me, nameOf } from '../state/store.ts';
 import { confirmAction } from '../ui/confirm.tsx';
 
 import { groupsHere, type GroupHere } from './glue.ts';
+import { call, exclusive, locked, packagesLock } from './worker-link.ts';
 import type {
   Decrypted,
   Encrypted,
@@ -22,29 +23,7 @@ import type {
   PreparedCommit,
   Unreadable,
 } from './protocol.ts';
-
-// The worker, one request and answer at a time.
-
-let worker: Worker | null = null;
-let seq = 0;
-const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-
-function call<T>(req: MlsRequest): Promise<T> {
-  if (!worker) {
-    worker = new Worker(new URL('./mls-worker.ts', import.meta.url), { type: 'module' });
-    worker.onmessage = (ev: MessageEvent<{ id: number; result?: unknown; error?: string }>) => {
-      const w = waiting.get(ev.data.id);
-      waiting.delete(ev.data.id);
-      if (ev.data.error !== undefined) w?.reject(new Error(ev.data.error));
-      else w?.resolve(ev.data.result);
-    };
-  }
-  const id = ++seq;
-  return new Promise<T>((resolve, reject) => {
-    waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
-    worker!.postMessage({ id, req });
-  });
-}
+import type { SealedFileRef } from './sealed-file.ts';
 
 // The GraphQL documents of encrypted conversations.
 
@@ -127,24 +106,27 @@ async function setUp(ask: boolean): Promise<Device | null> {
     }>;
     myKeyIdentity: { id: string } | null;
   };
-  let d = await gql<D>(DEVICE_Q);
-  if (!d.myKeyIdentity) {
+  const first = await gql<D>(DEVICE_Q);
+  if (!first.myKeyIdentity) {
     if (!ask) return null;
     await enrol();
-    d = await gql<D>(DEVICE_Q);
   }
-  const current = d.myDevices.find((x) => x.current);
-  if (!current || !d.myKeyIdentity) {
-    throw new Error(
-      'This session was not started with a device key. Sign out, then sign in with this browser’s key.',
-    );
-  }
-  const identity = `${d.myKeyIdentity.id}:${current.id}`;
-  const held = await call<number>({ op: 'init', deviceId: current.id, identity });
-  if (!current.encryptionReady || held === 0 || current.keyPackagesLow) {
-    await publish(current.id, !current.encryptionReady || held === 0);
-  }
-  return { deviceId: current.id, identity };
+  // Another tab may be setting this device up too: one at a time, each reading afresh.
+  return exclusive(packagesLock(me.value?.id ?? ''), async () => {
+    const d = await gql<D>(DEVICE_Q);
+    const current = d.myDevices.find((x) => x.current);
+    if (!current || !d.myKeyIdentity) {
+      throw new Error(
+        'This session was not started with a device key. Sign out, then sign in with this browser’s key.',
+      );
+    }
+    const identity = `${d.myKeyIdentity.id}:${current.id}`;
+    const held = await call<number>({ op: 'init', deviceId: current.id, identity });
+    if (!current.encryptionReady || held === 0 || current.keyPackagesLow) {
+      await publish(current.id, !current.encryptionReady || held === 0);
+    }
+    return { deviceId: current.id, identity };
+  });
 }
 
 async function publish(deviceId: string, lastResort: boolean): Promise<void> {
@@ -211,21 +193,6 @@ async function enrol(): Promise<void> {
     identity,
     createdAt: issuedAt,
   });
-}
-
-// One operation at a time per conversation: the group's state moves with each.
-
-const locks = new Map<string, Promise<unknown>>();
-
-function locked<T>(conversationId: string, f: () => Promise<T>): Promise<T> {
-  const before = locks.get(conversationId) ?? Promise.resolve();
-  const run = before.then(f, f);
-  const tail = run.catch(() => undefined);
-  locks.set(conversationId, tail);
-  void tail.then(() => {
-    if (locks.get(conversationId) === tail) locks.delete(conversationId);
-  });
-  return run;
 }
 
 const group = (conversationId: string) => call<GroupInfo | null>({ op: 'group', conversationId });
@@ -419,7 +386,7 @@ async function compareTree(conversationId: string, g: GroupInfo): Promise<void> 
 export async function sync(conversationId: string, ask = true): Promise<GroupInfo | null> {
   const dev = await ensureDevice(ask);
   if (!dev) return null;
-  return locked(conversationId, () => syncNow(conversationId, dev));
+  return locked(dev.deviceId, conversationId, () => syncNow(conversationId, dev));
 }
 
 // Messages.
@@ -487,7 +454,7 @@ async function decryptOne(conversationId: string, m: Message, dev: Device): Prom
 export async function decryptPage(conversationId: string, page: MessagePage): Promise<MessagePage> {
   const dev = await ensureDevice(true);
   if (!dev) return page;
-  return locked(conversationId, async () => {
+  return locked(dev.deviceId, conversationId, async () => {
     await syncNow(conversationId, dev);
     // Oldest first: a sender's messages are read in the order its keys move on.
     const order = [...page.items].sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1));
@@ -505,7 +472,7 @@ export async function decryptLive(m: Message): Promise<Message | null> {
   const dev = await ensureDevice(false);
   if (!dev || !m.mls) return m;
   const conversationId = m.conversationId;
-  return locked(conversationId, async () => {
+  return locked(dev.deviceId, conversationId, async () => {
     if (m.mls!.senderDeviceId === dev.deviceId) {
       const known = await call<Record<string, { body: string; opening: string }>>({
         op: 'read',
@@ -517,16 +484,18 @@ export async function decryptLive(m: Message): Promise<Message | null> {
   });
 }
 
-/** Encrypts and sends a message; its text is kept on this browser only. */
+/** Encrypts and sends a message (with the keys of its files); kept on this browser only. */
 export async function send(
   conversationId: string,
   text: string,
   threadRootId: string | null,
+  files: SealedFileRef[] = [],
 ): Promise<Message> {
   const dev = await ensureDevice(true);
   if (!dev) throw new NotSetUp();
-  return locked(conversationId, async () => {
-    const body = JSON.stringify({ text });
+  return locked(dev.deviceId, conversationId, async () => {
+    // The files' keys and names travel inside the message (./sealed-file.ts).
+    const body = JSON.stringify(files.length ? { text, files } : { text });
     let g = await syncNow(conversationId, dev);
     for (let attempt = 0; attempt < 5; attempt++) {
       if (!g) throw new Error('This browser has not been added to the conversation yet.');
@@ -575,13 +544,20 @@ export async function mlsEvent(
   const dev = await ensureDevice(false);
   if (!dev) return null;
   if (type === 'MlsKeyPackagesLow') {
-    if (p.deviceId === dev.deviceId) await publish(dev.deviceId, false);
+    if (p.deviceId !== dev.deviceId) return null;
+    // Every tab hears it: the first publishes, the others find the device no longer low.
+    await exclusive(packagesLock(me.value?.id ?? ''), async () => {
+      const d = await gql<{ myDevices: Array<{ current: boolean; keyPackagesLow: boolean }> }>(
+        DEVICE_Q,
+      );
+      if (d.myDevices.find((x) => x.current)?.keyPackagesLow) await publish(dev.deviceId, false);
+    });
     return null;
   }
   if (!conversationId) return null;
   if (type === 'MlsCommitAdded') {
     if (p.deviceId === dev.deviceId) return null;
-    await locked(conversationId, async () => {
+    await locked(dev.deviceId, conversationId, async () => {
       const r = await call<string>({
         op: 'applyCommit',
         conversationId,

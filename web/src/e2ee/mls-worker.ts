@@ -267,6 +267,10 @@ async function handle(req: MlsRequest): Promise<unknown> {
           }
         : null;
     }
+    case 'forget':
+      groups.delete(req.conversationId);
+      pending.delete(req.conversationId);
+      return null;
     case 'createGroup': {
       const cs = await suite();
       const kp = await generateKeyPackage(

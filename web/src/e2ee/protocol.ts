@@ -4,6 +4,8 @@ export type MlsRequest =
   | { op: 'init'; deviceId: string; identity: string }
   | { op: 'makePackages'; n: number; lastResort: boolean }
   | { op: 'group'; conversationId: string }
+  /** Drops what the worker holds of a group: another tab may have moved it on since. */
+  | { op: 'forget'; conversationId: string }
   | { op: 'createGroup'; conversationId: string; incarnation: number }
   | {
       op: 'prepareCommit';

@@ -1,7 +1,10 @@
 import { signal } from '@preact/signals';
 
 import { ApiError, gql, postForm } from '../api/graphql.ts';
-import { CREATE_ATTACHMENT } from '../api/queries.ts';
+import { CREATE_ATTACHMENT, FINALIZE_ATTACHMENT } from '../api/queries.ts';
+import { SEAL_OVERHEAD, sealFile, type SealedFileRef } from '../e2ee/sealed-file.ts';
+
+import { conversations } from './store.ts';
 
 /** The server's upload limit (docs/files.md): checked here too, so nothing is sent in vain. */
 export const MAX_UPLOAD_BYTES = 26_214_400;
@@ -15,6 +18,8 @@ export interface PendingFile {
   attachmentId: string | null;
   error: unknown;
   done: Promise<void>;
+  /** In an encrypted conversation: what the message will say of the encrypted upload. */
+  sealed?: Omit<SealedFileRef, 'id'>;
 }
 
 /** Files waiting in each message box, by `conversationId:threadRootId`. */
@@ -48,7 +53,9 @@ export function uploadError(err: unknown): unknown {
 
 /**
  * Starts the upload of each file: `createAttachment`, then `POST /api/files/upload` with the
- * token and id before the file part (docs/files.md, "The steps").
+ * token and id before the file part (docs/files.md, "The steps"). In an encrypted conversation
+ * the file is encrypted here first and goes up as `encrypted.bin`, so the server learns neither
+ * its name nor its type (docs/web-client-encrypted.md, "Attachments").
  */
 export function addFiles(key: string, conversationId: string, files: Iterable<File>): void {
   for (const file of files) {
@@ -65,19 +72,42 @@ export function addFiles(key: string, conversationId: string, files: Iterable<Fi
     };
     entry.done = (async () => {
       try {
-        if (file.size > MAX_UPLOAD_BYTES)
+        const encrypted = conversations.value[conversationId]?.encrypted === true;
+        if (file.size + (encrypted ? SEAL_OVERHEAD : 0) > MAX_UPLOAD_BYTES)
           throw uploadError(new ApiError('', 'HTTP', { status: 413 }));
         if (file.size === 0) throw new ApiError('the file is empty', 'VALIDATION');
+        const sealed = encrypted ? await sealFile(file) : null;
+        const upName = sealed ? 'encrypted.bin' : name;
         const d = await gql<{ createAttachment: { attachmentId: string; uploadToken: string } }>(
           CREATE_ATTACHMENT,
-          { input: { conversationId, fileName: name, contentType: file.type || null } },
+          {
+            input: {
+              conversationId,
+              fileName: upName,
+              contentType: sealed ? null : file.type || null,
+            },
+          },
         );
         const form = new FormData();
         form.append('upload_token', d.createAttachment.uploadToken);
         form.append('attachment_id', d.createAttachment.attachmentId);
-        form.append('file', file, name);
+        form.append('file', sealed?.blob ?? file, upName);
         await postForm('/api/files/upload', form);
-        patch(key, localId, { state: 'ready', attachmentId: d.createAttachment.attachmentId });
+        patch(key, localId, {
+          state: 'ready',
+          attachmentId: d.createAttachment.attachmentId,
+          ...(sealed
+            ? {
+                sealed: {
+                  name,
+                  type: file.type || 'application/octet-stream',
+                  size: file.size,
+                  key: sealed.key,
+                  sha256: sealed.sha256,
+                },
+              }
+            : {}),
+        });
       } catch (err) {
         patch(key, localId, { state: 'failed', error: uploadError(err) });
       }
@@ -112,4 +142,23 @@ export async function readyFiles(key: string): Promise<PendingFile[]> {
 /** The files went out on a message: they leave the box. */
 export function sentFiles(key: string, sent: PendingFile[]): void {
   for (const f of sent) removePending(key, f.localId);
+}
+
+/** The files' references an encrypted message carries (keys, names, hashes). */
+export function sealedOf(files: PendingFile[]): SealedFileRef[] {
+  return files.flatMap((f) =>
+    f.sealed && f.attachmentId ? [{ id: f.attachmentId, ...f.sealed }] : [],
+  );
+}
+
+/**
+ * Attaches files to a message sent already (`finalizeAttachment`, one by one): an encrypted
+ * message cannot name them as it is sent, since the server cannot read it.
+ */
+export async function finalizeFiles(messageId: string, files: PendingFile[]): Promise<void> {
+  for (const f of files) {
+    if (f.attachmentId) {
+      await gql(FINALIZE_ATTACHMENT, { input: { attachmentId: f.attachmentId, messageId } });
+    }
+  }
 }

@@ -10,15 +10,19 @@ import { registerPart } from './message-parts.tsx';
 import { ErrorText } from './toasts.tsx';
 import { hostOfId } from '../remote/routing.ts';
 import { RemoteAttachment } from '../remote/remote-file.tsx';
+import { EncryptedAttachments } from '../e2ee/attachment.tsx';
 
 /** The key of a message box's files: its conversation and thread. */
 export function filesKey(conversationId: string, threadRootId: string | undefined): string {
   return `${conversationId}:${threadRootId ?? ''}`;
 }
 
-/** Whether files can be attached here: the feature is on and the server can read the file. */
-export function canAttach(c: { encrypted: boolean }): boolean {
-  return featureOn('attachments') && !c.encrypted;
+/**
+ * Whether files can be attached here: the feature is on (in an encrypted conversation they are
+ * encrypted before upload, ../e2ee/sealed-file.ts).
+ */
+export function canAttach(_c: { encrypted: boolean }): boolean {
+  return featureOn('attachments');
 }
 
 export function sizeWords(n: number): string {
@@ -100,7 +104,9 @@ function isImage(a: Attachment): boolean {
 // Attachments under a message: images as a preview through the download route (same origin, so
 // the page's policy allows it), other files as a link with their name and size.
 registerPart((m) =>
-  m.attachments.length ? (
+  m.ciphertext ? (
+    <EncryptedAttachments m={m} />
+  ) : m.attachments.length ? (
     <ul class="plain attachments" aria-label="Attachments">
       {m.attachments.map((a) => (
         <li key={a.id}>

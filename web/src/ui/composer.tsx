@@ -4,7 +4,14 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql } from '../api/graphql.ts';
 import { EDIT, SEARCH_MEMBERS, SEND, START_TYPING } from '../api/queries.ts';
 import type { Conversation, Message, User, WorkspaceMember } from '../api/types.ts';
-import { addFiles, hasPending, readyFiles, sentFiles } from '../state/attachments.ts';
+import {
+  addFiles,
+  finalizeFiles,
+  hasPending,
+  readyFiles,
+  sealedOf,
+  sentFiles,
+} from '../state/attachments.ts';
 import { ComposerPreview, markupKey } from './composer-markup.tsx';
 import { emojiOf } from '../state/emoji.ts';
 import { conversations, me, rememberUsers, serverInfo, users, workspaces } from '../state/store.ts';
@@ -120,11 +127,20 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
     try {
       if (c.encrypted && !editing) {
         // Encrypted on this browser before it leaves; no commands (they would send plain text).
-        const sent = await (await e2ee()).send(c.id, body, p.threadRootId ?? null);
+        // Its files were encrypted before upload; their keys go inside the message.
+        const files = withFiles ? await readyFiles(fileKey) : [];
+        if (!body && !files.length) return;
+        const client = await e2ee();
+        const sent = await client.send(c.id, body, p.threadRootId ?? null, sealedOf(files));
         if (p.threadRootId) cachedThread(p.threadRootId)?.add(sent);
         else cachedConversation(c.id)?.add(sent);
         setText('');
         setSuggest(null);
+        sentFiles(fileKey, files);
+        await finalizeFiles(
+          sent.id,
+          files.filter((f) => f.sealed),
+        );
         return;
       }
       if (!editing && typed.startsWith('/')) {

@@ -1,0 +1,15 @@
+import net from 'node:net';
+
+// Ports for tests, without the server's modules (test/_util/server-process.ts re-exports it).
+
+/** A port nobody listens on now. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}

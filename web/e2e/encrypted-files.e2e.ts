@@ -1,0 +1,130 @@
+/// <reference lib="dom" />
+// A file in an encrypted conversation (docs/web-client-encrypted.md, "Attachments"): encrypted
+// in the sender's browser before upload, its key inside the MLS message, downloaded and
+// decrypted by the other member. The blob the server stored holds neither the file's bytes nor
+// its name, and no request carried them.
+import fs from 'node:fs';
+import path from 'node:path';
+
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+
+import { acceptInvitation, sendSecret, startEncryptedGroup } from './encrypted-helpers.js';
+import {
+  composer,
+  createInviteLink,
+  joinByInvite,
+  personPage,
+  serveThisFile,
+  signUpWithWorkspace,
+  timeline,
+  type Person,
+  type TestServer,
+} from './harness.js';
+
+let server: TestServer;
+let browser: Browser;
+let alice: Person;
+let bob: Person;
+
+const FILE_NAME = 'harbour-plan-7f3k.txt';
+const FILE_TEXT = 'Harbour plan: the second boat waits behind the grey warehouse.\n';
+const MESSAGE = 'The plan is attached, read it tonight';
+
+/** Every request body the pages sent, as text (a multipart body too). */
+const sent: string[] = [];
+function record(context: BrowserContext): void {
+  context.on('request', (r) => {
+    const body = r.postDataBuffer();
+    sent.push(`${r.url()} ${body ? body.toString('latin1') : ''}`);
+  });
+}
+
+serveThisFile(
+  async (s) => {
+    ({ server, browser } = s);
+    alice = await personPage(browser, server.url);
+    bob = await personPage(browser, server.url);
+    record(alice.context);
+    record(bob.context);
+  },
+  { env: { SVC_SIGNUP_REQUIRE_KEYS: 'false' } },
+);
+
+function blobs(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) {
+      if (e.name !== 'tmp') out.push(...blobs(p));
+    } else out.push(p);
+  }
+  return out;
+}
+
+async function attach(p: Page): Promise<void> {
+  await p.locator('[data-testid=attach-input]').setInputFiles({
+    name: FILE_NAME,
+    mimeType: 'text/plain',
+    buffer: Buffer.from(FILE_TEXT),
+  });
+  await p.locator('.pending-files .pending.ready').waitFor({ timeout: 30_000 });
+}
+
+describe('a file in an encrypted conversation', () => {
+  it('is encrypted before upload and decrypted by the other member', async () => {
+    await signUpWithWorkspace(alice.page, 'alice', 'Alice', 'Team');
+    const invite = await createInviteLink(alice.page);
+    await joinByInvite(bob.page, invite, 'bob', 'Bob');
+    await startEncryptedGroup(alice.page, [/Bob/]);
+    await acceptInvitation(bob.page);
+    // A first message, so both browsers are in the group before the file goes.
+    await sendSecret(alice.page, 'A file follows');
+    await timeline(bob.page).getByText('A file follows').waitFor({ timeout: 30_000 });
+
+    const a = alice.page;
+    await attach(a);
+    await composer(a).fill(MESSAGE);
+    await composer(a).press('Enter');
+    await timeline(a).getByText(MESSAGE, { exact: true }).waitFor({ timeout: 30_000 });
+    await timeline(a)
+      .getByRole('button', { name: `Download ${FILE_NAME}, encrypted` })
+      .waitFor({ timeout: 30_000 });
+
+    const b = bob.page;
+    await timeline(b).getByText(MESSAGE, { exact: true }).waitFor({ timeout: 30_000 });
+    const button = timeline(b).getByRole('button', { name: `Download ${FILE_NAME}, encrypted` });
+    await button.waitFor({ timeout: 30_000 });
+    // Finalizing follows the message: a click before it says so; the file is there after.
+    await expect
+      .poll(
+        async () => {
+          const got = b.waitForEvent('download', { timeout: 5_000 }).catch(() => null);
+          await button.click();
+          const d = await got;
+          return d ? fs.readFileSync((await d.path())!, 'utf8') : null;
+        },
+        { timeout: 30_000 },
+      )
+      .toBe(FILE_TEXT);
+    expect(alice.problems).toEqual([]);
+    expect(bob.problems).toEqual([]);
+  });
+
+  it('left nothing of the file in the clear on the server or the wire', () => {
+    const stored = blobs(path.join(server.dataDir, 'blobs'));
+    expect(stored.length).toBeGreaterThan(0);
+    const needle = Buffer.from(FILE_TEXT.trim());
+    for (const f of stored) {
+      const bytes = fs.readFileSync(f);
+      expect(bytes.includes(needle), `${f} holds the file's text`).toBe(false);
+      expect(bytes.includes(Buffer.from(FILE_NAME))).toBe(false);
+    }
+    // The stored blob is the file's size plus the IV and the tag.
+    const sizes = stored.map((f) => fs.statSync(f).size);
+    expect(sizes).toContain(Buffer.byteLength(FILE_TEXT) + 28);
+    for (const text of [FILE_TEXT.trim(), FILE_NAME, MESSAGE]) {
+      expect(sent.filter((s) => s.includes(text))).toEqual([]);
+    }
+  });
+});

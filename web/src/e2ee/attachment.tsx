@@ -1,0 +1,113 @@
+// A file of an encrypted message, under it: its name, type and size come from the decrypted
+// message, never from the server. "Download" fetches the blob (`encrypted.bin`), checks its
+// SHA-256 against the message's, decrypts it here and saves it under its name; an image is
+// shown too once decrypted. Nothing is fetched before the person asks, as Signal and WhatsApp
+// do on a metered connection, so opening a conversation costs no downloads.
+import { useEffect, useState } from 'preact/hooks';
+
+import type { Message } from '../api/types.ts';
+import { Icon } from '../ui/icons.tsx';
+
+import { openFile, sealedRefs, type SealedFileRef } from './sealed-file.ts';
+
+function sizeWords(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(n < 10 * 1024 ? 1 : 0)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** Image types shown in the page once decrypted (never as a document: an image cannot run). */
+const PREVIEW = /^image\/(png|jpeg|gif|webp|avif|bmp)$/;
+
+export function EncryptedAttachments({ m }: { m: Message }) {
+  const refs = sealedRefs(m.body);
+  // Files the server lists that this browser has no key for (a message it cannot read).
+  const unknown = m.attachments.filter((a) => !refs.some((r) => r.id === a.id));
+  if (!refs.length && !unknown.length) return null;
+  return (
+    <ul class="plain attachments" aria-label="Attachments">
+      {refs.map((r) => (
+        <li key={r.id}>
+          <SealedFile r={r} />
+        </li>
+      ))}
+      {unknown.map((a) => (
+        <li key={a.id} class="muted small">
+          <Icon name="lock" /> An encrypted file this browser cannot open ({sizeWords(a.sizeBytes)})
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function SealedFile({ r }: { r: SealedFileRef }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState('');
+  const [image, setImage] = useState<string | null>(null);
+  useEffect(
+    () => () => {
+      if (image) URL.revokeObjectURL(image);
+    },
+    [image],
+  );
+
+  const download = async () => {
+    setBusy(true);
+    setError('');
+    try {
+      const res = await fetch(`/api/attachments/${encodeURIComponent(r.id)}/download`, {
+        credentials: 'same-origin',
+      });
+      if (!res.ok) {
+        throw new Error(
+          res.status === 404
+            ? 'This file is not available (yet): its sender may still be sending it.'
+            : `The server did not give the file (${res.status}).`,
+        );
+      }
+      const plain = await openFile(await res.arrayBuffer(), r);
+      if (PREVIEW.test(r.type)) {
+        setImage(
+          URL.createObjectURL(new Blob([plain as Uint8Array<ArrayBuffer>], { type: r.type })),
+        );
+      }
+      // Saved as bytes: a decrypted document is never opened in this page's origin.
+      const url = URL.createObjectURL(
+        new Blob([plain as Uint8Array<ArrayBuffer>], { type: 'application/octet-stream' }),
+      );
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = r.name;
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      {image && <img class="image-attachment" src={image} alt={r.name} />}
+      <button
+        type="button"
+        class="file-attachment link"
+        aria-label={`Download ${r.name}, encrypted`}
+        disabled={busy}
+        onClick={() => void download()}
+      >
+        <Icon name="lock" /> <span dir="auto">{r.name}</span>
+      </button>{' '}
+      <span class="muted small">
+        {sizeWords(r.size)}
+        {busy ? ' · decrypting…' : ''}
+      </span>
+      {error && (
+        <p class="error small" role="alert">
+          {error}
+        </p>
+      )}
+    </>
+  );
+}

@@ -35,12 +35,7 @@ import { EVENT_MAX_AGE_MS, RELAY_EVENT_MEMORY_MS, type RelayedEvent } from './ev
 import { contentDigest } from './http-signature.js';
 import type { ServerKeyLog } from './key-log.js';
 import { PeerKeyError, type PeerDirectory } from './peers.js';
-import {
-  hostsOfAccount,
-  insertNonce,
-  insertRelayEvent,
-  insertRelayHost,
-} from './queries.js';
+import { hostsOfAccount, insertNonce, insertRelayEvent, insertRelayHost } from './queries.js';
 import { checkServerId, RelayRefusal, REMOTE_USER_RE } from './relay-refusal.js';
 import { remoteHostsPage } from './remote-hosts.js';
 import { remoteAccount, remoteDevice } from './remote-people.js';

@@ -31,8 +31,7 @@ export async function remoteHostsPage(
     const row = await db
       .selectFrom('relay_host')
       .select('firstUsedAt')
-      .where('accountId', '=', accountId)
-      .where('hostServerId', '=', cursorHost)
+      .where((eb) => eb.and({ accountId, hostServerId: cursorHost }))
       .executeTakeFirst();
     const name = args.after ? 'after' : 'before';
     if (!row) throw validation(`${name} must be a host of this list; ${cursorHost} is not one`);

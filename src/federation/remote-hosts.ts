@@ -3,6 +3,7 @@ import { validation } from '../errors.js';
 import {
   keysetQuery,
   keysetRows,
+  parseKeysetArgs,
   type KeysetArgs,
   type KeysetPage,
 } from '../services/paging/keyset.js';
@@ -20,10 +21,11 @@ export async function remoteHostsPage(
   accountId: string,
   args: KeysetArgs,
 ): Promise<string[]> {
-  const limit = args.limit ?? MY_REMOTE_HOSTS_MAX;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MY_REMOTE_HOSTS_MAX) {
-    throw validation(`limit must be between 1 and ${MY_REMOTE_HOSTS_MAX}`);
-  }
+  // The list's own cursors are host ids, not keyset cursors: only the limit is read the shared way.
+  const { limit } = parseKeysetArgs(
+    { limit: args.limit },
+    { max: MY_REMOTE_HOSTS_MAX, default: MY_REMOTE_HOSTS_MAX },
+  );
   if (args.after && args.before) throw validation('pass at most one of after and before');
   const page: KeysetPage = { limit };
   const cursorHost = args.after ?? args.before;

@@ -24,6 +24,7 @@ import {
   type Person,
   type TestServer,
 } from './harness.js';
+import { openDirect, pageGql, sendSecret } from './encrypted-helpers.js';
 
 let server: TestServer;
 let browser: Browser;
@@ -57,27 +58,6 @@ const SECRETS = [
   'Only Bob wrote this, never Alice',
 ];
 
-/** A GraphQL request sent from a page with its session, as the app sends them. */
-async function pageGql<T>(p: Page, query: string, variables: Record<string, unknown> = {}) {
-  const res = await p.evaluate(
-    async ({ query, variables }) => {
-      const m = /(?:^|;\s*)svc_csrf=([^;]*)/.exec(document.cookie);
-      const r = await fetch('/api', {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-csrf-token': m ? decodeURIComponent(m[1]!) : '',
-        },
-        body: JSON.stringify({ query, variables }),
-      });
-      return (await r.json()) as { data?: unknown; errors?: unknown };
-    },
-    { query, variables },
-  );
-  if (!res.data) throw new Error(JSON.stringify(res.errors));
-  return res.data as T;
-}
-
 async function currentDevice(p: Page): Promise<string> {
   const d = await pageGql<{ myDevices: Array<{ id: string; current: boolean }> }>(
     p,
@@ -109,17 +89,6 @@ serveThisFile(
   },
   { env: { SVC_SIGNUP_REQUIRE_KEYS: 'false' } },
 );
-
-async function openDirect(p: Page): Promise<void> {
-  await p.getByRole('button', { name: /^Direct messages/ }).click();
-}
-
-/** Sends from the open encrypted conversation's box and waits until it shows. */
-async function sendSecret(p: Page, text: string): Promise<void> {
-  await composer(p).fill(text);
-  await composer(p).press('Enter');
-  await timeline(p).getByText(text, { exact: true }).waitFor({ timeout: 30_000 });
-}
 
 describe('encrypted conversations in the browser', () => {
   it('sets four people up in one workspace', async () => {

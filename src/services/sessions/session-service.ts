@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 
 import type { CompiledQuery } from 'kysely';
 
-import type { SessionInfo } from '../../auth/session.js';
+import type { IssuedSession, SessionInfo, SessionView } from '../../auth/session.js';
 import type { Db, Executor } from '../../db/database.js';
 import type { Tx } from '../../db/transaction.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
@@ -28,6 +28,8 @@ import {
   type NewSessionRow,
 } from './queries.js';
 
+export type { IssuedSession, SessionView } from '../../auth/session.js';
+
 /**
  * A session as `resolve` reads it: the session (auth/session.ts) and the account read in the same
  * statement, at the start of the request: `me` answers from it on the first operation of an HTTP
@@ -35,25 +37,6 @@ import {
  */
 export interface ResolvedSession extends SessionInfo {
   account: AccountView;
-}
-
-/** A live session as its owner sees it in `mySessions`. */
-export interface SessionView {
-  id: string;
-  deviceId: string | null;
-  createdAt: number;
-  expiresAt: number;
-  ip: string | null;
-  userAgent: string | null;
-  current: boolean;
-}
-
-export interface IssuedSession {
-  sessionId: string;
-  token: string;
-  csrfToken: string;
-  expiresAt: number;
-  maxAgeSeconds: number;
 }
 
 export type SessionEndReason =

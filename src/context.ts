@@ -16,7 +16,7 @@ import { createMailer, type Mailer } from './mail/mailer.js';
 import { SafeFetch, type SafeFetchOptions } from './net/safe-fetch.js';
 import { readVersion } from './version.js';
 import type { Services } from './services/index.js';
-import { loadOrCreateServerKeys, signingKeyCreatedAt } from './services/instance/server-keys.js';
+import { loadOrCreateServerKeys, signingKeyCreatedAt } from './services/instance/index.js';
 import type { Federation } from './federation/index.js';
 import { buildServices, type Infrastructure, type ServiceOverrides } from './build-services.js';
 import { wireReactions } from './wiring.js';

@@ -1,8 +1,7 @@
 import type { Outbox } from './events/outbox.js';
 import { onAccountsBlocked, type Federation } from './federation/index.js';
 import type { Services } from './services/index.js';
-import type { NewestPages } from './services/messages/newest-pages.js';
-import type { MessageRemover } from './services/messages/removal.js';
+import type { NewestPages, MessageRemover } from './services/messages/index.js';
 
 /** What the reactions are registered on: the services and the few objects not among them. */
 export interface Reacting {

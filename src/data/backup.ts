@@ -7,7 +7,7 @@ import Sqlite from 'better-sqlite3';
 import { to as copyTo } from 'pg-copy-streams';
 
 import { loadPg } from '../db/postgres/module.js';
-import { BlobStore } from '../services/files/blob-store.js';
+import { BlobStore } from '../services/files/index.js';
 import { readVersion } from '../version.js';
 
 import { copyAllBlobs, writeBlobList } from './blob-copy.js';

@@ -3,8 +3,7 @@ import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-import type { BlobStore } from '../services/files/blob-store.js';
-import { isSha256 } from '../services/files/blob-store.js';
+import { isSha256, type BlobStore } from '../services/files/index.js';
 
 import { BackupError, type PartChecksum } from './manifest.js';
 import type { Progress } from './progress.js';

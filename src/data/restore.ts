@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 
 import type { Db } from '../db/database.js';
 import { knownMigrations, migrateToLatest } from '../db/migrate.js';
-import { BlobStore } from '../services/files/blob-store.js';
+import { BlobStore } from '../services/files/index.js';
 
 import { SQLITE_FILE, type DataSource } from './backup.js';
 import { blobStoreEmpty, readBlobList, restoreBlobs } from './blob-copy.js';

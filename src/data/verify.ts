@@ -4,7 +4,7 @@ import path from 'node:path';
 
 import Sqlite from 'better-sqlite3';
 
-import { BlobStore } from '../services/files/blob-store.js';
+import { BlobStore } from '../services/files/index.js';
 
 import { readBlobList, verifyBlobs } from './blob-copy.js';
 import { ident } from './catalog.js';

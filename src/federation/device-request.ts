@@ -1,6 +1,6 @@
 import { sign, type KeyObject } from 'node:crypto';
 
-import { verifyWithRawPublic } from '../services/instance/server-keys.js';
+import { verifyWithRawPublic } from '../services/instance/index.js';
 
 import { contentDigest } from './http-signature.js';
 

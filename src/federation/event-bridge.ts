@@ -6,8 +6,7 @@ import type { Db } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import type { BusEvent, EventBus } from '../events/bus.js';
 import type { LiveStream } from '../events/live-stream.js';
-import { RelayStream } from '../services/realtime/relay-stream.js';
-import { WorkspaceStream } from '../services/realtime/workspace-stream.js';
+import { RelayStream, WorkspaceStream } from '../services/realtime/index.js';
 
 import type { EventDelivery, RemotePerson } from './event-delivery.js';
 

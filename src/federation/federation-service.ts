@@ -5,15 +5,14 @@ import { assertRole, hasRole } from '../config/roles.js';
 import type { Db } from '../db/database.js';
 import type { EventPort } from '../events/port.js';
 import { userTopic } from '../events/catalog.js';
-import { lookupKey } from '../services/accounts/username.js';
+import { lookupKey, findAccountByUsernameKey } from '../services/accounts/index.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
-import { findAccountByUsernameKey } from '../services/accounts/queries.js';
-import type { ServerKeys } from '../services/instance/server-keys.js';
+import type { ServerKeys } from '../services/instance/index.js';
 import type { SessionInfo } from '../auth/session.js';
-import type { KeysetArgs } from '../services/paging/keyset.js';
-import type { SessionService } from '../services/sessions/session-service.js';
+import type { KeysetArgs } from '../services/paging/index.js';
+import type { SessionService } from '../services/sessions/index.js';
 
 import {
   decodeStatement,

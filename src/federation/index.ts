@@ -5,9 +5,9 @@ import type { Db } from '../db/database.js';
 import type { Tx } from '../db/transaction.js';
 import type { Clock } from '../lib/clock.js';
 import { TokenBucketLimiter } from '../lib/token-bucket.js';
-import { accountNotBlocked } from '../services/principals/blocked.js';
-import type { ServerKeys } from '../services/instance/server-keys.js';
-import type { SessionService } from '../services/sessions/session-service.js';
+import { accountNotBlocked } from '../services/principals/index.js';
+import type { ServerKeys } from '../services/instance/index.js';
+import type { SessionService } from '../services/sessions/index.js';
 
 import type { EventBus } from '../events/bus.js';
 import type { EventPort } from '../events/port.js';

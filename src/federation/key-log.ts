@@ -4,13 +4,14 @@ import type { Db } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { conflict } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
-import { getServerKey, replaceServerKey } from '../services/instance/queries.js';
 import {
+  getServerKey,
+  replaceServerKey,
   rawEd25519Public,
   signBytes,
   verifyWithRawPublic,
   type ServerKeys,
-} from '../services/instance/server-keys.js';
+} from '../services/instance/index.js';
 
 import { insertKeyLogEntry, listKeyLog } from './queries.js';
 

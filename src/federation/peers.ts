@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Clock } from '../lib/clock.js';
-import { verifyWithRawPublic } from '../services/instance/server-keys.js';
+import { verifyWithRawPublic } from '../services/instance/index.js';
 
 import { KeyLogError, verifyKeyLog, type Signed } from './key-log.js';
 import { getPeer, insertPeer, updatePeer } from './queries.js';

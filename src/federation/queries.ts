@@ -1,6 +1,6 @@
 import type { Executor } from '../db/database.js';
 import type { S2sPeerTable } from '../db/tables/federation.js';
-import { accountNotBlocked } from '../services/principals/blocked.js';
+import { accountNotBlocked } from '../services/principals/index.js';
 
 // Query functions of federation's tables, executor first (docs/federation.md).
 

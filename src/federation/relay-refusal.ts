@@ -1,4 +1,4 @@
-import { parsePrincipal } from '../services/principals/principal-id.js';
+import { parsePrincipal } from '../services/principals/index.js';
 
 /** A relay's own refusal (contract: `{"error":"<code>","message":"<text>"}`). */
 export class RelayRefusal extends Error {

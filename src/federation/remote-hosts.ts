@@ -6,7 +6,7 @@ import {
   parseKeysetArgs,
   type KeysetArgs,
   type KeysetPage,
-} from '../services/paging/keyset.js';
+} from '../services/paging/index.js';
 
 /** The most hosts one `myRemoteHosts` page answers, and its default. */
 export const MY_REMOTE_HOSTS_MAX = 1000;

@@ -6,8 +6,8 @@ import { isUniqueViolation } from '../db/errors.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
-import { findAccountByUsernameKey, insertAccount } from '../services/accounts/queries.js';
-import { remoteUsernameKey } from '../services/principals/principal-id.js';
+import { findAccountByUsernameKey, insertAccount } from '../services/accounts/index.js';
+import { remoteUsernameKey } from '../services/principals/index.js';
 
 import { countLiveRemoteDevices, findRemoteDevice, insertRemoteDevice } from './queries.js';
 

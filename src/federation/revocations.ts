@@ -7,10 +7,10 @@ import type { Tx } from '../db/transaction.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
-import { findAccountById, findAccountByUsernameKey } from '../services/accounts/queries.js';
-import type { ServerKeys } from '../services/instance/server-keys.js';
-import { remoteUsernameKey } from '../services/principals/principal-id.js';
-import type { SessionService } from '../services/sessions/session-service.js';
+import { findAccountById, findAccountByUsernameKey } from '../services/accounts/index.js';
+import type { ServerKeys } from '../services/instance/index.js';
+import { remoteUsernameKey } from '../services/principals/index.js';
+import type { SessionService } from '../services/sessions/index.js';
 
 import { decodeStatement, encodeStatement, signHeader, verifyHeader } from './device-request.js';
 import { checkServerId, REMOTE_USER_RE } from './relay-refusal.js';

@@ -4,7 +4,7 @@ import { Agent, request } from 'undici';
 
 import type { Clock } from '../lib/clock.js';
 import { publicConnect } from '../net/public-connector.js';
-import type { ServerKeys } from '../services/instance/server-keys.js';
+import type { ServerKeys } from '../services/instance/index.js';
 
 import { contentDigest, signMessage, type SignatureInput } from './http-signature.js';
 

@@ -8,7 +8,7 @@ import type { AppError } from '../errors.js';
 import { forbidden, rateLimited, unauthenticated } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import type { TokenBucketLimiter } from '../lib/token-bucket.js';
-import { parsePrincipal } from '../services/principals/principal-id.js';
+import { parsePrincipal } from '../services/principals/index.js';
 
 import {
   digestMatches,

@@ -6,13 +6,10 @@ import type { Federation } from '../federation/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { Services } from '../services/index.js';
 import { unauthenticated } from '../errors.js';
-import type { AccountView } from '../services/accounts/account-view.js';
-import {
-  PREFETCHED_ACCESS,
-  type PrefetchedAccess,
-} from '../services/conversations/prefetched-access.js';
+import type { AccountView } from '../services/accounts/index.js';
+import { PREFETCHED_ACCESS, type PrefetchedAccess } from '../services/conversations/index.js';
 import type { SessionInfo } from '../auth/session.js';
-import type { IssuedSession } from '../services/sessions/session-service.js';
+import type { IssuedSession } from '../services/sessions/index.js';
 
 import type { RequestLoaders } from './loaders.js';
 

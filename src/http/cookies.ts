@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 import type { Config } from '../config/index.js';
 import type { CookieJar } from '../graphql/context.js';
-import type { IssuedSession } from '../services/sessions/session-service.js';
+import type { IssuedSession } from '../services/sessions/index.js';
 
 import { CSRF_COOKIE, SESSION_COOKIE } from '../auth/cookies.js';
 

@@ -1,4 +1,4 @@
-import type { ResolvedSession } from '../services/sessions/session-service.js';
+import type { ResolvedSession } from '../services/sessions/index.js';
 
 import type { Admitted } from './admission.js';
 

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
-import type { BlobStore } from '../../services/files/blob-store.js';
+import type { BlobStore } from '../../services/files/index.js';
 import { BackupError } from '../manifest.js';
 import { count, type Progress } from '../progress.js';
 

@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import { once } from 'node:events';
 import path from 'node:path';
 
-import type { BlobStore } from '../../services/files/blob-store.js';
+import type { BlobStore } from '../../services/files/index.js';
 import { readVersion } from '../../version.js';
 import { BackupError } from '../manifest.js';
 import type { Progress } from '../progress.js';

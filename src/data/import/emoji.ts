@@ -1,6 +1,6 @@
 import { get } from 'node-emoji';
 
-import { checkEmoji } from '../../services/messages/text.js';
+import { checkEmoji } from '../../services/messages/index.js';
 
 // Reactions in Slack and Mattermost exports are short names (`+1`, `tada`, `thumbsup::skin-tone-3`);
 // svc stores the Unicode emoji itself, or `:name:` for a custom emoji.

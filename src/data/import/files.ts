@@ -4,36 +4,9 @@ import type { Db } from '../../db/database.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import { AppError } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
-import {
-  ATTACHMENT_MAX_BYTES,
-  AttachmentTypeError,
-  checkAttachmentFile,
-  checkFileName,
-  storeAttachmentBlob,
-  type StoredUpload,
-} from '../../services/attachments/attachment-service.js';
-import {
-  checkEmojiName,
-  EMOJI_MAX_BYTES,
-  EMOJI_MAX_SIDE,
-  EMOJI_PER_WORKSPACE,
-} from '../../services/emoji/emoji-service.js';
-import {
-  countCustomEmoji,
-  findCustomEmoji,
-  insertCustomEmoji,
-} from '../../services/emoji/queries.js';
-import { BlobTooLargeError, type BlobStore } from '../../services/files/blob-store.js';
-import { isAllowedAttachmentType } from '../../services/files/content-type.js';
-import { reencodeImage } from '../../services/files/image-reencode.js';
-import {
-  IMAGE_EXTENSIONS,
-  imagePath,
-  receiveToTemp,
-  storeReencodedImage,
-  UploadRefused,
-  type StoredImage,
-} from '../../services/files/uploads.js';
+import { ATTACHMENT_MAX_BYTES, AttachmentTypeError, checkAttachmentFile, checkFileName, storeAttachmentBlob, type StoredUpload } from '../../services/attachments/index.js';
+import { checkEmojiName, EMOJI_MAX_BYTES, EMOJI_MAX_SIDE, EMOJI_PER_WORKSPACE, countCustomEmoji, findCustomEmoji, insertCustomEmoji } from '../../services/emoji/index.js';
+import { BlobTooLargeError, isAllowedAttachmentType, reencodeImage, IMAGE_EXTENSIONS, imagePath, receiveToTemp, storeReencodedImage, UploadRefused, type BlobStore, type StoredImage } from '../../services/files/index.js';
 
 import type { FileReference, ImportSource } from './model.js';
 import type { ImportReport } from './report.js';

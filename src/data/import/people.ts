@@ -1,17 +1,6 @@
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../lib/ids.js';
-import { UNCLAIMED_PASSWORD_HASH } from '../../services/accounts/passwords.js';
-import { DISPLAY_NAME_MAX, normalizeDisplayName } from '../../services/accounts/profile.js';
-import {
-  findAccountByUsernameKey,
-  findLiveAccountByEmailKey,
-  insertAccount,
-} from '../../services/accounts/queries.js';
-import {
-  normalizeEmail,
-  normalizeUsername,
-  USERNAME_MAX,
-} from '../../services/accounts/username.js';
+import { UNCLAIMED_PASSWORD_HASH, DISPLAY_NAME_MAX, normalizeDisplayName, findAccountByUsernameKey, findLiveAccountByEmailKey, insertAccount, normalizeEmail, normalizeUsername, USERNAME_MAX } from '../../services/accounts/index.js';
 
 import { clip, type SourcePerson } from './model.js';
 import type { CreatedAccount } from './report.js';

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import type { BlobStore } from '../../services/files/blob-store.js';
+import type { BlobStore } from '../../services/files/index.js';
 import type { Progress } from '../progress.js';
 
 import { readMattermostExport } from './mattermost.js';

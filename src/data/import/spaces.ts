@@ -2,18 +2,9 @@ import type { Executor } from '../../db/database.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import type { WorkspaceRole } from '../../db/tables/collaboration.js';
 import { newId } from '../../lib/ids.js';
-import {
-  addConversationMembers,
-  findChannelByName,
-  insertChannel,
-} from '../../services/conversations/channel-queries.js';
-import { normalizeChannelName } from '../../services/channels/channel-service.js';
-import {
-  claimDirectPair,
-  findDirectPair,
-  insertConversation,
-} from '../../services/conversations/queries.js';
-import { findMembers, insertMember, insertWorkspace } from '../../services/workspaces/queries.js';
+import { addConversationMembers, findChannelByName, insertChannel, claimDirectPair, findDirectPair, insertConversation } from '../../services/conversations/index.js';
+import { normalizeChannelName } from '../../services/channels/index.js';
+import { findMembers, insertMember, insertWorkspace } from '../../services/workspaces/index.js';
 
 import { clip, type Problem, type SourceConversation, type SourceWorkspace } from './model.js';
 

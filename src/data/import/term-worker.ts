@@ -1,6 +1,6 @@
 import { parentPort } from 'node:worker_threads';
 
-import { analyzeText } from '../../services/search/analyze.js';
+import { analyzeText } from '../../services/search/index.js';
 
 // A worker thread of `svc import` (terms.ts): the search terms of a batch's texts, worked out
 // while the import's own thread writes the batch.

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
-import { analyzeText } from '../../services/search/analyze.js';
+import { analyzeText } from '../../services/search/index.js';
 
 // The search terms of imported messages. Working them out (language detection, stemming) costs
 // as much as writing the messages, so an import hands each batch's texts to a worker thread and

@@ -1,23 +1,13 @@
 import { v7 as uuidv7 } from 'uuid';
 
 import type { Db, Executor } from '../../db/database.js';
-import type { BlobStore } from '../../services/files/blob-store.js';
+import type { BlobStore } from '../../services/files/index.js';
 import type { AttachmentTable } from '../../db/tables/attachments.js';
 import type { MessageTable } from '../../db/tables/collaboration.js';
-import {
-  MAX_ATTACHMENTS_PER_MESSAGE,
-  type StoredUpload,
-} from '../../services/attachments/attachment-service.js';
-import { insertAttachment } from '../../services/attachments/queries.js';
-import { touchConversation } from '../../services/conversations/queries.js';
-import {
-  insertMessages,
-  insertPins,
-  insertReactions,
-  recountThreads,
-} from '../../services/messages/queries.js';
-import { parseMentions } from '../../services/messages/text.js';
-import { insertMessageTerms } from '../../services/search/queries.js';
+import { MAX_ATTACHMENTS_PER_MESSAGE, insertAttachment, type StoredUpload } from '../../services/attachments/index.js';
+import { touchConversation } from '../../services/conversations/index.js';
+import { insertMessages, insertPins, insertReactions, recountThreads, parseMentions } from '../../services/messages/index.js';
+import { insertMessageTerms } from '../../services/search/index.js';
 
 import { reactionEmoji } from './emoji.js';
 import { importAttachment, type ImportedFile } from './files.js';

@@ -1,15 +1,11 @@
 import fs from 'node:fs';
 
 import type { Db, Executor } from '../../db/database.js';
-import type { BlobStore } from '../../services/files/blob-store.js';
+import type { BlobStore } from '../../services/files/index.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import type { WorkspaceRole } from '../../db/tables/collaboration.js';
-import { UNCLAIMED_PASSWORD_HASH } from '../../services/accounts/passwords.js';
-import { issueClaimTokens } from '../../services/accounts/password-reset.js';
-import { lookupKey } from '../../services/accounts/username.js';
-import { findAccountByUsernameKey } from '../../services/accounts/queries.js';
-import { addConversationMembers } from '../../services/conversations/channel-queries.js';
-import { advanceReadMarkerStatement } from '../../services/conversations/queries.js';
+import { UNCLAIMED_PASSWORD_HASH, issueClaimTokens, lookupKey, findAccountByUsernameKey } from '../../services/accounts/index.js';
+import { addConversationMembers, advanceReadMarkerStatement } from '../../services/conversations/index.js';
 
 import { importEmoji } from './files.js';
 import { startTermAnalyzer, type TermAnalyzer } from './terms.js';

@@ -3,7 +3,7 @@ import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { CSRF_COOKIE, CSRF_HEADER } from '../../auth/cookies.js';
 import { forbidden } from '../../errors.js';
 import { firstHeader } from '../../lib/headers.js';
-import type { SessionService } from '../../services/sessions/session-service.js';
+import type { SessionService } from '../../services/sessions/index.js';
 import { sendError } from '../errors.js';
 
 /** Contract (CSRF token, rule 9): the message of a refusal, on GraphQL and on routes alike. */

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 import { SESSION_COOKIE } from '../../auth/cookies.js';
-import type { PrefetchedAccess } from '../../services/conversations/prefetched-access.js';
-import type { SessionService } from '../../services/sessions/session-service.js';
+import type { PrefetchedAccess } from '../../services/conversations/index.js';
+import type { SessionService } from '../../services/sessions/index.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

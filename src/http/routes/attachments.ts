@@ -5,11 +5,8 @@ import { userActor } from '../../auth/actor.js';
 import type { AppContext } from '../../context.js';
 import { AppError, validation } from '../../errors.js';
 import type { AttachmentTable } from '../../db/tables/attachments.js';
-import {
-  ATTACHMENT_MAX_BYTES,
-  AttachmentTypeError,
-} from '../../services/attachments/attachment-service.js';
-import { BlobTooLargeError, type StagedBlob } from '../../services/files/blob-store.js';
+import { ATTACHMENT_MAX_BYTES, AttachmentTypeError } from '../../services/attachments/index.js';
+import { BlobTooLargeError, type StagedBlob } from '../../services/files/index.js';
 import { RouteError, sendError } from '../errors.js';
 import type { ApiRoutes } from '../trees/api.js';
 

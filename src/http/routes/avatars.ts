@@ -3,14 +3,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { userActor } from '../../auth/actor.js';
 import type { AppContext } from '../../context.js';
 import { AppError, forbidden, validation } from '../../errors.js';
-import { AVATAR_MAX_BYTES } from '../../services/accounts/avatars.js';
+import { AVATAR_MAX_BYTES } from '../../services/accounts/index.js';
 import {
   openBlobNoFollow,
   parseImagePath,
   receiveToTemp,
   UploadRefused,
   type TempUpload,
-} from '../../services/files/uploads.js';
+} from '../../services/files/index.js';
 import { RouteError, sendError } from '../errors.js';
 import type { ApiRoutes } from '../trees/api.js';
 

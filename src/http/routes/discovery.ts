@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 
 import type { AppContext } from '../../context.js';
 import type { Signed } from '../../federation/key-log.js';
-import { signBytes } from '../../services/instance/server-keys.js';
+import { signBytes } from '../../services/instance/index.js';
 import { requestOrigin } from '../admission.js';
 
 export const DISCOVERY_PATH = '/.well-known/svc-server';

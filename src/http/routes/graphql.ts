@@ -20,7 +20,7 @@ import { codedError, plainError } from '../../graphql/format-error.js';
 import { selectOperation } from '../../lib/graphql-operation.js';
 import { Lru } from '../../lib/lru.js';
 import { firstHeader } from '../../lib/headers.js';
-import { conversationNamed } from '../../services/conversations/prefetched-access.js';
+import { conversationNamed } from '../../services/conversations/index.js';
 import { httpCookieJar } from '../cookies.js';
 import { fastifyErrorHandler } from '../errors.js';
 import { csrfAccepted, CSRF_REFUSAL } from '../plugins/csrf.js';

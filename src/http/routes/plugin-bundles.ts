@@ -5,9 +5,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { userActor } from '../../auth/actor.js';
 import type { AppContext } from '../../context.js';
 import { validation } from '../../errors.js';
-import { BlobTooLargeError } from '../../services/files/blob-store.js';
-import { BundleRefusal } from '../../services/plugins/bundle.js';
-import { BUNDLE_MAX_BYTES, BUNDLE_MEDIA_TYPE } from '../../services/plugins/bundle-schema.js';
+import { BlobTooLargeError } from '../../services/files/index.js';
+import {
+  BundleRefusal,
+  BUNDLE_MAX_BYTES,
+  BUNDLE_MEDIA_TYPE,
+} from '../../services/plugins/index.js';
 import { RouteError, sendError } from '../errors.js';
 import type { ApiRoutes } from '../trees/api.js';
 

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 
 import type { AppContext } from '../../context.js';
 import { pendingMigrations } from '../../db/migrate.js';
-import { checkServerKeys, type KeyCheck } from '../../services/instance/server-keys.js';
+import { checkServerKeys, type KeyCheck } from '../../services/instance/index.js';
 
 type Check = KeyCheck;
 interface Readiness {

@@ -8,18 +8,18 @@ import { workspaceTopic } from '../../events/catalog.js';
 import type { EventPort } from '../../events/port.js';
 import { conflict, notFound, validation } from '../../errors.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
-import { assertLocalAccount } from '../accounts/local-account.js';
 import {
+  assertLocalAccount,
   findAccountById,
   scheduleDeletion,
   unscheduleDeletion,
   writeTombstone,
-} from '../accounts/queries.js';
-import { lookupKey } from '../accounts/username.js';
-import type { MessageRemover } from '../messages/removal.js';
-import type { SessionService } from '../sessions/session-service.js';
-import { transferOwnership } from '../workspaces/queries.js';
-import type { AccountViewCache } from '../accounts/view-cache.js';
+  lookupKey,
+  type AccountViewCache,
+} from '../accounts/index.js';
+import type { MessageRemover } from '../messages/index.js';
+import type { SessionService } from '../sessions/index.js';
+import { transferOwnership } from '../workspaces/index.js';
 
 import {
   dueAccountIds,

@@ -1,13 +1,13 @@
 import { sql } from 'kysely';
 
 import type { Executor } from '../../db/database.js';
-import { deletePasswordResetsOf } from '../accounts/queries.js';
-import { deleteConversationMembershipsOf } from '../conversations/queries.js';
-import { deleteDevicesOf } from '../devices/queries.js';
-import { deleteDmRowsOf } from '../dm/queries.js';
-import { deleteReactionsBy } from '../messages/queries.js';
-import { deleteSessionsOf } from '../sessions/queries.js';
-import { deleteWorkspaceMembershipsOf } from '../workspaces/queries.js';
+import { deletePasswordResetsOf } from '../accounts/index.js';
+import { deleteConversationMembershipsOf } from '../conversations/index.js';
+import { deleteDevicesOf } from '../devices/index.js';
+import { deleteDmRowsOf } from '../dm/index.js';
+import { deleteReactionsBy } from '../messages/index.js';
+import { deleteSessionsOf } from '../sessions/index.js';
+import { deleteWorkspaceMembershipsOf } from '../workspaces/index.js';
 
 /** Names of the workspaces the account owns that have other members. */
 export async function ownedWorkspacesWithOthers(db: Executor, accountId: string) {

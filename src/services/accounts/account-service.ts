@@ -7,8 +7,8 @@ import { AppError, forbidden, notFound, rateLimited, validation } from '../../er
 import { HOUR_MS, type Clock } from '../../lib/clock.js';
 import { rateLimitKey } from '../../lib/address.js';
 import type { IssuedSession, SessionView } from '../../auth/session.js';
-import type { AuditLog } from '../audit/audit-log.js';
-import { isAccountBlocked } from '../principals/blocked.js';
+import type { AuditLog } from '../audit/index.js';
+import { isAccountBlocked } from '../principals/index.js';
 
 import { assertLocalAccount } from './local-account.js';
 import {

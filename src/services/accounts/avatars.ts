@@ -1,14 +1,14 @@
 import { actingUser, type Actor } from '../../auth/actor.js';
 import type { Db } from '../../db/database.js';
-import type { FileStorage } from '../files/file-storage.js';
-import { AVATAR_MAX_SIDE } from '../files/image-reencode.js';
 import {
+  AVATAR_MAX_SIDE,
   imagePath,
   imagePathsOf,
   imageUrl,
   namesOfImagePaths,
   storeReencodedImage,
-} from '../files/uploads.js';
+  type FileStorage,
+} from '../files/index.js';
 
 import { assertLocalAccount } from './local-account.js';
 import { avatarPathInUse, avatarPathsAmong, setAvatarPath } from './queries.js';

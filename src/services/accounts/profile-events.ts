@@ -3,7 +3,7 @@ import type { Tx } from '../../db/transaction.js';
 import type { EventPort } from '../../events/port.js';
 import { userTopic, workspaceTopic } from '../../events/catalog.js';
 import { emit } from '../../events/publish.js';
-import { findPresenceAudience } from '../presence/queries.js';
+import { findPresenceAudience } from '../presence/index.js';
 
 /**
  * Announces a changed display name (`AccountUpdated`) to everyone who sees the account, once

@@ -13,13 +13,22 @@ import { conflict, forbidden, notFound, validation } from '../../errors.js';
 import type { AttachmentPayload, EventFields, EventType } from '../../events/catalog.js';
 import { DAY_MS, HOUR_MS, type Clock } from '../../lib/clock.js';
 import { newId, randomToken } from '../../lib/ids.js';
-import { assertReadable, assertWritableBy, plausibleId } from '../conversations/access.js';
-import { findConversationAccess } from '../conversations/queries.js';
-import { checkStoredType, isAllowedAttachmentType, normalizeType } from '../files/content-type.js';
-import type { BlobStore, StagedBlob } from '../files/blob-store.js';
-import type { FileStorage } from '../files/file-storage.js';
-import { MAX_INPUT_PIXELS } from '../files/image-reencode.js';
-import type { MessageRemoval } from '../messages/removal.js';
+import {
+  assertReadable,
+  assertWritableBy,
+  plausibleId,
+  findConversationAccess,
+} from '../conversations/index.js';
+import {
+  checkStoredType,
+  isAllowedAttachmentType,
+  normalizeType,
+  MAX_INPUT_PIXELS,
+  type BlobStore,
+  type StagedBlob,
+  type FileStorage,
+} from '../files/index.js';
+import type { MessageRemoval } from '../messages/index.js';
 
 import {
   attachmentsOfMessages,

@@ -8,7 +8,7 @@ import { validation } from '../../errors.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
-import { pastCursor } from '../paging/keyset.js';
+import { pastCursor } from '../paging/index.js';
 
 import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX } from './audit-page.js';
 

@@ -12,12 +12,15 @@ import type { EventPort } from '../../events/port.js';
 import type { Audience, EventType } from '../../events/catalog.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
-import type { Authz } from '../authz/authz.js';
-import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
-import { emitWorkspaceEvent } from '../workspaces/events.js';
-import { findMember, findMembers, lockWorkspace } from '../workspaces/queries.js';
-import { assertWritable, type Membership } from '../authz/write-rules.js';
-import type { WorkspaceService } from '../workspaces/workspace-service.js';
+import { assertWritable, type Authz, type Membership } from '../authz/index.js';
+import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/index.js';
+import {
+  emitWorkspaceEvent,
+  findMember,
+  findMembers,
+  lockWorkspace,
+  type WorkspaceService,
+} from '../workspaces/index.js';
 
 import {
   addConversationMembers,
@@ -30,7 +33,7 @@ import {
   listVisibleChannels,
   removeConversationMember,
   updateChannel,
-} from '../conversations/channel-queries.js';
+} from '../conversations/index.js';
 
 export type ChannelRow = ConversationTable;
 

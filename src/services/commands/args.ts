@@ -2,8 +2,7 @@ import type { Executor } from '../../db/database.js';
 import { AppError, validation } from '../../errors.js';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../lib/clock.js';
 import { isId } from '../../lib/ids.js';
-import { findAccountById, findAccountByUsernameKey } from '../accounts/queries.js';
-import { lookupKey } from '../accounts/username.js';
+import { findAccountById, findAccountByUsernameKey, lookupKey } from '../accounts/index.js';
 
 import { parseDuration } from './builtins.js';
 import type { ArgDef, Args } from './types.js';

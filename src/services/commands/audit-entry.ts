@@ -1,5 +1,5 @@
 import type { AuditLogTable } from '../../db/tables/moderation.js';
-import { keyCursor } from '../paging/keyset.js';
+import { keyCursor } from '../paging/index.js';
 
 import type { RunAudit } from './run-shapes.js';
 

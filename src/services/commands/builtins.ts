@@ -1,12 +1,11 @@
 import { DAY_MS, MINUTE_MS } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import type { ChannelService } from '../channels/channel-service.js';
-import type { IpBlockService } from '../ip-blocks/ip-block-service.js';
-import type { MessageService } from '../messages/message-service.js';
-import type { ModerationService } from '../moderation/moderation-service.js';
-import type { PresenceService } from '../presence/presence-service.js';
-import { TIMEOUT_MAX_MINUTES } from '../workspaces/members.js';
-import type { WorkspaceService } from '../workspaces/workspace-service.js';
+import type { ChannelService } from '../channels/index.js';
+import type { IpBlockService } from '../ip-blocks/index.js';
+import type { MessageService } from '../messages/index.js';
+import type { ModerationService } from '../moderation/index.js';
+import type { PresenceService } from '../presence/index.js';
+import { TIMEOUT_MAX_MINUTES, type WorkspaceService } from '../workspaces/index.js';
 import type { Db } from '../../db/database.js';
 
 import { insertReminder } from './queries.js';

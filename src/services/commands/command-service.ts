@@ -12,11 +12,11 @@ import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import { AppError, featureDisabled, forbidden, notFound, validation } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId } from '../../lib/ids.js';
-import type { Authz } from '../authz/authz.js';
-import { findConversation } from '../conversations/queries.js';
-import type { AuditLog } from '../audit/audit-log.js';
-import { keyCursor, keysetPageOf, parseKeysetArgs } from '../paging/keyset.js';
-import { listWorkspacesOf } from '../workspaces/queries.js';
+import type { Authz } from '../authz/index.js';
+import { findConversation } from '../conversations/index.js';
+import type { AuditLog } from '../audit/index.js';
+import { keyCursor, keysetPageOf, parseKeysetArgs } from '../paging/index.js';
+import { listWorkspacesOf } from '../workspaces/index.js';
 
 import { checkArgs, parseLine, redactArgs } from './args.js';
 import { auditEntryOf } from './audit-entry.js';

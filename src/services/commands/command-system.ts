@@ -6,9 +6,9 @@ import type { Config } from '../../config/index.js';
 import type { MessageTable } from '../../db/tables/collaboration.js';
 import type { Tx } from '../../db/transaction.js';
 import type { Clock } from '../../lib/clock.js';
-import type { Authz } from '../authz/authz.js';
-import type { AuditLog } from '../audit/audit-log.js';
-import type { PluginService } from '../plugins/plugin-service.js';
+import type { Authz } from '../authz/index.js';
+import type { AuditLog } from '../audit/index.js';
+import type { PluginService } from '../plugins/index.js';
 
 import { builtinCommands, type BuiltinServices } from './builtins.js';
 import { CommandService } from './command-service.js';

@@ -9,8 +9,8 @@ import type { EventPort } from '../../events/port.js';
 import { emit } from '../../events/publish.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
-import type { Authz } from '../authz/authz.js';
-import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
+import type { Authz } from '../authz/index.js';
+import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/index.js';
 
 import { canonicalJson } from './args.js';
 import {

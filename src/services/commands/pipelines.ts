@@ -12,11 +12,15 @@ import { SharedCache } from '../../events/shared-cache.js';
 import { AppError, capExceeded, notFound, validation } from '../../errors.js';
 import { HOUR_MS, MINUTE_MS, type Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
-import { findAccountById } from '../accounts/queries.js';
-import type { Authz } from '../authz/authz.js';
-import { canRead, readFactsOf } from '../conversations/access.js';
-import { findConversation, findConversationAccess } from '../conversations/queries.js';
-import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
+import { findAccountById } from '../accounts/index.js';
+import type { Authz } from '../authz/index.js';
+import {
+  canRead,
+  readFactsOf,
+  findConversation,
+  findConversationAccess,
+} from '../conversations/index.js';
+import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/index.js';
 
 import type { CommandService } from './command-service.js';
 import { checkSteps, expand, type MacroStep } from './macros.js';

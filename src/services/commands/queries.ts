@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 
 import type { Executor } from '../../db/database.js';
-import { keysetQuery, type KeysetPage } from '../paging/keyset.js';
+import { keysetQuery, type KeysetPage } from '../paging/index.js';
 import type {
   CommandConfirmationTable,
   CommandKeybindTable,

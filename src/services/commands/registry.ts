@@ -1,4 +1,4 @@
-import type { PluginService } from '../plugins/plugin-service.js';
+import type { PluginService } from '../plugins/index.js';
 
 import type { CommandDef, Surface } from './types.js';
 

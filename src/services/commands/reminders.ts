@@ -4,8 +4,8 @@ import type { DelegatedActor, UserActor } from '../../auth/actor.js';
 import type { Db } from '../../db/database.js';
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
-import { findAccountById } from '../accounts/queries.js';
-import type { MessageService } from '../messages/message-service.js';
+import { findAccountById } from '../accounts/index.js';
+import type { MessageService } from '../messages/index.js';
 
 import { claimReminder, dueReminders, pruneConfirmations } from './queries.js';
 import { CONFIRMATION_TTL_MS } from './confirmations.js';

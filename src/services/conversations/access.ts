@@ -2,7 +2,7 @@ import { assertCan, can, type Action, type Role } from '../../auth/policy.js';
 import { AppError, forbidden, notFound } from '../../errors.js';
 import type { ConversationMemberTable, ConversationTable } from '../../db/tables/collaboration.js';
 import { isId } from '../../lib/ids.js';
-import { assertNotTimedOut, assertWritable } from '../authz/write-rules.js';
+import { assertNotTimedOut, assertWritable } from '../authz/index.js';
 
 import { INVITE_TTL_MS, truthy, type ConversationAccessRow } from './queries.js';
 

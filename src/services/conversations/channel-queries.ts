@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.js';
 import type { ConversationTable } from '../../db/tables/collaboration.js';
-import { keysetQuery, type KeysetPage } from '../paging/keyset.js';
+import { keysetQuery, type KeysetPage } from '../paging/index.js';
 
 // Channel queries (channels are conversations of kind 'channel', so the conversations area owns
 // their rows; channels/ and workspaces/ call these), executor first.

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 
 import type { Executor } from '../../db/database.js';
-import { keysetRows, pastCursor, type KeysetPage } from '../paging/keyset.js';
+import { keysetRows, pastCursor, type KeysetPage } from '../paging/index.js';
 
 import { INVITE_TTL_MS } from './queries.js';
 

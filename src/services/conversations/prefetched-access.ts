@@ -1,5 +1,5 @@
 import type { Actor } from '../../auth/actor.js';
-import { PrimedFact, type Authz } from '../authz/authz.js';
+import { PrimedFact, type Authz } from '../authz/index.js';
 
 import { plausibleId } from './access.js';
 import type { ConversationAccessRow, EarlyAccess } from './queries.js';

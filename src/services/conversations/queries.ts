@@ -6,7 +6,7 @@ import { everyColumn, prefixed } from '../../db/statements/columns.js';
 import { preparedQuery } from '../../db/statements/prepared.js';
 import type { ConversationMemberTable, ConversationTable } from '../../db/tables/collaboration.js';
 import { DAY_MS } from '../../lib/clock.js';
-import { pastCursor } from '../paging/keyset.js';
+import { pastCursor } from '../paging/index.js';
 
 /** An invitation to an encrypted conversation lapses after 30 days (contract constant). */
 export const INVITE_TTL_MS = 30 * DAY_MS;

@@ -1,7 +1,7 @@
 import { actingAccountId, type Actor, personOf } from '../../auth/actor.js';
 import type { ConversationTable } from '../../db/tables/collaboration.js';
 import { notFound } from '../../errors.js';
-import { parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
+import { parseKeysetArgs, type KeysetArgs } from '../paging/index.js';
 
 import { assertReadable, plausibleId } from './access.js';
 import { ConversationPart } from './conversation-part.js';

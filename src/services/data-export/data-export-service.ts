@@ -11,7 +11,7 @@ import type { Db } from '../../db/database.js';
 import { notFound, rateLimited } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import type { BlobStore } from '../files/blob-store.js';
+import type { BlobStore } from '../files/index.js';
 
 // A person's download of their own data (docs/export.md, "Downloading your own data"): an export
 // of their account made in the background and kept as a ZIP archive for a week. Nothing is in

@@ -1,6 +1,6 @@
 import type { DeviceTable } from '../../db/tables/devices.js';
 import { capExceeded, validation } from '../../errors.js';
-import { assertLocalAccount } from '../accounts/local-account.js';
+import { assertLocalAccount } from '../accounts/index.js';
 import type { SessionInfo } from '../../auth/session.js';
 
 export const DEVICE_NAME_MAX = 64;

@@ -10,9 +10,8 @@ import { AppError, conflict, forbidden, notFound, rateLimited, validation } from
 import { MINUTE_MS, type Clock } from '../../lib/clock.js';
 import { isId, newId, randomToken } from '../../lib/ids.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import { findAccountById, findAccountByUsernameKey } from '../accounts/queries.js';
-import { lookupKey } from '../accounts/username.js';
-import type { DeviceUseHook, SessionService } from '../sessions/session-service.js';
+import { findAccountById, findAccountByUsernameKey, lookupKey } from '../accounts/index.js';
+import type { DeviceUseHook, SessionService } from '../sessions/index.js';
 
 import {
   assertDeviceRoom,

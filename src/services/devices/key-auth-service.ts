@@ -6,19 +6,20 @@ import type { Tx } from '../../db/transaction.js';
 import { AppError, conflict, notFound, validation } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
-import type { AccountService, AccountView } from '../accounts/account-service.js';
-import { toAccountView } from '../accounts/account-view.js';
-import { isUniqueViolation } from '../../db/errors.js';
 import {
+  toAccountView,
   findAccountById,
   findAccountByUsernameKey,
   insertAccount,
   setAccountKeyIdentity,
-} from '../accounts/queries.js';
-import { normalizeDisplayName } from '../accounts/profile.js';
-import { normalizeUsername } from '../accounts/username.js';
-import type { SignupPolicy, SignupRequest } from '../registration/signup-policy.js';
-import type { IssuedSession, SessionService } from '../sessions/session-service.js';
+  normalizeDisplayName,
+  normalizeUsername,
+  type AccountService,
+  type AccountView,
+} from '../accounts/index.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import type { SignupPolicy, SignupRequest } from '../registration/index.js';
+import type { IssuedSession, SessionService } from '../sessions/index.js';
 
 import {
   assertDeviceRoom,

@@ -13,7 +13,7 @@ import type {
   KeyIdentityTable,
 } from '../../db/tables/devices.js';
 import type { AccountTable } from '../../db/tables/foundation.js';
-import { ACCOUNT_COLUMNS } from '../accounts/queries.js';
+import { ACCOUNT_COLUMNS } from '../accounts/index.js';
 
 // ---- challenges
 

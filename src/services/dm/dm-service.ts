@@ -8,16 +8,19 @@ import type { Tx } from '../../db/transaction.js';
 import { capExceeded, forbidden, notFound, rateLimited, validation } from '../../errors.js';
 import { DAY_MS, MINUTE_MS } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
-import type { AccountService } from '../accounts/account-service.js';
+import type { AccountService } from '../accounts/index.js';
 import type { AreaDeps } from '../area-deps.js';
-import type {
-  DirectConversation,
-  DirectMessaging,
-  Person,
-  Reach,
-} from '../conversations/dm-port.js';
-import { emitConversationEvent, emitToUsers } from '../conversations/events.js';
-import { findAccounts, findConversation, insertMembers } from '../conversations/queries.js';
+import {
+  emitConversationEvent,
+  emitToUsers,
+  findAccounts,
+  findConversation,
+  insertMembers,
+  type DirectConversation,
+  type DirectMessaging,
+  type Person,
+  type Reach,
+} from '../conversations/index.js';
 
 import {
   answerDmRequest,
@@ -48,7 +51,7 @@ import {
   type FloorNote,
   type Relationship,
 } from './rules.js';
-import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
+import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/index.js';
 
 /** One person in the caller's block list. */
 export interface BlockedPerson {

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 
 import type { Executor } from '../../db/database.js';
 import type { DmRequestTable, DmSettingsTable } from '../../db/tables/collaboration.js';
-import { keysetQuery, type KeysetPage } from '../paging/keyset.js';
+import { keysetQuery, type KeysetPage } from '../paging/index.js';
 
 // Direct-message settings, requests and blocks, executor first.
 

@@ -9,8 +9,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import { AppError, capExceeded, conflict, notFound, validation } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import type { Authz } from '../authz/authz.js';
-import type { FileStorage } from '../files/file-storage.js';
+import type { Authz } from '../authz/index.js';
 import {
   imagePath,
   imagePathsOf,
@@ -19,8 +18,9 @@ import {
   receiveToTemp,
   storeReencodedImage,
   UploadRefused,
-} from '../files/uploads.js';
-import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
+  type FileStorage,
+} from '../files/index.js';
+import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/index.js';
 
 import {
   countCustomEmoji,

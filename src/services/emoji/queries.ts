@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.js';
 import type { CustomEmojiTable } from '../../db/tables/emoji.js';
-import { keysetQuery, type KeysetPage } from '../paging/keyset.js';
+import { keysetQuery, type KeysetPage } from '../paging/index.js';
 
 /** A page of a workspace's custom emoji, oldest first. */
 export async function customEmojiPage(db: Executor, workspaceId: string, page: KeysetPage) {

@@ -3,7 +3,7 @@ import type { Db } from '../../db/database.js';
 import { notFound, validation } from '../../errors.js';
 import { cidrContains, CidrSet, normalizeCidr } from '../../lib/address.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
-import type { AuditLog } from '../audit/audit-log.js';
+import type { AuditLog } from '../audit/index.js';
 
 import {
   deleteExpiredIpBlocks,
@@ -12,7 +12,7 @@ import {
   listIpBlocks,
   upsertIpBlock,
 } from './queries.js';
-import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
+import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/index.js';
 
 export const IP_BLOCK_REASON_MAX = 500;
 

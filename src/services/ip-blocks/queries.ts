@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/database.js';
-import { keysetQuery, type KeysetPage } from '../paging/keyset.js';
+import { keysetQuery, type KeysetPage } from '../paging/index.js';
 
 /** Blocks in force at `now`, newest first: every one, or one keyset page when `page` is given. */
 export async function listIpBlocks(db: Executor, now: number, page?: KeysetPage) {

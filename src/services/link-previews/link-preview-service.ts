@@ -8,8 +8,7 @@ import type { Clock } from '../../lib/clock.js';
 import { Lru } from '../../lib/lru.js';
 import type { RequestLoad } from '../../lib/request-load.js';
 import type { SafeFetch } from '../../net/safe-fetch.js';
-import type { MessageService } from '../messages/message-service.js';
-import type { MessageRemovalHook } from '../messages/removal.js';
+import type { MessageService, MessageRemovalHook } from '../messages/index.js';
 
 import { BatchedWrites } from './batched-writes.js';
 import { previewOf, type PreviewData } from './html-meta.js';

@@ -3,9 +3,8 @@ import { actingAccountId, type Actor } from '../../auth/actor.js';
 import type { MessageTable } from '../../db/tables/collaboration.js';
 import { conflict, forbidden, validation } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
-import { toRow } from '../conversations/rows.js';
-import { emitConversationEvent } from '../conversations/events.js';
-import { messageTerms, writeMessageTerms } from '../search/queries.js';
+import { toRow, emitConversationEvent } from '../conversations/index.js';
+import { messageTerms, writeMessageTerms } from '../search/index.js';
 
 import type { MessageCore } from './message-core.js';
 import { insertEdit, replaceText } from './queries.js';

@@ -5,18 +5,19 @@ import type { ConversationTable, MessageTable } from '../../db/tables/collaborat
 import type { Tx } from '../../db/transaction.js';
 import { AppError, notFound } from '../../errors.js';
 import type { EventFields, EventType } from '../../events/catalog.js';
-import type { AccountService } from '../accounts/account-service.js';
+import type { AccountService } from '../accounts/index.js';
 import type { AreaDeps } from '../area-deps.js';
-import type { Authz } from '../authz/authz.js';
+import type { Authz } from '../authz/index.js';
 import {
-  type Access,
   assertReadable,
   assertWritableBy,
   plausibleId,
-} from '../conversations/access.js';
-import { emitConversationEvent } from '../conversations/events.js';
-import type { PrefetchedAccess } from '../conversations/prefetched-access.js';
-import { findConversationAccess, membersOf } from '../conversations/queries.js';
+  emitConversationEvent,
+  findConversationAccess,
+  membersOf,
+  type Access,
+  type PrefetchedAccess,
+} from '../conversations/index.js';
 
 import {
   accountIdsByUsernameKey,
@@ -26,7 +27,7 @@ import {
 } from './queries.js';
 import { MessageHooks } from './hooks.js';
 import { MessageRateLimiter } from './rate-limit.js';
-import type { EmojiLookup } from '../emoji/emoji-service.js';
+import type { EmojiLookup } from '../emoji/index.js';
 
 import type { NewestPages } from './newest-pages.js';
 import type { MessageRemover } from './removal.js';

@@ -3,8 +3,7 @@ import { actingAccountId, type Actor } from '../../auth/actor.js';
 import type { Tx } from '../../db/transaction.js';
 import type { EventFields } from '../../events/catalog.js';
 import { conflict, notFound, validation } from '../../errors.js';
-import { toRow } from '../conversations/rows.js';
-import { emitConversationEvent } from '../conversations/events.js';
+import { toRow, emitConversationEvent } from '../conversations/index.js';
 
 import type { MessageCore } from './message-core.js';
 import {

@@ -2,13 +2,18 @@ import { iso } from '../../lib/iso-time.js';
 import { actingAccountId, type Actor } from '../../auth/actor.js';
 import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
 import { forbidden, notFound, validation } from '../../errors.js';
-import type { AccountView } from '../accounts/account-service.js';
-import { plausibleId } from '../conversations/access.js';
-import { prefetchedAccessOf } from '../conversations/prefetched-access.js';
-import { toRow } from '../conversations/rows.js';
-import { eventsToUsers } from '../conversations/events.js';
-import { cursorOf, type Page, type PageArgs, parsePageArgs } from '../conversations/paging.js';
-import { advanceReadMarkerStatement } from '../conversations/queries.js';
+import type { AccountView } from '../accounts/index.js';
+import {
+  plausibleId,
+  prefetchedAccessOf,
+  toRow,
+  eventsToUsers,
+  cursorOf,
+  parsePageArgs,
+  advanceReadMarkerStatement,
+  type Page,
+  type PageArgs,
+} from '../conversations/index.js';
 
 import type { MessageCore } from './message-core.js';
 import {

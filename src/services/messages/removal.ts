@@ -1,8 +1,7 @@
 import type { Tx } from '../../db/transaction.js';
 import type { EventPort } from '../../events/port.js';
 import type { NewestPages } from './newest-pages.js';
-import { emitConversationEvent } from '../conversations/events.js';
-import { membersOf } from '../conversations/queries.js';
+import { emitConversationEvent, membersOf } from '../conversations/index.js';
 
 import {
   conversationsByIds,

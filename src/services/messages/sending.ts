@@ -2,12 +2,15 @@ import { actingAccountId, type Actor } from '../../auth/actor.js';
 import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
 import type { Tx } from '../../db/transaction.js';
 import { notFound, validation } from '../../errors.js';
-import { plausibleId } from '../conversations/access.js';
-import { prefetchedAccessOf } from '../conversations/prefetched-access.js';
-import { deferMessageTerms, messageTerms } from '../search/queries.js';
-import { toRow } from '../conversations/rows.js';
-import { emitConversationEvent } from '../conversations/events.js';
-import { deferAdvanceReadMarker, deferTouchConversation } from '../conversations/queries.js';
+import {
+  plausibleId,
+  prefetchedAccessOf,
+  toRow,
+  emitConversationEvent,
+  deferAdvanceReadMarker,
+  deferTouchConversation,
+} from '../conversations/index.js';
+import { deferMessageTerms, messageTerms } from '../search/index.js';
 
 import type { MessageCore } from './message-core.js';
 import { messagePayload, newMessageRow } from './message-rows.js';

@@ -2,7 +2,7 @@ import { actingUser, type Actor } from '../../auth/actor.js';
 import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
 import type { Tx } from '../../db/transaction.js';
 import { validation } from '../../errors.js';
-import { ENCRYPTION_FRAMING_BYTES } from '../messages/sending.js';
+import { ENCRYPTION_FRAMING_BYTES } from '../messages/index.js';
 
 import { FRANKING_BYTES, frankingTag } from './franking.js';
 import { commitRequired, groupIdOf, intArg, MlsPart, staleEpoch } from './mls-part.js';

@@ -2,9 +2,12 @@ import { actingAccountId, actingUser, type Actor } from '../../auth/actor.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { forbidden, validation } from '../../errors.js';
 import { isId, newId } from '../../lib/ids.js';
-import { plausibleId } from '../conversations/access.js';
-import { emitConversationEvent, emitToUsers } from '../conversations/events.js';
-import { membersOf } from '../conversations/queries.js';
+import {
+  plausibleId,
+  emitConversationEvent,
+  emitToUsers,
+  membersOf,
+} from '../conversations/index.js';
 
 import {
   COMMIT_PAGE_MAX,

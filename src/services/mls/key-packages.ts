@@ -8,10 +8,8 @@ import { userTopic } from '../../events/catalog.js';
 import { emit } from '../../events/publish.js';
 import { DAY_MS } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
-import { emitConversationEvent } from '../conversations/events.js';
-import { findConversation, membersOf } from '../conversations/queries.js';
-import type { DeviceView } from '../devices/device-rules.js';
-import { findCurrentKeyIdentity, setKeyPackage } from '../devices/queries.js';
+import { emitConversationEvent, findConversation, membersOf } from '../conversations/index.js';
+import { findCurrentKeyIdentity, setKeyPackage, type DeviceView } from '../devices/index.js';
 
 import {
   credentialIdentity,

@@ -1,11 +1,14 @@
 import { AppError, forbidden, notFound, validation } from '../../errors.js';
 import { isId } from '../../lib/ids.js';
 import { AreaPart, type AreaDeps } from '../area-deps.js';
-import { assertReadable, plausibleId } from '../conversations/access.js';
-import { findConversationAccess } from '../conversations/queries.js';
-import { toRow } from '../conversations/rows.js';
-import type { DeviceService } from '../devices/device-service.js';
-import type { MessageService } from '../messages/message-service.js';
+import {
+  assertReadable,
+  plausibleId,
+  findConversationAccess,
+  toRow,
+} from '../conversations/index.js';
+import type { DeviceService } from '../devices/index.js';
+import type { MessageService } from '../messages/index.js';
 
 /** Largest key package, Welcome or Commit accepted, in base64 characters. */
 export const KEY_PACKAGE_MAX_CHARS = 65_536;

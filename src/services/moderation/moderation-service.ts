@@ -1,11 +1,11 @@
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
-import type { Authz } from '../authz/authz.js';
-import type { MessageRemover } from '../messages/removal.js';
-import type { SessionService } from '../sessions/session-service.js';
+import type { Authz } from '../authz/index.js';
+import type { MessageRemover } from '../messages/index.js';
+import type { SessionService } from '../sessions/index.js';
 
-import type { AuditLog } from '../audit/audit-log.js';
+import type { AuditLog } from '../audit/index.js';
 import { PrincipalBlockService, type WorkspaceRemover } from './principal-blocks.js';
 import { ReportService } from './reports.js';
 

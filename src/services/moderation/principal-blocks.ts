@@ -5,19 +5,19 @@ import type { Tx } from '../../db/transaction.js';
 import { conflict, notFound, validation } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import { lookupKey } from '../accounts/username.js';
-import type { MessageRemover } from '../messages/removal.js';
-import type { SessionService } from '../sessions/session-service.js';
-import { deleteReactionsBy } from '../messages/queries.js';
+import { lookupKey } from '../accounts/index.js';
+import { deleteReactionsBy, type MessageRemover } from '../messages/index.js';
+import type { SessionService } from '../sessions/index.js';
 
-import type { AuditLog } from '../audit/audit-log.js';
-import { blockedRefusal, findBlocks } from '../principals/blocked.js';
+import type { AuditLog } from '../audit/index.js';
 import {
+  blockedRefusal,
+  findBlocks,
   parsePrincipal,
   principalIdsOfAccount,
   remoteUsernameKey,
   type ParsedPrincipal,
-} from '../principals/principal-id.js';
+} from '../principals/index.js';
 import {
   accountsOfPrincipal,
   countOtherUnblockedOperators,
@@ -31,7 +31,7 @@ import {
   usernamesByKeyIdentity,
   workspacesOwnedBy,
 } from './queries.js';
-import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
+import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/index.js';
 
 /** Characters a block's reason may have. */
 export const PRINCIPAL_REASON_MAX = 500;

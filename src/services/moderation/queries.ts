@@ -1,13 +1,13 @@
 import type { Executor } from '../../db/database.js';
-import { lockInstance } from '../instance/queries.js';
+import { lockInstance } from '../instance/index.js';
 import type {
   AbuseReportTable,
   PrincipalBlockTable,
   ReportSubjectKind,
 } from '../../db/tables/moderation.js';
 
-import { accountNotBlocked } from '../principals/blocked.js';
-import { keysetQuery, type KeysetPage } from '../paging/keyset.js';
+import { accountNotBlocked } from '../principals/index.js';
+import { keysetQuery, type KeysetPage } from '../paging/index.js';
 
 // Moderation queries, executor first.
 

@@ -4,17 +4,21 @@ import type { ReportSubjectKind } from '../../db/tables/moderation.js';
 import { forbidden, notFound, rateLimited, validation } from '../../errors.js';
 import { HOUR_MS, type Clock } from '../../lib/clock.js';
 import { encodeCursor } from '../../lib/cursor.js';
-import { keysetRows, parseKeysetArgs, type KeysetArgs, type KeysetPage } from '../paging/keyset.js';
+import { keysetRows, parseKeysetArgs, type KeysetArgs, type KeysetPage } from '../paging/index.js';
 import { isId, newId } from '../../lib/ids.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import { isUniqueViolation } from '../../db/errors.js';
 
-import type { Authz } from '../authz/authz.js';
-import { canRead, plausibleId, readFactsOf } from '../conversations/access.js';
-import { findConversationAccess } from '../conversations/queries.js';
-import { verifyReveal } from '../mls/franking.js';
+import type { Authz } from '../authz/index.js';
+import {
+  canRead,
+  plausibleId,
+  readFactsOf,
+  findConversationAccess,
+} from '../conversations/index.js';
+import { verifyReveal } from '../mls/index.js';
 
-import type { AuditLog } from '../audit/audit-log.js';
+import type { AuditLog } from '../audit/index.js';
 import {
   findAccountBrief,
   findMessageAttachmentByBlob,

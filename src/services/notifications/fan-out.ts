@@ -16,8 +16,8 @@ import { newId } from '../../lib/ids.js';
 import { Lru } from '../../lib/lru.js';
 import type { RequestLoad } from '../../lib/request-load.js';
 import { atLeast } from '../../auth/policy.js';
-import { readMentions } from '../messages/text.js';
-import { findMember } from '../workspaces/queries.js';
+import { readMentions } from '../messages/index.js';
+import { findMember } from '../workspaces/index.js';
 
 import {
   blockersOf,

@@ -18,10 +18,17 @@ import { emit } from '../../events/publish.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
 import { isId } from '../../lib/ids.js';
 import type { RequestLoad } from '../../lib/request-load.js';
-import type { Authz } from '../authz/authz.js';
-import { assertReadable, plausibleId } from '../conversations/access.js';
-import { cursorOf, type Page, type PageArgs, parsePageArgs } from '../conversations/paging.js';
-import { findConversationAccess, lastMessages } from '../conversations/queries.js';
+import type { Authz } from '../authz/index.js';
+import {
+  assertReadable,
+  plausibleId,
+  cursorOf,
+  parsePageArgs,
+  findConversationAccess,
+  lastMessages,
+  type Page,
+  type PageArgs,
+} from '../conversations/index.js';
 
 import { FanOut, type ConnectionPort } from './fan-out.js';
 import {

@@ -16,7 +16,7 @@ import {
   RefusedAddressError,
   refusal,
 } from '../../net/public-connector.js';
-import type { VapidKeys } from '../instance/server-keys.js';
+import type { VapidKeys } from '../instance/index.js';
 
 import { conversationOf, settingsOf } from './queries.js';
 import {

@@ -11,7 +11,7 @@ import type {
   WorkspaceNotificationPolicyTable,
 } from '../../db/tables/notifications.js';
 import type { CursorPosition } from '../../lib/cursor.js';
-import { pastCursor } from '../paging/keyset.js';
+import { pastCursor } from '../paging/index.js';
 
 // The notifications area's SQL (owner of notification_setting, notification_rule, notification,
 // workspace_notification_policy and push_subscription). Reads of other areas' tables are joins.

@@ -1,15 +1,15 @@
 import type { Logger } from 'pino';
 
-import type { Authz } from '../authz/authz.js';
+import type { Authz } from '../authz/index.js';
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
 import type { EventPort } from '../../events/port.js';
 import type { Clock } from '../../lib/clock.js';
 import type { RequestLoad } from '../../lib/request-load.js';
 import type { Mailer } from '../../mail/mailer.js';
-import { loadOrCreateVapidKeys } from '../instance/server-keys.js';
-import type { MessageService } from '../messages/message-service.js';
-import type { PresenceService } from '../presence/presence-service.js';
+import { loadOrCreateVapidKeys } from '../instance/index.js';
+import type { MessageService } from '../messages/index.js';
+import type { PresenceService } from '../presence/index.js';
 
 import { DigestMailer } from './digest.js';
 import { NotificationService } from './notification-service.js';

@@ -16,12 +16,11 @@ import { emit } from '../../events/publish.js';
 import { capExceeded, conflict, notFound, validation } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
-import type { Authz } from '../authz/authz.js';
-import { isSha256 } from '../files/blob-store.js';
-import type { FileStorage } from '../files/file-storage.js';
-import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
-import type { AuditLog } from '../audit/audit-log.js';
-import { lockWorkspace } from '../workspaces/queries.js';
+import type { Authz } from '../authz/index.js';
+import { isSha256, type FileStorage } from '../files/index.js';
+import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/index.js';
+import type { AuditLog } from '../audit/index.js';
+import { lockWorkspace } from '../workspaces/index.js';
 
 import { type BundleManifest, readBundle, resolveSettings } from './bundle.js';
 import { BUNDLE_MAX_BYTES } from './bundle-schema.js';

@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/database.js';
-import { keysetQuery, type KeysetPage } from '../paging/keyset.js';
+import { keysetQuery, type KeysetPage } from '../paging/index.js';
 import type { PluginBundleTable, WorkspacePluginTable } from '../../db/tables/plugins.js';
 
 // The only writer of plugin_bundle and workspace_plugin (src/db/table-owners.ts), and their reads.

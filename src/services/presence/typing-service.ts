@@ -8,9 +8,8 @@ import { isId } from '../../lib/ids.js';
 import { Lru } from '../../lib/lru.js';
 
 import type { PresenceService } from './presence-service.js';
-import type { Authz } from '../authz/authz.js';
-import { prefetchedAccessOf } from '../conversations/prefetched-access.js';
-import { findConversationAccess, membersOf } from '../conversations/queries.js';
+import type { Authz } from '../authz/index.js';
+import { prefetchedAccessOf, findConversationAccess, membersOf } from '../conversations/index.js';
 
 import { eitherBlocks, findAccountNames } from './queries.js';
 

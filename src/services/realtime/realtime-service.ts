@@ -2,7 +2,7 @@ import { actingAccountId, type Actor } from '../../auth/actor.js';
 import type { Db } from '../../db/database.js';
 import { LiveSource } from '../../events/live-stream.js';
 import type { Clock } from '../../lib/clock.js';
-import type { PresenceService } from '../presence/presence-service.js';
+import type { PresenceService } from '../presence/index.js';
 
 import { RelayStream } from './relay-stream.js';
 import { WorkspaceStream } from './workspace-stream.js';

@@ -5,9 +5,8 @@ import { notFound } from '../../errors.js';
 import { isId } from '../../lib/ids.js';
 import { LiveStream, type TopicPolicy, type Verdict } from '../../events/live-stream.js';
 
-import { canRead, type ReadFacts } from '../conversations/access.js';
-import { membershipsAmong } from '../conversations/queries.js';
-import { findWorkspaceSubscription } from '../workspaces/queries.js';
+import { canRead, membershipsAmong, type ReadFacts } from '../conversations/index.js';
+import { findWorkspaceSubscription } from '../workspaces/index.js';
 
 /** Events after which who is in a conversation may have changed: reread for local subscribers. */
 const CONVERSATION_MEMBERSHIP_EVENTS = new Set([

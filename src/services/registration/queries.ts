@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.js';
 import type { InstanceInviteTable } from '../../db/tables/accounts.js';
-import { keysetQuery, type KeysetPage } from '../paging/keyset.js';
+import { keysetQuery, type KeysetPage } from '../paging/index.js';
 
 export async function insertInstanceInvite(db: Executor, row: InstanceInviteTable) {
   await db.insertInto('instance_invite').values(row).execute();

@@ -8,12 +8,17 @@ import { AppError, capExceeded, notFound, validation } from '../../errors.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
 import { isId, newId, randomToken } from '../../lib/ids.js';
 import type { Mailer } from '../../mail/mailer.js';
-import type { AuditLog } from '../audit/audit-log.js';
-import type { AccountService, AccountView } from '../accounts/account-service.js';
-import { hashPassword } from '../accounts/passwords.js';
-import { normalizeDisplayName } from '../accounts/profile.js';
-import { checkPassword, normalizeEmail, normalizeUsername } from '../accounts/username.js';
-import type { IssuedSession, SessionService } from '../sessions/session-service.js';
+import type { AuditLog } from '../audit/index.js';
+import {
+  hashPassword,
+  normalizeDisplayName,
+  checkPassword,
+  normalizeEmail,
+  normalizeUsername,
+  type AccountService,
+  type AccountView,
+} from '../accounts/index.js';
+import type { IssuedSession, SessionService } from '../sessions/index.js';
 
 import {
   deleteExpiredPowUses,
@@ -24,7 +29,7 @@ import {
   revokeInstanceInvite,
 } from './queries.js';
 import { hashInviteToken, type SignupPolicy, type SignupRequest } from './signup-policy.js';
-import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
+import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/index.js';
 
 /** An instance invite as operators see it: the row without its token hash and address key. */
 export type InstanceInviteView = Omit<InstanceInviteTable, 'tokenHash' | 'emailKey'>;

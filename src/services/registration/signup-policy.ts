@@ -5,8 +5,7 @@ import type { Tx } from '../../db/transaction.js';
 import { AppError, forbidden, validation } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import { normalizeEmail } from '../accounts/username.js';
-import { recordTermsAcceptance, setAccountEmail } from '../accounts/queries.js';
+import { normalizeEmail, recordTermsAcceptance, setAccountEmail } from '../accounts/index.js';
 
 import { issuePowChallenge, verifyPow, type PowChallenge } from './pow.js';
 import {

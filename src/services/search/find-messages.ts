@@ -1,6 +1,6 @@
 import type { Db, Dialect } from '../../db/database.js';
 import type { MessageTable } from '../../db/tables/collaboration.js';
-import type { KeysetFrom } from '../paging/keyset.js';
+import type { KeysetFrom } from '../paging/index.js';
 
 import {
   countMatches,

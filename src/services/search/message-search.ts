@@ -1,7 +1,7 @@
 import type { Executor } from '../../db/database.js';
 import type { MessageTable } from '../../db/tables/collaboration.js';
 import { validation } from '../../errors.js';
-import { lookupKey } from '../accounts/username.js';
+import { lookupKey } from '../accounts/index.js';
 
 import type { IndexMatch, MessageSearchFilters } from './match-queries.js';
 import { holdsPhrase, type ParsedQuery } from './query-grammar.js';

@@ -3,7 +3,7 @@ import { bulkInsert } from '../../db/statements/bulk-insert.js';
 import { preparedQuery } from '../../db/statements/prepared.js';
 import type { MessageTable } from '../../db/tables/collaboration.js';
 import { Lru } from '../../lib/lru.js';
-import { pastCursor } from '../paging/keyset.js';
+import { pastCursor } from '../paging/index.js';
 
 import { analyzeText } from './analyze.js';
 import { needsFallback } from './detect.js';

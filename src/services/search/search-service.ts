@@ -3,11 +3,10 @@ import type { Db } from '../../db/database.js';
 import type { MessageTable } from '../../db/tables/collaboration.js';
 import type { Tx } from '../../db/transaction.js';
 import { validation } from '../../errors.js';
-import type { Authz } from '../authz/authz.js';
-import { keyCursor, keysetPageOf, parseKeysetArgs } from '../paging/keyset.js';
-import type { ChannelService } from '../channels/channel-service.js';
-import type { WorkspaceMemberView } from '../workspaces/views.js';
-import type { WorkspaceService } from '../workspaces/workspace-service.js';
+import type { Authz } from '../authz/index.js';
+import { keyCursor, keysetPageOf, parseKeysetArgs } from '../paging/index.js';
+import type { ChannelService } from '../channels/index.js';
+import type { WorkspaceMemberView, WorkspaceService } from '../workspaces/index.js';
 
 import { preloadLexicons } from './compounds.js';
 import { DEFAULT_SEARCH_TUNING, findMessages, type SearchTuning } from './find-messages.js';

@@ -9,9 +9,9 @@ import {
   ACCESS_COLUMNS,
   conversationAccess,
   type ConversationAccessRow,
-} from '../conversations/queries.js';
-import { keysetQuery, type KeysetPage } from '../paging/keyset.js';
-import { accountNotBlocked } from '../principals/blocked.js';
+} from '../conversations/index.js';
+import { keysetQuery, type KeysetPage } from '../paging/index.js';
+import { accountNotBlocked } from '../principals/index.js';
 
 /**
  * Inserts a session unless a principal block covers its account (or the account is gone): one

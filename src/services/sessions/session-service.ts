@@ -9,11 +9,11 @@ import type { Tx } from '../../db/transaction.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
 import { isId, newId, randomToken } from '../../lib/ids.js';
 import { Lru } from '../../lib/lru.js';
-import { toAccountView, type AccountView } from '../accounts/account-view.js';
+import { toAccountView, type AccountView } from '../accounts/index.js';
 import { writeThen } from '../../db/statements/write-then.js';
-import { PrefetchedAccess } from '../conversations/prefetched-access.js';
-import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
-import { blockedRefusal, isAccountBlocked } from '../principals/blocked.js';
+import { PrefetchedAccess } from '../conversations/index.js';
+import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/index.js';
+import { blockedRefusal, isAccountBlocked } from '../principals/index.js';
 
 import { notFound } from '../../errors.js';
 

@@ -13,12 +13,15 @@ import { AppError, capExceeded, notFound, validation } from '../../errors.js';
 import { DAY_MS, HOUR_MS, type Clock } from '../../lib/clock.js';
 import { isId, newId, randomToken } from '../../lib/ids.js';
 import type { Mailer } from '../../mail/mailer.js';
-import { normalizeEmail } from '../accounts/username.js';
-import type { Authz } from '../authz/authz.js';
-import { findChannelsIn, findConversationMember } from '../conversations/channel-queries.js';
-import { canRead, readFactsFrom } from '../conversations/access.js';
-import { lockAccount } from '../accounts/queries.js';
-import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
+import { normalizeEmail, lockAccount } from '../accounts/index.js';
+import { assertWritable, type Authz } from '../authz/index.js';
+import {
+  findChannelsIn,
+  findConversationMember,
+  canRead,
+  readFactsFrom,
+} from '../conversations/index.js';
+import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/index.js';
 
 import {
   consumeInviteUse,
@@ -31,7 +34,6 @@ import {
   listUsableInvites,
   revokeInvite,
 } from './queries.js';
-import { assertWritable } from '../authz/write-rules.js';
 import type { WorkspaceService, WorkspaceView } from './workspace-service.js';
 
 /** An invite as its creator and the workspace's staff see it (never its token). */

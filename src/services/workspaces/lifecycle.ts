@@ -5,9 +5,9 @@ import type { Tx } from '../../db/transaction.js';
 import { capExceeded, notFound, validation } from '../../errors.js';
 import { MINUTE_MS } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
-import { lockAccount } from '../accounts/queries.js';
-import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
-import { addConversationMembers, insertChannel } from '../conversations/channel-queries.js';
+import { lockAccount } from '../accounts/index.js';
+import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/index.js';
+import { addConversationMembers, insertChannel } from '../conversations/index.js';
 
 import { emitWorkspaceEvent } from './events.js';
 import type { WorkspaceMembership } from './membership.js';

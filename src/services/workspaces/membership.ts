@@ -8,7 +8,7 @@ import {
   addConversationMembers,
   findChannelsIn,
   listOpenPublicChannelIds,
-} from '../conversations/channel-queries.js';
+} from '../conversations/index.js';
 
 import { emitWorkspaceEvent } from './events.js';
 import {
@@ -19,7 +19,7 @@ import {
   insertMember,
   lockWorkspace,
 } from './queries.js';
-import { assertNotTimedOut, type Membership } from '../authz/write-rules.js';
+import { assertNotTimedOut, type Membership } from '../authz/index.js';
 import { refuseDirect } from './rules.js';
 import { WorkspacePart } from './workspace-part.js';
 

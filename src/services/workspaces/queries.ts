@@ -7,8 +7,8 @@ import type {
   WorkspaceRole,
   WorkspaceTable,
 } from '../../db/tables/collaboration.js';
-import { deleteMembershipsInWorkspace } from '../conversations/queries.js';
-import { keysetQuery, pastCursor, type KeysetPage } from '../paging/keyset.js';
+import { deleteMembershipsInWorkspace } from '../conversations/index.js';
+import { keysetQuery, pastCursor, type KeysetPage } from '../paging/index.js';
 
 // Workspace, membership and invite queries, executor first. Lists are single indexed queries.
 

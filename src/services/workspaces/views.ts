@@ -2,8 +2,7 @@ import type { Role } from '../../auth/policy.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import { validation } from '../../errors.js';
 import type { CursorPosition } from '../../lib/cursor.js';
-import type { AccountView } from '../accounts/account-service.js';
-import { toAccountView } from '../accounts/account-view.js';
+import { toAccountView, type AccountView } from '../accounts/index.js';
 
 import type { MemberPageRow, WorkspaceViewRow } from './queries.js';
 

@@ -1,6 +1,6 @@
-import type { AccountService } from '../accounts/account-service.js';
+import type { AccountService } from '../accounts/index.js';
 import { AreaPart, type AreaDeps } from '../area-deps.js';
-import type { Authz } from '../authz/authz.js';
+import type { Authz } from '../authz/index.js';
 
 /** What the workspaces area is built from (build-services.ts). */
 export interface WorkspaceServiceDeps extends AreaDeps {

@@ -1,7 +1,7 @@
 import { DEFAULT_CHANNELS, WorkspaceLifecycle, type WorkspaceDeletionHook } from './lifecycle.js';
 import { TIMEOUT_MAX_MINUTES, WorkspaceMembers } from './members.js';
 import { WorkspaceMembership } from './membership.js';
-import type { Membership } from '../authz/write-rules.js';
+import type { Membership } from '../authz/index.js';
 import type { MemberPage, WorkspaceMemberView, WorkspaceView } from './views.js';
 import type { WorkspaceServiceDeps } from './workspace-part.js';
 

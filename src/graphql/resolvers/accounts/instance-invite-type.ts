@@ -1,5 +1,5 @@
-import type { InstanceInviteView } from '../../../services/registration/registration-service.js';
-import { keyCursor } from '../../../services/paging/keyset.js';
+import type { InstanceInviteView } from '../../../services/registration/index.js';
+import { keyCursor } from '../../../services/paging/index.js';
 import type { Resolver } from '../../resolver-types.js';
 
 /** An invite's place in `instanceInvites`, to pass as `after` or `before`. */

@@ -1,6 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
 
-import type { AccountView } from '../../../services/accounts/account-service.js';
+import type { AccountView } from '../../../services/accounts/index.js';
 import type { GraphqlContext } from '../../context.js';
 import { loader } from '../../loaders.js';
 

@@ -1,4 +1,4 @@
-import type { IssuedSession } from '../../../services/sessions/session-service.js';
+import type { IssuedSession } from '../../../services/sessions/index.js';
 import type { GraphqlContext } from '../../context.js';
 
 /**

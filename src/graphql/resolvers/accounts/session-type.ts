@@ -1,5 +1,5 @@
-import { keyCursor } from '../../../services/paging/keyset.js';
-import type { SessionView } from '../../../services/sessions/session-service.js';
+import { keyCursor } from '../../../services/paging/index.js';
+import type { SessionView } from '../../../services/sessions/index.js';
 import type { Resolver } from '../../resolver-types.js';
 
 /** A session's place in `mySessions`, to pass as `after` or `before`. */

@@ -1,5 +1,4 @@
-import type { AccountView } from '../../../services/accounts/account-service.js';
-import { avatarUrlOf } from '../../../services/accounts/avatars.js';
+import { avatarUrlOf, type AccountView } from '../../../services/accounts/index.js';
 import { optionalActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 

@@ -1,4 +1,4 @@
-import type { CreateChannelInput } from '../../../services/channels/channel-service.js';
+import type { CreateChannelInput } from '../../../services/channels/index.js';
 import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 

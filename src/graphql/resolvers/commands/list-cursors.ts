@@ -1,7 +1,5 @@
-import type { KeybindView } from '../../../services/commands/keybinds.js';
-import type { MacroView } from '../../../services/commands/macros.js';
-import type { PipelineView } from '../../../services/commands/pipelines.js';
-import { keyCursor } from '../../../services/paging/keyset.js';
+import type { KeybindView, MacroView, PipelineView } from '../../../services/commands/index.js';
+import { keyCursor } from '../../../services/paging/index.js';
 import type { Resolver } from '../../resolver-types.js';
 
 /** Each item's place in its list (creation time, then id), to pass as `after` or `before`. */

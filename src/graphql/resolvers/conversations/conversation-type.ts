@@ -1,6 +1,6 @@
 import type { ConversationTable } from '../../../db/tables/collaboration.js';
-import { isPrivateConversation } from '../../../services/conversations/rows.js';
-import { keyCursor, type KeysetArgs } from '../../../services/paging/keyset.js';
+import { isPrivateConversation } from '../../../services/conversations/index.js';
+import { keyCursor, type KeysetArgs } from '../../../services/paging/index.js';
 import { optionalActor, type GraphqlContext } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 import type { UserParent } from '../accounts/user.js';

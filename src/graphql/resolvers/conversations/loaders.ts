@@ -1,8 +1,8 @@
 import type { GraphQLResolveInfo } from 'graphql';
 
 import type { DmRequestTable, MessageTable } from '../../../db/tables/collaboration.js';
-import type { MemberListRow } from '../../../services/conversations/member-lists.js';
-import type { KeysetArgs } from '../../../services/paging/keyset.js';
+import type { MemberListRow } from '../../../services/conversations/index.js';
+import type { KeysetArgs } from '../../../services/paging/index.js';
 import { optionalActor, requireActor, type GraphqlContext } from '../../context.js';
 import { group, loader } from '../../loaders.js';
 

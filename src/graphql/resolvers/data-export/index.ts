@@ -1,4 +1,4 @@
-import type { DataExportView } from '../../../services/data-export/data-export-service.js';
+import type { DataExportView } from '../../../services/data-export/index.js';
 import { requireActor } from '../../context.js';
 import type { Resolver, Resolvers } from '../../resolver-types.js';
 

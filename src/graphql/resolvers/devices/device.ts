@@ -1,7 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 
-import type { DeviceView } from '../../../services/devices/device-rules.js';
-import { KEY_PACKAGES_LOW } from '../../../services/mls/mls-service.js';
+import type { DeviceView } from '../../../services/devices/index.js';
+import { KEY_PACKAGES_LOW } from '../../../services/mls/index.js';
 import { optionalActor, type GraphqlContext } from '../../context.js';
 import { loader } from '../../loaders.js';
 import type { Resolver } from '../../resolver-types.js';

@@ -1,4 +1,4 @@
-import { keyCursor, type KeysetArgs } from '../../../services/paging/keyset.js';
+import { keyCursor, type KeysetArgs } from '../../../services/paging/index.js';
 import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 import type { UserParent } from '../accounts/user.js';

@@ -1,6 +1,6 @@
 import type { DmRequestTable } from '../../../db/tables/collaboration.js';
 import { optionalActor } from '../../context.js';
-import { keyCursor } from '../../../services/paging/keyset.js';
+import { keyCursor } from '../../../services/paging/index.js';
 import type { Resolver } from '../../resolver-types.js';
 import { loadUser } from '../accounts/loaders.js';
 

@@ -1,4 +1,4 @@
-import type { DmSettingsView } from '../../../services/dm/dm-service.js';
+import type { DmSettingsView } from '../../../services/dm/index.js';
 import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 

@@ -1,5 +1,5 @@
-import type { CustomEmojiView } from '../../../services/emoji/emoji-service.js';
-import { keyCursor } from '../../../services/paging/keyset.js';
+import type { CustomEmojiView } from '../../../services/emoji/index.js';
+import { keyCursor } from '../../../services/paging/index.js';
 import type { Resolver } from '../../resolver-types.js';
 
 /** An emoji's place in `customEmojis`, to pass as `after` or `before`. */

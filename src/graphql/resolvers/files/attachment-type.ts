@@ -1,6 +1,6 @@
 import type { AttachmentTable } from '../../../db/tables/attachments.js';
 import type { MessageTable } from '../../../db/tables/collaboration.js';
-import { attachmentPayload } from '../../../services/attachments/attachment-service.js';
+import { attachmentPayload } from '../../../services/attachments/index.js';
 import type { Resolver } from '../../resolver-types.js';
 
 import { loadAttachments } from './loaders.js';

@@ -2,7 +2,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 
 import type { MessageEditTable, MessageTable } from '../../../db/tables/collaboration.js';
 import type { MlsMessageTable } from '../../../db/tables/mls.js';
-import type { LinkPreviewView } from '../../../services/link-previews/link-preview-service.js';
+import type { LinkPreviewView } from '../../../services/link-previews/index.js';
 import { requireActor, type GraphqlContext } from '../../context.js';
 import { group, loader } from '../../loaders.js';
 

@@ -1,6 +1,6 @@
 import type { MessageEditTable, MessageTable } from '../../../db/tables/collaboration.js';
-import type { LinkPreviewView } from '../../../services/link-previews/link-preview-service.js';
-import { readMentions } from '../../../services/messages/text.js';
+import type { LinkPreviewView } from '../../../services/link-previews/index.js';
+import { readMentions } from '../../../services/messages/index.js';
 import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 

@@ -1,4 +1,4 @@
-import type { AuditView } from '../../../services/audit/audit-log.js';
+import type { AuditView } from '../../../services/audit/index.js';
 import type { Resolver } from '../../resolver-types.js';
 
 export const AuditEntry = {

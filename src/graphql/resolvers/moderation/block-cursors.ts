@@ -1,6 +1,6 @@
-import type { IpBlockView } from '../../../services/ip-blocks/ip-block-service.js';
-import type { PrincipalBlockView } from '../../../services/moderation/principal-blocks.js';
-import { keyCursor } from '../../../services/paging/keyset.js';
+import type { IpBlockView } from '../../../services/ip-blocks/index.js';
+import type { PrincipalBlockView } from '../../../services/moderation/index.js';
+import { keyCursor } from '../../../services/paging/index.js';
 import type { Resolver } from '../../resolver-types.js';
 
 /** Each block's place in its list, to pass as `after` or `before`. */

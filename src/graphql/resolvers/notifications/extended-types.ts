@@ -1,6 +1,6 @@
 import type { ConversationTable } from '../../../db/tables/collaboration.js';
 import type { NotificationRuleTable } from '../../../db/tables/notifications.js';
-import type { WorkspaceView } from '../../../services/workspaces/workspace-service.js';
+import type { WorkspaceView } from '../../../services/workspaces/index.js';
 import { requireActor } from '../../context.js';
 import { loader } from '../../loaders.js';
 import type { Resolver } from '../../resolver-types.js';

@@ -1,4 +1,4 @@
-import type { FeedRow } from '../../../services/notifications/queries.js';
+import type { FeedRow } from '../../../services/notifications/index.js';
 import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 import { loadUser } from '../accounts/loaders.js';

@@ -6,7 +6,7 @@ import {
   doNotDisturb,
   formatClockTime,
   readKeywords,
-} from '../../../services/notifications/rules.js';
+} from '../../../services/notifications/index.js';
 import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 

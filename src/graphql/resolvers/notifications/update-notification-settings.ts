@@ -1,4 +1,4 @@
-import type { SettingsInput } from '../../../services/notifications/notification-service.js';
+import type { SettingsInput } from '../../../services/notifications/index.js';
 import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 

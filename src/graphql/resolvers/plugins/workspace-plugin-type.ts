@@ -1,5 +1,5 @@
-import type { WorkspacePluginView } from '../../../services/plugins/plugin-service.js';
-import { keyCursor } from '../../../services/paging/keyset.js';
+import type { WorkspacePluginView } from '../../../services/plugins/index.js';
+import { keyCursor } from '../../../services/paging/index.js';
 import type { Resolver } from '../../resolver-types.js';
 
 /** A plugin's place in `workspacePlugins`, to pass as `after` or `before`. */

@@ -1,6 +1,6 @@
 import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
-import type { PresenceChoice } from '../../../services/presence/presence-service.js';
+import type { PresenceChoice } from '../../../services/presence/index.js';
 
 export const presence: Resolver<unknown, { userIds: string[] }> = (_parent, { userIds }, ctx) =>
   ctx.services.presence.presenceOf(requireActor(ctx), userIds);

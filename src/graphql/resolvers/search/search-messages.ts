@@ -1,5 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { SearchOrder } from '../../../services/search/search-service.js';
+import type { SearchOrder } from '../../../services/search/index.js';
 import type { Resolver } from '../../resolver-types.js';
 
 interface Filter {

@@ -1,4 +1,4 @@
-import type { CreateInviteInput } from '../../../services/workspaces/invite-service.js';
+import type { CreateInviteInput } from '../../../services/workspaces/index.js';
 import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 

@@ -1,4 +1,4 @@
-import type { KeysetArgs } from '../../../services/paging/keyset.js';
+import type { KeysetArgs } from '../../../services/paging/index.js';
 import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
 

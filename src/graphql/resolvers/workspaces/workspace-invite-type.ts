@@ -1,5 +1,5 @@
-import { keyCursor } from '../../../services/paging/keyset.js';
-import type { InviteView } from '../../../services/workspaces/invite-service.js';
+import { keyCursor } from '../../../services/paging/index.js';
+import type { InviteView } from '../../../services/workspaces/index.js';
 import type { Resolver } from '../../resolver-types.js';
 
 /** Each invite's place in `workspaceInvites` and `Workspace.invites`. */

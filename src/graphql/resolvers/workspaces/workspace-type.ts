@@ -1,8 +1,7 @@
-import { keyCursor, type KeysetArgs } from '../../../services/paging/keyset.js';
-import { myWorkspacesPosition } from '../../../services/workspaces/views.js';
+import { keyCursor, type KeysetArgs } from '../../../services/paging/index.js';
+import { myWorkspacesPosition, type WorkspaceView } from '../../../services/workspaces/index.js';
 import { requireActor } from '../../context.js';
 import type { Resolver } from '../../resolver-types.js';
-import type { WorkspaceView } from '../../../services/workspaces/workspace-service.js';
 
 /** Fields of Workspace beyond the view's own, each one call to a service. */
 export const Workspace = {

@@ -1,0 +1,3 @@
+// The account-deletion area's surface: what other areas and the edges use of it (docs/architecture.md,
+// "Area surfaces"). The area's own files import each other directly, never this file.
+export { AccountDeletionService } from './account-deletion-service.js';

@@ -1,0 +1,59 @@
+// The conversations area's surface: what other areas and the edges use of it (docs/architecture.md,
+// "Area surfaces"). The area's own files import each other directly, never this file.
+export {
+  assertReadable,
+  assertWritableBy,
+  canRead,
+  plausibleId,
+  readFactsFrom,
+  readFactsOf,
+} from './access.js';
+export type { Access, ReadFacts } from './access.js';
+export {
+  addConversationMembers,
+  countChannels,
+  existingConversationMembers,
+  findChannel,
+  findChannelByName,
+  findChannelsIn,
+  findConversationMember,
+  insertChannel,
+  listOpenPublicChannelIds,
+  listVisibleChannels,
+  removeConversationMember,
+  updateChannel,
+} from './channel-queries.js';
+export { ConversationService } from './conversation-service.js';
+export type { DirectConversation, DirectMessaging, Person, Reach } from './dm-port.js';
+export { emitConversationEvent, emitToUsers, eventsToUsers } from './events.js';
+export type { MemberListRow } from './member-lists.js';
+export { cursorOf, parsePageArgs } from './paging.js';
+export type { Page, PageArgs } from './paging.js';
+export {
+  PREFETCHED_ACCESS,
+  PrefetchedAccess,
+  conversationNamed,
+  prefetchedAccessOf,
+} from './prefetched-access.js';
+export {
+  ACCESS_COLUMNS,
+  advanceReadMarkerStatement,
+  claimDirectPair,
+  conversationAccess,
+  deferAdvanceReadMarker,
+  deferTouchConversation,
+  deleteConversationMembershipsOf,
+  deleteMembershipsInWorkspace,
+  findAccounts,
+  findConversation,
+  findConversationAccess,
+  findDirectPair,
+  insertConversation,
+  insertMembers,
+  lastMessages,
+  membersOf,
+  membershipsAmong,
+  touchConversation,
+} from './queries.js';
+export type { ConversationAccessRow } from './queries.js';
+export { isPrivateConversation, toRow } from './rows.js';

@@ -1,0 +1,4 @@
+// The data-export area's surface: what other areas and the edges use of it (docs/architecture.md,
+// "Area surfaces"). The area's own files import each other directly, never this file.
+export { DataExportService } from './data-export-service.js';
+export type { DataExportView } from './data-export-service.js';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 
 import { CLI_ACTOR } from '../auth/actor.js';
-import type { ReportView } from '../services/moderation/index.js';
+import type { ReportView } from '../services/moderation/reports.js';
 
 import { printJson, withContext, type CliIo } from './io.js';
 

@@ -1,7 +1,8 @@
 import { InvalidArgumentError, type Command } from 'commander';
 
 import { CLI_ACTOR } from '../auth/actor.js';
-import { AUDIT_PAGE_MAX, type AuditView } from '../services/audit/index.js';
+import type { AuditView } from '../services/audit/audit-log.js';
+import { AUDIT_PAGE_MAX } from '../services/audit/audit-page.js';
 
 import { printJson, withContext, type CliIo } from './io.js';
 

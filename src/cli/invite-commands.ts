@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 
 import { CLI_ACTOR } from '../auth/actor.js';
-import type { InstanceInviteView } from '../services/registration/index.js';
+import type { InstanceInviteView } from '../services/registration/registration-service.js';
 import { printJson, withContext, type CliIo } from './io.js';
 
 const wholeNumber = (value: string): number => {

@@ -6,8 +6,9 @@ import { z, type ZodTypeAny } from 'zod';
 import type { UserActor } from '../auth/actor.js';
 import type { AppContext } from '../context.js';
 import { AppError, featureDisabled, notFound } from '../errors.js';
-import { findAccountByUsernameKey, lookupKey } from '../services/accounts/index.js';
-import type { ArgDef } from '../services/commands/index.js';
+import { findAccountByUsernameKey } from '../services/accounts/queries.js';
+import { lookupKey } from '../services/accounts/username.js';
+import type { ArgDef } from '../services/commands/types.js';
 import { readVersion } from '../version.js';
 
 // `svc mcp --user <name>`: a person's AI-callable commands as Model Context Protocol tools over

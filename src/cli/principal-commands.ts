@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 
 import { CLI_ACTOR } from '../auth/actor.js';
-import type { PrincipalBlockView } from '../services/moderation/index.js';
+import type { PrincipalBlockView } from '../services/moderation/principal-blocks.js';
 
 import { printJson, withContext, type CliIo } from './io.js';
 

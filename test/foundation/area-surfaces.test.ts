@@ -93,6 +93,11 @@ describe('the area-surface check', () => {
     expect(checkAreaSurfaces(planted)).toEqual([]);
   });
 
+  it('lets the command line import one file of an area statically', () => {
+    const planted = src({ ...tree, 'cli/cmd.ts': "import { f } from '../services/a/f.js';\n" });
+    expect(checkAreaSurfaces(planted)).toEqual([]);
+  });
+
   it('counts a dynamic import in a circle of areas', () => {
     const planted = src({
       ...tree,

@@ -55,7 +55,8 @@ export interface TypeMappers {
   AuditEntry: AuditView;
   Conversation: ConversationTable;
   CustomEmoji: CustomEmojiView;
-  Device: DeviceView;
+  /** `current` is preset where the request's session changed device during the request. */
+  Device: DeviceView & { current?: boolean };
   DmRequest: DmRequestTable;
   ForwardedFrom: ForwardParent;
   InstanceInvite: InstanceInviteView;

@@ -12,10 +12,17 @@ export type InputMaybe<T> = T | null | undefined;
 /** Arguments of a field that takes none. */
 export type NoArgs = Record<string, never>;
 
-type ParentOf<N extends string, Shape> = N extends keyof TypeMappers ? TypeMappers[N] : Shape;
-type EnumOf<N extends string, Names> = N extends keyof EnumMappers ? EnumMappers[N] : Names;
 type ScalarInput<N extends keyof ScalarMappers> = ScalarMappers[N]['input'];
 type ScalarOutput<N extends keyof ScalarMappers> = ScalarMappers[N]['output'];
+/** An object type's parent: its view in the mapper table, or the shape its SDL gives. */
+export type ParentOf<N extends keyof Shapes> = N extends keyof TypeMappers
+  ? TypeMappers[N]
+  : Shapes[N];
+/** An enum's values: its internal values in the mapper table, or its names. */
+export type EnumOf<N extends keyof EnumNames> = N extends keyof EnumMappers
+  ? EnumMappers[N]
+  : EnumNames[N];
+export type EnumResolvers<N extends keyof EnumNames> = Record<EnumNames[N], EnumOf<N>>;
 
 export type ResolverFn<TParent, TArgs, TResult> = (
   parent: TParent,
@@ -30,56 +37,41 @@ export interface SubscriptionResolverObject<TArgs, TResult> {
     args: TArgs,
     context: GraphqlContext,
     info: GraphQLResolveInfo,
-  ) => AsyncIterable<unknown> | Promise<AsyncIterable<unknown>>;
-  resolve?: ResolverFn<unknown, TArgs, TResult>;
+  ) => AsyncIterable<TResult> | Promise<AsyncIterable<TResult>>;
+  /** Each event the stream yields is the field's value. */
+  resolve?: ResolverFn<TResult, TArgs, TResult>;
 }
+
+/** A type's fields that take no arguments: all of them. */
+type NoFieldArgs = Record<never, never>;
+type ArgsOf<A, K> = K extends keyof A ? A[K] : NoArgs;
+
+/** Field name -> resolver, from the type's parent, field results and field arguments. */
+type FieldResolvers<TParent, TResults, TArgs> = {
+  [K in keyof TResults]: ResolverFn<TParent, ArgsOf<TArgs, K>, TResults[K]>;
+};
+type ArgsFor<N> = N extends keyof Args ? Args[N] : NoFieldArgs;
+type ObjectResolvers<N extends keyof Shapes> = FieldResolvers<ParentOf<N>, Shapes[N], ArgsFor<N>>;
+/** The resolvers of object type N's fields (any of them; the others read the parent). */
+export type TypeResolvers<N extends keyof Shapes> = Partial<ObjectResolvers<N>>;
+/** The resolver of one field of object type N. */
+export type FieldResolver<
+  N extends keyof Shapes,
+  F extends keyof ObjectResolvers<N>,
+> = ObjectResolvers<N>[F];
+type RootResolvers<N extends 'Query' | 'Mutation'> = FieldResolvers<
+  unknown,
+  Results[N],
+  ArgsFor<N>
+>;
+type SubscriptionResolversOf<R> = {
+  [K in keyof R]: SubscriptionResolverObject<ArgsOf<ArgsFor<'Subscription'>, K>, R[K]>;
+};
 
 export interface ScalarResolver {
   serialize(value: unknown): unknown;
   parseValue(value: unknown): unknown;
   parseLiteral(ast: ValueNode, variables?: Record<string, unknown> | null): unknown;
-}
-
-/**
- * An abuse report. Operators see every report; a workspace's owner and Moderators see the message
- * reports from their workspace. Each of the two resolves it on its own: `resolved` is the
- * resolution of whoever is asking (for the reporter, whether anyone handled it).
- */
-export interface AbuseReportShape {
-  id: string;
-  cursor: string;
-  subjectKind: ReportSubjectKind;
-  subjectId: string;
-  category: ReportCategory;
-  text: Maybe<string>;
-  snapshot: ReportSnapshotParent;
-  serverId: Maybe<string>;
-  subjectUsername: Maybe<string>;
-  reporterId: Maybe<string>;
-  reporterUsername: Maybe<string>;
-  createdAt: ScalarOutput<'DateTime'>;
-  resolved: boolean;
-  resolvedAt: Maybe<ScalarOutput<'DateTime'>>;
-  resolvedBy: Maybe<string>;
-}
-export type AbuseReportParent = ParentOf<'AbuseReport', AbuseReportShape>;
-
-export interface AbuseReportResolvers {
-  id: ResolverFn<AbuseReportParent, NoArgs, string>;
-  cursor: ResolverFn<AbuseReportParent, NoArgs, string>;
-  subjectKind: ResolverFn<AbuseReportParent, NoArgs, ReportSubjectKind>;
-  subjectId: ResolverFn<AbuseReportParent, NoArgs, string>;
-  category: ResolverFn<AbuseReportParent, NoArgs, ReportCategory>;
-  text: ResolverFn<AbuseReportParent, NoArgs, Maybe<string>>;
-  snapshot: ResolverFn<AbuseReportParent, NoArgs, ReportSnapshotParent>;
-  serverId: ResolverFn<AbuseReportParent, NoArgs, Maybe<string>>;
-  subjectUsername: ResolverFn<AbuseReportParent, NoArgs, Maybe<string>>;
-  reporterId: ResolverFn<AbuseReportParent, NoArgs, Maybe<string>>;
-  reporterUsername: ResolverFn<AbuseReportParent, NoArgs, Maybe<string>>;
-  createdAt: ResolverFn<AbuseReportParent, NoArgs, ScalarOutput<'DateTime'>>;
-  resolved: ResolverFn<AbuseReportParent, NoArgs, boolean>;
-  resolvedAt: ResolverFn<AbuseReportParent, NoArgs, Maybe<ScalarOutput<'DateTime'>>>;
-  resolvedBy: ResolverFn<AbuseReportParent, NoArgs, Maybe<string>>;
 }
 
 export interface AddConversationMembersInput {
@@ -106,235 +98,9 @@ export interface ApproveDeviceLinkInput {
   deviceName?: InputMaybe<string>;
 }
 
-/**
- * A file attached to a message (docs/files.md, "Attachments"). Its bytes are read with
- * `GET /api/attachments/{id}/download` by members of the conversation. Messages list their
- * attachments whether or not the `attachments` feature is on; downloads need it on.
- */
-export interface AttachmentShape {
-  id: string;
-  fileName: string;
-  contentType: string;
-  sizeBytes: number;
-  width: Maybe<number>;
-  height: Maybe<number>;
-  url: string;
-}
-export type AttachmentParent = ParentOf<'Attachment', AttachmentShape>;
-
-export interface AttachmentResolvers {
-  id: ResolverFn<AttachmentParent, NoArgs, string>;
-  fileName: ResolverFn<AttachmentParent, NoArgs, string>;
-  contentType: ResolverFn<AttachmentParent, NoArgs, string>;
-  sizeBytes: ResolverFn<AttachmentParent, NoArgs, number>;
-  width: ResolverFn<AttachmentParent, NoArgs, Maybe<number>>;
-  height: ResolverFn<AttachmentParent, NoArgs, Maybe<number>>;
-  url: ResolverFn<AttachmentParent, NoArgs, string>;
-}
-
-/** One moderation change (or, with kind COMMAND, one command run). */
-export interface AuditEntryShape {
-  id: string;
-  kind: AuditKind;
-  action: string;
-  actorId: string;
-  target: string;
-  reason: Maybe<string>;
-  details: Maybe<string>;
-  createdAt: ScalarOutput<'DateTime'>;
-  cursor: string;
-}
-export type AuditEntryParent = ParentOf<'AuditEntry', AuditEntryShape>;
-
-export interface AuditEntryResolvers {
-  id: ResolverFn<AuditEntryParent, NoArgs, string>;
-  kind: ResolverFn<AuditEntryParent, NoArgs, AuditKind>;
-  action: ResolverFn<AuditEntryParent, NoArgs, string>;
-  actorId: ResolverFn<AuditEntryParent, NoArgs, string>;
-  target: ResolverFn<AuditEntryParent, NoArgs, string>;
-  reason: ResolverFn<AuditEntryParent, NoArgs, Maybe<string>>;
-  details: ResolverFn<AuditEntryParent, NoArgs, Maybe<string>>;
-  createdAt: ResolverFn<AuditEntryParent, NoArgs, ScalarOutput<'DateTime'>>;
-  cursor: ResolverFn<AuditEntryParent, NoArgs, string>;
-}
-
-export type AuditKind = EnumOf<'AuditKind', 'MODERATION' | 'COMMAND'>;
-/** AuditKind's internal values by name (mappers.ts, EnumMappers). */
-export type AuditKindResolvers = Record<'MODERATION' | 'COMMAND', AuditKind>;
-
-/** A page of the audit log, newest first. */
-export interface AuditLogPageShape {
-  entries: ReadonlyArray<AuditEntryParent>;
-  nextCursor: Maybe<string>;
-  prevCursor: Maybe<string>;
-}
-export type AuditLogPageParent = ParentOf<'AuditLogPage', AuditLogPageShape>;
-
-export interface AuditLogPageResolvers {
-  entries: ResolverFn<AuditLogPageParent, NoArgs, ReadonlyArray<AuditEntryParent>>;
-  nextCursor: ResolverFn<AuditLogPageParent, NoArgs, Maybe<string>>;
-  prevCursor: ResolverFn<AuditLogPageParent, NoArgs, Maybe<string>>;
-}
-
-/** What blocking a principal did. */
-export interface BlockPrincipalPayloadShape {
-  block: PrincipalBlockParent;
-  sessionsEnded: number;
-  messagesRemoved: number;
-  reactionsRemoved: number;
-  workspacesDeleted: number;
-}
-export type BlockPrincipalPayloadParent = ParentOf<
-  'BlockPrincipalPayload',
-  BlockPrincipalPayloadShape
->;
-
-export interface BlockPrincipalPayloadResolvers {
-  block: ResolverFn<BlockPrincipalPayloadParent, NoArgs, PrincipalBlockParent>;
-  sessionsEnded: ResolverFn<BlockPrincipalPayloadParent, NoArgs, number>;
-  messagesRemoved: ResolverFn<BlockPrincipalPayloadParent, NoArgs, number>;
-  reactionsRemoved: ResolverFn<BlockPrincipalPayloadParent, NoArgs, number>;
-  workspacesDeleted: ResolverFn<BlockPrincipalPayloadParent, NoArgs, number>;
-}
-
 export interface ChangePasswordInput {
   currentPassword: string;
   newPassword: string;
-}
-
-/** Who may use @channel, @everyone and @here in a workspace's channels. */
-export type ChannelMentionPolicy = EnumOf<
-  'ChannelMentionPolicy',
-  'EVERYONE' | 'MODERATORS' | 'NOBODY'
->;
-/** ChannelMentionPolicy's internal values by name (mappers.ts, EnumMappers). */
-export type ChannelMentionPolicyResolvers = Record<
-  'EVERYONE' | 'MODERATORS' | 'NOBODY',
-  ChannelMentionPolicy
->;
-
-/** A key package claimed for one device. */
-export interface ClaimedKeyPackageShape {
-  deviceId: string;
-  userId: string;
-  keyPackage: string;
-  lastResort: boolean;
-}
-export type ClaimedKeyPackageParent = ParentOf<'ClaimedKeyPackage', ClaimedKeyPackageShape>;
-
-export interface ClaimedKeyPackageResolvers {
-  deviceId: ResolverFn<ClaimedKeyPackageParent, NoArgs, string>;
-  userId: ResolverFn<ClaimedKeyPackageParent, NoArgs, string>;
-  keyPackage: ResolverFn<ClaimedKeyPackageParent, NoArgs, string>;
-  lastResort: ResolverFn<ClaimedKeyPackageParent, NoArgs, boolean>;
-}
-
-/** A command of the registry: a built-in, or a command of an enabled workspace plugin. */
-export interface CommandShape {
-  name: string;
-  description: string;
-  arguments: ReadonlyArray<CommandArgumentParent>;
-  capability: string;
-  surfaces: ReadonlyArray<CommandSurface>;
-  destructive: boolean;
-  source: CommandSourceParent;
-  nlDescription: Maybe<string>;
-  intentSamples: ReadonlyArray<string>;
-  aiCallable: boolean;
-}
-export type CommandParent = ParentOf<'Command', CommandShape>;
-
-export interface CommandResolvers {
-  name: ResolverFn<CommandParent, NoArgs, string>;
-  description: ResolverFn<CommandParent, NoArgs, string>;
-  arguments: ResolverFn<CommandParent, NoArgs, ReadonlyArray<CommandArgumentParent>>;
-  capability: ResolverFn<CommandParent, NoArgs, string>;
-  surfaces: ResolverFn<CommandParent, NoArgs, ReadonlyArray<CommandSurface>>;
-  destructive: ResolverFn<CommandParent, NoArgs, boolean>;
-  source: ResolverFn<CommandParent, NoArgs, CommandSourceParent>;
-  nlDescription: ResolverFn<CommandParent, NoArgs, Maybe<string>>;
-  intentSamples: ResolverFn<CommandParent, NoArgs, ReadonlyArray<string>>;
-  aiCallable: ResolverFn<CommandParent, NoArgs, boolean>;
-}
-
-export interface CommandArgumentShape {
-  name: string;
-  type: string;
-  description: string;
-  required: boolean;
-}
-export type CommandArgumentParent = ParentOf<'CommandArgument', CommandArgumentShape>;
-
-export interface CommandArgumentResolvers {
-  name: ResolverFn<CommandArgumentParent, NoArgs, string>;
-  type: ResolverFn<CommandArgumentParent, NoArgs, string>;
-  description: ResolverFn<CommandArgumentParent, NoArgs, string>;
-  required: ResolverFn<CommandArgumentParent, NoArgs, boolean>;
-}
-
-/** One command run of a workspace's audit. */
-export interface CommandAuditEntryShape {
-  id: string;
-  actorId: string;
-  initiator: CommandInitiator;
-  command: string;
-  source: Maybe<string>;
-  args: ScalarOutput<'JSON'>;
-  conversationId: Maybe<string>;
-  outcome: string;
-  errorCode: Maybe<string>;
-  errorMessage: Maybe<string>;
-  confirmation: Maybe<string>;
-  macroId: Maybe<string>;
-  pipelineId: Maybe<string>;
-  createdAt: ScalarOutput<'DateTime'>;
-  cursor: string;
-}
-export type CommandAuditEntryParent = ParentOf<'CommandAuditEntry', CommandAuditEntryShape>;
-
-export interface CommandAuditEntryResolvers {
-  id: ResolverFn<CommandAuditEntryParent, NoArgs, string>;
-  actorId: ResolverFn<CommandAuditEntryParent, NoArgs, string>;
-  initiator: ResolverFn<CommandAuditEntryParent, NoArgs, CommandInitiator>;
-  command: ResolverFn<CommandAuditEntryParent, NoArgs, string>;
-  source: ResolverFn<CommandAuditEntryParent, NoArgs, Maybe<string>>;
-  args: ResolverFn<CommandAuditEntryParent, NoArgs, ScalarOutput<'JSON'>>;
-  conversationId: ResolverFn<CommandAuditEntryParent, NoArgs, Maybe<string>>;
-  outcome: ResolverFn<CommandAuditEntryParent, NoArgs, string>;
-  errorCode: ResolverFn<CommandAuditEntryParent, NoArgs, Maybe<string>>;
-  errorMessage: ResolverFn<CommandAuditEntryParent, NoArgs, Maybe<string>>;
-  confirmation: ResolverFn<CommandAuditEntryParent, NoArgs, Maybe<string>>;
-  macroId: ResolverFn<CommandAuditEntryParent, NoArgs, Maybe<string>>;
-  pipelineId: ResolverFn<CommandAuditEntryParent, NoArgs, Maybe<string>>;
-  createdAt: ResolverFn<CommandAuditEntryParent, NoArgs, ScalarOutput<'DateTime'>>;
-  cursor: ResolverFn<CommandAuditEntryParent, NoArgs, string>;
-}
-
-/** A page of the command audit, newest first (time, then id). */
-export interface CommandAuditPageShape {
-  entries: ReadonlyArray<CommandAuditEntryParent>;
-  nextCursor: Maybe<string>;
-  prevCursor: Maybe<string>;
-}
-export type CommandAuditPageParent = ParentOf<'CommandAuditPage', CommandAuditPageShape>;
-
-export interface CommandAuditPageResolvers {
-  entries: ResolverFn<CommandAuditPageParent, NoArgs, ReadonlyArray<CommandAuditEntryParent>>;
-  nextCursor: ResolverFn<CommandAuditPageParent, NoArgs, Maybe<string>>;
-  prevCursor: ResolverFn<CommandAuditPageParent, NoArgs, Maybe<string>>;
-}
-
-export interface CommandConfirmationShape {
-  token: string;
-  summary: string;
-  expiresAt: ScalarOutput<'DateTime'>;
-}
-export type CommandConfirmationParent = ParentOf<'CommandConfirmation', CommandConfirmationShape>;
-
-export interface CommandConfirmationResolvers {
-  token: ResolverFn<CommandConfirmationParent, NoArgs, string>;
-  summary: ResolverFn<CommandConfirmationParent, NoArgs, string>;
-  expiresAt: ResolverFn<CommandConfirmationParent, NoArgs, ScalarOutput<'DateTime'>>;
 }
 
 /** The context of a run: a workspace, and a conversation in it (a channel or a direct conversation). */
@@ -342,183 +108,6 @@ export interface CommandContextInput {
   serverId?: InputMaybe<string>;
   /** The workspace is taken from the conversation when `serverId` is not given. */
   conversationId?: InputMaybe<string>;
-}
-
-export interface CommandDiscoveryShape {
-  command: CommandParent;
-  score: number;
-}
-export type CommandDiscoveryParent = ParentOf<'CommandDiscovery', CommandDiscoveryShape>;
-
-export interface CommandDiscoveryResolvers {
-  command: ResolverFn<CommandDiscoveryParent, NoArgs, CommandParent>;
-  score: ResolverFn<CommandDiscoveryParent, NoArgs, number>;
-}
-
-/**
- * Who started a run, as the client declares it. Not a security boundary (contract, features rule
- * 1): every initiator passes the same capability checks, confirmation and audit. `AGENT` runs are
- * refused while `ai_commands` is off, and run as an agent acting for the caller (never as an
- * instance operator); `PIPELINE` runs likewise act for the caller.
- */
-export type CommandInitiator = EnumOf<
-  'CommandInitiator',
-  'USER' | 'KEYBIND' | 'MACRO' | 'PIPELINE' | 'AGENT'
->;
-/** CommandInitiator's internal values by name (mappers.ts, EnumMappers). */
-export type CommandInitiatorResolvers = Record<
-  'USER' | 'KEYBIND' | 'MACRO' | 'PIPELINE' | 'AGENT',
-  CommandInitiator
->;
-
-export interface CommandRunResultShape {
-  status: CommandRunStatus;
-  command: CommandParent;
-  message: string;
-  messageId: Maybe<string>;
-  confirmation: Maybe<CommandConfirmationParent>;
-  auditId: string;
-  args: Maybe<ScalarOutput<'JSON'>>;
-}
-export type CommandRunResultParent = ParentOf<'CommandRunResult', CommandRunResultShape>;
-
-export interface CommandRunResultResolvers {
-  status: ResolverFn<CommandRunResultParent, NoArgs, CommandRunStatus>;
-  command: ResolverFn<CommandRunResultParent, NoArgs, CommandParent>;
-  message: ResolverFn<CommandRunResultParent, NoArgs, string>;
-  messageId: ResolverFn<CommandRunResultParent, NoArgs, Maybe<string>>;
-  confirmation: ResolverFn<CommandRunResultParent, NoArgs, Maybe<CommandConfirmationParent>>;
-  auditId: ResolverFn<CommandRunResultParent, NoArgs, string>;
-  args: ResolverFn<CommandRunResultParent, NoArgs, Maybe<ScalarOutput<'JSON'>>>;
-}
-
-export type CommandRunStatus = EnumOf<
-  'CommandRunStatus',
-  'DONE' | 'CONFIRMATION_REQUIRED' | 'CLIENT_ACTION'
->;
-/** CommandRunStatus's internal values by name (mappers.ts, EnumMappers). */
-export type CommandRunStatusResolvers = Record<
-  'DONE' | 'CONFIRMATION_REQUIRED' | 'CLIENT_ACTION',
-  CommandRunStatus
->;
-
-export interface CommandSourceShape {
-  kind: CommandSourceKind;
-  workspacePluginId: Maybe<string>;
-  pluginId: Maybe<string>;
-  version: Maybe<string>;
-}
-export type CommandSourceParent = ParentOf<'CommandSource', CommandSourceShape>;
-
-export interface CommandSourceResolvers {
-  kind: ResolverFn<CommandSourceParent, NoArgs, CommandSourceKind>;
-  workspacePluginId: ResolverFn<CommandSourceParent, NoArgs, Maybe<string>>;
-  pluginId: ResolverFn<CommandSourceParent, NoArgs, Maybe<string>>;
-  version: ResolverFn<CommandSourceParent, NoArgs, Maybe<string>>;
-}
-
-export type CommandSourceKind = EnumOf<'CommandSourceKind', 'BUILTIN' | 'PLUGIN'>;
-/** CommandSourceKind's internal values by name (mappers.ts, EnumMappers). */
-export type CommandSourceKindResolvers = Record<'BUILTIN' | 'PLUGIN', CommandSourceKind>;
-
-/** Where a command is offered: the message box (`/name`), the command palette, AI agents. */
-export type CommandSurface = EnumOf<'CommandSurface', 'MESSAGE_BOX' | 'PALETTE' | 'AI'>;
-/** CommandSurface's internal values by name (mappers.ts, EnumMappers). */
-export type CommandSurfaceResolvers = Record<'MESSAGE_BOX' | 'PALETTE' | 'AI', CommandSurface>;
-
-export interface ConversationMemberIdsArgs {
-  after?: InputMaybe<string>;
-  before?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-}
-
-export interface ConversationMembersArgs {
-  after?: InputMaybe<string>;
-  before?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-}
-
-/**
- * A channel of a workspace, or a direct or group conversation of the direct space. Messages live
- * in a conversation. An invitee of an encrypted conversation who has not accepted yet sees it in
- * `inboxConversations` with `isMember` false and `mlsGroup` null, and cannot read or send.
- */
-export interface ConversationShape {
-  id: string;
-  serverId: string;
-  kind: ConversationKind;
-  name: Maybe<string>;
-  topic: Maybe<string>;
-  isPrivate: boolean;
-  encrypted: boolean;
-  archived: boolean;
-  archivedAt: Maybe<ScalarOutput<'DateTime'>>;
-  memberIds: ReadonlyArray<string>;
-  members: ReadonlyArray<UserParent>;
-  memberCount: number;
-  pendingMemberIds: ReadonlyArray<string>;
-  isMember: boolean;
-  mlsGroup: Maybe<string>;
-  unreadCount: number;
-  lastMessage: Maybe<MessageParent>;
-  lastActivityAt: ScalarOutput<'DateTime'>;
-  createdAt: ScalarOutput<'DateTime'>;
-  cursor: Maybe<string>;
-  dmRequest: Maybe<DmRequestParent>;
-  mentionCount: number;
-  notificationRule: Maybe<NotificationRuleParent>;
-}
-export type ConversationParent = ParentOf<'Conversation', ConversationShape>;
-
-export interface ConversationResolvers {
-  id: ResolverFn<ConversationParent, NoArgs, string>;
-  serverId: ResolverFn<ConversationParent, NoArgs, string>;
-  kind: ResolverFn<ConversationParent, NoArgs, ConversationKind>;
-  name: ResolverFn<ConversationParent, NoArgs, Maybe<string>>;
-  topic: ResolverFn<ConversationParent, NoArgs, Maybe<string>>;
-  isPrivate: ResolverFn<ConversationParent, NoArgs, boolean>;
-  encrypted: ResolverFn<ConversationParent, NoArgs, boolean>;
-  archived: ResolverFn<ConversationParent, NoArgs, boolean>;
-  archivedAt: ResolverFn<ConversationParent, NoArgs, Maybe<ScalarOutput<'DateTime'>>>;
-  memberIds: ResolverFn<ConversationParent, ConversationMemberIdsArgs, ReadonlyArray<string>>;
-  members: ResolverFn<ConversationParent, ConversationMembersArgs, ReadonlyArray<UserParent>>;
-  memberCount: ResolverFn<ConversationParent, NoArgs, number>;
-  pendingMemberIds: ResolverFn<ConversationParent, NoArgs, ReadonlyArray<string>>;
-  isMember: ResolverFn<ConversationParent, NoArgs, boolean>;
-  mlsGroup: ResolverFn<ConversationParent, NoArgs, Maybe<string>>;
-  unreadCount: ResolverFn<ConversationParent, NoArgs, number>;
-  lastMessage: ResolverFn<ConversationParent, NoArgs, Maybe<MessageParent>>;
-  lastActivityAt: ResolverFn<ConversationParent, NoArgs, ScalarOutput<'DateTime'>>;
-  createdAt: ResolverFn<ConversationParent, NoArgs, ScalarOutput<'DateTime'>>;
-  cursor: ResolverFn<ConversationParent, NoArgs, Maybe<string>>;
-  dmRequest: ResolverFn<ConversationParent, NoArgs, Maybe<DmRequestParent>>;
-  mentionCount: ResolverFn<ConversationParent, NoArgs, number>;
-  notificationRule: ResolverFn<ConversationParent, NoArgs, Maybe<NotificationRuleParent>>;
-}
-
-/** What a conversation is. */
-export type ConversationKind = EnumOf<'ConversationKind', 'CHANNEL' | 'DIRECT' | 'GROUP'>;
-/** ConversationKind's internal values by name (mappers.ts, EnumMappers). */
-export type ConversationKindResolvers = Record<'CHANNEL' | 'DIRECT' | 'GROUP', ConversationKind>;
-
-/**
- * A page of conversations, newest activity first. Pass `nextCursor` as `after` to continue down
- * the list, `prevCursor` as `before` to go back up. A cursor is null when the list had nothing
- * more in that direction when the page was read.
- */
-export interface ConversationPageShape {
-  items: ReadonlyArray<ConversationParent>;
-  hasMore: boolean;
-  nextCursor: Maybe<string>;
-  prevCursor: Maybe<string>;
-}
-export type ConversationPageParent = ParentOf<'ConversationPage', ConversationPageShape>;
-
-export interface ConversationPageResolvers {
-  items: ResolverFn<ConversationPageParent, NoArgs, ReadonlyArray<ConversationParent>>;
-  hasMore: ResolverFn<ConversationPageParent, NoArgs, boolean>;
-  nextCursor: ResolverFn<ConversationPageParent, NoArgs, Maybe<string>>;
-  prevCursor: ResolverFn<ConversationPageParent, NoArgs, Maybe<string>>;
 }
 
 export interface CreateAttachmentInput {
@@ -533,20 +122,6 @@ export interface CreateAttachmentInput {
    * encrypted conversation, whose blobs are `application/octet-stream`.
    */
   contentType?: InputMaybe<string>;
-}
-
-export interface CreateAttachmentPayloadShape {
-  attachmentId: string;
-  uploadToken: string;
-}
-export type CreateAttachmentPayloadParent = ParentOf<
-  'CreateAttachmentPayload',
-  CreateAttachmentPayloadShape
->;
-
-export interface CreateAttachmentPayloadResolvers {
-  attachmentId: ResolverFn<CreateAttachmentPayloadParent, NoArgs, string>;
-  uploadToken: ResolverFn<CreateAttachmentPayloadParent, NoArgs, string>;
 }
 
 export interface CreateChannelInput {
@@ -582,32 +157,6 @@ export interface CreateConversationInput {
   encrypted?: InputMaybe<boolean>;
 }
 
-/**
- * What `createConversation` answers. A DIRECT conversation with a person the caller may only
- * reach with a DM request (a stranger) is made without them: a request is sent instead, listed in
- * `dmRequestsSent`, and they join by accepting it. A GROUP never sends requests (see
- * `createConversation`).
- */
-export interface CreateConversationPayloadShape {
-  conversation: ConversationParent;
-  reused: boolean;
-  dmRequestsSent: ReadonlyArray<DmRequestParent>;
-}
-export type CreateConversationPayloadParent = ParentOf<
-  'CreateConversationPayload',
-  CreateConversationPayloadShape
->;
-
-export interface CreateConversationPayloadResolvers {
-  conversation: ResolverFn<CreateConversationPayloadParent, NoArgs, ConversationParent>;
-  reused: ResolverFn<CreateConversationPayloadParent, NoArgs, boolean>;
-  dmRequestsSent: ResolverFn<
-    CreateConversationPayloadParent,
-    NoArgs,
-    ReadonlyArray<DmRequestParent>
-  >;
-}
-
 export interface CreateCustomEmojiInput {
   serverId: string;
   /** 2 to 32 of a-z, 0-9, `_`, `+`, `-`; upper case is folded, surrounding colons are dropped. */
@@ -619,37 +168,6 @@ export interface CreateCustomEmojiInput {
    * decoded and re-encoded; other types (SVG included) or bytes that do not match answer VALIDATION.
    */
   image: string;
-}
-
-/** A new instance invite and its token. The token is shown only here, once. */
-export interface CreatedInstanceInviteShape {
-  invite: InstanceInviteParent;
-  token: string;
-}
-export type CreatedInstanceInviteParent = ParentOf<
-  'CreatedInstanceInvite',
-  CreatedInstanceInviteShape
->;
-
-export interface CreatedInstanceInviteResolvers {
-  invite: ResolverFn<CreatedInstanceInviteParent, NoArgs, InstanceInviteParent>;
-  token: ResolverFn<CreatedInstanceInviteParent, NoArgs, string>;
-}
-
-/** What `createWorkspaceInvite` answers: the invite and, once only, its secret. */
-export interface CreatedInviteShape {
-  invite: WorkspaceInviteParent;
-  link: string;
-  token: string;
-  mailed: boolean;
-}
-export type CreatedInviteParent = ParentOf<'CreatedInvite', CreatedInviteShape>;
-
-export interface CreatedInviteResolvers {
-  invite: ResolverFn<CreatedInviteParent, NoArgs, WorkspaceInviteParent>;
-  link: ResolverFn<CreatedInviteParent, NoArgs, string>;
-  token: ResolverFn<CreatedInviteParent, NoArgs, string>;
-  mailed: ResolverFn<CreatedInviteParent, NoArgs, boolean>;
 }
 
 export interface CreateMacroInput {
@@ -687,7 +205,7 @@ export interface CreateWorkspaceInput {
 export interface CreateWorkspaceInviteInput {
   serverId: string;
   /** MEMBER (default) or GUEST. Guest invites are for the owner and Moderators. */
-  role?: InputMaybe<WorkspaceRole>;
+  role?: InputMaybe<EnumOf<'WorkspaceRole'>>;
   /** Hours until the invite expires: 1 to 720 (30 days); 168 (7 days) when omitted. */
   expiresInHours?: InputMaybe<number>;
   /**
@@ -701,253 +219,10 @@ export interface CreateWorkspaceInviteInput {
   channelIds?: InputMaybe<Array<string>>;
 }
 
-/**
- * A custom emoji of a workspace (feature `custom_emoji`), written `:name:` in messages and usable as
- * a reaction there. Messages keep the text; clients draw the image in its place. A deleted emoji
- * still shows as its text, in messages and in reactions.
- */
-export interface CustomEmojiShape {
-  id: string;
-  serverId: string;
-  name: string;
-  shortcode: string;
-  url: string;
-  contentType: string;
-  width: number;
-  height: number;
-  createdById: Maybe<string>;
-  createdAt: ScalarOutput<'DateTime'>;
-  cursor: string;
-}
-export type CustomEmojiParent = ParentOf<'CustomEmoji', CustomEmojiShape>;
-
-export interface CustomEmojiResolvers {
-  id: ResolverFn<CustomEmojiParent, NoArgs, string>;
-  serverId: ResolverFn<CustomEmojiParent, NoArgs, string>;
-  name: ResolverFn<CustomEmojiParent, NoArgs, string>;
-  shortcode: ResolverFn<CustomEmojiParent, NoArgs, string>;
-  url: ResolverFn<CustomEmojiParent, NoArgs, string>;
-  contentType: ResolverFn<CustomEmojiParent, NoArgs, string>;
-  width: ResolverFn<CustomEmojiParent, NoArgs, number>;
-  height: ResolverFn<CustomEmojiParent, NoArgs, number>;
-  createdById: ResolverFn<CustomEmojiParent, NoArgs, Maybe<string>>;
-  createdAt: ResolverFn<CustomEmojiParent, NoArgs, ScalarOutput<'DateTime'>>;
-  cursor: ResolverFn<CustomEmojiParent, NoArgs, string>;
-}
-
-/**
- * A copy of a person's own data they asked for (docs/export.md, "Downloading your own data"): an
- * export of their account as JSON Lines with their files, in a ZIP archive, made in the background
- * and kept for 7 days. Messages of encrypted conversations are in it as the ciphertext the server
- * holds (only the members' devices can read them).
- */
-export interface DataExportShape {
-  id: string;
-  state: DataExportState;
-  requestedAt: ScalarOutput<'DateTime'>;
-  readyAt: Maybe<ScalarOutput<'DateTime'>>;
-  expiresAt: Maybe<ScalarOutput<'DateTime'>>;
-  sizeBytes: Maybe<number>;
-  downloadUrl: Maybe<string>;
-  error: Maybe<string>;
-}
-export type DataExportParent = ParentOf<'DataExport', DataExportShape>;
-
-export interface DataExportResolvers {
-  id: ResolverFn<DataExportParent, NoArgs, string>;
-  state: ResolverFn<DataExportParent, NoArgs, DataExportState>;
-  requestedAt: ResolverFn<DataExportParent, NoArgs, ScalarOutput<'DateTime'>>;
-  readyAt: ResolverFn<DataExportParent, NoArgs, Maybe<ScalarOutput<'DateTime'>>>;
-  expiresAt: ResolverFn<DataExportParent, NoArgs, Maybe<ScalarOutput<'DateTime'>>>;
-  sizeBytes: ResolverFn<DataExportParent, NoArgs, Maybe<number>>;
-  downloadUrl: ResolverFn<DataExportParent, NoArgs, Maybe<string>>;
-  error: ResolverFn<DataExportParent, NoArgs, Maybe<string>>;
-}
-
-export type DataExportState = EnumOf<'DataExportState', 'PREPARING' | 'READY' | 'FAILED'>;
-/** DataExportState's internal values by name (mappers.ts, EnumMappers). */
-export type DataExportStateResolvers = Record<'PREPARING' | 'READY' | 'FAILED', DataExportState>;
-
 export interface DeleteWorkspaceInput {
   serverId: string;
   /** Must equal the workspace's name exactly (else VALIDATION). */
   confirmName: string;
-}
-
-/** What `deleteWorkspace` answers. */
-export interface DeleteWorkspacePayloadShape {
-  deleted: boolean;
-}
-export type DeleteWorkspacePayloadParent = ParentOf<
-  'DeleteWorkspacePayload',
-  DeleteWorkspacePayloadShape
->;
-
-export interface DeleteWorkspacePayloadResolvers {
-  deleted: ResolverFn<DeleteWorkspacePayloadParent, NoArgs, boolean>;
-}
-
-/** One device of the caller's account, holding its own Ed25519 device key. */
-export interface DeviceShape {
-  id: string;
-  name: string;
-  publicKey: string;
-  createdAt: ScalarOutput<'DateTime'>;
-  lastUsedAt: Maybe<ScalarOutput<'DateTime'>>;
-  current: boolean;
-  encryptionReady: boolean;
-  keyPackagesAvailable: number;
-  keyPackagesLow: boolean;
-}
-export type DeviceParent = ParentOf<'Device', DeviceShape>;
-
-export interface DeviceResolvers {
-  id: ResolverFn<DeviceParent, NoArgs, string>;
-  name: ResolverFn<DeviceParent, NoArgs, string>;
-  publicKey: ResolverFn<DeviceParent, NoArgs, string>;
-  createdAt: ResolverFn<DeviceParent, NoArgs, ScalarOutput<'DateTime'>>;
-  lastUsedAt: ResolverFn<DeviceParent, NoArgs, Maybe<ScalarOutput<'DateTime'>>>;
-  current: ResolverFn<DeviceParent, NoArgs, boolean>;
-  encryptionReady: ResolverFn<DeviceParent, NoArgs, boolean>;
-  keyPackagesAvailable: ResolverFn<DeviceParent, NoArgs, number>;
-  keyPackagesLow: ResolverFn<DeviceParent, NoArgs, boolean>;
-}
-
-/** A device waiting to be linked to the caller's account. */
-export interface DeviceLinkOfferShape {
-  id: string;
-  deviceName: string;
-  devicePublicKey: string;
-  createdAt: ScalarOutput<'DateTime'>;
-  expiresAt: ScalarOutput<'DateTime'>;
-}
-export type DeviceLinkOfferParent = ParentOf<'DeviceLinkOffer', DeviceLinkOfferShape>;
-
-export interface DeviceLinkOfferResolvers {
-  id: ResolverFn<DeviceLinkOfferParent, NoArgs, string>;
-  deviceName: ResolverFn<DeviceLinkOfferParent, NoArgs, string>;
-  devicePublicKey: ResolverFn<DeviceLinkOfferParent, NoArgs, string>;
-  createdAt: ResolverFn<DeviceLinkOfferParent, NoArgs, ScalarOutput<'DateTime'>>;
-  expiresAt: ResolverFn<DeviceLinkOfferParent, NoArgs, ScalarOutput<'DateTime'>>;
-}
-
-/** What `sendDeviceLinkOffer` answers to the new device. */
-export interface DeviceLinkOfferIssuedShape {
-  offerId: string;
-  code: string;
-  offerSecret: string;
-  expiresAt: ScalarOutput<'DateTime'>;
-}
-export type DeviceLinkOfferIssuedParent = ParentOf<
-  'DeviceLinkOfferIssued',
-  DeviceLinkOfferIssuedShape
->;
-
-export interface DeviceLinkOfferIssuedResolvers {
-  offerId: ResolverFn<DeviceLinkOfferIssuedParent, NoArgs, string>;
-  code: ResolverFn<DeviceLinkOfferIssuedParent, NoArgs, string>;
-  offerSecret: ResolverFn<DeviceLinkOfferIssuedParent, NoArgs, string>;
-  expiresAt: ResolverFn<DeviceLinkOfferIssuedParent, NoArgs, ScalarOutput<'DateTime'>>;
-}
-
-export type DeviceLinkOfferState = EnumOf<
-  'DeviceLinkOfferState',
-  'PENDING' | 'APPROVED' | 'CANCELLED' | 'EXPIRED'
->;
-/** DeviceLinkOfferState's internal values by name (mappers.ts, EnumMappers). */
-export type DeviceLinkOfferStateResolvers = Record<
-  'PENDING' | 'APPROVED' | 'CANCELLED' | 'EXPIRED',
-  DeviceLinkOfferState
->;
-
-/**
- * Why some choices of a setting are greyed out: the operator's floor excludes every choice looser
- * than `floor`.
- */
-export interface DmFloorNoteShape {
-  setting: DmSettingKey;
-  floor: string;
-  excludedChoices: ReadonlyArray<string>;
-  variable: string;
-  message: string;
-}
-export type DmFloorNoteParent = ParentOf<'DmFloorNote', DmFloorNoteShape>;
-
-export interface DmFloorNoteResolvers {
-  setting: ResolverFn<DmFloorNoteParent, NoArgs, DmSettingKey>;
-  floor: ResolverFn<DmFloorNoteParent, NoArgs, string>;
-  excludedChoices: ResolverFn<DmFloorNoteParent, NoArgs, ReadonlyArray<string>>;
-  variable: ResolverFn<DmFloorNoteParent, NoArgs, string>;
-  message: ResolverFn<DmFloorNoteParent, NoArgs, string>;
-}
-
-/** Which servers direct-message partners may come from (SVC_DM_PARTNERS). */
-export type DmPartners = EnumOf<'DmPartners', 'ANY_SERVER' | 'THIS_SERVER'>;
-/** DmPartners's internal values by name (mappers.ts, EnumMappers). */
-export type DmPartnersResolvers = Record<'ANY_SERVER' | 'THIS_SERVER', DmPartners>;
-
-/** Who may start a direct conversation (SVC_DM_INBOUND / SVC_DM_OUTBOUND and user settings). */
-export type DmReach = EnumOf<'DmReach', 'ANYONE' | 'SHARED_WORKSPACE' | 'CONTACTS'>;
-/** DmReach's internal values by name (mappers.ts, EnumMappers). */
-export type DmReachResolvers = Record<'ANYONE' | 'SHARED_WORKSPACE' | 'CONTACTS', DmReach>;
-
-/**
- * A request from a stranger (neither a contact nor in a shared workspace) to talk. The sender may
- * write into the conversation; the recipient reads those messages here and joins the conversation
- * only by accepting.
- */
-export interface DmRequestShape {
-  id: string;
-  from: Maybe<UserParent>;
-  to: Maybe<UserParent>;
-  conversationId: string;
-  state: DmRequestState;
-  createdAt: ScalarOutput<'DateTime'>;
-  respondedAt: Maybe<ScalarOutput<'DateTime'>>;
-  preview: ReadonlyArray<MessageParent>;
-  cursor: string;
-}
-export type DmRequestParent = ParentOf<'DmRequest', DmRequestShape>;
-
-export interface DmRequestResolvers {
-  id: ResolverFn<DmRequestParent, NoArgs, string>;
-  from: ResolverFn<DmRequestParent, NoArgs, Maybe<UserParent>>;
-  to: ResolverFn<DmRequestParent, NoArgs, Maybe<UserParent>>;
-  conversationId: ResolverFn<DmRequestParent, NoArgs, string>;
-  state: ResolverFn<DmRequestParent, NoArgs, DmRequestState>;
-  createdAt: ResolverFn<DmRequestParent, NoArgs, ScalarOutput<'DateTime'>>;
-  respondedAt: ResolverFn<DmRequestParent, NoArgs, Maybe<ScalarOutput<'DateTime'>>>;
-  preview: ResolverFn<DmRequestParent, NoArgs, ReadonlyArray<MessageParent>>;
-  cursor: ResolverFn<DmRequestParent, NoArgs, string>;
-}
-
-export type DmRequestState = EnumOf<'DmRequestState', 'PENDING' | 'ACCEPTED' | 'DECLINED'>;
-/** DmRequestState's internal values by name (mappers.ts, EnumMappers). */
-export type DmRequestStateResolvers = Record<'PENDING' | 'ACCEPTED' | 'DECLINED', DmRequestState>;
-
-/** One of the caller's direct-message settings. */
-export type DmSettingKey = EnumOf<'DmSettingKey', 'INBOUND' | 'OUTBOUND' | 'PARTNERS'>;
-/** DmSettingKey's internal values by name (mappers.ts, EnumMappers). */
-export type DmSettingKeyResolvers = Record<'INBOUND' | 'OUTBOUND' | 'PARTNERS', DmSettingKey>;
-
-/**
- * Who may start direct conversations with the caller and with whom the caller may start them. Each
- * setting is at least as strict as the operator's floor (`serverInfo.dmInbound` ...). Strictness,
- * loosest first: ANYONE, SHARED_WORKSPACE, CONTACTS; ANY_SERVER, THIS_SERVER.
- */
-export interface DmSettingsShape {
-  inbound: DmReach;
-  outbound: DmReach;
-  partners: DmPartners;
-  outsideFloorFrom: ReadonlyArray<DmFloorNoteParent>;
-}
-export type DmSettingsParent = ParentOf<'DmSettings', DmSettingsShape>;
-
-export interface DmSettingsResolvers {
-  inbound: ResolverFn<DmSettingsParent, NoArgs, DmReach>;
-  outbound: ResolverFn<DmSettingsParent, NoArgs, DmReach>;
-  partners: ResolverFn<DmSettingsParent, NoArgs, DmPartners>;
-  outsideFloorFrom: ResolverFn<DmSettingsParent, NoArgs, ReadonlyArray<DmFloorNoteParent>>;
 }
 
 export interface EnrollIdentityKeyInput {
@@ -960,23 +235,6 @@ export interface EnrollIdentityKeyInput {
   identitySignature: string;
   /** The device key's signature of the same statement. */
   deviceSignature: string;
-}
-
-/** What `enrollIdentityKey` answers. */
-export interface EnrollIdentityKeyPayloadShape {
-  user: UserParent;
-  device: DeviceParent;
-  keyIdentity: KeyIdentityParent;
-}
-export type EnrollIdentityKeyPayloadParent = ParentOf<
-  'EnrollIdentityKeyPayload',
-  EnrollIdentityKeyPayloadShape
->;
-
-export interface EnrollIdentityKeyPayloadResolvers {
-  user: ResolverFn<EnrollIdentityKeyPayloadParent, NoArgs, UserParent>;
-  device: ResolverFn<EnrollIdentityKeyPayloadParent, NoArgs, DeviceParent>;
-  keyIdentity: ResolverFn<EnrollIdentityKeyPayloadParent, NoArgs, KeyIdentityParent>;
 }
 
 export interface ExecuteCommandInput {
@@ -999,7 +257,7 @@ export interface ExecuteCommandInput {
   text?: InputMaybe<string>;
   context?: InputMaybe<CommandContextInput>;
   /** USER when not given. */
-  initiator?: InputMaybe<CommandInitiator>;
+  initiator?: InputMaybe<EnumOf<'CommandInitiator'>>;
   /** The token a CONFIRMATION_REQUIRED answer gave, for the same command, arguments and context. */
   confirmationToken?: InputMaybe<string>;
 }
@@ -1010,48 +268,15 @@ export interface ExecuteMacroInput {
   args?: InputMaybe<ScalarInput<'JSON'>>;
   context?: InputMaybe<CommandContextInput>;
   /** MACRO when not given (steps are audited as MACRO); AGENT runs follow `ai_commands`. */
-  initiator?: InputMaybe<CommandInitiator>;
+  initiator?: InputMaybe<EnumOf<'CommandInitiator'>>;
   /** One token covers every destructive step. */
   confirmationToken?: InputMaybe<string>;
 }
-
-/** One optional instance feature and its state. */
-export interface FeatureShape {
-  key: string;
-  state: FeatureState;
-  reason: Maybe<string>;
-}
-export type FeatureParent = ParentOf<'Feature', FeatureShape>;
-
-export interface FeatureResolvers {
-  key: ResolverFn<FeatureParent, NoArgs, string>;
-  state: ResolverFn<FeatureParent, NoArgs, FeatureState>;
-  reason: ResolverFn<FeatureParent, NoArgs, Maybe<string>>;
-}
-
-/** State of an optional instance feature. */
-export type FeatureState = EnumOf<'FeatureState', 'ENABLED' | 'DISABLED' | 'UNAVAILABLE'>;
-/** FeatureState's internal values by name (mappers.ts, EnumMappers). */
-export type FeatureStateResolvers = Record<'ENABLED' | 'DISABLED' | 'UNAVAILABLE', FeatureState>;
 
 export interface FinalizeAttachmentInput {
   attachmentId: string;
   /** A message of the caller's own, not deleted, in the attachment's conversation. */
   messageId: string;
-}
-
-/** Where a forwarded message came from. The text was copied when forwarded. */
-export interface ForwardedFromShape {
-  messageId: string;
-  author: Maybe<UserParent>;
-  createdAt: ScalarOutput<'DateTime'>;
-}
-export type ForwardedFromParent = ParentOf<'ForwardedFrom', ForwardedFromShape>;
-
-export interface ForwardedFromResolvers {
-  messageId: ResolverFn<ForwardedFromParent, NoArgs, string>;
-  author: ResolverFn<ForwardedFromParent, NoArgs, Maybe<UserParent>>;
-  createdAt: ResolverFn<ForwardedFromParent, NoArgs, ScalarOutput<'DateTime'>>;
 }
 
 /**
@@ -1063,166 +288,6 @@ export interface FrankingRevealInput {
   plaintext: string;
   /** The 32-byte opening key, base64url. */
   opening: string;
-}
-
-/** An invite to create an account on this server. */
-export interface InstanceInviteShape {
-  id: string;
-  email: Maybe<string>;
-  createdBy: string;
-  createdAt: ScalarOutput<'DateTime'>;
-  expiresAt: Maybe<ScalarOutput<'DateTime'>>;
-  maxUses: number;
-  uses: number;
-  revokedAt: Maybe<ScalarOutput<'DateTime'>>;
-  cursor: string;
-}
-export type InstanceInviteParent = ParentOf<'InstanceInvite', InstanceInviteShape>;
-
-export interface InstanceInviteResolvers {
-  id: ResolverFn<InstanceInviteParent, NoArgs, string>;
-  email: ResolverFn<InstanceInviteParent, NoArgs, Maybe<string>>;
-  createdBy: ResolverFn<InstanceInviteParent, NoArgs, string>;
-  createdAt: ResolverFn<InstanceInviteParent, NoArgs, ScalarOutput<'DateTime'>>;
-  expiresAt: ResolverFn<InstanceInviteParent, NoArgs, Maybe<ScalarOutput<'DateTime'>>>;
-  maxUses: ResolverFn<InstanceInviteParent, NoArgs, number>;
-  uses: ResolverFn<InstanceInviteParent, NoArgs, number>;
-  revokedAt: ResolverFn<InstanceInviteParent, NoArgs, Maybe<ScalarOutput<'DateTime'>>>;
-  cursor: ResolverFn<InstanceInviteParent, NoArgs, string>;
-}
-
-/**
- * Instance caps (contract, Limits). Each is an integer or null: null means the operator set no cap
- * (SVC_LIMIT_*), and nothing limits it then but a built-in maximum where a member names one.
- * Creating one more past a cap answers VALIDATION naming the cap. `devicesPerUser` and
- * `dmRequestsPerDay` are never null: they report the stricter of the cap and the relay quota.
- */
-export interface InstanceLimitsShape {
-  workspacesPerUser: Maybe<number>;
-  membersPerWorkspace: Maybe<number>;
-  channelsPerWorkspace: Maybe<number>;
-  devicesPerUser: number;
-  dmRequestsPerDay: number;
-  macrosPerWorkspace: Maybe<number>;
-  pipelinesPerWorkspace: Maybe<number>;
-  pluginsPerWorkspace: Maybe<number>;
-  invitesPerUserPerDay: Maybe<number>;
-  inviteMaxUses: Maybe<number>;
-  messageBytes: Maybe<number>;
-  pendingInvitesPerUser: Maybe<number>;
-  probationHours: Maybe<number>;
-}
-export type InstanceLimitsParent = ParentOf<'InstanceLimits', InstanceLimitsShape>;
-
-export interface InstanceLimitsResolvers {
-  workspacesPerUser: ResolverFn<InstanceLimitsParent, NoArgs, Maybe<number>>;
-  membersPerWorkspace: ResolverFn<InstanceLimitsParent, NoArgs, Maybe<number>>;
-  channelsPerWorkspace: ResolverFn<InstanceLimitsParent, NoArgs, Maybe<number>>;
-  devicesPerUser: ResolverFn<InstanceLimitsParent, NoArgs, number>;
-  dmRequestsPerDay: ResolverFn<InstanceLimitsParent, NoArgs, number>;
-  macrosPerWorkspace: ResolverFn<InstanceLimitsParent, NoArgs, Maybe<number>>;
-  pipelinesPerWorkspace: ResolverFn<InstanceLimitsParent, NoArgs, Maybe<number>>;
-  pluginsPerWorkspace: ResolverFn<InstanceLimitsParent, NoArgs, Maybe<number>>;
-  invitesPerUserPerDay: ResolverFn<InstanceLimitsParent, NoArgs, Maybe<number>>;
-  inviteMaxUses: ResolverFn<InstanceLimitsParent, NoArgs, Maybe<number>>;
-  messageBytes: ResolverFn<InstanceLimitsParent, NoArgs, Maybe<number>>;
-  pendingInvitesPerUser: ResolverFn<InstanceLimitsParent, NoArgs, Maybe<number>>;
-  probationHours: ResolverFn<InstanceLimitsParent, NoArgs, Maybe<number>>;
-}
-
-/** Where an invite stands. */
-export type InviteState = EnumOf<'InviteState', 'ACTIVE' | 'EXPIRED' | 'REVOKED' | 'USED_UP'>;
-/** InviteState's internal values by name (mappers.ts, EnumMappers). */
-export type InviteStateResolvers = Record<
-  'ACTIVE' | 'EXPIRED' | 'REVOKED' | 'USED_UP',
-  InviteState
->;
-
-/** A blocked address or range. Blocked clients get 403 `{"error":"blocked"}` on every route but /healthz. */
-export interface IpBlockShape {
-  cidr: string;
-  reason: Maybe<string>;
-  createdAt: ScalarOutput<'DateTime'>;
-  expiresAt: Maybe<ScalarOutput<'DateTime'>>;
-  createdBy: string;
-  cursor: string;
-}
-export type IpBlockParent = ParentOf<'IpBlock', IpBlockShape>;
-
-export interface IpBlockResolvers {
-  cidr: ResolverFn<IpBlockParent, NoArgs, string>;
-  reason: ResolverFn<IpBlockParent, NoArgs, Maybe<string>>;
-  createdAt: ResolverFn<IpBlockParent, NoArgs, ScalarOutput<'DateTime'>>;
-  expiresAt: ResolverFn<IpBlockParent, NoArgs, Maybe<ScalarOutput<'DateTime'>>>;
-  createdBy: ResolverFn<IpBlockParent, NoArgs, string>;
-  cursor: ResolverFn<IpBlockParent, NoArgs, string>;
-}
-
-/**
- * A key chord bound to a command or a macro: a person's own (stored here, so every device has it)
- * or a workspace's default (`serverId` set, staff only). A person's chord wins over a workspace
- * default of the same chord in the client. Chords are stored canonical: modifiers in the order Mod,
- * Ctrl, Alt, Shift, Meta, then a letter, digit, F1-F12 or named key (given in any case and order).
- * A bare key other than F1-F12, and Shift alone with a letter or digit (that is typing), are
- * refused.
- */
-export interface KeybindShape {
-  id: string;
-  serverId: Maybe<string>;
-  ownerId: Maybe<string>;
-  chord: string;
-  command: Maybe<string>;
-  macroId: Maybe<string>;
-  args: ScalarOutput<'JSON'>;
-  createdAt: ScalarOutput<'DateTime'>;
-  cursor: string;
-}
-export type KeybindParent = ParentOf<'Keybind', KeybindShape>;
-
-export interface KeybindResolvers {
-  id: ResolverFn<KeybindParent, NoArgs, string>;
-  serverId: ResolverFn<KeybindParent, NoArgs, Maybe<string>>;
-  ownerId: ResolverFn<KeybindParent, NoArgs, Maybe<string>>;
-  chord: ResolverFn<KeybindParent, NoArgs, string>;
-  command: ResolverFn<KeybindParent, NoArgs, Maybe<string>>;
-  macroId: ResolverFn<KeybindParent, NoArgs, Maybe<string>>;
-  args: ResolverFn<KeybindParent, NoArgs, ScalarOutput<'JSON'>>;
-  createdAt: ResolverFn<KeybindParent, NoArgs, ScalarOutput<'DateTime'>>;
-  cursor: ResolverFn<KeybindParent, NoArgs, string>;
-}
-
-/** An account's identity key (docs/keys.md). */
-export interface KeyIdentityShape {
-  id: string;
-  publicKey: string;
-  createdAt: ScalarOutput<'DateTime'>;
-}
-export type KeyIdentityParent = ParentOf<'KeyIdentity', KeyIdentityShape>;
-
-export interface KeyIdentityResolvers {
-  id: ResolverFn<KeyIdentityParent, NoArgs, string>;
-  publicKey: ResolverFn<KeyIdentityParent, NoArgs, string>;
-  createdAt: ResolverFn<KeyIdentityParent, NoArgs, ScalarOutput<'DateTime'>>;
-}
-
-/**
- * A single-use nonce for a signed key statement (docs/keys.md): key login, key signup, device
- * link, identity enrolment and rotation all sign one. It expires two minutes after it is issued
- * and is spent by the first attempt that uses it, successful or not.
- */
-export interface KeyLoginChallengeShape {
-  challengeId: string;
-  nonce: string;
-  expiresAt: ScalarOutput<'DateTime'>;
-  serverKey: string;
-}
-export type KeyLoginChallengeParent = ParentOf<'KeyLoginChallenge', KeyLoginChallengeShape>;
-
-export interface KeyLoginChallengeResolvers {
-  challengeId: ResolverFn<KeyLoginChallengeParent, NoArgs, string>;
-  nonce: ResolverFn<KeyLoginChallengeParent, NoArgs, string>;
-  expiresAt: ResolverFn<KeyLoginChallengeParent, NoArgs, ScalarOutput<'DateTime'>>;
-  serverKey: ResolverFn<KeyLoginChallengeParent, NoArgs, string>;
 }
 
 /**
@@ -1239,230 +304,15 @@ export interface KeyLoginProof {
   signature: string;
 }
 
-/**
- * A preview of a link in a message, fetched by the server after the message was sent
- * (docs/link-previews.md). Arrives live with the `MessageUpdated` event.
- */
-export interface LinkPreviewShape {
-  url: string;
-  kind: LinkPreviewKind;
-  title: Maybe<string>;
-  description: Maybe<string>;
-  imageUrl: Maybe<string>;
-  siteName: Maybe<string>;
-  mimeType: Maybe<string>;
-  size: Maybe<number>;
-}
-export type LinkPreviewParent = ParentOf<'LinkPreview', LinkPreviewShape>;
-
-export interface LinkPreviewResolvers {
-  url: ResolverFn<LinkPreviewParent, NoArgs, string>;
-  kind: ResolverFn<LinkPreviewParent, NoArgs, LinkPreviewKind>;
-  title: ResolverFn<LinkPreviewParent, NoArgs, Maybe<string>>;
-  description: ResolverFn<LinkPreviewParent, NoArgs, Maybe<string>>;
-  imageUrl: ResolverFn<LinkPreviewParent, NoArgs, Maybe<string>>;
-  siteName: ResolverFn<LinkPreviewParent, NoArgs, Maybe<string>>;
-  mimeType: ResolverFn<LinkPreviewParent, NoArgs, Maybe<string>>;
-  size: ResolverFn<LinkPreviewParent, NoArgs, Maybe<number>>;
-}
-
-export type LinkPreviewKind = EnumOf<'LinkPreviewKind', 'PAGE' | 'IMAGE'>;
-/** LinkPreviewKind's internal values by name (mappers.ts, EnumMappers). */
-export type LinkPreviewKindResolvers = Record<'PAGE' | 'IMAGE', LinkPreviewKind>;
-
 export interface LoginInput {
   username: string;
   password: string;
-}
-
-/**
- * A named sequence of commands. A workspace's macros (`serverId` set) are managed by its staff
- * (`macro:manage`) and capped by `serverInfo.limits.macrosPerWorkspace`; personal ones (no
- * `serverId`) belong to one person, at most 100.
- */
-export interface MacroShape {
-  id: string;
-  serverId: Maybe<string>;
-  ownerId: Maybe<string>;
-  name: string;
-  description: Maybe<string>;
-  params: ReadonlyArray<string>;
-  steps: ReadonlyArray<MacroStepParent>;
-  createdAt: ScalarOutput<'DateTime'>;
-  updatedAt: ScalarOutput<'DateTime'>;
-  cursor: string;
-}
-export type MacroParent = ParentOf<'Macro', MacroShape>;
-
-export interface MacroResolvers {
-  id: ResolverFn<MacroParent, NoArgs, string>;
-  serverId: ResolverFn<MacroParent, NoArgs, Maybe<string>>;
-  ownerId: ResolverFn<MacroParent, NoArgs, Maybe<string>>;
-  name: ResolverFn<MacroParent, NoArgs, string>;
-  description: ResolverFn<MacroParent, NoArgs, Maybe<string>>;
-  params: ResolverFn<MacroParent, NoArgs, ReadonlyArray<string>>;
-  steps: ResolverFn<MacroParent, NoArgs, ReadonlyArray<MacroStepParent>>;
-  createdAt: ResolverFn<MacroParent, NoArgs, ScalarOutput<'DateTime'>>;
-  updatedAt: ResolverFn<MacroParent, NoArgs, ScalarOutput<'DateTime'>>;
-  cursor: ResolverFn<MacroParent, NoArgs, string>;
-}
-
-export interface MacroRunErrorShape {
-  code: string;
-  message: string;
-}
-export type MacroRunErrorParent = ParentOf<'MacroRunError', MacroRunErrorShape>;
-
-export interface MacroRunErrorResolvers {
-  code: ResolverFn<MacroRunErrorParent, NoArgs, string>;
-  message: ResolverFn<MacroRunErrorParent, NoArgs, string>;
-}
-
-export interface MacroRunResultShape {
-  status: MacroRunStatus;
-  steps: ReadonlyArray<CommandRunResultParent>;
-  failedStep: Maybe<number>;
-  error: Maybe<MacroRunErrorParent>;
-  confirmation: Maybe<CommandConfirmationParent>;
-}
-export type MacroRunResultParent = ParentOf<'MacroRunResult', MacroRunResultShape>;
-
-export interface MacroRunResultResolvers {
-  status: ResolverFn<MacroRunResultParent, NoArgs, MacroRunStatus>;
-  steps: ResolverFn<MacroRunResultParent, NoArgs, ReadonlyArray<CommandRunResultParent>>;
-  failedStep: ResolverFn<MacroRunResultParent, NoArgs, Maybe<number>>;
-  error: ResolverFn<MacroRunResultParent, NoArgs, Maybe<MacroRunErrorParent>>;
-  confirmation: ResolverFn<MacroRunResultParent, NoArgs, Maybe<CommandConfirmationParent>>;
-}
-
-export type MacroRunStatus = EnumOf<'MacroRunStatus', 'DONE' | 'CONFIRMATION_REQUIRED' | 'FAILED'>;
-/** MacroRunStatus's internal values by name (mappers.ts, EnumMappers). */
-export type MacroRunStatusResolvers = Record<
-  'DONE' | 'CONFIRMATION_REQUIRED' | 'FAILED',
-  MacroRunStatus
->;
-
-export interface MacroStepShape {
-  command: string;
-  plugin: Maybe<string>;
-  args: ScalarOutput<'JSON'>;
-}
-export type MacroStepParent = ParentOf<'MacroStep', MacroStepShape>;
-
-export interface MacroStepResolvers {
-  command: ResolverFn<MacroStepParent, NoArgs, string>;
-  plugin: ResolverFn<MacroStepParent, NoArgs, Maybe<string>>;
-  args: ResolverFn<MacroStepParent, NoArgs, ScalarOutput<'JSON'>>;
 }
 
 export interface MacroStepInput {
   command: string;
   plugin?: InputMaybe<string>;
   args?: InputMaybe<ScalarInput<'JSON'>>;
-}
-
-/** What a message's text mentions: `@username`, `#channel` and `@here`. */
-export interface MentionsShape {
-  userIds: ReadonlyArray<string>;
-  channelIds: ReadonlyArray<string>;
-  here: boolean;
-  channel: boolean;
-}
-export type MentionsParent = ParentOf<'Mentions', MentionsShape>;
-
-export interface MentionsResolvers {
-  userIds: ResolverFn<MentionsParent, NoArgs, ReadonlyArray<string>>;
-  channelIds: ResolverFn<MentionsParent, NoArgs, ReadonlyArray<string>>;
-  here: ResolverFn<MentionsParent, NoArgs, boolean>;
-  channel: ResolverFn<MentionsParent, NoArgs, boolean>;
-}
-
-/**
- * A message in a conversation, or a reply in a thread under one. A deleted message keeps its place
- * (and its replies) with `isDeleted` true and `text` null.
- */
-export interface MessageShape {
-  id: string;
-  conversationId: string;
-  serverId: string;
-  author: Maybe<UserParent>;
-  text: Maybe<string>;
-  isDeleted: boolean;
-  ciphertext: Maybe<string>;
-  mls: Maybe<MlsMessageInfoParent>;
-  createdAt: ScalarOutput<'DateTime'>;
-  editedAt: Maybe<ScalarOutput<'DateTime'>>;
-  threadRootId: Maybe<string>;
-  replyCount: number;
-  lastReplyAt: Maybe<ScalarOutput<'DateTime'>>;
-  forwardedFrom: Maybe<ForwardedFromParent>;
-  reactions: ReadonlyArray<ReactionGroupParent>;
-  mentions: MentionsParent;
-  pinned: boolean;
-  linkPreviews: ReadonlyArray<LinkPreviewParent>;
-  editHistory: Maybe<ReadonlyArray<MessageEditParent>>;
-  attachments: ReadonlyArray<AttachmentParent>;
-}
-export type MessageParent = ParentOf<'Message', MessageShape>;
-
-export interface MessageResolvers {
-  id: ResolverFn<MessageParent, NoArgs, string>;
-  conversationId: ResolverFn<MessageParent, NoArgs, string>;
-  serverId: ResolverFn<MessageParent, NoArgs, string>;
-  author: ResolverFn<MessageParent, NoArgs, Maybe<UserParent>>;
-  text: ResolverFn<MessageParent, NoArgs, Maybe<string>>;
-  isDeleted: ResolverFn<MessageParent, NoArgs, boolean>;
-  ciphertext: ResolverFn<MessageParent, NoArgs, Maybe<string>>;
-  mls: ResolverFn<MessageParent, NoArgs, Maybe<MlsMessageInfoParent>>;
-  createdAt: ResolverFn<MessageParent, NoArgs, ScalarOutput<'DateTime'>>;
-  editedAt: ResolverFn<MessageParent, NoArgs, Maybe<ScalarOutput<'DateTime'>>>;
-  threadRootId: ResolverFn<MessageParent, NoArgs, Maybe<string>>;
-  replyCount: ResolverFn<MessageParent, NoArgs, number>;
-  lastReplyAt: ResolverFn<MessageParent, NoArgs, Maybe<ScalarOutput<'DateTime'>>>;
-  forwardedFrom: ResolverFn<MessageParent, NoArgs, Maybe<ForwardedFromParent>>;
-  reactions: ResolverFn<MessageParent, NoArgs, ReadonlyArray<ReactionGroupParent>>;
-  mentions: ResolverFn<MessageParent, NoArgs, MentionsParent>;
-  pinned: ResolverFn<MessageParent, NoArgs, boolean>;
-  linkPreviews: ResolverFn<MessageParent, NoArgs, ReadonlyArray<LinkPreviewParent>>;
-  editHistory: ResolverFn<MessageParent, NoArgs, Maybe<ReadonlyArray<MessageEditParent>>>;
-  attachments: ResolverFn<MessageParent, NoArgs, ReadonlyArray<AttachmentParent>>;
-}
-
-/** One earlier version of a message's text. */
-export interface MessageEditShape {
-  previousText: string;
-  editedAt: ScalarOutput<'DateTime'>;
-  editor: Maybe<UserParent>;
-}
-export type MessageEditParent = ParentOf<'MessageEdit', MessageEditShape>;
-
-export interface MessageEditResolvers {
-  previousText: ResolverFn<MessageEditParent, NoArgs, string>;
-  editedAt: ResolverFn<MessageEditParent, NoArgs, ScalarOutput<'DateTime'>>;
-  editor: ResolverFn<MessageEditParent, NoArgs, Maybe<UserParent>>;
-}
-
-/**
- * A page of messages, always oldest first (by time, then id). Without a cursor the page is the
- * newest messages. `before` gives the messages just older than the cursor, `after` the ones just
- * newer. `nextCursor` continues in the same direction: going back in time it is null at the
- * first message; going forward it is always set, to poll for messages yet to come.
- * `prevCursor` goes back the other way (pass it as `after` when you paged with `before`, and as
- * `before` when you paged with `after`). New messages never shift a cursor.
- */
-export interface MessagePageShape {
-  items: ReadonlyArray<MessageParent>;
-  hasMore: boolean;
-  nextCursor: Maybe<string>;
-  prevCursor: Maybe<string>;
-}
-export type MessagePageParent = ParentOf<'MessagePage', MessagePageShape>;
-
-export interface MessagePageResolvers {
-  items: ResolverFn<MessagePageParent, NoArgs, ReadonlyArray<MessageParent>>;
-  hasMore: ResolverFn<MessagePageParent, NoArgs, boolean>;
-  nextCursor: ResolverFn<MessagePageParent, NoArgs, Maybe<string>>;
-  prevCursor: ResolverFn<MessagePageParent, NoArgs, Maybe<string>>;
 }
 
 /** Narrows `searchMessages`. Every filter given must hold. */
@@ -1480,61 +330,6 @@ export interface MessageSearchFilter {
   inThread?: InputMaybe<boolean>;
   /** true: only messages with an attachment (finalized on them); false: only messages without one. */
   hasAttachment?: InputMaybe<boolean>;
-}
-
-/** One message found by `searchMessages`. */
-export interface MessageSearchHitShape {
-  message: MessageParent;
-  highlights: ReadonlyArray<SearchHighlightParent>;
-  excerpt: SearchExcerptParent;
-  joined: boolean;
-}
-export type MessageSearchHitParent = ParentOf<'MessageSearchHit', MessageSearchHitShape>;
-
-export interface MessageSearchHitResolvers {
-  message: ResolverFn<MessageSearchHitParent, NoArgs, MessageParent>;
-  highlights: ResolverFn<MessageSearchHitParent, NoArgs, ReadonlyArray<SearchHighlightParent>>;
-  excerpt: ResolverFn<MessageSearchHitParent, NoArgs, SearchExcerptParent>;
-  joined: ResolverFn<MessageSearchHitParent, NoArgs, boolean>;
-}
-
-/**
- * A page of `searchMessages`, in the order asked (`SearchOrder`). Pass `nextCursor` on as the argument the page was
- * asked with (`after` when none) to go on that way, `prevCursor` as the other one to go back.
- */
-export interface MessageSearchPageShape {
-  items: ReadonlyArray<MessageSearchHitParent>;
-  hasMore: boolean;
-  nextCursor: Maybe<string>;
-  prevCursor: Maybe<string>;
-}
-export type MessageSearchPageParent = ParentOf<'MessageSearchPage', MessageSearchPageShape>;
-
-export interface MessageSearchPageResolvers {
-  items: ResolverFn<MessageSearchPageParent, NoArgs, ReadonlyArray<MessageSearchHitParent>>;
-  hasMore: ResolverFn<MessageSearchPageParent, NoArgs, boolean>;
-  nextCursor: ResolverFn<MessageSearchPageParent, NoArgs, Maybe<string>>;
-  prevCursor: ResolverFn<MessageSearchPageParent, NoArgs, Maybe<string>>;
-}
-
-/** A Commit the server accepted. */
-export interface MlsCommitShape {
-  incarnation: number;
-  epoch: number;
-  commit: string;
-  committedBy: string;
-  deviceId: Maybe<string>;
-  createdAt: ScalarOutput<'DateTime'>;
-}
-export type MlsCommitParent = ParentOf<'MlsCommit', MlsCommitShape>;
-
-export interface MlsCommitResolvers {
-  incarnation: ResolverFn<MlsCommitParent, NoArgs, number>;
-  epoch: ResolverFn<MlsCommitParent, NoArgs, number>;
-  commit: ResolverFn<MlsCommitParent, NoArgs, string>;
-  committedBy: ResolverFn<MlsCommitParent, NoArgs, string>;
-  deviceId: ResolverFn<MlsCommitParent, NoArgs, Maybe<string>>;
-  createdAt: ResolverFn<MlsCommitParent, NoArgs, ScalarOutput<'DateTime'>>;
 }
 
 export interface MlsCommitInput {
@@ -1560,829 +355,7 @@ export interface MlsCommitInput {
   removedDeviceIds?: InputMaybe<Array<string>>;
 }
 
-/**
- * Commits in epoch order. Continue with `fromEpoch: nextEpoch` while `hasMore` (an epoch is the
- * list's natural cursor: one Commit per epoch, never reordered).
- */
-export interface MlsCommitPageShape {
-  items: ReadonlyArray<MlsCommitParent>;
-  hasMore: boolean;
-  nextEpoch: number;
-}
-export type MlsCommitPageParent = ParentOf<'MlsCommitPage', MlsCommitPageShape>;
-
-export interface MlsCommitPageResolvers {
-  items: ResolverFn<MlsCommitPageParent, NoArgs, ReadonlyArray<MlsCommitParent>>;
-  hasMore: ResolverFn<MlsCommitPageParent, NoArgs, boolean>;
-  nextEpoch: ResolverFn<MlsCommitPageParent, NoArgs, number>;
-}
-
-/**
- * The MLS group of an encrypted conversation as the server knows it. `incarnation` and `epoch`
- * are 0 before the first Commit creates the group; that Commit is made in incarnation 1, epoch 0.
- */
-export interface MlsGroupStateShape {
-  conversationId: string;
-  incarnation: number;
-  epoch: number;
-  groupId: string;
-  deviceIds: ReadonlyArray<string>;
-  pendingRemovalDeviceIds: ReadonlyArray<string>;
-  pendingAdditions: ReadonlyArray<MlsPendingDeviceParent>;
-  orphaned: boolean;
-}
-export type MlsGroupStateParent = ParentOf<'MlsGroupState', MlsGroupStateShape>;
-
-export interface MlsGroupStateResolvers {
-  conversationId: ResolverFn<MlsGroupStateParent, NoArgs, string>;
-  incarnation: ResolverFn<MlsGroupStateParent, NoArgs, number>;
-  epoch: ResolverFn<MlsGroupStateParent, NoArgs, number>;
-  groupId: ResolverFn<MlsGroupStateParent, NoArgs, string>;
-  deviceIds: ResolverFn<MlsGroupStateParent, NoArgs, ReadonlyArray<string>>;
-  pendingRemovalDeviceIds: ResolverFn<MlsGroupStateParent, NoArgs, ReadonlyArray<string>>;
-  pendingAdditions: ResolverFn<MlsGroupStateParent, NoArgs, ReadonlyArray<MlsPendingDeviceParent>>;
-  orphaned: ResolverFn<MlsGroupStateParent, NoArgs, boolean>;
-}
-
-/** What the server keeps of an encrypted message besides its ciphertext. */
-export interface MlsMessageInfoShape {
-  incarnation: number;
-  epoch: number;
-  senderDeviceId: Maybe<string>;
-  frankingCommitment: string;
-  frankingTag: string;
-}
-export type MlsMessageInfoParent = ParentOf<'MlsMessageInfo', MlsMessageInfoShape>;
-
-export interface MlsMessageInfoResolvers {
-  incarnation: ResolverFn<MlsMessageInfoParent, NoArgs, number>;
-  epoch: ResolverFn<MlsMessageInfoParent, NoArgs, number>;
-  senderDeviceId: ResolverFn<MlsMessageInfoParent, NoArgs, Maybe<string>>;
-  frankingCommitment: ResolverFn<MlsMessageInfoParent, NoArgs, string>;
-  frankingTag: ResolverFn<MlsMessageInfoParent, NoArgs, string>;
-}
-
-/** A device to add to a group, and its account. */
-export interface MlsPendingDeviceShape {
-  deviceId: string;
-  userId: string;
-}
-export type MlsPendingDeviceParent = ParentOf<'MlsPendingDevice', MlsPendingDeviceShape>;
-
-export interface MlsPendingDeviceResolvers {
-  deviceId: ResolverFn<MlsPendingDeviceParent, NoArgs, string>;
-  userId: ResolverFn<MlsPendingDeviceParent, NoArgs, string>;
-}
-
-/** A Welcome waiting for the calling device. */
-export interface MlsWelcomeShape {
-  id: string;
-  conversationId: string;
-  incarnation: number;
-  epoch: number;
-  welcome: string;
-  createdAt: ScalarOutput<'DateTime'>;
-}
-export type MlsWelcomeParent = ParentOf<'MlsWelcome', MlsWelcomeShape>;
-
-export interface MlsWelcomeResolvers {
-  id: ResolverFn<MlsWelcomeParent, NoArgs, string>;
-  conversationId: ResolverFn<MlsWelcomeParent, NoArgs, string>;
-  incarnation: ResolverFn<MlsWelcomeParent, NoArgs, number>;
-  epoch: ResolverFn<MlsWelcomeParent, NoArgs, number>;
-  welcome: ResolverFn<MlsWelcomeParent, NoArgs, string>;
-  createdAt: ResolverFn<MlsWelcomeParent, NoArgs, ScalarOutput<'DateTime'>>;
-}
-
-export interface MutationRequestAccountDeletionArgs {
-  input: RequestAccountDeletionInput;
-}
-
-export interface MutationLoginArgs {
-  input: LoginInput;
-}
-
-export interface MutationSignupWithInviteArgs {
-  input: SignupWithInviteInput;
-}
-
-export interface MutationRevokeSessionArgs {
-  id: string;
-}
-
-export interface MutationRequestPasswordResetArgs {
-  input: RequestPasswordResetInput;
-}
-
-export interface MutationResetPasswordArgs {
-  input: ResetPasswordInput;
-}
-
-export interface MutationChangePasswordArgs {
-  input: ChangePasswordInput;
-}
-
-export interface MutationUpdateProfileArgs {
-  input: UpdateProfileInput;
-}
-
-export interface MutationCreateInstanceInviteArgs {
-  email?: InputMaybe<string>;
-  expiresInDays?: InputMaybe<number>;
-  maxUses?: InputMaybe<number>;
-}
-
-export interface MutationRevokeInstanceInviteArgs {
-  id: string;
-}
-
-export interface MutationCreateChannelArgs {
-  input: CreateChannelInput;
-}
-
-export interface MutationRenameChannelArgs {
-  conversationId: string;
-  name: string;
-}
-
-export interface MutationSetChannelTopicArgs {
-  conversationId: string;
-  topic?: InputMaybe<string>;
-}
-
-export interface MutationArchiveChannelArgs {
-  conversationId: string;
-}
-
-export interface MutationUnarchiveChannelArgs {
-  conversationId: string;
-}
-
-export interface MutationJoinChannelArgs {
-  conversationId: string;
-}
-
-export interface MutationLeaveChannelArgs {
-  conversationId: string;
-}
-
-export interface MutationAddChannelMembersArgs {
-  conversationId: string;
-  userIds: Array<string>;
-}
-
-export interface MutationRemoveChannelMemberArgs {
-  conversationId: string;
-  userId: string;
-}
-
-export interface MutationExecuteCommandArgs {
-  input: ExecuteCommandInput;
-}
-
-export interface MutationExecuteMacroArgs {
-  input: ExecuteMacroInput;
-}
-
-export interface MutationCreateMacroArgs {
-  input: CreateMacroInput;
-}
-
-export interface MutationDeleteMacroArgs {
-  id: string;
-}
-
-export interface MutationSetKeybindArgs {
-  input: SetKeybindInput;
-}
-
-export interface MutationDeleteKeybindArgs {
-  id: string;
-}
-
-export interface MutationCreatePipelineArgs {
-  input: CreatePipelineInput;
-}
-
-export interface MutationSetPipelineEnabledArgs {
-  id: string;
-  enabled: boolean;
-}
-
-export interface MutationDeletePipelineArgs {
-  id: string;
-}
-
-export interface MutationCreateConversationArgs {
-  input: CreateConversationInput;
-}
-
-export interface MutationAddConversationMembersArgs {
-  input: AddConversationMembersInput;
-}
-
-export interface MutationAcceptConversationInviteArgs {
-  serverId: string;
-  conversationId: string;
-}
-
-export interface MutationDeclineConversationInviteArgs {
-  serverId: string;
-  conversationId: string;
-}
-
-export interface MutationLeaveConversationArgs {
-  conversationId: string;
-}
-
-export interface MutationLoginWithKeyArgs {
-  proof: KeyLoginProof;
-}
-
-export interface MutationSignupWithKeyArgs {
-  input: SignupWithKeyInput;
-}
-
-export interface MutationSendDeviceLinkOfferArgs {
-  input: SendDeviceLinkOfferInput;
-}
-
-export interface MutationApproveDeviceLinkArgs {
-  input: ApproveDeviceLinkInput;
-}
-
-export interface MutationCancelDeviceLinkArgs {
-  offerId: string;
-  offerSecret?: InputMaybe<string>;
-}
-
-export interface MutationRevokeDeviceArgs {
-  deviceId: string;
-}
-
-export interface MutationEnrollIdentityKeyArgs {
-  input: EnrollIdentityKeyInput;
-}
-
-export interface MutationRotateIdentityKeyArgs {
-  input: RotateIdentityKeyInput;
-}
-
-export interface MutationPublishKeyPackageArgs {
-  deviceId: string;
-  keyPackage?: InputMaybe<string>;
-  keyPackages?: InputMaybe<Array<string>>;
-  lastResortKeyPackage?: InputMaybe<string>;
-}
-
-export interface MutationUpdateDmSettingsArgs {
-  input: UpdateDmSettingsInput;
-}
-
-export interface MutationAcceptDmRequestArgs {
-  requestId: string;
-}
-
-export interface MutationDeclineDmRequestArgs {
-  requestId: string;
-}
-
-export interface MutationBlockUserArgs {
-  userId: string;
-}
-
-export interface MutationUnblockUserArgs {
-  userId: string;
-}
-
-export interface MutationCreateCustomEmojiArgs {
-  input: CreateCustomEmojiInput;
-}
-
-export interface MutationDeleteCustomEmojiArgs {
-  serverId: string;
-  name: string;
-}
-
-export interface MutationApplyRemoteRevocationArgs {
-  statement: string;
-  signature: string;
-}
-
-export interface MutationCreateAttachmentArgs {
-  input: CreateAttachmentInput;
-}
-
-export interface MutationFinalizeAttachmentArgs {
-  input: FinalizeAttachmentInput;
-}
-
-export interface MutationDeleteAttachmentArgs {
-  attachmentId: string;
-}
-
-export interface MutationSendMessageArgs {
-  input: SendMessageInput;
-}
-
-export interface MutationForwardMessageArgs {
-  messageId: string;
-  toConversationId: string;
-}
-
-export interface MutationEditMessageArgs {
-  messageId: string;
-  text: string;
-}
-
-export interface MutationDeleteMessageArgs {
-  messageId: string;
-}
-
-export interface MutationAddReactionArgs {
-  messageId: string;
-  emoji: string;
-}
-
-export interface MutationRemoveReactionArgs {
-  messageId: string;
-  emoji: string;
-}
-
-export interface MutationPinMessageArgs {
-  messageId: string;
-}
-
-export interface MutationUnpinMessageArgs {
-  messageId: string;
-}
-
-export interface MutationMarkReadArgs {
-  conversationId: string;
-  messageId: string;
-}
-
-export interface MutationClaimKeyPackagesArgs {
-  conversationId: string;
-  userId: string;
-}
-
-export interface MutationCommitMlsGroupArgs {
-  input: MlsCommitInput;
-}
-
-export interface MutationSendEncryptedMessageArgs {
-  input: SendEncryptedMessageInput;
-}
-
-export interface MutationReportMessageArgs {
-  messageId: string;
-  category: ReportCategory;
-  text?: InputMaybe<string>;
-  /** Needed for a message of an encrypted conversation: what the reporter decrypted. */
-  reveal?: InputMaybe<FrankingRevealInput>;
-}
-
-export interface MutationReportUserArgs {
-  userId: string;
-  category: ReportCategory;
-  text?: InputMaybe<string>;
-}
-
-export interface MutationReportWorkspaceArgs {
-  serverId: string;
-  category: ReportCategory;
-  text?: InputMaybe<string>;
-}
-
-export interface MutationResolveWorkspaceReportArgs {
-  id: string;
-}
-
-export interface MutationInstanceResolveReportArgs {
-  id: string;
-}
-
-export interface MutationInstanceBlockPrincipalArgs {
-  principalId: string;
-  reason?: InputMaybe<string>;
-  cascade?: InputMaybe<boolean>;
-}
-
-export interface MutationInstanceUnblockPrincipalArgs {
-  principalId: string;
-}
-
-export interface MutationInstanceBlockIpArgs {
-  cidr: string;
-  reason?: InputMaybe<string>;
-  expiresInDays?: InputMaybe<number>;
-}
-
-export interface MutationInstanceUnblockIpArgs {
-  cidr: string;
-}
-
-export interface MutationUpdateNotificationSettingsArgs {
-  input: NotificationSettingsInput;
-}
-
-export interface MutationSetNotificationRuleArgs {
-  input: NotificationRuleInput;
-}
-
-export interface MutationSetChannelMentionPolicyArgs {
-  serverId: string;
-  policy: ChannelMentionPolicy;
-}
-
-export interface MutationMarkNotificationReadArgs {
-  id: string;
-}
-
-export interface MutationMarkConversationNotificationsReadArgs {
-  conversationId: string;
-}
-
-export interface MutationRegisterPushSubscriptionArgs {
-  input: PushSubscriptionInput;
-}
-
-export interface MutationUnregisterPushSubscriptionArgs {
-  endpoint: string;
-}
-
-export interface MutationAddWorkspacePluginArgs {
-  input: AddWorkspacePluginInput;
-}
-
-export interface MutationUpdateWorkspacePluginArgs {
-  input: UpdateWorkspacePluginInput;
-}
-
-export interface MutationRemoveWorkspacePluginArgs {
-  id: string;
-}
-
-export interface MutationSetPresenceArgs {
-  choice: PresenceChoice;
-}
-
-export interface MutationStartTypingArgs {
-  conversationId: string;
-}
-
-export interface MutationSetSearchLanguageArgs {
-  language?: InputMaybe<string>;
-  serverId?: InputMaybe<string>;
-}
-
-export interface MutationCreateWorkspaceArgs {
-  input: CreateWorkspaceInput;
-}
-
-export interface MutationUpdateWorkspaceArgs {
-  input: UpdateWorkspaceInput;
-}
-
-export interface MutationSetMemberRoleArgs {
-  input: SetMemberRoleInput;
-}
-
-export interface MutationTransferWorkspaceOwnershipArgs {
-  input: TransferWorkspaceOwnershipInput;
-}
-
-export interface MutationDeleteWorkspaceArgs {
-  input: DeleteWorkspaceInput;
-}
-
-export interface MutationLeaveWorkspaceArgs {
-  serverId: string;
-}
-
-export interface MutationRemoveWorkspaceMemberArgs {
-  serverId: string;
-  userId: string;
-}
-
-export interface MutationTimeoutMemberArgs {
-  serverId: string;
-  userId: string;
-  minutes: number;
-}
-
-export interface MutationClearTimeoutArgs {
-  serverId: string;
-  userId: string;
-}
-
-export interface MutationCreateWorkspaceInviteArgs {
-  input: CreateWorkspaceInviteInput;
-}
-
-export interface MutationRevokeWorkspaceInviteArgs {
-  inviteId: string;
-}
-
-export interface MutationJoinWorkspaceArgs {
-  token: string;
-}
-
-export interface MutationResolvers {
-  ping: ResolverFn<unknown, NoArgs, boolean>;
-  requestAccountDeletion: ResolverFn<
-    unknown,
-    MutationRequestAccountDeletionArgs,
-    RequestAccountDeletionPayloadParent
-  >;
-  cancelAccountDeletion: ResolverFn<unknown, NoArgs, boolean>;
-  login: ResolverFn<unknown, MutationLoginArgs, SessionPayloadParent>;
-  logout: ResolverFn<unknown, NoArgs, boolean>;
-  signupWithInvite: ResolverFn<unknown, MutationSignupWithInviteArgs, SessionPayloadParent>;
-  logoutOtherSessions: ResolverFn<unknown, NoArgs, number>;
-  revokeSession: ResolverFn<unknown, MutationRevokeSessionArgs, boolean>;
-  requestPasswordReset: ResolverFn<unknown, MutationRequestPasswordResetArgs, boolean>;
-  resetPassword: ResolverFn<unknown, MutationResetPasswordArgs, boolean>;
-  changePassword: ResolverFn<unknown, MutationChangePasswordArgs, boolean>;
-  updateProfile: ResolverFn<unknown, MutationUpdateProfileArgs, UserParent>;
-  createInstanceInvite: ResolverFn<
-    unknown,
-    MutationCreateInstanceInviteArgs,
-    CreatedInstanceInviteParent
-  >;
-  revokeInstanceInvite: ResolverFn<unknown, MutationRevokeInstanceInviteArgs, boolean>;
-  createChannel: ResolverFn<unknown, MutationCreateChannelArgs, ConversationParent>;
-  renameChannel: ResolverFn<unknown, MutationRenameChannelArgs, ConversationParent>;
-  setChannelTopic: ResolverFn<unknown, MutationSetChannelTopicArgs, ConversationParent>;
-  archiveChannel: ResolverFn<unknown, MutationArchiveChannelArgs, ConversationParent>;
-  unarchiveChannel: ResolverFn<unknown, MutationUnarchiveChannelArgs, ConversationParent>;
-  joinChannel: ResolverFn<unknown, MutationJoinChannelArgs, ConversationParent>;
-  leaveChannel: ResolverFn<unknown, MutationLeaveChannelArgs, boolean>;
-  addChannelMembers: ResolverFn<unknown, MutationAddChannelMembersArgs, ConversationParent>;
-  removeChannelMember: ResolverFn<unknown, MutationRemoveChannelMemberArgs, boolean>;
-  executeCommand: ResolverFn<unknown, MutationExecuteCommandArgs, CommandRunResultParent>;
-  executeMacro: ResolverFn<unknown, MutationExecuteMacroArgs, MacroRunResultParent>;
-  createMacro: ResolverFn<unknown, MutationCreateMacroArgs, MacroParent>;
-  deleteMacro: ResolverFn<unknown, MutationDeleteMacroArgs, boolean>;
-  setKeybind: ResolverFn<unknown, MutationSetKeybindArgs, KeybindParent>;
-  deleteKeybind: ResolverFn<unknown, MutationDeleteKeybindArgs, boolean>;
-  createPipeline: ResolverFn<unknown, MutationCreatePipelineArgs, PipelineParent>;
-  setPipelineEnabled: ResolverFn<unknown, MutationSetPipelineEnabledArgs, PipelineParent>;
-  deletePipeline: ResolverFn<unknown, MutationDeletePipelineArgs, boolean>;
-  createConversation: ResolverFn<
-    unknown,
-    MutationCreateConversationArgs,
-    CreateConversationPayloadParent
-  >;
-  addConversationMembers: ResolverFn<
-    unknown,
-    MutationAddConversationMembersArgs,
-    ConversationParent
-  >;
-  acceptConversationInvite: ResolverFn<
-    unknown,
-    MutationAcceptConversationInviteArgs,
-    ConversationParent
-  >;
-  declineConversationInvite: ResolverFn<unknown, MutationDeclineConversationInviteArgs, boolean>;
-  leaveConversation: ResolverFn<unknown, MutationLeaveConversationArgs, boolean>;
-  requestDataExport: ResolverFn<unknown, NoArgs, DataExportParent>;
-  keyLoginChallenge: ResolverFn<unknown, NoArgs, KeyLoginChallengeParent>;
-  loginWithKey: ResolverFn<unknown, MutationLoginWithKeyArgs, SessionPayloadParent>;
-  signupWithKey: ResolverFn<unknown, MutationSignupWithKeyArgs, SessionPayloadParent>;
-  sendDeviceLinkOffer: ResolverFn<
-    unknown,
-    MutationSendDeviceLinkOfferArgs,
-    DeviceLinkOfferIssuedParent
-  >;
-  approveDeviceLink: ResolverFn<unknown, MutationApproveDeviceLinkArgs, DeviceParent>;
-  cancelDeviceLink: ResolverFn<unknown, MutationCancelDeviceLinkArgs, boolean>;
-  revokeDevice: ResolverFn<unknown, MutationRevokeDeviceArgs, boolean>;
-  enrollIdentityKey: ResolverFn<
-    unknown,
-    MutationEnrollIdentityKeyArgs,
-    EnrollIdentityKeyPayloadParent
-  >;
-  rotateIdentityKey: ResolverFn<unknown, MutationRotateIdentityKeyArgs, KeyIdentityParent>;
-  publishKeyPackage: ResolverFn<unknown, MutationPublishKeyPackageArgs, DeviceParent>;
-  updateDmSettings: ResolverFn<unknown, MutationUpdateDmSettingsArgs, DmSettingsParent>;
-  acceptDmRequest: ResolverFn<unknown, MutationAcceptDmRequestArgs, ConversationParent>;
-  declineDmRequest: ResolverFn<unknown, MutationDeclineDmRequestArgs, boolean>;
-  blockUser: ResolverFn<unknown, MutationBlockUserArgs, boolean>;
-  unblockUser: ResolverFn<unknown, MutationUnblockUserArgs, boolean>;
-  createCustomEmoji: ResolverFn<unknown, MutationCreateCustomEmojiArgs, CustomEmojiParent>;
-  deleteCustomEmoji: ResolverFn<unknown, MutationDeleteCustomEmojiArgs, boolean>;
-  applyRemoteRevocation: ResolverFn<
-    unknown,
-    MutationApplyRemoteRevocationArgs,
-    RemoteRevocationResultParent
-  >;
-  createAttachment: ResolverFn<
-    unknown,
-    MutationCreateAttachmentArgs,
-    CreateAttachmentPayloadParent
-  >;
-  finalizeAttachment: ResolverFn<unknown, MutationFinalizeAttachmentArgs, AttachmentParent>;
-  deleteAttachment: ResolverFn<unknown, MutationDeleteAttachmentArgs, boolean>;
-  sendMessage: ResolverFn<unknown, MutationSendMessageArgs, MessageParent>;
-  forwardMessage: ResolverFn<unknown, MutationForwardMessageArgs, MessageParent>;
-  editMessage: ResolverFn<unknown, MutationEditMessageArgs, MessageParent>;
-  deleteMessage: ResolverFn<unknown, MutationDeleteMessageArgs, MessageParent>;
-  addReaction: ResolverFn<unknown, MutationAddReactionArgs, MessageParent>;
-  removeReaction: ResolverFn<unknown, MutationRemoveReactionArgs, MessageParent>;
-  pinMessage: ResolverFn<unknown, MutationPinMessageArgs, MessageParent>;
-  unpinMessage: ResolverFn<unknown, MutationUnpinMessageArgs, MessageParent>;
-  markRead: ResolverFn<unknown, MutationMarkReadArgs, ConversationParent>;
-  claimKeyPackages: ResolverFn<
-    unknown,
-    MutationClaimKeyPackagesArgs,
-    ReadonlyArray<ClaimedKeyPackageParent>
-  >;
-  commitMlsGroup: ResolverFn<unknown, MutationCommitMlsGroupArgs, MlsGroupStateParent>;
-  sendEncryptedMessage: ResolverFn<unknown, MutationSendEncryptedMessageArgs, MessageParent>;
-  reportMessage: ResolverFn<unknown, MutationReportMessageArgs, AbuseReportParent>;
-  reportUser: ResolverFn<unknown, MutationReportUserArgs, AbuseReportParent>;
-  reportWorkspace: ResolverFn<unknown, MutationReportWorkspaceArgs, AbuseReportParent>;
-  resolveWorkspaceReport: ResolverFn<
-    unknown,
-    MutationResolveWorkspaceReportArgs,
-    AbuseReportParent
-  >;
-  instanceResolveReport: ResolverFn<unknown, MutationInstanceResolveReportArgs, AbuseReportParent>;
-  instanceBlockPrincipal: ResolverFn<
-    unknown,
-    MutationInstanceBlockPrincipalArgs,
-    BlockPrincipalPayloadParent
-  >;
-  instanceUnblockPrincipal: ResolverFn<
-    unknown,
-    MutationInstanceUnblockPrincipalArgs,
-    PrincipalBlockParent
-  >;
-  instanceBlockIp: ResolverFn<unknown, MutationInstanceBlockIpArgs, IpBlockParent>;
-  instanceUnblockIp: ResolverFn<unknown, MutationInstanceUnblockIpArgs, IpBlockParent>;
-  updateNotificationSettings: ResolverFn<
-    unknown,
-    MutationUpdateNotificationSettingsArgs,
-    NotificationSettingsParent
-  >;
-  setNotificationRule: ResolverFn<
-    unknown,
-    MutationSetNotificationRuleArgs,
-    Maybe<NotificationRuleParent>
-  >;
-  setChannelMentionPolicy: ResolverFn<
-    unknown,
-    MutationSetChannelMentionPolicyArgs,
-    ChannelMentionPolicy
-  >;
-  markNotificationRead: ResolverFn<unknown, MutationMarkNotificationReadArgs, NotificationParent>;
-  markConversationNotificationsRead: ResolverFn<
-    unknown,
-    MutationMarkConversationNotificationsReadArgs,
-    number
-  >;
-  markAllNotificationsRead: ResolverFn<unknown, NoArgs, number>;
-  registerPushSubscription: ResolverFn<unknown, MutationRegisterPushSubscriptionArgs, string>;
-  unregisterPushSubscription: ResolverFn<unknown, MutationUnregisterPushSubscriptionArgs, boolean>;
-  addWorkspacePlugin: ResolverFn<unknown, MutationAddWorkspacePluginArgs, WorkspacePluginParent>;
-  updateWorkspacePlugin: ResolverFn<
-    unknown,
-    MutationUpdateWorkspacePluginArgs,
-    WorkspacePluginParent
-  >;
-  removeWorkspacePlugin: ResolverFn<
-    unknown,
-    MutationRemoveWorkspacePluginArgs,
-    RemoveWorkspacePluginPayloadParent
-  >;
-  setPresence: ResolverFn<unknown, MutationSetPresenceArgs, MyPresenceParent>;
-  startTyping: ResolverFn<unknown, MutationStartTypingArgs, boolean>;
-  setSearchLanguage: ResolverFn<unknown, MutationSetSearchLanguageArgs, Maybe<string>>;
-  createWorkspace: ResolverFn<unknown, MutationCreateWorkspaceArgs, WorkspaceParent>;
-  updateWorkspace: ResolverFn<unknown, MutationUpdateWorkspaceArgs, WorkspaceParent>;
-  setMemberRole: ResolverFn<unknown, MutationSetMemberRoleArgs, WorkspaceMemberParent>;
-  transferWorkspaceOwnership: ResolverFn<
-    unknown,
-    MutationTransferWorkspaceOwnershipArgs,
-    WorkspaceParent
-  >;
-  deleteWorkspace: ResolverFn<unknown, MutationDeleteWorkspaceArgs, DeleteWorkspacePayloadParent>;
-  leaveWorkspace: ResolverFn<unknown, MutationLeaveWorkspaceArgs, boolean>;
-  removeWorkspaceMember: ResolverFn<unknown, MutationRemoveWorkspaceMemberArgs, boolean>;
-  timeoutMember: ResolverFn<unknown, MutationTimeoutMemberArgs, WorkspaceMemberParent>;
-  clearTimeout: ResolverFn<unknown, MutationClearTimeoutArgs, WorkspaceMemberParent>;
-  createWorkspaceInvite: ResolverFn<
-    unknown,
-    MutationCreateWorkspaceInviteArgs,
-    CreatedInviteParent
-  >;
-  revokeWorkspaceInvite: ResolverFn<
-    unknown,
-    MutationRevokeWorkspaceInviteArgs,
-    WorkspaceInviteParent
-  >;
-  joinWorkspace: ResolverFn<unknown, MutationJoinWorkspaceArgs, WorkspaceParent>;
-}
-
-export interface MyPresenceShape {
-  choice: PresenceChoice;
-  status: PresenceStatus;
-}
-export type MyPresenceParent = ParentOf<'MyPresence', MyPresenceShape>;
-
-export interface MyPresenceResolvers {
-  choice: ResolverFn<MyPresenceParent, NoArgs, PresenceChoice>;
-  status: ResolverFn<MyPresenceParent, NoArgs, PresenceStatus>;
-}
-
-/**
- * One notification: a message that asked for the person's attention. The text is read through
- * `message`, with the reader's own access; an encrypted conversation's notification carries only
- * that a message arrived. A notification of a message that was deleted, or of a conversation the
- * person left, is no longer listed.
- */
-export interface NotificationShape {
-  id: string;
-  kind: NotificationKind;
-  serverId: string;
-  conversationId: string;
-  conversation: Maybe<ConversationParent>;
-  messageId: string;
-  message: Maybe<MessageParent>;
-  threadRootId: Maybe<string>;
-  actor: Maybe<UserParent>;
-  encrypted: boolean;
-  createdAt: ScalarOutput<'DateTime'>;
-  read: boolean;
-}
-export type NotificationParent = ParentOf<'Notification', NotificationShape>;
-
-export interface NotificationResolvers {
-  id: ResolverFn<NotificationParent, NoArgs, string>;
-  kind: ResolverFn<NotificationParent, NoArgs, NotificationKind>;
-  serverId: ResolverFn<NotificationParent, NoArgs, string>;
-  conversationId: ResolverFn<NotificationParent, NoArgs, string>;
-  conversation: ResolverFn<NotificationParent, NoArgs, Maybe<ConversationParent>>;
-  messageId: ResolverFn<NotificationParent, NoArgs, string>;
-  message: ResolverFn<NotificationParent, NoArgs, Maybe<MessageParent>>;
-  threadRootId: ResolverFn<NotificationParent, NoArgs, Maybe<string>>;
-  actor: ResolverFn<NotificationParent, NoArgs, Maybe<UserParent>>;
-  encrypted: ResolverFn<NotificationParent, NoArgs, boolean>;
-  createdAt: ResolverFn<NotificationParent, NoArgs, ScalarOutput<'DateTime'>>;
-  read: ResolverFn<NotificationParent, NoArgs, boolean>;
-}
-
-/** Why a notification was made. A person mentioned in several ways is told of the strongest, in this order. */
-export type NotificationKind = EnumOf<
-  'NotificationKind',
-  'MENTION' | 'CHANNEL' | 'KEYWORD' | 'THREAD_REPLY' | 'DIRECT' | 'MESSAGE'
->;
-/** NotificationKind's internal values by name (mappers.ts, EnumMappers). */
-export type NotificationKindResolvers = Record<
-  'MENTION' | 'CHANNEL' | 'KEYWORD' | 'THREAD_REPLY' | 'DIRECT' | 'MESSAGE',
-  NotificationKind
->;
-
-/** How much a person is told of a conversation's messages (docs/notifications.md). */
-export type NotificationLevel = EnumOf<'NotificationLevel', 'ALL' | 'MENTIONS' | 'NOTHING'>;
-/** NotificationLevel's internal values by name (mappers.ts, EnumMappers). */
-export type NotificationLevelResolvers = Record<'ALL' | 'MENTIONS' | 'NOTHING', NotificationLevel>;
-
-/** A page of the caller's notifications, newest first; cursors as in ConversationPage. */
-export interface NotificationPageShape {
-  items: ReadonlyArray<NotificationParent>;
-  hasMore: boolean;
-  nextCursor: Maybe<string>;
-  prevCursor: Maybe<string>;
-  unreadCount: number;
-}
-export type NotificationPageParent = ParentOf<'NotificationPage', NotificationPageShape>;
-
-export interface NotificationPageResolvers {
-  items: ResolverFn<NotificationPageParent, NoArgs, ReadonlyArray<NotificationParent>>;
-  hasMore: ResolverFn<NotificationPageParent, NoArgs, boolean>;
-  nextCursor: ResolverFn<NotificationPageParent, NoArgs, Maybe<string>>;
-  prevCursor: ResolverFn<NotificationPageParent, NoArgs, Maybe<string>>;
-  unreadCount: ResolverFn<NotificationPageParent, NoArgs, number>;
-}
-
-/** A workspace or conversation rule of the caller. */
-export interface NotificationRuleShape {
-  serverId: string;
-  conversationId: Maybe<string>;
-  level: Maybe<NotificationLevel>;
-  mutedUntil: Maybe<ScalarOutput<'DateTime'>>;
-}
-export type NotificationRuleParent = ParentOf<'NotificationRule', NotificationRuleShape>;
-
-export interface NotificationRuleResolvers {
-  serverId: ResolverFn<NotificationRuleParent, NoArgs, string>;
-  conversationId: ResolverFn<NotificationRuleParent, NoArgs, Maybe<string>>;
-  level: ResolverFn<NotificationRuleParent, NoArgs, Maybe<NotificationLevel>>;
-  mutedUntil: ResolverFn<NotificationRuleParent, NoArgs, Maybe<ScalarOutput<'DateTime'>>>;
-}
+export type MutationResolvers = RootResolvers<'Mutation'>;
 
 export interface NotificationRuleInput {
   /** A workspace rule (not the direct space). */
@@ -2390,46 +363,13 @@ export interface NotificationRuleInput {
   /** A conversation rule; the caller must be a member. */
   conversationId?: InputMaybe<string>;
   /** Null: inherit. */
-  level?: InputMaybe<NotificationLevel>;
+  level?: InputMaybe<EnumOf<'NotificationLevel'>>;
   /** Mute until then; null: not muted. */
   mutedUntil?: InputMaybe<ScalarInput<'DateTime'>>;
 }
 
-/** The caller's notification settings. Someone who never changed them has these defaults. */
-export interface NotificationSettingsShape {
-  level: NotificationLevel;
-  keywords: ReadonlyArray<string>;
-  timeZone: string;
-  quietHoursStart: Maybe<string>;
-  quietHoursEnd: Maybe<string>;
-  doNotDisturbUntil: Maybe<ScalarOutput<'DateTime'>>;
-  doNotDisturbNow: boolean;
-  emailDigests: boolean;
-  rules: ReadonlyArray<NotificationRuleParent>;
-}
-export type NotificationSettingsParent = ParentOf<
-  'NotificationSettings',
-  NotificationSettingsShape
->;
-
-export interface NotificationSettingsResolvers {
-  level: ResolverFn<NotificationSettingsParent, NoArgs, NotificationLevel>;
-  keywords: ResolverFn<NotificationSettingsParent, NoArgs, ReadonlyArray<string>>;
-  timeZone: ResolverFn<NotificationSettingsParent, NoArgs, string>;
-  quietHoursStart: ResolverFn<NotificationSettingsParent, NoArgs, Maybe<string>>;
-  quietHoursEnd: ResolverFn<NotificationSettingsParent, NoArgs, Maybe<string>>;
-  doNotDisturbUntil: ResolverFn<
-    NotificationSettingsParent,
-    NoArgs,
-    Maybe<ScalarOutput<'DateTime'>>
-  >;
-  doNotDisturbNow: ResolverFn<NotificationSettingsParent, NoArgs, boolean>;
-  emailDigests: ResolverFn<NotificationSettingsParent, NoArgs, boolean>;
-  rules: ResolverFn<NotificationSettingsParent, NoArgs, ReadonlyArray<NotificationRuleParent>>;
-}
-
 export interface NotificationSettingsInput {
-  level?: InputMaybe<NotificationLevel>;
+  level?: InputMaybe<EnumOf<'NotificationLevel'>>;
   /** Replaces the list; trimmed, lower-cased, duplicates dropped; at most 25 of 64 characters. */
   keywords?: InputMaybe<Array<string>>;
   /** An IANA name such as Europe/Paris. */
@@ -2442,193 +382,12 @@ export interface NotificationSettingsInput {
   emailDigests?: InputMaybe<boolean>;
 }
 
-/**
- * A trigger and built-in, non-destructive steps, run as PIPELINE with the capabilities its owner
- * has at that moment: an owner who lost one stops the pipeline (`enabled` false, `stoppedReason`
- * says why). Its own messages trigger no pipeline; at most 60 runs an hour. Step arguments may use
- * `{{text}}`, `{{user}}` and `{{channel}}` of the trigger.
- */
-export interface PipelineShape {
-  id: string;
-  serverId: string;
-  ownerId: string;
-  name: string;
-  enabled: boolean;
-  trigger: PipelineTriggerParent;
-  channelId: Maybe<string>;
-  steps: ReadonlyArray<MacroStepParent>;
-  stoppedReason: Maybe<string>;
-  lastRunAt: Maybe<ScalarOutput<'DateTime'>>;
-  nextRunAt: Maybe<ScalarOutput<'DateTime'>>;
-  createdAt: ScalarOutput<'DateTime'>;
-  cursor: string;
-}
-export type PipelineParent = ParentOf<'Pipeline', PipelineShape>;
-
-export interface PipelineResolvers {
-  id: ResolverFn<PipelineParent, NoArgs, string>;
-  serverId: ResolverFn<PipelineParent, NoArgs, string>;
-  ownerId: ResolverFn<PipelineParent, NoArgs, string>;
-  name: ResolverFn<PipelineParent, NoArgs, string>;
-  enabled: ResolverFn<PipelineParent, NoArgs, boolean>;
-  trigger: ResolverFn<PipelineParent, NoArgs, PipelineTriggerParent>;
-  channelId: ResolverFn<PipelineParent, NoArgs, Maybe<string>>;
-  steps: ResolverFn<PipelineParent, NoArgs, ReadonlyArray<MacroStepParent>>;
-  stoppedReason: ResolverFn<PipelineParent, NoArgs, Maybe<string>>;
-  lastRunAt: ResolverFn<PipelineParent, NoArgs, Maybe<ScalarOutput<'DateTime'>>>;
-  nextRunAt: ResolverFn<PipelineParent, NoArgs, Maybe<ScalarOutput<'DateTime'>>>;
-  createdAt: ResolverFn<PipelineParent, NoArgs, ScalarOutput<'DateTime'>>;
-  cursor: ResolverFn<PipelineParent, NoArgs, string>;
-}
-
-export interface PipelineTriggerShape {
-  kind: PipelineTriggerKind;
-  pattern: Maybe<string>;
-  channelIds: Maybe<ReadonlyArray<string>>;
-  everyMinutes: Maybe<number>;
-}
-export type PipelineTriggerParent = ParentOf<'PipelineTrigger', PipelineTriggerShape>;
-
-export interface PipelineTriggerResolvers {
-  kind: ResolverFn<PipelineTriggerParent, NoArgs, PipelineTriggerKind>;
-  pattern: ResolverFn<PipelineTriggerParent, NoArgs, Maybe<string>>;
-  channelIds: ResolverFn<PipelineTriggerParent, NoArgs, Maybe<ReadonlyArray<string>>>;
-  everyMinutes: ResolverFn<PipelineTriggerParent, NoArgs, Maybe<number>>;
-}
-
 export interface PipelineTriggerInput {
-  kind: PipelineTriggerKind;
+  kind: EnumOf<'PipelineTriggerKind'>;
   pattern?: InputMaybe<string>;
   channelIds?: InputMaybe<Array<string>>;
   everyMinutes?: InputMaybe<number>;
 }
-
-export type PipelineTriggerKind = EnumOf<
-  'PipelineTriggerKind',
-  'MESSAGE' | 'MEMBER_JOINED' | 'SCHEDULE'
->;
-/** PipelineTriggerKind's internal values by name (mappers.ts, EnumMappers). */
-export type PipelineTriggerKindResolvers = Record<
-  'MESSAGE' | 'MEMBER_JOINED' | 'SCHEDULE',
-  PipelineTriggerKind
->;
-
-export interface PluginAuthorShape {
-  name: string;
-  email: Maybe<string>;
-  url: Maybe<string>;
-}
-export type PluginAuthorParent = ParentOf<'PluginAuthor', PluginAuthorShape>;
-
-export interface PluginAuthorResolvers {
-  name: ResolverFn<PluginAuthorParent, NoArgs, string>;
-  email: ResolverFn<PluginAuthorParent, NoArgs, Maybe<string>>;
-  url: ResolverFn<PluginAuthorParent, NoArgs, Maybe<string>>;
-}
-
-export interface PluginCommandShape {
-  name: string;
-  description: string;
-  arguments: ReadonlyArray<PluginCommandArgumentParent>;
-  source: PluginContributionSourceParent;
-}
-export type PluginCommandParent = ParentOf<'PluginCommand', PluginCommandShape>;
-
-export interface PluginCommandResolvers {
-  name: ResolverFn<PluginCommandParent, NoArgs, string>;
-  description: ResolverFn<PluginCommandParent, NoArgs, string>;
-  arguments: ResolverFn<PluginCommandParent, NoArgs, ReadonlyArray<PluginCommandArgumentParent>>;
-  source: ResolverFn<PluginCommandParent, NoArgs, PluginContributionSourceParent>;
-}
-
-export interface PluginCommandArgumentShape {
-  name: string;
-  type: string;
-  description: Maybe<string>;
-  required: boolean;
-}
-export type PluginCommandArgumentParent = ParentOf<
-  'PluginCommandArgument',
-  PluginCommandArgumentShape
->;
-
-export interface PluginCommandArgumentResolvers {
-  name: ResolverFn<PluginCommandArgumentParent, NoArgs, string>;
-  type: ResolverFn<PluginCommandArgumentParent, NoArgs, string>;
-  description: ResolverFn<PluginCommandArgumentParent, NoArgs, Maybe<string>>;
-  required: ResolverFn<PluginCommandArgumentParent, NoArgs, boolean>;
-}
-
-/** Where a contribution comes from. */
-export interface PluginContributionSourceShape {
-  workspacePluginId: string;
-  pluginId: string;
-  version: string;
-}
-export type PluginContributionSourceParent = ParentOf<
-  'PluginContributionSource',
-  PluginContributionSourceShape
->;
-
-export interface PluginContributionSourceResolvers {
-  workspacePluginId: ResolverFn<PluginContributionSourceParent, NoArgs, string>;
-  pluginId: ResolverFn<PluginContributionSourceParent, NoArgs, string>;
-  version: ResolverFn<PluginContributionSourceParent, NoArgs, string>;
-}
-
-export interface PluginKeybindShape {
-  keys: string;
-  command: string;
-  description: Maybe<string>;
-  source: PluginContributionSourceParent;
-}
-export type PluginKeybindParent = ParentOf<'PluginKeybind', PluginKeybindShape>;
-
-export interface PluginKeybindResolvers {
-  keys: ResolverFn<PluginKeybindParent, NoArgs, string>;
-  command: ResolverFn<PluginKeybindParent, NoArgs, string>;
-  description: ResolverFn<PluginKeybindParent, NoArgs, Maybe<string>>;
-  source: ResolverFn<PluginKeybindParent, NoArgs, PluginContributionSourceParent>;
-}
-
-/** What a user chooses to show. */
-export type PresenceChoice = EnumOf<'PresenceChoice', 'AUTO' | 'AWAY' | 'INVISIBLE'>;
-/** PresenceChoice's internal values by name (mappers.ts, EnumMappers). */
-export type PresenceChoiceResolvers = Record<'AUTO' | 'AWAY' | 'INVISIBLE', PresenceChoice>;
-
-/** How a user appears to the people who share a workspace or a conversation with them. */
-export type PresenceStatus = EnumOf<'PresenceStatus', 'ONLINE' | 'AWAY' | 'OFFLINE'>;
-/** PresenceStatus's internal values by name (mappers.ts, EnumMappers). */
-export type PresenceStatusResolvers = Record<'ONLINE' | 'AWAY' | 'OFFLINE', PresenceStatus>;
-
-/** A blocked principal. */
-export interface PrincipalBlockShape {
-  principalId: string;
-  kind: PrincipalKind;
-  reason: Maybe<string>;
-  cascade: boolean;
-  createdAt: ScalarOutput<'DateTime'>;
-  createdBy: string;
-  username: Maybe<string>;
-  cursor: string;
-}
-export type PrincipalBlockParent = ParentOf<'PrincipalBlock', PrincipalBlockShape>;
-
-export interface PrincipalBlockResolvers {
-  principalId: ResolverFn<PrincipalBlockParent, NoArgs, string>;
-  kind: ResolverFn<PrincipalBlockParent, NoArgs, PrincipalKind>;
-  reason: ResolverFn<PrincipalBlockParent, NoArgs, Maybe<string>>;
-  cascade: ResolverFn<PrincipalBlockParent, NoArgs, boolean>;
-  createdAt: ResolverFn<PrincipalBlockParent, NoArgs, ScalarOutput<'DateTime'>>;
-  createdBy: ResolverFn<PrincipalBlockParent, NoArgs, string>;
-  username: ResolverFn<PrincipalBlockParent, NoArgs, Maybe<string>>;
-  cursor: ResolverFn<PrincipalBlockParent, NoArgs, string>;
-}
-
-/** Kinds of principal: see docs/moderation.md for the id format. */
-export type PrincipalKind = EnumOf<'PrincipalKind', 'USER' | 'KEY' | 'SERVER' | 'REMOTE'>;
-/** PrincipalKind's internal values by name (mappers.ts, EnumMappers). */
-export type PrincipalKindResolvers = Record<'USER' | 'KEY' | 'SERVER' | 'REMOTE', PrincipalKind>;
 
 /** A solved registration challenge. */
 export interface ProofOfWorkInput {
@@ -2647,503 +406,11 @@ export interface PushSubscriptionInput {
   auth: string;
 }
 
-export interface QueryMySessionsArgs {
-  after?: InputMaybe<string>;
-  before?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-}
-
-export interface QueryInstanceInvitesArgs {
-  after?: InputMaybe<string>;
-  before?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-}
-
-export interface QueryChannelsArgs {
-  serverId: string;
-  includeArchived?: InputMaybe<boolean>;
-  after?: InputMaybe<string>;
-  before?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-}
-
-export interface QueryCommandsArgs {
-  surface: CommandSurface;
-  context?: InputMaybe<CommandContextInput>;
-}
-
-export interface QueryCommandDiscoverArgs {
-  query: string;
-  context?: InputMaybe<CommandContextInput>;
-  limit?: InputMaybe<number>;
-}
-
-export interface QueryMacrosArgs {
-  serverId?: InputMaybe<string>;
-  after?: InputMaybe<string>;
-  before?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-}
-
-export interface QueryKeybindsArgs {
-  serverId?: InputMaybe<string>;
-  after?: InputMaybe<string>;
-  before?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-}
-
-export interface QueryPipelinesArgs {
-  serverId: string;
-  after?: InputMaybe<string>;
-  before?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-}
-
-export interface QueryCommandAuditArgs {
-  serverId: string;
-  before?: InputMaybe<string>;
-  after?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-}
-
-export interface QueryInboxConversationsArgs {
-  after?: InputMaybe<string>;
-  before?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-}
-
-export interface QueryConversationArgs {
-  id: string;
-}
-
-export interface QueryDeviceLinkOfferStatusArgs {
-  offerId: string;
-  offerSecret: string;
-}
-
-export interface QueryDmRequestsArgs {
-  after?: InputMaybe<string>;
-  before?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-}
-
-export interface QueryBlockedUsersArgs {
-  after?: InputMaybe<string>;
-  before?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-}
-
-export interface QueryCustomEmojisArgs {
-  serverId: string;
-  after?: InputMaybe<string>;
-  before?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-}
-
-export interface QueryMyRemoteHostsArgs {
-  after?: InputMaybe<string>;
-  before?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-}
-
-export interface QueryMessagesArgs {
-  conversationId: string;
-  before?: InputMaybe<string>;
-  after?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-}
-
-export interface QueryThreadRepliesArgs {
-  messageId: string;
-  before?: InputMaybe<string>;
-  after?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-}
-
-export interface QueryPinnedMessagesArgs {
-  conversationId: string;
-}
-
-export interface QueryMlsGroupStateArgs {
-  conversationId: string;
-}
-
-export interface QueryMlsCommitsArgs {
-  conversationId: string;
-  incarnation: number;
-  fromEpoch: number;
-  limit?: InputMaybe<number>;
-}
-
-export interface QueryMlsWelcomesArgs {
-  conversationId?: InputMaybe<string>;
-  after?: InputMaybe<string>;
-  before?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-}
-
-export interface QueryInstanceReportsArgs {
-  openOnly?: InputMaybe<boolean>;
-  after?: InputMaybe<string>;
-  before?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-}
-
-export interface QueryInstancePrincipalBlocksArgs {
-  after?: InputMaybe<string>;
-  before?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-}
-
-export interface QueryInstanceIpBlocksArgs {
-  after?: InputMaybe<string>;
-  before?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-}
-
-export interface QueryInstanceAuditLogArgs {
-  before?: InputMaybe<string>;
-  after?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-}
-
-export interface QueryWorkspaceReportsArgs {
-  serverId: string;
-  openOnly?: InputMaybe<boolean>;
-  after?: InputMaybe<string>;
-  before?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-}
-
-export interface QueryNotificationsArgs {
-  after?: InputMaybe<string>;
-  before?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-  unreadOnly?: InputMaybe<boolean>;
-  conversationId?: InputMaybe<string>;
-}
-
-export interface QueryWorkspacePluginsArgs {
-  serverId: string;
-  after?: InputMaybe<string>;
-  before?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-}
-
-export interface QueryPresenceArgs {
-  userIds: Array<string>;
-}
-
-export interface QuerySearchMessagesArgs {
-  query: string;
-  filter?: InputMaybe<MessageSearchFilter>;
-  order?: InputMaybe<SearchOrder>;
-  after?: InputMaybe<string>;
-  before?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-}
-
-export interface QuerySearchMembersArgs {
-  serverId: string;
-  query: string;
-  limit?: InputMaybe<number>;
-}
-
-export interface QuerySearchChannelsArgs {
-  serverId: string;
-  query: string;
-  limit?: InputMaybe<number>;
-}
-
-export interface QuerySearchWorkspacesArgs {
-  query: string;
-  limit?: InputMaybe<number>;
-}
-
-export interface QuerySearchLanguageArgs {
-  serverId?: InputMaybe<string>;
-}
-
-export interface QueryMyWorkspacesArgs {
-  after?: InputMaybe<string>;
-  before?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-}
-
-export interface QueryWorkspaceArgs {
-  serverId: string;
-}
-
-export interface QueryWorkspaceInvitesArgs {
-  serverId: string;
-  after?: InputMaybe<string>;
-  before?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-}
-
-export interface QueryResolvers {
-  serverInfo: ResolverFn<unknown, NoArgs, ServerInfoParent>;
-  me: ResolverFn<unknown, NoArgs, UserParent>;
-  mySessions: ResolverFn<unknown, QueryMySessionsArgs, ReadonlyArray<SessionParent>>;
-  registrationChallenge: ResolverFn<unknown, NoArgs, Maybe<RegistrationChallengeParent>>;
-  instanceInvites: ResolverFn<
-    unknown,
-    QueryInstanceInvitesArgs,
-    ReadonlyArray<InstanceInviteParent>
-  >;
-  channels: ResolverFn<unknown, QueryChannelsArgs, ReadonlyArray<ConversationParent>>;
-  commands: ResolverFn<unknown, QueryCommandsArgs, ReadonlyArray<CommandParent>>;
-  commandDiscover: ResolverFn<
-    unknown,
-    QueryCommandDiscoverArgs,
-    ReadonlyArray<CommandDiscoveryParent>
-  >;
-  macros: ResolverFn<unknown, QueryMacrosArgs, ReadonlyArray<MacroParent>>;
-  keybinds: ResolverFn<unknown, QueryKeybindsArgs, ReadonlyArray<KeybindParent>>;
-  pipelines: ResolverFn<unknown, QueryPipelinesArgs, ReadonlyArray<PipelineParent>>;
-  commandAudit: ResolverFn<unknown, QueryCommandAuditArgs, CommandAuditPageParent>;
-  inboxConversations: ResolverFn<unknown, QueryInboxConversationsArgs, ConversationPageParent>;
-  conversation: ResolverFn<unknown, QueryConversationArgs, ConversationParent>;
-  myDataExports: ResolverFn<unknown, NoArgs, ReadonlyArray<DataExportParent>>;
-  myDevices: ResolverFn<unknown, NoArgs, ReadonlyArray<DeviceParent>>;
-  myKeyIdentity: ResolverFn<unknown, NoArgs, Maybe<KeyIdentityParent>>;
-  deviceLinkOffers: ResolverFn<unknown, NoArgs, ReadonlyArray<DeviceLinkOfferParent>>;
-  deviceLinkOfferStatus: ResolverFn<unknown, QueryDeviceLinkOfferStatusArgs, DeviceLinkOfferState>;
-  myDmSettings: ResolverFn<unknown, NoArgs, DmSettingsParent>;
-  dmRequests: ResolverFn<unknown, QueryDmRequestsArgs, ReadonlyArray<DmRequestParent>>;
-  blockedUsers: ResolverFn<unknown, QueryBlockedUsersArgs, ReadonlyArray<UserParent>>;
-  customEmojis: ResolverFn<unknown, QueryCustomEmojisArgs, ReadonlyArray<CustomEmojiParent>>;
-  myRemoteHosts: ResolverFn<unknown, QueryMyRemoteHostsArgs, ReadonlyArray<string>>;
-  messages: ResolverFn<unknown, QueryMessagesArgs, MessagePageParent>;
-  threadReplies: ResolverFn<unknown, QueryThreadRepliesArgs, MessagePageParent>;
-  pinnedMessages: ResolverFn<unknown, QueryPinnedMessagesArgs, ReadonlyArray<MessageParent>>;
-  mlsGroupState: ResolverFn<unknown, QueryMlsGroupStateArgs, MlsGroupStateParent>;
-  mlsCommits: ResolverFn<unknown, QueryMlsCommitsArgs, MlsCommitPageParent>;
-  mlsWelcomes: ResolverFn<unknown, QueryMlsWelcomesArgs, ReadonlyArray<MlsWelcomeParent>>;
-  instanceReports: ResolverFn<unknown, QueryInstanceReportsArgs, ReadonlyArray<AbuseReportParent>>;
-  instancePrincipalBlocks: ResolverFn<
-    unknown,
-    QueryInstancePrincipalBlocksArgs,
-    ReadonlyArray<PrincipalBlockParent>
-  >;
-  instanceIpBlocks: ResolverFn<unknown, QueryInstanceIpBlocksArgs, ReadonlyArray<IpBlockParent>>;
-  instanceAuditLog: ResolverFn<unknown, QueryInstanceAuditLogArgs, AuditLogPageParent>;
-  workspaceReports: ResolverFn<
-    unknown,
-    QueryWorkspaceReportsArgs,
-    ReadonlyArray<AbuseReportParent>
-  >;
-  notifications: ResolverFn<unknown, QueryNotificationsArgs, NotificationPageParent>;
-  notificationSettings: ResolverFn<unknown, NoArgs, NotificationSettingsParent>;
-  webPushPublicKey: ResolverFn<unknown, NoArgs, string>;
-  workspacePlugins: ResolverFn<
-    unknown,
-    QueryWorkspacePluginsArgs,
-    ReadonlyArray<WorkspacePluginParent>
-  >;
-  presence: ResolverFn<unknown, QueryPresenceArgs, ReadonlyArray<UserPresenceParent>>;
-  myPresence: ResolverFn<unknown, NoArgs, MyPresenceParent>;
-  searchMessages: ResolverFn<unknown, QuerySearchMessagesArgs, MessageSearchPageParent>;
-  searchMembers: ResolverFn<unknown, QuerySearchMembersArgs, ReadonlyArray<WorkspaceMemberParent>>;
-  searchChannels: ResolverFn<unknown, QuerySearchChannelsArgs, ReadonlyArray<ConversationParent>>;
-  searchWorkspaces: ResolverFn<unknown, QuerySearchWorkspacesArgs, ReadonlyArray<WorkspaceParent>>;
-  searchLanguage: ResolverFn<unknown, QuerySearchLanguageArgs, Maybe<string>>;
-  myWorkspaces: ResolverFn<unknown, QueryMyWorkspacesArgs, ReadonlyArray<WorkspaceParent>>;
-  workspace: ResolverFn<unknown, QueryWorkspaceArgs, WorkspaceParent>;
-  workspaceInvites: ResolverFn<
-    unknown,
-    QueryWorkspaceInvitesArgs,
-    ReadonlyArray<WorkspaceInviteParent>
-  >;
-}
-
-/** One emoji's reactions on a message. */
-export interface ReactionGroupShape {
-  emoji: string;
-  count: number;
-  reactedByMe: boolean;
-}
-export type ReactionGroupParent = ParentOf<'ReactionGroup', ReactionGroupShape>;
-
-export interface ReactionGroupResolvers {
-  emoji: ResolverFn<ReactionGroupParent, NoArgs, string>;
-  count: ResolverFn<ReactionGroupParent, NoArgs, number>;
-  reactedByMe: ResolverFn<ReactionGroupParent, NoArgs, boolean>;
-}
-
-/**
- * A registration proof-of-work challenge (docs/accounts.md). Find a nonce such that
- * SHA-256(UTF-8 bytes of salt, then of nonce) starts with `bits` zero bits, and pass
- * `{ challengeId, nonce }` as `pow` to a signup before `expiresAt`. Each challenge works once.
- */
-export interface RegistrationChallengeShape {
-  challengeId: string;
-  salt: string;
-  bits: number;
-  expiresAt: ScalarOutput<'DateTime'>;
-}
-export type RegistrationChallengeParent = ParentOf<
-  'RegistrationChallenge',
-  RegistrationChallengeShape
->;
-
-export interface RegistrationChallengeResolvers {
-  challengeId: ResolverFn<RegistrationChallengeParent, NoArgs, string>;
-  salt: ResolverFn<RegistrationChallengeParent, NoArgs, string>;
-  bits: ResolverFn<RegistrationChallengeParent, NoArgs, number>;
-  expiresAt: ResolverFn<RegistrationChallengeParent, NoArgs, ScalarOutput<'DateTime'>>;
-}
-
-/**
- * One of the caller's own events (`relayStream`): direct and group conversations, invitations,
- * DM requests, typing and presence of conversation partners, account events. Same envelope as
- * WorkspaceEvent.
- */
-export interface RelayEventShape {
-  type: string;
-  serverId: Maybe<string>;
-  hostServerId: Maybe<string>;
-  conversationId: Maybe<string>;
-  at: ScalarOutput<'DateTime'>;
-  payload: ScalarOutput<'JSON'>;
-}
-export type RelayEventParent = ParentOf<'RelayEvent', RelayEventShape>;
-
-export interface RelayEventResolvers {
-  type: ResolverFn<RelayEventParent, NoArgs, string>;
-  serverId: ResolverFn<RelayEventParent, NoArgs, Maybe<string>>;
-  hostServerId: ResolverFn<RelayEventParent, NoArgs, Maybe<string>>;
-  conversationId: ResolverFn<RelayEventParent, NoArgs, Maybe<string>>;
-  at: ResolverFn<RelayEventParent, NoArgs, ScalarOutput<'DateTime'>>;
-  payload: ResolverFn<RelayEventParent, NoArgs, ScalarOutput<'JSON'>>;
-}
-
-/** What `applyRemoteRevocation` changed. */
-export interface RemoteRevocationResultShape {
-  revokedDevices: number;
-  sessionsEnded: number;
-}
-export type RemoteRevocationResultParent = ParentOf<
-  'RemoteRevocationResult',
-  RemoteRevocationResultShape
->;
-
-export interface RemoteRevocationResultResolvers {
-  revokedDevices: ResolverFn<RemoteRevocationResultParent, NoArgs, number>;
-  sessionsEnded: ResolverFn<RemoteRevocationResultParent, NoArgs, number>;
-}
-
-export interface RemoveWorkspacePluginPayloadShape {
-  id: string;
-}
-export type RemoveWorkspacePluginPayloadParent = ParentOf<
-  'RemoveWorkspacePluginPayload',
-  RemoveWorkspacePluginPayloadShape
->;
-
-export interface RemoveWorkspacePluginPayloadResolvers {
-  id: ResolverFn<RemoveWorkspacePluginPayloadParent, NoArgs, string>;
-}
-
-/** Why something is reported. */
-export type ReportCategory = EnumOf<
-  'ReportCategory',
-  | 'SPAM'
-  | 'HARASSMENT'
-  | 'HATE'
-  | 'VIOLENCE'
-  | 'SEXUAL_CONTENT'
-  | 'SELF_HARM'
-  | 'ILLEGAL'
-  | 'IMPERSONATION'
-  | 'OTHER'
->;
-/** ReportCategory's internal values by name (mappers.ts, EnumMappers). */
-export type ReportCategoryResolvers = Record<
-  | 'SPAM'
-  | 'HARASSMENT'
-  | 'HATE'
-  | 'VIOLENCE'
-  | 'SEXUAL_CONTENT'
-  | 'SELF_HARM'
-  | 'ILLEGAL'
-  | 'IMPERSONATION'
-  | 'OTHER',
-  ReportCategory
->;
-
-/**
- * The reported content as it was when reported; later edits and deletes do not change it. Which
- * fields are set depends on the subject: a message (text, author, times), a user (username,
- * display name) or a workspace (name, description, owner).
- */
-export interface ReportSnapshotShape {
-  messageId: Maybe<string>;
-  conversationId: Maybe<string>;
-  text: Maybe<string>;
-  encrypted: Maybe<boolean>;
-  frankingVerified: Maybe<boolean>;
-  authorId: Maybe<string>;
-  authorUsername: Maybe<string>;
-  authorDisplayName: Maybe<string>;
-  messageCreatedAt: Maybe<ScalarOutput<'DateTime'>>;
-  messageEditedAt: Maybe<ScalarOutput<'DateTime'>>;
-  userId: Maybe<string>;
-  username: Maybe<string>;
-  displayName: Maybe<string>;
-  workspaceId: Maybe<string>;
-  workspaceName: Maybe<string>;
-  workspaceDescription: Maybe<string>;
-  ownerId: Maybe<string>;
-  ownerUsername: Maybe<string>;
-}
-export type ReportSnapshotParent = ParentOf<'ReportSnapshot', ReportSnapshotShape>;
-
-export interface ReportSnapshotResolvers {
-  messageId: ResolverFn<ReportSnapshotParent, NoArgs, Maybe<string>>;
-  conversationId: ResolverFn<ReportSnapshotParent, NoArgs, Maybe<string>>;
-  text: ResolverFn<ReportSnapshotParent, NoArgs, Maybe<string>>;
-  encrypted: ResolverFn<ReportSnapshotParent, NoArgs, Maybe<boolean>>;
-  frankingVerified: ResolverFn<ReportSnapshotParent, NoArgs, Maybe<boolean>>;
-  authorId: ResolverFn<ReportSnapshotParent, NoArgs, Maybe<string>>;
-  authorUsername: ResolverFn<ReportSnapshotParent, NoArgs, Maybe<string>>;
-  authorDisplayName: ResolverFn<ReportSnapshotParent, NoArgs, Maybe<string>>;
-  messageCreatedAt: ResolverFn<ReportSnapshotParent, NoArgs, Maybe<ScalarOutput<'DateTime'>>>;
-  messageEditedAt: ResolverFn<ReportSnapshotParent, NoArgs, Maybe<ScalarOutput<'DateTime'>>>;
-  userId: ResolverFn<ReportSnapshotParent, NoArgs, Maybe<string>>;
-  username: ResolverFn<ReportSnapshotParent, NoArgs, Maybe<string>>;
-  displayName: ResolverFn<ReportSnapshotParent, NoArgs, Maybe<string>>;
-  workspaceId: ResolverFn<ReportSnapshotParent, NoArgs, Maybe<string>>;
-  workspaceName: ResolverFn<ReportSnapshotParent, NoArgs, Maybe<string>>;
-  workspaceDescription: ResolverFn<ReportSnapshotParent, NoArgs, Maybe<string>>;
-  ownerId: ResolverFn<ReportSnapshotParent, NoArgs, Maybe<string>>;
-  ownerUsername: ResolverFn<ReportSnapshotParent, NoArgs, Maybe<string>>;
-}
-
-/** What a report is about. */
-export type ReportSubjectKind = EnumOf<'ReportSubjectKind', 'MESSAGE' | 'USER' | 'WORKSPACE'>;
-/** ReportSubjectKind's internal values by name (mappers.ts, EnumMappers). */
-export type ReportSubjectKindResolvers = Record<
-  'MESSAGE' | 'USER' | 'WORKSPACE',
-  ReportSubjectKind
->;
+export type QueryResolvers = RootResolvers<'Query'>;
 
 export interface RequestAccountDeletionInput {
   /** Must be the caller's username (case is ignored). */
   confirmUsername: string;
-}
-
-/** What `requestAccountDeletion` answers. */
-export interface RequestAccountDeletionPayloadShape {
-  scheduledFor: ScalarOutput<'DateTime'>;
-}
-export type RequestAccountDeletionPayloadParent = ParentOf<
-  'RequestAccountDeletionPayload',
-  RequestAccountDeletionPayloadShape
->;
-
-export interface RequestAccountDeletionPayloadResolvers {
-  scheduledFor: ResolverFn<RequestAccountDeletionPayloadParent, NoArgs, ScalarOutput<'DateTime'>>;
 }
 
 export interface RequestPasswordResetInput {
@@ -3183,47 +450,6 @@ export interface RotateIdentityKeyInput {
   /** The new device key's signature of the same statement; needed with `devicePublicKey`. */
   deviceSignature?: InputMaybe<string>;
 }
-
-/**
- * A part of a long message around its first match, so a result shows enough to decide: the
- * whole text when it is at most 240 characters, else 240 characters beginning up to 60 before
- * the first match, cut at spaces where one is near.
- */
-export interface SearchExcerptShape {
-  text: string;
-  start: number;
-  end: number;
-  highlights: ReadonlyArray<SearchHighlightParent>;
-}
-export type SearchExcerptParent = ParentOf<'SearchExcerpt', SearchExcerptShape>;
-
-export interface SearchExcerptResolvers {
-  text: ResolverFn<SearchExcerptParent, NoArgs, string>;
-  start: ResolverFn<SearchExcerptParent, NoArgs, number>;
-  end: ResolverFn<SearchExcerptParent, NoArgs, number>;
-  highlights: ResolverFn<SearchExcerptParent, NoArgs, ReadonlyArray<SearchHighlightParent>>;
-}
-
-/**
- * A range of a message's text that matched the query, in UTF-16 code units (JavaScript string
- * indices) of `Message.text`. The server computes it with the same folding as the index, so "cafe"
- * highlights "Café" and "東京" highlights the first two characters of "東京都".
- */
-export interface SearchHighlightShape {
-  start: number;
-  length: number;
-}
-export type SearchHighlightParent = ParentOf<'SearchHighlight', SearchHighlightShape>;
-
-export interface SearchHighlightResolvers {
-  start: ResolverFn<SearchHighlightParent, NoArgs, number>;
-  length: ResolverFn<SearchHighlightParent, NoArgs, number>;
-}
-
-/** The order of `searchMessages` results (docs/search.md, "Order"). */
-export type SearchOrder = EnumOf<'SearchOrder', 'NEWEST' | 'RELEVANCE'>;
-/** SearchOrder's internal values by name (mappers.ts, EnumMappers). */
-export type SearchOrderResolvers = Record<'NEWEST' | 'RELEVANCE', SearchOrder>;
 
 export interface SendDeviceLinkOfferInput {
   /** The account to join. */
@@ -3270,82 +496,6 @@ export interface SendMessageInput {
   attachmentIds?: InputMaybe<Array<string>>;
 }
 
-/** What this server is and how it is configured. */
-export interface ServerInfoShape {
-  version: string;
-  apiVersion: number;
-  features: ReadonlyArray<FeatureParent>;
-  auditRetentionDays: Maybe<number>;
-  instanceNotice: Maybe<string>;
-  termsUrl: Maybe<string>;
-  limits: InstanceLimitsParent;
-  signupRequiresKeys: boolean;
-  openRegistration: boolean;
-  registrationPowBits: number;
-  dmInbound: DmReach;
-  dmOutbound: DmReach;
-  dmPartners: DmPartners;
-  defaultWorkspace: Maybe<string>;
-}
-export type ServerInfoParent = ParentOf<'ServerInfo', ServerInfoShape>;
-
-export interface ServerInfoResolvers {
-  version: ResolverFn<ServerInfoParent, NoArgs, string>;
-  apiVersion: ResolverFn<ServerInfoParent, NoArgs, number>;
-  features: ResolverFn<ServerInfoParent, NoArgs, ReadonlyArray<FeatureParent>>;
-  auditRetentionDays: ResolverFn<ServerInfoParent, NoArgs, Maybe<number>>;
-  instanceNotice: ResolverFn<ServerInfoParent, NoArgs, Maybe<string>>;
-  termsUrl: ResolverFn<ServerInfoParent, NoArgs, Maybe<string>>;
-  limits: ResolverFn<ServerInfoParent, NoArgs, InstanceLimitsParent>;
-  signupRequiresKeys: ResolverFn<ServerInfoParent, NoArgs, boolean>;
-  openRegistration: ResolverFn<ServerInfoParent, NoArgs, boolean>;
-  registrationPowBits: ResolverFn<ServerInfoParent, NoArgs, number>;
-  dmInbound: ResolverFn<ServerInfoParent, NoArgs, DmReach>;
-  dmOutbound: ResolverFn<ServerInfoParent, NoArgs, DmReach>;
-  dmPartners: ResolverFn<ServerInfoParent, NoArgs, DmPartners>;
-  defaultWorkspace: ResolverFn<ServerInfoParent, NoArgs, Maybe<string>>;
-}
-
-/** One live session of the caller's account (a signed-in browser, app or device). */
-export interface SessionShape {
-  id: string;
-  deviceId: Maybe<string>;
-  createdAt: ScalarOutput<'DateTime'>;
-  expiresAt: ScalarOutput<'DateTime'>;
-  ip: Maybe<string>;
-  userAgent: Maybe<string>;
-  current: boolean;
-  cursor: string;
-}
-export type SessionParent = ParentOf<'Session', SessionShape>;
-
-export interface SessionResolvers {
-  id: ResolverFn<SessionParent, NoArgs, string>;
-  deviceId: ResolverFn<SessionParent, NoArgs, Maybe<string>>;
-  createdAt: ResolverFn<SessionParent, NoArgs, ScalarOutput<'DateTime'>>;
-  expiresAt: ResolverFn<SessionParent, NoArgs, ScalarOutput<'DateTime'>>;
-  ip: ResolverFn<SessionParent, NoArgs, Maybe<string>>;
-  userAgent: ResolverFn<SessionParent, NoArgs, Maybe<string>>;
-  current: ResolverFn<SessionParent, NoArgs, boolean>;
-  cursor: ResolverFn<SessionParent, NoArgs, string>;
-}
-
-/** What a mutation that starts a session answers. */
-export interface SessionPayloadShape {
-  user: UserParent;
-  csrfToken: string;
-  expiresAt: ScalarOutput<'DateTime'>;
-  serverId: Maybe<string>;
-}
-export type SessionPayloadParent = ParentOf<'SessionPayload', SessionPayloadShape>;
-
-export interface SessionPayloadResolvers {
-  user: ResolverFn<SessionPayloadParent, NoArgs, UserParent>;
-  csrfToken: ResolverFn<SessionPayloadParent, NoArgs, string>;
-  expiresAt: ResolverFn<SessionPayloadParent, NoArgs, ScalarOutput<'DateTime'>>;
-  serverId: ResolverFn<SessionPayloadParent, NoArgs, Maybe<string>>;
-}
-
 export interface SetKeybindInput {
   serverId?: InputMaybe<string>;
   chord: string;
@@ -3363,7 +513,7 @@ export interface SetMemberRoleInput {
   serverId: string;
   userId: string;
   /** MODERATOR, MEMBER or GUEST; OWNER answers VALIDATION (use transferWorkspaceOwnership). */
-  role: WorkspaceRole;
+  role: EnumOf<'WorkspaceRole'>;
 }
 
 export interface SignupWithInviteInput {
@@ -3419,18 +569,7 @@ export interface SignupWithKeyInput {
   pow?: InputMaybe<ProofOfWorkInput>;
 }
 
-export interface SubscriptionWorkspaceEventsArgs {
-  serverId: string;
-  joinedChannelsOnly?: InputMaybe<boolean>;
-}
-
-export interface SubscriptionResolvers {
-  workspaceEvents: SubscriptionResolverObject<
-    SubscriptionWorkspaceEventsArgs,
-    WorkspaceEventParent
-  >;
-  relayStream: SubscriptionResolverObject<NoArgs, RelayEventParent>;
-}
+export type SubscriptionResolvers = SubscriptionResolversOf<Results['Subscription']>;
 
 export interface TransferWorkspaceOwnershipInput {
   serverId: string;
@@ -3440,9 +579,9 @@ export interface TransferWorkspaceOwnershipInput {
 
 export interface UpdateDmSettingsInput {
   /** Unset keeps the current value. Looser than the operator's floor answers VALIDATION. */
-  inbound?: InputMaybe<DmReach>;
-  outbound?: InputMaybe<DmReach>;
-  partners?: InputMaybe<DmPartners>;
+  inbound?: InputMaybe<EnumOf<'DmReach'>>;
+  outbound?: InputMaybe<EnumOf<'DmReach'>>;
+  partners?: InputMaybe<EnumOf<'DmPartners'>>;
 }
 
 export interface UpdateProfileInput {
@@ -3467,389 +606,1763 @@ export interface UpdateWorkspacePluginInput {
   settings?: InputMaybe<ScalarInput<'JSON'>>;
 }
 
-/** A person with an account on this server (or a person from another server signed in here). */
-export interface UserShape {
-  id: string;
-  username: string;
-  displayName: Maybe<string>;
-  homeServer: Maybe<string>;
-  email: Maybe<string>;
-  createdAt: ScalarOutput<'DateTime'>;
-  deletionScheduledFor: Maybe<ScalarOutput<'DateTime'>>;
-  probationEndsAt: Maybe<ScalarOutput<'DateTime'>>;
-  instanceOperator: boolean;
-  avatarUrl: Maybe<string>;
-  cursor: Maybe<string>;
-}
-export type UserParent = ParentOf<'User', UserShape>;
-
-export interface UserResolvers {
-  id: ResolverFn<UserParent, NoArgs, string>;
-  username: ResolverFn<UserParent, NoArgs, string>;
-  displayName: ResolverFn<UserParent, NoArgs, Maybe<string>>;
-  homeServer: ResolverFn<UserParent, NoArgs, Maybe<string>>;
-  email: ResolverFn<UserParent, NoArgs, Maybe<string>>;
-  createdAt: ResolverFn<UserParent, NoArgs, ScalarOutput<'DateTime'>>;
-  deletionScheduledFor: ResolverFn<UserParent, NoArgs, Maybe<ScalarOutput<'DateTime'>>>;
-  probationEndsAt: ResolverFn<UserParent, NoArgs, Maybe<ScalarOutput<'DateTime'>>>;
-  instanceOperator: ResolverFn<UserParent, NoArgs, boolean>;
-  avatarUrl: ResolverFn<UserParent, NoArgs, Maybe<string>>;
-  cursor: ResolverFn<UserParent, NoArgs, Maybe<string>>;
-}
-
-export interface UserPresenceShape {
-  userId: string;
-  status: PresenceStatus;
-}
-export type UserPresenceParent = ParentOf<'UserPresence', UserPresenceShape>;
-
-export interface UserPresenceResolvers {
-  userId: ResolverFn<UserPresenceParent, NoArgs, string>;
-  status: ResolverFn<UserPresenceParent, NoArgs, PresenceStatus>;
-}
-
-export interface WorkspaceChannelsArgs {
-  includeArchived?: InputMaybe<boolean>;
-  after?: InputMaybe<string>;
-  before?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-}
-
-export interface WorkspaceMembersArgs {
-  after?: InputMaybe<string>;
-  before?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-}
-
-export interface WorkspaceMemberArgs {
-  userId: string;
-}
-
-export interface WorkspaceInvitesArgs {
-  after?: InputMaybe<string>;
-  before?: InputMaybe<string>;
-  limit?: InputMaybe<number>;
-}
-
-/**
- * A workspace (a "server" in the contract's words: its id is the `serverId` other operations take),
- * or the direct space that holds every direct and group conversation (`isDirect` true). A person
- * who is not a member gets NOT_FOUND for it, as if it did not exist.
- */
-export interface WorkspaceShape {
-  id: string;
-  name: string;
-  description: Maybe<string>;
-  isDirect: boolean;
-  ownerId: Maybe<string>;
-  role: Maybe<WorkspaceRole>;
-  myRole: Maybe<WorkspaceRole>;
-  myTimedOutUntil: Maybe<ScalarOutput<'DateTime'>>;
-  memberCount: number;
-  cursor: Maybe<string>;
-  channels: ReadonlyArray<ConversationParent>;
-  members: Maybe<WorkspaceMemberPageParent>;
-  member: Maybe<WorkspaceMemberParent>;
-  invites: ReadonlyArray<WorkspaceInviteParent>;
-  createdAt: ScalarOutput<'DateTime'>;
-  updatedAt: ScalarOutput<'DateTime'>;
-  channelMentions: ChannelMentionPolicy;
-}
-export type WorkspaceParent = ParentOf<'Workspace', WorkspaceShape>;
-
-export interface WorkspaceResolvers {
-  id: ResolverFn<WorkspaceParent, NoArgs, string>;
-  name: ResolverFn<WorkspaceParent, NoArgs, string>;
-  description: ResolverFn<WorkspaceParent, NoArgs, Maybe<string>>;
-  isDirect: ResolverFn<WorkspaceParent, NoArgs, boolean>;
-  ownerId: ResolverFn<WorkspaceParent, NoArgs, Maybe<string>>;
-  role: ResolverFn<WorkspaceParent, NoArgs, Maybe<WorkspaceRole>>;
-  myRole: ResolverFn<WorkspaceParent, NoArgs, Maybe<WorkspaceRole>>;
-  myTimedOutUntil: ResolverFn<WorkspaceParent, NoArgs, Maybe<ScalarOutput<'DateTime'>>>;
-  memberCount: ResolverFn<WorkspaceParent, NoArgs, number>;
-  cursor: ResolverFn<WorkspaceParent, NoArgs, Maybe<string>>;
-  channels: ResolverFn<WorkspaceParent, WorkspaceChannelsArgs, ReadonlyArray<ConversationParent>>;
-  members: ResolverFn<WorkspaceParent, WorkspaceMembersArgs, Maybe<WorkspaceMemberPageParent>>;
-  member: ResolverFn<WorkspaceParent, WorkspaceMemberArgs, Maybe<WorkspaceMemberParent>>;
-  invites: ResolverFn<WorkspaceParent, WorkspaceInvitesArgs, ReadonlyArray<WorkspaceInviteParent>>;
-  createdAt: ResolverFn<WorkspaceParent, NoArgs, ScalarOutput<'DateTime'>>;
-  updatedAt: ResolverFn<WorkspaceParent, NoArgs, ScalarOutput<'DateTime'>>;
-  channelMentions: ResolverFn<WorkspaceParent, NoArgs, ChannelMentionPolicy>;
+/** Enum -> its value names. */
+export interface EnumNames {
+  AuditKind: 'MODERATION' | 'COMMAND';
+  /** Who may use @channel, @everyone and @here in a workspace's channels. */
+  ChannelMentionPolicy: 'EVERYONE' | 'MODERATORS' | 'NOBODY';
+  /**
+   * Who started a run, as the client declares it. Not a security boundary (contract, features rule
+   * 1): every initiator passes the same capability checks, confirmation and audit. `AGENT` runs are
+   * refused while `ai_commands` is off, and run as an agent acting for the caller (never as an
+   * instance operator); `PIPELINE` runs likewise act for the caller.
+   */
+  CommandInitiator: 'USER' | 'KEYBIND' | 'MACRO' | 'PIPELINE' | 'AGENT';
+  CommandRunStatus: 'DONE' | 'CONFIRMATION_REQUIRED' | 'CLIENT_ACTION';
+  CommandSourceKind: 'BUILTIN' | 'PLUGIN';
+  /** Where a command is offered: the message box (`/name`), the command palette, AI agents. */
+  CommandSurface: 'MESSAGE_BOX' | 'PALETTE' | 'AI';
+  /** What a conversation is. */
+  ConversationKind: 'CHANNEL' | 'DIRECT' | 'GROUP';
+  DataExportState: 'PREPARING' | 'READY' | 'FAILED';
+  DeviceLinkOfferState: 'PENDING' | 'APPROVED' | 'CANCELLED' | 'EXPIRED';
+  /** Which servers direct-message partners may come from (SVC_DM_PARTNERS). */
+  DmPartners: 'ANY_SERVER' | 'THIS_SERVER';
+  /** Who may start a direct conversation (SVC_DM_INBOUND / SVC_DM_OUTBOUND and user settings). */
+  DmReach: 'ANYONE' | 'SHARED_WORKSPACE' | 'CONTACTS';
+  DmRequestState: 'PENDING' | 'ACCEPTED' | 'DECLINED';
+  /** One of the caller's direct-message settings. */
+  DmSettingKey: 'INBOUND' | 'OUTBOUND' | 'PARTNERS';
+  /** State of an optional instance feature. */
+  FeatureState: 'ENABLED' | 'DISABLED' | 'UNAVAILABLE';
+  /** Where an invite stands. */
+  InviteState: 'ACTIVE' | 'EXPIRED' | 'REVOKED' | 'USED_UP';
+  LinkPreviewKind: 'PAGE' | 'IMAGE';
+  MacroRunStatus: 'DONE' | 'CONFIRMATION_REQUIRED' | 'FAILED';
+  /** Why a notification was made. A person mentioned in several ways is told of the strongest, in this order. */
+  NotificationKind: 'MENTION' | 'CHANNEL' | 'KEYWORD' | 'THREAD_REPLY' | 'DIRECT' | 'MESSAGE';
+  /** How much a person is told of a conversation's messages (docs/notifications.md). */
+  NotificationLevel: 'ALL' | 'MENTIONS' | 'NOTHING';
+  PipelineTriggerKind: 'MESSAGE' | 'MEMBER_JOINED' | 'SCHEDULE';
+  /** What a user chooses to show. */
+  PresenceChoice: 'AUTO' | 'AWAY' | 'INVISIBLE';
+  /** How a user appears to the people who share a workspace or a conversation with them. */
+  PresenceStatus: 'ONLINE' | 'AWAY' | 'OFFLINE';
+  /** Kinds of principal: see docs/moderation.md for the id format. */
+  PrincipalKind: 'USER' | 'KEY' | 'SERVER' | 'REMOTE';
+  /** Why something is reported. */
+  ReportCategory:
+    | 'SPAM'
+    | 'HARASSMENT'
+    | 'HATE'
+    | 'VIOLENCE'
+    | 'SEXUAL_CONTENT'
+    | 'SELF_HARM'
+    | 'ILLEGAL'
+    | 'IMPERSONATION'
+    | 'OTHER';
+  /** What a report is about. */
+  ReportSubjectKind: 'MESSAGE' | 'USER' | 'WORKSPACE';
+  /** The order of `searchMessages` results (docs/search.md, "Order"). */
+  SearchOrder: 'NEWEST' | 'RELEVANCE';
+  /**
+   * A person's role in a workspace. Roles rank OWNER > MODERATOR > MEMBER > GUEST; the permission
+   * table is in docs/permissions.md.
+   */
+  WorkspaceRole: 'OWNER' | 'MODERATOR' | 'MEMBER' | 'GUEST';
 }
 
-/**
- * One event of a workspace's stream (`workspaceEvents`). Every kind shares this envelope and
- * carries its own fields in `payload`, so a client built today reads events added later, and the
- * server serializes an event once for all subscribers of the same document (docs/realtime.md).
- */
-export interface WorkspaceEventShape {
-  type: string;
-  serverId: string;
-  conversationId: Maybe<string>;
-  at: ScalarOutput<'DateTime'>;
-  payload: ScalarOutput<'JSON'>;
+/** Object type -> field -> result, as the SDL gives it. */
+export interface Shapes {
+  /**
+   * An abuse report. Operators see every report; a workspace's owner and Moderators see the message
+   * reports from their workspace. Each of the two resolves it on its own: `resolved` is the
+   * resolution of whoever is asking (for the reporter, whether anyone handled it).
+   */
+  AbuseReport: {
+    id: string;
+    cursor: string;
+    subjectKind: EnumOf<'ReportSubjectKind'>;
+    subjectId: string;
+    category: EnumOf<'ReportCategory'>;
+    text?: Maybe<string>;
+    snapshot: ParentOf<'ReportSnapshot'>;
+    serverId?: Maybe<string>;
+    subjectUsername?: Maybe<string>;
+    reporterId?: Maybe<string>;
+    reporterUsername?: Maybe<string>;
+    createdAt: ScalarOutput<'DateTime'>;
+    resolved: boolean;
+    resolvedAt?: Maybe<ScalarOutput<'DateTime'>>;
+    resolvedBy?: Maybe<string>;
+  };
+  /**
+   * A file attached to a message (docs/files.md, "Attachments"). Its bytes are read with
+   * `GET /api/attachments/{id}/download` by members of the conversation. Messages list their
+   * attachments whether or not the `attachments` feature is on; downloads need it on.
+   */
+  Attachment: {
+    id: string;
+    fileName: string;
+    contentType: string;
+    sizeBytes: number;
+    width?: Maybe<number>;
+    height?: Maybe<number>;
+    url: string;
+  };
+  /** One moderation change (or, with kind COMMAND, one command run). */
+  AuditEntry: {
+    id: string;
+    kind: EnumOf<'AuditKind'>;
+    action: string;
+    actorId: string;
+    target: string;
+    reason?: Maybe<string>;
+    details?: Maybe<string>;
+    createdAt: ScalarOutput<'DateTime'>;
+    cursor: string;
+  };
+  /** A page of the audit log, newest first. */
+  AuditLogPage: {
+    entries: ReadonlyArray<ParentOf<'AuditEntry'>>;
+    nextCursor?: Maybe<string>;
+    prevCursor?: Maybe<string>;
+  };
+  /** What blocking a principal did. */
+  BlockPrincipalPayload: {
+    block: ParentOf<'PrincipalBlock'>;
+    sessionsEnded: number;
+    messagesRemoved: number;
+    reactionsRemoved: number;
+    workspacesDeleted: number;
+  };
+  /** A key package claimed for one device. */
+  ClaimedKeyPackage: {
+    deviceId: string;
+    userId: string;
+    keyPackage: string;
+    lastResort: boolean;
+  };
+  /** A command of the registry: a built-in, or a command of an enabled workspace plugin. */
+  Command: {
+    name: string;
+    description: string;
+    arguments: ReadonlyArray<ParentOf<'CommandArgument'>>;
+    capability: string;
+    surfaces: ReadonlyArray<EnumOf<'CommandSurface'>>;
+    destructive: boolean;
+    source: ParentOf<'CommandSource'>;
+    nlDescription?: Maybe<string>;
+    intentSamples: ReadonlyArray<string>;
+    aiCallable: boolean;
+  };
+  CommandArgument: {
+    name: string;
+    type: string;
+    description: string;
+    required: boolean;
+  };
+  /** One command run of a workspace's audit. */
+  CommandAuditEntry: {
+    id: string;
+    actorId: string;
+    initiator: EnumOf<'CommandInitiator'>;
+    command: string;
+    source?: Maybe<string>;
+    args: ScalarOutput<'JSON'>;
+    conversationId?: Maybe<string>;
+    outcome: string;
+    errorCode?: Maybe<string>;
+    errorMessage?: Maybe<string>;
+    confirmation?: Maybe<string>;
+    macroId?: Maybe<string>;
+    pipelineId?: Maybe<string>;
+    createdAt: ScalarOutput<'DateTime'>;
+    cursor: string;
+  };
+  /** A page of the command audit, newest first (time, then id). */
+  CommandAuditPage: {
+    entries: ReadonlyArray<ParentOf<'CommandAuditEntry'>>;
+    nextCursor?: Maybe<string>;
+    prevCursor?: Maybe<string>;
+  };
+  CommandConfirmation: {
+    token: string;
+    summary: string;
+    expiresAt: ScalarOutput<'DateTime'>;
+  };
+  CommandDiscovery: {
+    command: ParentOf<'Command'>;
+    score: number;
+  };
+  CommandRunResult: {
+    status: EnumOf<'CommandRunStatus'>;
+    command: ParentOf<'Command'>;
+    message: string;
+    messageId?: Maybe<string>;
+    confirmation?: Maybe<ParentOf<'CommandConfirmation'>>;
+    auditId: string;
+    args?: Maybe<ScalarOutput<'JSON'>>;
+  };
+  CommandSource: {
+    kind: EnumOf<'CommandSourceKind'>;
+    workspacePluginId?: Maybe<string>;
+    pluginId?: Maybe<string>;
+    version?: Maybe<string>;
+  };
+  /**
+   * A channel of a workspace, or a direct or group conversation of the direct space. Messages live
+   * in a conversation. An invitee of an encrypted conversation who has not accepted yet sees it in
+   * `inboxConversations` with `isMember` false and `mlsGroup` null, and cannot read or send.
+   */
+  Conversation: {
+    id: string;
+    serverId: string;
+    kind: EnumOf<'ConversationKind'>;
+    name?: Maybe<string>;
+    topic?: Maybe<string>;
+    isPrivate: boolean;
+    encrypted: boolean;
+    archived: boolean;
+    archivedAt?: Maybe<ScalarOutput<'DateTime'>>;
+    memberIds: ReadonlyArray<string>;
+    members: ReadonlyArray<ParentOf<'User'>>;
+    memberCount: number;
+    pendingMemberIds: ReadonlyArray<string>;
+    isMember: boolean;
+    mlsGroup?: Maybe<string>;
+    unreadCount: number;
+    lastMessage?: Maybe<ParentOf<'Message'>>;
+    lastActivityAt: ScalarOutput<'DateTime'>;
+    createdAt: ScalarOutput<'DateTime'>;
+    cursor?: Maybe<string>;
+    dmRequest?: Maybe<ParentOf<'DmRequest'>>;
+    mentionCount: number;
+    notificationRule?: Maybe<ParentOf<'NotificationRule'>>;
+  };
+  /**
+   * A page of conversations, newest activity first. Pass `nextCursor` as `after` to continue down
+   * the list, `prevCursor` as `before` to go back up. A cursor is null when the list had nothing
+   * more in that direction when the page was read.
+   */
+  ConversationPage: {
+    items: ReadonlyArray<ParentOf<'Conversation'>>;
+    hasMore: boolean;
+    nextCursor?: Maybe<string>;
+    prevCursor?: Maybe<string>;
+  };
+  CreateAttachmentPayload: {
+    attachmentId: string;
+    uploadToken: string;
+  };
+  /**
+   * What `createConversation` answers. A DIRECT conversation with a person the caller may only
+   * reach with a DM request (a stranger) is made without them: a request is sent instead, listed in
+   * `dmRequestsSent`, and they join by accepting it. A GROUP never sends requests (see
+   * `createConversation`).
+   */
+  CreateConversationPayload: {
+    conversation: ParentOf<'Conversation'>;
+    reused: boolean;
+    dmRequestsSent: ReadonlyArray<ParentOf<'DmRequest'>>;
+  };
+  /** A new instance invite and its token. The token is shown only here, once. */
+  CreatedInstanceInvite: {
+    invite: ParentOf<'InstanceInvite'>;
+    token: string;
+  };
+  /** What `createWorkspaceInvite` answers: the invite and, once only, its secret. */
+  CreatedInvite: {
+    invite: ParentOf<'WorkspaceInvite'>;
+    link: string;
+    token: string;
+    mailed: boolean;
+  };
+  /**
+   * A custom emoji of a workspace (feature `custom_emoji`), written `:name:` in messages and usable as
+   * a reaction there. Messages keep the text; clients draw the image in its place. A deleted emoji
+   * still shows as its text, in messages and in reactions.
+   */
+  CustomEmoji: {
+    id: string;
+    serverId: string;
+    name: string;
+    shortcode: string;
+    url: string;
+    contentType: string;
+    width: number;
+    height: number;
+    createdById?: Maybe<string>;
+    createdAt: ScalarOutput<'DateTime'>;
+    cursor: string;
+  };
+  /**
+   * A copy of a person's own data they asked for (docs/export.md, "Downloading your own data"): an
+   * export of their account as JSON Lines with their files, in a ZIP archive, made in the background
+   * and kept for 7 days. Messages of encrypted conversations are in it as the ciphertext the server
+   * holds (only the members' devices can read them).
+   */
+  DataExport: {
+    id: string;
+    state: EnumOf<'DataExportState'>;
+    requestedAt: ScalarOutput<'DateTime'>;
+    readyAt?: Maybe<ScalarOutput<'DateTime'>>;
+    expiresAt?: Maybe<ScalarOutput<'DateTime'>>;
+    sizeBytes?: Maybe<number>;
+    downloadUrl?: Maybe<string>;
+    error?: Maybe<string>;
+  };
+  /** What `deleteWorkspace` answers. */
+  DeleteWorkspacePayload: {
+    deleted: boolean;
+  };
+  /** One device of the caller's account, holding its own Ed25519 device key. */
+  Device: {
+    id: string;
+    name: string;
+    publicKey: string;
+    createdAt: ScalarOutput<'DateTime'>;
+    lastUsedAt?: Maybe<ScalarOutput<'DateTime'>>;
+    current: boolean;
+    encryptionReady: boolean;
+    keyPackagesAvailable: number;
+    keyPackagesLow: boolean;
+  };
+  /** A device waiting to be linked to the caller's account. */
+  DeviceLinkOffer: {
+    id: string;
+    deviceName: string;
+    devicePublicKey: string;
+    createdAt: ScalarOutput<'DateTime'>;
+    expiresAt: ScalarOutput<'DateTime'>;
+  };
+  /** What `sendDeviceLinkOffer` answers to the new device. */
+  DeviceLinkOfferIssued: {
+    offerId: string;
+    code: string;
+    offerSecret: string;
+    expiresAt: ScalarOutput<'DateTime'>;
+  };
+  /**
+   * Why some choices of a setting are greyed out: the operator's floor excludes every choice looser
+   * than `floor`.
+   */
+  DmFloorNote: {
+    setting: EnumOf<'DmSettingKey'>;
+    floor: string;
+    excludedChoices: ReadonlyArray<string>;
+    variable: string;
+    message: string;
+  };
+  /**
+   * A request from a stranger (neither a contact nor in a shared workspace) to talk. The sender may
+   * write into the conversation; the recipient reads those messages here and joins the conversation
+   * only by accepting.
+   */
+  DmRequest: {
+    id: string;
+    from?: Maybe<ParentOf<'User'>>;
+    to?: Maybe<ParentOf<'User'>>;
+    conversationId: string;
+    state: EnumOf<'DmRequestState'>;
+    createdAt: ScalarOutput<'DateTime'>;
+    respondedAt?: Maybe<ScalarOutput<'DateTime'>>;
+    preview: ReadonlyArray<ParentOf<'Message'>>;
+    cursor: string;
+  };
+  /**
+   * Who may start direct conversations with the caller and with whom the caller may start them. Each
+   * setting is at least as strict as the operator's floor (`serverInfo.dmInbound` ...). Strictness,
+   * loosest first: ANYONE, SHARED_WORKSPACE, CONTACTS; ANY_SERVER, THIS_SERVER.
+   */
+  DmSettings: {
+    inbound: EnumOf<'DmReach'>;
+    outbound: EnumOf<'DmReach'>;
+    partners: EnumOf<'DmPartners'>;
+    outsideFloorFrom: ReadonlyArray<ParentOf<'DmFloorNote'>>;
+  };
+  /** What `enrollIdentityKey` answers. */
+  EnrollIdentityKeyPayload: {
+    user: ParentOf<'User'>;
+    device: ParentOf<'Device'>;
+    keyIdentity: ParentOf<'KeyIdentity'>;
+  };
+  /** One optional instance feature and its state. */
+  Feature: {
+    key: string;
+    state: EnumOf<'FeatureState'>;
+    reason?: Maybe<string>;
+  };
+  /** Where a forwarded message came from. The text was copied when forwarded. */
+  ForwardedFrom: {
+    messageId: string;
+    author?: Maybe<ParentOf<'User'>>;
+    createdAt: ScalarOutput<'DateTime'>;
+  };
+  /** An invite to create an account on this server. */
+  InstanceInvite: {
+    id: string;
+    email?: Maybe<string>;
+    createdBy: string;
+    createdAt: ScalarOutput<'DateTime'>;
+    expiresAt?: Maybe<ScalarOutput<'DateTime'>>;
+    maxUses: number;
+    uses: number;
+    revokedAt?: Maybe<ScalarOutput<'DateTime'>>;
+    cursor: string;
+  };
+  /**
+   * Instance caps (contract, Limits). Each is an integer or null: null means the operator set no cap
+   * (SVC_LIMIT_*), and nothing limits it then but a built-in maximum where a member names one.
+   * Creating one more past a cap answers VALIDATION naming the cap. `devicesPerUser` and
+   * `dmRequestsPerDay` are never null: they report the stricter of the cap and the relay quota.
+   */
+  InstanceLimits: {
+    workspacesPerUser?: Maybe<number>;
+    membersPerWorkspace?: Maybe<number>;
+    channelsPerWorkspace?: Maybe<number>;
+    devicesPerUser: number;
+    dmRequestsPerDay: number;
+    macrosPerWorkspace?: Maybe<number>;
+    pipelinesPerWorkspace?: Maybe<number>;
+    pluginsPerWorkspace?: Maybe<number>;
+    invitesPerUserPerDay?: Maybe<number>;
+    inviteMaxUses?: Maybe<number>;
+    messageBytes?: Maybe<number>;
+    pendingInvitesPerUser?: Maybe<number>;
+    probationHours?: Maybe<number>;
+  };
+  /** A blocked address or range. Blocked clients get 403 `{"error":"blocked"}` on every route but /healthz. */
+  IpBlock: {
+    cidr: string;
+    reason?: Maybe<string>;
+    createdAt: ScalarOutput<'DateTime'>;
+    expiresAt?: Maybe<ScalarOutput<'DateTime'>>;
+    createdBy: string;
+    cursor: string;
+  };
+  /**
+   * A key chord bound to a command or a macro: a person's own (stored here, so every device has it)
+   * or a workspace's default (`serverId` set, staff only). A person's chord wins over a workspace
+   * default of the same chord in the client. Chords are stored canonical: modifiers in the order Mod,
+   * Ctrl, Alt, Shift, Meta, then a letter, digit, F1-F12 or named key (given in any case and order).
+   * A bare key other than F1-F12, and Shift alone with a letter or digit (that is typing), are
+   * refused.
+   */
+  Keybind: {
+    id: string;
+    serverId?: Maybe<string>;
+    ownerId?: Maybe<string>;
+    chord: string;
+    command?: Maybe<string>;
+    macroId?: Maybe<string>;
+    args: ScalarOutput<'JSON'>;
+    createdAt: ScalarOutput<'DateTime'>;
+    cursor: string;
+  };
+  /** An account's identity key (docs/keys.md). */
+  KeyIdentity: {
+    id: string;
+    publicKey: string;
+    createdAt: ScalarOutput<'DateTime'>;
+  };
+  /**
+   * A single-use nonce for a signed key statement (docs/keys.md): key login, key signup, device
+   * link, identity enrolment and rotation all sign one. It expires two minutes after it is issued
+   * and is spent by the first attempt that uses it, successful or not.
+   */
+  KeyLoginChallenge: {
+    challengeId: string;
+    nonce: string;
+    expiresAt: ScalarOutput<'DateTime'>;
+    serverKey: string;
+  };
+  /**
+   * A preview of a link in a message, fetched by the server after the message was sent
+   * (docs/link-previews.md). Arrives live with the `MessageUpdated` event.
+   */
+  LinkPreview: {
+    url: string;
+    kind: EnumOf<'LinkPreviewKind'>;
+    title?: Maybe<string>;
+    description?: Maybe<string>;
+    imageUrl?: Maybe<string>;
+    siteName?: Maybe<string>;
+    mimeType?: Maybe<string>;
+    size?: Maybe<number>;
+  };
+  /**
+   * A named sequence of commands. A workspace's macros (`serverId` set) are managed by its staff
+   * (`macro:manage`) and capped by `serverInfo.limits.macrosPerWorkspace`; personal ones (no
+   * `serverId`) belong to one person, at most 100.
+   */
+  Macro: {
+    id: string;
+    serverId?: Maybe<string>;
+    ownerId?: Maybe<string>;
+    name: string;
+    description?: Maybe<string>;
+    params: ReadonlyArray<string>;
+    steps: ReadonlyArray<ParentOf<'MacroStep'>>;
+    createdAt: ScalarOutput<'DateTime'>;
+    updatedAt: ScalarOutput<'DateTime'>;
+    cursor: string;
+  };
+  MacroRunError: {
+    code: string;
+    message: string;
+  };
+  MacroRunResult: {
+    status: EnumOf<'MacroRunStatus'>;
+    steps: ReadonlyArray<ParentOf<'CommandRunResult'>>;
+    failedStep?: Maybe<number>;
+    error?: Maybe<ParentOf<'MacroRunError'>>;
+    confirmation?: Maybe<ParentOf<'CommandConfirmation'>>;
+  };
+  MacroStep: {
+    command: string;
+    plugin?: Maybe<string>;
+    args: ScalarOutput<'JSON'>;
+  };
+  /** What a message's text mentions: `@username`, `#channel` and `@here`. */
+  Mentions: {
+    userIds: ReadonlyArray<string>;
+    channelIds: ReadonlyArray<string>;
+    here: boolean;
+    channel: boolean;
+  };
+  /**
+   * A message in a conversation, or a reply in a thread under one. A deleted message keeps its place
+   * (and its replies) with `isDeleted` true and `text` null.
+   */
+  Message: {
+    id: string;
+    conversationId: string;
+    serverId: string;
+    author?: Maybe<ParentOf<'User'>>;
+    text?: Maybe<string>;
+    isDeleted: boolean;
+    ciphertext?: Maybe<string>;
+    mls?: Maybe<ParentOf<'MlsMessageInfo'>>;
+    createdAt: ScalarOutput<'DateTime'>;
+    editedAt?: Maybe<ScalarOutput<'DateTime'>>;
+    threadRootId?: Maybe<string>;
+    replyCount: number;
+    lastReplyAt?: Maybe<ScalarOutput<'DateTime'>>;
+    forwardedFrom?: Maybe<ParentOf<'ForwardedFrom'>>;
+    reactions: ReadonlyArray<ParentOf<'ReactionGroup'>>;
+    mentions: ParentOf<'Mentions'>;
+    pinned: boolean;
+    linkPreviews: ReadonlyArray<ParentOf<'LinkPreview'>>;
+    editHistory?: Maybe<ReadonlyArray<ParentOf<'MessageEdit'>>>;
+    attachments: ReadonlyArray<ParentOf<'Attachment'>>;
+  };
+  /** One earlier version of a message's text. */
+  MessageEdit: {
+    previousText: string;
+    editedAt: ScalarOutput<'DateTime'>;
+    editor?: Maybe<ParentOf<'User'>>;
+  };
+  /**
+   * A page of messages, always oldest first (by time, then id). Without a cursor the page is the
+   * newest messages. `before` gives the messages just older than the cursor, `after` the ones just
+   * newer. `nextCursor` continues in the same direction: going back in time it is null at the
+   * first message; going forward it is always set, to poll for messages yet to come.
+   * `prevCursor` goes back the other way (pass it as `after` when you paged with `before`, and as
+   * `before` when you paged with `after`). New messages never shift a cursor.
+   */
+  MessagePage: {
+    items: ReadonlyArray<ParentOf<'Message'>>;
+    hasMore: boolean;
+    nextCursor?: Maybe<string>;
+    prevCursor?: Maybe<string>;
+  };
+  /** One message found by `searchMessages`. */
+  MessageSearchHit: {
+    message: ParentOf<'Message'>;
+    highlights: ReadonlyArray<ParentOf<'SearchHighlight'>>;
+    excerpt: ParentOf<'SearchExcerpt'>;
+    joined: boolean;
+  };
+  /**
+   * A page of `searchMessages`, in the order asked (`SearchOrder`). Pass `nextCursor` on as the argument the page was
+   * asked with (`after` when none) to go on that way, `prevCursor` as the other one to go back.
+   */
+  MessageSearchPage: {
+    items: ReadonlyArray<ParentOf<'MessageSearchHit'>>;
+    hasMore: boolean;
+    nextCursor?: Maybe<string>;
+    prevCursor?: Maybe<string>;
+  };
+  /** A Commit the server accepted. */
+  MlsCommit: {
+    incarnation: number;
+    epoch: number;
+    commit: string;
+    committedBy: string;
+    deviceId?: Maybe<string>;
+    createdAt: ScalarOutput<'DateTime'>;
+  };
+  /**
+   * Commits in epoch order. Continue with `fromEpoch: nextEpoch` while `hasMore` (an epoch is the
+   * list's natural cursor: one Commit per epoch, never reordered).
+   */
+  MlsCommitPage: {
+    items: ReadonlyArray<ParentOf<'MlsCommit'>>;
+    hasMore: boolean;
+    nextEpoch: number;
+  };
+  /**
+   * The MLS group of an encrypted conversation as the server knows it. `incarnation` and `epoch`
+   * are 0 before the first Commit creates the group; that Commit is made in incarnation 1, epoch 0.
+   */
+  MlsGroupState: {
+    conversationId: string;
+    incarnation: number;
+    epoch: number;
+    groupId: string;
+    deviceIds: ReadonlyArray<string>;
+    pendingRemovalDeviceIds: ReadonlyArray<string>;
+    pendingAdditions: ReadonlyArray<ParentOf<'MlsPendingDevice'>>;
+    orphaned: boolean;
+  };
+  /** What the server keeps of an encrypted message besides its ciphertext. */
+  MlsMessageInfo: {
+    incarnation: number;
+    epoch: number;
+    senderDeviceId?: Maybe<string>;
+    frankingCommitment: string;
+    frankingTag: string;
+  };
+  /** A device to add to a group, and its account. */
+  MlsPendingDevice: {
+    deviceId: string;
+    userId: string;
+  };
+  /** A Welcome waiting for the calling device. */
+  MlsWelcome: {
+    id: string;
+    conversationId: string;
+    incarnation: number;
+    epoch: number;
+    welcome: string;
+    createdAt: ScalarOutput<'DateTime'>;
+  };
+  MyPresence: {
+    choice: EnumOf<'PresenceChoice'>;
+    status: EnumOf<'PresenceStatus'>;
+  };
+  /**
+   * One notification: a message that asked for the person's attention. The text is read through
+   * `message`, with the reader's own access; an encrypted conversation's notification carries only
+   * that a message arrived. A notification of a message that was deleted, or of a conversation the
+   * person left, is no longer listed.
+   */
+  Notification: {
+    id: string;
+    kind: EnumOf<'NotificationKind'>;
+    serverId: string;
+    conversationId: string;
+    conversation?: Maybe<ParentOf<'Conversation'>>;
+    messageId: string;
+    message?: Maybe<ParentOf<'Message'>>;
+    threadRootId?: Maybe<string>;
+    actor?: Maybe<ParentOf<'User'>>;
+    encrypted: boolean;
+    createdAt: ScalarOutput<'DateTime'>;
+    read: boolean;
+  };
+  /** A page of the caller's notifications, newest first; cursors as in ConversationPage. */
+  NotificationPage: {
+    items: ReadonlyArray<ParentOf<'Notification'>>;
+    hasMore: boolean;
+    nextCursor?: Maybe<string>;
+    prevCursor?: Maybe<string>;
+    unreadCount: number;
+  };
+  /** A workspace or conversation rule of the caller. */
+  NotificationRule: {
+    serverId: string;
+    conversationId?: Maybe<string>;
+    level?: Maybe<EnumOf<'NotificationLevel'>>;
+    mutedUntil?: Maybe<ScalarOutput<'DateTime'>>;
+  };
+  /** The caller's notification settings. Someone who never changed them has these defaults. */
+  NotificationSettings: {
+    level: EnumOf<'NotificationLevel'>;
+    keywords: ReadonlyArray<string>;
+    timeZone: string;
+    quietHoursStart?: Maybe<string>;
+    quietHoursEnd?: Maybe<string>;
+    doNotDisturbUntil?: Maybe<ScalarOutput<'DateTime'>>;
+    doNotDisturbNow: boolean;
+    emailDigests: boolean;
+    rules: ReadonlyArray<ParentOf<'NotificationRule'>>;
+  };
+  /**
+   * A trigger and built-in, non-destructive steps, run as PIPELINE with the capabilities its owner
+   * has at that moment: an owner who lost one stops the pipeline (`enabled` false, `stoppedReason`
+   * says why). Its own messages trigger no pipeline; at most 60 runs an hour. Step arguments may use
+   * `{{text}}`, `{{user}}` and `{{channel}}` of the trigger.
+   */
+  Pipeline: {
+    id: string;
+    serverId: string;
+    ownerId: string;
+    name: string;
+    enabled: boolean;
+    trigger: ParentOf<'PipelineTrigger'>;
+    channelId?: Maybe<string>;
+    steps: ReadonlyArray<ParentOf<'MacroStep'>>;
+    stoppedReason?: Maybe<string>;
+    lastRunAt?: Maybe<ScalarOutput<'DateTime'>>;
+    nextRunAt?: Maybe<ScalarOutput<'DateTime'>>;
+    createdAt: ScalarOutput<'DateTime'>;
+    cursor: string;
+  };
+  PipelineTrigger: {
+    kind: EnumOf<'PipelineTriggerKind'>;
+    pattern?: Maybe<string>;
+    channelIds?: Maybe<ReadonlyArray<string>>;
+    everyMinutes?: Maybe<number>;
+  };
+  PluginAuthor: {
+    name: string;
+    email?: Maybe<string>;
+    url?: Maybe<string>;
+  };
+  PluginCommand: {
+    name: string;
+    description: string;
+    arguments: ReadonlyArray<ParentOf<'PluginCommandArgument'>>;
+    source: ParentOf<'PluginContributionSource'>;
+  };
+  PluginCommandArgument: {
+    name: string;
+    type: string;
+    description?: Maybe<string>;
+    required: boolean;
+  };
+  /** Where a contribution comes from. */
+  PluginContributionSource: {
+    workspacePluginId: string;
+    pluginId: string;
+    version: string;
+  };
+  PluginKeybind: {
+    keys: string;
+    command: string;
+    description?: Maybe<string>;
+    source: ParentOf<'PluginContributionSource'>;
+  };
+  /** A blocked principal. */
+  PrincipalBlock: {
+    principalId: string;
+    kind: EnumOf<'PrincipalKind'>;
+    reason?: Maybe<string>;
+    cascade: boolean;
+    createdAt: ScalarOutput<'DateTime'>;
+    createdBy: string;
+    username?: Maybe<string>;
+    cursor: string;
+  };
+  /** One emoji's reactions on a message. */
+  ReactionGroup: {
+    emoji: string;
+    count: number;
+    reactedByMe: boolean;
+  };
+  /**
+   * A registration proof-of-work challenge (docs/accounts.md). Find a nonce such that
+   * SHA-256(UTF-8 bytes of salt, then of nonce) starts with `bits` zero bits, and pass
+   * `{ challengeId, nonce }` as `pow` to a signup before `expiresAt`. Each challenge works once.
+   */
+  RegistrationChallenge: {
+    challengeId: string;
+    salt: string;
+    bits: number;
+    expiresAt: ScalarOutput<'DateTime'>;
+  };
+  /**
+   * One of the caller's own events (`relayStream`): direct and group conversations, invitations,
+   * DM requests, typing and presence of conversation partners, account events. Same envelope as
+   * WorkspaceEvent.
+   */
+  RelayEvent: {
+    type: string;
+    serverId?: Maybe<string>;
+    hostServerId?: Maybe<string>;
+    conversationId?: Maybe<string>;
+    at: ScalarOutput<'DateTime'>;
+    payload: ScalarOutput<'JSON'>;
+  };
+  /** What `applyRemoteRevocation` changed. */
+  RemoteRevocationResult: {
+    revokedDevices: number;
+    sessionsEnded: number;
+  };
+  RemoveWorkspacePluginPayload: {
+    id: string;
+  };
+  /**
+   * The reported content as it was when reported; later edits and deletes do not change it. Which
+   * fields are set depends on the subject: a message (text, author, times), a user (username,
+   * display name) or a workspace (name, description, owner).
+   */
+  ReportSnapshot: {
+    messageId?: Maybe<string>;
+    conversationId?: Maybe<string>;
+    text?: Maybe<string>;
+    encrypted?: Maybe<boolean>;
+    frankingVerified?: Maybe<boolean>;
+    authorId?: Maybe<string>;
+    authorUsername?: Maybe<string>;
+    authorDisplayName?: Maybe<string>;
+    messageCreatedAt?: Maybe<ScalarOutput<'DateTime'>>;
+    messageEditedAt?: Maybe<ScalarOutput<'DateTime'>>;
+    userId?: Maybe<string>;
+    username?: Maybe<string>;
+    displayName?: Maybe<string>;
+    workspaceId?: Maybe<string>;
+    workspaceName?: Maybe<string>;
+    workspaceDescription?: Maybe<string>;
+    ownerId?: Maybe<string>;
+    ownerUsername?: Maybe<string>;
+  };
+  /** What `requestAccountDeletion` answers. */
+  RequestAccountDeletionPayload: {
+    scheduledFor: ScalarOutput<'DateTime'>;
+  };
+  /**
+   * A part of a long message around its first match, so a result shows enough to decide: the
+   * whole text when it is at most 240 characters, else 240 characters beginning up to 60 before
+   * the first match, cut at spaces where one is near.
+   */
+  SearchExcerpt: {
+    text: string;
+    start: number;
+    end: number;
+    highlights: ReadonlyArray<ParentOf<'SearchHighlight'>>;
+  };
+  /**
+   * A range of a message's text that matched the query, in UTF-16 code units (JavaScript string
+   * indices) of `Message.text`. The server computes it with the same folding as the index, so "cafe"
+   * highlights "Café" and "東京" highlights the first two characters of "東京都".
+   */
+  SearchHighlight: {
+    start: number;
+    length: number;
+  };
+  /** What this server is and how it is configured. */
+  ServerInfo: {
+    version: string;
+    apiVersion: number;
+    features: ReadonlyArray<ParentOf<'Feature'>>;
+    auditRetentionDays?: Maybe<number>;
+    instanceNotice?: Maybe<string>;
+    termsUrl?: Maybe<string>;
+    limits: ParentOf<'InstanceLimits'>;
+    signupRequiresKeys: boolean;
+    openRegistration: boolean;
+    registrationPowBits: number;
+    dmInbound: EnumOf<'DmReach'>;
+    dmOutbound: EnumOf<'DmReach'>;
+    dmPartners: EnumOf<'DmPartners'>;
+    defaultWorkspace?: Maybe<string>;
+  };
+  /** One live session of the caller's account (a signed-in browser, app or device). */
+  Session: {
+    id: string;
+    deviceId?: Maybe<string>;
+    createdAt: ScalarOutput<'DateTime'>;
+    expiresAt: ScalarOutput<'DateTime'>;
+    ip?: Maybe<string>;
+    userAgent?: Maybe<string>;
+    current: boolean;
+    cursor: string;
+  };
+  /** What a mutation that starts a session answers. */
+  SessionPayload: {
+    user: ParentOf<'User'>;
+    csrfToken: string;
+    expiresAt: ScalarOutput<'DateTime'>;
+    serverId?: Maybe<string>;
+  };
+  /** A person with an account on this server (or a person from another server signed in here). */
+  User: {
+    id: string;
+    username: string;
+    displayName?: Maybe<string>;
+    homeServer?: Maybe<string>;
+    email?: Maybe<string>;
+    createdAt: ScalarOutput<'DateTime'>;
+    deletionScheduledFor?: Maybe<ScalarOutput<'DateTime'>>;
+    probationEndsAt?: Maybe<ScalarOutput<'DateTime'>>;
+    instanceOperator: boolean;
+    avatarUrl?: Maybe<string>;
+    cursor?: Maybe<string>;
+  };
+  UserPresence: {
+    userId: string;
+    status: EnumOf<'PresenceStatus'>;
+  };
+  /**
+   * A workspace (a "server" in the contract's words: its id is the `serverId` other operations take),
+   * or the direct space that holds every direct and group conversation (`isDirect` true). A person
+   * who is not a member gets NOT_FOUND for it, as if it did not exist.
+   */
+  Workspace: {
+    id: string;
+    name: string;
+    description?: Maybe<string>;
+    isDirect: boolean;
+    ownerId?: Maybe<string>;
+    role?: Maybe<EnumOf<'WorkspaceRole'>>;
+    myRole?: Maybe<EnumOf<'WorkspaceRole'>>;
+    myTimedOutUntil?: Maybe<ScalarOutput<'DateTime'>>;
+    memberCount: number;
+    cursor?: Maybe<string>;
+    channels: ReadonlyArray<ParentOf<'Conversation'>>;
+    members?: Maybe<ParentOf<'WorkspaceMemberPage'>>;
+    member?: Maybe<ParentOf<'WorkspaceMember'>>;
+    invites: ReadonlyArray<ParentOf<'WorkspaceInvite'>>;
+    createdAt: ScalarOutput<'DateTime'>;
+    updatedAt: ScalarOutput<'DateTime'>;
+    channelMentions: EnumOf<'ChannelMentionPolicy'>;
+  };
+  /**
+   * One event of a workspace's stream (`workspaceEvents`). Every kind shares this envelope and
+   * carries its own fields in `payload`, so a client built today reads events added later, and the
+   * server serializes an event once for all subscribers of the same document (docs/realtime.md).
+   */
+  WorkspaceEvent: {
+    type: string;
+    serverId: string;
+    conversationId?: Maybe<string>;
+    at: ScalarOutput<'DateTime'>;
+    payload: ScalarOutput<'JSON'>;
+  };
+  /**
+   * An invite to a workspace, as its creator and the workspace's staff see it. The token is shown
+   * only once, when the invite is created (`CreatedInvite`).
+   */
+  WorkspaceInvite: {
+    id: string;
+    serverId: string;
+    role: EnumOf<'WorkspaceRole'>;
+    createdById: string;
+    createdAt: ScalarOutput<'DateTime'>;
+    expiresAt?: Maybe<ScalarOutput<'DateTime'>>;
+    maxUses?: Maybe<number>;
+    uses: number;
+    revokedAt?: Maybe<ScalarOutput<'DateTime'>>;
+    email?: Maybe<string>;
+    channelIds: ReadonlyArray<string>;
+    state: EnumOf<'InviteState'>;
+    cursor: string;
+  };
+  /** One member of a workspace. */
+  WorkspaceMember: {
+    serverId: string;
+    user: ParentOf<'User'>;
+    role: EnumOf<'WorkspaceRole'>;
+    joinedAt: ScalarOutput<'DateTime'>;
+    timedOutUntil?: Maybe<ScalarOutput<'DateTime'>>;
+  };
+  /** A page of members, in the order they joined (time, then id). */
+  WorkspaceMemberPage: {
+    items: ReadonlyArray<ParentOf<'WorkspaceMember'>>;
+    nextCursor?: Maybe<string>;
+    prevCursor?: Maybe<string>;
+  };
+  /**
+   * A plugin in a workspace's registry (docs/plugins.md): every member's client loads the enabled
+   * ones from `bundleUrl`. All of it is the `workspace_plugins` feature.
+   */
+  WorkspacePlugin: {
+    id: string;
+    serverId: string;
+    pluginId: string;
+    name: string;
+    version: string;
+    description: string;
+    author: ParentOf<'PluginAuthor'>;
+    capabilities: ReadonlyArray<string>;
+    enabled: boolean;
+    settings: ScalarOutput<'JSON'>;
+    settingsSchema?: Maybe<ScalarOutput<'JSON'>>;
+    bundleSha256: string;
+    bundleSize: number;
+    bundleUrl: string;
+    commands: ReadonlyArray<ParentOf<'PluginCommand'>>;
+    keybinds: ReadonlyArray<ParentOf<'PluginKeybind'>>;
+    addedBy: string;
+    createdAt: ScalarOutput<'DateTime'>;
+    updatedAt: ScalarOutput<'DateTime'>;
+    cursor: string;
+  };
 }
-export type WorkspaceEventParent = ParentOf<'WorkspaceEvent', WorkspaceEventShape>;
 
-export interface WorkspaceEventResolvers {
-  type: ResolverFn<WorkspaceEventParent, NoArgs, string>;
-  serverId: ResolverFn<WorkspaceEventParent, NoArgs, string>;
-  conversationId: ResolverFn<WorkspaceEventParent, NoArgs, Maybe<string>>;
-  at: ResolverFn<WorkspaceEventParent, NoArgs, ScalarOutput<'DateTime'>>;
-  payload: ResolverFn<WorkspaceEventParent, NoArgs, ScalarOutput<'JSON'>>;
+/** Root type -> field -> result. */
+export interface Results {
+  /** Every mutation root. Areas add their fields with `extend type Mutation`. */
+  Mutation: {
+    ping: boolean;
+    requestAccountDeletion: ParentOf<'RequestAccountDeletionPayload'>;
+    cancelAccountDeletion: boolean;
+    login: ParentOf<'SessionPayload'>;
+    logout: boolean;
+    signupWithInvite: ParentOf<'SessionPayload'>;
+    logoutOtherSessions: number;
+    revokeSession: boolean;
+    requestPasswordReset: boolean;
+    resetPassword: boolean;
+    changePassword: boolean;
+    updateProfile: ParentOf<'User'>;
+    createInstanceInvite: ParentOf<'CreatedInstanceInvite'>;
+    revokeInstanceInvite: boolean;
+    createChannel: ParentOf<'Conversation'>;
+    renameChannel: ParentOf<'Conversation'>;
+    setChannelTopic: ParentOf<'Conversation'>;
+    archiveChannel: ParentOf<'Conversation'>;
+    unarchiveChannel: ParentOf<'Conversation'>;
+    joinChannel: ParentOf<'Conversation'>;
+    leaveChannel: boolean;
+    addChannelMembers: ParentOf<'Conversation'>;
+    removeChannelMember: boolean;
+    executeCommand: ParentOf<'CommandRunResult'>;
+    executeMacro: ParentOf<'MacroRunResult'>;
+    createMacro: ParentOf<'Macro'>;
+    deleteMacro: boolean;
+    setKeybind: ParentOf<'Keybind'>;
+    deleteKeybind: boolean;
+    createPipeline: ParentOf<'Pipeline'>;
+    setPipelineEnabled: ParentOf<'Pipeline'>;
+    deletePipeline: boolean;
+    createConversation: ParentOf<'CreateConversationPayload'>;
+    addConversationMembers: ParentOf<'Conversation'>;
+    acceptConversationInvite: ParentOf<'Conversation'>;
+    declineConversationInvite: boolean;
+    leaveConversation: boolean;
+    requestDataExport: ParentOf<'DataExport'>;
+    keyLoginChallenge: ParentOf<'KeyLoginChallenge'>;
+    loginWithKey: ParentOf<'SessionPayload'>;
+    signupWithKey: ParentOf<'SessionPayload'>;
+    sendDeviceLinkOffer: ParentOf<'DeviceLinkOfferIssued'>;
+    approveDeviceLink: ParentOf<'Device'>;
+    cancelDeviceLink: boolean;
+    revokeDevice: boolean;
+    enrollIdentityKey: ParentOf<'EnrollIdentityKeyPayload'>;
+    rotateIdentityKey: ParentOf<'KeyIdentity'>;
+    publishKeyPackage: ParentOf<'Device'>;
+    updateDmSettings: ParentOf<'DmSettings'>;
+    acceptDmRequest: ParentOf<'Conversation'>;
+    declineDmRequest: boolean;
+    blockUser: boolean;
+    unblockUser: boolean;
+    createCustomEmoji: ParentOf<'CustomEmoji'>;
+    deleteCustomEmoji: boolean;
+    applyRemoteRevocation: ParentOf<'RemoteRevocationResult'>;
+    createAttachment: ParentOf<'CreateAttachmentPayload'>;
+    finalizeAttachment: ParentOf<'Attachment'>;
+    deleteAttachment: boolean;
+    sendMessage: ParentOf<'Message'>;
+    forwardMessage: ParentOf<'Message'>;
+    editMessage: ParentOf<'Message'>;
+    deleteMessage: ParentOf<'Message'>;
+    addReaction: ParentOf<'Message'>;
+    removeReaction: ParentOf<'Message'>;
+    pinMessage: ParentOf<'Message'>;
+    unpinMessage: ParentOf<'Message'>;
+    markRead: ParentOf<'Conversation'>;
+    claimKeyPackages: ReadonlyArray<ParentOf<'ClaimedKeyPackage'>>;
+    commitMlsGroup: ParentOf<'MlsGroupState'>;
+    sendEncryptedMessage: ParentOf<'Message'>;
+    reportMessage: ParentOf<'AbuseReport'>;
+    reportUser: ParentOf<'AbuseReport'>;
+    reportWorkspace: ParentOf<'AbuseReport'>;
+    resolveWorkspaceReport: ParentOf<'AbuseReport'>;
+    instanceResolveReport: ParentOf<'AbuseReport'>;
+    instanceBlockPrincipal: ParentOf<'BlockPrincipalPayload'>;
+    instanceUnblockPrincipal: ParentOf<'PrincipalBlock'>;
+    instanceBlockIp: ParentOf<'IpBlock'>;
+    instanceUnblockIp: ParentOf<'IpBlock'>;
+    updateNotificationSettings: ParentOf<'NotificationSettings'>;
+    setNotificationRule?: Maybe<ParentOf<'NotificationRule'>>;
+    setChannelMentionPolicy: EnumOf<'ChannelMentionPolicy'>;
+    markNotificationRead: ParentOf<'Notification'>;
+    markConversationNotificationsRead: number;
+    markAllNotificationsRead: number;
+    registerPushSubscription: string;
+    unregisterPushSubscription: boolean;
+    addWorkspacePlugin: ParentOf<'WorkspacePlugin'>;
+    updateWorkspacePlugin: ParentOf<'WorkspacePlugin'>;
+    removeWorkspacePlugin: ParentOf<'RemoveWorkspacePluginPayload'>;
+    setPresence: ParentOf<'MyPresence'>;
+    startTyping: boolean;
+    setSearchLanguage?: Maybe<string>;
+    createWorkspace: ParentOf<'Workspace'>;
+    updateWorkspace: ParentOf<'Workspace'>;
+    setMemberRole: ParentOf<'WorkspaceMember'>;
+    transferWorkspaceOwnership: ParentOf<'Workspace'>;
+    deleteWorkspace: ParentOf<'DeleteWorkspacePayload'>;
+    leaveWorkspace: boolean;
+    removeWorkspaceMember: boolean;
+    timeoutMember: ParentOf<'WorkspaceMember'>;
+    clearTimeout: ParentOf<'WorkspaceMember'>;
+    createWorkspaceInvite: ParentOf<'CreatedInvite'>;
+    revokeWorkspaceInvite: ParentOf<'WorkspaceInvite'>;
+    joinWorkspace: ParentOf<'Workspace'>;
+  };
+  /**
+   * Every field that a client reads about this server without signing in, and every query root.
+   * Areas add their fields with `extend type Query`.
+   */
+  Query: {
+    serverInfo: ParentOf<'ServerInfo'>;
+    me: ParentOf<'User'>;
+    mySessions: ReadonlyArray<ParentOf<'Session'>>;
+    registrationChallenge?: Maybe<ParentOf<'RegistrationChallenge'>>;
+    instanceInvites: ReadonlyArray<ParentOf<'InstanceInvite'>>;
+    channels: ReadonlyArray<ParentOf<'Conversation'>>;
+    commands: ReadonlyArray<ParentOf<'Command'>>;
+    commandDiscover: ReadonlyArray<ParentOf<'CommandDiscovery'>>;
+    macros: ReadonlyArray<ParentOf<'Macro'>>;
+    keybinds: ReadonlyArray<ParentOf<'Keybind'>>;
+    pipelines: ReadonlyArray<ParentOf<'Pipeline'>>;
+    commandAudit: ParentOf<'CommandAuditPage'>;
+    inboxConversations: ParentOf<'ConversationPage'>;
+    conversation: ParentOf<'Conversation'>;
+    myDataExports: ReadonlyArray<ParentOf<'DataExport'>>;
+    myDevices: ReadonlyArray<ParentOf<'Device'>>;
+    myKeyIdentity?: Maybe<ParentOf<'KeyIdentity'>>;
+    deviceLinkOffers: ReadonlyArray<ParentOf<'DeviceLinkOffer'>>;
+    deviceLinkOfferStatus: EnumOf<'DeviceLinkOfferState'>;
+    myDmSettings: ParentOf<'DmSettings'>;
+    dmRequests: ReadonlyArray<ParentOf<'DmRequest'>>;
+    blockedUsers: ReadonlyArray<ParentOf<'User'>>;
+    customEmojis: ReadonlyArray<ParentOf<'CustomEmoji'>>;
+    myRemoteHosts: ReadonlyArray<string>;
+    messages: ParentOf<'MessagePage'>;
+    threadReplies: ParentOf<'MessagePage'>;
+    pinnedMessages: ReadonlyArray<ParentOf<'Message'>>;
+    mlsGroupState: ParentOf<'MlsGroupState'>;
+    mlsCommits: ParentOf<'MlsCommitPage'>;
+    mlsWelcomes: ReadonlyArray<ParentOf<'MlsWelcome'>>;
+    instanceReports: ReadonlyArray<ParentOf<'AbuseReport'>>;
+    instancePrincipalBlocks: ReadonlyArray<ParentOf<'PrincipalBlock'>>;
+    instanceIpBlocks: ReadonlyArray<ParentOf<'IpBlock'>>;
+    instanceAuditLog: ParentOf<'AuditLogPage'>;
+    workspaceReports: ReadonlyArray<ParentOf<'AbuseReport'>>;
+    notifications: ParentOf<'NotificationPage'>;
+    notificationSettings: ParentOf<'NotificationSettings'>;
+    webPushPublicKey: string;
+    workspacePlugins: ReadonlyArray<ParentOf<'WorkspacePlugin'>>;
+    presence: ReadonlyArray<ParentOf<'UserPresence'>>;
+    myPresence: ParentOf<'MyPresence'>;
+    searchMessages: ParentOf<'MessageSearchPage'>;
+    searchMembers: ReadonlyArray<ParentOf<'WorkspaceMember'>>;
+    searchChannels: ReadonlyArray<ParentOf<'Conversation'>>;
+    searchWorkspaces: ReadonlyArray<ParentOf<'Workspace'>>;
+    searchLanguage?: Maybe<string>;
+    myWorkspaces: ReadonlyArray<ParentOf<'Workspace'>>;
+    workspace: ParentOf<'Workspace'>;
+    workspaceInvites: ReadonlyArray<ParentOf<'WorkspaceInvite'>>;
+  };
+  /**
+   * Live events, over the WebSocket at GET /api/ws only (subprotocol `graphql-transport-ws`, or the
+   * legacy `graphql-ws`). docs/realtime.md describes the connection rules and close codes.
+   */
+  Subscription: {
+    workspaceEvents: ParentOf<'WorkspaceEvent'>;
+    relayStream: ParentOf<'RelayEvent'>;
+  };
 }
 
-/**
- * An invite to a workspace, as its creator and the workspace's staff see it. The token is shown
- * only once, when the invite is created (`CreatedInvite`).
- */
-export interface WorkspaceInviteShape {
-  id: string;
-  serverId: string;
-  role: WorkspaceRole;
-  createdById: string;
-  createdAt: ScalarOutput<'DateTime'>;
-  expiresAt: Maybe<ScalarOutput<'DateTime'>>;
-  maxUses: Maybe<number>;
-  uses: number;
-  revokedAt: Maybe<ScalarOutput<'DateTime'>>;
-  email: Maybe<string>;
-  channelIds: ReadonlyArray<string>;
-  state: InviteState;
-  cursor: string;
+/** Type -> field -> arguments, for fields that take any. */
+export interface Args {
+  Conversation: {
+    memberIds: {
+      after?: InputMaybe<string>;
+      before?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+    };
+    members: {
+      after?: InputMaybe<string>;
+      before?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+    };
+  };
+  Mutation: {
+    requestAccountDeletion: {
+      input: RequestAccountDeletionInput;
+    };
+    login: {
+      input: LoginInput;
+    };
+    signupWithInvite: {
+      input: SignupWithInviteInput;
+    };
+    revokeSession: {
+      id: string;
+    };
+    requestPasswordReset: {
+      input: RequestPasswordResetInput;
+    };
+    resetPassword: {
+      input: ResetPasswordInput;
+    };
+    changePassword: {
+      input: ChangePasswordInput;
+    };
+    updateProfile: {
+      input: UpdateProfileInput;
+    };
+    createInstanceInvite: {
+      email?: InputMaybe<string>;
+      expiresInDays?: InputMaybe<number>;
+      maxUses?: InputMaybe<number>;
+    };
+    revokeInstanceInvite: {
+      id: string;
+    };
+    createChannel: {
+      input: CreateChannelInput;
+    };
+    renameChannel: {
+      conversationId: string;
+      name: string;
+    };
+    setChannelTopic: {
+      conversationId: string;
+      topic?: InputMaybe<string>;
+    };
+    archiveChannel: {
+      conversationId: string;
+    };
+    unarchiveChannel: {
+      conversationId: string;
+    };
+    joinChannel: {
+      conversationId: string;
+    };
+    leaveChannel: {
+      conversationId: string;
+    };
+    addChannelMembers: {
+      conversationId: string;
+      userIds: Array<string>;
+    };
+    removeChannelMember: {
+      conversationId: string;
+      userId: string;
+    };
+    executeCommand: {
+      input: ExecuteCommandInput;
+    };
+    executeMacro: {
+      input: ExecuteMacroInput;
+    };
+    createMacro: {
+      input: CreateMacroInput;
+    };
+    deleteMacro: {
+      id: string;
+    };
+    setKeybind: {
+      input: SetKeybindInput;
+    };
+    deleteKeybind: {
+      id: string;
+    };
+    createPipeline: {
+      input: CreatePipelineInput;
+    };
+    setPipelineEnabled: {
+      id: string;
+      enabled: boolean;
+    };
+    deletePipeline: {
+      id: string;
+    };
+    createConversation: {
+      input: CreateConversationInput;
+    };
+    addConversationMembers: {
+      input: AddConversationMembersInput;
+    };
+    acceptConversationInvite: {
+      serverId: string;
+      conversationId: string;
+    };
+    declineConversationInvite: {
+      serverId: string;
+      conversationId: string;
+    };
+    leaveConversation: {
+      conversationId: string;
+    };
+    loginWithKey: {
+      proof: KeyLoginProof;
+    };
+    signupWithKey: {
+      input: SignupWithKeyInput;
+    };
+    sendDeviceLinkOffer: {
+      input: SendDeviceLinkOfferInput;
+    };
+    approveDeviceLink: {
+      input: ApproveDeviceLinkInput;
+    };
+    cancelDeviceLink: {
+      offerId: string;
+      offerSecret?: InputMaybe<string>;
+    };
+    revokeDevice: {
+      deviceId: string;
+    };
+    enrollIdentityKey: {
+      input: EnrollIdentityKeyInput;
+    };
+    rotateIdentityKey: {
+      input: RotateIdentityKeyInput;
+    };
+    publishKeyPackage: {
+      deviceId: string;
+      keyPackage?: InputMaybe<string>;
+      keyPackages?: InputMaybe<Array<string>>;
+      lastResortKeyPackage?: InputMaybe<string>;
+    };
+    updateDmSettings: {
+      input: UpdateDmSettingsInput;
+    };
+    acceptDmRequest: {
+      requestId: string;
+    };
+    declineDmRequest: {
+      requestId: string;
+    };
+    blockUser: {
+      userId: string;
+    };
+    unblockUser: {
+      userId: string;
+    };
+    createCustomEmoji: {
+      input: CreateCustomEmojiInput;
+    };
+    deleteCustomEmoji: {
+      serverId: string;
+      name: string;
+    };
+    applyRemoteRevocation: {
+      statement: string;
+      signature: string;
+    };
+    createAttachment: {
+      input: CreateAttachmentInput;
+    };
+    finalizeAttachment: {
+      input: FinalizeAttachmentInput;
+    };
+    deleteAttachment: {
+      attachmentId: string;
+    };
+    sendMessage: {
+      input: SendMessageInput;
+    };
+    forwardMessage: {
+      messageId: string;
+      toConversationId: string;
+    };
+    editMessage: {
+      messageId: string;
+      text: string;
+    };
+    deleteMessage: {
+      messageId: string;
+    };
+    addReaction: {
+      messageId: string;
+      emoji: string;
+    };
+    removeReaction: {
+      messageId: string;
+      emoji: string;
+    };
+    pinMessage: {
+      messageId: string;
+    };
+    unpinMessage: {
+      messageId: string;
+    };
+    markRead: {
+      conversationId: string;
+      messageId: string;
+    };
+    claimKeyPackages: {
+      conversationId: string;
+      userId: string;
+    };
+    commitMlsGroup: {
+      input: MlsCommitInput;
+    };
+    sendEncryptedMessage: {
+      input: SendEncryptedMessageInput;
+    };
+    reportMessage: {
+      messageId: string;
+      category: EnumOf<'ReportCategory'>;
+      text?: InputMaybe<string>;
+      /** Needed for a message of an encrypted conversation: what the reporter decrypted. */
+      reveal?: InputMaybe<FrankingRevealInput>;
+    };
+    reportUser: {
+      userId: string;
+      category: EnumOf<'ReportCategory'>;
+      text?: InputMaybe<string>;
+    };
+    reportWorkspace: {
+      serverId: string;
+      category: EnumOf<'ReportCategory'>;
+      text?: InputMaybe<string>;
+    };
+    resolveWorkspaceReport: {
+      id: string;
+    };
+    instanceResolveReport: {
+      id: string;
+    };
+    instanceBlockPrincipal: {
+      principalId: string;
+      reason?: InputMaybe<string>;
+      cascade?: InputMaybe<boolean>;
+    };
+    instanceUnblockPrincipal: {
+      principalId: string;
+    };
+    instanceBlockIp: {
+      cidr: string;
+      reason?: InputMaybe<string>;
+      expiresInDays?: InputMaybe<number>;
+    };
+    instanceUnblockIp: {
+      cidr: string;
+    };
+    updateNotificationSettings: {
+      input: NotificationSettingsInput;
+    };
+    setNotificationRule: {
+      input: NotificationRuleInput;
+    };
+    setChannelMentionPolicy: {
+      serverId: string;
+      policy: EnumOf<'ChannelMentionPolicy'>;
+    };
+    markNotificationRead: {
+      id: string;
+    };
+    markConversationNotificationsRead: {
+      conversationId: string;
+    };
+    registerPushSubscription: {
+      input: PushSubscriptionInput;
+    };
+    unregisterPushSubscription: {
+      endpoint: string;
+    };
+    addWorkspacePlugin: {
+      input: AddWorkspacePluginInput;
+    };
+    updateWorkspacePlugin: {
+      input: UpdateWorkspacePluginInput;
+    };
+    removeWorkspacePlugin: {
+      id: string;
+    };
+    setPresence: {
+      choice: EnumOf<'PresenceChoice'>;
+    };
+    startTyping: {
+      conversationId: string;
+    };
+    setSearchLanguage: {
+      language?: InputMaybe<string>;
+      serverId?: InputMaybe<string>;
+    };
+    createWorkspace: {
+      input: CreateWorkspaceInput;
+    };
+    updateWorkspace: {
+      input: UpdateWorkspaceInput;
+    };
+    setMemberRole: {
+      input: SetMemberRoleInput;
+    };
+    transferWorkspaceOwnership: {
+      input: TransferWorkspaceOwnershipInput;
+    };
+    deleteWorkspace: {
+      input: DeleteWorkspaceInput;
+    };
+    leaveWorkspace: {
+      serverId: string;
+    };
+    removeWorkspaceMember: {
+      serverId: string;
+      userId: string;
+    };
+    timeoutMember: {
+      serverId: string;
+      userId: string;
+      minutes: number;
+    };
+    clearTimeout: {
+      serverId: string;
+      userId: string;
+    };
+    createWorkspaceInvite: {
+      input: CreateWorkspaceInviteInput;
+    };
+    revokeWorkspaceInvite: {
+      inviteId: string;
+    };
+    joinWorkspace: {
+      token: string;
+    };
+  };
+  Query: {
+    mySessions: {
+      after?: InputMaybe<string>;
+      before?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+    };
+    instanceInvites: {
+      after?: InputMaybe<string>;
+      before?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+    };
+    channels: {
+      serverId: string;
+      includeArchived?: InputMaybe<boolean>;
+      after?: InputMaybe<string>;
+      before?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+    };
+    commands: {
+      surface: EnumOf<'CommandSurface'>;
+      context?: InputMaybe<CommandContextInput>;
+    };
+    commandDiscover: {
+      query: string;
+      context?: InputMaybe<CommandContextInput>;
+      limit?: InputMaybe<number>;
+    };
+    macros: {
+      serverId?: InputMaybe<string>;
+      after?: InputMaybe<string>;
+      before?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+    };
+    keybinds: {
+      serverId?: InputMaybe<string>;
+      after?: InputMaybe<string>;
+      before?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+    };
+    pipelines: {
+      serverId: string;
+      after?: InputMaybe<string>;
+      before?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+    };
+    commandAudit: {
+      serverId: string;
+      before?: InputMaybe<string>;
+      after?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+    };
+    inboxConversations: {
+      after?: InputMaybe<string>;
+      before?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+    };
+    conversation: {
+      id: string;
+    };
+    deviceLinkOfferStatus: {
+      offerId: string;
+      offerSecret: string;
+    };
+    dmRequests: {
+      after?: InputMaybe<string>;
+      before?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+    };
+    blockedUsers: {
+      after?: InputMaybe<string>;
+      before?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+    };
+    customEmojis: {
+      serverId: string;
+      after?: InputMaybe<string>;
+      before?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+    };
+    myRemoteHosts: {
+      after?: InputMaybe<string>;
+      before?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+    };
+    messages: {
+      conversationId: string;
+      before?: InputMaybe<string>;
+      after?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+    };
+    threadReplies: {
+      messageId: string;
+      before?: InputMaybe<string>;
+      after?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+    };
+    pinnedMessages: {
+      conversationId: string;
+    };
+    mlsGroupState: {
+      conversationId: string;
+    };
+    mlsCommits: {
+      conversationId: string;
+      incarnation: number;
+      fromEpoch: number;
+      limit?: InputMaybe<number>;
+    };
+    mlsWelcomes: {
+      conversationId?: InputMaybe<string>;
+      after?: InputMaybe<string>;
+      before?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+    };
+    instanceReports: {
+      openOnly?: InputMaybe<boolean>;
+      after?: InputMaybe<string>;
+      before?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+    };
+    instancePrincipalBlocks: {
+      after?: InputMaybe<string>;
+      before?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+    };
+    instanceIpBlocks: {
+      after?: InputMaybe<string>;
+      before?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+    };
+    instanceAuditLog: {
+      before?: InputMaybe<string>;
+      after?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+    };
+    workspaceReports: {
+      serverId: string;
+      openOnly?: InputMaybe<boolean>;
+      after?: InputMaybe<string>;
+      before?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+    };
+    notifications: {
+      after?: InputMaybe<string>;
+      before?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+      unreadOnly?: InputMaybe<boolean>;
+      conversationId?: InputMaybe<string>;
+    };
+    workspacePlugins: {
+      serverId: string;
+      after?: InputMaybe<string>;
+      before?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+    };
+    presence: {
+      userIds: Array<string>;
+    };
+    searchMessages: {
+      query: string;
+      filter?: InputMaybe<MessageSearchFilter>;
+      order?: InputMaybe<EnumOf<'SearchOrder'>>;
+      after?: InputMaybe<string>;
+      before?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+    };
+    searchMembers: {
+      serverId: string;
+      query: string;
+      limit?: InputMaybe<number>;
+    };
+    searchChannels: {
+      serverId: string;
+      query: string;
+      limit?: InputMaybe<number>;
+    };
+    searchWorkspaces: {
+      query: string;
+      limit?: InputMaybe<number>;
+    };
+    searchLanguage: {
+      serverId?: InputMaybe<string>;
+    };
+    myWorkspaces: {
+      after?: InputMaybe<string>;
+      before?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+    };
+    workspace: {
+      serverId: string;
+    };
+    workspaceInvites: {
+      serverId: string;
+      after?: InputMaybe<string>;
+      before?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+    };
+  };
+  Subscription: {
+    workspaceEvents: {
+      serverId: string;
+      joinedChannelsOnly?: InputMaybe<boolean>;
+    };
+  };
+  Workspace: {
+    channels: {
+      includeArchived?: InputMaybe<boolean>;
+      after?: InputMaybe<string>;
+      before?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+    };
+    members: {
+      after?: InputMaybe<string>;
+      before?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+    };
+    member: {
+      userId: string;
+    };
+    invites: {
+      after?: InputMaybe<string>;
+      before?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
+    };
+  };
 }
-export type WorkspaceInviteParent = ParentOf<'WorkspaceInvite', WorkspaceInviteShape>;
-
-export interface WorkspaceInviteResolvers {
-  id: ResolverFn<WorkspaceInviteParent, NoArgs, string>;
-  serverId: ResolverFn<WorkspaceInviteParent, NoArgs, string>;
-  role: ResolverFn<WorkspaceInviteParent, NoArgs, WorkspaceRole>;
-  createdById: ResolverFn<WorkspaceInviteParent, NoArgs, string>;
-  createdAt: ResolverFn<WorkspaceInviteParent, NoArgs, ScalarOutput<'DateTime'>>;
-  expiresAt: ResolverFn<WorkspaceInviteParent, NoArgs, Maybe<ScalarOutput<'DateTime'>>>;
-  maxUses: ResolverFn<WorkspaceInviteParent, NoArgs, Maybe<number>>;
-  uses: ResolverFn<WorkspaceInviteParent, NoArgs, number>;
-  revokedAt: ResolverFn<WorkspaceInviteParent, NoArgs, Maybe<ScalarOutput<'DateTime'>>>;
-  email: ResolverFn<WorkspaceInviteParent, NoArgs, Maybe<string>>;
-  channelIds: ResolverFn<WorkspaceInviteParent, NoArgs, ReadonlyArray<string>>;
-  state: ResolverFn<WorkspaceInviteParent, NoArgs, InviteState>;
-  cursor: ResolverFn<WorkspaceInviteParent, NoArgs, string>;
-}
-
-/** One member of a workspace. */
-export interface WorkspaceMemberShape {
-  serverId: string;
-  user: UserParent;
-  role: WorkspaceRole;
-  joinedAt: ScalarOutput<'DateTime'>;
-  timedOutUntil: Maybe<ScalarOutput<'DateTime'>>;
-}
-export type WorkspaceMemberParent = ParentOf<'WorkspaceMember', WorkspaceMemberShape>;
-
-export interface WorkspaceMemberResolvers {
-  serverId: ResolverFn<WorkspaceMemberParent, NoArgs, string>;
-  user: ResolverFn<WorkspaceMemberParent, NoArgs, UserParent>;
-  role: ResolverFn<WorkspaceMemberParent, NoArgs, WorkspaceRole>;
-  joinedAt: ResolverFn<WorkspaceMemberParent, NoArgs, ScalarOutput<'DateTime'>>;
-  timedOutUntil: ResolverFn<WorkspaceMemberParent, NoArgs, Maybe<ScalarOutput<'DateTime'>>>;
-}
-
-/** A page of members, in the order they joined (time, then id). */
-export interface WorkspaceMemberPageShape {
-  items: ReadonlyArray<WorkspaceMemberParent>;
-  nextCursor: Maybe<string>;
-  prevCursor: Maybe<string>;
-}
-export type WorkspaceMemberPageParent = ParentOf<'WorkspaceMemberPage', WorkspaceMemberPageShape>;
-
-export interface WorkspaceMemberPageResolvers {
-  items: ResolverFn<WorkspaceMemberPageParent, NoArgs, ReadonlyArray<WorkspaceMemberParent>>;
-  nextCursor: ResolverFn<WorkspaceMemberPageParent, NoArgs, Maybe<string>>;
-  prevCursor: ResolverFn<WorkspaceMemberPageParent, NoArgs, Maybe<string>>;
-}
-
-/**
- * A plugin in a workspace's registry (docs/plugins.md): every member's client loads the enabled
- * ones from `bundleUrl`. All of it is the `workspace_plugins` feature.
- */
-export interface WorkspacePluginShape {
-  id: string;
-  serverId: string;
-  pluginId: string;
-  name: string;
-  version: string;
-  description: string;
-  author: PluginAuthorParent;
-  capabilities: ReadonlyArray<string>;
-  enabled: boolean;
-  settings: ScalarOutput<'JSON'>;
-  settingsSchema: Maybe<ScalarOutput<'JSON'>>;
-  bundleSha256: string;
-  bundleSize: number;
-  bundleUrl: string;
-  commands: ReadonlyArray<PluginCommandParent>;
-  keybinds: ReadonlyArray<PluginKeybindParent>;
-  addedBy: string;
-  createdAt: ScalarOutput<'DateTime'>;
-  updatedAt: ScalarOutput<'DateTime'>;
-  cursor: string;
-}
-export type WorkspacePluginParent = ParentOf<'WorkspacePlugin', WorkspacePluginShape>;
-
-export interface WorkspacePluginResolvers {
-  id: ResolverFn<WorkspacePluginParent, NoArgs, string>;
-  serverId: ResolverFn<WorkspacePluginParent, NoArgs, string>;
-  pluginId: ResolverFn<WorkspacePluginParent, NoArgs, string>;
-  name: ResolverFn<WorkspacePluginParent, NoArgs, string>;
-  version: ResolverFn<WorkspacePluginParent, NoArgs, string>;
-  description: ResolverFn<WorkspacePluginParent, NoArgs, string>;
-  author: ResolverFn<WorkspacePluginParent, NoArgs, PluginAuthorParent>;
-  capabilities: ResolverFn<WorkspacePluginParent, NoArgs, ReadonlyArray<string>>;
-  enabled: ResolverFn<WorkspacePluginParent, NoArgs, boolean>;
-  settings: ResolverFn<WorkspacePluginParent, NoArgs, ScalarOutput<'JSON'>>;
-  settingsSchema: ResolverFn<WorkspacePluginParent, NoArgs, Maybe<ScalarOutput<'JSON'>>>;
-  bundleSha256: ResolverFn<WorkspacePluginParent, NoArgs, string>;
-  bundleSize: ResolverFn<WorkspacePluginParent, NoArgs, number>;
-  bundleUrl: ResolverFn<WorkspacePluginParent, NoArgs, string>;
-  commands: ResolverFn<WorkspacePluginParent, NoArgs, ReadonlyArray<PluginCommandParent>>;
-  keybinds: ResolverFn<WorkspacePluginParent, NoArgs, ReadonlyArray<PluginKeybindParent>>;
-  addedBy: ResolverFn<WorkspacePluginParent, NoArgs, string>;
-  createdAt: ResolverFn<WorkspacePluginParent, NoArgs, ScalarOutput<'DateTime'>>;
-  updatedAt: ResolverFn<WorkspacePluginParent, NoArgs, ScalarOutput<'DateTime'>>;
-  cursor: ResolverFn<WorkspacePluginParent, NoArgs, string>;
-}
-
-/**
- * A person's role in a workspace. Roles rank OWNER > MODERATOR > MEMBER > GUEST; the permission
- * table is in docs/permissions.md.
- */
-export type WorkspaceRole = EnumOf<'WorkspaceRole', 'OWNER' | 'MODERATOR' | 'MEMBER' | 'GUEST'>;
-/** WorkspaceRole's internal values by name (mappers.ts, EnumMappers). */
-export type WorkspaceRoleResolvers = Record<
-  'OWNER' | 'MODERATOR' | 'MEMBER' | 'GUEST',
-  WorkspaceRole
->;
 
 /** Type name -> field name -> resolver; scalars and enums take their own shapes. */
-export interface Resolvers {
-  AbuseReport?: Partial<AbuseReportResolvers>;
-  Attachment?: Partial<AttachmentResolvers>;
-  AuditEntry?: Partial<AuditEntryResolvers>;
-  AuditKind?: AuditKindResolvers;
-  AuditLogPage?: Partial<AuditLogPageResolvers>;
-  BlockPrincipalPayload?: Partial<BlockPrincipalPayloadResolvers>;
-  ChannelMentionPolicy?: ChannelMentionPolicyResolvers;
-  ClaimedKeyPackage?: Partial<ClaimedKeyPackageResolvers>;
-  Command?: Partial<CommandResolvers>;
-  CommandArgument?: Partial<CommandArgumentResolvers>;
-  CommandAuditEntry?: Partial<CommandAuditEntryResolvers>;
-  CommandAuditPage?: Partial<CommandAuditPageResolvers>;
-  CommandConfirmation?: Partial<CommandConfirmationResolvers>;
-  CommandDiscovery?: Partial<CommandDiscoveryResolvers>;
-  CommandInitiator?: CommandInitiatorResolvers;
-  CommandRunResult?: Partial<CommandRunResultResolvers>;
-  CommandRunStatus?: CommandRunStatusResolvers;
-  CommandSource?: Partial<CommandSourceResolvers>;
-  CommandSourceKind?: CommandSourceKindResolvers;
-  CommandSurface?: CommandSurfaceResolvers;
-  Conversation?: Partial<ConversationResolvers>;
-  ConversationKind?: ConversationKindResolvers;
-  ConversationPage?: Partial<ConversationPageResolvers>;
-  CreateAttachmentPayload?: Partial<CreateAttachmentPayloadResolvers>;
-  CreateConversationPayload?: Partial<CreateConversationPayloadResolvers>;
-  CreatedInstanceInvite?: Partial<CreatedInstanceInviteResolvers>;
-  CreatedInvite?: Partial<CreatedInviteResolvers>;
-  CustomEmoji?: Partial<CustomEmojiResolvers>;
-  DataExport?: Partial<DataExportResolvers>;
-  DataExportState?: DataExportStateResolvers;
-  DateTime?: ScalarResolver;
-  DeleteWorkspacePayload?: Partial<DeleteWorkspacePayloadResolvers>;
-  Device?: Partial<DeviceResolvers>;
-  DeviceLinkOffer?: Partial<DeviceLinkOfferResolvers>;
-  DeviceLinkOfferIssued?: Partial<DeviceLinkOfferIssuedResolvers>;
-  DeviceLinkOfferState?: DeviceLinkOfferStateResolvers;
-  DmFloorNote?: Partial<DmFloorNoteResolvers>;
-  DmPartners?: DmPartnersResolvers;
-  DmReach?: DmReachResolvers;
-  DmRequest?: Partial<DmRequestResolvers>;
-  DmRequestState?: DmRequestStateResolvers;
-  DmSettingKey?: DmSettingKeyResolvers;
-  DmSettings?: Partial<DmSettingsResolvers>;
-  EnrollIdentityKeyPayload?: Partial<EnrollIdentityKeyPayloadResolvers>;
-  Feature?: Partial<FeatureResolvers>;
-  FeatureState?: FeatureStateResolvers;
-  ForwardedFrom?: Partial<ForwardedFromResolvers>;
-  InstanceInvite?: Partial<InstanceInviteResolvers>;
-  InstanceLimits?: Partial<InstanceLimitsResolvers>;
-  InviteState?: InviteStateResolvers;
-  IpBlock?: Partial<IpBlockResolvers>;
-  JSON?: ScalarResolver;
-  Keybind?: Partial<KeybindResolvers>;
-  KeyIdentity?: Partial<KeyIdentityResolvers>;
-  KeyLoginChallenge?: Partial<KeyLoginChallengeResolvers>;
-  LinkPreview?: Partial<LinkPreviewResolvers>;
-  LinkPreviewKind?: LinkPreviewKindResolvers;
-  Macro?: Partial<MacroResolvers>;
-  MacroRunError?: Partial<MacroRunErrorResolvers>;
-  MacroRunResult?: Partial<MacroRunResultResolvers>;
-  MacroRunStatus?: MacroRunStatusResolvers;
-  MacroStep?: Partial<MacroStepResolvers>;
-  Mentions?: Partial<MentionsResolvers>;
-  Message?: Partial<MessageResolvers>;
-  MessageEdit?: Partial<MessageEditResolvers>;
-  MessagePage?: Partial<MessagePageResolvers>;
-  MessageSearchHit?: Partial<MessageSearchHitResolvers>;
-  MessageSearchPage?: Partial<MessageSearchPageResolvers>;
-  MlsCommit?: Partial<MlsCommitResolvers>;
-  MlsCommitPage?: Partial<MlsCommitPageResolvers>;
-  MlsGroupState?: Partial<MlsGroupStateResolvers>;
-  MlsMessageInfo?: Partial<MlsMessageInfoResolvers>;
-  MlsPendingDevice?: Partial<MlsPendingDeviceResolvers>;
-  MlsWelcome?: Partial<MlsWelcomeResolvers>;
-  Mutation?: Partial<MutationResolvers>;
-  MyPresence?: Partial<MyPresenceResolvers>;
-  Notification?: Partial<NotificationResolvers>;
-  NotificationKind?: NotificationKindResolvers;
-  NotificationLevel?: NotificationLevelResolvers;
-  NotificationPage?: Partial<NotificationPageResolvers>;
-  NotificationRule?: Partial<NotificationRuleResolvers>;
-  NotificationSettings?: Partial<NotificationSettingsResolvers>;
-  Pipeline?: Partial<PipelineResolvers>;
-  PipelineTrigger?: Partial<PipelineTriggerResolvers>;
-  PipelineTriggerKind?: PipelineTriggerKindResolvers;
-  PluginAuthor?: Partial<PluginAuthorResolvers>;
-  PluginCommand?: Partial<PluginCommandResolvers>;
-  PluginCommandArgument?: Partial<PluginCommandArgumentResolvers>;
-  PluginContributionSource?: Partial<PluginContributionSourceResolvers>;
-  PluginKeybind?: Partial<PluginKeybindResolvers>;
-  PresenceChoice?: PresenceChoiceResolvers;
-  PresenceStatus?: PresenceStatusResolvers;
-  PrincipalBlock?: Partial<PrincipalBlockResolvers>;
-  PrincipalKind?: PrincipalKindResolvers;
+export type Resolvers = { [N in keyof Shapes]?: TypeResolvers<N> } & {
   Query?: Partial<QueryResolvers>;
-  ReactionGroup?: Partial<ReactionGroupResolvers>;
-  RegistrationChallenge?: Partial<RegistrationChallengeResolvers>;
-  RelayEvent?: Partial<RelayEventResolvers>;
-  RemoteRevocationResult?: Partial<RemoteRevocationResultResolvers>;
-  RemoveWorkspacePluginPayload?: Partial<RemoveWorkspacePluginPayloadResolvers>;
-  ReportCategory?: ReportCategoryResolvers;
-  ReportSnapshot?: Partial<ReportSnapshotResolvers>;
-  ReportSubjectKind?: ReportSubjectKindResolvers;
-  RequestAccountDeletionPayload?: Partial<RequestAccountDeletionPayloadResolvers>;
-  SearchExcerpt?: Partial<SearchExcerptResolvers>;
-  SearchHighlight?: Partial<SearchHighlightResolvers>;
-  SearchOrder?: SearchOrderResolvers;
-  ServerInfo?: Partial<ServerInfoResolvers>;
-  Session?: Partial<SessionResolvers>;
-  SessionPayload?: Partial<SessionPayloadResolvers>;
+  Mutation?: Partial<MutationResolvers>;
   Subscription?: Partial<SubscriptionResolvers>;
-  User?: Partial<UserResolvers>;
-  UserPresence?: Partial<UserPresenceResolvers>;
-  Workspace?: Partial<WorkspaceResolvers>;
-  WorkspaceEvent?: Partial<WorkspaceEventResolvers>;
-  WorkspaceInvite?: Partial<WorkspaceInviteResolvers>;
-  WorkspaceMember?: Partial<WorkspaceMemberResolvers>;
-  WorkspaceMemberPage?: Partial<WorkspaceMemberPageResolvers>;
-  WorkspacePlugin?: Partial<WorkspacePluginResolvers>;
-  WorkspaceRole?: WorkspaceRoleResolvers;
-}
+} & { [N in keyof EnumNames]?: EnumResolvers<N> } & {
+  [N in keyof ScalarMappers]?: ScalarResolver;
+};

@@ -4,7 +4,7 @@ import path from 'node:path';
 // A backup is a folder (docs/operations.md, "Backups"):
 //
 //   manifest.json       written last: a folder without it is not a backup
-//   database.sqlite     SQLite: the database as one file (VACUUM INTO), or
+//   database.sqlite     SQLite: the database as one file (the online backup API), or
 //   database/<t>.copy   PostgreSQL: each table in COPY's text format, in one snapshot
 //   blobs.txt           every stored file as "<sha256> <bytes>", sorted
 //   blobs/ab/cd/<sha>   the stored files, laid out as the blob store lays them

@@ -2,24 +2,38 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
-// A consistent copy of a live SQLite database with VACUUM INTO: one read transaction, so the copy
-// is the database as of one commit, and in WAL mode the server's writers go on meanwhile (they
-// wait for nothing; only the WAL's checkpoint cannot pass the copy's snapshot until it ends).
-// It runs on a worker thread with its own connection, so the command can draw its progress from
-// the size of the file being written. SQLite's online backup API was not used: it restarts from
-// the first page whenever another process writes, which a busy server does all the time.
+// A consistent copy of a live SQLite database with SQLite's online backup API, page by page (the
+// same copy `.backup` makes), in one step after the first: the step copies every page inside one
+// read transaction, so the copy is the database as of one commit, and in WAL mode the server's
+// writers go on meanwhile (only the WAL's checkpoint cannot pass the copy's snapshot until it
+// ends). In steps of a few pages, as `.backup` takes them, the copy would start again from the
+// first page whenever the server wrote between two steps, which a busy server does all the time;
+// the first step copies nothing (it only opens the copy), so a restart costs nothing. Copying
+// pages is about twice as fast as VACUUM INTO, which rebuilds every table and index. The copy is
+// then set to a rollback journal, so the part is one self-contained file. It runs on a worker
+// thread with its own connection, so the command can draw its progress from the size of the
+// file being written.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Sqlite = require(workerData.driver);
-try {
+(async () => {
   const db = new Sqlite(workerData.file, { readonly: true, fileMustExist: true });
   db.pragma('busy_timeout = 10000');
-  db.prepare('vacuum into ?').run(workerData.into);
-  db.close();
-  parentPort.postMessage({ ok: true });
-} catch (err) {
-  parentPort.postMessage({ error: String((err && err.message) || err) });
-}
+  try {
+    await db.backup(workerData.into, { progress: () => 0x7fffffff });
+  } finally {
+    db.close();
+  }
+  const copy = new Sqlite(workerData.into);
+  try {
+    copy.pragma('journal_mode = delete');
+  } finally {
+    copy.close();
+  }
+})().then(
+  () => parentPort.postMessage({ ok: true }),
+  (err) => parentPort.postMessage({ error: String((err && err.message) || err) }),
+);
 `;
 
 /** Copies the database `file` into `into` (which must not exist); calls `onBytes` as it grows. */

@@ -9,7 +9,7 @@ import {
   messagesWithTerms,
   searchableConversations,
   searchMessageRows,
-  termsMatch,
+  termsMatcher,
   usesIndex,
   type IndexMatch,
   type MessageSearchFilters,
@@ -111,15 +111,24 @@ export async function findMessages(
   }
 
   const readable = await searchableConversations(db.kysely, accountId);
+  const holds = termsMatcher(match);
   let position = from;
   let read = 0;
   let step = tuning.walkStep;
-  while (read < tuning.walkBudget) {
-    const n = Math.min(step, tuning.walkBudget - read);
+  let budget = tuning.walkBudget;
+  while (read < budget) {
+    let n = Math.min(step, budget - read);
+    // Once some are found, read about what they say the page still needs (half again, at
+    // least a first step's worth) rather than the doubled step: a common query's page ends
+    // well inside its last step.
+    if (found.length > 0) {
+      const needed = Math.ceil((1.5 * (want - found.length) * read) / found.length);
+      n = Math.min(n, Math.max(tuning.walkStep, needed));
+    }
     const batch = await messagesWithTerms(db.kysely, filters, position, n, indexed);
     const passed = batch
       .filter((r) => readable.has(r.conversationId))
-      .filter((r) => (r.terms === null ? !indexed : termsMatch(r.terms, match)))
+      .filter((r) => (r.terms === null ? !indexed : holds(r.terms)))
       .map((r) => r.id);
     // The rows that passed, read whole (in their order) as many at a time as may be needed.
     for (let i = 0; i < passed.length;) {
@@ -137,6 +146,13 @@ export async function findMessages(
     position = next(last);
     read += batch.length;
     step *= 2;
+    // A walk that has found some at the budget goes on for up to one more budget when they say
+    // the page fills within it: handing over would sort every match, read whole a hundred at
+    // a time while `keep` drops some (a phrase whose words are common but seldom side by side).
+    if (read >= budget && budget === tuning.walkBudget && found.length > 0) {
+      const needed = ((want - found.length) * read) / found.length;
+      if (needed <= tuning.walkBudget) budget += tuning.walkBudget;
+    }
   }
   return sorted(position);
 }

@@ -65,13 +65,35 @@ function matchCondition(dialect: Dialect, m: IndexMatch) {
 
 /** Whether a message's stored terms satisfy the match: the walk's check, in the server. */
 export function termsMatch(stored: string, m: IndexMatch): boolean {
-  // Terms are stored joined by single spaces and hold none: a term is held when it stands
-  // between two spaces of the padded text. No split, no set: the walk checks thousands of rows.
-  const padded = ` ${stored} `;
-  const held = (t: string) => padded.includes(` ${t} `);
-  if (!m.groups.every((g) => g.some(held))) return false;
-  if (m.excluded.some(held)) return false;
-  return m.prefixes.every((p) => padded.includes(` ${p}`));
+  return termsMatcher(m)(stored);
+}
+
+/**
+ * `termsMatch` for one match, its needles made once: the walk checks thousands of rows. Terms
+ * are stored joined by single spaces and hold none: a term is held when it stands between two
+ * spaces of the padded text. No split, no set.
+ */
+export function termsMatcher(m: IndexMatch): (stored: string) => boolean {
+  const inner = (t: string) => ` ${t} `;
+  const groups = m.groups.map((g) => g.map(inner));
+  const excluded = m.excluded.map(inner);
+  const prefixes = m.prefixes.map((p) => ` ${p}`);
+  return (stored) => {
+    const padded = ` ${stored} `;
+    for (const g of groups) {
+      let any = false;
+      for (const needle of g) {
+        if (padded.includes(needle)) {
+          any = true;
+          break;
+        }
+      }
+      if (!any) return false;
+    }
+    for (const needle of excluded) if (padded.includes(needle)) return false;
+    for (const needle of prefixes) if (!padded.includes(needle)) return false;
+    return true;
+  };
 }
 
 export interface MessageSearchFilters {
@@ -258,8 +280,24 @@ export async function countMatches(
  * The planner's estimate of how many messages match (PostgreSQL only), from the statistics of
  * the terms: no index is read. A term too rare to be among the statistics' most common ones is
  * estimated at a floor of a fraction of a percent of the rows, so a low estimate says little.
+ * For an AND of several groups and prefixes, the smallest of their estimates, each asked alone:
+ * the planner multiplies the parts' shares as if independent, which puts two common words that
+ * often go together ("budget friday") below what they match, while counting them would build
+ * the whole bitmap of every part, each at least as large as the smallest.
  */
 export async function estimateMatches(db: Executor, match: IndexMatch) {
+  const parts: IndexMatch[] = [
+    ...match.groups.map((g) => ({ groups: [g], prefixes: [], excluded: [] })),
+    ...match.prefixes.map((p) => ({ groups: [], prefixes: [p], excluded: [] })),
+  ];
+  let smallest = Infinity;
+  for (const part of parts.length > 1 ? parts : [match]) {
+    smallest = Math.min(smallest, await planRows(db, part));
+  }
+  return Number.isFinite(smallest) ? smallest : 0;
+}
+
+async function planRows(db: Executor, match: IndexMatch) {
   const res = await sql<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>`explain
     (format json) select 1 from message_search
     where ${TSVECTOR} @@ ${tsQuery(match)}::tsquery`.execute(db);
@@ -355,7 +393,12 @@ export async function messagesWithTerms(
     from,
     limit,
   ).execute();
-  return rows.map((r) => ({ ...r, createdAt: Number(r.createdAt), terms: r.terms ?? null }));
+  return rows.map((r) => ({
+    id: r.id,
+    createdAt: Number(r.createdAt),
+    conversationId: r.conversationId,
+    terms: r.terms ?? null,
+  }));
 }
 
 /** The messages of `ids` that are not deleted, by id. */

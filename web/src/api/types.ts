@@ -79,6 +79,13 @@ export interface Message {
   /** Set on this browser for a decrypted message: the franking opening key and the body. */
   opening?: string;
   body?: string;
+  /**
+   * Set on this browser for an encrypted edit: the message it replaces (an edit travels as a new
+   * encrypted message, docs/web-client-encrypted.md "Edits"; it is never shown on its own).
+   */
+  replaces?: string;
+  /** Set on an encrypted message shown edited: the edit that gave its text, for a report. */
+  editedBy?: { id: string; body: string; opening: string };
 }
 
 export interface Attachment {

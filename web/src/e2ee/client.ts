@@ -414,11 +414,72 @@ function textOf(body: string): string {
   }
 }
 
+/** The message an edit replaces (`{"text", "edit": <messageId>}`), or null for a message. */
+function editTarget(body: string): string | null {
+  try {
+    const v = JSON.parse(body) as { edit?: unknown };
+    return typeof v.edit === 'string' ? v.edit : null;
+  } catch {
+    return null;
+  }
+}
+
 function withPlain(m: Message, d: Decrypted): Message {
   if ('unreadable' in d) {
     return { ...m, text: null, unreadable: unreadableWords(d.unreadable, m.author?.id) };
   }
-  return { ...m, text: textOf(d.body), unreadable: null, opening: d.opening, body: d.body };
+  const replaces = editTarget(d.body);
+  return {
+    ...m,
+    text: textOf(d.body),
+    unreadable: null,
+    opening: d.opening,
+    body: d.body,
+    ...(replaces ? { replaces } : {}),
+  };
+}
+
+// Edits. The server cannot change ciphertext (`editMessage` refuses an encrypted message), so an
+// edit is a new encrypted message of the current epoch whose body names the message it replaces,
+// as Matrix's `m.replace`: readers show the replaced message with the edit's text, marked
+// edited, and never the edit on its own.
+
+/** The latest edit this browser read of each encrypted message, by the message it replaces. */
+const latestEdit = new Map<string, Message>();
+/** Every edit read of each message, by the message it replaces (deleted with it). */
+const editIdsOf = new Map<string, Set<string>>();
+
+/** Notes an edit this browser read or sent; the latest (by the server's time) wins. */
+export function takeEdit(e: Message): void {
+  if (!e.replaces) return;
+  const ids = editIdsOf.get(e.replaces) ?? new Set<string>();
+  ids.add(e.id);
+  editIdsOf.set(e.replaces, ids);
+  const prev = latestEdit.get(e.replaces);
+  if (!prev || prev.createdAt <= e.createdAt) latestEdit.set(e.replaces, e);
+}
+
+/** The edits this browser read of a message (to delete with it). */
+export function editsOf(messageId: string): string[] {
+  return [...(editIdsOf.get(messageId) ?? [])];
+}
+
+/**
+ * The message with its latest edit's text: only an edit by the message's own author (the server
+ * names the author of each, and MLS checked the sending device), made after it, while the
+ * message is not deleted.
+ */
+export function withEdit(m: Message): Message {
+  const e = latestEdit.get(m.id);
+  if (!e || m.isDeleted || !e.author || e.author.id !== m.author?.id) return m;
+  if (e.createdAt < m.createdAt || e.body === undefined || e.opening === undefined) return m;
+  return {
+    ...m,
+    text: e.text,
+    unreadable: null,
+    editedAt: e.createdAt,
+    editedBy: { id: e.id, body: e.body, opening: e.opening },
+  };
 }
 
 async function decryptOne(conversationId: string, m: Message, dev: Device): Promise<Message> {
@@ -459,8 +520,24 @@ export async function decryptPage(conversationId: string, page: MessagePage): Pr
     // Oldest first: a sender's messages are read in the order its keys move on.
     const order = [...page.items].sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1));
     const out = new Map<string, Message>();
-    for (const m of order) out.set(m.id, await decryptOne(conversationId, m, dev));
-    return { ...page, items: page.items.map((m) => out.get(m.id) ?? m) };
+    for (const m of order) {
+      const d = await decryptOne(conversationId, m, dev);
+      takeEdit(d);
+      out.set(m.id, d);
+    }
+    // A deleted edit (deleted with its message) stays hidden where this browser read it.
+    const deleted = page.items.filter((m) => m.isDeleted).map((m) => m.id);
+    const known = deleted.length
+      ? await call<Record<string, { body: string; opening: string }>>({
+          op: 'read',
+          messageIds: deleted,
+        })
+      : {};
+    const wasEdit = (m: Message) => m.isDeleted && !!known[m.id] && !!editTarget(known[m.id]!.body);
+    const items = page.items
+      .map((m) => out.get(m.id) ?? m)
+      .filter((m) => !m.replaces && !wasEdit(m));
+    return { ...page, items: items.map(withEdit) };
   });
 }
 
@@ -485,17 +562,36 @@ export async function decryptLive(m: Message): Promise<Message | null> {
 }
 
 /** Encrypts and sends a message (with the keys of its files); kept on this browser only. */
-export async function send(
+export function send(
   conversationId: string,
   text: string,
   threadRootId: string | null,
   files: SealedFileRef[] = [],
 ): Promise<Message> {
+  // The files' keys and names travel inside the message (./sealed-file.ts).
+  return sendBody(conversationId, text, files.length ? { text, files } : { text }, threadRootId);
+}
+
+/**
+ * Edits an encrypted message of this account: a new encrypted message (this epoch, its own
+ * franking commitment) naming the one it replaces, sent outside any thread; `withEdit` then
+ * shows the message with its new text.
+ */
+export async function edit(conversationId: string, target: Message, text: string): Promise<void> {
+  takeEdit(await sendBody(conversationId, text, { text, edit: target.id }, null));
+}
+
+async function sendBody(
+  conversationId: string,
+  text: string,
+  content: Record<string, unknown>,
+  threadRootId: string | null,
+): Promise<Message> {
   const dev = await ensureDevice(true);
   if (!dev) throw new NotSetUp();
   return locked(dev.deviceId, conversationId, async () => {
-    // The files' keys and names travel inside the message (./sealed-file.ts).
-    const body = JSON.stringify(files.length ? { text, files } : { text });
+    const body = JSON.stringify(content);
+    const replaces = typeof content.edit === 'string' ? content.edit : null;
     let g = await syncNow(conversationId, dev);
     for (let attempt = 0; attempt < 5; attempt++) {
       if (!g) throw new Error('This browser has not been added to the conversation yet.');
@@ -528,7 +624,14 @@ export async function send(
         throw err;
       }
       await call({ op: 'remember', messageId: sent.id, body, opening: enc.opening });
-      return { ...sent, text, opening: enc.opening, body, unreadable: null };
+      return {
+        ...sent,
+        text,
+        opening: enc.opening,
+        body,
+        unreadable: null,
+        ...(replaces ? { replaces } : {}),
+      };
     }
     throw new Error('The conversation kept changing while sending. Try again.');
   });

@@ -13,7 +13,7 @@ import {
   workspaces,
 } from './store.ts';
 import { forgetWorkspace, refreshConversation, refreshDmRequests, unfollow } from './session.ts';
-import { cachedConversation, cachedThread, timelinesOf } from './timeline.ts';
+import { cachedConversation, cachedThread, timelinesOf, updateShown } from './timeline.ts';
 import { reading } from './view.ts';
 import { RecentEvents } from './repeats.ts';
 import { e2ee, refreshInvitations } from '../e2ee/glue.ts';
@@ -49,8 +49,13 @@ export function applyEvent(e: LiveEvent): void {
       if (typeof raw.ciphertext !== 'string') return messageCreated(messageFromEvent(raw), myId);
       // Encrypted: shown once this browser decrypted it (its own sends show from the answer).
       void e2ee()
-        .then((m) => m.decryptLive(messageFromEvent(raw)))
-        .then((msg) => msg && messageCreated(msg, myId))
+        .then(async (client) => {
+          const msg = await client.decryptLive(messageFromEvent(raw));
+          if (!msg?.replaces) return msg && messageCreated(msg, myId);
+          // An edit: the message it replaces shows its text, the edit itself is not shown.
+          client.takeEdit(msg);
+          updateMessage(conv ?? msg.conversationId, msg.replaces, client.withEdit);
+        })
         .catch(() => messageCreated(messageFromEvent(raw), myId));
       return;
     }
@@ -339,8 +344,4 @@ function messageCreated(msg: Message, myId: string | undefined): void {
   patchConversation(conv, patch);
 }
 
-function updateMessage(conv: string | null, id: string | null, f: (m: Message) => Message): void {
-  if (!conv || !id) return;
-  for (const t of timelinesOf(conv)) t.update(id, f);
-  cachedThread(id)?.update(id, f);
-}
+const updateMessage = updateShown;

@@ -6,11 +6,15 @@ import type { Message, MessagePage } from '../api/types.ts';
 
 import { e2ee } from '../e2ee/glue.ts';
 
-import { rememberUsers } from './store.ts';
+import { conversations, rememberUsers } from './store.ts';
 
 /** A page with its encrypted messages decrypted on this browser (others as they are). */
 async function readable(page: MessagePage): Promise<MessagePage> {
-  const first = page.items.find((m) => m.ciphertext);
+  // A page of deleted messages only is still one of an encrypted conversation (deleted edits
+  // are hidden there).
+  const first =
+    page.items.find((m) => m.ciphertext) ??
+    page.items.find((m) => m.isDeleted && conversations.peek()[m.conversationId]?.encrypted);
   if (!first) return page;
   return (await e2ee()).decryptPage(first.conversationId, page);
 }
@@ -226,6 +230,17 @@ export function timelinesOf(conversationId: string): Timeline[] {
       out.push(t);
   }
   return out;
+}
+
+/** Changes one message wherever it is shown: its conversation, its threads, its own thread. */
+export function updateShown(
+  conversationId: string | null,
+  id: string | null,
+  f: (m: Message) => Message,
+): void {
+  if (!conversationId || !id) return;
+  for (const t of timelinesOf(conversationId)) t.update(id, f);
+  cachedThread(id)?.update(id, f);
 }
 
 export function cachedThread(rootId: string): Timeline | undefined {

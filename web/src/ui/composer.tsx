@@ -15,7 +15,7 @@ import {
 import { ComposerPreview, markupKey } from './composer-markup.tsx';
 import { emojiOf } from '../state/emoji.ts';
 import { conversations, me, rememberUsers, serverInfo, users, workspaces } from '../state/store.ts';
-import { cachedConversation, cachedThread } from '../state/timeline.ts';
+import { cachedConversation, cachedThread, updateShown } from '../state/timeline.ts';
 
 import { canAttach, filesKey, PendingFiles } from './attachments.tsx';
 import { e2ee } from '../e2ee/glue.ts';
@@ -89,7 +89,9 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
   // Edit requests from the message list.
   const req = editRequest.value;
   useEffect(() => {
-    if (!req || req.conversationId !== c.id || req.thread !== thread || c.encrypted) return;
+    if (!req || req.conversationId !== c.id || req.thread !== thread) return;
+    // A message this browser could not read cannot be edited here.
+    if (c.encrypted && req.message.unreadable) return;
     editRequest.value = null;
     setEditing(req.message);
     setText(req.message.text ?? '');
@@ -125,7 +127,19 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
     setSending(true);
     setError(null);
     try {
-      if (c.encrypted && !editing) {
+      if (c.encrypted && editing) {
+        // An edit is a new encrypted message naming the one it replaces (../e2ee/client.ts).
+        if (body !== editing.text) {
+          const client = await e2ee();
+          await client.edit(c.id, editing, body);
+          updateShown(c.id, editing.id, client.withEdit);
+        }
+        setEditing(null);
+        setText('');
+        setSuggest(null);
+        return;
+      }
+      if (c.encrypted) {
         // Encrypted on this browser before it leaves; no commands (they would send plain text).
         // Its files were encrypted before upload; their keys go inside the message.
         const files = withFiles ? await readyFiles(fileKey) : [];
@@ -352,9 +366,9 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
       e.stopPropagation();
       setEditing(null);
       setText('');
-    } else if (e.key === 'ArrowUp' && !text && !c.encrypted) {
+    } else if (e.key === 'ArrowUp' && !text) {
       const own = lastOwnMessage(c.id, p.threadRootId);
-      if (own) {
+      if (own && !own.unreadable) {
         e.preventDefault();
         setEditing(own);
         setText(own.text ?? '');

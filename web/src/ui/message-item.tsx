@@ -16,6 +16,7 @@ import { messageParts } from './message-parts.tsx';
 import { showError } from './toasts.tsx';
 import { confirmAction } from './confirm.tsx';
 import { isSelf } from '../remote/routing.ts';
+import { e2ee } from '../e2ee/glue.ts';
 
 export interface MessageActions {
   /** Start editing this message in the message box. */
@@ -211,6 +212,10 @@ export async function remove(m: Message): Promise<void> {
   if (!yes) return;
   try {
     await gql(DELETE, { id: m.id });
+    // An encrypted message's edits are messages of their own (../e2ee/client.ts): they go too.
+    if (m.ciphertext) {
+      for (const id of (await e2ee()).editsOf(m.id)) await gql(DELETE, { id });
+    }
   } catch (err) {
     showError(err);
   }

@@ -25,9 +25,11 @@ export function ReportDialog({ message, onClose }: { message: Message; onClose: 
   // An encrypted message is reported with what this browser decrypted and its franking opening
   // key (docs/e2ee.md, "Franking"): the server checks them against the sender's commitment.
   const encrypted = Boolean(message.ciphertext);
+  // An edited one is reported as its edit (the text shown), itself an encrypted message.
+  const shown = message.editedBy ?? message;
   const reveal =
-    encrypted && message.body !== undefined && message.opening !== undefined
-      ? { plaintext: message.body, opening: message.opening }
+    encrypted && shown.body !== undefined && shown.opening !== undefined
+      ? { plaintext: shown.body, opening: shown.opening }
       : null;
   return (
     <Dialog title="Report this message" onClose={onClose}>
@@ -36,7 +38,7 @@ export function ReportDialog({ message, onClose }: { message: Message; onClose: 
           e.preventDefault();
           const f = new FormData(e.currentTarget);
           gql(REPORT_MESSAGE, {
-            id: message.id,
+            id: shown.id,
             category: f.get('category'),
             text: String(f.get('text') ?? '').trim() || null,
             reveal,

@@ -11,7 +11,6 @@ import {
   GraphQLObjectType,
   GraphQLScalarType,
   GraphQLUnionType,
-  type GraphQLField,
   type GraphQLInputType,
   type GraphQLOutputType,
   type GraphQLSchema,

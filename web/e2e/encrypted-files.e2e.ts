@@ -2,20 +2,22 @@
 // A file in an encrypted conversation (docs/web-client-encrypted.md, "Attachments"): encrypted
 // in the sender's browser before upload, its key inside the MLS message, downloaded and
 // decrypted by the other member. The blob the server stored holds neither the file's bytes nor
-// its name, and no request carried them.
+// its name, and no request carried them. Reported, its text and file reach the operator, who
+// opens the file with the key the reporter revealed.
 import fs from 'node:fs';
 import path from 'node:path';
 
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 
-import { acceptInvitation, sendSecret, startEncryptedGroup } from './encrypted-helpers.js';
+import { acceptInvitation, pageGql, sendSecret, startEncryptedGroup } from './encrypted-helpers.js';
 import {
   composer,
   createInviteLink,
   joinByInvite,
   personPage,
   serveThisFile,
+  signIn,
   signUpWithWorkspace,
   timeline,
   type Person,
@@ -43,6 +45,8 @@ function record(context: BrowserContext): void {
 serveThisFile(
   async (s) => {
     ({ server, browser } = s);
+    server.cli(['account', 'create', 'olga', '--password-stdin'], 'olga-password-1\n');
+    server.cli(['operator', 'grant', 'olga']);
     alice = await personPage(browser, server.url);
     bob = await personPage(browser, server.url);
     record(alice.context);
@@ -126,5 +130,60 @@ describe('a file in an encrypted conversation', () => {
     for (const text of [FILE_TEXT.trim(), FILE_NAME, MESSAGE]) {
       expect(sent.filter((s) => s.includes(text))).toEqual([]);
     }
+  });
+
+  // Runs after the wire was checked: a report sends the text to the moderators, by design.
+  it('is reported with its proof, and the operator reads the text and opens the file', async () => {
+    const b = bob.page;
+    const msg = timeline(b).locator('article.msg', { hasText: MESSAGE });
+    await msg.hover();
+    await msg.getByRole('button', { name: 'Report' }).click();
+    const dialog = b.getByRole('dialog', { name: 'Report this message' });
+    await dialog.getByText(/end-to-end encrypted: reporting sends/).waitFor();
+    await dialog.getByRole('radio', { name: 'Harassment' }).check();
+    await dialog.getByRole('button', { name: 'Report', exact: true }).click();
+    await b.getByText(/proven to be what its sender wrote/).waitFor({ timeout: 30_000 });
+
+    // Direct and group conversations live in the direct space: their reports go to operators.
+    const olga = await personPage(browser, server.url);
+    const o = olga.page;
+    await signIn(o, 'olga', 'olga-password-1');
+    await o.getByRole('button', { name: 'Server administration' }).click();
+    const report = o.locator('.reports li', { hasText: MESSAGE });
+    await report.waitFor({ timeout: 30_000 });
+    await report.getByText(/End-to-end encrypted: revealed by the reporter/).waitFor();
+    // The text, not the body with its keys.
+    expect(await report.locator('blockquote').innerText()).toBe(MESSAGE);
+    const button = report.getByRole('button', { name: `Download ${FILE_NAME}, encrypted` });
+    const got = o.waitForEvent('download', { timeout: 30_000 });
+    await button.click();
+    const d = await got;
+    expect(d.suggestedFilename()).toBe(FILE_NAME);
+    expect(fs.readFileSync((await d.path())!, 'utf8')).toBe(FILE_TEXT);
+
+    // What the server holds: the verified body, whose file key opens the report's blob.
+    const r = (
+      await pageGql<{
+        instanceReports: Array<{
+          id: string;
+          snapshot: { text: string; encrypted: boolean; frankingVerified: boolean };
+        }>;
+      }>(o, `{ instanceReports { id snapshot { text encrypted frankingVerified } } }`)
+    ).instanceReports.find((x) => x.snapshot.encrypted)!;
+    expect(r.snapshot.frankingVerified).toBe(true);
+    const body = JSON.parse(r.snapshot.text) as {
+      text: string;
+      files: Array<{ name: string; sha256: string; key: string }>;
+    };
+    expect(body.text).toBe(MESSAGE);
+    expect(body.files.map((f) => f.name)).toEqual([FILE_NAME]);
+    const blobPath = `/api/reports/${r.id}/attachments/${body.files[0]!.sha256}`;
+    const status = (p: typeof o) =>
+      p.evaluate(async (u) => (await fetch(u, { credentials: 'same-origin' })).status, blobPath);
+    expect(await status(o)).toBe(200);
+    // The reporter is not among those who handle the report.
+    expect(await status(b)).not.toBe(200);
+    expect(olga.problems).toEqual([]);
+    await olga.context.close();
   });
 });

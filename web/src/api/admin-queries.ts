@@ -16,7 +16,8 @@ export const CREATE_INVITE = `mutation CreateWorkspaceInvite($input: CreateWorks
 export const REVOKE_INVITE = `mutation RevokeWorkspaceInvite($id: ID!) { revokeWorkspaceInvite(inviteId: $id) { id state } }`;
 export const REPORT_FIELDS = `id cursor subjectKind subjectId category text createdAt resolved resolvedAt
   subjectUsername reporterUsername serverId
-  snapshot { text authorId authorUsername userId username workspaceName messageCreatedAt }`;
+  snapshot { text encrypted frankingVerified authorId authorUsername userId username
+    workspaceName messageCreatedAt }`;
 export const WORKSPACE_REPORTS = `query WorkspaceReports($serverId: ID!, $openOnly: Boolean, $after: String, $limit: Int) {
   workspaceReports(serverId: $serverId, openOnly: $openOnly, after: $after, limit: $limit) { ${REPORT_FIELDS} } }`;
 export const RESOLVE_WORKSPACE_REPORT = `mutation ResolveWorkspaceReport($id: ID!) { resolveWorkspaceReport(id: $id) { id resolved } }`;

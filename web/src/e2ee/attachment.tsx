@@ -28,7 +28,7 @@ export function EncryptedAttachments({ m }: { m: Message }) {
     <ul class="plain attachments" aria-label="Attachments">
       {refs.map((r) => (
         <li key={r.id}>
-          <SealedFile r={r} />
+          <SealedFile r={r} url={`/api/attachments/${encodeURIComponent(r.id)}/download`} />
         </li>
       ))}
       {unknown.map((a) => (
@@ -40,7 +40,29 @@ export function EncryptedAttachments({ m }: { m: Message }) {
   );
 }
 
-function SealedFile({ r }: { r: SealedFileRef }) {
+/**
+ * The files of a reported encrypted message, for those who handle the report: each blob comes
+ * from the report's own route (`/api/reports/{id}/attachments/{sha256}`), checked against the
+ * hash and decrypted with the key the reporter revealed with the text (docs/e2ee.md).
+ */
+export function ReportedAttachments({ reportId, body }: { reportId: string; body: string }) {
+  const refs = sealedRefs(body);
+  if (!refs.length) return null;
+  return (
+    <ul class="plain attachments" aria-label="Attachments">
+      {refs.map((r) => (
+        <li key={r.id}>
+          <SealedFile
+            r={r}
+            url={`/api/reports/${encodeURIComponent(reportId)}/attachments/${encodeURIComponent(r.sha256)}`}
+          />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function SealedFile({ r, url }: { r: SealedFileRef; url: string }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
   const [image, setImage] = useState<string | null>(null);
@@ -55,9 +77,7 @@ function SealedFile({ r }: { r: SealedFileRef }) {
     setBusy(true);
     setError('');
     try {
-      const res = await fetch(`/api/attachments/${encodeURIComponent(r.id)}/download`, {
-        credentials: 'same-origin',
-      });
+      const res = await fetch(url, { credentials: 'same-origin' });
       if (!res.ok) {
         throw new Error(
           res.status === 404
@@ -72,14 +92,14 @@ function SealedFile({ r }: { r: SealedFileRef }) {
         );
       }
       // Saved as bytes: a decrypted document is never opened in this page's origin.
-      const url = URL.createObjectURL(
+      const saved = URL.createObjectURL(
         new Blob([plain as Uint8Array<ArrayBuffer>], { type: 'application/octet-stream' }),
       );
       const a = document.createElement('a');
-      a.href = url;
+      a.href = saved;
       a.download = r.name;
       a.click();
-      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      setTimeout(() => URL.revokeObjectURL(saved), 60_000);
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
     } finally {

@@ -75,6 +75,10 @@ export function wireReactions(r: Reacting): void {
   s.files.addReferenceSource('attachments', (names) => s.attachments.referencedBlobs(names));
   s.files.addReferenceSource('plugin-bundles', (names) => s.plugins.referencedBlobs(names));
 
+  // A session started on a device (a key sign-in): the device's last use, written with the
+  // session (one statement on PostgreSQL, one transaction on SQLite).
+  s.sessions.onDeviceSession(s.devices.sessionUse);
+
   // Accounts blocked, devices revoked: the revocation goes to every host the person used (the
   // s2s outbox, in the same transaction); a remote person blocked here loses their live events.
   s.moderation.blocks.onBlocked((tx, accounts) => onAccountsBlocked(federation, tx, accounts));

@@ -17,3 +17,23 @@ export interface SessionInfo {
    */
   isOperator: boolean;
 }
+
+/** A live session as its owner sees it in `mySessions`. */
+export interface SessionView {
+  id: string;
+  deviceId: string | null;
+  createdAt: number;
+  expiresAt: number;
+  ip: string | null;
+  userAgent: string | null;
+  current: boolean;
+}
+
+/** A session just started: the cookie's token and the CSRF token the client sends back. */
+export interface IssuedSession {
+  sessionId: string;
+  token: string;
+  csrfToken: string;
+  expiresAt: number;
+  maxAgeSeconds: number;
+}

@@ -78,11 +78,12 @@ export type TableName = keyof typeof TABLE_OWNERS;
 
 /**
  * Files besides `<area>/queries.ts` that write an area's tables (paths under src/). Channels
- * are conversations of kind channel, so their query module writes conversation rows; the audit
+ * are conversations of kind channel: their query module (conversations/channel-queries.ts,
+ * which channels/ and workspaces/ call) writes conversation rows beside queries.ts; the audit
  * log and password resets each have a module of their own that is their table's only writer.
  */
 export const OWNER_FILES: Readonly<Record<string, readonly string[]>> = {
-  'services/conversations': ['services/channels/queries.ts'],
+  'services/conversations': ['services/conversations/channel-queries.ts'],
   'services/audit': ['services/audit/audit-log.ts'],
   'services/accounts': ['services/accounts/password-reset.ts'],
   'services/notifications': [

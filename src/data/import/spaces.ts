@@ -6,7 +6,7 @@ import {
   addConversationMembers,
   findChannelByName,
   insertChannel,
-} from '../../services/channels/queries.js';
+} from '../../services/conversations/channel-queries.js';
 import { normalizeChannelName } from '../../services/channels/channel-service.js';
 import {
   claimDirectPair,

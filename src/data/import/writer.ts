@@ -8,7 +8,7 @@ import { UNCLAIMED_PASSWORD_HASH } from '../../services/accounts/passwords.js';
 import { issueClaimTokens } from '../../services/accounts/password-reset.js';
 import { lookupKey } from '../../services/accounts/username.js';
 import { findAccountByUsernameKey } from '../../services/accounts/queries.js';
-import { addConversationMembers } from '../../services/channels/queries.js';
+import { addConversationMembers } from '../../services/conversations/channel-queries.js';
 import { advanceReadMarkerStatement } from '../../services/conversations/queries.js';
 
 import { importEmoji } from './files.js';

@@ -6,7 +6,7 @@ import type { EventPort } from '../../events/port.js';
 import { AppError, forbidden, notFound, rateLimited, validation } from '../../errors.js';
 import { HOUR_MS, type Clock } from '../../lib/clock.js';
 import { rateLimitKey } from '../../lib/address.js';
-import type { IssuedSession, SessionService, SessionView } from '../sessions/session-service.js';
+import type { IssuedSession, SessionView } from '../../auth/session.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { isAccountBlocked } from '../principals/blocked.js';
 
@@ -19,6 +19,7 @@ import {
 } from './login-throttle.js';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './passwords.js';
 import { announceProfile } from './profile-events.js';
+import type { AccountSessions } from './sessions-port.js';
 import { normalizeDisplayName } from './profile.js';
 import type { AccountView } from './account-view.js';
 import {
@@ -54,7 +55,7 @@ export class AccountService {
     private readonly db: Db,
     private readonly config: Config,
     private readonly clock: Clock,
-    private readonly sessions: SessionService,
+    private readonly sessions: AccountSessions,
     private readonly audit: AuditLog,
     /** The accounts shown as `User`, kept per process (view-cache.ts). */
     readonly views: AccountViewCache,

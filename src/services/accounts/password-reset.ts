@@ -8,8 +8,8 @@ import { AppError, featureDisabled, validation } from '../../errors.js';
 import { DAY_MS, HOUR_MS, type Clock } from '../../lib/clock.js';
 import { newId, randomToken } from '../../lib/ids.js';
 import type { Mailer } from '../../mail/mailer.js';
-import type { SessionService } from '../sessions/session-service.js';
 
+import type { AccountSessions } from './sessions-port.js';
 import { hashPassword } from './passwords.js';
 import {
   findAccountById,
@@ -81,7 +81,7 @@ export class PasswordResetService {
     private readonly db: Db,
     private readonly config: Config,
     private readonly clock: Clock,
-    private readonly sessions: SessionService,
+    private readonly sessions: AccountSessions,
     private readonly mailer: Mailer,
     private readonly log: Logger,
   ) {}

@@ -30,7 +30,7 @@ import {
   listVisibleChannels,
   removeConversationMember,
   updateChannel,
-} from './queries.js';
+} from '../conversations/channel-queries.js';
 
 export type ChannelRow = ConversationTable;
 

@@ -5,11 +5,10 @@ import type { ConversationTable, DmRequestTable } from '../../db/tables/collabor
 import type { Tx } from '../../db/transaction.js';
 import { forbidden, notFound, validation } from '../../errors.js';
 import { isId, newId } from '../../lib/ids.js';
-import type { Person, Reach } from '../dm/dm-service.js';
-import { answerDmRequest, requestsForConversation } from '../dm/queries.js';
 
 import { assertWritableBy, plausibleId } from './access.js';
 import { ConversationPart } from './conversation-part.js';
+import type { Person, Reach } from './dm-port.js';
 import { emitConversationEvent, emitToUsers } from './events.js';
 import {
   claimDirectPair,
@@ -150,17 +149,7 @@ export class ConversationCreation extends ConversationPart {
       return { conversation: conv, reused: true, dmRequestsSent: [] };
     }
     await this.deps.db.transaction(async (tx) => {
-      for (const req of await requestsForConversation(tx.db, conv.id)) {
-        if (req.fromId === other.id && req.toId === caller.id && req.state === 'pending') {
-          await answerDmRequest(tx.db, req.id, 'accepted', now);
-          emitToUsers(tx, this.deps.events, conv, [other.id, caller.id], 'DmRequestAnswered', now, {
-            requestId: req.id,
-            fromId: other.id,
-            toId: caller.id,
-            state: 'accepted',
-          });
-        }
-      }
+      await this.deps.dm.acceptPendingFrom(tx, conv, other.id, caller.id, now);
       await this.deps.dm.joinDirect(tx, conv, other.id, caller.id, now);
     });
     return { conversation: conv, reused: true, dmRequestsSent: [] };

@@ -1,7 +1,6 @@
 import { actingAccountId, type Actor, personOf } from '../../auth/actor.js';
 import type { ConversationTable } from '../../db/tables/collaboration.js';
 import { notFound } from '../../errors.js';
-import { requestsForConversations } from '../dm/queries.js';
 import { parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
 
 import { assertReadable, plausibleId } from './access.js';
@@ -87,7 +86,7 @@ export class ConversationReading extends ConversationPart {
   }
 
   dmRequestsFor(conversationIds: readonly string[]) {
-    return requestsForConversations(this.kysely, conversationIds);
+    return this.deps.dm.requestsFor(conversationIds);
   }
 
   /** Where the actor stands in a conversation, from its own rows (`ownMemberRows`). */

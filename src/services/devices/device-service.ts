@@ -12,7 +12,7 @@ import { isId, newId, randomToken } from '../../lib/ids.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { findAccountById, findAccountByUsernameKey } from '../accounts/queries.js';
 import { lookupKey } from '../accounts/username.js';
-import type { SessionService } from '../sessions/session-service.js';
+import type { DeviceUseHook, SessionService } from '../sessions/session-service.js';
 
 import {
   assertDeviceRoom,
@@ -25,6 +25,7 @@ import type { KeyChallenges } from './key-challenges.js';
 import {
   accountHasEncryptionDevice,
   countActiveDevices,
+  deferTouchDevice,
   deleteLinkOffersBefore,
   deviceKeyRegistered,
   findDeviceById,
@@ -38,6 +39,7 @@ import {
   recordWrongCode,
   resolveLinkOffer,
   revokeDeviceRow,
+  touchDeviceAfterStatement,
 } from './queries.js';
 
 /**
@@ -102,6 +104,12 @@ export class DeviceService {
   ) {}
 
   private readonly revokedHooks: DeviceRevokedHook[] = [];
+
+  /** A session started on a device records the device's last use (wiring.ts registers it). */
+  readonly sessionUse: DeviceUseHook = {
+    afterInsert: (db, deviceId, at) => touchDeviceAfterStatement(db, deviceId, at),
+    inTransaction: (tx, deviceId, at) => deferTouchDevice(tx, deviceId, at),
+  };
 
   /** Adds work to every device revocation's transaction. */
   onRevoked(hook: DeviceRevokedHook): void {

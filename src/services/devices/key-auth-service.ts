@@ -19,7 +19,6 @@ import { normalizeDisplayName } from '../accounts/profile.js';
 import { normalizeUsername } from '../accounts/username.js';
 import type { SignupPolicy, SignupRequest } from '../registration/signup-policy.js';
 import type { IssuedSession, SessionService } from '../sessions/session-service.js';
-import { bindSessionToDevice } from '../sessions/queries.js';
 
 import {
   assertDeviceRoom,
@@ -368,7 +367,7 @@ export class KeyAuthService {
           { accountId: session.accountId, exceptSessionId: session.sessionId },
           'identity_key_enrolled',
         );
-        await bindSessionToDevice(tx.db, session.sessionId, deviceId);
+        await this.sessions.bindToDevice(tx, session.sessionId, deviceId);
       });
     } catch (err) {
       if (isUniqueViolation(err)) {

@@ -10,6 +10,12 @@ import { DAY_MS, MINUTE_MS } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import type { AccountService } from '../accounts/account-service.js';
 import type { AreaDeps } from '../area-deps.js';
+import type {
+  DirectConversation,
+  DirectMessaging,
+  Person,
+  Reach,
+} from '../conversations/dm-port.js';
 import { emitConversationEvent, emitToUsers } from '../conversations/events.js';
 import { findAccounts, findConversation, insertMembers } from '../conversations/queries.js';
 
@@ -26,6 +32,8 @@ import {
   pendingRequestsTo,
   recentRequestTimes,
   relationships,
+  requestsForConversation,
+  requestsForConversations,
   upsertDmSettings,
 } from './queries.js';
 import {
@@ -55,24 +63,13 @@ export interface DmSettingsView extends DmSettingsValue {
 /** Messages a DM request shows its recipient before they answer. */
 export const PREVIEW_MESSAGES = 10;
 
-/** A person named in a create or add, as the reach rules need them. */
-export interface Person {
-  id: string;
-  username: string;
-  homeServer: string | null;
-  createdAt: number;
-}
-
-/** How the caller may reach one person: a conversation at once, or only a DM request. */
-export type Reach = 'direct' | 'request';
-
 /** Checks an account has a device set up for encryption (the devices area provides it). */
 export interface EncryptionDevices {
   hasEncryptionDevice(accountId: string): Promise<boolean>;
 }
 
 /** DM settings and floors, who may reach whom, DM requests to strangers, and blocks. */
-export class DmService {
+export class DmService implements DirectMessaging {
   constructor(
     private readonly deps: AreaDeps & {
       accounts: AccountService;
@@ -266,12 +263,7 @@ export class DmService {
    */
   async joinDirect(
     tx: Tx,
-    conv: {
-      id: string;
-      workspaceId: string;
-      kind: 'channel' | 'direct' | 'group';
-      isPrivate: number;
-    },
+    conv: DirectConversation,
     otherId: string,
     joinerId: string,
     now: number,
@@ -299,6 +291,35 @@ export class DmService {
         addedBy: joinerId,
       },
     );
+  }
+
+  /**
+   * Accepts the pending request `fromId` sent `toId` in the conversation, if there is one (the
+   * recipient answered it by starting a conversation of their own), and tells both.
+   */
+  async acceptPendingFrom(
+    tx: Tx,
+    conv: DirectConversation,
+    fromId: string,
+    toId: string,
+    now: number,
+  ): Promise<void> {
+    for (const req of await requestsForConversation(tx.db, conv.id)) {
+      if (req.fromId === fromId && req.toId === toId && req.state === 'pending') {
+        await answerDmRequest(tx.db, req.id, 'accepted', now);
+        emitToUsers(tx, this.deps.events, conv, [fromId, toId], 'DmRequestAnswered', now, {
+          requestId: req.id,
+          fromId,
+          toId,
+          state: 'accepted',
+        });
+      }
+    }
+  }
+
+  /** The DM requests of these conversations (the inbox's request fields). */
+  requestsFor(conversationIds: readonly string[]) {
+    return requestsForConversations(this.deps.db.kysely, conversationIds);
   }
 
   /** Declines a request. The sender is not told; their view keeps showing it as pending. */

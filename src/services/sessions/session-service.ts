@@ -1,7 +1,9 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 
-import type { SessionInfo } from '../../auth/session.js';
+import type { CompiledQuery } from 'kysely';
+
+import type { IssuedSession, SessionInfo, SessionView } from '../../auth/session.js';
 import type { Db, Executor } from '../../db/database.js';
 import type { Tx } from '../../db/transaction.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
@@ -10,13 +12,13 @@ import { Lru } from '../../lib/lru.js';
 import { toAccountView, type AccountView } from '../accounts/account-view.js';
 import { writeThen } from '../../db/statements/write-then.js';
 import { PrefetchedAccess } from '../conversations/prefetched-access.js';
-import { deferTouchDevice, touchDeviceAfterStatement } from '../devices/queries.js';
 import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
 import { blockedRefusal, isAccountBlocked } from '../principals/blocked.js';
 
 import { notFound } from '../../errors.js';
 
 import {
+  bindSessionToDevice,
   endSessions,
   findDeadSessionIds,
   findLiveSessionWithAccess,
@@ -26,6 +28,8 @@ import {
   type NewSessionRow,
 } from './queries.js';
 
+export type { IssuedSession, SessionView } from '../../auth/session.js';
+
 /**
  * A session as `resolve` reads it: the session (auth/session.ts) and the account read in the same
  * statement, at the start of the request: `me` answers from it on the first operation of an HTTP
@@ -33,25 +37,6 @@ import {
  */
 export interface ResolvedSession extends SessionInfo {
   account: AccountView;
-}
-
-/** A live session as its owner sees it in `mySessions`. */
-export interface SessionView {
-  id: string;
-  deviceId: string | null;
-  createdAt: number;
-  expiresAt: number;
-  ip: string | null;
-  userAgent: string | null;
-  current: boolean;
-}
-
-export interface IssuedSession {
-  sessionId: string;
-  token: string;
-  csrfToken: string;
-  expiresAt: number;
-  maxAgeSeconds: number;
 }
 
 export type SessionEndReason =
@@ -67,6 +52,21 @@ export type SessionEndReason =
   | 'account_purged'
   | 'principal_blocked'
   | 'ended_by_operator';
+
+/**
+ * Records a device's last use when a session starts on it (`startOnDevice`). The devices area
+ * provides it and wiring.ts registers it: sessions do not import devices, which start and end
+ * sessions.
+ */
+export interface DeviceUseHook {
+  /**
+   * PostgreSQL: the write that follows the session's insert in one statement (`writeThen`),
+   * conditioned on `FIRST_WROTE` (db/statements/write-then.ts).
+   */
+  afterInsert(db: Executor, deviceId: string, at: number): CompiledQuery;
+  /** SQLite: the write, deferred into the session's transaction (`tx.defer`). */
+  inTransaction(tx: Tx, deviceId: string, at: number): Promise<void>;
+}
 
 /** Longer session tokens are refused unread (issued tokens are 43 characters). */
 const TOKEN_LENGTH_MAX = 200;
@@ -93,6 +93,7 @@ export class SessionService {
   private readonly digests = new Lru<string, { tokenHash: string; csrf: Buffer }>(
     TOKEN_DIGESTS_KEPT,
   );
+  private deviceUse: DeviceUseHook | null = null;
 
   constructor(
     private readonly db: Db,
@@ -100,6 +101,11 @@ export class SessionService {
     private readonly ttlDays: number,
     private readonly cookieSecret: Buffer,
   ) {}
+
+  /** Who records a device's use when a session starts on it (wiring.ts). */
+  onDeviceSession(hook: DeviceUseHook): void {
+    this.deviceUse = hook;
+  }
 
   private digestsOf(token: string): { tokenHash: string; csrf: Buffer } {
     let digests = this.digests.get(token);
@@ -158,19 +164,18 @@ export class SessionService {
     const { row, issued } = this.newSession(input);
     const now = row.createdAt;
     const db = this.db.kysely;
+    const deviceUse = this.deviceUse;
+    if (!deviceUse) throw new Error('no device-use hook: wiring.ts registers it');
     if (this.db.dialect === 'postgres') {
       const { rows } = await db.executeQuery(
-        writeThen(
-          insertSessionStatement(db, row),
-          touchDeviceAfterStatement(db, input.deviceId, now),
-        ),
+        writeThen(insertSessionStatement(db, row), deviceUse.afterInsert(db, input.deviceId, now)),
       );
       if (Number(rows[0]?.written ?? 0) !== 1) await this.refuse(db, row);
       return issued;
     }
     return this.db.transaction(async (tx) => {
       if (!(await insertSessionUnlessBlocked(tx.db, row))) await this.refuse(tx.db, row);
-      await deferTouchDevice(tx, input.deviceId, now);
+      await deviceUse.inTransaction(tx, input.deviceId, now);
       return issued;
     });
   }
@@ -271,6 +276,11 @@ export class SessionService {
     const ids = await endSessions(tx.db, filter, this.clock.now().getTime(), reason);
     if (ids.length > 0) tx.onCommit(() => this.announceEnded(ids, reason));
     return ids;
+  }
+
+  /** Binds a live session to a device, in the caller's transaction (identity enrolment). */
+  async bindToDevice(tx: Tx, sessionId: string, deviceId: string): Promise<void> {
+    await bindSessionToDevice(tx.db, sessionId, deviceId);
   }
 
   /** Tells this process's listeners (the WebSocket layer) that sessions ended. */

@@ -15,7 +15,7 @@ import { isId, newId, randomToken } from '../../lib/ids.js';
 import type { Mailer } from '../../mail/mailer.js';
 import { normalizeEmail } from '../accounts/username.js';
 import type { Authz } from '../authz/authz.js';
-import { findChannelsIn, findConversationMember } from '../channels/queries.js';
+import { findChannelsIn, findConversationMember } from '../conversations/channel-queries.js';
 import { canRead, readFactsFrom } from '../conversations/access.js';
 import { lockAccount } from '../accounts/queries.js';
 import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';

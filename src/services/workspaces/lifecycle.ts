@@ -7,7 +7,7 @@ import { MINUTE_MS } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import { lockAccount } from '../accounts/queries.js';
 import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/keyset.js';
-import { addConversationMembers, insertChannel } from '../channels/queries.js';
+import { addConversationMembers, insertChannel } from '../conversations/channel-queries.js';
 
 import { emitWorkspaceEvent } from './events.js';
 import type { WorkspaceMembership } from './membership.js';

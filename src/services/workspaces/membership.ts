@@ -8,7 +8,7 @@ import {
   addConversationMembers,
   findChannelsIn,
   listOpenPublicChannelIds,
-} from '../channels/queries.js';
+} from '../conversations/channel-queries.js';
 
 import { emitWorkspaceEvent } from './events.js';
 import {

@@ -2,7 +2,8 @@ import type { Executor } from '../../db/database.js';
 import type { ConversationTable } from '../../db/tables/collaboration.js';
 import { keysetQuery, type KeysetPage } from '../paging/keyset.js';
 
-// Channel queries (channels are conversations of kind 'channel'), executor first.
+// Channel queries (channels are conversations of kind 'channel', so the conversations area owns
+// their rows; channels/ and workspaces/ call these), executor first.
 
 export async function findChannel(db: Executor, id: string) {
   return db

@@ -1,42 +1,38 @@
-import type { GraphQLResolveInfo } from 'graphql';
+import type { ResolverFn, Resolvers } from './generated/resolver-types.js';
 
-import type { GraphqlContext } from './context.js';
+// The resolver maps are typed by the types generated from the SDL (generated/resolver-types.ts,
+// `npm run codegen`): a resolver whose parent, arguments or result disagree with the SDL fails
+// the typecheck.
+export type { Resolvers };
 
-// Resolver shapes. Arguments are typed at each resolver from the SDL it implements.
-export type Resolver<TParent = unknown, TArgs = Record<string, unknown>, TResult = unknown> = (
-  parent: TParent,
-  args: TArgs,
-  context: GraphqlContext,
-  info: GraphQLResolveInfo,
-) => TResult | Promise<TResult>;
+/** A resolver's shape, for helpers shared by several fields. */
+export type Resolver<
+  TParent = unknown,
+  TArgs = Record<string, unknown>,
+  TResult = unknown,
+> = ResolverFn<TParent, TArgs, TResult>;
 
-export interface SubscriptionResolver<TArgs = Record<string, unknown>> {
-  subscribe: (
-    parent: unknown,
-    args: TArgs,
-    context: GraphqlContext,
-    info: GraphQLResolveInfo,
-  ) => AsyncIterable<unknown> | Promise<AsyncIterable<unknown>>;
-  resolve?: Resolver;
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type FieldResolvers = Record<string, Resolver<any, any, any> | SubscriptionResolver<any>>;
-
-/** Type name -> field name -> resolver; scalars and enums take their own shapes. */
-export type Resolvers = Record<string, FieldResolvers | Record<string, unknown>>;
+/** A resolver map for fields beyond the contract's SDL (tests that extend the schema). */
+export type LooseResolvers = Record<string, Record<string, unknown>>;
 
 /** Merges per-area resolver maps; two areas resolving the same field is a programming error. */
-export function mergeResolvers(...maps: Resolvers[]): Resolvers {
-  const out: Resolvers = {};
+export function mergeResolvers(...maps: Array<Resolvers | LooseResolvers>): Resolvers {
+  const out: Record<string, Record<string, unknown>> = {};
   for (const map of maps) {
-    for (const [type, fields] of Object.entries(map)) {
+    for (const [type, fields] of Object.entries(map as LooseResolvers)) {
       const target = (out[type] ??= {});
       for (const [name, r] of Object.entries(fields)) {
         if (name in target) throw new Error(`two resolvers for ${type}.${name}`);
-        (target as Record<string, unknown>)[name] = r;
+        target[name] = r;
       }
     }
   }
-  return out;
+  return out as Resolvers;
 }
+
+/**
+ * An internal value's enum name (`thread_reply` -> `THREAD_REPLY`), typed: a value the SDL's
+ * enum lacks fails the typecheck.
+ */
+export const enumName = <T extends string>(value: T): Uppercase<T> =>
+  value.toUpperCase() as Uppercase<T>;

@@ -5,7 +5,7 @@ import type { AppContext } from '../../src/context.js';
 import { GraphqlExecutor } from '../../src/graphql/executor.js';
 import { buildExecutableSchema, readSdl } from '../../src/graphql/load-schema.js';
 import { allResolvers } from '../../src/graphql/resolvers/index.js';
-import { mergeResolvers, type Resolvers } from '../../src/graphql/resolver-types.js';
+import { mergeResolvers, type LooseResolvers } from '../../src/graphql/resolver-types.js';
 import { buildHttpApp, type HttpAppOptions } from '../../src/http/app.js';
 import {
   createMigratedContext,
@@ -25,7 +25,7 @@ export interface CustomApp {
 export async function createCustomApp(opts: {
   env?: Record<string, string>;
   sdl?: string;
-  resolvers?: (ctx: AppContext) => Resolvers;
+  resolvers?: (ctx: AppContext) => LooseResolvers;
   /** Extra routes in the /api and /s2s/v1 trees, and the s2s verifier. */
   http?: HttpAppOptions;
 }): Promise<CustomApp> {

@@ -129,8 +129,7 @@ export interface DmRequestTable {
   fromId: string;
   toId: string;
   conversationId: string;
-  /** `pending`, `accepted` or `declined`. */
-  state: string;
+  state: 'pending' | 'accepted' | 'declined';
   createdAt: number;
   respondedAt: number | null;
 }

@@ -1,5 +1,8 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const cancelAccountDeletion: Resolver = (_parent, _args, ctx) =>
-  ctx.services.accountDeletion.cancel(requireActor(ctx));
+export const cancelAccountDeletion: MutationResolvers['cancelAccountDeletion'] = (
+  _parent,
+  _args,
+  ctx,
+) => ctx.services.accountDeletion.cancel(requireActor(ctx));

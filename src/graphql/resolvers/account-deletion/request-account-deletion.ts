@@ -1,7 +1,7 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const requestAccountDeletion: Resolver<unknown, { input: { confirmUsername: string } }> = (
+export const requestAccountDeletion: MutationResolvers['requestAccountDeletion'] = (
   _parent,
   { input },
   ctx,

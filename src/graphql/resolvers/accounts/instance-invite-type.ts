@@ -1,8 +1,7 @@
-import type { InstanceInviteView } from '../../../services/registration/index.js';
 import { keyCursor } from '../../../services/paging/index.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { TypeResolvers } from '../../generated/resolver-types.js';
 
 /** An invite's place in `instanceInvites`, to pass as `after` or `before`. */
-export const InstanceInvite = {
-  cursor: ((i) => keyCursor(i.createdAt, i.id)) as Resolver<InstanceInviteView>,
+export const InstanceInvite: TypeResolvers<'InstanceInvite'> = {
+  cursor: (i) => keyCursor(i.createdAt, i.id),
 };

@@ -1,5 +1,8 @@
 import { requireSession } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const logoutOtherSessions: Resolver = (_parent, _args, ctx) =>
-  ctx.services.sessions.endOthers(requireSession(ctx));
+export const logoutOtherSessions: MutationResolvers['logoutOtherSessions'] = (
+  _parent,
+  _args,
+  ctx,
+) => ctx.services.sessions.endOthers(requireSession(ctx));

@@ -1,6 +1,6 @@
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const logout: Resolver = async (_parent, _args, ctx) => {
+export const logout: MutationResolvers['logout'] = async (_parent, _args, ctx) => {
   ctx.cookies.clearSession();
   return ctx.session ? ctx.services.sessions.logout(ctx.session) : false;
 };

@@ -1,4 +1,7 @@
-import type { Resolver } from '../../resolver-types.js';
+import type { QueryResolvers } from '../../generated/resolver-types.js';
 
-export const registrationChallenge: Resolver = (_parent, _args, ctx) =>
-  ctx.services.signup.challenge();
+export const registrationChallenge: QueryResolvers['registrationChallenge'] = (
+  _parent,
+  _args,
+  ctx,
+) => ctx.services.signup.challenge();

@@ -1,9 +1,10 @@
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const requestPasswordReset: Resolver<
-  unknown,
-  { input: { emailOrUsername: string } }
-> = async (_parent, { input }, ctx) => {
+export const requestPasswordReset: MutationResolvers['requestPasswordReset'] = async (
+  _parent,
+  { input },
+  ctx,
+) => {
   await ctx.services.passwordResets.request(input);
   return true;
 };

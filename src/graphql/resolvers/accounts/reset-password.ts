@@ -1,9 +1,10 @@
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const resetPassword: Resolver<
-  unknown,
-  { input: { token: string; newPassword: string } }
-> = async (_parent, { input }, ctx) => {
+export const resetPassword: MutationResolvers['resetPassword'] = async (
+  _parent,
+  { input },
+  ctx,
+) => {
   await ctx.services.passwordResets.reset(input);
   return true;
 };

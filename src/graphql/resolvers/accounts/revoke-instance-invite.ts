@@ -1,5 +1,8 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const revokeInstanceInvite: Resolver<unknown, { id: string }> = (_parent, { id }, ctx) =>
-  ctx.services.registration.revokeInstanceInvite(requireActor(ctx), id);
+export const revokeInstanceInvite: MutationResolvers['revokeInstanceInvite'] = (
+  _parent,
+  { id },
+  ctx,
+) => ctx.services.registration.revokeInstanceInvite(requireActor(ctx), id);

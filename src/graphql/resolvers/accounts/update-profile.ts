@@ -1,8 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const updateProfile: Resolver<unknown, { input: { displayName?: string | null } }> = (
-  _parent,
-  { input },
-  ctx,
-) => ctx.services.accounts.updateProfile(requireActor(ctx), input);
+export const updateProfile: MutationResolvers['updateProfile'] = (_parent, { input }, ctx) =>
+  ctx.services.accounts.updateProfile(requireActor(ctx), input);

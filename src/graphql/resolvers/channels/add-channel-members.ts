@@ -1,7 +1,7 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const addChannelMembers: Resolver<unknown, { conversationId: string; userIds: string[] }> = (
+export const addChannelMembers: MutationResolvers['addChannelMembers'] = (
   _parent,
   { conversationId, userIds },
   ctx,

@@ -1,7 +1,7 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const archiveChannel: Resolver<unknown, { conversationId: string }> = (
+export const archiveChannel: MutationResolvers['archiveChannel'] = (
   _parent,
   { conversationId },
   ctx,

@@ -1,8 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const joinChannel: Resolver<unknown, { conversationId: string }> = (
-  _parent,
-  { conversationId },
-  ctx,
-) => ctx.services.channels.join(requireActor(ctx), conversationId);
+export const joinChannel: MutationResolvers['joinChannel'] = (_parent, { conversationId }, ctx) =>
+  ctx.services.channels.join(requireActor(ctx), conversationId);

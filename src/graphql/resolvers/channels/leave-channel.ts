@@ -1,8 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const leaveChannel: Resolver<unknown, { conversationId: string }> = (
-  _parent,
-  { conversationId },
-  ctx,
-) => ctx.services.channels.leave(requireActor(ctx), conversationId);
+export const leaveChannel: MutationResolvers['leaveChannel'] = (_parent, { conversationId }, ctx) =>
+  ctx.services.channels.leave(requireActor(ctx), conversationId);

@@ -1,7 +1,7 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const removeChannelMember: Resolver<unknown, { conversationId: string; userId: string }> = (
+export const removeChannelMember: MutationResolvers['removeChannelMember'] = (
   _parent,
   { conversationId, userId },
   ctx,

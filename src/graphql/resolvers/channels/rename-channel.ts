@@ -1,7 +1,7 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const renameChannel: Resolver<unknown, { conversationId: string; name: string }> = (
+export const renameChannel: MutationResolvers['renameChannel'] = (
   _parent,
   { conversationId, name },
   ctx,

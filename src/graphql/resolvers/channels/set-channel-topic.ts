@@ -1,8 +1,8 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const setChannelTopic: Resolver<
-  unknown,
-  { conversationId: string; topic?: string | null }
-> = (_parent, { conversationId, topic }, ctx) =>
-  ctx.services.channels.setTopic(requireActor(ctx), conversationId, topic);
+export const setChannelTopic: MutationResolvers['setChannelTopic'] = (
+  _parent,
+  { conversationId, topic },
+  ctx,
+) => ctx.services.channels.setTopic(requireActor(ctx), conversationId, topic);

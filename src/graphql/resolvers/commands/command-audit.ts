@@ -1,8 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { QueryResolvers } from '../../generated/resolver-types.js';
 
-export const commandAudit: Resolver<
-  unknown,
-  { serverId: string; before?: string | null; after?: string | null; limit?: number | null }
-> = (_parent, args, ctx) =>
+export const commandAudit: QueryResolvers['commandAudit'] = (_parent, args, ctx) =>
   ctx.services.commands.run.auditPage(requireActor(ctx), args.serverId, args);

@@ -1,15 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const createMacro: Resolver<
-  unknown,
-  {
-    input: {
-      serverId?: string | null;
-      name: string;
-      description?: string | null;
-      params?: string[] | null;
-      steps: unknown[];
-    };
-  }
-> = (_parent, args, ctx) => ctx.services.commands.macros.create(requireActor(ctx), args.input);
+export const createMacro: MutationResolvers['createMacro'] = (_parent, args, ctx) =>
+  ctx.services.commands.macros.create(requireActor(ctx), args.input);

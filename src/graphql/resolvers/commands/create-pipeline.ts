@@ -1,15 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const createPipeline: Resolver<
-  unknown,
-  {
-    input: {
-      serverId: string;
-      name: string;
-      trigger: unknown;
-      channelId?: string | null;
-      steps: unknown[];
-    };
-  }
-> = (_parent, args, ctx) => ctx.services.commands.pipelines.create(requireActor(ctx), args.input);
+export const createPipeline: MutationResolvers['createPipeline'] = (_parent, args, ctx) =>
+  ctx.services.commands.pipelines.create(requireActor(ctx), args.input);

@@ -1,5 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const deleteKeybind: Resolver<unknown, { id: string }> = (_parent, args, ctx) =>
+export const deleteKeybind: MutationResolvers['deleteKeybind'] = (_parent, args, ctx) =>
   ctx.services.commands.keybinds.delete(requireActor(ctx), args.id);

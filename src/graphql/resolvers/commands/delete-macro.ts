@@ -1,5 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const deleteMacro: Resolver<unknown, { id: string }> = (_parent, args, ctx) =>
+export const deleteMacro: MutationResolvers['deleteMacro'] = (_parent, args, ctx) =>
   ctx.services.commands.macros.delete(requireActor(ctx), args.id);

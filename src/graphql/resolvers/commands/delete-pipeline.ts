@@ -1,5 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const deletePipeline: Resolver<unknown, { id: string }> = (_parent, args, ctx) =>
+export const deletePipeline: MutationResolvers['deletePipeline'] = (_parent, args, ctx) =>
   ctx.services.commands.pipelines.delete(requireActor(ctx), args.id);

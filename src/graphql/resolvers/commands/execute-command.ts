@@ -1,6 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
-import type { ExecuteInput } from '../../../services/commands/index.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const executeCommand: Resolver<unknown, { input: ExecuteInput }> = (_parent, args, ctx) =>
+export const executeCommand: MutationResolvers['executeCommand'] = (_parent, args, ctx) =>
   ctx.services.commands.run.execute(requireActor(ctx), args.input);

@@ -1,16 +1,15 @@
-import type { KeybindView, MacroView, PipelineView } from '../../../services/commands/index.js';
 import { keyCursor } from '../../../services/paging/index.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { TypeResolvers } from '../../generated/resolver-types.js';
 
 /** Each item's place in its list (creation time, then id), to pass as `after` or `before`. */
-export const Macro = {
-  cursor: ((m) => keyCursor(m.createdAt, m.id)) as Resolver<MacroView>,
+export const Macro: TypeResolvers<'Macro'> = {
+  cursor: (m) => keyCursor(m.createdAt, m.id),
 };
 
-export const Keybind = {
-  cursor: ((k) => keyCursor(k.createdAt, k.id)) as Resolver<KeybindView>,
+export const Keybind: TypeResolvers<'Keybind'> = {
+  cursor: (k) => keyCursor(k.createdAt, k.id),
 };
 
-export const Pipeline = {
-  cursor: ((p) => keyCursor(p.createdAt, p.id)) as Resolver<PipelineView>,
+export const Pipeline: TypeResolvers<'Pipeline'> = {
+  cursor: (p) => keyCursor(p.createdAt, p.id),
 };

@@ -1,9 +1,5 @@
-import type { KeysetArgs } from '../../../services/paging/index.js';
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { QueryResolvers } from '../../generated/resolver-types.js';
 
-export const macros: Resolver<unknown, { serverId?: string | null } & KeysetArgs> = (
-  _parent,
-  { serverId, ...page },
-  ctx,
-) => ctx.services.commands.macros.list(requireActor(ctx), serverId, page);
+export const macros: QueryResolvers['macros'] = (_parent, { serverId, ...page }, ctx) =>
+  ctx.services.commands.macros.list(requireActor(ctx), serverId, page);

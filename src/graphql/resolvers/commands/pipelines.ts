@@ -1,9 +1,5 @@
-import type { KeysetArgs } from '../../../services/paging/index.js';
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { QueryResolvers } from '../../generated/resolver-types.js';
 
-export const pipelines: Resolver<unknown, { serverId: string } & KeysetArgs> = (
-  _parent,
-  { serverId, ...page },
-  ctx,
-) => ctx.services.commands.pipelines.list(requireActor(ctx), serverId, page);
+export const pipelines: QueryResolvers['pipelines'] = (_parent, { serverId, ...page }, ctx) =>
+  ctx.services.commands.pipelines.list(requireActor(ctx), serverId, page);

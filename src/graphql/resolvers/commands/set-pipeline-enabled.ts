@@ -1,8 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const setPipelineEnabled: Resolver<unknown, { id: string; enabled: boolean }> = (
-  _parent,
-  args,
-  ctx,
-) => ctx.services.commands.pipelines.setEnabled(requireActor(ctx), args.id, args.enabled);
+export const setPipelineEnabled: MutationResolvers['setPipelineEnabled'] = (_parent, args, ctx) =>
+  ctx.services.commands.pipelines.setEnabled(requireActor(ctx), args.id, args.enabled);

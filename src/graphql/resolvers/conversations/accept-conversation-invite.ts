@@ -1,10 +1,11 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const acceptConversationInvite: Resolver<
-  unknown,
-  { serverId: string; conversationId: string }
-> = (_parent, args, ctx) =>
+export const acceptConversationInvite: MutationResolvers['acceptConversationInvite'] = (
+  _parent,
+  args,
+  ctx,
+) =>
   ctx.services.conversations.invitations.acceptInvite(
     requireActor(ctx),
     args.serverId,

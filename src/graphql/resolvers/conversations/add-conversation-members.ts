@@ -1,8 +1,8 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const addConversationMembers: Resolver<
-  unknown,
-  { input: { conversationId: string; memberIds: string[] } }
-> = (_parent, args, ctx) =>
-  ctx.services.conversations.creation.addMembers(requireActor(ctx), args.input);
+export const addConversationMembers: MutationResolvers['addConversationMembers'] = (
+  _parent,
+  args,
+  ctx,
+) => ctx.services.conversations.creation.addMembers(requireActor(ctx), args.input);

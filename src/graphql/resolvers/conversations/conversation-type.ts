@@ -1,8 +1,10 @@
+import type { GraphQLResolveInfo } from 'graphql';
+
 import type { ConversationTable } from '../../../db/tables/collaboration.js';
 import { isPrivateConversation } from '../../../services/conversations/index.js';
 import { keyCursor, type KeysetArgs } from '../../../services/paging/index.js';
 import { optionalActor, type GraphqlContext } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { EnumResolvers, TypeResolvers } from '../../generated/resolver-types.js';
 import type { UserParent } from '../accounts/user.js';
 import { loadUser } from '../accounts/loaders.js';
 
@@ -20,9 +22,7 @@ import {
 // area). Member pages, counts, unread counts and last messages are loaded for a whole page of
 // conversations at once; no field reads a channel's whole member list.
 
-type R = Resolver<ConversationTable>;
-type RP = Resolver<ConversationTable, KeysetArgs>;
-type Info = Parameters<R>[3];
+type Info = GraphQLResolveInfo;
 
 const memberPage = async (
   c: ConversationTable,
@@ -38,49 +38,51 @@ const standing = async (c: ConversationTable, ctx: GraphqlContext, info: Info) =
     (await loadOwnMemberRows(ctx, info, c.id)) ?? [],
   );
 
-export const Conversation = {
-  serverId: ((c) => c.workspaceId) as R,
-  cursor: ((c) => (c.kind === 'channel' ? keyCursor(c.createdAt, c.id) : null)) as R,
-  isPrivate: ((c) => isPrivateConversation(c)) as R,
-  encrypted: ((c) => c.encrypted === 1) as R,
-  archived: ((c) => c.archivedAt !== null) as R,
-  memberIds: (async (c, args, ctx, info) =>
-    (await memberPage(c, args, ctx, info)).map((m) => m.accountId)) as RP,
-  members: (async (c, args, ctx, info) => {
+export const Conversation: TypeResolvers<'Conversation'> = {
+  serverId: (c) => c.workspaceId,
+  cursor: (c) => (c.kind === 'channel' ? keyCursor(c.createdAt, c.id) : null),
+  isPrivate: (c) => isPrivateConversation(c),
+  encrypted: (c) => c.encrypted === 1,
+  archived: (c) => c.archivedAt !== null,
+  memberIds: async (c, args, ctx, info) =>
+    (await memberPage(c, args, ctx, info)).map((m) => m.accountId),
+  members: async (c, args, ctx, info) => {
     const page = await memberPage(c, args, ctx, info);
     const users = await Promise.all(page.map((m) => loadUser(ctx, info, m.accountId)));
     return page.flatMap((m, i): UserParent[] => {
       const user = users[i];
       return user ? [{ ...user, listCursor: keyCursor(m.joinedAt, m.accountId) }] : [];
     });
-  }) as RP,
-  memberCount: (async (c, _a, ctx, info) => (await loadMemberCount(ctx, info, c.id)) ?? 0) as R,
-  pendingMemberIds: (async (c, _a, ctx, info) =>
-    ((await loadPendingInvitees(ctx, info, c.id)) ?? []).map((m) => m.accountId)) as R,
-  isMember: (async (c, _a, ctx, info) => (await standing(c, ctx, info)) === 'member') as R,
-  mlsGroup: (async (c, _a, ctx, info) =>
+  },
+  memberCount: async (c, _a, ctx, info) => (await loadMemberCount(ctx, info, c.id)) ?? 0,
+  pendingMemberIds: async (c, _a, ctx, info) =>
+    ((await loadPendingInvitees(ctx, info, c.id)) ?? []).map((m) => m.accountId),
+  isMember: async (c, _a, ctx, info) => (await standing(c, ctx, info)) === 'member',
+  mlsGroup: async (c, _a, ctx, info) =>
     ctx.services.conversations.reading.mlsGroup(
       optionalActor(ctx),
       c,
       (await loadOwnMemberRows(ctx, info, c.id)) ?? [],
-    )) as R,
-  unreadCount: (async (c, _a, ctx, info) =>
-    (await standing(c, ctx, info)) === 'member'
-      ? ((await loadUnread(ctx, info, c.id)) ?? 0)
-      : 0) as R,
-  lastMessage: (async (c, _a, ctx, info) =>
+    ),
+  unreadCount: async (c, _a, ctx, info) =>
+    (await standing(c, ctx, info)) === 'member' ? ((await loadUnread(ctx, info, c.id)) ?? 0) : 0,
+  lastMessage: async (c, _a, ctx, info) =>
     (await standing(c, ctx, info)) === 'pending'
       ? null
-      : ((await loadLastMessage(ctx, info, c.id)) ?? null)) as R,
-  dmRequest: (async (c, _a, ctx, info) =>
+      : ((await loadLastMessage(ctx, info, c.id)) ?? null),
+  dmRequest: async (c, _a, ctx, info) =>
     c.kind !== 'direct'
       ? null
       : ctx.services.conversations.reading.ownOpenRequest(
           optionalActor(ctx),
           c,
           (await loadDmRequests(ctx, info, c.id)) ?? [],
-        )) as R,
+        ),
 };
 
 /** Enum values as stored (`channel`, `direct`, `group`). */
-export const ConversationKind = { CHANNEL: 'channel', DIRECT: 'direct', GROUP: 'group' };
+export const ConversationKind: EnumResolvers<'ConversationKind'> = {
+  CHANNEL: 'channel',
+  DIRECT: 'direct',
+  GROUP: 'group',
+};

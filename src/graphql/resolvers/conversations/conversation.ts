@@ -1,5 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { QueryResolvers } from '../../generated/resolver-types.js';
 
-export const conversation: Resolver<unknown, { id: string }> = (_parent, args, ctx) =>
+export const conversation: QueryResolvers['conversation'] = (_parent, args, ctx) =>
   ctx.services.conversations.reading.get(requireActor(ctx), args.id);

@@ -1,8 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const createConversation: Resolver<
-  unknown,
-  { input: { memberIds: string[]; name?: string | null; encrypted?: boolean | null } }
-> = (_parent, args, ctx) =>
+export const createConversation: MutationResolvers['createConversation'] = (_parent, args, ctx) =>
   ctx.services.conversations.creation.create(requireActor(ctx), args.input);

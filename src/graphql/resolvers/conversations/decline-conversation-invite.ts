@@ -1,10 +1,11 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const declineConversationInvite: Resolver<
-  unknown,
-  { serverId: string; conversationId: string }
-> = (_parent, args, ctx) =>
+export const declineConversationInvite: MutationResolvers['declineConversationInvite'] = (
+  _parent,
+  args,
+  ctx,
+) =>
   ctx.services.conversations.invitations.declineInvite(
     requireActor(ctx),
     args.serverId,

@@ -1,7 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { QueryResolvers } from '../../generated/resolver-types.js';
 
-export const inboxConversations: Resolver<
-  unknown,
-  { after?: string | null; before?: string | null; limit?: number | null }
-> = (_parent, args, ctx) => ctx.services.conversations.reading.inbox(requireActor(ctx), args);
+export const inboxConversations: QueryResolvers['inboxConversations'] = (_parent, args, ctx) =>
+  ctx.services.conversations.reading.inbox(requireActor(ctx), args);

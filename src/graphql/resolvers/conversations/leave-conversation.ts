@@ -1,8 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const leaveConversation: Resolver<unknown, { conversationId: string }> = (
-  _parent,
-  args,
-  ctx,
-) => ctx.services.conversations.invitations.leave(requireActor(ctx), args.conversationId);
+export const leaveConversation: MutationResolvers['leaveConversation'] = (_parent, args, ctx) =>
+  ctx.services.conversations.invitations.leave(requireActor(ctx), args.conversationId);

@@ -1,17 +1,19 @@
 import type { DataExportView } from '../../../services/data-export/index.js';
 import { requireActor } from '../../context.js';
-import type { Resolver, Resolvers } from '../../resolver-types.js';
+import type { MutationResolvers, QueryResolvers } from '../../generated/resolver-types.js';
+import type { Resolvers } from '../../resolver-types.js';
+import { enumName } from '../../resolver-types.js';
 
 const view = (e: DataExportView) => ({
   ...e,
-  state: e.state.toUpperCase(),
+  state: enumName(e.state),
   downloadUrl: e.state === 'ready' ? `/api/data-exports/${e.id}/download` : null,
 });
 
-const myDataExports: Resolver<unknown, Record<string, never>> = async (_parent, _args, ctx) =>
+const myDataExports: QueryResolvers['myDataExports'] = async (_parent, _args, ctx) =>
   (await ctx.services.dataExports.list(requireActor(ctx))).map(view);
 
-const requestDataExport: Resolver<unknown, Record<string, never>> = async (_parent, _args, ctx) =>
+const requestDataExport: MutationResolvers['requestDataExport'] = async (_parent, _args, ctx) =>
   view(await ctx.services.dataExports.request(requireActor(ctx)));
 
 export const dataExportResolvers: Resolvers = {

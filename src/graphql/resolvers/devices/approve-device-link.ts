@@ -1,7 +1,8 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const approveDeviceLink: Resolver<
-  unknown,
-  { input: { offerId: string; code: string; deviceName?: string | null } }
-> = (_parent, { input }, ctx) => ctx.services.devices.approveLink(requireActor(ctx), input);
+export const approveDeviceLink: MutationResolvers['approveDeviceLink'] = (
+  _parent,
+  { input },
+  ctx,
+) => ctx.services.devices.approveLink(requireActor(ctx), input);

@@ -1,8 +1,8 @@
 import { optionalActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const cancelDeviceLink: Resolver<
-  unknown,
-  { offerId: string; offerSecret?: string | null }
-> = (_parent, { offerId, offerSecret }, ctx) =>
-  ctx.services.devices.cancelLink(optionalActor(ctx), offerId, offerSecret);
+export const cancelDeviceLink: MutationResolvers['cancelDeviceLink'] = (
+  _parent,
+  { offerId, offerSecret },
+  ctx,
+) => ctx.services.devices.cancelLink(optionalActor(ctx), offerId, offerSecret);

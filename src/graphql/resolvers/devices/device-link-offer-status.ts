@@ -1,6 +1,6 @@
-import type { Resolver } from '../../resolver-types.js';
+import type { QueryResolvers } from '../../generated/resolver-types.js';
 
-export const deviceLinkOfferStatus: Resolver<unknown, { offerId: string; offerSecret: string }> = (
+export const deviceLinkOfferStatus: QueryResolvers['deviceLinkOfferStatus'] = (
   _parent,
   { offerId, offerSecret },
   ctx,

@@ -1,5 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { QueryResolvers } from '../../generated/resolver-types.js';
 
-export const deviceLinkOffers: Resolver = (_parent, _args, ctx) =>
+export const deviceLinkOffers: QueryResolvers['deviceLinkOffers'] = (_parent, _args, ctx) =>
   ctx.services.devices.pendingLinkOffers(requireActor(ctx));

@@ -1,4 +1,4 @@
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const keyLoginChallenge: Resolver = (_parent, _args, ctx) =>
+export const keyLoginChallenge: MutationResolvers['keyLoginChallenge'] = (_parent, _args, ctx) =>
   ctx.services.keyAuth.challenges.issue();

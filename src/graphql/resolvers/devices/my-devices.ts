@@ -1,5 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { QueryResolvers } from '../../generated/resolver-types.js';
 
-export const myDevices: Resolver = (_parent, _args, ctx) =>
+export const myDevices: QueryResolvers['myDevices'] = (_parent, _args, ctx) =>
   ctx.services.devices.list(requireActor(ctx));

@@ -1,5 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { QueryResolvers } from '../../generated/resolver-types.js';
 
-export const myKeyIdentity: Resolver = (_parent, _args, ctx) =>
+export const myKeyIdentity: QueryResolvers['myKeyIdentity'] = (_parent, _args, ctx) =>
   ctx.services.keyAuth.identityOf(requireActor(ctx));

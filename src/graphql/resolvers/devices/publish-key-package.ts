@@ -1,13 +1,8 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const publishKeyPackage: Resolver<
-  unknown,
-  {
-    deviceId: string;
-    keyPackage?: string | null;
-    keyPackages?: string[] | null;
-    lastResortKeyPackage?: string | null;
-  }
-> = (_parent, { deviceId, ...input }, ctx) =>
-  ctx.services.mls.keyPackages.publishKeyPackages(requireActor(ctx), deviceId, input);
+export const publishKeyPackage: MutationResolvers['publishKeyPackage'] = (
+  _parent,
+  { deviceId, ...input },
+  ctx,
+) => ctx.services.mls.keyPackages.publishKeyPackages(requireActor(ctx), deviceId, input);

@@ -1,7 +1,7 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const revokeDevice: Resolver<unknown, { deviceId: string }> = async (
+export const revokeDevice: MutationResolvers['revokeDevice'] = async (
   _parent,
   { deviceId },
   ctx,

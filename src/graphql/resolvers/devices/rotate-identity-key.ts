@@ -1,20 +1,8 @@
 import { optionalActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const rotateIdentityKey: Resolver<
-  unknown,
-  {
-    input: {
-      identityPublicKey: string;
-      newIdentityPublicKey: string;
-      challengeId: string;
-      issuedAt: string;
-      signature: string;
-      newSignature: string;
-      revokeDeviceIds?: string[] | null;
-      devicePublicKey?: string | null;
-      deviceName?: string | null;
-      deviceSignature?: string | null;
-    };
-  }
-> = (_parent, { input }, ctx) => ctx.services.keyAuth.rotate(optionalActor(ctx), input);
+export const rotateIdentityKey: MutationResolvers['rotateIdentityKey'] = (
+  _parent,
+  { input },
+  ctx,
+) => ctx.services.keyAuth.rotate(optionalActor(ctx), input);

@@ -1,22 +1,7 @@
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 import { startSessionPayload } from '../accounts/session-payload.js';
 
-interface SignupWithKeyInput {
-  username: string;
-  displayName?: string | null;
-  identityPublicKey: string;
-  devicePublicKey: string;
-  deviceName?: string | null;
-  challengeId: string;
-  issuedAt: string;
-  identitySignature: string;
-  deviceSignature: string;
-  inviteToken?: string | null;
-  acceptedTermsUrl?: string | null;
-  pow?: { challengeId: string; nonce: string } | null;
-}
-
-export const signupWithKey: Resolver<unknown, { input: SignupWithKeyInput }> = async (
+export const signupWithKey: MutationResolvers['signupWithKey'] = async (
   _parent,
   { input },
   ctx,

@@ -1,5 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const acceptDmRequest: Resolver<unknown, { requestId: string }> = (_parent, args, ctx) =>
+export const acceptDmRequest: MutationResolvers['acceptDmRequest'] = (_parent, args, ctx) =>
   ctx.services.dm.acceptRequest(requireActor(ctx), args.requestId);

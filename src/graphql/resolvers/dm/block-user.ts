@@ -1,5 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const blockUser: Resolver<unknown, { userId: string }> = (_parent, args, ctx) =>
+export const blockUser: MutationResolvers['blockUser'] = (_parent, args, ctx) =>
   ctx.services.dm.block(requireActor(ctx), args.userId);

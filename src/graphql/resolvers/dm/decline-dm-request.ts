@@ -1,5 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const declineDmRequest: Resolver<unknown, { requestId: string }> = (_parent, args, ctx) =>
+export const declineDmRequest: MutationResolvers['declineDmRequest'] = (_parent, args, ctx) =>
   ctx.services.dm.declineRequest(requireActor(ctx), args.requestId);

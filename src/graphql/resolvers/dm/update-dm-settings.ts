@@ -1,15 +1,13 @@
 import type { DmPartners, DmReach } from '../../../config/index.js';
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
 import { settingsView } from './my-dm-settings.js';
-
-type Input = { inbound?: string | null; outbound?: string | null; partners?: string | null };
 
 const lower = <T extends string>(v: string | null | undefined) =>
   v ? (v.toLowerCase() as T) : null;
 
-export const updateDmSettings: Resolver<unknown, { input: Input }> = async (
+export const updateDmSettings: MutationResolvers['updateDmSettings'] = async (
   _parent,
   { input },
   ctx,

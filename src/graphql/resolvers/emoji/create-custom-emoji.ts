@@ -1,7 +1,8 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const createCustomEmoji: Resolver<
-  unknown,
-  { input: { serverId: string; name: string; contentType: string; image: string } }
-> = (_parent, { input }, ctx) => ctx.services.emoji.create(requireActor(ctx), input);
+export const createCustomEmoji: MutationResolvers['createCustomEmoji'] = (
+  _parent,
+  { input },
+  ctx,
+) => ctx.services.emoji.create(requireActor(ctx), input);

@@ -1,8 +1,7 @@
-import type { CustomEmojiView } from '../../../services/emoji/index.js';
 import { keyCursor } from '../../../services/paging/index.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { TypeResolvers } from '../../generated/resolver-types.js';
 
 /** An emoji's place in `customEmojis`, to pass as `after` or `before`. */
-export const CustomEmoji = {
-  cursor: ((e) => keyCursor(e.createdAt, e.id)) as Resolver<CustomEmojiView>,
+export const CustomEmoji: TypeResolvers<'CustomEmoji'> = {
+  cursor: (e) => keyCursor(e.createdAt, e.id),
 };

@@ -1,9 +1,5 @@
-import type { KeysetArgs } from '../../../services/paging/index.js';
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { QueryResolvers } from '../../generated/resolver-types.js';
 
-export const customEmojis: Resolver<unknown, { serverId: string } & KeysetArgs> = (
-  _parent,
-  { serverId, ...page },
-  ctx,
-) => ctx.services.emoji.list(requireActor(ctx), serverId, page);
+export const customEmojis: QueryResolvers['customEmojis'] = (_parent, { serverId, ...page }, ctx) =>
+  ctx.services.emoji.list(requireActor(ctx), serverId, page);

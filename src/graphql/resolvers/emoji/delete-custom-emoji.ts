@@ -1,8 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const deleteCustomEmoji: Resolver<unknown, { serverId: string; name: string }> = (
-  _parent,
-  args,
-  ctx,
-) => ctx.services.emoji.delete(requireActor(ctx), args.serverId, args.name);
+export const deleteCustomEmoji: MutationResolvers['deleteCustomEmoji'] = (_parent, args, ctx) =>
+  ctx.services.emoji.delete(requireActor(ctx), args.serverId, args.name);

@@ -1,10 +1,11 @@
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
 /** Needs no session: the relay's signature over the statement is the authority. */
-export const applyRemoteRevocation: Resolver<
-  unknown,
-  { statement: string; signature: string }
-> = async (_parent, args, ctx) => {
+export const applyRemoteRevocation: MutationResolvers['applyRemoteRevocation'] = async (
+  _parent,
+  args,
+  ctx,
+) => {
   const r = await ctx.federation.revocations.applyRevocationStatement(args);
   return { revokedDevices: r.revoked, sessionsEnded: r.sessionsEnded };
 };

@@ -1,5 +1,5 @@
 import { requireSession } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { QueryResolvers } from '../../generated/resolver-types.js';
 
-export const myRemoteHosts: Resolver = (_parent, args, ctx) =>
+export const myRemoteHosts: QueryResolvers['myRemoteHosts'] = (_parent, args, ctx) =>
   ctx.federation.service.remoteHostsOf(requireSession(ctx).accountId, args);

@@ -1,5 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const deleteAttachment: Resolver<unknown, { attachmentId: string }> = (_parent, args, ctx) =>
+export const deleteAttachment: MutationResolvers['deleteAttachment'] = (_parent, args, ctx) =>
   ctx.services.attachments.delete(requireActor(ctx), args.attachmentId);

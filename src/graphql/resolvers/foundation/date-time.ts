@@ -1,4 +1,4 @@
-import { GraphQLError, Kind } from 'graphql';
+import { GraphQLError, Kind, type ValueNode } from 'graphql';
 
 import { isoTime } from '../../../lib/iso-time.js';
 
@@ -18,10 +18,10 @@ export const DateTime = {
     }
     return new Date(value);
   },
-  parseLiteral(ast: { kind: string; value?: string }): Date {
-    if (ast.kind !== Kind.STRING || Number.isNaN(Date.parse(ast.value ?? ''))) {
+  parseLiteral(ast: ValueNode): Date {
+    if (ast.kind !== Kind.STRING || Number.isNaN(Date.parse(ast.value))) {
       throw new GraphQLError('DateTime must be an RFC 3339 string');
     }
-    return new Date(ast.value as string);
+    return new Date(ast.value);
   },
 };

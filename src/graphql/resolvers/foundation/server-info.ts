@@ -1,15 +1,16 @@
-import type { Resolver } from '../../resolver-types.js';
+import type { QueryResolvers } from '../../generated/resolver-types.js';
+import { enumName } from '../../resolver-types.js';
 
 export const API_VERSION = 1;
 
 /** serverInfo: read without a session, straight from the configuration. */
-export const serverInfo: Resolver = (_parent, _args, { config, version }) => {
+export const serverInfo: QueryResolvers['serverInfo'] = (_parent, _args, { config, version }) => {
   return {
     version,
     apiVersion: API_VERSION,
     features: config.features.map((f) => ({
       key: f.key,
-      state: f.state.toUpperCase(),
+      state: enumName(f.state),
       reason: f.reason,
     })),
     auditRetentionDays: config.instance.auditRetentionDays,
@@ -19,9 +20,9 @@ export const serverInfo: Resolver = (_parent, _args, { config, version }) => {
     signupRequiresKeys: config.registration.signupRequiresKeys,
     openRegistration: config.registration.open,
     registrationPowBits: config.registration.powBits,
-    dmInbound: config.dm.inbound.toUpperCase(),
-    dmOutbound: config.dm.outbound.toUpperCase(),
-    dmPartners: config.dm.partners.toUpperCase(),
+    dmInbound: enumName(config.dm.inbound),
+    dmOutbound: enumName(config.dm.outbound),
+    dmPartners: enumName(config.dm.partners),
     defaultWorkspace: config.instance.defaultWorkspace,
   };
 };

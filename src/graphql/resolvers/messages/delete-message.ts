@@ -1,5 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const deleteMessage: Resolver<unknown, { messageId: string }> = (_parent, args, ctx) =>
+export const deleteMessage: MutationResolvers['deleteMessage'] = (_parent, args, ctx) =>
   ctx.services.messages.changes.delete(requireActor(ctx), args.messageId);

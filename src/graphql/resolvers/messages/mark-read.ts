@@ -1,8 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const markRead: Resolver<unknown, { conversationId: string; messageId: string }> = (
-  _parent,
-  args,
-  ctx,
-) => ctx.services.messages.reading.markRead(requireActor(ctx), args.conversationId, args.messageId);
+export const markRead: MutationResolvers['markRead'] = (_parent, args, ctx) =>
+  ctx.services.messages.reading.markRead(requireActor(ctx), args.conversationId, args.messageId);

@@ -1,12 +1,9 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { QueryResolvers } from '../../generated/resolver-types.js';
 
 import { withAuthors } from './authors.js';
 
-export const messages: Resolver<
-  unknown,
-  { conversationId: string; before?: string | null; after?: string | null; limit?: number | null }
-> = async (_parent, args, ctx, info) => {
+export const messages: QueryResolvers['messages'] = async (_parent, args, ctx, info) => {
   const page = await ctx.services.messages.reading.page(
     requireActor(ctx),
     args.conversationId,

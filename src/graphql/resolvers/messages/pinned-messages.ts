@@ -1,9 +1,9 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { QueryResolvers } from '../../generated/resolver-types.js';
 
 import { withAuthors } from './authors.js';
 
-export const pinnedMessages: Resolver<unknown, { conversationId: string }> = async (
+export const pinnedMessages: QueryResolvers['pinnedMessages'] = async (
   _parent,
   args,
   ctx,

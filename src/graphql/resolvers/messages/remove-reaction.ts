@@ -1,8 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const removeReaction: Resolver<unknown, { messageId: string; emoji: string }> = (
-  _parent,
-  args,
-  ctx,
-) => ctx.services.messages.reactions.removeReaction(requireActor(ctx), args.messageId, args.emoji);
+export const removeReaction: MutationResolvers['removeReaction'] = (_parent, args, ctx) =>
+  ctx.services.messages.reactions.removeReaction(requireActor(ctx), args.messageId, args.emoji);

@@ -1,22 +1,12 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
 /**
  * Sends a message. With `attachmentIds`, the files are checked first (so a refused file sends
  * nothing), the text may be empty, and each file is finalized onto the message in the order
  * given before it is answered.
  */
-export const sendMessage: Resolver<
-  unknown,
-  {
-    input: {
-      conversationId: string;
-      text: string;
-      threadRootId?: string | null;
-      attachmentIds?: string[] | null;
-    };
-  }
-> = async (_parent, args, ctx) => {
+export const sendMessage: MutationResolvers['sendMessage'] = async (_parent, args, ctx) => {
   const actor = requireActor(ctx);
   const { attachmentIds, ...input } = args.input;
   if (!attachmentIds?.length) return ctx.services.messages.sending.send(actor, input);

@@ -1,5 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const unpinMessage: Resolver<unknown, { messageId: string }> = (_parent, args, ctx) =>
+export const unpinMessage: MutationResolvers['unpinMessage'] = (_parent, args, ctx) =>
   ctx.services.messages.reactions.unpin(requireActor(ctx), args.messageId);

@@ -1,11 +1,7 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const claimKeyPackages: Resolver<unknown, { conversationId: string; userId: string }> = (
-  _p,
-  args,
-  ctx,
-) =>
+export const claimKeyPackages: MutationResolvers['claimKeyPackages'] = (_p, args, ctx) =>
   ctx.services.mls.keyPackages.claimKeyPackages(
     requireActor(ctx),
     args.conversationId,

@@ -1,17 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const commitMlsGroup: Resolver<
-  unknown,
-  {
-    input: {
-      conversationId: string;
-      incarnation: number;
-      epoch: number;
-      commit: string;
-      welcome?: string | null;
-      addedDeviceIds?: string[] | null;
-      removedDeviceIds?: string[] | null;
-    };
-  }
-> = (_p, args, ctx) => ctx.services.mls.groups.commit(requireActor(ctx), args.input);
+export const commitMlsGroup: MutationResolvers['commitMlsGroup'] = (_p, args, ctx) =>
+  ctx.services.mls.groups.commit(requireActor(ctx), args.input);

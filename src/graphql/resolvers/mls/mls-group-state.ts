@@ -1,5 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { QueryResolvers } from '../../generated/resolver-types.js';
 
-export const mlsGroupState: Resolver<unknown, { conversationId: string }> = (_p, args, ctx) =>
+export const mlsGroupState: QueryResolvers['mlsGroupState'] = (_p, args, ctx) =>
   ctx.services.mls.groups.groupState(requireActor(ctx), args.conversationId);

@@ -1,16 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const sendEncryptedMessage: Resolver<
-  unknown,
-  {
-    input: {
-      conversationId: string;
-      incarnation: number;
-      epoch: number;
-      ciphertext: string;
-      frankingCommitment: string;
-      threadRootId?: string | null;
-    };
-  }
-> = (_p, args, ctx) => ctx.services.mls.messages.sendEncrypted(requireActor(ctx), args.input);
+export const sendEncryptedMessage: MutationResolvers['sendEncryptedMessage'] = (_p, args, ctx) =>
+  ctx.services.mls.messages.sendEncrypted(requireActor(ctx), args.input);

@@ -1,13 +1,11 @@
-import type { IpBlockView } from '../../../services/ip-blocks/index.js';
-import type { PrincipalBlockView } from '../../../services/moderation/index.js';
 import { keyCursor } from '../../../services/paging/index.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { TypeResolvers } from '../../generated/resolver-types.js';
 
 /** Each block's place in its list, to pass as `after` or `before`. */
-export const PrincipalBlock = {
-  cursor: ((b) => keyCursor(b.createdAt, b.principalId)) as Resolver<PrincipalBlockView>,
+export const PrincipalBlock: TypeResolvers<'PrincipalBlock'> = {
+  cursor: (b) => keyCursor(b.createdAt, b.principalId),
 };
 
-export const IpBlock = {
-  cursor: ((b) => keyCursor(b.createdAt, b.cidr)) as Resolver<IpBlockView>,
+export const IpBlock: TypeResolvers<'IpBlock'> = {
+  cursor: (b) => keyCursor(b.createdAt, b.cidr),
 };

@@ -1,11 +1,8 @@
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
 import { requireActor } from '../../context.js';
 
-export const instanceBlockIp: Resolver<
-  unknown,
-  { cidr: string; reason?: string | null; expiresInDays?: number | null }
-> = (_parent, args, ctx) => {
+export const instanceBlockIp: MutationResolvers['instanceBlockIp'] = (_parent, args, ctx) => {
   return ctx.services.ipBlocks.block(requireActor(ctx), {
     cidr: args.cidr,
     reason: args.reason ?? null,

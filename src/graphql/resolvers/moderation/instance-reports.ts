@@ -1,12 +1,7 @@
-import type { KeysetArgs } from '../../../services/paging/index.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { QueryResolvers } from '../../generated/resolver-types.js';
 
 import { requireActor } from '../../context.js';
 
-export const instanceReports: Resolver<unknown, KeysetArgs & { openOnly?: boolean | null }> = (
-  _parent,
-  args,
-  ctx,
-) => {
+export const instanceReports: QueryResolvers['instanceReports'] = (_parent, args, ctx) => {
   return ctx.services.moderation.reports.listInstance(requireActor(ctx), args);
 };

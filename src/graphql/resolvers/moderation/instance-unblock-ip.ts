@@ -1,6 +1,6 @@
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
 import { requireActor } from '../../context.js';
 
-export const instanceUnblockIp: Resolver<unknown, { cidr: string }> = (_parent, args, ctx) =>
+export const instanceUnblockIp: MutationResolvers['instanceUnblockIp'] = (_parent, args, ctx) =>
   ctx.services.ipBlocks.unblock(requireActor(ctx), args.cidr);

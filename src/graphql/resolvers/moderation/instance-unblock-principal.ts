@@ -1,8 +1,8 @@
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
 import { requireActor } from '../../context.js';
 
-export const instanceUnblockPrincipal: Resolver<unknown, { principalId: string }> = (
+export const instanceUnblockPrincipal: MutationResolvers['instanceUnblockPrincipal'] = (
   _parent,
   args,
   ctx,

@@ -1,8 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const reportWorkspace: Resolver<
-  unknown,
-  { serverId: string; category: string; text?: string | null }
-> = (_parent, args, ctx) =>
+export const reportWorkspace: MutationResolvers['reportWorkspace'] = (_parent, args, ctx) =>
   ctx.services.moderation.reports.reportWorkspace(requireActor(ctx), args);

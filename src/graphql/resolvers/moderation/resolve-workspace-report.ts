@@ -1,5 +1,8 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const resolveWorkspaceReport: Resolver<unknown, { id: string }> = (_parent, args, ctx) =>
-  ctx.services.moderation.reports.resolveWorkspace(requireActor(ctx), args.id);
+export const resolveWorkspaceReport: MutationResolvers['resolveWorkspaceReport'] = (
+  _parent,
+  args,
+  ctx,
+) => ctx.services.moderation.reports.resolveWorkspace(requireActor(ctx), args.id);

@@ -1,8 +1,5 @@
-import type { KeysetArgs } from '../../../services/paging/index.js';
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { QueryResolvers } from '../../generated/resolver-types.js';
 
-export const workspaceReports: Resolver<
-  unknown,
-  KeysetArgs & { serverId: string; openOnly?: boolean | null }
-> = (_parent, args, ctx) => ctx.services.moderation.reports.listWorkspace(requireActor(ctx), args);
+export const workspaceReports: QueryResolvers['workspaceReports'] = (_parent, args, ctx) =>
+  ctx.services.moderation.reports.listWorkspace(requireActor(ctx), args);

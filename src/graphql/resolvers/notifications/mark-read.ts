@@ -1,14 +1,18 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const markNotificationRead: Resolver<unknown, { id: string }> = (_parent, { id }, ctx) =>
-  ctx.services.notifications.markRead(requireActor(ctx), id);
-
-export const markConversationNotificationsRead: Resolver<unknown, { conversationId: string }> = (
+export const markNotificationRead: MutationResolvers['markNotificationRead'] = (
   _parent,
-  { conversationId },
+  { id },
   ctx,
-) => ctx.services.notifications.markConversationRead(requireActor(ctx), conversationId);
+) => ctx.services.notifications.markRead(requireActor(ctx), id);
 
-export const markAllNotificationsRead: Resolver = (_parent, _args, ctx) =>
-  ctx.services.notifications.markAllRead(requireActor(ctx));
+export const markConversationNotificationsRead: MutationResolvers['markConversationNotificationsRead'] =
+  (_parent, { conversationId }, ctx) =>
+    ctx.services.notifications.markConversationRead(requireActor(ctx), conversationId);
+
+export const markAllNotificationsRead: MutationResolvers['markAllNotificationsRead'] = (
+  _parent,
+  _args,
+  ctx,
+) => ctx.services.notifications.markAllRead(requireActor(ctx));

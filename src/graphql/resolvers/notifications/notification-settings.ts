@@ -1,5 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { QueryResolvers } from '../../generated/resolver-types.js';
 
-export const notificationSettings: Resolver = (_parent, _args, ctx) =>
+export const notificationSettings: QueryResolvers['notificationSettings'] = (_parent, _args, ctx) =>
   ctx.services.notifications.settings(requireActor(ctx));

@@ -1,12 +1,13 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const registerPushSubscription: Resolver<
-  unknown,
-  { input: { endpoint: string; p256dh: string; auth: string } }
-> = (_parent, { input }, ctx) => ctx.services.webPush.subscribe(requireActor(ctx), input);
+export const registerPushSubscription: MutationResolvers['registerPushSubscription'] = (
+  _parent,
+  { input },
+  ctx,
+) => ctx.services.webPush.subscribe(requireActor(ctx), input);
 
-export const unregisterPushSubscription: Resolver<unknown, { endpoint: string }> = (
+export const unregisterPushSubscription: MutationResolvers['unregisterPushSubscription'] = (
   _parent,
   { endpoint },
   ctx,

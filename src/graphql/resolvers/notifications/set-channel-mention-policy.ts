@@ -1,10 +1,12 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
+import { enumName } from '../../resolver-types.js';
 
-export const setChannelMentionPolicy: Resolver<
-  unknown,
-  { serverId: string; policy: string }
-> = async (_parent, { serverId, policy }, ctx) =>
-  (
-    await ctx.services.notifications.setChannelMentionPolicy(requireActor(ctx), serverId, policy)
-  ).toUpperCase();
+export const setChannelMentionPolicy: MutationResolvers['setChannelMentionPolicy'] = async (
+  _parent,
+  { serverId, policy },
+  ctx,
+) =>
+  enumName(
+    await ctx.services.notifications.setChannelMentionPolicy(requireActor(ctx), serverId, policy),
+  );

@@ -1,8 +1,7 @@
-import type { RuleInput } from '../../../services/notifications/index.js';
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const setNotificationRule: Resolver<unknown, { input: RuleInput }> = (
+export const setNotificationRule: MutationResolvers['setNotificationRule'] = (
   _parent,
   { input },
   ctx,

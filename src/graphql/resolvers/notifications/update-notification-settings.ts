@@ -1,8 +1,7 @@
-import type { SettingsInput } from '../../../services/notifications/index.js';
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const updateNotificationSettings: Resolver<unknown, { input: SettingsInput }> = (
+export const updateNotificationSettings: MutationResolvers['updateNotificationSettings'] = (
   _parent,
   { input },
   ctx,

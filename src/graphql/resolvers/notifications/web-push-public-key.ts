@@ -1,7 +1,7 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { QueryResolvers } from '../../generated/resolver-types.js';
 
-export const webPushPublicKey: Resolver = (_parent, _args, ctx) => {
+export const webPushPublicKey: QueryResolvers['webPushPublicKey'] = (_parent, _args, ctx) => {
   requireActor(ctx);
   return ctx.services.webPush.publicKey;
 };

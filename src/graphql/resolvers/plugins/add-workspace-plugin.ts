@@ -1,9 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const addWorkspacePlugin: Resolver<
-  unknown,
-  {
-    input: { serverId: string; bundleSha256: string; enabled?: boolean | null; settings?: unknown };
-  }
-> = (_parent, args, ctx) => ctx.services.plugins.add(requireActor(ctx), args.input);
+export const addWorkspacePlugin: MutationResolvers['addWorkspacePlugin'] = (_parent, args, ctx) =>
+  ctx.services.plugins.add(requireActor(ctx), args.input);

@@ -1,7 +1,7 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const removeWorkspacePlugin: Resolver<unknown, { id: string }> = async (
+export const removeWorkspacePlugin: MutationResolvers['removeWorkspacePlugin'] = async (
   _parent,
   args,
   ctx,

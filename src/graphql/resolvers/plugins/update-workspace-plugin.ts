@@ -1,14 +1,8 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const updateWorkspacePlugin: Resolver<
-  unknown,
-  {
-    input: {
-      id: string;
-      enabled?: boolean | null;
-      bundleSha256?: string | null;
-      settings?: unknown;
-    };
-  }
-> = (_parent, args, ctx) => ctx.services.plugins.update(requireActor(ctx), args.input);
+export const updateWorkspacePlugin: MutationResolvers['updateWorkspacePlugin'] = (
+  _parent,
+  args,
+  ctx,
+) => ctx.services.plugins.update(requireActor(ctx), args.input);

@@ -1,8 +1,7 @@
-import type { KeysetArgs } from '../../../services/paging/index.js';
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { QueryResolvers } from '../../generated/resolver-types.js';
 
-export const workspacePlugins: Resolver<unknown, { serverId: string } & KeysetArgs> = (
+export const workspacePlugins: QueryResolvers['workspacePlugins'] = (
   _parent,
   { serverId, ...page },
   ctx,

@@ -1,6 +1,6 @@
 import { assertRole } from '../../../config/roles.js';
 import { requireActor } from '../../context.js';
-import type { SubscriptionResolver } from '../../resolver-types.js';
+import type { SubscriptionResolvers } from '../../generated/resolver-types.js';
 import { selects } from '../../selection.js';
 
 /**
@@ -9,7 +9,7 @@ import { selects } from '../../selection.js';
  * server that is not a relay nothing comes from another host, and asking for it is FORBIDDEN
  * at subscribe (docs/federation.md, "Roles").
  */
-export const relayStream: SubscriptionResolver = {
+export const relayStream: SubscriptionResolvers['relayStream'] = {
   subscribe: (_parent, _args, ctx, info) => {
     const actor = requireActor(ctx);
     if (selects(info, ['hostServerId'])) {

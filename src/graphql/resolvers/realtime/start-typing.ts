@@ -1,8 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const startTyping: Resolver<unknown, { conversationId: string }> = (
-  _parent,
-  { conversationId },
-  ctx,
-) => ctx.services.typing.startTyping(requireActor(ctx), conversationId);
+export const startTyping: MutationResolvers['startTyping'] = (_parent, { conversationId }, ctx) =>
+  ctx.services.typing.startTyping(requireActor(ctx), conversationId);

@@ -1,8 +1,8 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { QueryResolvers } from '../../generated/resolver-types.js';
 
-export const searchChannels: Resolver<
-  unknown,
-  { serverId: string; query: string; limit?: number | null }
-> = (_parent, { serverId, query, limit }, ctx) =>
-  ctx.services.search.channels(requireActor(ctx), serverId, query, limit);
+export const searchChannels: QueryResolvers['searchChannels'] = (
+  _parent,
+  { serverId, query, limit },
+  ctx,
+) => ctx.services.search.channels(requireActor(ctx), serverId, query, limit);

@@ -1,8 +1,8 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { QueryResolvers } from '../../generated/resolver-types.js';
 
-export const searchMembers: Resolver<
-  unknown,
-  { serverId: string; query: string; limit?: number | null }
-> = (_parent, { serverId, query, limit }, ctx) =>
-  ctx.services.search.members(requireActor(ctx), serverId, query, limit);
+export const searchMembers: QueryResolvers['searchMembers'] = (
+  _parent,
+  { serverId, query, limit },
+  ctx,
+) => ctx.services.search.members(requireActor(ctx), serverId, query, limit);

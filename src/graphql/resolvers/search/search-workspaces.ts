@@ -1,7 +1,7 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { QueryResolvers } from '../../generated/resolver-types.js';
 
-export const searchWorkspaces: Resolver<unknown, { query: string; limit?: number | null }> = (
+export const searchWorkspaces: QueryResolvers['searchWorkspaces'] = (
   _parent,
   { query, limit },
   ctx,

@@ -1,7 +1,7 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const clearTimeout: Resolver<unknown, { serverId: string; userId: string }> = (
+export const clearTimeout: MutationResolvers['clearTimeout'] = (
   _parent,
   { serverId, userId },
   ctx,

@@ -1,8 +1,7 @@
-import type { CreateInviteInput } from '../../../services/workspaces/index.js';
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const createWorkspaceInvite: Resolver<unknown, { input: CreateInviteInput }> = (
+export const createWorkspaceInvite: MutationResolvers['createWorkspaceInvite'] = (
   _parent,
   { input },
   ctx,

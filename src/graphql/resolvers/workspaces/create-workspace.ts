@@ -1,7 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const createWorkspace: Resolver<
-  unknown,
-  { input: { name: string; description?: string | null } }
-> = (_parent, { input }, ctx) => ctx.services.workspaces.lifecycle.create(requireActor(ctx), input);
+export const createWorkspace: MutationResolvers['createWorkspace'] = (_parent, { input }, ctx) =>
+  ctx.services.workspaces.lifecycle.create(requireActor(ctx), input);

@@ -1,5 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const joinWorkspace: Resolver<unknown, { token: string }> = (_parent, { token }, ctx) =>
+export const joinWorkspace: MutationResolvers['joinWorkspace'] = (_parent, { token }, ctx) =>
   ctx.services.invites.join(requireActor(ctx), token);

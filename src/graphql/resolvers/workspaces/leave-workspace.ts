@@ -1,8 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const leaveWorkspace: Resolver<unknown, { serverId: string }> = (
-  _parent,
-  { serverId },
-  ctx,
-) => ctx.services.workspaces.membership.leave(requireActor(ctx), serverId);
+export const leaveWorkspace: MutationResolvers['leaveWorkspace'] = (_parent, { serverId }, ctx) =>
+  ctx.services.workspaces.membership.leave(requireActor(ctx), serverId);

@@ -1,6 +1,5 @@
-import type { KeysetArgs } from '../../../services/paging/index.js';
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { QueryResolvers } from '../../generated/resolver-types.js';
 
-export const myWorkspaces: Resolver<unknown, KeysetArgs> = (_parent, args, ctx) =>
+export const myWorkspaces: QueryResolvers['myWorkspaces'] = (_parent, args, ctx) =>
   ctx.services.workspaces.lifecycle.pageMine(requireActor(ctx), args);

@@ -1,7 +1,7 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const removeWorkspaceMember: Resolver<unknown, { serverId: string; userId: string }> = (
+export const removeWorkspaceMember: MutationResolvers['removeWorkspaceMember'] = (
   _parent,
   { serverId, userId },
   ctx,

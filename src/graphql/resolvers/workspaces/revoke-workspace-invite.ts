@@ -1,7 +1,7 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const revokeWorkspaceInvite: Resolver<unknown, { inviteId: string }> = (
+export const revokeWorkspaceInvite: MutationResolvers['revokeWorkspaceInvite'] = (
   _parent,
   { inviteId },
   ctx,

@@ -1,8 +1,8 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { MutationResolvers } from '../../generated/resolver-types.js';
 
-export const timeoutMember: Resolver<
-  unknown,
-  { serverId: string; userId: string; minutes: number }
-> = (_parent, { serverId, userId, minutes }, ctx) =>
-  ctx.services.workspaces.members.timeoutMember(requireActor(ctx), serverId, userId, minutes);
+export const timeoutMember: MutationResolvers['timeoutMember'] = (
+  _parent,
+  { serverId, userId, minutes },
+  ctx,
+) => ctx.services.workspaces.members.timeoutMember(requireActor(ctx), serverId, userId, minutes);

@@ -1,5 +1,5 @@
 import { requireActor } from '../../context.js';
-import type { Resolver } from '../../resolver-types.js';
+import type { QueryResolvers } from '../../generated/resolver-types.js';
 
-export const workspace: Resolver<unknown, { serverId: string }> = (_parent, { serverId }, ctx) =>
+export const workspace: QueryResolvers['workspace'] = (_parent, { serverId }, ctx) =>
   ctx.services.workspaces.lifecycle.get(requireActor(ctx), serverId);

@@ -35,24 +35,28 @@ export {
   conversationNamed,
   prefetchedAccessOf,
 } from './prefetched-access.js';
+// Reads.
 export {
   ACCESS_COLUMNS,
-  advanceReadMarkerStatement,
-  claimDirectPair,
   conversationAccess,
-  deferAdvanceReadMarker,
-  deferTouchConversation,
-  deleteConversationMembershipsOf,
-  deleteMembershipsInWorkspace,
   findAccounts,
   findConversation,
   findConversationAccess,
   findDirectPair,
-  insertConversation,
-  insertMembers,
   lastMessages,
   membersOf,
   membershipsAmong,
+} from './queries.js';
+// Writes, in the caller's transaction or statement.
+export {
+  advanceReadMarkerStatement,
+  claimDirectPair,
+  deferAdvanceReadMarker,
+  deferTouchConversation,
+  deleteConversationMembershipsOf,
+  deleteMembershipsInWorkspace,
+  insertConversation,
+  insertMembers,
   touchConversation,
 } from './queries.js';
 export type { ConversationAccessRow } from './queries.js';

@@ -1,5 +1,4 @@
 import type { Role } from '../auth/policy.js';
-import type { AttachmentTable } from '../db/tables/attachments.js';
 import type {
   ConversationTable,
   DmRequestTable,
@@ -7,6 +6,7 @@ import type {
   MessageTable,
 } from '../db/tables/collaboration.js';
 import type { BusEvent } from '../events/bus.js';
+import type { AttachmentPayload } from '../events/catalog.js';
 import type { AccountView } from '../services/accounts/account-service.js';
 import type { AuditView } from '../services/audit/audit-log.js';
 import type { KeybindView } from '../services/commands/keybinds.js';
@@ -51,7 +51,7 @@ export interface ForwardParent {
 
 /** Object type -> its parent value (a view a service returns). */
 export interface TypeMappers {
-  Attachment: AttachmentTable;
+  Attachment: AttachmentPayload;
   AuditEntry: AuditView;
   Conversation: ConversationTable;
   CustomEmoji: CustomEmojiView;

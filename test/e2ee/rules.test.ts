@@ -167,6 +167,23 @@ describe('the MLS delivery service rules', () => {
     expect(await page(`after: "${ids[0]}", before: "${ids[2]}"`)).toMatch(
       /^VALIDATION: pass at most one of after and before/,
     );
+    // A Welcome that arrives after the first page shifts no cursor: it comes after the last one,
+    // and the pages already read read the same again (contract, Pagination).
+    const fourth = await person(1);
+    const later = ok(
+      await t.gql(
+        CREATE,
+        { i: { memberIds: [b.userId, fourth.userId], encrypted: true } },
+        a.agent,
+      ),
+    ).createConversation.conversation.id as string;
+    await a.createGroup(later);
+    ok(await a.commit(later, { addUsers: [b.userId, fourth.userId] }));
+    const now = (await page('limit: 100')) as Array<{ id: string; conversationId: string }>;
+    expect(now.map((w) => w.conversationId)).toEqual([...made, later]);
+    expect(await idsOf('limit: 2')).toEqual(ids.slice(0, 2));
+    expect(await idsOf(`after: "${ids[1]}"`)).toEqual([ids[2], now[3]!.id]);
+    expect(await idsOf(`before: "${ids[2]}"`)).toEqual(ids.slice(0, 2));
   });
 
   it('creates the group once when two members race to create it', async () => {

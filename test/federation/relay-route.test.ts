@@ -92,6 +92,13 @@ describe('the relay route: refusals, size, forwarded downloads', () => {
     expect(await page(`after: "${b.id}", before: "${d.id}"`)).toMatch(/^VALIDATION: pass at most/);
     expect(await page('limit: 0')).toMatch(/^VALIDATION: limit must be between 1 and 1000/);
     expect(await page('limit: 1001')).toMatch(/^VALIDATION/);
+    // Using the hosts again after the first page moves neither: the next page goes on from the
+    // cursor (contract, Pagination: items added meanwhile never shift a cursor).
+    await viaRelay(a, alice, d.id, ME);
+    await viaRelay(a, alice, b.id, ME);
+    expect(await page('limit: 1')).toEqual([b.id]);
+    expect(await page(`after: "${b.id}", limit: 1`)).toEqual([d.id]);
+    expect(await page(`before: "${d.id}"`)).toEqual([b.id]);
     // A person who used no host has none; another person's hosts are not theirs.
     const carol = await keyUser(a, 'carol');
     expect((await a.t.gql('{ myRemoteHosts }', {}, carol.agent)).body.data!.myRemoteHosts).toEqual(

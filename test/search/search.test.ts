@@ -302,6 +302,10 @@ describe('search', () => {
       [bob, 'zebra', {}],
       [cy, 'review', {}],
       [ann, 'quokka', { authorId: ann.id }],
+      // A prefix walks a first step before counting, then goes on either way from there.
+      [ann, 'quok*', {}],
+      [bob, 'revi*', {}],
+      [ann, 'lem* -draft', {}],
     ];
     for (const [a, query, f] of cases) {
       const want = await pages(ways.sorted, a, query, f);

@@ -101,58 +101,77 @@ export async function findMessages(
     }
   };
   const indexed = usesIndex(match);
+  const readable = indexed ? null : await searchableConversations(db.kysely, accountId);
+  const holds = termsMatcher(match);
+  const walk = {
+    readable,
+    position: from,
+    read: 0,
+    step: tuning.walkStep,
+    budget: tuning.walkBudget,
+  };
+  /**
+   * Walks on from where the walk stopped until the page is full (true), the messages end
+   * (true), or `stopAt` messages have been read in all (false: hand over or decide).
+   */
+  const walkOn = async (stopAt: number): Promise<boolean> => {
+    walk.readable ??= await searchableConversations(db.kysely, accountId);
+    const may = walk.readable;
+    while (walk.read < Math.min(walk.budget, stopAt)) {
+      let n = Math.min(walk.step, Math.min(walk.budget, stopAt) - walk.read);
+      // Once some are found, read about what they say the page still needs (half again, at
+      // least a first step's worth) rather than the doubled step: a common query's page ends
+      // well inside its last step.
+      if (found.length > 0) {
+        const needed = Math.ceil((1.5 * (want - found.length) * walk.read) / found.length);
+        n = Math.min(n, Math.max(tuning.walkStep, needed));
+      }
+      const batch = await messagesWithTerms(db.kysely, filters, walk.position, n, indexed);
+      const passed = batch
+        .filter((r) => may.has(r.conversationId))
+        .filter((r) => (r.terms === null ? !indexed : holds(r.terms)))
+        .map((r) => r.id);
+      // The rows that passed, read whole (in their order) as many at a time as may be needed.
+      for (let i = 0; i < passed.length;) {
+        const ids = passed.slice(i, i + ahead(want - found.length));
+        i += ids.length;
+        const whole = await messagesByIds(db.kysely, ids);
+        for (const id of ids) {
+          const message = whole.get(id);
+          if (!message || !keep(message)) continue;
+          if (found.push(message) === want) return true;
+        }
+      }
+      const last = batch[batch.length - 1];
+      if (batch.length < n || !last) return true;
+      walk.position = next(last);
+      walk.read += batch.length;
+      walk.step *= 2;
+      // A walk that has found some at the budget goes on for up to one more budget when they
+      // say the page fills within it: handing over would sort every match, read whole a
+      // hundred at a time while `keep` drops some (a phrase whose words are common but seldom
+      // side by side).
+      if (walk.read >= walk.budget && walk.budget === tuning.walkBudget && found.length > 0) {
+        const needed = ((want - found.length) * walk.read) / found.length;
+        if (needed <= tuning.walkBudget) walk.budget += tuning.walkBudget;
+      }
+    }
+    return false;
+  };
+
   if (indexed) {
+    // A prefix is counted by merging the lists of every term it begins (FTS5 and GIN alike)
+    // before the first is returned: a common one ("deplo*") costs more to count than to find.
+    // Its search walks a first step, which fills a common prefix's page, and counts only if
+    // it did not; the walk's messages stay read, so either way goes on from where it stopped.
+    if (match.prefixes.length > 0 && (await walkOn(tuning.walkStep))) return found;
     const cap = tuning.sortedMax[db.dialect];
     const common =
       (db.dialect === 'postgres' &&
         (await estimateMatches(db.kysely, match)) >= tuning.estimatedSortedMax) ||
       (await countMatches(db.kysely, db.dialect, match, cap)) >= cap;
-    if (!common) return sorted(from);
+    if (!common) return sorted(walk.position);
   }
-
-  const readable = await searchableConversations(db.kysely, accountId);
-  const holds = termsMatcher(match);
-  let position = from;
-  let read = 0;
-  let step = tuning.walkStep;
-  let budget = tuning.walkBudget;
-  while (read < budget) {
-    let n = Math.min(step, budget - read);
-    // Once some are found, read about what they say the page still needs (half again, at
-    // least a first step's worth) rather than the doubled step: a common query's page ends
-    // well inside its last step.
-    if (found.length > 0) {
-      const needed = Math.ceil((1.5 * (want - found.length) * read) / found.length);
-      n = Math.min(n, Math.max(tuning.walkStep, needed));
-    }
-    const batch = await messagesWithTerms(db.kysely, filters, position, n, indexed);
-    const passed = batch
-      .filter((r) => readable.has(r.conversationId))
-      .filter((r) => (r.terms === null ? !indexed : holds(r.terms)))
-      .map((r) => r.id);
-    // The rows that passed, read whole (in their order) as many at a time as may be needed.
-    for (let i = 0; i < passed.length;) {
-      const ids = passed.slice(i, i + ahead(want - found.length));
-      i += ids.length;
-      const whole = await messagesByIds(db.kysely, ids);
-      for (const id of ids) {
-        const message = whole.get(id);
-        if (!message || !keep(message)) continue;
-        if (found.push(message) === want) return found;
-      }
-    }
-    const last = batch[batch.length - 1];
-    if (batch.length < n || !last) return found;
-    position = next(last);
-    read += batch.length;
-    step *= 2;
-    // A walk that has found some at the budget goes on for up to one more budget when they say
-    // the page fills within it: handing over would sort every match, read whole a hundred at
-    // a time while `keep` drops some (a phrase whose words are common but seldom side by side).
-    if (read >= budget && budget === tuning.walkBudget && found.length > 0) {
-      const needed = ((want - found.length) * read) / found.length;
-      if (needed <= tuning.walkBudget) budget += tuning.walkBudget;
-    }
-  }
-  return sorted(position);
+  if (await walkOn(Infinity)) return found;
+  return sorted(walk.position);
 }

@@ -1,12 +1,15 @@
 /// <reference lib="dom" />
 // The web client in Debian's Chromium against a local server process: the compressed script of
 // the signed-in app's first load, the time to open a channel of 50 messages, and scrolling back
-// through a channel of 10,000 messages (how many pages load, how many messages the page holds).
+// through a channel of 10,000 messages (how many pages load, how many messages the page holds);
+// then the encrypted path in the same run (./web-client-encrypted.ts).
 import { gql, signup, type Session } from '../lib/client.js';
 import { percentile } from '../lib/proc.js';
 import type { ScenarioResult } from '../lib/report.js';
 import { SEND } from '../lib/setup.js';
 import { assertBuilt, launchBrowser, TestServer } from '../../web/e2e/harness.js';
+
+import { encryptedWebClient } from './web-client-encrypted.js';
 
 const PASSWORD = 'bench password 1234';
 const OPENS = 7;
@@ -35,6 +38,9 @@ export async function webClient(): Promise<ScenarioResult> {
   const server = await TestServer.start({
     SVC_OPEN_REGISTRATION: 'true',
     SVC_SIGNUP_REQUIRE_KEYS: 'false',
+    // The encrypted part's people write through the app, one message after another.
+    SVC_RATE_MESSAGES_PER_MIN_PER_USER: '100000',
+    SVC_RATE_MUTATIONS_PER_MIN_PER_SESSION: '100000',
   });
   const browser = await launchBrowser();
   try {
@@ -179,6 +185,7 @@ export async function webClient(): Promise<ScenarioResult> {
         2 ** 20,
     );
     await context.close();
+    const enc = await encryptedWebClient(browser, base);
 
     const median = percentile(opens, 50);
     const maxInPage = Math.max(...inPage);
@@ -216,6 +223,7 @@ export async function webClient(): Promise<ScenarioResult> {
         },
         { measure: '10,000 messages: JS heap after', value: heapMb, unit: 'MiB' },
         { measure: 'seeding 10,000 messages', value: seedSeconds, unit: 's' },
+        ...enc.rows,
       ],
       targets: [
         {
@@ -233,6 +241,7 @@ export async function webClient(): Promise<ScenarioResult> {
           met: pageQueries <= SCROLL_STEPS + 1 && maxInPage <= 400,
           detail: `${pageQueries} pages of 50 fetched for ${SCROLL_STEPS} scrolls; at most ${maxInPage} messages in the page; oldest shown: "${oldest ?? ''}"`,
         },
+        ...enc.targets,
       ],
       notes: [
         'Chromium headless on this machine, server on loopback, SQLite; timings include rendering.',

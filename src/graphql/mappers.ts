@@ -1,16 +1,12 @@
 import type { Role } from '../auth/policy.js';
-import type { AttachmentTable } from '../db/tables/attachments.js';
 import type {
   ConversationTable,
   DmRequestTable,
   MessageEditTable,
   MessageTable,
 } from '../db/tables/collaboration.js';
-import type {
-  NotificationRuleTable,
-  NotificationSettingTable,
-} from '../db/tables/notifications.js';
 import type { BusEvent } from '../events/bus.js';
+import type { AttachmentPayload } from '../events/catalog.js';
 import type { AccountView } from '../services/accounts/index.js';
 import type { AuditView } from '../services/audit/index.js';
 import type { KeybindView, MacroView, PipelineView } from '../services/commands/index.js';
@@ -19,7 +15,11 @@ import type { CustomEmojiView } from '../services/emoji/index.js';
 import type { IpBlockView } from '../services/ip-blocks/index.js';
 import type { LinkPreviewView } from '../services/link-previews/index.js';
 import type { PrincipalBlockView } from '../services/moderation/index.js';
-import type { FeedRow } from '../services/notifications/index.js';
+import type {
+  FeedRow,
+  NotificationRuleView,
+  NotificationSettingsView,
+} from '../services/notifications/index.js';
 import type { WorkspacePluginView } from '../services/plugins/index.js';
 import type { InstanceInviteView } from '../services/registration/index.js';
 import type { SessionView } from '../services/sessions/index.js';
@@ -48,7 +48,7 @@ export interface ForwardParent {
 
 /** Object type -> its parent value (a view a service returns). */
 export interface TypeMappers {
-  Attachment: AttachmentTable;
+  Attachment: AttachmentPayload;
   AuditEntry: AuditView;
   Conversation: ConversationTable;
   CustomEmoji: CustomEmojiView;
@@ -65,8 +65,8 @@ export interface TypeMappers {
   Message: MessageTable;
   MessageEdit: MessageEditTable;
   Notification: FeedRow;
-  NotificationRule: NotificationRuleTable;
-  NotificationSettings: NotificationSettingTable;
+  NotificationRule: NotificationRuleView;
+  NotificationSettings: NotificationSettingsView;
   Pipeline: PipelineView;
   PrincipalBlock: PrincipalBlockView;
   RelayEvent: BusEvent;

@@ -6,3 +6,5 @@ export type { WebPush } from './push.js';
 export type { FeedRow } from './queries.js';
 export { doNotDisturb, formatClockTime, readKeywords } from './rules.js';
 export { buildNotifications } from './wiring.js';
+export type { NotificationRuleView } from './views.js';
+export type { NotificationSettingsView } from './views.js';

@@ -1,16 +1,12 @@
 import type { Role } from '../auth/policy.js';
-import type { AttachmentTable } from '../db/tables/attachments.js';
 import type {
   ConversationTable,
   DmRequestTable,
   MessageEditTable,
   MessageTable,
 } from '../db/tables/collaboration.js';
-import type {
-  NotificationRuleTable,
-  NotificationSettingTable,
-} from '../db/tables/notifications.js';
 import type { BusEvent } from '../events/bus.js';
+import type { AttachmentPayload } from '../events/catalog.js';
 import type { AccountView } from '../services/accounts/account-service.js';
 import type { AuditView } from '../services/audit/audit-log.js';
 import type { KeybindView } from '../services/commands/keybinds.js';
@@ -22,6 +18,10 @@ import type { IpBlockView } from '../services/ip-blocks/ip-block-service.js';
 import type { LinkPreviewView } from '../services/link-previews/link-preview-service.js';
 import type { PrincipalBlockView } from '../services/moderation/principal-blocks.js';
 import type { FeedRow } from '../services/notifications/queries.js';
+import type {
+  NotificationRuleView,
+  NotificationSettingsView,
+} from '../services/notifications/views.js';
 import type { WorkspacePluginView } from '../services/plugins/plugin-service.js';
 import type { InstanceInviteView } from '../services/registration/registration-service.js';
 import type { SessionView } from '../services/sessions/session-service.js';
@@ -51,7 +51,7 @@ export interface ForwardParent {
 
 /** Object type -> its parent value (a view a service returns). */
 export interface TypeMappers {
-  Attachment: AttachmentTable;
+  Attachment: AttachmentPayload;
   AuditEntry: AuditView;
   Conversation: ConversationTable;
   CustomEmoji: CustomEmojiView;
@@ -68,8 +68,8 @@ export interface TypeMappers {
   Message: MessageTable;
   MessageEdit: MessageEditTable;
   Notification: FeedRow;
-  NotificationRule: NotificationRuleTable;
-  NotificationSettings: NotificationSettingTable;
+  NotificationRule: NotificationRuleView;
+  NotificationSettings: NotificationSettingsView;
   Pipeline: PipelineView;
   PrincipalBlock: PrincipalBlockView;
   RelayEvent: BusEvent;

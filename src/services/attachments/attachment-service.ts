@@ -277,14 +277,14 @@ export class AttachmentService {
   async finalize(
     actor: Actor,
     input: { attachmentId: unknown; messageId: unknown },
-  ): Promise<AttachmentTable> {
+  ): Promise<AttachmentPayload> {
     assertFeature(this.deps.config, 'attachments');
     const accountId = actingAccountId(actor);
     const row = await this.own(accountId, input.attachmentId);
     if (row.uploadedAt === null) throw validation('upload the file before finalizing it');
     if (!plausibleId(input.messageId)) throw notFound('message');
     const messageId = input.messageId;
-    if (row.messageId === messageId) return row;
+    if (row.messageId === messageId) return attachmentPayload(row);
     if (row.messageId !== null) throw conflict('this attachment is already on another message');
     return this.deps.db.transaction(async (tx) => {
       const message = await findMessageForAttaching(tx.db, messageId);
@@ -308,11 +308,11 @@ export class AttachmentService {
       if (!(await attachToMessage(tx.db, row.id, messageId, at))) {
         throw conflict('this attachment was finalized or deleted meanwhile');
       }
-      const finalized = { ...row, messageId, finalizedAt: at };
+      const finalized = attachmentPayload({ ...row, messageId, finalizedAt: at });
       // Readers who have the message open learn of the file without reloading it.
       await this.deps.announce(tx, message.conversationId, 'MessageAttachmentAdded', at, {
         messageId,
-        attachment: attachmentPayload(finalized),
+        attachment: finalized,
       });
       return finalized;
     });
@@ -399,9 +399,15 @@ export class AttachmentService {
    * The attachments of messages the caller already sees (Message.attachments' loader). Listed
    * whether or not the feature is on (contract: Optional instance features, rule 3).
    */
-  async ofMessages(actor: Actor, messageIds: readonly string[]): Promise<AttachmentTable[]> {
+  async ofMessages(
+    actor: Actor,
+    messageIds: readonly string[],
+  ): Promise<(AttachmentPayload & { messageId: string | null })[]> {
     actingAccountId(actor);
-    return attachmentsOfMessages(this.kysely, messageIds);
+    return (await attachmentsOfMessages(this.kysely, messageIds)).map((row) => ({
+      ...attachmentPayload(row),
+      messageId: row.messageId,
+    }));
   }
 
   /**

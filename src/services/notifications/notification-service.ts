@@ -43,6 +43,12 @@ import {
   type FeedRow,
 } from './queries.js';
 import { checkClockTime, checkKeywords, checkTimeZone, defaultSetting, LEVELS } from './rules.js';
+import {
+  toRuleView,
+  toSettingsView,
+  type NotificationRuleView,
+  type NotificationSettingsView,
+} from './views.js';
 
 export interface NotificationServiceDeps {
   db: Db;
@@ -113,15 +119,19 @@ export class NotificationService {
 
   // ---- settings
 
-  async settings(actor: Actor): Promise<NotificationSettingTable> {
+  async settings(actor: Actor): Promise<NotificationSettingsView> {
+    return toSettingsView(await this.settingRow(actor), this.now());
+  }
+
+  private async settingRow(actor: Actor): Promise<NotificationSettingTable> {
     const accountId = actingAccountId(actor);
     return (await findSetting(this.kysely, accountId)) ?? defaultSetting(accountId, this.now());
   }
 
-  async updateSettings(actor: Actor, input: SettingsInput): Promise<NotificationSettingTable> {
+  async updateSettings(actor: Actor, input: SettingsInput): Promise<NotificationSettingsView> {
     const accountId = actingAccountId(actor);
     const now = this.now();
-    const row = { ...(await this.settings(actor)), updatedAt: now };
+    const row = { ...(await this.settingRow(actor)), updatedAt: now };
     if (input.level !== undefined)
       row.level = checkLevel(input.level, false) as NotificationLevelValue;
     if (input.keywords !== undefined) row.keywords = JSON.stringify(checkKeywords(input.keywords));
@@ -148,20 +158,20 @@ export class NotificationService {
       row.emailDigests = input.emailDigests ? 1 : 0;
     }
     await this.deps.db.transaction((tx) => saveSetting(tx.db, { ...row, accountId }));
-    return row;
+    return toSettingsView(row, now);
   }
 
   // ---- rules
 
-  async rules(actor: Actor): Promise<NotificationRuleTable[]> {
-    return rulesOfAccount(this.kysely, actingAccountId(actor));
+  async rules(actor: Actor): Promise<NotificationRuleView[]> {
+    return (await rulesOfAccount(this.kysely, actingAccountId(actor))).map(toRuleView);
   }
 
   /**
    * Sets the caller's rule for a workspace (`serverId`) or a conversation (`conversationId`);
    * a rule with neither a level nor a mute is removed. Answers the rule (null once removed).
    */
-  async setRule(actor: Actor, input: RuleInput): Promise<NotificationRuleTable | null> {
+  async setRule(actor: Actor, input: RuleInput): Promise<NotificationRuleView | null> {
     const accountId = actingAccountId(actor);
     const now = this.now();
     const level =
@@ -201,14 +211,20 @@ export class NotificationService {
       if (level === null && mutedUntil === null) await deleteRule(tx.db, accountId, scope.scopeId);
       else await saveRule(tx.db, row);
     });
-    return level === null && mutedUntil === null ? null : row;
+    return level === null && mutedUntil === null ? null : toRuleView(row);
   }
 
   /** The caller's rule for each conversation (for `Conversation.notificationRule`). */
-  async conversationRules(actor: Actor, conversationIds: readonly string[]) {
-    const rules = await this.rules(actor);
+  async conversationRules(
+    actor: Actor,
+    conversationIds: readonly string[],
+  ): Promise<(NotificationRuleView | null)[]> {
+    const rules = await rulesOfAccount(this.kysely, actingAccountId(actor));
     const byId = new Map(rules.map((r) => [r.scopeId, r]));
-    return conversationIds.map((id) => byId.get(id) ?? null);
+    return conversationIds.map((id) => {
+      const rule = byId.get(id);
+      return rule ? toRuleView(rule) : null;
+    });
   }
 
   // ---- the workspace policy

@@ -1,13 +1,8 @@
-import { attachmentPayload } from '../../../services/attachments/attachment-service.js';
-import type { FieldResolver, TypeResolvers } from '../../generated/resolver-types.js';
+import type { FieldResolver } from '../../generated/resolver-types.js';
 
 import { loadAttachments } from './loaders.js';
 
-export const Attachment: TypeResolvers<'Attachment'> = {
-  contentType: (a) => attachmentPayload(a).contentType,
-  sizeBytes: (a) => attachmentPayload(a).sizeBytes,
-  url: (a) => attachmentPayload(a).url,
-};
+// Attachment's fields are the service's view (attachmentPayload); only the message's list loads.
 
 /** `Message.attachments`; listed while the feature is off too (contract rule 3). */
 export const messageAttachments: FieldResolver<'Message', 'attachments'> = async (

@@ -1,6 +1,6 @@
 import type { Resolvers } from '../../resolver-types.js';
 
-import { Attachment, messageAttachments } from './attachment-type.js';
+import { messageAttachments } from './attachment-type.js';
 import { createAttachment } from './create-attachment.js';
 import { deleteAttachment } from './delete-attachment.js';
 import { finalizeAttachment } from './finalize-attachment.js';
@@ -8,5 +8,4 @@ import { finalizeAttachment } from './finalize-attachment.js';
 export const fileResolvers: Resolvers = {
   Mutation: { createAttachment, finalizeAttachment, deleteAttachment },
   Message: { attachments: messageAttachments },
-  Attachment,
 };

@@ -1,4 +1,4 @@
-import type { NotificationRuleTable } from '../../../db/tables/notifications.js';
+import type { NotificationRuleView } from '../../../services/notifications/views.js';
 import { requireActor } from '../../context.js';
 import { loader } from '../../loaders.js';
 import type { TypeResolvers } from '../../generated/resolver-types.js';
@@ -12,7 +12,7 @@ export const Conversation: TypeResolvers<'Conversation'> = {
       ctx.services.notifications.unreadCounts(requireActor(ctx), ids),
     ).load(c.id)) ?? 0,
   notificationRule: async (c, _a, ctx, info) =>
-    (await loader<NotificationRuleTable>(ctx, info, 'notificationRule', async (ids) => {
+    (await loader<NotificationRuleView>(ctx, info, 'notificationRule', async (ids) => {
       const rules = await ctx.services.notifications.conversationRules(requireActor(ctx), ids);
       return new Map(ids.flatMap((id, i) => (rules[i] ? [[id, rules[i]] as const] : [])));
     }).load(c.id)) ?? null,

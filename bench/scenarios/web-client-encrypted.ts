@@ -83,12 +83,12 @@ export async function encryptedWebClient(
   // would otherwise reopen the encrypted one, the last shown).
   const aliceId = (await pageGql<{ me: { id: string } }>(alice, '{ me { id } }')).me.id;
   const plainId = (
-    await pageGql<{ createConversation: { id: string } }>(
+    await pageGql<{ createConversation: { conversation: { id: string } } }>(
       bob,
-      'mutation($i: CreateConversationInput!) { createConversation(input: $i) { id } }',
+      'mutation($i: CreateConversationInput!) { createConversation(input: $i) { conversation { id } } }',
       { i: { memberIds: [aliceId] } },
     )
-  ).createConversation.id;
+  ).createConversation.conversation.id;
   const start = `/w/${spaceId}/${plainId}`;
 
   // The first screen of an app whose person has an encrypted conversation: no MLS code.

@@ -55,6 +55,29 @@ function def(spec: Spec): CommandDef {
   };
 }
 
+type OperatorFields =
+  | 'capability'
+  | 'actions'
+  | 'surfaces'
+  | 'needsWorkspace'
+  | 'nlDescription'
+  | 'intentSamples'
+  | 'aiCallable';
+
+/** An operator-only built-in: the instance capability, anywhere, never offered to the AI. */
+function operatorCommand(spec: Omit<Spec, OperatorFields>): CommandDef {
+  return def({
+    capability: 'instance:operator',
+    actions: [],
+    surfaces: NOT_AI,
+    needsWorkspace: false,
+    nlDescription: null,
+    intentSamples: [],
+    aiCallable: false,
+    ...spec,
+  });
+}
+
 /** Reminders: 1 minute to a year ahead. */
 export const REMIND_MAX_MS = 365 * DAY_MS;
 
@@ -339,7 +362,7 @@ export function builtinCommands(s: BuiltinServices): CommandDef[] {
     // The moderation an instance operator has on the command line (`svc principal`, `svc ip`,
     // `svc abuse-reports`): the same service calls, so an agent, a pipeline or a bot acting for an
     // operator is refused like anyone else (assertInstanceOperator).
-    def({
+    operatorCommand({
       name: 'block-principal',
       description: 'Blocks a principal on the instance (user:@name, key:<id>, server:<host>).',
       args: [
@@ -349,14 +372,7 @@ export function builtinCommands(s: BuiltinServices): CommandDef[] {
           required: false,
         }),
       ],
-      capability: 'instance:operator',
-      actions: [],
-      surfaces: NOT_AI,
       destructive: true,
-      needsWorkspace: false,
-      nlDescription: null,
-      intentSamples: [],
-      aiCallable: false,
       describe: (args) =>
         `block ${String(args.principal)} on this instance` +
         (args.cascade === true ? ', removing what it posted and the workspaces it owns' : ''),
@@ -369,24 +385,17 @@ export function builtinCommands(s: BuiltinServices): CommandDef[] {
         return { message: `${String(call.args.principal)} blocked` };
       },
     }),
-    def({
+    operatorCommand({
       name: 'unblock-principal',
       description: 'Lifts a principal block.',
       args: [arg('principal', 'string', 'the principal id', { maxLength: 300 })],
-      capability: 'instance:operator',
-      actions: [],
-      surfaces: NOT_AI,
       destructive: false,
-      needsWorkspace: false,
-      nlDescription: null,
-      intentSamples: [],
-      aiCallable: false,
       run: async (call) => {
         await s.moderation.blocks.unblock(call.actor, call.args.principal);
         return { message: `${String(call.args.principal)} unblocked` };
       },
     }),
-    def({
+    operatorCommand({
       name: 'ip-block',
       description: 'Blocks an address or range on every route.',
       args: [
@@ -398,14 +407,7 @@ export function builtinCommands(s: BuiltinServices): CommandDef[] {
           max: 36500,
         }),
       ],
-      capability: 'instance:operator',
-      actions: [],
-      surfaces: NOT_AI,
       destructive: true,
-      needsWorkspace: false,
-      nlDescription: null,
-      intentSamples: [],
-      aiCallable: false,
       describe: (args) => `refuse every request from ${String(args.cidr)}`,
       run: async (call) => {
         await s.ipBlocks.block(call.actor, {
@@ -416,35 +418,21 @@ export function builtinCommands(s: BuiltinServices): CommandDef[] {
         return { message: `${String(call.args.cidr)} blocked` };
       },
     }),
-    def({
+    operatorCommand({
       name: 'ip-unblock',
       description: 'Lifts an address block.',
       args: [arg('cidr', 'string', 'address or CIDR range', { maxLength: 64 })],
-      capability: 'instance:operator',
-      actions: [],
-      surfaces: NOT_AI,
       destructive: false,
-      needsWorkspace: false,
-      nlDescription: null,
-      intentSamples: [],
-      aiCallable: false,
       run: async (call) => {
         await s.ipBlocks.unblock(call.actor, str(call.args, 'cidr'));
         return { message: `${String(call.args.cidr)} unblocked` };
       },
     }),
-    def({
+    operatorCommand({
       name: 'resolve-report',
       description: 'Marks an abuse report resolved for the instance.',
       args: [arg('report', 'string', 'the report id', { maxLength: 64 })],
-      capability: 'instance:operator',
-      actions: [],
-      surfaces: NOT_AI,
       destructive: false,
-      needsWorkspace: false,
-      nlDescription: null,
-      intentSamples: [],
-      aiCallable: false,
       run: async (call) => {
         await s.moderation.reports.resolveInstance(call.actor, call.args.report);
         return { message: 'report resolved' };

@@ -107,17 +107,23 @@ export async function macrosPage(
   return keysetQuery(q, { at: 'createdAt', key: 'id' }, 'asc', page).execute();
 }
 
-export async function countMacros(
+/** How many macros or keybinds a workspace, or one person, has. */
+async function countOf(
   db: Executor,
+  table: 'command_macro' | 'command_keybind',
   scope: { workspaceId: string } | { ownerId: string },
 ) {
-  const q = db.selectFrom('command_macro').select((eb) => eb.fn.countAll<number>().as('n'));
+  const q = db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n'));
   const row = await (
     'workspaceId' in scope
       ? q.where('workspaceId', '=', scope.workspaceId)
       : q.where('ownerId', '=', scope.ownerId)
   ).executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+export function countMacros(db: Executor, scope: { workspaceId: string } | { ownerId: string }) {
+  return countOf(db, 'command_macro', scope);
 }
 
 export async function deleteMacro(db: Executor, id: string) {
@@ -163,17 +169,8 @@ export async function findKeybind(db: Executor, id: string) {
   return db.selectFrom('command_keybind').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function countKeybinds(
-  db: Executor,
-  scope: { workspaceId: string } | { ownerId: string },
-) {
-  const q = db.selectFrom('command_keybind').select((eb) => eb.fn.countAll<number>().as('n'));
-  const row = await (
-    'workspaceId' in scope
-      ? q.where('workspaceId', '=', scope.workspaceId)
-      : q.where('ownerId', '=', scope.ownerId)
-  ).executeTakeFirstOrThrow();
-  return Number(row.n);
+export function countKeybinds(db: Executor, scope: { workspaceId: string } | { ownerId: string }) {
+  return countOf(db, 'command_keybind', scope);
 }
 
 export async function deleteKeybind(db: Executor, id: string) {

@@ -199,19 +199,9 @@ export class KeyAuthService {
     const deviceName = checkDeviceName(input.deviceName);
     const displayName = normalizeDisplayName(input.displayName);
     policy.precheck(input.request);
-    await this.challenges.verify({
-      audience: 'signup',
-      challengeId: input.challengeId,
-      issuedAt: input.issuedAt,
-      extra: [
-        ['username', input.username as string],
-        ['identity', identityKey],
-        ['device', deviceKey],
-      ],
-      signers: [
-        { publicKey: identityKey, field: 'identitySignature', signature: input.identitySignature },
-        { publicKey: deviceKey, field: 'deviceSignature', signature: input.deviceSignature },
-      ],
+    await this.verifyKeyPair('signup', input, ['username', input.username as string], {
+      identityKey,
+      deviceKey,
     });
     const kid = keyIdentityId(identityKey);
     const accountId = newId();
@@ -311,19 +301,9 @@ export class KeyAuthService {
     if (!account || account.keyIdentityId !== null) {
       throw conflict('this account has an identity key already; rotate it instead');
     }
-    await this.challenges.verify({
-      audience: 'enroll-identity',
-      challengeId: input.challengeId,
-      issuedAt: input.issuedAt,
-      extra: [
-        ['account', session.accountId],
-        ['identity', identityKey],
-        ['device', deviceKey],
-      ],
-      signers: [
-        { publicKey: identityKey, field: 'identitySignature', signature: input.identitySignature },
-        { publicKey: deviceKey, field: 'deviceSignature', signature: input.deviceSignature },
-      ],
+    await this.verifyKeyPair('enroll-identity', input, ['account', session.accountId], {
+      identityKey,
+      deviceKey,
     });
     const kid = keyIdentityId(identityKey);
     const deviceId = newId();
@@ -539,6 +519,37 @@ export class KeyAuthService {
     const row = await findCurrentKeyIdentity(this.db.kysely, accountId);
     if (!row || row.publicKey === null) return null;
     return { id: row.id, publicKey: row.publicKey, createdAt: row.createdAt };
+  }
+
+  /**
+   * Spends the challenge and checks a statement signed by a new identity key and its first
+   * device key (signup, enrolment): `who` names the account or username it is for.
+   */
+  private async verifyKeyPair(
+    audience: 'signup' | 'enroll-identity',
+    input: {
+      challengeId: unknown;
+      issuedAt: unknown;
+      identitySignature: unknown;
+      deviceSignature: unknown;
+    },
+    who: readonly [string, string],
+    keys: { identityKey: string; deviceKey: string },
+  ): Promise<void> {
+    await this.challenges.verify({
+      audience,
+      challengeId: input.challengeId,
+      issuedAt: input.issuedAt,
+      extra: [who, ['identity', keys.identityKey], ['device', keys.deviceKey]],
+      signers: [
+        {
+          publicKey: keys.identityKey,
+          field: 'identitySignature',
+          signature: input.identitySignature,
+        },
+        { publicKey: keys.deviceKey, field: 'deviceSignature', signature: input.deviceSignature },
+      ],
+    });
   }
 
   /**

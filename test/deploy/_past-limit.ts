@@ -2,8 +2,10 @@ import tls from 'node:tls';
 
 import type { HttpsAnswer } from './_proxies.js';
 
-/** How much of a body is written before waiting for the socket to take it. */
-const CHUNK = 1024 * 1024;
+/** How much of a body is written at a time; the client reads what came between two chunks. */
+const CHUNK = 256 * 1024;
+/** Tries of a POST whose connection was reset before any byte of an answer. */
+const ATTEMPTS = 5;
 
 /**
  * A POST of a body past a limit to the proxy on 127.0.0.1:`port` (TLS, trusting `ca`), read as
@@ -13,8 +15,8 @@ const CHUNK = 1024 * 1024;
  * received; here every byte read is kept, the body is written a chunk at a time so the answer is
  * read as it arrives, writing stops once an answer head came, and write errors after that are
  * the expected close. A connection reset before any byte of an answer is tried again, at most
- * three times: the reset can overtake the answer in the kernel, as it can for any client still
- * writing.
+ * five times: a write that meets the reset destroys the socket before the answer waiting in the
+ * kernel is read, as it can for any client still writing.
  */
 export async function postPastLimit(
   port: number,
@@ -26,7 +28,9 @@ export async function postPastLimit(
   for (let attempt = 1; ; attempt++) {
     const { received, error } = await exchange(port, ca, urlPath, headers, body);
     if (received.length > 0) return parse(received);
-    if (attempt >= 3) throw error ?? new Error(`POST ${urlPath}: closed without an answer`);
+    if (attempt >= ATTEMPTS) {
+      throw error ?? new Error(`POST ${urlPath}: closed without an answer`);
+    }
   }
 }
 
@@ -64,12 +68,15 @@ function exchange(
       ].join('\r\n');
       socket.write(`${head}\r\n\r\n`);
       let at = 0;
+      // One chunk a turn of the event loop, so an answer that arrived is read (and stops the
+      // writing) before the next write can meet the reset that follows it: a write that fails
+      // destroys the socket with the answer still unread in the kernel.
       const write = () => {
-        while (at < body.length && !answered && !socket.destroyed) {
-          const chunk = body.subarray(at, at + CHUNK);
-          at += chunk.length;
-          if (!socket.write(chunk)) return void socket.once('drain', write);
-        }
+        if (at >= body.length || answered || socket.destroyed) return;
+        const chunk = body.subarray(at, at + CHUNK);
+        at += chunk.length;
+        if (socket.write(chunk)) setImmediate(write);
+        else socket.once('drain', () => setImmediate(write));
       };
       write();
     });

@@ -6,44 +6,33 @@
 // carries its bytes to and from the API. Loaded on demand, the first time an encrypted
 // conversation is opened or started.
 import { ApiError, gql } from '../api/graphql.ts';
-import { KEY_CHALLENGE, MESSAGE } from '../api/queries.ts';
+import { KEY_CHALLENGE } from '../api/queries.ts';
 import type { Message, MessagePage } from '../api/types.ts';
 import { newKeyPair, publicKeyOf, sign, statement, storeAccount } from '../auth/keys.ts';
 import { defaultDeviceName } from '../auth/flows.ts';
-import { conversations, me, nameOf } from '../state/store.ts';
+import { conversations, me } from '../state/store.ts';
 import { confirmAction } from '../ui/confirm.tsx';
 
 import { groupsHere, type GroupHere } from './glue.ts';
 import { call, exclusive, locked, packagesLock } from './worker-link.ts';
-import type {
-  Decrypted,
-  Encrypted,
-  GroupInfo,
-  MlsRequest,
-  PreparedCommit,
-  Unreadable,
-} from './protocol.ts';
+import type { Decrypted, Encrypted, GroupInfo, MlsRequest, PreparedCommit } from './protocol.ts';
 import type { SealedFileRef } from './sealed-file.ts';
+import { editTarget, takeEdit, withEdit } from './edits.ts';
+import { withPlain } from './plain.ts';
+import {
+  DEVICE_Q,
+  PUBLISH,
+  GROUP_STATE,
+  COMMITS,
+  WELCOMES,
+  CLAIM,
+  COMMIT,
+  SEND_ENCRYPTED,
+  ENROLL,
+} from './documents.ts';
 
-// The GraphQL documents of encrypted conversations.
-
-const DEVICE_Q = `query E2eeDevice { myDevices { id current encryptionReady keyPackagesAvailable
-  keyPackagesLow } myKeyIdentity { id } }`;
-const PUBLISH = `mutation PublishKeyPackage($d: ID!, $ks: [String!], $l: String) {
-  publishKeyPackage(deviceId: $d, keyPackages: $ks, lastResortKeyPackage: $l) { id keyPackagesAvailable } }`;
-const GROUP_STATE = `query MlsGroupState($c: ID!) { mlsGroupState(conversationId: $c) {
-  incarnation epoch deviceIds pendingRemovalDeviceIds pendingAdditions { deviceId userId }
-  orphaned } }`;
-const COMMITS = `query MlsCommits($c: ID!, $i: Int!, $e: Int!) { mlsCommits(conversationId: $c,
-  incarnation: $i, fromEpoch: $e, limit: 100) { items { incarnation epoch commit } hasMore nextEpoch } }`;
-const WELCOMES = `query MlsWelcomes($c: ID) { mlsWelcomes(conversationId: $c) { incarnation welcome } }`;
-const CLAIM = `mutation ClaimKeyPackages($c: ID!, $u: ID!) { claimKeyPackages(conversationId: $c,
-  userId: $u) { deviceId keyPackage } }`;
-const COMMIT = `mutation CommitMlsGroup($i: MlsCommitInput!) { commitMlsGroup(input: $i) { epoch } }`;
-const SEND_ENCRYPTED = `mutation SendEncryptedMessage($i: SendEncryptedMessageInput!) {
-  sendEncryptedMessage(input: $i) { ${MESSAGE} } }`;
-const ENROLL = `mutation EnrollIdentityKey($i: EnrollIdentityKeyInput!) { enrollIdentityKey(input: $i) {
-  device { id } keyIdentity { id } } }`;
+export { editsOf, takeEdit, withEdit } from './edits.ts';
+export { unreadableWords } from './plain.ts';
 
 interface GroupState {
   incarnation: number;
@@ -390,97 +379,6 @@ export async function sync(conversationId: string, ask = true): Promise<GroupInf
 }
 
 // Messages.
-
-/** The words shown in place of a message this browser cannot read. */
-export function unreadableWords(why: Unreadable, authorId?: string | null): string {
-  switch (why) {
-    case 'sender':
-      return `Hidden: this message was encrypted on a device that is not ${nameOf(authorId)}’s, so it is not shown as theirs.`;
-    case 'before':
-      return 'Sent before this browser joined the conversation, so it cannot be read here.';
-    case 'franking':
-      return 'Hidden: what this message says does not match its sender’s proof.';
-    default:
-      return 'This message could not be decrypted on this browser.';
-  }
-}
-
-function textOf(body: string): string {
-  try {
-    const v = JSON.parse(body) as { text?: unknown };
-    return typeof v.text === 'string' ? v.text : '';
-  } catch {
-    return '';
-  }
-}
-
-/** The message an edit replaces (`{"text", "edit": <messageId>}`), or null for a message. */
-function editTarget(body: string): string | null {
-  try {
-    const v = JSON.parse(body) as { edit?: unknown };
-    return typeof v.edit === 'string' ? v.edit : null;
-  } catch {
-    return null;
-  }
-}
-
-function withPlain(m: Message, d: Decrypted): Message {
-  if ('unreadable' in d) {
-    return { ...m, text: null, unreadable: unreadableWords(d.unreadable, m.author?.id) };
-  }
-  const replaces = editTarget(d.body);
-  return {
-    ...m,
-    text: textOf(d.body),
-    unreadable: null,
-    opening: d.opening,
-    body: d.body,
-    ...(replaces ? { replaces } : {}),
-  };
-}
-
-// Edits. The server cannot change ciphertext (`editMessage` refuses an encrypted message), so an
-// edit is a new encrypted message of the current epoch whose body names the message it replaces,
-// as Matrix's `m.replace`: readers show the replaced message with the edit's text, marked
-// edited, and never the edit on its own.
-
-/** The latest edit this browser read of each encrypted message, by the message it replaces. */
-const latestEdit = new Map<string, Message>();
-/** Every edit read of each message, by the message it replaces (deleted with it). */
-const editIdsOf = new Map<string, Set<string>>();
-
-/** Notes an edit this browser read or sent; the latest (by the server's time) wins. */
-export function takeEdit(e: Message): void {
-  if (!e.replaces) return;
-  const ids = editIdsOf.get(e.replaces) ?? new Set<string>();
-  ids.add(e.id);
-  editIdsOf.set(e.replaces, ids);
-  const prev = latestEdit.get(e.replaces);
-  if (!prev || prev.createdAt <= e.createdAt) latestEdit.set(e.replaces, e);
-}
-
-/** The edits this browser read of a message (to delete with it). */
-export function editsOf(messageId: string): string[] {
-  return [...(editIdsOf.get(messageId) ?? [])];
-}
-
-/**
- * The message with its latest edit's text: only an edit by the message's own author (the server
- * names the author of each, and MLS checked the sending device), made after it, while the
- * message is not deleted.
- */
-export function withEdit(m: Message): Message {
-  const e = latestEdit.get(m.id);
-  if (!e || m.isDeleted || !e.author || e.author.id !== m.author?.id) return m;
-  if (e.createdAt < m.createdAt || e.body === undefined || e.opening === undefined) return m;
-  return {
-    ...m,
-    text: e.text,
-    unreadable: null,
-    editedAt: e.createdAt,
-    editedBy: { id: e.id, body: e.body, opening: e.opening },
-  };
-}
 
 async function decryptOne(conversationId: string, m: Message, dev: Device): Promise<Message> {
   if (!m.ciphertext || !m.mls || m.isDeleted) return m;

@@ -1,5 +1,6 @@
 import path from 'node:path';
 
+import { httpLoad } from './http-load.js';
 import { freePort, startProcess, type Proc } from './proc.js';
 import type { Launch } from './svc.js';
 
@@ -34,3 +35,23 @@ export async function startReference(
   );
   return { proc, url };
 }
+
+/**
+ * The machine's speed in this run: requests a second of the bare Fastify JSON route
+ * (bench/reference/fastify-json.ts) under 50 connections for 5 s after a 1 s warm-up, as
+ * `graphql-http` measures it. Issue 46's targets are scaled by it: 14,974 was the figure of the
+ * machine the first targets were set on.
+ */
+export async function referenceSpeed(): Promise<number> {
+  const ref = await startReference('fastify-json');
+  try {
+    const body = JSON.stringify({ query: '{ serverInfo { version } }' });
+    await httpLoad(`${ref.url}/api`, body, {}, 50, 1);
+    return (await httpLoad(`${ref.url}/api`, body, {}, 50, 5)).perSecond;
+  } finally {
+    await ref.proc.stop();
+  }
+}
+
+/** The reference route's speed on the machine the scaled targets were first set on. */
+export const REFERENCE_SPEED_AT_TARGET = 14_974;

@@ -26,6 +26,7 @@
 import { gql, post, subscribe, type Session, type Subscriber } from '../lib/client.js';
 import { loginWithKey, signupWithKey, type KeyAccount } from '../lib/keys.js';
 import { cpuSeconds, rssBytes, sleep } from '../lib/proc.js';
+import { REFERENCE_SPEED_AT_TARGET, referenceSpeed } from '../lib/reference.js';
 import type { ScenarioResult } from '../lib/report.js';
 import { JOINED_SUBSCRIPTION, SUBSCRIPTION, prepareWorkspace } from '../lib/setup.js';
 import { createBackend, startSvc, type SvcServer } from '../lib/svc.js';
@@ -296,6 +297,9 @@ async function start(user: User): Promise<void> {
 }
 
 export async function activeUsers(opts: Options): Promise<ScenarioResult> {
+  // The machine's speed, measured before the population starts (issue 46 scales the target by it).
+  const refSpeed = await referenceSpeed();
+  const scaledTarget = (5000 * refSpeed) / REFERENCE_SPEED_AT_TARGET;
   const backend = await createBackend(opts.pg);
   const servers: SvcServer[] = [await startSvc(backend)];
   if (opts.pg) servers.push(await startSvc(backend));
@@ -391,8 +395,14 @@ export async function activeUsers(opts: Options): Promise<ScenarioResult> {
         met: held >= 5000,
         detail: `${held} users held${broke ? `; the next step broke: ${broke}` : ''} (hold ${HOLD_S} s per step)`,
       },
+      {
+        target: `held >= 5,000 x (reference route ${Math.round(refSpeed)} req/s / ${REFERENCE_SPEED_AT_TARGET})`,
+        met: held >= scaledTarget,
+        detail: `${held} users held against ${Math.round(scaledTarget)}`,
+      },
     ],
     notes: [
+      `reference JSON route: ${Math.round(refSpeed)} req/s in this run`,
       `${opts.pg ? 'two processes on PostgreSQL and Redis' : 'one process on SQLite'}; steps of ${STEP} from ${START}; workspaces of ${WORKSPACE_SIZE} users, ${CHANNELS} channels; one action per user every ${MEAN_THINK_MS / 1000} s on average; ${JOINED_ONLY ? 'subscribed to joined channels only' : 'subscribed to every public channel'}`,
     ],
   };

@@ -2,6 +2,7 @@ import { gql, subscribe, type Subscriber } from '../lib/client.js';
 import { DeliveryLog } from '../lib/fanout.js';
 import { loginWithKey, signupWithKey, type KeyAccount } from '../lib/keys.js';
 import { cpuSeconds, cpuSplit, cpuSplitSince, sleep } from '../lib/proc.js';
+import { REFERENCE_SPEED_AT_TARGET, referenceSpeed } from '../lib/reference.js';
 import type { ScenarioResult } from '../lib/report.js';
 import { SEND, SUBSCRIPTION, prepareWorkspace } from '../lib/setup.js';
 import { createBackend, startSvc } from '../lib/svc.js';
@@ -17,6 +18,9 @@ const AT_ONCE = 50;
  * a message every subscriber receives proves every subscription was live.
  */
 export async function connectStorm(opts: Options): Promise<ScenarioResult> {
+  // The machine's speed, measured first (issue 46 scales the CPU target by it).
+  const refSpeed = await referenceSpeed();
+  const scaledCpu = (2 * REFERENCE_SPEED_AT_TARGET) / refSpeed;
   const backend = await createBackend(opts.pg);
   const svc = await startSvc(backend);
   const rows: ScenarioResult['rows'] = [];
@@ -110,6 +114,12 @@ export async function connectStorm(opts: Options): Promise<ScenarioResult> {
         detail: `${seconds.toFixed(2)} s, ${received}/${CLIENTS} live`,
       },
       { target: '<= 2 server CPU-seconds', met: cpu <= 2, detail: `${cpu.toFixed(2)} s` },
+      {
+        target: `<= 2 CPU-s x (${REFERENCE_SPEED_AT_TARGET} / reference route ${Math.round(refSpeed)} req/s)`,
+        met: cpu <= scaledCpu,
+        detail: `${cpu.toFixed(2)} s against ${scaledCpu.toFixed(2)} s`,
+      },
     ],
+    notes: [`reference JSON route: ${Math.round(refSpeed)} req/s in this run`],
   };
 }

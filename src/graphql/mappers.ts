@@ -1,19 +1,16 @@
 import type { Role } from '../auth/policy.js';
-import type {
-  ConversationTable,
-  DmRequestTable,
-  MessageEditTable,
-  MessageTable,
-} from '../db/tables/collaboration.js';
 import type { BusEvent } from '../events/bus.js';
 import type { AttachmentPayload } from '../events/catalog.js';
 import type { AccountView } from '../services/accounts/index.js';
 import type { AuditView } from '../services/audit/index.js';
 import type { KeybindView, MacroView, PipelineView } from '../services/commands/index.js';
+import type { ConversationView } from '../services/conversations/index.js';
 import type { DeviceView } from '../services/devices/index.js';
+import type { DmRequestView } from '../services/dm/index.js';
 import type { CustomEmojiView } from '../services/emoji/index.js';
 import type { IpBlockView } from '../services/ip-blocks/index.js';
 import type { LinkPreviewView } from '../services/link-previews/index.js';
+import type { MessageEditView, MessageView } from '../services/messages/index.js';
 import type { PrincipalBlockView } from '../services/moderation/index.js';
 import type {
   FeedRow,
@@ -42,7 +39,7 @@ export type UserParent = AccountView & { viewerIsSelf?: boolean; listCursor?: st
 /** A forwarded message's origin: the original if the reader may still see it. */
 export interface ForwardParent {
   messageId: string;
-  original: MessageTable | null;
+  original: MessageView | null;
   createdAt: number;
 }
 
@@ -50,11 +47,11 @@ export interface ForwardParent {
 export interface TypeMappers {
   Attachment: AttachmentPayload;
   AuditEntry: AuditView;
-  Conversation: ConversationTable;
+  Conversation: ConversationView;
   CustomEmoji: CustomEmojiView;
   /** `current` is preset where the request's session changed device during the request. */
   Device: DeviceView & { current?: boolean };
-  DmRequest: DmRequestTable;
+  DmRequest: DmRequestView;
   ForwardedFrom: ForwardParent;
   InstanceInvite: InstanceInviteView;
   IpBlock: IpBlockView;
@@ -62,8 +59,8 @@ export interface TypeMappers {
   LinkPreview: LinkPreviewView;
   Macro: MacroView;
   Mentions: { userIds: string[]; channelIds: string[]; here: boolean; channel?: boolean };
-  Message: MessageTable;
-  MessageEdit: MessageEditTable;
+  Message: MessageView;
+  MessageEdit: MessageEditView;
   Notification: FeedRow;
   NotificationRule: NotificationRuleView;
   NotificationSettings: NotificationSettingsView;

@@ -32,10 +32,13 @@ import {
   insertChannel,
   listVisibleChannels,
   removeConversationMember,
+  toConversationView,
   updateChannel,
+  type ConversationView,
 } from '../conversations/index.js';
 
-export type ChannelRow = ConversationTable;
+/** A channel's row, as this service reads and writes it; callers get a `ConversationView`. */
+type ChannelRow = ConversationTable;
 
 export interface CreateChannelInput {
   serverId: string;
@@ -69,7 +72,7 @@ interface Seen {
 
 /**
  * Channels of a workspace: public and private, create, rename, topic, archive, join, leave and
- * their members. Channels are conversations of kind `channel`; every answer is the row.
+ * their members. Channels are conversations of kind `channel`; every answer is their view.
  */
 export class ChannelService {
   constructor(private readonly deps: ChannelServiceDeps) {}
@@ -107,7 +110,7 @@ export class ChannelService {
     actor: Actor,
     serverId: string,
     opts: { includeArchived?: boolean | null; page?: KeysetArgs } = {},
-  ): Promise<ChannelRow[]> {
+  ): Promise<ConversationView[]> {
     const accountId = actingAccountId(actor);
     const page = opts.page && parseKeysetArgs(opts.page, { max: 100, default: 100 });
     const m = await this.deps.authz.requireMember(actor, { workspaceId: serverId });
@@ -117,19 +120,21 @@ export class ChannelService {
       includeArchived: opts.includeArchived ?? false,
       ...(page && { page }),
     });
-    return page ? keysetRows(rows, page) : rows;
+    return (page ? keysetRows(rows, page) : rows).map(toConversationView);
   }
 
   /** One channel the caller can see. */
-  async get(actor: Actor, conversationId: string): Promise<ChannelRow> {
-    return (await this.seen(this.deps.db.kysely, conversationId, actor)).channel;
+  async get(actor: Actor, conversationId: string): Promise<ConversationView> {
+    return toConversationView(
+      (await this.seen(this.deps.db.kysely, conversationId, actor)).channel,
+    );
   }
 
   /**
    * Creates a channel (the creator is its first member). CONFLICT for a name the workspace
    * already has, VALIDATION past SVC_LIMIT_CHANNELS_PER_WORKSPACE.
    */
-  async create(actor: Actor, input: CreateChannelInput): Promise<ChannelRow> {
+  async create(actor: Actor, input: CreateChannelInput): Promise<ConversationView> {
     const accountId = actingAccountId(actor);
     const name = normalizeChannelName(input.name);
     const topic = normalizeTopic(input.topic);
@@ -181,12 +186,12 @@ export class ChannelService {
         createdBy: accountId,
         memberIds: [accountId, ...memberIds],
       });
-      return row;
+      return toConversationView(row);
     });
   }
 
   /** Renames a channel: staff, or a Member in it. CONFLICT for a name already taken. */
-  async rename(actor: Actor, conversationId: string, name: unknown): Promise<ChannelRow> {
+  async rename(actor: Actor, conversationId: string, name: unknown): Promise<ConversationView> {
     const newName = normalizeChannelName(name);
     return this.change(actor, conversationId, async (tx, channel) => {
       if (channel.name === newName) return null;
@@ -199,7 +204,7 @@ export class ChannelService {
   }
 
   /** Sets or clears (empty or null) a channel's topic: staff, or a Member in it. */
-  async setTopic(actor: Actor, conversationId: string, topic: unknown): Promise<ChannelRow> {
+  async setTopic(actor: Actor, conversationId: string, topic: unknown): Promise<ConversationView> {
     const newTopic = normalizeTopic(topic);
     return this.change(actor, conversationId, async (_tx, channel) =>
       channel.topic === newTopic ? null : { topic: newTopic },
@@ -213,7 +218,7 @@ export class ChannelService {
       tx: Tx,
       channel: ChannelRow,
     ) => Promise<Partial<Pick<ChannelRow, 'name' | 'topic'>> | null>,
-  ): Promise<ChannelRow> {
+  ): Promise<ConversationView> {
     const accountId = actingAccountId(actor);
     return this.deps.db.transaction(async (tx) => {
       const { channel, membership, isMember } = await this.seen(tx.db, conversationId, actor);
@@ -223,21 +228,21 @@ export class ChannelService {
       this.deps.workspaces.membership.assertNotTimedOut(membership);
       assertWritable(channel);
       const patch = await patchOf(tx, channel);
-      if (!patch) return channel;
+      if (!patch) return toConversationView(channel);
       await updateChannel(tx.db, channel.id, patch);
       const updated = { ...channel, ...patch };
       this.publish(tx, updated, 'ChannelUpdated', { ...patch, updatedBy: accountId });
-      return updated;
+      return toConversationView(updated);
     });
   }
 
   /** Archives a channel (staff): read-only until unarchived. Archiving again changes nothing. */
-  async archive(actor: Actor, conversationId: string): Promise<ChannelRow> {
+  async archive(actor: Actor, conversationId: string): Promise<ConversationView> {
     return this.setArchived(actor, conversationId, true);
   }
 
   /** Unarchives a channel (staff). */
-  async unarchive(actor: Actor, conversationId: string): Promise<ChannelRow> {
+  async unarchive(actor: Actor, conversationId: string): Promise<ConversationView> {
     return this.setArchived(actor, conversationId, false);
   }
 
@@ -245,35 +250,35 @@ export class ChannelService {
     actor: Actor,
     conversationId: string,
     archived: boolean,
-  ): Promise<ChannelRow> {
+  ): Promise<ConversationView> {
     const accountId = actingAccountId(actor);
     return this.deps.db.transaction(async (tx) => {
       const { channel, membership } = await this.seen(tx.db, conversationId, actor);
       assertCan(membership.role, 'channel:archive');
       this.deps.workspaces.membership.assertNotTimedOut(membership);
-      if ((channel.archivedAt !== null) === archived) return channel;
+      if ((channel.archivedAt !== null) === archived) return toConversationView(channel);
       const archivedAt = archived ? this.now() : null;
       await updateChannel(tx.db, channel.id, { archivedAt });
       const updated = { ...channel, archivedAt };
       this.publish(tx, updated, archived ? 'ChannelArchived' : 'ChannelUnarchived', {
         by: accountId,
       });
-      return updated;
+      return toConversationView(updated);
     });
   }
 
   /** Joins a public channel (not guests). Joining again changes nothing. */
-  async join(actor: Actor, conversationId: string): Promise<ChannelRow> {
+  async join(actor: Actor, conversationId: string): Promise<ConversationView> {
     const accountId = actingAccountId(actor);
     return this.deps.db.transaction(async (tx) => {
       const { channel, membership, isMember } = await this.seen(tx.db, conversationId, actor);
-      if (isMember) return channel;
+      if (isMember) return toConversationView(channel);
       assertCan(membership.role, 'channel:join');
       this.deps.workspaces.membership.assertNotTimedOut(membership);
       assertWritable(channel);
       await addConversationMembers(tx.db, [{ conversationId: channel.id, accountId }], this.now());
       this.publish(tx, channel, 'MemberAddedToConversation', { userId: accountId, addedBy: null });
-      return channel;
+      return toConversationView(channel);
     });
   }
 
@@ -297,7 +302,7 @@ export class ChannelService {
     actor: Actor,
     conversationId: string,
     userIds: readonly string[],
-  ): Promise<ChannelRow> {
+  ): Promise<ConversationView> {
     const accountId = actingAccountId(actor);
     const ids = [...new Set(userIds)];
     if (ids.length === 0) throw validation('name at least one person to add');
@@ -320,7 +325,7 @@ export class ChannelService {
       for (const userId of added) {
         this.publish(tx, channel, 'MemberAddedToConversation', { userId, addedBy: accountId });
       }
-      return channel;
+      return toConversationView(channel);
     });
   }
 

@@ -1,14 +1,14 @@
 import { iso } from '../../lib/iso-time.js';
 import { actingAccountId, type Actor } from '../../auth/actor.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
-import type { ConversationTable, DmRequestTable } from '../../db/tables/collaboration.js';
+import type { ConversationTable } from '../../db/tables/collaboration.js';
 import type { Tx } from '../../db/transaction.js';
 import { forbidden, notFound, validation } from '../../errors.js';
 import { isId, newId } from '../../lib/ids.js';
 
 import { assertWritableBy, plausibleId } from './access.js';
 import { ConversationPart } from './conversation-part.js';
-import type { Person, Reach } from './dm-port.js';
+import type { DmRequestView, Person, Reach } from './dm-port.js';
 import { emitConversationEvent, emitToUsers } from './events.js';
 import {
   claimDirectPair,
@@ -23,15 +23,16 @@ import {
   membersOf,
 } from './queries.js';
 import { memberRow, toRow } from './rows.js';
+import { toConversationView, type ConversationView } from './views.js';
 
 /** People in one direct or group conversation, the creator included (Discord allows 10). */
 export const MAX_GROUP_MEMBERS = 50;
 export const GROUP_NAME_MAX = 100;
 
 export interface CreateConversationResult {
-  conversation: ConversationTable;
+  conversation: ConversationView;
   reused: boolean;
-  dmRequestsSent: DmRequestTable[];
+  dmRequestsSent: DmRequestView[];
 }
 
 /** Thrown inside the create transaction when the two already have a DIRECT conversation. */
@@ -88,7 +89,7 @@ export class ConversationCreation extends ConversationPart {
       ]);
       this.announceCreated(tx, conv, callerId, states, now);
     });
-    return { conversation: conv, reused: false, dmRequestsSent: [] };
+    return { conversation: toConversationView(conv), reused: false, dmRequestsSent: [] };
   }
 
   private async createDirect(
@@ -120,7 +121,7 @@ export class ConversationCreation extends ConversationPart {
             ? [await this.deps.dm.createRequest(tx, caller.id, other.id, conv.id, now)]
             : [];
         this.announceCreated(tx, conv, caller.id, states, now);
-        return { conversation: conv, reused: false, dmRequestsSent: sent };
+        return { conversation: toConversationView(conv), reused: false, dmRequestsSent: sent };
       });
     } catch (err) {
       if (!(err instanceof PairTaken)) throw err;
@@ -146,20 +147,20 @@ export class ConversationCreation extends ConversationPart {
     if (!conv) throw notFound('conversation');
     const members = await membersOf(this.kysely, [conv.id], now);
     if (members.some((m) => m.accountId === caller.id)) {
-      return { conversation: conv, reused: true, dmRequestsSent: [] };
+      return { conversation: toConversationView(conv), reused: true, dmRequestsSent: [] };
     }
     await this.deps.db.transaction(async (tx) => {
       await this.deps.dm.acceptPendingFrom(tx, conv, other.id, caller.id, now);
       await this.deps.dm.joinDirect(tx, conv, other.id, caller.id, now);
     });
-    return { conversation: conv, reused: true, dmRequestsSent: [] };
+    return { conversation: toConversationView(conv), reused: true, dmRequestsSent: [] };
   }
 
   /** Adds people to a GROUP conversation (members only). */
   async addMembers(
     actor: Actor,
     input: { conversationId: unknown; memberIds: unknown },
-  ): Promise<ConversationTable> {
+  ): Promise<ConversationView> {
     const callerId = actingAccountId(actor);
     const now = this.now();
     if (!plausibleId(input.conversationId)) throw notFound('conversation');
@@ -176,7 +177,7 @@ export class ConversationCreation extends ConversationPart {
     const current = await membersOf(this.kysely, [conv.id], now);
     const present = new Set(current.map((m) => m.accountId));
     const fresh = ids.filter((id) => !present.has(id));
-    if (fresh.length === 0) return conv;
+    if (fresh.length === 0) return toConversationView(conv);
     if (current.length + fresh.length > MAX_GROUP_MEMBERS) {
       throw validation(`a conversation holds at most ${MAX_GROUP_MEMBERS} people`);
     }
@@ -226,7 +227,7 @@ export class ConversationCreation extends ConversationPart {
         );
       }
     });
-    return conv;
+    return toConversationView(conv);
   }
 
   /** Validated, de-duplicated ids of other people (the caller is dropped). */

@@ -1,5 +1,4 @@
 import type { Executor } from '../../db/database.js';
-import type { DmRequestTable } from '../../db/tables/collaboration.js';
 import type { Tx } from '../../db/transaction.js';
 
 /** A person named in a create or add, as the reach rules need them. */
@@ -12,6 +11,21 @@ export interface Person {
 
 /** How the caller may reach one person: a conversation at once, or only a DM request. */
 export type Reach = 'direct' | 'request';
+
+/**
+ * A DM request as the dm area answers it: a request to talk in a DIRECT conversation, from
+ * `fromId` to `toId`; timestamps in ms. Declared with the port, which both areas read (the dm
+ * area's surface exports it as its view; this area cannot import that area).
+ */
+export interface DmRequestView {
+  id: string;
+  fromId: string;
+  toId: string;
+  conversationId: string;
+  state: 'pending' | 'accepted' | 'declined';
+  createdAt: number;
+  respondedAt: number | null;
+}
 
 /** The DIRECT conversation a request or an answer is about. */
 export interface DirectConversation {
@@ -41,7 +55,7 @@ export interface DirectMessaging {
     toId: string,
     conversationId: string,
     now: number,
-  ): Promise<DmRequestTable>;
+  ): Promise<DmRequestView>;
   /** Accepts the pending request `fromId` sent `toId` in the conversation, if there is one. */
   acceptPendingFrom(
     tx: Tx,
@@ -59,5 +73,5 @@ export interface DirectMessaging {
     now: number,
   ): Promise<void>;
   /** The DM requests of these conversations. */
-  requestsFor(conversationIds: readonly string[]): Promise<DmRequestTable[]>;
+  requestsFor(conversationIds: readonly string[]): Promise<DmRequestView[]>;
 }

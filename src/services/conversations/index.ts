@@ -24,7 +24,13 @@ export {
   updateChannel,
 } from './channel-queries.js';
 export { ConversationService } from './conversation-service.js';
-export type { DirectConversation, DirectMessaging, Person, Reach } from './dm-port.js';
+export type {
+  DirectConversation,
+  DirectMessaging,
+  DmRequestView,
+  Person,
+  Reach,
+} from './dm-port.js';
 export { emitConversationEvent, emitToUsers, eventsToUsers } from './events.js';
 export type { MemberListRow } from './member-lists.js';
 export { cursorOf, parsePageArgs } from './paging.js';
@@ -60,4 +66,6 @@ export {
   touchConversation,
 } from './queries.js';
 export type { ConversationAccessRow } from './queries.js';
-export { isPrivateConversation, toRow } from './rows.js';
+export { toRow } from './rows.js';
+export { isPrivateConversation, toConversationView } from './views.js';
+export type { ConversationView } from './views.js';

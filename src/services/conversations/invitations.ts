@@ -1,5 +1,4 @@
 import { actingAccountId, type Actor } from '../../auth/actor.js';
-import type { ConversationTable } from '../../db/tables/collaboration.js';
 import { notFound, validation } from '../../errors.js';
 import { isId } from '../../lib/ids.js';
 
@@ -18,6 +17,7 @@ import {
   membersOf,
 } from './queries.js';
 import { toRow } from './rows.js';
+import { toConversationView, type ConversationView } from './views.js';
 
 /** Answering invitations to encrypted conversations, and leaving a conversation. */
 export class ConversationInvitations extends ConversationPart {
@@ -26,7 +26,7 @@ export class ConversationInvitations extends ConversationPart {
     actor: Actor,
     serverId: string,
     conversationId: string,
-  ): Promise<ConversationTable> {
+  ): Promise<ConversationView> {
     const callerId = actingAccountId(actor);
     const now = this.now();
     if (!isId(serverId) || !isId(conversationId)) throw notFound('invitation');
@@ -35,7 +35,7 @@ export class ConversationInvitations extends ConversationPart {
     const conv = toRow(row);
     if (row.memberState === 'member') {
       // Accepting again changes nothing; a member who never held an invitation has none to accept.
-      if (await joinedByInvitation(this.kysely, conv.id, callerId)) return conv;
+      if (await joinedByInvitation(this.kysely, conv.id, callerId)) return toConversationView(conv);
       throw notFound('invitation');
     }
     if (row.memberState !== 'pending' || (row.memberJoinedAt ?? 0) <= now - INVITE_TTL_MS) {
@@ -60,7 +60,7 @@ export class ConversationInvitations extends ConversationPart {
         removed: [],
       });
     });
-    return conv;
+    return toConversationView(conv);
   }
 
   /** Declines (deletes) a live invitation. */

@@ -1,5 +1,4 @@
 import { actingAccountId, type Actor, personOf } from '../../auth/actor.js';
-import type { ConversationTable } from '../../db/tables/collaboration.js';
 import { notFound } from '../../errors.js';
 import { parseKeysetArgs, type KeysetArgs } from '../paging/index.js';
 
@@ -7,8 +6,9 @@ import { assertReadable, plausibleId } from './access.js';
 import { ConversationPart } from './conversation-part.js';
 import { memberCounts, memberPages, ownMemberRows, pendingInvitees } from './member-lists.js';
 import { cursorOf, type Page, type PageArgs, parsePageArgs } from './paging.js';
-import { findConversationAccess, inboxPage, lastMessages, unreadCounts } from './queries.js';
-import { toRow } from './rows.js';
+import type { DmRequestView } from './dm-port.js';
+import { findConversationAccess, inboxPage, unreadCounts } from './queries.js';
+import { toConversationView, type ConversationView } from './views.js';
 
 /** The most members a page of `Conversation.members` holds, and how many when not said. */
 export const MEMBER_PAGE_MAX = 1000;
@@ -17,15 +17,15 @@ export const MEMBER_PAGE_DEFAULT = 500;
 /** Reading: one conversation, the inbox, a page's fields, and what the caller sees of them. */
 export class ConversationReading extends ConversationPart {
   /** The caller's view of a conversation, for reading (NOT_FOUND / FORBIDDEN as the rules say). */
-  async get(actor: Actor, conversationId: string): Promise<ConversationTable> {
+  async get(actor: Actor, conversationId: string): Promise<ConversationView> {
     const accountId = actingAccountId(actor);
     if (!plausibleId(conversationId)) throw notFound('conversation');
     const row = await findConversationAccess(this.kysely, conversationId, accountId);
-    return toRow(assertReadable(row, this.now()).row);
+    return toConversationView(assertReadable(row, this.now()).row);
   }
 
   /** The caller's conversations, newest activity first (see `inboxPage`). */
-  async inbox(actor: Actor, args: PageArgs): Promise<Page<ConversationTable>> {
+  async inbox(actor: Actor, args: PageArgs): Promise<Page<ConversationView>> {
     const accountId = actingAccountId(actor);
     const { before, after, limit } = parsePageArgs(args);
     const { rows, more } = await inboxPage(this.kysely, accountId, {
@@ -34,19 +34,20 @@ export class ConversationReading extends ConversationPart {
       before,
       after,
     });
-    const first = rows[0];
-    const last = rows[rows.length - 1];
-    const cur = (r: ConversationTable | undefined) => (r ? cursorOf(r.lastActivityAt, r.id) : null);
+    const items = rows.map(toConversationView);
+    const first = items[0];
+    const last = items[items.length - 1];
+    const cur = (r: ConversationView | undefined) => (r ? cursorOf(r.lastActivityAt, r.id) : null);
     if (before) {
       return {
-        items: rows,
+        items,
         hasMore: more,
         nextCursor: more ? cur(first) : null,
         prevCursor: cur(last),
       };
     }
     return {
-      items: rows,
+      items,
       hasMore: more,
       nextCursor: more ? cur(last) : null,
       prevCursor: after ? cur(first) : null,
@@ -81,11 +82,7 @@ export class ConversationReading extends ConversationPart {
     return unreadCounts(this.kysely, accountId, conversationIds);
   }
 
-  lastMessages(conversationIds: readonly string[]) {
-    return lastMessages(this.kysely, conversationIds);
-  }
-
-  dmRequestsFor(conversationIds: readonly string[]) {
+  dmRequestsFor(conversationIds: readonly string[]): Promise<DmRequestView[]> {
     return this.deps.dm.requestsFor(conversationIds);
   }
 
@@ -102,11 +99,11 @@ export class ConversationReading extends ConversationPart {
   /** The MLS group of an encrypted conversation, named to its members only. */
   mlsGroup(
     actor: Actor | null,
-    conversation: Pick<ConversationTable, 'id' | 'encrypted'>,
+    conversation: Pick<ConversationView, 'id' | 'encrypted'>,
     members: readonly { accountId: string; state: string }[],
   ): string | null {
     // Opaque for now: the conversation's id names its group.
-    return conversation.encrypted === 1 && this.standing(actor, members) === 'member'
+    return conversation.encrypted && this.standing(actor, members) === 'member'
       ? conversation.id
       : null;
   }
@@ -114,7 +111,7 @@ export class ConversationReading extends ConversationPart {
   /** The actor's own unanswered request of a DIRECT conversation (from `dmRequestsFor`). */
   ownOpenRequest<R extends { fromId: string; state: string }>(
     actor: Actor | null,
-    conversation: Pick<ConversationTable, 'kind'>,
+    conversation: Pick<ConversationView, 'kind'>,
     requests: readonly R[],
   ): R | null {
     if (conversation.kind !== 'direct') return null;

@@ -31,8 +31,3 @@ export function toRow(r: ConversationTable): ConversationTable {
     lastActivityAt: r.lastActivityAt,
   };
 }
-
-/** Private as clients see it: a private channel, and every direct or group conversation. */
-export function isPrivateConversation(c: Pick<ConversationTable, 'kind' | 'isPrivate'>): boolean {
-  return c.kind !== 'channel' || c.isPrivate === 1;
-}

@@ -3,20 +3,23 @@ import { actingAccountId, personOf, type Actor } from '../../auth/actor.js';
 import type { DmPartners, DmReach } from '../../config/index.js';
 import type { Executor } from '../../db/database.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
-import type { DmRequestTable } from '../../db/tables/collaboration.js';
 import type { Tx } from '../../db/transaction.js';
 import { capExceeded, forbidden, notFound, rateLimited, validation } from '../../errors.js';
 import { DAY_MS, MINUTE_MS } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import type { AccountService } from '../accounts/index.js';
 import type { AreaDeps } from '../area-deps.js';
+import type { MessageView } from '../messages/index.js';
 import {
   emitConversationEvent,
   emitToUsers,
   findAccounts,
   findConversation,
   insertMembers,
+  toConversationView,
+  type ConversationView,
   type DirectConversation,
+  type DmRequestView,
   type DirectMessaging,
   type Person,
   type Reach,
@@ -195,8 +198,14 @@ export class DmService implements DirectMessaging {
   }
 
   /** Records a request and tells the recipient, after commit. */
-  createRequest(tx: Tx, fromId: string, toId: string, conversationId: string, now: number) {
-    const row: DmRequestTable = {
+  createRequest(
+    tx: Tx,
+    fromId: string,
+    toId: string,
+    conversationId: string,
+    now: number,
+  ): Promise<DmRequestView> {
+    const row: DmRequestView = {
       id: newId(),
       fromId,
       toId,
@@ -222,7 +231,7 @@ export class DmService implements DirectMessaging {
   // ---- requests ------------------------------------------------------------------------------
 
   /** Pending requests to the caller, newest first, a page at a time (contract: Pagination). */
-  async pendingRequests(actor: Actor, args: KeysetArgs = {}) {
+  async pendingRequests(actor: Actor, args: KeysetArgs = {}): Promise<DmRequestView[]> {
     const accountId = actingAccountId(actor);
     const page = parseKeysetArgs(args, { max: 100, default: 100 });
     return keysetRows(await pendingRequestsTo(this.deps.db.kysely, accountId, page), page);
@@ -238,7 +247,7 @@ export class DmService implements DirectMessaging {
   }
 
   /** The recipient joins the DIRECT conversation; the two become contacts. */
-  async acceptRequest(actor: Actor, requestId: string) {
+  async acceptRequest(actor: Actor, requestId: string): Promise<ConversationView> {
     const accountId = actingAccountId(actor);
     const now = this.now();
     const req = await this.requireRequestTo(this.deps.db.kysely, accountId, requestId);
@@ -257,7 +266,7 @@ export class DmService implements DirectMessaging {
         state: 'accepted',
       });
     });
-    return conv;
+    return toConversationView(conv);
   }
 
   /**
@@ -321,7 +330,7 @@ export class DmService implements DirectMessaging {
   }
 
   /** The DM requests of these conversations (the inbox's request fields). */
-  requestsFor(conversationIds: readonly string[]) {
+  requestsFor(conversationIds: readonly string[]): Promise<DmRequestView[]> {
     return requestsForConversations(this.deps.db.kysely, conversationIds);
   }
 
@@ -351,8 +360,8 @@ export class DmService implements DirectMessaging {
    */
   requestAsSeenBy(
     actor: Actor | null,
-    request: Pick<DmRequestTable, 'fromId' | 'state' | 'respondedAt'>,
-  ): { state: DmRequestTable['state']; respondedAt: number | null } {
+    request: Pick<DmRequestView, 'fromId' | 'state' | 'respondedAt'>,
+  ): { state: DmRequestView['state']; respondedAt: number | null } {
     const me = actor && personOf(actor)?.accountId;
     if (request.state === 'declined' && me === request.fromId) {
       return { state: 'pending', respondedAt: null };
@@ -361,15 +370,15 @@ export class DmService implements DirectMessaging {
   }
 
   /** Whether the actor may see a request's message preview: its sender and its recipient. */
-  maySeePreview(actor: Actor | null, request: Pick<DmRequestTable, 'fromId' | 'toId'>): boolean {
+  maySeePreview(actor: Actor | null, request: Pick<DmRequestView, 'fromId' | 'toId'>): boolean {
     const me = actor && personOf(actor)?.accountId;
     return me === request.fromId || me === request.toId;
   }
 
   /** The newest messages of DM request conversations, by conversation (see `newestMessagesOf`). */
-  async previews(conversationIds: readonly string[]) {
+  async previews(conversationIds: readonly string[]): Promise<Map<string, MessageView[]>> {
     const rows = await newestMessagesOf(this.deps.db.kysely, conversationIds, PREVIEW_MESSAGES);
-    const out = new Map<string, typeof rows>();
+    const out = new Map<string, MessageView[]>();
     for (const r of rows) out.set(r.conversationId, [...(out.get(r.conversationId) ?? []), r]);
     return out;
   }

@@ -3,3 +3,4 @@
 export { DmService } from './dm-service.js';
 export type { DmSettingsView } from './dm-service.js';
 export { deleteDmRowsOf } from './queries.js';
+export type { DmRequestView } from './views.js';

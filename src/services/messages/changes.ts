@@ -9,13 +9,14 @@ import { messageTerms, writeMessageTerms } from '../search/index.js';
 import type { MessageCore } from './message-core.js';
 import { insertEdit, replaceText } from './queries.js';
 import { checkText } from './text.js';
+import type { MessageView } from './views.js';
 
 /** Changing sent messages: the author's edits, and deletion by the author or staff. */
 export class MessageChanges {
   constructor(private readonly core: MessageCore) {}
 
   /** The author changes their text; the earlier text goes to the edit history. */
-  async edit(actor: Actor, messageId: unknown, textInput: unknown): Promise<MessageTable> {
+  async edit(actor: Actor, messageId: unknown, textInput: unknown): Promise<MessageView> {
     const accountId = actingAccountId(actor);
     const text = checkText(
       textInput,
@@ -77,7 +78,7 @@ export class MessageChanges {
    * (replies stay under it) without text, ciphertext, mentions, edit history, reactions or pin
    * (`removal.ts`, the one removal path).
    */
-  async delete(actor: Actor, messageId: unknown): Promise<MessageTable> {
+  async delete(actor: Actor, messageId: unknown): Promise<MessageView> {
     const accountId = actingAccountId(actor);
     const { message, access } = await this.core.messageFor(accountId, messageId, 'write', (m) =>
       m.authorId === accountId ? 'message:post' : 'message:deleteAny',

@@ -13,3 +13,4 @@ export { MessageRemover } from './removal.js';
 export type { MessageRemoval, MessageRemovalHook } from './removal.js';
 export { ENCRYPTION_FRAMING_BYTES } from './sending.js';
 export { checkEmoji, parseMentions, readMentions } from './text.js';
+export type { MessageEditView, MessageView } from './views.js';

@@ -15,6 +15,7 @@ import {
   removeReaction,
 } from './queries.js';
 import { checkEmoji, customEmojiName } from './text.js';
+import type { MessageView } from './views.js';
 
 /** Pins one conversation may hold (Slack's limit). */
 export const MAX_PINS = 100;
@@ -25,7 +26,7 @@ export const MAX_REACTION_EMOJI = 20;
 export class ReactionsAndPins {
   constructor(private readonly core: MessageCore) {}
 
-  async addReaction(actor: Actor, messageId: unknown, emojiInput: unknown) {
+  async addReaction(actor: Actor, messageId: unknown, emojiInput: unknown): Promise<MessageView> {
     const emoji = checkEmoji(emojiInput);
     const { accountId, message, access, conv, now } = await this.target(
       actor,
@@ -102,7 +103,11 @@ export class ReactionsAndPins {
     if (row.deletedAt !== null) throw conflict('the message was deleted');
   }
 
-  async removeReaction(actor: Actor, messageId: unknown, emojiInput: unknown) {
+  async removeReaction(
+    actor: Actor,
+    messageId: unknown,
+    emojiInput: unknown,
+  ): Promise<MessageView> {
     const emoji = checkEmoji(emojiInput);
     const { accountId, message, conv, now } = await this.target(actor, messageId, 'message:react');
     await this.core.deps.db.transaction(async (tx) => {
@@ -116,7 +121,7 @@ export class ReactionsAndPins {
     return message;
   }
 
-  async pin(actor: Actor, messageId: unknown) {
+  async pin(actor: Actor, messageId: unknown): Promise<MessageView> {
     const { accountId, message, conv, now } = await this.target(actor, messageId, 'message:pin');
     if (message.deletedAt !== null) throw conflict('the message was deleted');
     await this.core.unlessGone(
@@ -137,7 +142,7 @@ export class ReactionsAndPins {
     return message;
   }
 
-  async unpin(actor: Actor, messageId: unknown) {
+  async unpin(actor: Actor, messageId: unknown): Promise<MessageView> {
     const { accountId, message, conv, now } = await this.target(actor, messageId, 'message:pin');
     await this.core.deps.db.transaction(async (tx) => {
       if (!(await deletePin(tx.db, conv.id, message.id))) return;

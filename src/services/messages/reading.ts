@@ -1,16 +1,18 @@
 import { iso } from '../../lib/iso-time.js';
 import { actingAccountId, type Actor } from '../../auth/actor.js';
-import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
 import { forbidden, notFound, validation } from '../../errors.js';
 import type { AccountView } from '../accounts/index.js';
 import {
   plausibleId,
   prefetchedAccessOf,
+  lastMessages,
+  toConversationView,
   toRow,
   eventsToUsers,
   cursorOf,
   parsePageArgs,
   advanceReadMarkerStatement,
+  type ConversationView,
   type Page,
   type PageArgs,
 } from '../conversations/index.js';
@@ -26,6 +28,7 @@ import {
   reactionGroups,
 } from './queries.js';
 import { MAX_PINS } from './reactions-pins.js';
+import type { MessageEditView, MessageView } from './views.js';
 
 /** Reading: read markers, pages of a conversation and a thread, pins, and a page's fields. */
 export class MessageReading {
@@ -36,7 +39,7 @@ export class MessageReading {
     actor: Actor,
     conversationId: unknown,
     messageId: unknown,
-  ): Promise<ConversationTable> {
+  ): Promise<ConversationView> {
     const accountId = actingAccountId(actor);
     const access = await this.core.readable(
       accountId,
@@ -64,11 +67,11 @@ export class MessageReading {
       ),
       event!,
     );
-    return conv;
+    return toConversationView(conv);
   }
 
   /** A page of a conversation's messages (thread replies excluded), oldest first. */
-  async page(actor: Actor, conversationId: unknown, args: PageArgs): Promise<Page<MessageTable>> {
+  async page(actor: Actor, conversationId: unknown, args: PageArgs): Promise<Page<MessageView>> {
     const accountId = actingAccountId(actor);
     const parsed = parsePageArgs(args);
     const access = await this.core.readable(
@@ -80,7 +83,7 @@ export class MessageReading {
   }
 
   /** A page of the replies in a message's thread, oldest first. */
-  async threadPage(actor: Actor, messageId: unknown, args: PageArgs) {
+  async threadPage(actor: Actor, messageId: unknown, args: PageArgs): Promise<Page<MessageView>> {
     const accountId = actingAccountId(actor);
     const parsed = parsePageArgs(args);
     const { message } = await this.core.messageFor(accountId, messageId, 'read');
@@ -96,7 +99,7 @@ export class MessageReading {
   private async readPage(
     where: { conversationId: string; threadRootId: string | null },
     parsed: ReturnType<typeof parsePageArgs>,
-  ): Promise<Page<MessageTable>> {
+  ): Promise<Page<MessageView>> {
     const { before, after, limit } = parsed;
     const read = () =>
       this.core.kysely
@@ -114,7 +117,7 @@ export class MessageReading {
     if (!after) page.reverse();
     const first = page[0];
     const last = page[page.length - 1];
-    const cur = (m: MessageTable | undefined) => (m ? cursorOf(m.createdAt, m.id) : null);
+    const cur = (m: MessageView | undefined) => (m ? cursorOf(m.createdAt, m.id) : null);
     if (after) {
       // Toward newer messages there is always a cursor to come back with: more may arrive.
       return {
@@ -133,7 +136,7 @@ export class MessageReading {
   }
 
   /** Pinned messages of a conversation, most recently pinned first. */
-  async pinned(actor: Actor, conversationId: unknown): Promise<MessageTable[]> {
+  async pinned(actor: Actor, conversationId: unknown): Promise<MessageView[]> {
     const accountId = actingAccountId(actor);
     const access = await this.core.readable(
       accountId,
@@ -152,12 +155,17 @@ export class MessageReading {
     return pinnedAmong(this.core.kysely, messageIds);
   }
 
-  editsOf(messageIds: readonly string[]) {
+  editsOf(messageIds: readonly string[]): Promise<MessageEditView[]> {
     return editsOf(this.core.kysely, messageIds);
   }
 
-  messagesByIds(ids: readonly string[]) {
+  messagesByIds(ids: readonly string[]): Promise<MessageView[]> {
     return findMessagesByIds(this.core.kysely, ids);
+  }
+
+  /** The newest top-level message of each conversation (`Conversation.lastMessage`). */
+  lastMessages(conversationIds: readonly string[]): Promise<MessageView[]> {
+    return lastMessages(this.core.kysely, conversationIds);
   }
 
   /** Users by id as the User type takes them; a purged account is left out. */

@@ -15,6 +15,7 @@ import { deferMessageTerms, messageTerms } from '../search/index.js';
 import type { MessageCore } from './message-core.js';
 import { messagePayload, newMessageRow } from './message-rows.js';
 import { bumpThreadRoot, deferInsertMessage, findMessage, insertMessage } from './queries.js';
+import type { MessageView } from './views.js';
 import { checkText, NO_MENTIONS } from './text.js';
 
 /** Bytes an encrypted message's ciphertext may exceed SVC_LIMIT_MESSAGE_BYTES by (contract). */
@@ -45,7 +46,7 @@ export class MessageSending {
     actor: Actor,
     input: { conversationId: unknown; text: unknown; threadRootId?: unknown },
     withFiles = false,
-  ): Promise<MessageTable> {
+  ): Promise<MessageView> {
     const accountId = actingAccountId(actor);
     const text = checkText(
       input.text,
@@ -85,11 +86,7 @@ export class MessageSending {
   }
 
   /** Copies a message's text into another conversation as a new message. */
-  async forward(
-    actor: Actor,
-    messageId: unknown,
-    toConversationId: unknown,
-  ): Promise<MessageTable> {
+  async forward(actor: Actor, messageId: unknown, toConversationId: unknown): Promise<MessageView> {
     const accountId = actingAccountId(actor);
     const { message: source, access: from } = await this.core.messageFor(
       accountId,
@@ -128,7 +125,7 @@ export class MessageSending {
     input: { conversationId: unknown; threadRootId?: unknown },
     ciphertext: { text: string; bytes: number },
     port: EncryptedSendPort,
-  ): Promise<MessageTable> {
+  ): Promise<MessageView> {
     const accountId = actingAccountId(actor);
     const rootId = input.threadRootId ?? null;
     if (rootId !== null && !plausibleId(rootId)) throw notFound('message');

@@ -1,7 +1,9 @@
 import type { GraphQLResolveInfo } from 'graphql';
 
-import type { ConversationTable } from '../../../db/tables/collaboration.js';
-import { isPrivateConversation } from '../../../services/conversations/index.js';
+import {
+  isPrivateConversation,
+  type ConversationView,
+} from '../../../services/conversations/index.js';
 import { keyCursor, type KeysetArgs } from '../../../services/paging/index.js';
 import { optionalActor, type GraphqlContext } from '../../context.js';
 import type { EnumResolvers, TypeResolvers } from '../../generated/resolver-types.js';
@@ -18,21 +20,17 @@ import {
   loadUnread,
 } from './loaders.js';
 
-// Conversation fields; the parent is a conversation row (channels' rows come from the channels
+// Conversation fields; the parent is a conversation's view (channels' come from the channels
 // area). Member pages, counts, unread counts and last messages are loaded for a whole page of
 // conversations at once; no field reads a channel's whole member list.
 
 type Info = GraphQLResolveInfo;
 
-const memberPage = async (
-  c: ConversationTable,
-  args: KeysetArgs,
-  ctx: GraphqlContext,
-  info: Info,
-) => (await loadMemberPage(ctx, info, c.id, args)) ?? [];
+const memberPage = async (c: ConversationView, args: KeysetArgs, ctx: GraphqlContext, info: Info) =>
+  (await loadMemberPage(ctx, info, c.id, args)) ?? [];
 
 /** Where the caller stands in the conversation: the service decides from the caller's own row. */
-const standing = async (c: ConversationTable, ctx: GraphqlContext, info: Info) =>
+const standing = async (c: ConversationView, ctx: GraphqlContext, info: Info) =>
   ctx.services.conversations.reading.standing(
     optionalActor(ctx),
     (await loadOwnMemberRows(ctx, info, c.id)) ?? [],
@@ -42,7 +40,6 @@ export const Conversation: TypeResolvers<'Conversation'> = {
   serverId: (c) => c.workspaceId,
   cursor: (c) => (c.kind === 'channel' ? keyCursor(c.createdAt, c.id) : null),
   isPrivate: (c) => isPrivateConversation(c),
-  encrypted: (c) => c.encrypted === 1,
   archived: (c) => c.archivedAt !== null,
   memberIds: async (c, args, ctx, info) =>
     (await memberPage(c, args, ctx, info)).map((m) => m.accountId),

@@ -1,7 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 
-import type { DmRequestTable, MessageTable } from '../../../db/tables/collaboration.js';
-import type { MemberListRow } from '../../../services/conversations/index.js';
+import type { DmRequestView, MemberListRow } from '../../../services/conversations/index.js';
+import type { MessageView } from '../../../services/messages/index.js';
 import type { KeysetArgs } from '../../../services/paging/index.js';
 import { optionalActor, requireActor, type GraphqlContext } from '../../context.js';
 import { group, loader } from '../../loaders.js';
@@ -71,8 +71,8 @@ export const loadLastMessage = (
   info: GraphQLResolveInfo,
   conversationId: string,
 ) =>
-  loader<MessageTable>(ctx, info, 'lastMessage', async (ids) => {
-    const rows = await ctx.services.conversations.reading.lastMessages(ids);
+  loader<MessageView>(ctx, info, 'lastMessage', async (ids) => {
+    const rows = await ctx.services.messages.reading.lastMessages(ids);
     return new Map(rows.map((r) => [r.conversationId, r]));
   }).load(conversationId);
 
@@ -81,6 +81,6 @@ export const loadDmRequests = (
   info: GraphQLResolveInfo,
   conversationId: string,
 ) =>
-  loader<DmRequestTable[]>(ctx, info, 'dmRequests', async (ids) =>
+  loader<DmRequestView[]>(ctx, info, 'dmRequests', async (ids) =>
     group(await ctx.services.conversations.reading.dmRequestsFor(ids), 'conversationId'),
   ).load(conversationId);

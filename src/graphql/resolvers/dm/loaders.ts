@@ -1,6 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
 
-import type { MessageTable } from '../../../db/tables/collaboration.js';
+import type { MessageView } from '../../../services/messages/index.js';
 import type { GraphqlContext } from '../../context.js';
 import { loader } from '../../loaders.js';
 
@@ -10,6 +10,6 @@ export const loadPreview = (
   info: GraphQLResolveInfo,
   conversationId: string,
 ) =>
-  loader<MessageTable[]>(ctx, info, 'preview', (ids) => ctx.services.dm.previews(ids)).load(
+  loader<MessageView[]>(ctx, info, 'preview', (ids) => ctx.services.dm.previews(ids)).load(
     conversationId,
   );

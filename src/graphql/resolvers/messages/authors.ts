@@ -1,6 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
 
-import type { MessageTable } from '../../../db/tables/collaboration.js';
+import type { MessageView } from '../../../services/messages/index.js';
 import type { GraphqlContext } from '../../context.js';
 import { selects } from '../../selection.js';
 import { primeUsers } from '../accounts/loaders.js';
@@ -15,7 +15,7 @@ export async function withAuthors<T>(
   ctx: GraphqlContext,
   info: GraphQLResolveInfo,
   path: readonly string[],
-  messages: readonly MessageTable[],
+  messages: readonly MessageView[],
   result: T,
 ): Promise<T> {
   if (messages.length > 0 && selects(info, path)) {

@@ -1,15 +1,15 @@
 import type { GraphQLResolveInfo } from 'graphql';
 
-import type { MessageEditTable, MessageTable } from '../../../db/tables/collaboration.js';
-import type { MlsMessageTable } from '../../../db/tables/mls.js';
 import type { LinkPreviewView } from '../../../services/link-previews/index.js';
+import type { MessageEditView, MessageView } from '../../../services/messages/index.js';
 import { requireActor, type GraphqlContext } from '../../context.js';
+import type { ParentOf } from '../../generated/resolver-types.js';
 import { group, loader } from '../../loaders.js';
 
 // The messages area's batched lookups for the fields of a page (graphql/loaders.ts).
 
 export const loadMessage = (ctx: GraphqlContext, info: GraphQLResolveInfo, id: string) =>
-  loader<MessageTable>(ctx, info, 'message', async (ids) => {
+  loader<MessageView>(ctx, info, 'message', async (ids) => {
     const rows = await ctx.services.messages.reading.messagesByIds(ids);
     return new Map(rows.map((r) => [r.id, r]));
   }).load(id);
@@ -44,7 +44,7 @@ export const loadPinned = (ctx: GraphqlContext, info: GraphQLResolveInfo, messag
   }).load(messageId);
 
 export const loadEdits = (ctx: GraphqlContext, info: GraphQLResolveInfo, messageId: string) =>
-  loader<MessageEditTable[]>(ctx, info, 'edits', async (ids) =>
+  loader<MessageEditView[]>(ctx, info, 'edits', async (ids) =>
     group(await ctx.services.messages.reading.editsOf(ids), 'messageId'),
   ).load(messageId);
 
@@ -58,6 +58,6 @@ export const loadLinkPreviews = (
   ).load(messageId);
 
 export const loadMlsInfo = (ctx: GraphqlContext, info: GraphQLResolveInfo, messageId: string) =>
-  loader<MlsMessageTable>(ctx, info, 'mlsInfo', (ids) =>
+  loader<ParentOf<'MlsMessageInfo'>>(ctx, info, 'mlsInfo', (ids) =>
     ctx.services.mls.messages.messageInfo(ids),
   ).load(messageId);

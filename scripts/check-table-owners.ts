@@ -133,10 +133,42 @@ export function ruleCopies(sources: readonly Source[]): RuleCopy[] {
   return found;
 }
 
+export interface MisplacedRowType {
+  table: TableName;
+  rowType: string;
+  /** The file under src/db/tables/ that holds it, without `.ts`. */
+  file: string;
+  /** The file named for its owner: the owner's last folder (`services/dm` -> `dm`). */
+  expected: string;
+}
+
+/**
+ * Row types filed away from their owner: each table's row type lives in
+ * `db/tables/<owner's folder>.ts`, so a file holds the tables of one area. Read from the
+ * `Database` interface and the imports of `db/schema.ts`.
+ */
+export function misplacedRowTypes(sources: readonly Source[]): MisplacedRowType[] {
+  const schema = sources.find((s) => s.path === 'db/schema.ts')?.text ?? '';
+  const fileOf = new Map<string, string>();
+  for (const m of schema.matchAll(/import type \{([^}]*)\} from '\.\/tables\/([\w-]+)\.js'/g)) {
+    for (const name of m[1]!.split(',')) if (name.trim()) fileOf.set(name.trim(), m[2]!);
+  }
+  const body = /export interface Database \{([^}]*)\}/.exec(schema)?.[1] ?? '';
+  const out: MisplacedRowType[] = [];
+  for (const m of body.matchAll(/^\s*(\w+): (\w+);/gm)) {
+    const table = m[1] as TableName;
+    const rowType = m[2]!;
+    const expected = TABLE_OWNERS[table]?.split('/').at(-1);
+    const file = fileOf.get(rowType);
+    if (expected && file !== expected) out.push({ table, rowType, file: file ?? '?', expected });
+  }
+  return out;
+}
+
 /**
  * The problems to print: foreign writes not pending a move, pending moves already done, writes
- * to tables named at run time outside the whole-database writers, and rules tested outside their
- * owner.
+ * to tables named at run time outside the whole-database writers, rules tested outside their
+ * owner, and row types filed away from their owner.
  */
 export function checkTableOwners(
   sources: readonly Source[],
@@ -160,6 +192,11 @@ export function checkTableOwners(
   }
   for (const c of ruleCopies(sources)) {
     problems.push(`src/${c.path}:${c.line}: ${RULE_ADVICE[c.rule]}`);
+  }
+  for (const r of misplacedRowTypes(sources)) {
+    problems.push(
+      `src/db/tables/${r.file}.ts holds ${r.rowType}, the row type of ${r.table}, which ${TABLE_OWNERS[r.table]} owns; move it to src/db/tables/${r.expected}.ts`,
+    );
   }
   return problems;
 }

@@ -1,38 +1,29 @@
-import type {
-  AccountTable,
-  InstanceTable,
-  IpBlockTable,
-  ServerKeyTable,
-  SessionTable,
-} from './tables/foundation.js';
+import type { AccountTable, PasswordResetTable } from './tables/accounts.js';
+import type { InstanceTable, ServerKeyTable } from './tables/instance.js';
+import type { IpBlockTable } from './tables/ip-blocks.js';
+import type { SessionTable } from './tables/sessions.js';
 import type {
   ConversationMemberTable,
   ConversationTable,
-  DmRequestTable,
-  DmSettingsTable,
-  MessageEditTable,
-  MessageTable,
-  PinTable,
-  ReactionTable,
-  UserBlockTable,
+  DirectPairTable,
+} from './tables/conversations.js';
+import type { DmRequestTable, DmSettingsTable, UserBlockTable } from './tables/dm.js';
+import type { MessageEditTable, MessageTable, PinTable, ReactionTable } from './tables/messages.js';
+import type {
   WorkspaceInviteTable,
   WorkspaceMemberTable,
   WorkspaceTable,
-} from './tables/collaboration.js';
-import type {
-  InstanceInviteTable,
-  PasswordResetTable,
-  RegistrationPowUseTable,
-} from './tables/accounts.js';
+} from './tables/workspaces.js';
+import type { InstanceInviteTable, RegistrationPowUseTable } from './tables/registration.js';
 import type {
   DeviceLinkOfferTable,
   DeviceTable,
   KeyChallengeTable,
   KeyIdentityTable,
 } from './tables/devices.js';
-import type { DirectPairTable } from './tables/messages.js';
-import type { ImportMapTable } from './tables/imports.js';
-import type { AbuseReportTable, AuditLogTable, PrincipalBlockTable } from './tables/moderation.js';
+import type { ImportMapTable } from './tables/import.js';
+import type { AuditLogTable } from './tables/audit.js';
+import type { AbuseReportTable, PrincipalBlockTable } from './tables/moderation.js';
 import type { PresenceSettingTable } from './tables/presence.js';
 import type { EventOutboxTable } from './tables/events.js';
 import type { CustomEmojiTable } from './tables/emoji.js';

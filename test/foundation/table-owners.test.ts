@@ -6,6 +6,7 @@ import {
   checkTableOwners,
   dynamicWrites,
   foreignWrites,
+  misplacedRowTypes,
   readSources,
   ruleCopies,
 } from '../../scripts/check-table-owners.js';
@@ -148,6 +149,22 @@ describe('the table-owner check', () => {
     const text = q("return role !== null && role !== 'guest';");
     expect(checkTableOwners([{ path: 'services/moderation/queries.ts', text }], [])).toEqual([
       'src/services/moderation/queries.ts:2: tests a workspace role by name; ask auth/policy.ts (can, isGuest, atLeast) or Authz',
+    ]);
+  });
+
+  it('names a row type filed away from its owner', () => {
+    const text = [
+      "import type { DmRequestTable, MessageTable } from './tables/messages.js';",
+      'export interface Database {',
+      '  message: MessageTable;',
+      '  dm_request: DmRequestTable;',
+      '}',
+    ].join('\n');
+    expect(misplacedRowTypes([{ path: 'db/schema.ts', text }])).toEqual([
+      { table: 'dm_request', rowType: 'DmRequestTable', file: 'messages', expected: 'dm' },
+    ]);
+    expect(checkTableOwners([{ path: 'db/schema.ts', text }], [])).toEqual([
+      'src/db/tables/messages.ts holds DmRequestTable, the row type of dm_request, which services/dm owns; move it to src/db/tables/dm.ts',
     ]);
   });
 

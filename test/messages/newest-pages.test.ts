@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ManualClock } from '../../src/lib/clock.js';
 import { newId } from '../../src/lib/ids.js';
-import type { MessageTable } from '../../src/db/tables/collaboration.js';
+import type { MessageTable } from '../../src/db/tables/messages.js';
 import { newMessageRow } from '../../src/services/messages/message-rows.js';
 import { createTestApp, TEST_DB, type Agent, type TestApp } from '../_util/app.js';
 import { signUpAndIn } from '../_util/seed.js';

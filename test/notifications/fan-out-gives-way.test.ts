@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import type { MessageTable } from '../../src/db/tables/collaboration.js';
+import type { MessageTable } from '../../src/db/tables/messages.js';
 import { RequestLoad } from '../../src/lib/request-load.js';
 import { FanOut } from '../../src/services/notifications/fan-out.js';
 import { createTestApp, type Agent, type TestApp } from '../_util/app.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DIRECT_SPACE_ID } from '../../src/db/direct-space.js';
-import type { MessageTable } from '../../src/db/tables/collaboration.js';
+import type { MessageTable } from '../../src/db/tables/messages.js';
 import { DAY_MS, HOUR_MS, ManualClock, MINUTE_MS } from '../../src/lib/clock.js';
 import { newId } from '../../src/lib/ids.js';
 import { createTestApp, type Agent, type TestApp } from '../_util/app.js';

@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
-import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
+import type { ConversationTable } from '../../db/tables/conversations.js';
+import type { MessageTable } from '../../db/tables/messages.js';
 import type { BlobStore } from '../../services/files/index.js';
 import { BackupError } from '../manifest.js';
 import { count, type Progress } from '../progress.js';

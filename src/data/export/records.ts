@@ -2,13 +2,8 @@ import type { Kysely } from 'kysely';
 
 import type { Database } from '../../db/schema.js';
 import type { AttachmentTable } from '../../db/tables/attachments.js';
-import type {
-  ConversationTable,
-  MessageEditTable,
-  MessageTable,
-  PinTable,
-  ReactionTable,
-} from '../../db/tables/collaboration.js';
+import type { ConversationTable } from '../../db/tables/conversations.js';
+import type { MessageEditTable, MessageTable, PinTable, ReactionTable } from '../../db/tables/messages.js';
 
 import { flag, iso } from './format.js';
 import type { ExportWriter, PartWriter } from './writer.js';

@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
-import type { WorkspaceRole } from '../../db/tables/collaboration.js';
+import type { WorkspaceRole } from '../../db/tables/workspaces.js';
 import { newId } from '../../lib/ids.js';
 import { addConversationMembers, findChannelByName, insertChannel, claimDirectPair, findDirectPair, insertConversation } from '../../services/conversations/index.js';
 import { normalizeChannelName } from '../../services/channels/index.js';

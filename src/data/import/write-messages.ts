@@ -3,7 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Db, Executor } from '../../db/database.js';
 import type { BlobStore } from '../../services/files/index.js';
 import type { AttachmentTable } from '../../db/tables/attachments.js';
-import type { MessageTable } from '../../db/tables/collaboration.js';
+import type { MessageTable } from '../../db/tables/messages.js';
 import { MAX_ATTACHMENTS_PER_MESSAGE, insertAttachment, type StoredUpload } from '../../services/attachments/index.js';
 import { touchConversation } from '../../services/conversations/index.js';
 import { insertMessages, insertPins, insertReactions, recountThreads, parseMentions } from '../../services/messages/index.js';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import type { Db, Executor } from '../../db/database.js';
 import type { BlobStore } from '../../services/files/index.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
-import type { WorkspaceRole } from '../../db/tables/collaboration.js';
+import type { WorkspaceRole } from '../../db/tables/workspaces.js';
 import { UNCLAIMED_PASSWORD_HASH, issueClaimTokens, lookupKey, findAccountByUsernameKey } from '../../services/accounts/index.js';
 import { addConversationMembers, advanceReadMarkerStatement } from '../../services/conversations/index.js';
 

@@ -1,31 +1,30 @@
-// Row types of the registration and password tables (migration 0003-accounts). Timestamps in
-// ms; booleans 0/1.
+// Row types of the tables services/accounts owns (db/table-owners.ts): accounts and password
+// resets. Timestamps in ms; booleans 0/1.
 
-/** An invite to create an account on this server, made by an operator or the CLI. */
-export interface InstanceInviteTable {
+export interface AccountTable {
   id: string;
-  /** SHA-256 of the invite token, base64url; the token itself is shown once and never stored. */
-  tokenHash: string;
-  /** The address the invite is bound to (the account gets it); null for anyone. */
+  /** As chosen, after NFKC normalization. */
+  username: string;
+  /** Lower-case form; unique, so `Alice` and `alice` cannot both exist. */
+  usernameKey: string;
+  displayName: string | null;
   email: string | null;
-  /** Lower-case form of `email`. */
+  /** Lower-case form of `email`; unique when set. */
   emailKey: string | null;
-  /** Operator account id, or `cli`. */
-  createdBy: string;
+  passwordHash: string | null;
+  /** The key identity (device-key account) this account belongs to; kept on the tombstone. */
+  keyIdentityId: string | null;
+  /** Home server of a person from another server signed in here; null for local accounts. */
+  homeServer: string | null;
+  isOperator: number;
+  avatarPath: string | null;
+  acceptedTermsUrl: string | null;
+  acceptedTermsAt: number | null;
   createdAt: number;
-  /** Null: never expires. */
-  expiresAt: number | null;
-  maxUses: number;
-  uses: number;
-  revokedAt: number | null;
-}
-
-/** A used registration proof-of-work challenge, kept until it expires so it cannot be replayed. */
-export interface RegistrationPowUseTable {
-  /** The challenge's salt, which is unique per challenge. */
-  salt: string;
-  usedAt: number;
-  expiresAt: number;
+  deletionRequestedAt: number | null;
+  deletionScheduledFor: number | null;
+  /** Set when the account was purged; the row stays as a tombstone. */
+  deletedAt: number | null;
 }
 
 /** A password reset token sent by mail. */

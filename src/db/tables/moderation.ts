@@ -1,7 +1,7 @@
-// Row types of moderation: abuse reports, principal blocks and the audit log. Timestamps in ms;
-// booleans 0/1. None of these tables has a foreign key to `account` or `workspace`: a report,
-// a block and an audit row outlive the account or workspace they name (a purge must not fail
-// on them, and a report keeps its snapshot).
+// Row types of the tables services/moderation owns (db/table-owners.ts): abuse reports and
+// principal blocks. Timestamps in ms; booleans 0/1. Neither table has a foreign key to `account`
+// or `workspace`: a report and a block outlive the account or workspace they name (a purge must
+// not fail on them, and a report keeps its snapshot).
 
 export type ReportSubjectKind = 'message' | 'user' | 'workspace';
 
@@ -44,21 +44,4 @@ export interface PrincipalBlockTable {
   createdAt: number;
   /** Operator user id, or `cli`. */
   createdBy: string;
-}
-
-export type AuditKind = 'moderation' | 'command';
-
-export interface AuditLogTable {
-  id: string;
-  /** `moderation` rows are kept; `command` rows are pruned after SVC_AUDIT_RETENTION_DAYS. */
-  kind: AuditKind;
-  /** Dotted action name, such as `principal.block`. */
-  action: string;
-  /** Operator user id, or `cli`. */
-  actorId: string;
-  target: string;
-  reason: string | null;
-  /** JSON object with action-specific detail, or null. */
-  details: string | null;
-  createdAt: number;
 }

@@ -1,7 +1,7 @@
 import type { Executor } from '../../db/database.js';
 import { everyColumn } from '../../db/statements/columns.js';
 import { preparedQuery } from '../../db/statements/prepared.js';
-import type { AccountTable } from '../../db/tables/foundation.js';
+import type { AccountTable } from '../../db/tables/accounts.js';
 
 export async function insertAccount(db: Executor, row: AccountTable) {
   await db.insertInto('account').values(row).execute();

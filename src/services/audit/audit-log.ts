@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 
 import { assertInstanceOperator, type Actor } from '../../auth/actor.js';
 import type { Db } from '../../db/database.js';
-import type { AuditKind, AuditLogTable } from '../../db/tables/moderation.js';
+import type { AuditKind, AuditLogTable } from '../../db/tables/audit.js';
 import type { Tx } from '../../db/transaction.js';
 import { validation } from '../../errors.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';

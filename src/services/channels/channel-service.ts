@@ -6,7 +6,7 @@ import { assertCan, assertOutranks, can, isGuest, type Role } from '../../auth/p
 import type { Config } from '../../config/index.js';
 import type { Db, Executor } from '../../db/database.js';
 import type { Tx } from '../../db/transaction.js';
-import type { ConversationTable } from '../../db/tables/collaboration.js';
+import type { ConversationTable } from '../../db/tables/conversations.js';
 import { capExceeded, conflict, notFound, validation } from '../../errors.js';
 import type { EventPort } from '../../events/port.js';
 import type { Audience, EventType } from '../../events/catalog.js';

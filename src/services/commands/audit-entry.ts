@@ -1,4 +1,4 @@
-import type { AuditLogTable } from '../../db/tables/moderation.js';
+import type { AuditLogTable } from '../../db/tables/audit.js';
 import { keyCursor } from '../paging/index.js';
 
 import type { RunAudit } from './run-shapes.js';

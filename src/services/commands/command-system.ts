@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { EventBus } from '../../events/bus.js';
 import type { EventPort } from '../../events/port.js';
 import type { Config } from '../../config/index.js';
-import type { MessageTable } from '../../db/tables/collaboration.js';
+import type { MessageTable } from '../../db/tables/messages.js';
 import type { Tx } from '../../db/transaction.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Authz } from '../authz/index.js';

@@ -5,7 +5,7 @@ import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
 import type { Tx } from '../../db/transaction.js';
 import type { CommandPipelineTable } from '../../db/tables/commands.js';
-import type { MessageTable } from '../../db/tables/collaboration.js';
+import type { MessageTable } from '../../db/tables/messages.js';
 import type { EventBus } from '../../events/bus.js';
 import type { EventPort } from '../../events/port.js';
 import { SharedCache } from '../../events/shared-cache.js';

@@ -1,6 +1,6 @@
 import { assertCan, can, type Action, type Role } from '../../auth/policy.js';
 import { AppError, forbidden, notFound } from '../../errors.js';
-import type { ConversationMemberTable, ConversationTable } from '../../db/tables/collaboration.js';
+import type { ConversationMemberTable, ConversationTable } from '../../db/tables/conversations.js';
 import { isId } from '../../lib/ids.js';
 import { assertNotTimedOut, assertWritable } from '../authz/index.js';
 

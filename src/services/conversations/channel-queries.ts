@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/database.js';
-import type { ConversationTable } from '../../db/tables/collaboration.js';
+import type { ConversationTable } from '../../db/tables/conversations.js';
 import { keysetQuery, type KeysetPage } from '../paging/index.js';
 
 // Channel queries (channels are conversations of kind 'channel', so the conversations area owns

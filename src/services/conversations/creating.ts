@@ -1,7 +1,7 @@
 import { iso } from '../../lib/iso-time.js';
 import { actingAccountId, type Actor } from '../../auth/actor.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
-import type { ConversationTable } from '../../db/tables/collaboration.js';
+import type { ConversationTable } from '../../db/tables/conversations.js';
 import type { Tx } from '../../db/transaction.js';
 import { forbidden, notFound, validation } from '../../errors.js';
 import { isId, newId } from '../../lib/ids.js';

@@ -1,4 +1,4 @@
-import type { ConversationTable } from '../../db/tables/collaboration.js';
+import type { ConversationTable } from '../../db/tables/conversations.js';
 import type { Tx } from '../../db/transaction.js';
 import type { BusEvent } from '../../events/bus.js';
 import {

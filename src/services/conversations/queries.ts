@@ -4,7 +4,7 @@ import { batchedOnRoot, BatchedReads, keysTable } from '../../db/statements/batc
 import type { Executor, Tx } from '../../db/database.js';
 import { everyColumn, prefixed } from '../../db/statements/columns.js';
 import { preparedQuery } from '../../db/statements/prepared.js';
-import type { ConversationMemberTable, ConversationTable } from '../../db/tables/collaboration.js';
+import type { ConversationMemberTable, ConversationTable } from '../../db/tables/conversations.js';
 import { DAY_MS } from '../../lib/clock.js';
 import { pastCursor } from '../paging/index.js';
 

@@ -1,4 +1,4 @@
-import type { ConversationMemberTable, ConversationTable } from '../../db/tables/collaboration.js';
+import type { ConversationMemberTable, ConversationTable } from '../../db/tables/conversations.js';
 
 /** A member row of a conversation. */
 export const memberRow = (

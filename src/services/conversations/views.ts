@@ -1,4 +1,4 @@
-import type { ConversationKind, ConversationTable } from '../../db/tables/collaboration.js';
+import type { ConversationKind, ConversationTable } from '../../db/tables/conversations.js';
 
 // The conversation view the area answers, and its mapping from a row (or an access row).
 

@@ -12,7 +12,7 @@ import type {
   KeyChallengeTable,
   KeyIdentityTable,
 } from '../../db/tables/devices.js';
-import type { AccountTable } from '../../db/tables/foundation.js';
+import type { AccountTable } from '../../db/tables/accounts.js';
 import { ACCOUNT_COLUMNS } from '../accounts/index.js';
 
 // ---- challenges

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 
 import type { Executor } from '../../db/database.js';
-import type { DmRequestTable, DmSettingsTable } from '../../db/tables/collaboration.js';
+import type { DmRequestTable, DmSettingsTable } from '../../db/tables/dm.js';
 import { keysetQuery, type KeysetPage } from '../paging/index.js';
 
 // Direct-message settings, requests and blocks, executor first.

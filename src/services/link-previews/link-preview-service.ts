@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 
 import type { Db, Tx } from '../../db/database.js';
-import type { MessageTable } from '../../db/tables/collaboration.js';
+import type { MessageTable } from '../../db/tables/messages.js';
 import type { LinkPreviewTable } from '../../db/tables/link-previews.js';
 import type { LinkPreviewPayload } from '../../events/catalog.js';
 import type { Clock } from '../../lib/clock.js';

@@ -1,6 +1,6 @@
 import { iso } from '../../lib/iso-time.js';
 import { actingAccountId, type Actor } from '../../auth/actor.js';
-import type { MessageTable } from '../../db/tables/collaboration.js';
+import type { MessageTable } from '../../db/tables/messages.js';
 import { conflict, forbidden, validation } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import { toRow, emitConversationEvent } from '../conversations/index.js';

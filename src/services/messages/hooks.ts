@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 
-import type { MessageTable } from '../../db/tables/collaboration.js';
+import type { MessageTable } from '../../db/tables/messages.js';
 
 /** Work another area does after a message's text was stored (link previews, ...). */
 export type MessageTextHook = (message: MessageTable) => void;

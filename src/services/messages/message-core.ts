@@ -1,7 +1,8 @@
 import { actingAccountId, type Actor } from '../../auth/actor.js';
 import { can, type Action } from '../../auth/policy.js';
 import { isForeignKeyViolation } from '../../db/errors.js';
-import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
+import type { ConversationTable } from '../../db/tables/conversations.js';
+import type { MessageTable } from '../../db/tables/messages.js';
 import type { Tx } from '../../db/transaction.js';
 import { AppError, notFound } from '../../errors.js';
 import type { EventFields, EventType } from '../../events/catalog.js';

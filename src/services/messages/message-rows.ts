@@ -1,5 +1,6 @@
 import { iso } from '../../lib/iso-time.js';
-import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
+import type { ConversationTable } from '../../db/tables/conversations.js';
+import type { MessageTable } from '../../db/tables/messages.js';
 import { newId } from '../../lib/ids.js';
 
 import { NO_MENTIONS, type StoredMentions } from './text.js';

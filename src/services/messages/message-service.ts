@@ -1,5 +1,5 @@
 import type { Actor } from '../../auth/actor.js';
-import type { MessageTable } from '../../db/tables/collaboration.js';
+import type { MessageTable } from '../../db/tables/messages.js';
 import type { Tx } from '../../db/transaction.js';
 import type { EventFields } from '../../events/catalog.js';
 

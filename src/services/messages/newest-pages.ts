@@ -1,4 +1,4 @@
-import type { MessageTable } from '../../db/tables/collaboration.js';
+import type { MessageTable } from '../../db/tables/messages.js';
 import type { Tx } from '../../db/transaction.js';
 import { Lru } from '../../lib/lru.js';
 

@@ -2,7 +2,7 @@ import { everyColumn } from '../../db/statements/columns.js';
 import type { Executor, Tx } from '../../db/database.js';
 import { bulkInsert } from '../../db/statements/bulk-insert.js';
 import { preparedQuery } from '../../db/statements/prepared.js';
-import type { MessageEditTable, MessageTable } from '../../db/tables/collaboration.js';
+import type { MessageEditTable, MessageTable } from '../../db/tables/messages.js';
 import type { CursorPosition } from '../../lib/cursor.js';
 
 // Message queries, executor first. Every list is a keyset scan of an index over (…, createdAt, id).

@@ -1,5 +1,6 @@
 import { actingAccountId, type Actor } from '../../auth/actor.js';
-import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
+import type { ConversationTable } from '../../db/tables/conversations.js';
+import type { MessageTable } from '../../db/tables/messages.js';
 import type { Tx } from '../../db/transaction.js';
 import { notFound, validation } from '../../errors.js';
 import {

@@ -1,5 +1,6 @@
 import { actingUser, type Actor } from '../../auth/actor.js';
-import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
+import type { ConversationTable } from '../../db/tables/conversations.js';
+import type { MessageTable } from '../../db/tables/messages.js';
 import type { Tx } from '../../db/transaction.js';
 import { validation } from '../../errors.js';
 import { ENCRYPTION_FRAMING_BYTES } from '../messages/index.js';

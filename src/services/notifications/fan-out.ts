@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 
 import type { Db } from '../../db/database.js';
-import type { ConversationTable, MessageTable } from '../../db/tables/collaboration.js';
+import type { ConversationTable } from '../../db/tables/conversations.js';
+import type { MessageTable } from '../../db/tables/messages.js';
 import type {
   NotificationKindValue,
   NotificationRuleTable,

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { actingAccountId, type Actor } from '../../auth/actor.js';
 import type { Db } from '../../db/database.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
-import type { MessageTable } from '../../db/tables/collaboration.js';
+import type { MessageTable } from '../../db/tables/messages.js';
 import type {
   NotificationLevelValue,
   NotificationRuleTable,

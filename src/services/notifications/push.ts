@@ -5,7 +5,7 @@ import webpush from 'web-push';
 import type { Actor } from '../../auth/actor.js';
 import { actingAccountId } from '../../auth/actor.js';
 import type { Db } from '../../db/database.js';
-import type { MessageTable } from '../../db/tables/collaboration.js';
+import type { MessageTable } from '../../db/tables/messages.js';
 import type { NotificationTable } from '../../db/tables/notifications.js';
 import { validation } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';

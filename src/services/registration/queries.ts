@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/database.js';
-import type { InstanceInviteTable } from '../../db/tables/accounts.js';
+import type { InstanceInviteTable } from '../../db/tables/registration.js';
 import { keysetQuery, type KeysetPage } from '../paging/index.js';
 
 export async function insertInstanceInvite(db: Executor, row: InstanceInviteTable) {

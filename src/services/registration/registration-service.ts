@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { actorId, assertInstanceOperator, type Actor } from '../../auth/actor.js';
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
-import type { InstanceInviteTable } from '../../db/tables/accounts.js';
+import type { InstanceInviteTable } from '../../db/tables/registration.js';
 import { AppError, capExceeded, notFound, validation } from '../../errors.js';
 import { DAY_MS, type Clock } from '../../lib/clock.js';
 import { isId, newId, randomToken } from '../../lib/ids.js';

@@ -1,5 +1,5 @@
 import type { Db, Dialect } from '../../db/database.js';
-import type { MessageTable } from '../../db/tables/collaboration.js';
+import type { MessageTable } from '../../db/tables/messages.js';
 import type { KeysetFrom } from '../paging/index.js';
 
 import {

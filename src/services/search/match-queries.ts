@@ -2,7 +2,7 @@ import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kyse
 
 import type { Dialect, Executor } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
-import type { MessageTable } from '../../db/tables/collaboration.js';
+import type { MessageTable } from '../../db/tables/messages.js';
 import { keysetSlice, type KeysetFrom } from '../paging/index.js';
 
 // Reading the message search index (docs/search.md). A query reaches the databases as terms

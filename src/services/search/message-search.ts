@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/database.js';
-import type { MessageTable } from '../../db/tables/collaboration.js';
+import type { MessageTable } from '../../db/tables/messages.js';
 import { validation } from '../../errors.js';
 import { lookupKey } from '../accounts/index.js';
 

@@ -1,7 +1,7 @@
 import type { Dialect, Executor, Tx } from '../../db/database.js';
 import { bulkInsert } from '../../db/statements/bulk-insert.js';
 import { preparedQuery } from '../../db/statements/prepared.js';
-import type { MessageTable } from '../../db/tables/collaboration.js';
+import type { MessageTable } from '../../db/tables/messages.js';
 import { Lru } from '../../lib/lru.js';
 import { pastCursor } from '../paging/index.js';
 

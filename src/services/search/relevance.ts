@@ -1,4 +1,4 @@
-import type { MessageTable } from '../../db/tables/collaboration.js';
+import type { MessageTable } from '../../db/tables/messages.js';
 import { validation } from '../../errors.js';
 
 import type { ParsedQuery } from './query-grammar.js';

@@ -1,6 +1,6 @@
 import { actingAccountId, assertInstanceOperator, type Actor } from '../../auth/actor.js';
 import type { Db } from '../../db/database.js';
-import type { MessageTable } from '../../db/tables/collaboration.js';
+import type { MessageTable } from '../../db/tables/messages.js';
 import type { Tx } from '../../db/transaction.js';
 import { validation } from '../../errors.js';
 import type { Authz } from '../authz/index.js';

@@ -4,7 +4,7 @@ import type { Executor } from '../../db/database.js';
 import { batchedOnRoot, BatchedReads, keysTable } from '../../db/statements/batched-reads.js';
 import { everyColumn, objectMaker, prefixed } from '../../db/statements/columns.js';
 import { preparedQuery } from '../../db/statements/prepared.js';
-import type { SessionTable } from '../../db/tables/foundation.js';
+import type { SessionTable } from '../../db/tables/sessions.js';
 import {
   ACCESS_COLUMNS,
   conversationAccess,

@@ -8,7 +8,7 @@ import { assertCan, can } from '../../auth/policy.js';
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
 import type { Tx } from '../../db/transaction.js';
-import type { WorkspaceInviteTable } from '../../db/tables/collaboration.js';
+import type { WorkspaceInviteTable } from '../../db/tables/workspaces.js';
 import { AppError, capExceeded, notFound, validation } from '../../errors.js';
 import { DAY_MS, HOUR_MS, type Clock } from '../../lib/clock.js';
 import { isId, newId, randomToken } from '../../lib/ids.js';

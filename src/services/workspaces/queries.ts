@@ -6,7 +6,7 @@ import type {
   WorkspaceMemberTable,
   WorkspaceRole,
   WorkspaceTable,
-} from '../../db/tables/collaboration.js';
+} from '../../db/tables/workspaces.js';
 import { deleteMembershipsInWorkspace } from '../conversations/index.js';
 import { keysetQuery, pastCursor, type KeysetPage } from '../paging/index.js';
 

@@ -168,6 +168,15 @@ function* rows(place: Place): Generator<Row[]> {
   if (batch.length) yield batch;
 }
 
+/**
+ * The loaders write every index row with the server's analysis, so the rebuild the migrations
+ * start on an empty database (`search_backfill`, docs/search.md "Rebuilding") has nothing to do.
+ * Left in place, the server's `search-backfill` job would rewrite every loaded row while the
+ * searches are timed: its CPU counted in theirs, and on PostgreSQL a dead row behind every live
+ * one and a GIN pending list that every search reads.
+ */
+const NO_BACKFILL = `delete from search_backfill where id = 'messages'`;
+
 async function loadSqlite(backend: Backend, place: Place) {
   const db = new Sqlite(path.join(backend.dataDir, 'svc.sqlite'));
   db.pragma('journal_mode = WAL');
@@ -176,14 +185,20 @@ async function loadSqlite(backend: Backend, place: Place) {
     text, ciphertext, "threadRootId", "forwardedFromId", "createdAt", "editedAt", "deletedAt",
     "deletedBy", "replyCount", "lastReplyAt", mentions)
     values (?, ?, ?, ?, ?, null, null, null, ?, null, null, null, 0, null, null)`);
-  const terms = db.prepare('insert into message_search ("messageId", terms) values (?, ?)');
+  // `doc` as the server writes it (match-queries.ts, `timeDoc`): each message here has a
+  // millisecond of its own.
+  const terms = db.prepare(
+    'insert into message_search (doc, "messageId", terms) values (? * 1048576, ?, ?)',
+  );
   const write = db.transaction((batch: Row[]) => {
     for (const r of batch) {
       message.run(r.id, r.conversationId, place.workspaceId, place.authorId, r.text, r.createdAt);
-      if (r.terms) terms.run(r.id, r.terms);
+      if (r.terms) terms.run(r.createdAt, r.id, r.terms);
     }
   });
   for (const batch of rows(place)) write(batch);
+  // The rows above are the current analysis': no rebuild to run (see `NO_BACKFILL`).
+  db.exec(NO_BACKFILL);
   db.exec('analyze');
   const size = db
     .prepare(
@@ -222,6 +237,7 @@ async function loadPostgres(backend: Backend, place: Place) {
       );
       await client.query('commit');
     }
+    await client.query(NO_BACKFILL);
     await client.query('vacuum analyze message');
     await client.query('vacuum analyze message_search');
     const res = await client.query(`select pg_total_relation_size('message_search') as bytes`);

@@ -5,6 +5,7 @@ import type { KeysetFrom } from '../paging/index.js';
 import {
   countMatches,
   estimateMatches,
+  indexOrderRows,
   messagesByIds,
   messagesWithTerms,
   searchableConversations,
@@ -42,6 +43,10 @@ export interface SearchTuning {
   walkBudget: number;
   /** Messages read by the walk's first step; each further step reads twice as many. */
   walkStep: number;
+  /** SQLite: read the matches in the index's time order (`indexOrderRows`) where it applies. */
+  indexOrder: boolean;
+  /** Rows the first read in index order takes, at least; each further read twice as many. */
+  indexOrderFirst: number;
 }
 
 export const DEFAULT_SEARCH_TUNING: SearchTuning = {
@@ -50,6 +55,8 @@ export const DEFAULT_SEARCH_TUNING: SearchTuning = {
   estimatedSortedMax: 10_000,
   walkBudget: 10_000,
   walkStep: 256,
+  indexOrder: true,
+  indexOrderFirst: 32,
 };
 
 const KEEP_ALL = () => true;
@@ -159,6 +166,22 @@ export async function findMessages(
     return false;
   };
 
+  // SQLite, for words without a prefix and filters that name no conversation or author: FTS5
+  // reads the matches newest first (migration 0027), so the page costs the matches it takes,
+  // read whole, and neither a count nor a walk is needed. A prefix would have FTS5 merge the
+  // lists of every term it begins first; a named conversation or author has its own index,
+  // which the walk follows.
+  if (
+    indexed &&
+    tuning.indexOrder &&
+    db.dialect === 'sqlite' &&
+    match.prefixes.length === 0 &&
+    !filters.conversationId &&
+    !filters.conversationIds &&
+    !filters.authorId
+  ) {
+    return inIndexOrder(db, tuning, accountId, match, filters, from, want, keep);
+  }
   if (indexed) {
     // A prefix is counted by merging the lists of every term it begins (FTS5 and GIN alike)
     // before the first is returned: a common one ("deplo*") costs more to count than to find.
@@ -174,4 +197,51 @@ export async function findMessages(
   }
   if (await walkOn(Infinity)) return found;
   return sorted(walk.position);
+}
+
+/** Rows one read in index order takes at most, unless one millisecond holds more. */
+const INDEX_ORDER_MAX = 4096;
+
+/**
+ * `findMessages` through the index's time order (SQLite): reads matches the caller may read
+ * from FTS5 in `doc` order, puts each millisecond's rows in (time, id) order, and keeps those
+ * `keep` keeps until `want`. A read that came back full may have stopped inside a millisecond:
+ * that millisecond is read again with the next.
+ */
+async function inIndexOrder(
+  db: Db,
+  tuning: SearchTuning,
+  accountId: string,
+  match: IndexMatch,
+  filters: MessageSearchFilters,
+  from: KeysetFrom,
+  want: number,
+  keep: (m: MessageTable) => boolean,
+): Promise<MessageTable[]> {
+  const found: MessageTable[] = [];
+  const back = Boolean(from.before);
+  // The walking order: newest first going on (`after`), oldest first going back (`before`).
+  const inOrder = (a: MessageTable, b: MessageTable) => {
+    const d = Number(a.createdAt) - Number(b.createdAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+    return back ? d : -d;
+  };
+  let position = from;
+  let n = Math.max(want, tuning.indexOrderFirst);
+  for (;;) {
+    const rows = await indexOrderRows(db.kysely, accountId, match, filters, position, n);
+    const full = rows.length === n;
+    rows.sort(inOrder);
+    const lastAt = Number(rows[rows.length - 1]?.createdAt);
+    const done = full ? rows.filter((m) => Number(m.createdAt) !== lastAt) : rows;
+    for (const m of done) if (keep(m) && found.push(m) === want) return found;
+    if (!full) return found;
+    const last = done[done.length - 1];
+    if (last) {
+      position = { [back ? 'before' : 'after']: { at: Number(last.createdAt), id: last.id } };
+      n = Math.min(n * 2, Math.max(INDEX_ORDER_MAX, n));
+    } else {
+      // The whole read fell within one millisecond: read it again, twice as many.
+      n *= 2;
+    }
+  }
 }

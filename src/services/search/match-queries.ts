@@ -1,9 +1,16 @@
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import {
+  sql,
+  type Expression,
+  type ExpressionBuilder,
+  type RawBuilder,
+  type SelectQueryBuilder,
+  type SqlBool,
+} from 'kysely';
 
 import type { Dialect, Executor } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import type { MessageTable } from '../../db/tables/messages.js';
-import { keysetSlice, type KeysetFrom } from '../paging/index.js';
+import { keysetSlice, pastCursor, type KeysetFrom } from '../paging/index.js';
 
 // Reading the message search index (docs/search.md). A query reaches the databases as terms
 // only, so both find the same rows: every group must have one of its terms, every prefix must
@@ -164,6 +171,97 @@ function indexMatches(db: Executor, dialect: Dialect, match: IndexMatch) {
 }
 
 /**
+ * A query over `message as m` narrowed to what `accountId` may read (`searchMessageRows`):
+ * joined to the conversation (`c`) and the reader's memberships.
+ */
+function readableBy(
+  q: SelectQueryBuilder<Database & { m: MessageTable }, 'm', object>,
+  accountId: string,
+) {
+  return q
+    .innerJoin('conversation as c', 'c.id', 'm.conversationId')
+    .leftJoin('conversation_member as cm', (j) =>
+      j
+        .onRef('cm.conversationId', '=', 'c.id')
+        .on('cm.accountId', '=', accountId)
+        .on('cm.state', '=', 'member'),
+    )
+    .leftJoin('workspace_member as wm', (j) =>
+      j.onRef('wm.workspaceId', '=', 'c.workspaceId').on('wm.accountId', '=', accountId),
+    )
+    .where('c.encrypted', '=', 0)
+    .where((eb) =>
+      eb.or([
+        eb.and([
+          eb('cm.accountId', 'is not', null),
+          eb.or([eb('c.kind', '<>', 'channel'), eb('wm.accountId', 'is not', null)]),
+        ]),
+        eb.and([
+          eb('c.kind', '=', 'channel'),
+          eb('c.isPrivate', '=', 0),
+          eb('wm.accountId', 'is not', null),
+          eb('wm.role', '<>', 'guest'),
+        ]),
+      ]),
+    );
+}
+
+/**
+ * SQLite: an index row's `doc`, the FTS5 rowid, is its message's send time (ms) times 2^20 plus
+ * its place among the rows of that millisecond (migration 0027-search-time-order), so FTS5 reads
+ * a query's matches in time order, and a time bound is a rowid bound. The place is the next free
+ * one when the row is written, not the order of ids: rows of one millisecond are put in order
+ * by the reader (`indexOrderRows`). The SQL expression of a new row's `doc`.
+ */
+export const timeDoc = (messageId: string) =>
+  sql<number>`(select coalesce(
+    (select max(x.doc) + 1 from message_search as x
+      where x.doc >= t."createdAt" * ${DOC_SLOT} and x.doc < (t."createdAt" + 1) * ${DOC_SLOT}),
+    t."createdAt" * ${DOC_SLOT}) from message as t where t.id = ${messageId})`;
+
+/** Places in one millisecond of `doc` (2^20). */
+export const DOC_SLOT = 1_048_576;
+
+/**
+ * SQLite: up to `limit` messages `accountId` may read that match and pass the filters, read from
+ * FTS5 in `doc` order from the keyset position `from` (newest first `after` it, oldest first
+ * `before` it): the index answers the AND and the order, so only matches are read, and only as
+ * many as the page takes. Within one millisecond the order is that of `doc`, not of ids: the
+ * caller sorts, and treats the last millisecond read as unfinished when `limit` rows came.
+ */
+export async function indexOrderRows(
+  db: Executor,
+  accountId: string,
+  match: IndexMatch,
+  filters: MessageSearchFilters,
+  from: KeysetFrom,
+  limit: number,
+): Promise<MessageTable[]> {
+  const walk = from.before ? 'asc' : 'desc';
+  const cursor = from.after ?? from.before;
+  const rowid = sql.ref('f.rowid');
+  const bounds: RawBuilder<boolean>[] = [];
+  // Time bounds as rowid bounds, which FTS5 starts its reading from.
+  if (cursor && walk === 'desc') bounds.push(sql`${rowid} < ${cursor.at + 1} * ${DOC_SLOT}`);
+  if (cursor && walk === 'asc') bounds.push(sql`${rowid} >= ${cursor.at} * ${DOC_SLOT}`);
+  if (typeof filters.from === 'number') bounds.push(sql`${rowid} >= ${filters.from} * ${DOC_SLOT}`);
+  if (typeof filters.to === 'number') bounds.push(sql`${rowid} < ${filters.to} * ${DOC_SLOT}`);
+  let q = readableBy(
+    db
+      .selectFrom(sql`message_search_fts`.as('f'))
+      .innerJoin('message_search as s', (j) => j.on(sql<boolean>`${sql.ref('s.doc')} = ${rowid}`))
+      .innerJoin('message as m', 'm.id', 's.messageId') as never,
+    accountId,
+  )
+    .selectAll('m')
+    .where(sql<boolean>`message_search_fts match ${ftsQuery(match)}`)
+    .where((eb) => messageConditions(eb as never, filters));
+  for (const b of bounds) q = q.where(b);
+  if (cursor) q = q.where(pastCursor(MESSAGE_KEY, walk, cursor));
+  return (await q.orderBy(rowid, walk).limit(limit).execute()) as MessageTable[];
+}
+
+/**
  * PostgreSQL: the matches found by the GIN index first, then joined and sorted. Left to itself,
  * the planner takes a rare word's estimate (a floor of some hundreds of rows, more for a word and
  * its stems) to mean the newest messages hold enough of them, walks `message_time_idx` and tests
@@ -221,33 +319,8 @@ export async function searchMessageRows(
             ]),
           )
       : db.selectFrom('message as m');
-  const q = base
-    .innerJoin('conversation as c', 'c.id', 'm.conversationId')
-    .leftJoin('conversation_member as cm', (j) =>
-      j
-        .onRef('cm.conversationId', '=', 'c.id')
-        .on('cm.accountId', '=', accountId)
-        .on('cm.state', '=', 'member'),
-    )
-    .leftJoin('workspace_member as wm', (j) =>
-      j.onRef('wm.workspaceId', '=', 'c.workspaceId').on('wm.accountId', '=', accountId),
-    )
+  const q = readableBy(base as never, accountId)
     .selectAll('m')
-    .where('c.encrypted', '=', 0)
-    .where((eb) =>
-      eb.or([
-        eb.and([
-          eb('cm.accountId', 'is not', null),
-          eb.or([eb('c.kind', '<>', 'channel'), eb('wm.accountId', 'is not', null)]),
-        ]),
-        eb.and([
-          eb('c.kind', '=', 'channel'),
-          eb('c.isPrivate', '=', 0),
-          eb('wm.accountId', 'is not', null),
-          eb('wm.role', '<>', 'guest'),
-        ]),
-      ]),
-    )
     .where((eb) => messageConditions(eb as never, filters));
   return keysetSlice(q, MESSAGE_KEY, 'desc', from, limit).execute() as Promise<MessageTable[]>;
 }

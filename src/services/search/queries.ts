@@ -1,3 +1,5 @@
+import { SqliteAdapter } from 'kysely';
+
 import type { Dialect, Executor, Tx } from '../../db/database.js';
 import { bulkInsert } from '../../db/statements/bulk-insert.js';
 import { preparedQuery } from '../../db/statements/prepared.js';
@@ -7,6 +9,7 @@ import { pastCursor } from '../paging/index.js';
 
 import { analyzeText } from './analyze.js';
 import { needsFallback } from './detect.js';
+import { timeDoc } from './match-queries.js';
 import { fallbackLanguage } from './scope-queries.js';
 
 // The message search index (docs/search.md). Rows hold a message's distinct terms joined by
@@ -18,10 +21,16 @@ const CHUNK = 500;
 
 // The writes of every send and edit, built and compiled once (db/statements/prepared.ts): building a
 // Kysely query costs more than SQLite takes to run it.
+// On SQLite the row's `doc` (the FTS5 rowid) is its place in time (`timeDoc`), so FTS5 lists a
+// query's matches newest first by itself; an edit keeps it.
 const upsertTerms = preparedQuery(2, (db, messageId: string, terms: string) =>
   db
     .insertInto('message_search')
-    .values({ messageId, terms })
+    .values(
+      db.getExecutor().adapter instanceof SqliteAdapter
+        ? ({ doc: timeDoc(messageId), messageId, terms } as never)
+        : { messageId, terms },
+    )
     .onConflict((oc) =>
       oc.column('messageId').doUpdateSet((eb) => ({ terms: eb.ref('excluded.terms') })),
     ),
@@ -158,6 +167,12 @@ export async function insertMessageTerms(
   db: Executor,
   values: ReadonlyArray<{ messageId: string; terms: string }>,
 ) {
+  if (db.getExecutor().adapter instanceof SqliteAdapter) {
+    // One at a time: each row's `doc` is the next free place of its millisecond, which a
+    // statement of many rows would compute for all of them before inserting any.
+    for (const v of values) await upsertTerms(db, v.messageId, v.terms);
+    return;
+  }
   await bulkInsert(db, 'message_search', ['messageId', 'terms'], values);
 }
 

@@ -238,6 +238,7 @@ describe('search', () => {
     expect(seen).toEqual([...sent].reverse());
   });
 
+  // Every page of some twenty queries, three or four ways: longer than most tests.
   it('gives the same pages both ways whether it sorts the matches or walks the messages', async () => {
     // The app's own service sorts here (every query has fewer matches than `sortedMax`); these
     // two walk every query, one to the end, one handing over to sorting after three messages.
@@ -343,7 +344,7 @@ describe('search', () => {
         got: want,
       });
     }
-  });
+  }, 120_000);
 
   it('answers VALIDATION for bad input and nothing for a query without a word', async () => {
     expect((await search(ann, '!!! ...')).items).toEqual([]);

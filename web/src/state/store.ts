@@ -1,4 +1,4 @@
-import { computed, signal } from '@preact/signals';
+import { computed, signal, type ReadonlySignal } from '@preact/signals';
 
 import type {
   Conversation,
@@ -27,6 +27,32 @@ export const presence = signal<Record<string, PresenceStatus>>({});
 export const typing = signal<Record<string, Record<string, { name: string; until: number }>>>({});
 /** The live connection: `online`, `connecting` (or reconnecting), `offline`. */
 export const connection = signal<'online' | 'connecting' | 'offline'>('connecting');
+
+// One person or one conversation's workspace as a signal of its own, so a message re-renders
+// only when its author changes, not whenever any user or conversation is added or updated (a
+// conversation's members read again re-rendered every message on screen).
+const userSignals = new Map<string, ReadonlySignal<User | undefined>>();
+const serverIdSignals = new Map<string, ReadonlySignal<string | undefined>>();
+
+/** The user with this id as last heard of. */
+export function userOf(id: string): ReadonlySignal<User | undefined> {
+  let s = userSignals.get(id);
+  if (!s) {
+    s = computed(() => users.value[id]);
+    userSignals.set(id, s);
+  }
+  return s;
+}
+
+/** The workspace of a conversation. */
+export function serverIdOf(conversationId: string): ReadonlySignal<string | undefined> {
+  let s = serverIdSignals.get(conversationId);
+  if (!s) {
+    s = computed(() => conversations.value[conversationId]?.serverId);
+    serverIdSignals.set(conversationId, s);
+  }
+  return s;
+}
 
 export function featureOn(key: string): boolean {
   return serverInfo.value?.features.some((f) => f.key === key && f.state === 'ENABLED') ?? false;

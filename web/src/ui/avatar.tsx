@@ -1,5 +1,5 @@
 import type { User } from '../api/types.ts';
-import { users } from '../state/store.ts';
+import { userOf } from '../state/store.ts';
 
 function initialOf(name: string): string {
   return (Array.from(name.trim())[0] ?? '?').toUpperCase();
@@ -10,7 +10,7 @@ function initialOf(name: string): string {
  * name. Decorative: the name is always written beside it.
  */
 export function Avatar({ user, small }: { user: User | null; small?: boolean }) {
-  const known = user ? users.value[user.id] : undefined;
+  const known = user ? userOf(user.id).value : undefined;
   const url = known?.avatarUrl !== undefined ? known.avatarUrl : user?.avatarUrl;
   const name = user ? (user.displayName ?? user.username) : '?';
   const cls = small ? 'avatar small' : 'avatar';

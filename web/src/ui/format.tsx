@@ -3,7 +3,7 @@ import type { ComponentChildren } from 'preact';
 import type { Message } from '../api/types.ts';
 import { parseMarkup, safeHref, type Block, type Inline } from '../markup/parse.ts';
 import { findCustomEmoji } from '../state/emoji.ts';
-import { conversations, me, users } from '../state/store.ts';
+import { conversations, me, serverIdOf, users } from '../state/store.ts';
 
 // Message text as people wrote it, with the chat markup of web/src/markup/parse.ts (the one
 // parser): bold, italic, strikethrough, code, code blocks, quotes, lists, links that are safe
@@ -117,7 +117,7 @@ export function MessageText({ message }: { message: Message }) {
     <Markup
       text={message.text ?? ''}
       mentions={message.mentions}
-      serverId={conversations.value[message.conversationId]?.serverId}
+      serverId={serverIdOf(message.conversationId).value}
     />
   );
 }

@@ -4,7 +4,7 @@ import { gql } from '../api/graphql.ts';
 import { DELETE, PIN, REACT, UNPIN, UNREACT } from '../api/queries.ts';
 import type { Message, User } from '../api/types.ts';
 import { findCustomEmoji } from '../state/emoji.ts';
-import { conversations, me, users } from '../state/store.ts';
+import { me, serverIdOf, userOf } from '../state/store.ts';
 import { sidePane } from '../state/view.ts';
 
 import { Avatar } from './avatar.tsx';
@@ -32,7 +32,7 @@ export interface MessageActions {
 
 /** The author as last heard of: a new display name (AccountUpdated) shows on every message. */
 function authorOf(m: Message): User | null {
-  return m.author ? (users.value[m.author.id] ?? m.author) : null;
+  return m.author ? (userOf(m.author.id).value ?? m.author) : null;
 }
 
 function authorName(author: User | null): string {
@@ -63,7 +63,7 @@ export const MessageItem = memo(function MessageItem(p: {
   const author = authorOf(m);
   const name = authorName(author);
   const labelId = `m-${m.id}-label`;
-  const serverId = conversations.value[m.conversationId]?.serverId;
+  const serverId = serverIdOf(m.conversationId).value;
   if (m.isDeleted) {
     return (
       <article

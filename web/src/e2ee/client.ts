@@ -13,11 +13,12 @@ import { defaultDeviceName } from '../auth/flows.ts';
 import { conversations, me } from '../state/store.ts';
 import { confirmAction } from '../ui/confirm.tsx';
 
-import { groupsHere, type GroupHere } from './glue.ts';
+import { deviceSetUp, groupsHere, type GroupHere } from './glue.ts';
 import { call, exclusive, locked, packagesLock } from './worker-link.ts';
 import type { Decrypted, Encrypted, GroupInfo, MlsRequest, PreparedCommit } from './protocol.ts';
 import type { SealedFileRef } from './sealed-file.ts';
-import { editTarget, takeEdit, withEdit } from './edits.ts';
+import { takeEdit } from './edits.ts';
+import { finishPage, fromKept, needsText, readKept } from './kept.ts';
 import { withPlain } from './plain.ts';
 import {
   DEVICE_Q,
@@ -113,6 +114,7 @@ async function setUp(ask: boolean): Promise<Device | null> {
     const held = await call<number>({ op: 'init', deviceId: current.id, identity });
     if (!current.encryptionReady || held === 0 || current.keyPackagesLow) {
       await publish(current.id, !current.encryptionReady || held === 0);
+      deviceSetUp();
     }
     return { deviceId: current.id, identity };
   });
@@ -414,28 +416,18 @@ export async function decryptPage(conversationId: string, page: MessagePage): Pr
   const dev = await ensureDevice(true);
   if (!dev) return page;
   return locked(dev.deviceId, conversationId, async () => {
+    const ids = page.items.filter((m) => needsText(m) || m.isDeleted).map((m) => m.id);
+    const kept = await readKept(dev.deviceId, ids);
     await syncNow(conversationId, dev);
     // Oldest first: a sender's messages are read in the order its keys move on.
     const order = [...page.items].sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1));
-    const out = new Map<string, Message>();
+    const read = new Map<string, Message>();
     for (const m of order) {
-      const d = await decryptOne(conversationId, m, dev);
-      takeEdit(d);
-      out.set(m.id, d);
+      if (!needsText(m)) continue;
+      const k = kept.get(m.id);
+      read.set(m.id, k ? withPlain(m, fromKept(m, k)) : await decryptOne(conversationId, m, dev));
     }
-    // A deleted edit (deleted with its message) stays hidden where this browser read it.
-    const deleted = page.items.filter((m) => m.isDeleted).map((m) => m.id);
-    const known = deleted.length
-      ? await call<Record<string, { body: string; opening: string }>>({
-          op: 'read',
-          messageIds: deleted,
-        })
-      : {};
-    const wasEdit = (m: Message) => m.isDeleted && !!known[m.id] && !!editTarget(known[m.id]!.body);
-    const items = page.items
-      .map((m) => out.get(m.id) ?? m)
-      .filter((m) => !m.replaces && !wasEdit(m));
-    return { ...page, items: items.map(withEdit) };
+    return finishPage(page, read, kept);
   });
 }
 

@@ -5,10 +5,11 @@ import { signal } from '@preact/signals';
 
 import { gql } from '../api/graphql.ts';
 import { INBOX } from '../api/queries.ts';
-import type { Conversation } from '../api/types.ts';
-import { conversations, putConversations } from '../state/store.ts';
+import type { Conversation, MessagePage } from '../api/types.ts';
+import { conversations, me, putConversations } from '../state/store.ts';
 
 import type * as Client from './client.ts';
+import { keptPage } from './kept.ts';
 
 let mod: Promise<typeof Client> | null = null;
 
@@ -45,7 +46,32 @@ export async function refreshInvitations(): Promise<void> {
 /** An invitation not accepted yet: listed, never opened, no content and no unread count. */
 export const isInvitation = (c: Conversation) => c.encrypted && !c.isMember && c.kind !== 'CHANNEL';
 
-const READY = `query E2eeReady { myDevices { current encryptionReady } myKeyIdentity { id } }`;
+const READY = `query E2eeReady { myDevices { id current encryptionReady } myKeyIdentity { id } }`;
+
+interface Ready {
+  myDevices: Array<{ id: string; current: boolean; encryptionReady: boolean }>;
+  myKeyIdentity: { id: string } | null;
+}
+
+let ready: { userId: string; answer: Promise<Ready> } | null = null;
+
+/** Whether this session's device is set up for encryption, read once per person. */
+function readiness(): Promise<Ready> {
+  const userId = me.value?.id ?? '';
+  if (ready?.userId !== userId) {
+    const answer = gql<Ready>(READY);
+    ready = { userId, answer };
+    answer.catch(() => {
+      if (ready?.answer === answer) ready = null;
+    });
+  }
+  return ready.answer;
+}
+
+/** Called once the device is set up here (./client.ts), so the next read asks again. */
+export function deviceSetUp(): void {
+  ready = null;
+}
 
 /**
  * After sign-in: a key account's device that is in encrypted conversations but not set up for
@@ -55,11 +81,27 @@ const READY = `query E2eeReady { myDevices { current encryptionReady } myKeyIden
  */
 export async function prepareEncryption(): Promise<void> {
   const mine = Object.values(conversations.value).some((c) => c.encrypted && c.isMember);
+  ready = null;
   if (!mine) return;
-  const d = await gql<{
-    myDevices: Array<{ current: boolean; encryptionReady: boolean }>;
-    myKeyIdentity: { id: string } | null;
-  }>(READY);
+  const d = await readiness();
   if (!d.myKeyIdentity || d.myDevices.find((x) => x.current)?.encryptionReady !== false) return;
   await (await e2ee()).ensureDevice(false);
+}
+
+/**
+ * A page of an encrypted conversation as the person reads it. When this browser read each of
+ * its messages before, the page is shown from those kept texts at once (./kept.ts), and the MLS
+ * client brings the group in step afterwards; otherwise the MLS client decrypts it. The client
+ * starts loading either way.
+ */
+export async function readablePage(conversationId: string, page: MessagePage): Promise<MessagePage> {
+  const client = e2ee();
+  const shown = await (async () => {
+    const d = await readiness();
+    const here = d.myKeyIdentity ? d.myDevices.find((x) => x.current && x.encryptionReady) : null;
+    return here ? keptPage(here.id, page) : null;
+  })().catch(() => null);
+  if (!shown) return (await client).decryptPage(conversationId, page);
+  void client.then((c) => c.sync(conversationId, false)).catch(() => undefined);
+  return shown;
 }

@@ -31,6 +31,7 @@ import {
 import { defaultClientConfig } from 'ts-mls/clientConfig.js';
 import { decryptSenderData } from 'ts-mls/privateMessage.js';
 
+import { b64, pack, unb64, unpack } from './bytes.ts';
 import { vault } from './vault.ts';
 import type { MlsRequest } from './protocol.ts';
 
@@ -38,41 +39,7 @@ const SUITE = 'MLS_128_DHKEMX25519_AES128GCM_SHA256_Ed25519' as const;
 let impl: CiphersuiteImpl | null = null;
 const suite = async () => (impl ??= await getCiphersuiteImpl(getCiphersuiteFromName(SUITE)));
 
-function b64(bytes: Uint8Array): string {
-  let s = '';
-  for (const x of bytes) s += String.fromCharCode(x);
-  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-function unb64(text: string): Uint8Array {
-  const s = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
-  const out = new Uint8Array(s.length);
-  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
-  return out;
-}
 const utf8 = (s: string) => new TextEncoder().encode(s);
-
-/** Length-prefixed parts in one byte string (to seal several keys as one record). */
-function pack(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + 4 + p.length, 0));
-  const view = new DataView(out.buffer);
-  let at = 0;
-  for (const p of parts) {
-    view.setUint32(at, p.length);
-    out.set(p, at + 4);
-    at += 4 + p.length;
-  }
-  return out;
-}
-function unpack(bytes: Uint8Array): Uint8Array[] {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const out: Uint8Array[] = [];
-  for (let at = 0; at < bytes.length;) {
-    const n = view.getUint32(at);
-    out.push(bytes.slice(at + 4, at + 4 + n));
-    at += 4 + n;
-  }
-  return out;
-}
 
 /** The sender's franking commitment: HMAC-SHA256(r, "svc-franking-commitment-v1" 0 conv 0 body). */
 async function commitment(

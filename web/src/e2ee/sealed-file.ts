@@ -3,6 +3,7 @@
 // SHA-256, the file's name, type and size travel inside the MLS message. The server stores an
 // `application/octet-stream` blob named `encrypted.bin` and learns only its size. WebCrypto
 // alone: nothing of MLS is needed, so this stays out of the MLS chunk.
+import { b64, unb64 } from './bytes.ts';
 
 /** What the encrypted message says of one of its files. */
 export interface SealedFileRef {
@@ -19,18 +20,6 @@ export interface SealedFileRef {
 
 /** Bytes the blob adds to the file: the IV and GCM's tag. */
 export const SEAL_OVERHEAD = 12 + 16;
-
-function b64(bytes: Uint8Array): string {
-  let s = '';
-  for (const x of bytes) s += String.fromCharCode(x);
-  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-function unb64(text: string): Uint8Array<ArrayBuffer> {
-  const s = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
-  const out = new Uint8Array(s.length);
-  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
-  return out;
-}
 
 /** Encrypts a file: the blob to upload, and its key and hash for the message. */
 export async function sealFile(file: Blob): Promise<{ blob: Blob; key: string; sha256: string }> {

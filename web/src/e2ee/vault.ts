@@ -129,3 +129,36 @@ export const vault = {
   },
   delete: (store: 'packages' | 'groups' | 'plain', key: string) => del(store, key),
 };
+
+/**
+ * The kept texts of these messages for one device, read in one transaction and unsealed at
+ * once, by message id; an absent one is left out. Used by the page as well as the worker: it
+ * never makes the sealing key, so a browser that has none yet reads nothing.
+ */
+export async function keptPlain(
+  deviceId: string,
+  messageIds: string[],
+): Promise<Map<string, Uint8Array>> {
+  const out = new Map<string, Uint8Array>();
+  if (!messageIds.length) return out;
+  const d = await db();
+  const tx = d.transaction(['wrap', 'plain'], 'readonly');
+  const key = done(tx.objectStore('wrap').get('aes') as IDBRequest<CryptoKey | undefined>);
+  const plain = tx.objectStore('plain');
+  const rows = messageIds.map((id) => done(plain.get(`${deviceId}:${id}`)));
+  const aes = await key;
+  const found = (await Promise.all(rows)) as Array<{ sealed: Sealed } | undefined>;
+  if (!aes) return out;
+  sealing ??= Promise.resolve(aes);
+  await Promise.all(
+    found.map(async (r, i) => {
+      if (!r) return;
+      try {
+        out.set(messageIds[i]!, await unseal(r.sealed, `plain/${deviceId}:${messageIds[i]}`));
+      } catch {
+        // A record that does not open is read as absent: the worker decrypts that message.
+      }
+    }),
+  );
+  return out;
+}

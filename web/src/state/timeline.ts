@@ -4,7 +4,7 @@ import { gql } from '../api/graphql.ts';
 import { MESSAGES, THREAD } from '../api/queries.ts';
 import type { Message, MessagePage } from '../api/types.ts';
 
-import { e2ee } from '../e2ee/glue.ts';
+import { readablePage } from '../e2ee/glue.ts';
 
 import { conversations, rememberUsers } from './store.ts';
 
@@ -16,7 +16,7 @@ async function readable(page: MessagePage): Promise<MessagePage> {
     page.items.find((m) => m.ciphertext) ??
     page.items.find((m) => m.isDeleted && conversations.peek()[m.conversationId]?.encrypted);
   if (!first) return page;
-  return (await e2ee()).decryptPage(first.conversationId, page);
+  return readablePage(first.conversationId, page);
 }
 
 /** Messages a page holds; the server's default. */

@@ -138,6 +138,28 @@ describe('a workspace hosted on another server', () => {
     await timeline(alice.page).getByText('Bob').first().waitFor();
   });
 
+  it('searches the workspace on its host, through her server', async () => {
+    const p = alice.page;
+    const before = aliceRequests.length;
+    await p.keyboard.press('Control+Shift+F');
+    const dialog = p.getByRole('dialog', { name: `Search Harbour on ${hostId}` });
+    await dialog.getByLabel('Words to find').fill('welcome');
+    await dialog.getByRole('button', { name: 'Search', exact: true }).click();
+    const hit = dialog.getByRole('list', { name: 'Messages found' }).getByRole('button');
+    await hit.getByText('Welcome', { exact: true }).waitFor({ timeout: 15_000 });
+    expect(await hit.count()).toBe(1);
+    // The query went to the host through the relay route, signed by her browser's device key.
+    const asked = aliceRequests
+      .slice(before)
+      .find((r) => r.postData()?.includes('searchMessages'));
+    expect(asked?.url()).toBe(`${relay.url}/api/remote/${hostId}/api`);
+    expect(asked?.headers()['svc-device-signature']).toBeTruthy();
+    await checkA11y(p, 'searching a workspace on another server');
+    // Choosing it opens the message there.
+    await hit.click();
+    await p.locator('article.msg.found', { hasText: 'Welcome, Alice' }).waitFor();
+  });
+
   it('shows reactions and thread replies, and the members', async () => {
     const msg = alice.page.locator('article.msg', { hasText: 'Welcome, Alice' });
     await msg.hover();

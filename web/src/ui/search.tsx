@@ -4,7 +4,8 @@ import { gql } from '../api/graphql.ts';
 import { SEARCH_MESSAGES } from '../api/queries.ts';
 import type { MessageSearchHit } from '../api/types.ts';
 import { conversations, rememberUsers, titleOf, workspaces } from '../state/store.ts';
-import { searchOpen } from '../state/view.ts';
+import { lastServer, searchOpen } from '../state/view.ts';
+import { hostOfId } from '../remote/routing.ts';
 
 import { Dialog } from './dialog.tsx';
 import { jumpToMessage } from './jump-to-message.ts';
@@ -35,7 +36,12 @@ function Highlighted({ hit }: { hit: MessageSearchHit }) {
   );
 }
 
-/** Searches the messages of every conversation the person is in (Ctrl+Shift+F). */
+/**
+ * Searches the messages of every conversation the person is in on this server (Ctrl+Shift+F).
+ * With a workspace of another server on screen, it searches that workspace on its host instead:
+ * the filter names the workspace, so the request goes through the relay (web/src/remote), and
+ * the results' ids are remembered as the host's, so choosing one opens it there.
+ */
 export function SearchDialog() {
   const [q, setQ] = useState('');
   const [hits, setHits] = useState<MessageSearchHit[] | null>(null);
@@ -47,6 +53,12 @@ export function SearchDialog() {
   const suggestions = suggestionsFor(q);
   useEffect(() => input.current?.focus(), []);
   const close = () => (searchOpen.value = false);
+  const [remoteSpace] = useState(() => {
+    const id = lastServer.peek();
+    const host = hostOfId(id);
+    const w = host ? workspaces.peek().find((x) => x.id === id) : undefined;
+    return host && w ? { id: w.id, name: w.name, host } : null;
+  });
   const run = async (after: string | null, by = order) => {
     const query = q.trim();
     if (!query) return;
@@ -55,7 +67,12 @@ export function SearchDialog() {
     try {
       const d = await gql<{
         searchMessages: { items: MessageSearchHit[]; nextCursor: string | null };
-      }>(SEARCH_MESSAGES, { query, after, order: by });
+      }>(SEARCH_MESSAGES, {
+        query,
+        after,
+        order: by,
+        ...(remoteSpace ? { filter: { serverId: remoteSpace.id } } : {}),
+      });
       rememberUsers(d.searchMessages.items.map((h) => h.message.author));
       setHits(after ? [...(hits ?? []), ...d.searchMessages.items] : d.searchMessages.items);
       setNext(d.searchMessages.nextCursor);
@@ -66,7 +83,16 @@ export function SearchDialog() {
     }
   };
   return (
-    <Dialog title="Search messages" onClose={close} wide>
+    <Dialog
+      title={remoteSpace ? `Search ${remoteSpace.name} on ${remoteSpace.host}` : 'Search messages'}
+      onClose={close}
+      wide
+    >
+      {remoteSpace && (
+        <p class="hint remote-host">
+          This workspace is hosted on {remoteSpace.host}: its server searches it, through yours.
+        </p>
+      )}
       <form
         role="search"
         onSubmit={(e) => {

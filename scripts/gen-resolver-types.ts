@@ -61,6 +61,18 @@ const BUILTIN_SCALARS: Record<string, string> = {
 
 const ROOTS = new Set(['Query', 'Mutation', 'Subscription']);
 
+/** A list field's paging arguments (contract: Pagination): nullable, undescribed, any default. */
+const PAGING = [
+  ['after', 'String'],
+  ['before', 'String'],
+  ['limit', 'Int'],
+] as const;
+const isPagingArg = (
+  a: { name: string; type: GraphQLInputType; description?: string | null },
+  [name, type]: readonly [string, string],
+) =>
+  a.name === name && a.type instanceof GraphQLScalarType && a.type.name === type && !a.description;
+
 /** `/** … *\/` from an SDL description, or nothing. */
 function doc(description: string | null | undefined, indent = ''): string {
   if (!description) return '';
@@ -118,6 +130,12 @@ export type Maybe<T> = T | null | undefined;
 export type InputMaybe<T> = T | null | undefined;
 /** Arguments of a field that takes none. */
 export type NoArgs = Record<string, never>;
+/** The paging arguments of a list field (contract: Pagination). */
+export interface PagingArgs {
+  after?: InputMaybe<string>;
+  before?: InputMaybe<string>;
+  limit?: InputMaybe<number>;
+}
 
 export type ScalarInput<N extends keyof ScalarMappers> = ScalarMappers[N]['input'];
 export type ScalarOutput<N extends keyof ScalarMappers> = ScalarMappers[N]['output'];
@@ -226,10 +244,18 @@ export function generateSources(schema: GraphQLSchema): Map<string, string> {
       const fields = Object.values(t.getFields());
       const withArgs = fields.filter((f) => f.args.length);
       if (withArgs.length) {
-        const entries = withArgs.map(
-          (f) =>
-            `    ${f.name}: {\n${f.args.map((a) => inputField(a, '      ')).join('\n')}\n    };`,
-        );
+        // A field's arguments on one line where none has a description (the formatter breaks a
+        // line too long), and a list's `after`, `before` and `limit` as `PagingArgs`, so the
+        // table reads as one field a line.
+        const entries = withArgs.map((f) => {
+          const paged = PAGING.every((p) => f.args.some((a) => isPagingArg(a, p)));
+          const own = paged ? f.args.filter((a) => !PAGING.some((p) => isPagingArg(a, p))) : f.args;
+          const paging = paged ? (own.length ? ' & PagingArgs' : 'PagingArgs') : '';
+          if (own.length === 0) return `    ${f.name}: ${paging};`;
+          return own.some((a) => a.description)
+            ? `    ${f.name}: {\n${own.map((a) => inputField(a, '      ')).join('\n')}\n    }${paging};`
+            : `    ${f.name}: { ${own.map((a) => inputField(a, '')).join(' ')} }${paging};`;
+        });
         args.push(`  ${t.name}: {\n${entries.join('\n')}\n  };`);
       }
       // A nullable field may be absent from a parent: graphql-js answers null.
@@ -267,11 +293,13 @@ export function generateSources(schema: GraphQLSchema): Map<string, string> {
       partImports.push(`import type { ${part} } from './${file}-${i + 1}.js';`);
       return part;
     });
-    return `/** ${doc} */\nexport interface ${name} extends ${parts.join(', ')} {}\n`;
+    return parts.length === 1
+      ? `/** ${doc} */\nexport type ${name} = ${parts[0]};\n`
+      : `/** ${doc} */\nexport interface ${name} extends ${parts.join(', ')} {}\n`;
   };
   for (const [i, part] of chunks(inputs, (x) => x.text).entries()) {
     files.set(`inputs-${i + 1}.ts`, part.map((x) => x.text).join('\n'));
-    out.push(`export type { ${part.map((x) => x.name).join(', ')} } from './inputs-${i + 1}.js';`);
+    out.push(`export type * from './inputs-${i + 1}.js';`);
   }
   out.push(
     table('Enum -> its value names.', 'EnumNames', enumNames),

@@ -7,6 +7,7 @@ import type {
   AddWorkspacePluginInput,
   ApproveDeviceLinkInput,
   ChangePasswordInput,
+  CommandContextInput,
   CreateAttachmentInput,
   CreateChannelInput,
   CreateConversationInput,
@@ -23,6 +24,7 @@ import type {
   FrankingRevealInput,
   KeyLoginProof,
   LoginInput,
+  MessageSearchFilter,
   MlsCommitInput,
   NotificationRuleInput,
   NotificationSettingsInput,
@@ -46,239 +48,89 @@ import type {
   UpdateWorkspaceInput,
   UpdateWorkspacePluginInput,
 } from './inputs-2.js';
-import type { EnumOf, InputMaybe } from './resolver-types.js';
+import type { EnumOf, InputMaybe, PagingArgs } from './resolver-types.js';
 
 /** Type -> field -> arguments, for fields that take any. */
 export interface Args1 {
   Conversation: {
-    memberIds: {
-      after?: InputMaybe<string>;
-      before?: InputMaybe<string>;
-      limit?: InputMaybe<number>;
-    };
-    members: {
-      after?: InputMaybe<string>;
-      before?: InputMaybe<string>;
-      limit?: InputMaybe<number>;
-    };
+    memberIds: PagingArgs;
+    members: PagingArgs;
   };
   Mutation: {
-    requestAccountDeletion: {
-      input: RequestAccountDeletionInput;
-    };
-    login: {
-      input: LoginInput;
-    };
-    signupWithInvite: {
-      input: SignupWithInviteInput;
-    };
-    revokeSession: {
-      id: string;
-    };
-    requestPasswordReset: {
-      input: RequestPasswordResetInput;
-    };
-    resetPassword: {
-      input: ResetPasswordInput;
-    };
-    changePassword: {
-      input: ChangePasswordInput;
-    };
-    updateProfile: {
-      input: UpdateProfileInput;
-    };
+    requestAccountDeletion: { input: RequestAccountDeletionInput };
+    login: { input: LoginInput };
+    signupWithInvite: { input: SignupWithInviteInput };
+    revokeSession: { id: string };
+    requestPasswordReset: { input: RequestPasswordResetInput };
+    resetPassword: { input: ResetPasswordInput };
+    changePassword: { input: ChangePasswordInput };
+    updateProfile: { input: UpdateProfileInput };
     createInstanceInvite: {
       email?: InputMaybe<string>;
       expiresInDays?: InputMaybe<number>;
       maxUses?: InputMaybe<number>;
     };
-    revokeInstanceInvite: {
-      id: string;
-    };
-    createChannel: {
-      input: CreateChannelInput;
-    };
-    renameChannel: {
-      conversationId: string;
-      name: string;
-    };
-    setChannelTopic: {
-      conversationId: string;
-      topic?: InputMaybe<string>;
-    };
-    archiveChannel: {
-      conversationId: string;
-    };
-    unarchiveChannel: {
-      conversationId: string;
-    };
-    joinChannel: {
-      conversationId: string;
-    };
-    leaveChannel: {
-      conversationId: string;
-    };
-    addChannelMembers: {
-      conversationId: string;
-      userIds: Array<string>;
-    };
-    removeChannelMember: {
-      conversationId: string;
-      userId: string;
-    };
-    executeCommand: {
-      input: ExecuteCommandInput;
-    };
-    executeMacro: {
-      input: ExecuteMacroInput;
-    };
-    createMacro: {
-      input: CreateMacroInput;
-    };
-    deleteMacro: {
-      id: string;
-    };
-    setKeybind: {
-      input: SetKeybindInput;
-    };
-    deleteKeybind: {
-      id: string;
-    };
-    createPipeline: {
-      input: CreatePipelineInput;
-    };
-    setPipelineEnabled: {
-      id: string;
-      enabled: boolean;
-    };
-    deletePipeline: {
-      id: string;
-    };
-    createConversation: {
-      input: CreateConversationInput;
-    };
-    addConversationMembers: {
-      input: AddConversationMembersInput;
-    };
-    acceptConversationInvite: {
-      serverId: string;
-      conversationId: string;
-    };
-    declineConversationInvite: {
-      serverId: string;
-      conversationId: string;
-    };
-    leaveConversation: {
-      conversationId: string;
-    };
-    loginWithKey: {
-      proof: KeyLoginProof;
-    };
-    signupWithKey: {
-      input: SignupWithKeyInput;
-    };
-    sendDeviceLinkOffer: {
-      input: SendDeviceLinkOfferInput;
-    };
-    approveDeviceLink: {
-      input: ApproveDeviceLinkInput;
-    };
-    cancelDeviceLink: {
-      offerId: string;
-      offerSecret?: InputMaybe<string>;
-    };
-    revokeDevice: {
-      deviceId: string;
-    };
-    enrollIdentityKey: {
-      input: EnrollIdentityKeyInput;
-    };
-    rotateIdentityKey: {
-      input: RotateIdentityKeyInput;
-    };
+    revokeInstanceInvite: { id: string };
+    createChannel: { input: CreateChannelInput };
+    renameChannel: { conversationId: string; name: string };
+    setChannelTopic: { conversationId: string; topic?: InputMaybe<string> };
+    archiveChannel: { conversationId: string };
+    unarchiveChannel: { conversationId: string };
+    joinChannel: { conversationId: string };
+    leaveChannel: { conversationId: string };
+    addChannelMembers: { conversationId: string; userIds: Array<string> };
+    removeChannelMember: { conversationId: string; userId: string };
+    executeCommand: { input: ExecuteCommandInput };
+    executeMacro: { input: ExecuteMacroInput };
+    createMacro: { input: CreateMacroInput };
+    deleteMacro: { id: string };
+    setKeybind: { input: SetKeybindInput };
+    deleteKeybind: { id: string };
+    createPipeline: { input: CreatePipelineInput };
+    setPipelineEnabled: { id: string; enabled: boolean };
+    deletePipeline: { id: string };
+    createConversation: { input: CreateConversationInput };
+    addConversationMembers: { input: AddConversationMembersInput };
+    acceptConversationInvite: { serverId: string; conversationId: string };
+    declineConversationInvite: { serverId: string; conversationId: string };
+    leaveConversation: { conversationId: string };
+    loginWithKey: { proof: KeyLoginProof };
+    signupWithKey: { input: SignupWithKeyInput };
+    sendDeviceLinkOffer: { input: SendDeviceLinkOfferInput };
+    approveDeviceLink: { input: ApproveDeviceLinkInput };
+    cancelDeviceLink: { offerId: string; offerSecret?: InputMaybe<string> };
+    revokeDevice: { deviceId: string };
+    enrollIdentityKey: { input: EnrollIdentityKeyInput };
+    rotateIdentityKey: { input: RotateIdentityKeyInput };
     publishKeyPackage: {
       deviceId: string;
       keyPackage?: InputMaybe<string>;
       keyPackages?: InputMaybe<Array<string>>;
       lastResortKeyPackage?: InputMaybe<string>;
     };
-    updateDmSettings: {
-      input: UpdateDmSettingsInput;
-    };
-    acceptDmRequest: {
-      requestId: string;
-    };
-    declineDmRequest: {
-      requestId: string;
-    };
-    blockUser: {
-      userId: string;
-    };
-    unblockUser: {
-      userId: string;
-    };
-    createCustomEmoji: {
-      input: CreateCustomEmojiInput;
-    };
-    deleteCustomEmoji: {
-      serverId: string;
-      name: string;
-    };
-    applyRemoteRevocation: {
-      statement: string;
-      signature: string;
-    };
-    createAttachment: {
-      input: CreateAttachmentInput;
-    };
-    finalizeAttachment: {
-      input: FinalizeAttachmentInput;
-    };
-    deleteAttachment: {
-      attachmentId: string;
-    };
-    sendMessage: {
-      input: SendMessageInput;
-    };
-    forwardMessage: {
-      messageId: string;
-      toConversationId: string;
-    };
-    editMessage: {
-      messageId: string;
-      text: string;
-    };
-    deleteMessage: {
-      messageId: string;
-    };
-    addReaction: {
-      messageId: string;
-      emoji: string;
-    };
-    removeReaction: {
-      messageId: string;
-      emoji: string;
-    };
-    pinMessage: {
-      messageId: string;
-    };
-    unpinMessage: {
-      messageId: string;
-    };
-    markRead: {
-      conversationId: string;
-      messageId: string;
-    };
-    claimKeyPackages: {
-      conversationId: string;
-      userId: string;
-    };
-    commitMlsGroup: {
-      input: MlsCommitInput;
-    };
-    sendEncryptedMessage: {
-      input: SendEncryptedMessageInput;
-    };
+    updateDmSettings: { input: UpdateDmSettingsInput };
+    acceptDmRequest: { requestId: string };
+    declineDmRequest: { requestId: string };
+    blockUser: { userId: string };
+    unblockUser: { userId: string };
+    createCustomEmoji: { input: CreateCustomEmojiInput };
+    deleteCustomEmoji: { serverId: string; name: string };
+    applyRemoteRevocation: { statement: string; signature: string };
+    createAttachment: { input: CreateAttachmentInput };
+    finalizeAttachment: { input: FinalizeAttachmentInput };
+    deleteAttachment: { attachmentId: string };
+    sendMessage: { input: SendMessageInput };
+    forwardMessage: { messageId: string; toConversationId: string };
+    editMessage: { messageId: string; text: string };
+    deleteMessage: { messageId: string };
+    addReaction: { messageId: string; emoji: string };
+    removeReaction: { messageId: string; emoji: string };
+    pinMessage: { messageId: string };
+    unpinMessage: { messageId: string };
+    markRead: { conversationId: string; messageId: string };
+    claimKeyPackages: { conversationId: string; userId: string };
+    commitMlsGroup: { input: MlsCommitInput };
+    sendEncryptedMessage: { input: SendEncryptedMessageInput };
     reportMessage: {
       messageId: string;
       category: EnumOf<'ReportCategory'>;
@@ -286,118 +138,120 @@ export interface Args1 {
       /** Needed for a message of an encrypted conversation: what the reporter decrypted. */
       reveal?: InputMaybe<FrankingRevealInput>;
     };
-    reportUser: {
-      userId: string;
-      category: EnumOf<'ReportCategory'>;
-      text?: InputMaybe<string>;
-    };
+    reportUser: { userId: string; category: EnumOf<'ReportCategory'>; text?: InputMaybe<string> };
     reportWorkspace: {
       serverId: string;
       category: EnumOf<'ReportCategory'>;
       text?: InputMaybe<string>;
     };
-    resolveWorkspaceReport: {
-      id: string;
-    };
-    instanceResolveReport: {
-      id: string;
-    };
+    resolveWorkspaceReport: { id: string };
+    instanceResolveReport: { id: string };
     instanceBlockPrincipal: {
       principalId: string;
       reason?: InputMaybe<string>;
       cascade?: InputMaybe<boolean>;
     };
-    instanceUnblockPrincipal: {
-      principalId: string;
-    };
+    instanceUnblockPrincipal: { principalId: string };
     instanceBlockIp: {
       cidr: string;
       reason?: InputMaybe<string>;
       expiresInDays?: InputMaybe<number>;
     };
-    instanceUnblockIp: {
-      cidr: string;
+    instanceUnblockIp: { cidr: string };
+    updateNotificationSettings: { input: NotificationSettingsInput };
+    setNotificationRule: { input: NotificationRuleInput };
+    setChannelMentionPolicy: { serverId: string; policy: EnumOf<'ChannelMentionPolicy'> };
+    markNotificationRead: { id: string };
+    markConversationNotificationsRead: { conversationId: string };
+    registerPushSubscription: { input: PushSubscriptionInput };
+    unregisterPushSubscription: { endpoint: string };
+    addWorkspacePlugin: { input: AddWorkspacePluginInput };
+    updateWorkspacePlugin: { input: UpdateWorkspacePluginInput };
+    removeWorkspacePlugin: { id: string };
+    setPresence: { choice: EnumOf<'PresenceChoice'> };
+    startTyping: { conversationId: string };
+    setSearchLanguage: { language?: InputMaybe<string>; serverId?: InputMaybe<string> };
+    createWorkspace: { input: CreateWorkspaceInput };
+    updateWorkspace: { input: UpdateWorkspaceInput };
+    setMemberRole: { input: SetMemberRoleInput };
+    transferWorkspaceOwnership: { input: TransferWorkspaceOwnershipInput };
+    deleteWorkspace: { input: DeleteWorkspaceInput };
+    leaveWorkspace: { serverId: string };
+    removeWorkspaceMember: { serverId: string; userId: string };
+    timeoutMember: { serverId: string; userId: string; minutes: number };
+    clearTimeout: { serverId: string; userId: string };
+    createWorkspaceInvite: { input: CreateWorkspaceInviteInput };
+    revokeWorkspaceInvite: { inviteId: string };
+    joinWorkspace: { token: string };
+  };
+  Query: {
+    mySessions: PagingArgs;
+    instanceInvites: PagingArgs;
+    channels: { serverId: string; includeArchived?: InputMaybe<boolean> } & PagingArgs;
+    commands: { surface: EnumOf<'CommandSurface'>; context?: InputMaybe<CommandContextInput> };
+    commandDiscover: {
+      query: string;
+      context?: InputMaybe<CommandContextInput>;
+      limit?: InputMaybe<number>;
     };
-    updateNotificationSettings: {
-      input: NotificationSettingsInput;
-    };
-    setNotificationRule: {
-      input: NotificationRuleInput;
-    };
-    setChannelMentionPolicy: {
-      serverId: string;
-      policy: EnumOf<'ChannelMentionPolicy'>;
-    };
-    markNotificationRead: {
-      id: string;
-    };
-    markConversationNotificationsRead: {
+    macros: { serverId?: InputMaybe<string> } & PagingArgs;
+    keybinds: { serverId?: InputMaybe<string> } & PagingArgs;
+    pipelines: { serverId: string } & PagingArgs;
+    commandAudit: { serverId: string } & PagingArgs;
+    inboxConversations: PagingArgs;
+    conversation: { id: string };
+    deviceLinkOfferStatus: { offerId: string; offerSecret: string };
+    dmRequests: PagingArgs;
+    blockedUsers: PagingArgs;
+    customEmojis: { serverId: string } & PagingArgs;
+    myRemoteHosts: PagingArgs;
+    messages: { conversationId: string } & PagingArgs;
+    threadReplies: { messageId: string } & PagingArgs;
+    pinnedMessages: { conversationId: string };
+    mlsGroupState: { conversationId: string };
+    mlsCommits: {
       conversationId: string;
+      incarnation: number;
+      fromEpoch: number;
+      limit?: InputMaybe<number>;
     };
-    registerPushSubscription: {
-      input: PushSubscriptionInput;
+    mlsWelcomes: {
+      conversationId?: InputMaybe<string>;
+      after?: InputMaybe<string>;
+      before?: InputMaybe<string>;
+      limit?: InputMaybe<number>;
     };
-    unregisterPushSubscription: {
-      endpoint: string;
-    };
-    addWorkspacePlugin: {
-      input: AddWorkspacePluginInput;
-    };
-    updateWorkspacePlugin: {
-      input: UpdateWorkspacePluginInput;
-    };
-    removeWorkspacePlugin: {
-      id: string;
-    };
-    setPresence: {
-      choice: EnumOf<'PresenceChoice'>;
-    };
-    startTyping: {
-      conversationId: string;
-    };
-    setSearchLanguage: {
-      language?: InputMaybe<string>;
-      serverId?: InputMaybe<string>;
-    };
-    createWorkspace: {
-      input: CreateWorkspaceInput;
-    };
-    updateWorkspace: {
-      input: UpdateWorkspaceInput;
-    };
-    setMemberRole: {
-      input: SetMemberRoleInput;
-    };
-    transferWorkspaceOwnership: {
-      input: TransferWorkspaceOwnershipInput;
-    };
-    deleteWorkspace: {
-      input: DeleteWorkspaceInput;
-    };
-    leaveWorkspace: {
-      serverId: string;
-    };
-    removeWorkspaceMember: {
-      serverId: string;
-      userId: string;
-    };
-    timeoutMember: {
-      serverId: string;
-      userId: string;
-      minutes: number;
-    };
-    clearTimeout: {
-      serverId: string;
-      userId: string;
-    };
-    createWorkspaceInvite: {
-      input: CreateWorkspaceInviteInput;
-    };
-    revokeWorkspaceInvite: {
-      inviteId: string;
-    };
-    joinWorkspace: {
-      token: string;
-    };
+    instanceReports: { openOnly?: InputMaybe<boolean> } & PagingArgs;
+    instancePrincipalBlocks: PagingArgs;
+    instanceIpBlocks: PagingArgs;
+    instanceAuditLog: PagingArgs;
+    workspaceReports: { serverId: string; openOnly?: InputMaybe<boolean> } & PagingArgs;
+    notifications: {
+      unreadOnly?: InputMaybe<boolean>;
+      conversationId?: InputMaybe<string>;
+    } & PagingArgs;
+    workspacePlugins: { serverId: string } & PagingArgs;
+    presence: { userIds: Array<string> };
+    searchMessages: {
+      query: string;
+      filter?: InputMaybe<MessageSearchFilter>;
+      order?: InputMaybe<EnumOf<'SearchOrder'>>;
+    } & PagingArgs;
+    searchMembers: { serverId: string; query: string; limit?: InputMaybe<number> };
+    searchChannels: { serverId: string; query: string; limit?: InputMaybe<number> };
+    searchWorkspaces: { query: string; limit?: InputMaybe<number> };
+    searchLanguage: { serverId?: InputMaybe<string> };
+    myWorkspaces: PagingArgs;
+    workspace: { serverId: string };
+    workspaceInvites: { serverId: string } & PagingArgs;
+  };
+  Subscription: {
+    workspaceEvents: { serverId: string; joinedChannelsOnly?: InputMaybe<boolean> };
+  };
+  Workspace: {
+    channels: { includeArchived?: InputMaybe<boolean> } & PagingArgs;
+    members: PagingArgs;
+    member: { userId: string };
+    invites: PagingArgs;
   };
 }

@@ -11,6 +11,12 @@ export type Maybe<T> = T | null | undefined;
 export type InputMaybe<T> = T | null | undefined;
 /** Arguments of a field that takes none. */
 export type NoArgs = Record<string, never>;
+/** The paging arguments of a list field (contract: Pagination). */
+export interface PagingArgs {
+  after?: InputMaybe<string>;
+  before?: InputMaybe<string>;
+  limit?: InputMaybe<number>;
+}
 
 export type ScalarInput<N extends keyof ScalarMappers> = ScalarMappers[N]['input'];
 export type ScalarOutput<N extends keyof ScalarMappers> = ScalarMappers[N]['output'];
@@ -78,7 +84,6 @@ import type { Shapes1 } from './shapes-1.js';
 import type { Shapes2 } from './shapes-2.js';
 import type { Shapes3 } from './shapes-3.js';
 import type { Args1 } from './args-1.js';
-import type { Args2 } from './args-2.js';
 
 export type MutationResolvers = RootResolvers<'Mutation'>;
 
@@ -86,55 +91,8 @@ export type QueryResolvers = RootResolvers<'Query'>;
 
 export type SubscriptionResolvers = SubscriptionResolversOf<Results['Subscription']>;
 
-export type {
-  AddConversationMembersInput,
-  AddWorkspacePluginInput,
-  ApproveDeviceLinkInput,
-  ChangePasswordInput,
-  CommandContextInput,
-  CreateAttachmentInput,
-  CreateChannelInput,
-  CreateConversationInput,
-  CreateCustomEmojiInput,
-  CreateMacroInput,
-  CreatePipelineInput,
-  CreateWorkspaceInput,
-  CreateWorkspaceInviteInput,
-  DeleteWorkspaceInput,
-  EnrollIdentityKeyInput,
-  ExecuteCommandInput,
-  ExecuteMacroInput,
-  FinalizeAttachmentInput,
-  FrankingRevealInput,
-  KeyLoginProof,
-  LoginInput,
-  MacroStepInput,
-  MessageSearchFilter,
-  MlsCommitInput,
-  NotificationRuleInput,
-  NotificationSettingsInput,
-  PipelineTriggerInput,
-  ProofOfWorkInput,
-  PushSubscriptionInput,
-  RequestAccountDeletionInput,
-  RequestPasswordResetInput,
-  ResetPasswordInput,
-  RotateIdentityKeyInput,
-  SendDeviceLinkOfferInput,
-  SendEncryptedMessageInput,
-} from './inputs-1.js';
-export type {
-  SendMessageInput,
-  SetKeybindInput,
-  SetMemberRoleInput,
-  SignupWithInviteInput,
-  SignupWithKeyInput,
-  TransferWorkspaceOwnershipInput,
-  UpdateDmSettingsInput,
-  UpdateProfileInput,
-  UpdateWorkspaceInput,
-  UpdateWorkspacePluginInput,
-} from './inputs-2.js';
+export type * from './inputs-1.js';
+export type * from './inputs-2.js';
 /** Enum -> its value names. */
 export interface EnumNames {
   AuditKind: 'MODERATION' | 'COMMAND';
@@ -381,7 +339,7 @@ export interface Results {
 }
 
 /** Type -> field -> arguments, for fields that take any. */
-export interface Args extends Args1, Args2 {}
+export type Args = Args1;
 
 /** Type name -> field name -> resolver; scalars and enums take their own shapes. */
 export type Resolvers = { [N in keyof Shapes]?: TypeResolvers<N> } & {

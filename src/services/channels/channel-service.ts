@@ -25,13 +25,13 @@ import {
 import {
   addConversationMembers,
   countChannels,
+  deleteConversationMember,
   existingConversationMembers,
   findChannel,
   findChannelByName,
   findConversationMember,
   insertChannel,
   listVisibleChannels,
-  removeConversationMember,
   toConversationView,
   updateChannel,
   type ConversationView,
@@ -288,7 +288,7 @@ export class ChannelService {
     return this.deps.db.transaction(async (tx) => {
       const { channel, isMember } = await this.seen(tx.db, conversationId, actor);
       if (!isMember) return false;
-      await removeConversationMember(tx.db, channel.id, accountId);
+      await deleteConversationMember(tx.db, channel.id, accountId);
       this.publishRemoval(tx, channel, accountId, null);
       return true;
     });
@@ -340,7 +340,7 @@ export class ChannelService {
       const target = isId(userId) ? await findMember(tx.db, channel.workspaceId, userId) : null;
       if (!target) throw notFound('member');
       assertOutranks(membership.role, target.role);
-      if (!(await removeConversationMember(tx.db, channel.id, userId))) return false;
+      if (!(await deleteConversationMember(tx.db, channel.id, userId))) return false;
       this.publishRemoval(tx, channel, userId, accountId);
       return true;
     });

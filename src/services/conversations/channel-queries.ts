@@ -150,16 +150,3 @@ export async function existingConversationMembers(
     .execute();
   return new Set(rows.map((r) => r.accountId));
 }
-
-export async function removeConversationMember(
-  db: Executor,
-  conversationId: string,
-  accountId: string,
-): Promise<boolean> {
-  const res = await db
-    .deleteFrom('conversation_member')
-    .where('conversationId', '=', conversationId)
-    .where('accountId', '=', accountId)
-    .executeTakeFirst();
-  return Number(res.numDeletedRows) > 0;
-}

@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.js';
+import type { DmRequestTable } from '../../db/tables/dm.js';
 import type { Tx } from '../../db/transaction.js';
 
 /** A person named in a create or add, as the reach rules need them. */
@@ -14,18 +15,13 @@ export type Reach = 'direct' | 'request';
 
 /**
  * A DM request as the dm area answers it: a request to talk in a DIRECT conversation, from
- * `fromId` to `toId`; timestamps in ms. Declared with the port, which both areas read (the dm
- * area's surface exports it as its view; this area cannot import that area).
+ * `fromId` to `toId`, its stored columns as they stand. Declared with the port, which both areas
+ * read (the dm area's surface exports it as its view; this area cannot import that area).
  */
-export interface DmRequestView {
-  id: string;
-  fromId: string;
-  toId: string;
-  conversationId: string;
-  state: 'pending' | 'accepted' | 'declined';
-  createdAt: number;
-  respondedAt: number | null;
-}
+export type DmRequestView = Pick<
+  DmRequestTable,
+  'id' | 'fromId' | 'toId' | 'conversationId' | 'state' | 'createdAt' | 'respondedAt'
+>;
 
 /** The DIRECT conversation a request or an answer is about. */
 export interface DirectConversation {

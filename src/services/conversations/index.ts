@@ -20,7 +20,6 @@ export {
   insertChannel,
   listOpenPublicChannelIds,
   listVisibleChannels,
-  removeConversationMember,
   updateChannel,
 } from './channel-queries.js';
 export { ConversationService } from './conversation-service.js';
@@ -52,6 +51,8 @@ export {
   lastMessages,
   membersOf,
   membershipsAmong,
+  sharingAWorkspace,
+  sharingWith,
 } from './queries.js';
 // Writes, in the caller's transaction or statement.
 export {
@@ -59,6 +60,7 @@ export {
   claimDirectPair,
   deferAdvanceReadMarker,
   deferTouchConversation,
+  deleteConversationMember,
   deleteConversationMembershipsOf,
   deleteMembershipsInWorkspace,
   insertConversation,

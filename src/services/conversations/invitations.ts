@@ -6,10 +6,9 @@ import { ConversationPart } from './conversation-part.js';
 import { emitConversationEvent } from './events.js';
 import {
   acceptPendingMember,
-  declineLiveInvite,
   deleteConversation,
+  deleteConversationMember,
   deleteExpiredInvites,
-  deleteJoinedMember,
   findConversation,
   findConversationAccess,
   INVITE_TTL_MS,
@@ -71,7 +70,8 @@ export class ConversationInvitations extends ConversationPart {
     const conv = await findConversation(this.kysely, conversationId);
     if (!conv || conv.workspaceId !== serverId) throw notFound('invitation');
     await this.deps.db.transaction(async (tx) => {
-      if (!(await declineLiveInvite(tx.db, conv.id, callerId, now))) throw notFound('invitation');
+      if (!(await deleteConversationMember(tx.db, conv.id, callerId, { liveInviteAt: now })))
+        throw notFound('invitation');
       const members = (await membersOf(tx.db, [conv.id], now)).map((m) => m.accountId);
       emitConversationEvent(
         tx,
@@ -99,7 +99,8 @@ export class ConversationInvitations extends ConversationPart {
     const conv = await findConversation(this.kysely, conversationId);
     if (!conv) throw notFound('conversation');
     await this.deps.db.transaction(async (tx) => {
-      if (!(await deleteJoinedMember(tx.db, conv.id, callerId))) throw notFound('conversation');
+      if (!(await deleteConversationMember(tx.db, conv.id, callerId, 'member')))
+        throw notFound('conversation');
       if (conv.kind === 'direct') {
         throw validation('a direct conversation cannot be left; block the person to stop it');
       }

@@ -413,6 +413,45 @@ export async function joinedByInvitation(db: Executor, conversationId: string, a
   return row?.acceptedInviteAt !== null && row?.acceptedInviteAt !== undefined;
 }
 
+/** Of `others`, the accounts that share a workspace with `accountId`. */
+export async function sharingAWorkspace(
+  db: Executor,
+  accountId: string,
+  others: readonly string[],
+): Promise<string[]> {
+  if (others.length === 0) return [];
+  const rows = await db
+    .selectFrom('workspace_member as mine')
+    .innerJoin('workspace_member as theirs', 'theirs.workspaceId', 'mine.workspaceId')
+    .select('theirs.accountId')
+    .distinct()
+    .where('mine.accountId', '=', accountId)
+    .where('theirs.accountId', 'in', others)
+    .execute();
+  return rows.map((r) => r.accountId);
+}
+
+/** Of `ids`, the accounts that share a workspace or a conversation with `viewerId`. */
+export async function sharingWith(
+  db: Executor,
+  viewerId: string,
+  ids: readonly string[],
+): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const inWorkspaces = await sharingAWorkspace(db, viewerId, ids);
+  const inConversations = await db
+    .selectFrom('conversation_member as mine')
+    .innerJoin('conversation_member as other', 'other.conversationId', 'mine.conversationId')
+    .select('other.accountId')
+    .distinct()
+    .where('mine.accountId', '=', viewerId)
+    .where('mine.state', '=', 'member')
+    .where('other.state', '=', 'member')
+    .where('other.accountId', 'in', ids)
+    .execute();
+  return new Set([...inWorkspaces, ...inConversations.map((r) => r.accountId)]);
+}
+
 // Read by the realtime workspace stream after membership events.
 
 /**
@@ -496,36 +535,26 @@ export async function acceptPendingMember(
   return Number(res.numUpdatedRows) === 1;
 }
 
-/** Drops a live (unexpired) invitation; false when there was none. */
-export async function declineLiveInvite(
+/**
+ * Removes one person's row from a conversation; false when there was none. `only` narrows it to
+ * a member (not an invitee), or to an invitation still live (unexpired) at `liveInviteAt`.
+ */
+export async function deleteConversationMember(
   db: Executor,
   conversationId: string,
   accountId: string,
-  now: number,
+  only?: 'member' | { liveInviteAt: number },
 ): Promise<boolean> {
-  const res = await db
+  let q = db
     .deleteFrom('conversation_member')
     .where('conversationId', '=', conversationId)
-    .where('accountId', '=', accountId)
-    .where('state', '=', 'pending')
-    .where('joinedAt', '>', now - INVITE_TTL_MS)
-    .executeTakeFirst();
-  return Number(res.numDeletedRows) === 1;
-}
-
-/** Removes a member (not an invitee) from a conversation; false when they were none. */
-export async function deleteJoinedMember(
-  db: Executor,
-  conversationId: string,
-  accountId: string,
-): Promise<boolean> {
-  const res = await db
-    .deleteFrom('conversation_member')
-    .where('conversationId', '=', conversationId)
-    .where('accountId', '=', accountId)
-    .where('state', '=', 'member')
-    .executeTakeFirst();
-  return Number(res.numDeletedRows) === 1;
+    .where('accountId', '=', accountId);
+  if (only === 'member') q = q.where('state', '=', 'member');
+  else if (only) {
+    q = q.where('state', '=', 'pending').where('joinedAt', '>', only.liveInviteAt - INVITE_TTL_MS);
+  }
+  const res = await q.executeTakeFirst();
+  return Number(res.numDeletedRows) > 0;
 }
 
 /** Deletes a conversation row (its members and messages go with it). */

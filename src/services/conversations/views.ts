@@ -1,5 +1,7 @@
 import type { ConversationKind, ConversationTable } from '../../db/tables/conversations.js';
 
+import { toRow } from './rows.js';
+
 // The conversation view the area answers, and its mapping from a row (or an access row).
 
 /** A conversation. Timestamps in ms. */
@@ -23,19 +25,7 @@ export interface ConversationView {
 
 /** The view of a conversation row (an access row's own membership columns are left behind). */
 export function toConversationView(r: ConversationTable): ConversationView {
-  return {
-    id: r.id,
-    workspaceId: r.workspaceId,
-    kind: r.kind,
-    name: r.name,
-    topic: r.topic,
-    isPrivate: r.isPrivate === 1,
-    encrypted: r.encrypted === 1,
-    archivedAt: r.archivedAt,
-    createdBy: r.createdBy,
-    createdAt: r.createdAt,
-    lastActivityAt: r.lastActivityAt,
-  };
+  return { ...toRow(r), isPrivate: r.isPrivate === 1, encrypted: r.encrypted === 1 };
 }
 
 /** Private as clients see it: a private channel, and every direct or group conversation. */

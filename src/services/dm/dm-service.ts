@@ -198,13 +198,7 @@ export class DmService implements DirectMessaging {
   }
 
   /** Records a request and tells the recipient, after commit. */
-  createRequest(
-    tx: Tx,
-    fromId: string,
-    toId: string,
-    conversationId: string,
-    now: number,
-  ): Promise<DmRequestView> {
+  createRequest(tx: Tx, fromId: string, toId: string, conversationId: string, now: number) {
     const row: DmRequestView = {
       id: newId(),
       fromId,

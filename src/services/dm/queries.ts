@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { DmRequestTable, DmSettingsTable } from '../../db/tables/dm.js';
 import { keysetQuery, type KeysetPage } from '../paging/index.js';
+import { sharingAWorkspace } from '../conversations/index.js';
 
 // Direct-message settings, requests and blocks, executor first.
 
@@ -58,15 +59,7 @@ export async function relationships(db: Executor, a: string, others: readonly st
     .execute();
   for (const c of contacts) out.get(c.accountId)!.contact = true;
 
-  const shared = await db
-    .selectFrom('workspace_member as mine')
-    .innerJoin('workspace_member as theirs', 'theirs.workspaceId', 'mine.workspaceId')
-    .select('theirs.accountId')
-    .distinct()
-    .where('mine.accountId', '=', a)
-    .where('theirs.accountId', 'in', others)
-    .execute();
-  for (const s of shared) out.get(s.accountId)!.sharedWorkspace = true;
+  for (const id of await sharingAWorkspace(db, a, others)) out.get(id)!.sharedWorkspace = true;
   return out;
 }
 

@@ -9,6 +9,7 @@ import { userTopic, workspaceTopic, type EventPayload } from '../../events/catal
 import { validation } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
+import { sharingWith } from '../conversations/index.js';
 
 import {
   MemoryPresenceStore,
@@ -20,7 +21,6 @@ import {
   findPresenceArrival,
   findPresenceAudience,
   findPresenceChoices,
-  sharingWith,
   upsertPresenceChoice,
   type PresenceAudience,
 } from './queries.js';

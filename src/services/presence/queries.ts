@@ -111,34 +111,6 @@ export async function findPresenceArrival(
   return { choice: rows.find((r) => r.kind === 'c')?.id ?? null, audience: toAudience(rows) };
 }
 
-/** Of `ids`, the accounts that share a workspace or a conversation with `viewerId`. */
-export async function sharingWith(
-  db: Executor,
-  viewerId: string,
-  ids: readonly string[],
-): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const inWorkspaces = await db
-    .selectFrom('workspace_member as mine')
-    .innerJoin('workspace_member as other', 'other.workspaceId', 'mine.workspaceId')
-    .select('other.accountId')
-    .distinct()
-    .where('mine.accountId', '=', viewerId)
-    .where('other.accountId', 'in', ids)
-    .execute();
-  const inConversations = await db
-    .selectFrom('conversation_member as mine')
-    .innerJoin('conversation_member as other', 'other.conversationId', 'mine.conversationId')
-    .select('other.accountId')
-    .distinct()
-    .where('mine.accountId', '=', viewerId)
-    .where('mine.state', '=', 'member')
-    .where('other.state', '=', 'member')
-    .where('other.accountId', 'in', ids)
-    .execute();
-  return new Set([...inWorkspaces, ...inConversations].map((r) => r.accountId));
-}
-
 /** Whether either of two accounts blocks the other. */
 export async function eitherBlocks(db: Executor, a: string, b: string): Promise<boolean> {
   const row = await db

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createTestApp, TEST_DB, type Agent, type TestApp } from '../_util/app.js';
 import { signUpAndIn } from '../_util/seed.js';
+import { until } from '../_util/until.js';
 import {
   BACKGROUND,
   conversationOf,
@@ -25,12 +26,21 @@ describe(`markRead (${TEST_DB})`, () => {
   let t: TestApp;
   let olga: Agent, mike: Agent;
   let serverId: string, general: string;
+  /** Set by a test: each flush of SQLite's log waits for it (a slow disk made on purpose). */
+  let hold: Promise<void> | null = null;
 
   const mark = async (agent: Agent, c: string, m: string) =>
     ok(await t.gql(MARK, { c, m }, agent)).markRead as { id: string; unreadCount: number };
 
   beforeAll(async () => {
-    t = await createTestApp({ clock });
+    t = await createTestApp({
+      clock,
+      overrides: {
+        beforeFlush: async () => {
+          if (hold) await hold;
+        },
+      },
+    });
     [olga, mike] = await Promise.all(
       ['olgaread', 'mikeread'].map((u) => signUpAndIn(t, { username: u })),
     );
@@ -62,6 +72,81 @@ describe(`markRead (${TEST_DB})`, () => {
     expect((await mark(mike, general, first.id)).unreadCount).toBe(0);
     await mark(mike, general, second.id);
     expect(events.ofType('ReadMarkerUpdated')).toHaveLength(1);
+    events.stop();
+  });
+
+  it('writes nothing for a marker already at or past the message', async () => {
+    clock.advance(1000);
+    const older = await send(t, olga, general, 'older');
+    clock.advance(1000);
+    const newer = await send(t, olga, general, 'newer');
+    await mark(mike, general, newer.id);
+    await t.ctx.services.notifications.settled();
+    for (const m of [older, newer]) {
+      const texts = await recordQueries(() => mark(mike, general, m.id));
+      const writes = texts.filter(
+        (s) => /\bupdate\b/i.test(s) || /^\s*(begin|savepoint)\b/i.test(s),
+      );
+      expect(writes, writes.join('\n')).toEqual([]);
+    }
+    // A new message is still read by a move forward.
+    clock.advance(1000);
+    const newest = await send(t, olga, general, 'newest');
+    expect((await mark(mike, general, newer.id)).unreadCount).toBe(1);
+    expect((await mark(mike, general, newest.id)).unreadCount).toBe(0);
+  });
+
+  it('writes once for the moves asked while the same marker moves, and announces where it ends', async () => {
+    const places: string[] = [];
+    for (const text of ['p1', 'p2', 'p3']) {
+      clock.advance(1000);
+      places.push((await send(t, olga, general, text)).id);
+    }
+    await t.ctx.services.notifications.settled();
+    const events = recordEvents(t, serverId);
+    const moves = t.ctx.services.messages.reading.markerMoves;
+    const joinedBefore = moves.joined;
+    // The first move is held under way: on SQLite its commit waits for the disk, on PostgreSQL
+    // its update waits for the marker's row, locked by another transaction.
+    let letGo: () => void = () => {};
+    const gate = new Promise<void>((r) => (letGo = r));
+    let locked: () => void = () => {};
+    const isLocked = new Promise<void>((r) => (locked = r));
+    const holder =
+      TEST_DB === 'postgres'
+        ? t.ctx.db.transaction(async (tx) => {
+            await tx.db
+              .selectFrom('conversation_member')
+              .select('accountId')
+              .where('conversationId', '=', general)
+              .where('accountId', '=', mike.id)
+              .forUpdate()
+              .execute();
+            locked();
+            await gate;
+          })
+        : ((hold = gate), locked(), Promise.resolve());
+    await isLocked;
+    let texts: string[] = [];
+    const recorded = recordQueries(async () => {
+      const first = mark(mike, general, places[0]!);
+      await until(() => moves.underWay === 1, 'the first move under way');
+      const rest = [mark(mike, general, places[1]!), mark(mike, general, places[2]!)];
+      await until(() => moves.joined === joinedBefore + 2, 'two requests joining the move');
+      hold = null;
+      letGo();
+      await first;
+      // Both later requests are answered after the one write that covers them.
+      expect((await Promise.all(rest)).map((a) => a.unreadCount)).toEqual([0, 0]);
+    }).then((x) => (texts = x));
+    await recorded;
+    await holder;
+    const writes = texts.filter((s) => s.includes('conversation_member') && /\bupdate\b/i.test(s));
+    expect(writes, writes.join('\n')).toHaveLength(2);
+    expect(events.ofType('ReadMarkerUpdated').map((e) => e.payload.messageId)).toEqual([
+      places[0],
+      places[2],
+    ]);
     events.stop();
   });
 

@@ -17,6 +17,7 @@ import {
   type PageArgs,
 } from '../conversations/index.js';
 
+import { MarkerMoves, markerMayMove } from './marker-moves.js';
 import type { MessageCore } from './message-core.js';
 import {
   editsOf,
@@ -32,9 +33,16 @@ import type { MessageEditView, MessageView } from './views.js';
 
 /** Reading: read markers, pages of a conversation and a thread, pins, and a page's fields. */
 export class MessageReading {
+  /** Moves of read markers under way, one per person and conversation (marker-moves.ts). */
+  readonly markerMoves = new MarkerMoves();
+
   constructor(private readonly core: MessageCore) {}
 
-  /** Moves the caller's read marker forward to a message of the conversation (never back). */
+  /**
+   * Moves the caller's read marker forward to a message of the conversation (never back). A
+   * marker already at or past the message, as the access read of this request found it, is
+   * left without a write; a move of the same marker under way is joined (marker-moves.ts).
+   */
   async markRead(
     actor: Actor,
     conversationId: unknown,
@@ -51,22 +59,28 @@ export class MessageReading {
     if (!plausibleId(messageId)) throw notFound('message');
     const message = await findMessage(this.core.kysely, messageId);
     if (!message || message.conversationId !== conv.id) throw notFound('message');
-    const [event] = eventsToUsers(conv, [accountId], 'ReadMarkerUpdated', this.core.now(), {
-      userId: accountId,
-      messageId: message.id,
-      readAt: iso(message.createdAt),
+    const to = { at: message.createdAt, id: message.id };
+    if (!markerMayMove(access.row.lastReadAt, access.row.lastReadMessageId, to)) {
+      return toConversationView(conv);
+    }
+    await this.markerMoves.move(`${conv.id} ${accountId}`, to, () => {
+      const [event] = eventsToUsers(conv, [accountId], 'ReadMarkerUpdated', this.core.now(), {
+        userId: accountId,
+        messageId: message.id,
+        readAt: iso(message.createdAt),
+      });
+      // The event only when the marker moved: one statement on PostgreSQL.
+      return this.core.deps.events.publishIfChanged(
+        advanceReadMarkerStatement(
+          this.core.kysely,
+          conv.id,
+          accountId,
+          message.createdAt,
+          message.id,
+        ),
+        event!,
+      );
     });
-    // The event only when the marker moved: one statement on PostgreSQL.
-    await this.core.deps.events.publishIfChanged(
-      advanceReadMarkerStatement(
-        this.core.kysely,
-        conv.id,
-        accountId,
-        message.createdAt,
-        message.id,
-      ),
-      event!,
-    );
     return toConversationView(conv);
   }
 

@@ -2,7 +2,8 @@
 // with a device key, holds one WebSocket subscribed to their workspace's events, and acts every
 // few seconds on a fixed mix of what people do in a chat (below). The harness adds users step by
 // step and holds each population for a while; it stops at the first step that breaks a
-// threshold and reports the largest population that held, with the server's CPU and RSS.
+// threshold and reports the largest population that held, with the server's CPU and RSS, and
+// what one held user costs in memory (RSS and V8 heap after a full collection, per user).
 //
 // Thresholds (any one breaks a step): the p99 of any request kind over 200 ms, any HTTP 5xx or
 // INTERNAL error, any message delivered over 1 s after it was sent.
@@ -25,7 +26,7 @@
 // next two channels, so most messages reach the whole workspace either way.
 import { gql, post, subscribe, type Session, type Subscriber } from '../lib/client.js';
 import { loginWithKey, signupWithKey, type KeyAccount } from '../lib/keys.js';
-import { cpuSeconds, rssBytes, sleep } from '../lib/proc.js';
+import { cpuSeconds, freePort, rssBytes, sleep } from '../lib/proc.js';
 import { REFERENCE_SPEED_AT_TARGET, referenceSpeed } from '../lib/reference.js';
 import type { ScenarioResult } from '../lib/report.js';
 import { JOINED_SUBSCRIPTION, SUBSCRIPTION, prepareWorkspace } from '../lib/setup.js';
@@ -296,18 +297,52 @@ async function start(user: User): Promise<void> {
   schedule(user);
 }
 
+/** A server with its metrics listener, for the heap it reports. */
+interface Held extends SvcServer {
+  metrics: string;
+}
+
+async function startHeld(backend: Awaited<ReturnType<typeof createBackend>>): Promise<Held> {
+  const port = await freePort();
+  const server = await startSvc(backend, { SVC_METRICS_ADDR: `127.0.0.1:${port}` }, [
+    '--require',
+    new URL('../lib/gc-on-signal.cjs', import.meta.url).pathname,
+  ]);
+  return { ...server, metrics: `http://127.0.0.1:${port}/metrics` };
+}
+
+/**
+ * The servers' memory after a full collection (SIGUSR2, bench/lib/gc-on-signal.cjs): RSS, and
+ * the V8 heap in use as the metrics listener reports it. Measured at the end of each hold, so
+ * (step - before the first step) / users is what one held user costs: their session, socket,
+ * subscription and the server's per-user state, with the load of acting still on.
+ */
+async function settledMemory(servers: Held[]): Promise<{ rss: number; heap: number }> {
+  for (let i = 0; i < 2; i++) {
+    for (const s of servers) process.kill(s.proc.pid, 'SIGUSR2');
+    await sleep(500);
+  }
+  let heap = 0;
+  for (const s of servers) {
+    const text = await (await fetch(s.metrics)).text();
+    heap += Number(/^svc_nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1] ?? NaN);
+  }
+  return { rss: servers.reduce((n, s) => n + rssBytes(s.proc.pid), 0), heap };
+}
+
 export async function activeUsers(opts: Options): Promise<ScenarioResult> {
   // The machine's speed, measured before the population starts (issue 46 scales the target by it).
   const refSpeed = await referenceSpeed();
   const scaledTarget = (5000 * refSpeed) / REFERENCE_SPEED_AT_TARGET;
   const backend = await createBackend(opts.pg);
-  const servers: SvcServer[] = [await startSvc(backend)];
-  if (opts.pg) servers.push(await startSvc(backend));
+  const servers: Held[] = [await startHeld(backend)];
+  if (opts.pg) servers.push(await startHeld(backend));
   const rows: ScenarioResult['rows'] = [];
   const users: User[] = [];
   const spaces: Space[] = [];
   let held = 0;
   let broke = '';
+  let before: { rss: number; heap: number } | null = null;
   try {
     for (let population = START; population <= MAX; population += STEP) {
       // New users: key accounts made through the API, 20 at a time.
@@ -325,6 +360,8 @@ export async function activeUsers(opts: Options): Promise<ScenarioResult> {
           newest: new Map(),
         });
       }
+      // The servers' memory before any user, once the first workspaces exist.
+      before ??= await settledMemory(servers);
       for (let i = 0; i < fresh.length; i += 20) {
         await Promise.all(
           fresh.slice(i, i + 20).map(async (u, j) => {
@@ -347,6 +384,7 @@ export async function activeUsers(opts: Options): Promise<ScenarioResult> {
       await sleep(HOLD_S * 1000);
       const cpu = servers.reduce((n, s, i) => n + cpuSeconds(s.proc.pid) - (cpu0[i] as number), 0);
       const rss = servers.reduce((n, s) => n + rssBytes(s.proc.pid), 0);
+      const settled = await settledMemory(servers);
       const worst = window.worst();
       const requests = [...window.latencies.values()].reduce((n, l) => n + l.length, 0);
       rows.push({
@@ -365,6 +403,8 @@ export async function activeUsers(opts: Options): Promise<ScenarioResult> {
           .join(', '),
         server_cpu_share: cpu / HOLD_S,
         server_rss_mib: rss / 2 ** 20,
+        kib_rss_per_user: (settled.rss - before.rss) / population / 1024,
+        kib_heap_per_user: (settled.heap - before.heap) / population / 1024,
       });
       console.log(JSON.stringify(rows[rows.length - 1]));
       if (worst.p99 > P99_LIMIT_MS) broke = `p99 of ${worst.kind} ${worst.p99.toFixed(0)} ms`;

@@ -178,6 +178,22 @@ export async function instructions(opts: Options): Promise<ScenarioResult> {
           )),
       },
       {
+        // The mix's typing in a channel: refused (typing shows in direct conversations only).
+        name: 'startTyping (refused)',
+        count: COUNT,
+        once: async () => {
+          const res = await post(
+            `${svc.url}/api`,
+            JSON.stringify({
+              query: 'mutation($c: ID!) { startTyping(conversationId: $c) }',
+              variables: { c: channel },
+            }),
+            { cookie: alice.cookie, 'x-csrf-token': alice.csrf },
+          );
+          if (!res.body.includes('"VALIDATION"')) throw new Error(`typing: ${res.body}`);
+        },
+      },
+      {
         name: 'key sign-in (challenge and login)',
         count: Math.max(1, Math.round(COUNT / 2)),
         once: async () => void (await loginWithKey(svc.url, key)),

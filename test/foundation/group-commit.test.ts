@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createTestApp, TEST_DB, type TestApp } from '../_util/app.js';
+import { recordQueries } from '../conversations/_helpers.js';
 
 // Transactions share commits on SQLite (src/db/sqlite/group-commit.ts); the rules must hold the same on
 // both databases: each caller succeeds or fails alone, after-commit work runs only for those that
@@ -55,6 +56,48 @@ describe('transactions under concurrency', () => {
     if (TEST_DB === 'sqlite') {
       // The 20 arrived in one turn of the event loop: they shared one commit.
       expect(t.ctx.db.groupCommitter?.lastGroupSize).toBe(20);
+    }
+  });
+
+  it('keeps the others when the first of a group fails after writing', async () => {
+    const write = (i: number) =>
+      t.ctx.db.transaction(async (tx) => {
+        await tx.db
+          .insertInto('ip_block')
+          .values({
+            cidr: `10.1.${i}.0/24`,
+            reason: null,
+            createdAt: 1,
+            expiresAt: null,
+            createdBy: 'test',
+          })
+          .execute();
+        if (i === 0 || i === 5) throw new Error(`${i} fails after writing`);
+        return i;
+      });
+    let outcomes: Array<PromiseSettledResult<number>> = [];
+    const texts = await recordQueries(async () => {
+      outcomes = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => write(i)));
+    });
+    expect(outcomes.map((o) => o.status)).toEqual(
+      Array.from({ length: 10 }, (_, i) => (i === 0 || i === 5 ? 'rejected' : 'fulfilled')),
+    );
+    const rows = await t.ctx.db.kysely
+      .selectFrom('ip_block')
+      .select('cidr')
+      .where('cidr', 'like', '10.1.%')
+      .execute();
+    expect(rows.map((r) => r.cidr).sort()).toEqual(
+      [1, 2, 3, 4, 6, 7, 8, 9].map((i) => `10.1.${i}.0/24`).sort(),
+    );
+    if (TEST_DB === 'sqlite') {
+      expect(t.ctx.db.groupCommitter?.lastGroupSize).toBe(10);
+      // A savepoint only where a transaction of the group has written before it: none for the
+      // first, nor for the second, which follows the first's rollback; none released.
+      const savepoints = texts.filter((s) => /^\s*(savepoint|release|rollback to)\b/i.test(s));
+      expect(savepoints.filter((s) => /^\s*savepoint/i.test(s))).toHaveLength(8);
+      expect(savepoints.filter((s) => /^\s*release/i.test(s))).toEqual([]);
+      expect(savepoints.filter((s) => /^\s*rollback to/i.test(s))).toHaveLength(1);
     }
   });
 

@@ -15,6 +15,12 @@ interface Pending {
 const MAX_GROUP = 256;
 
 /**
+ * Runs the group's savepoint statements on the group's connection: `savepoint svc_group` before
+ * a transaction of the group, `rollback to svc_group` when it fails.
+ */
+export type SavepointRunner = (statement: 'savepoint' | 'rollback') => void | Promise<void>;
+
+/**
  * Group commit for SQLite. With `synchronous=FULL` every COMMIT waits for the disk, and
  * better-sqlite3 waits on the event loop, so one commit per write caps the whole server at the
  * disk's flush rate. Transactions that arrive while the loop is busy are run one after another
@@ -24,6 +30,13 @@ const MAX_GROUP = 256;
  * and fails alone. Serial execution inside the group keeps SQLite's serializable semantics.
  * The server's COMMIT does not wait for the disk (durable-commits.ts): the group's callers are
  * answered once its flush ends, and the next group, gathering meanwhile, runs after that.
+ *
+ * Savepoints only where one is needed: the group's first transaction has none (should it fail,
+ * the whole database transaction, which holds only its writes, is rolled back and a new one
+ * begun for the rest), and none is released: each transaction's savepoint nests in the one
+ * before, `rollback to` the name undoes the newest (the failing transaction's writes only), and
+ * the COMMIT ends them all. With `savepoints` (open.ts) the statements run on the connection
+ * directly, prepared once, instead of through Kysely's query pipeline.
  */
 export class GroupCommitter {
   private queue: Pending[] = [];
@@ -44,7 +57,18 @@ export class GroupCommitter {
      * acknowledged once its flush ends, and the next group runs meanwhile.
      */
     private readonly flusher: WalFlusher | null = null,
+    private readonly savepoints: SavepointRunner | null = null,
   ) {}
+
+  private async savepoint(
+    trx: Transaction<Database>,
+    statement: 'savepoint' | 'rollback',
+  ): Promise<void> {
+    if (this.savepoints) return this.savepoints(statement);
+    await (
+      statement === 'savepoint' ? sql`savepoint svc_group` : sql`rollback to savepoint svc_group`
+    ).execute(trx);
+  }
 
   run<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -71,25 +95,30 @@ export class GroupCommitter {
     let durable: Promise<void> = Promise.resolve();
     try {
       trx = await this.kysely.startTransaction().execute();
+      // Whether the database transaction holds writes of an earlier transaction of the group.
+      let holdsOthers = false;
       for (const item of group) {
-        if (group.length === 1) {
-          // Alone in its group: no savepoint needed; a throw rolls the transaction back.
-          outcomes.push({ ok: true, value: await item.work(trx) });
-          continue;
-        }
-        await sql`savepoint svc_group`.execute(trx);
+        if (holdsOthers) await this.savepoint(trx, 'savepoint');
         try {
           const value = await item.work(trx);
-          await sql`release savepoint svc_group`.execute(trx);
           outcomes.push({ ok: true, value });
+          holdsOthers = true;
         } catch (error) {
+          // Alone in its group (or in what is left of it): the caller gets its own error, and
+          // nothing else of the group was written yet.
+          if (group.length === 1) throw error;
           // SQLite rolled the whole transaction back (disk full, I/O error): the savepoint is
           // gone, and this error, not the failing ROLLBACK TO, is what every caller gets. The
           // write lock held by another process: every transaction of the group would wait out
           // busy_timeout in turn, so the group fails at once.
           if (!this.inTransaction() || isBusy(error)) throw error;
-          await sql`rollback to savepoint svc_group`.execute(trx);
-          await sql`release savepoint svc_group`.execute(trx);
+          if (holdsOthers) {
+            await this.savepoint(trx, 'rollback');
+          } else {
+            // The first of the group: its writes are all the transaction holds.
+            await trx.rollback().execute();
+            trx = await this.kysely.startTransaction().execute();
+          }
           outcomes.push({ ok: false, error });
         }
       }

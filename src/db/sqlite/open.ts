@@ -37,7 +37,14 @@ export function openSqlite(file: string, opts: OpenOptions): Db {
   let dialect: KyselyDialect = new SqliteDialect({ database: statements });
   if (flusher) dialect = durableCommits(dialect, sqlite, statements.wrote, flusher);
   const kysely = new Kysely<Database>({ dialect: guard ? guard.dialect(dialect) : dialect });
-  const committer = new GroupCommitter(kysely, () => sqlite.inTransaction, flusher);
+  const savepoint = sqlite.prepare('savepoint svc_group');
+  const rollbackTo = sqlite.prepare('rollback to savepoint svc_group');
+  const committer = new GroupCommitter(
+    kysely,
+    () => sqlite.inTransaction,
+    flusher,
+    (statement) => void (statement === 'savepoint' ? savepoint : rollbackTo).run(),
+  );
   let checkpointer: WalCheckpointer | null = null;
   if (opts.backgroundCheckpoint) {
     // SQLite's own checkpoint stays as a backstop (at 40 MiB of WAL instead of 4) should the

@@ -74,6 +74,8 @@ export interface ServiceOverrides {
   presence?: Partial<PresenceTimings>;
   /** The s2s outbox's drain interval (tests shorten it). */
   s2sOutboxIntervalMs?: number;
+  /** The command line: not a server (app-database.ts). */
+  passive?: boolean;
 }
 
 /** What `buildServices` hands on: the services, and what the wiring and the root still need. */
@@ -319,6 +321,7 @@ export async function buildServices(
     messages,
     requestLoad,
     onClose: (fn) => closers.push(fn),
+    soleProcess: !(bus instanceof RedisBus) && !overrides.passive,
   });
   const realtime = new RealtimeService(db, presence, clock);
 

@@ -63,6 +63,7 @@ function fanOut(load: RequestLoad, giveWayMs: number): FanOut {
     connections: t.ctx.services.presence,
     load,
     giveWayMs,
+    wantingMore: t.ctx.services.notifications.wantingMore,
   });
 }
 

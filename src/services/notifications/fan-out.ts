@@ -27,12 +27,12 @@ import {
   insertNotifications,
   memberPage,
   membersOfAmong,
-  membersWantingMore,
   rulesFor,
   settingsOf,
   threadParticipants,
 } from './queries.js';
 import { effectiveLevel, levelAllows, matchesKeyword, readKeywords, stronger } from './rules.js';
+import type { WantingMore } from './wanting-more.js';
 
 /** Who of some accounts is connected, or shown online (the presence area). */
 export interface ConnectionPort {
@@ -105,6 +105,8 @@ export class FanOut {
       log: Logger;
       connections: ConnectionPort;
       load?: RequestLoad;
+      /** Who of a channel wants more than mentions (wanting-more.ts). */
+      wantingMore: WantingMore;
       /** GIVE_WAY_MS unless given (tests). */
       giveWayMs?: number;
     },
@@ -218,7 +220,7 @@ export class FanOut {
     if (conv.kind !== 'channel') {
       for (const id of await memberPage(db, conv.id, null, 1000)) add(id, 'direct');
     } else if (message.threadRootId === null) {
-      for (const s of await membersWantingMore(db, conv.id, conv.workspaceId)) {
+      for (const s of await this.deps.wantingMore.members(conv.id, conv.workspaceId)) {
         if (!encrypted && message.text !== null) {
           if (matchesKeyword(message.text, readKeywords(s.keywords))) add(s.accountId, 'keyword');
         }

@@ -31,6 +31,7 @@ import {
 } from '../conversations/index.js';
 
 import { FanOut, type ConnectionPort } from './fan-out.js';
+import { WantingMore } from './wanting-more.js';
 import {
   deleteAccountRows,
   deleteOlderThan,
@@ -68,6 +69,11 @@ export interface NotificationServiceDeps {
   load?: RequestLoad;
   /** Moves the caller's read marker (the messages area's `markRead`). */
   markConversationRead(actor: Actor, conversationId: string, messageId: string): Promise<unknown>;
+  /**
+   * Whether every change of settings and rules passes through this process (one server on the
+   * in-process bus): then who could want more than mentions is kept in memory (wanting-more.ts).
+   */
+  soleProcess?: boolean;
 }
 
 /** Days a notification is kept (docs/notifications.md, "The feed"). */
@@ -102,8 +108,12 @@ export interface RuleInput {
 export class NotificationService {
   readonly fanOut: FanOut;
 
+  /** Who could want more than mentions (wanting-more.ts). */
+  readonly wantingMore: WantingMore;
+
   constructor(private readonly deps: NotificationServiceDeps) {
-    this.fanOut = new FanOut(deps);
+    this.wantingMore = new WantingMore(deps.db, deps.soleProcess ?? false);
+    this.fanOut = new FanOut({ ...deps, wantingMore: this.wantingMore });
   }
 
   private now(): number {
@@ -164,7 +174,10 @@ export class NotificationService {
       if (typeof input.emailDigests !== 'boolean') throw validation('emailDigests is a boolean');
       row.emailDigests = input.emailDigests ? 1 : 0;
     }
-    await this.deps.db.transaction((tx) => saveSetting(tx.db, { ...row, accountId }));
+    await this.deps.db.transaction((tx) => {
+      this.wantingMore.changing(tx);
+      return saveSetting(tx.db, { ...row, accountId });
+    });
     return toSettingsView(row, now);
   }
 
@@ -215,6 +228,7 @@ export class NotificationService {
     }
     const row: NotificationRuleTable = { ...scope, accountId, level, mutedUntil, updatedAt: now };
     await this.deps.db.transaction(async (tx) => {
+      this.wantingMore.changing(tx);
       if (level === null && mutedUntil === null) await deleteRule(tx.db, accountId, scope.scopeId);
       else await saveRule(tx.db, row);
     });

@@ -153,6 +153,28 @@ function wantingMoreReads(db: Executor) {
   );
 }
 
+/**
+ * Everyone who could want more than mentions anywhere (wanting-more.ts): the accounts whose own
+ * setting says `all` or has keywords (the partial index of migration 0022), and the scopes of
+ * the rules that say `all`.
+ */
+export async function wantingMoreEverywhere(
+  db: Executor,
+): Promise<{ accounts: string[]; scopes: string[] }> {
+  const accounts = await db
+    .selectFrom('notification_setting as s')
+    .select('s.accountId')
+    .where(sql<boolean>`("s"."level" = 'all' or "s"."keywords" <> '[]')`)
+    .execute();
+  const scopes = await db
+    .selectFrom('notification_rule as r')
+    .select('r.scopeId')
+    .distinct()
+    .where('r.level', '=', 'all')
+    .execute();
+  return { accounts: accounts.map((r) => r.accountId), scopes: scopes.map((r) => r.scopeId) };
+}
+
 /** Whether the account in `account` is a member (not an invitee) of the conversation: by key. */
 const memberOf = (conversationId: Expression<string>, account: 's.accountId' | 'r.accountId') =>
   sql<boolean>`exists (select 1 from "conversation_member" as "cm" where "cm"."conversationId" = ${conversationId} and "cm"."accountId" = ${sql.ref(account)} and "cm"."state" = 'member')`;

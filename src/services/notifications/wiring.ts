@@ -31,6 +31,8 @@ export interface NotificationWiring {
   messages: MessageService;
   /** Registers work for the context's close. */
   onClose(fn: () => Promise<void>): void;
+  /** Whether this is the one server process (no Redis, not the command line). */
+  soleProcess: boolean;
 }
 
 /**
@@ -51,6 +53,7 @@ export async function buildNotifications(w: NotificationWiring) {
     load: w.requestLoad,
     markConversationRead: (actor, conversationId, messageId) =>
       w.messages.reading.markRead(actor, conversationId, messageId),
+    soleProcess: w.soleProcess,
   });
   const webPush = new WebPush({
     db,

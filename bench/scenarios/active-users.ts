@@ -3,7 +3,8 @@
 // few seconds on a fixed mix of what people do in a chat (below). The harness adds users step by
 // step and holds each population for a while; it stops at the first step that breaks a
 // threshold and reports the largest population that held, with the server's CPU and RSS, and
-// what one held user costs in memory (RSS and V8 heap after a full collection, per user).
+// what one more held user costs in memory (RSS and V8 heap after a full collection, per user
+// added by the step).
 //
 // Thresholds (any one breaks a step): the p99 of any request kind over 200 ms, any HTTP 5xx or
 // INTERNAL error, any message delivered over 1 s after it was sent.
@@ -313,9 +314,11 @@ async function startHeld(backend: Awaited<ReturnType<typeof createBackend>>): Pr
 
 /**
  * The servers' memory after a full collection (SIGUSR2, bench/lib/gc-on-signal.cjs): RSS, and
- * the V8 heap in use as the metrics listener reports it. Measured at the end of each hold, so
- * (step - before the first step) / users is what one held user costs: their session, socket,
- * subscription and the server's per-user state, with the load of acting still on.
+ * the V8 heap in use as the metrics listener reports it. Measured before the first step and at
+ * the end of each hold, so (this step - the step before) / users added is what one more held
+ * user costs: their session, socket, subscription and the server's per-user state, with the
+ * load of acting still on. The first step's figure also holds what any load warms up once (the
+ * compiled documents, the kept pages and accounts), so the later steps' are the ones to read.
  */
 async function settledMemory(servers: Held[]): Promise<{ rss: number; heap: number }> {
   for (let i = 0; i < 2; i++) {
@@ -385,6 +388,8 @@ export async function activeUsers(opts: Options): Promise<ScenarioResult> {
       const cpu = servers.reduce((n, s, i) => n + cpuSeconds(s.proc.pid) - (cpu0[i] as number), 0);
       const rss = servers.reduce((n, s) => n + rssBytes(s.proc.pid), 0);
       const settled = await settledMemory(servers);
+      const previous = before;
+      before = settled;
       const worst = window.worst();
       const requests = [...window.latencies.values()].reduce((n, l) => n + l.length, 0);
       rows.push({
@@ -403,8 +408,8 @@ export async function activeUsers(opts: Options): Promise<ScenarioResult> {
           .join(', '),
         server_cpu_share: cpu / HOLD_S,
         server_rss_mib: rss / 2 ** 20,
-        kib_rss_per_user: (settled.rss - before.rss) / population / 1024,
-        kib_heap_per_user: (settled.heap - before.heap) / population / 1024,
+        kib_rss_per_added_user: (settled.rss - previous.rss) / fresh.length / 1024,
+        kib_heap_per_added_user: (settled.heap - previous.heap) / fresh.length / 1024,
       });
       console.log(JSON.stringify(rows[rows.length - 1]));
       if (worst.p99 > P99_LIMIT_MS) broke = `p99 of ${worst.kind} ${worst.p99.toFixed(0)} ms`;

@@ -149,9 +149,7 @@ describe('a workspace hosted on another server', () => {
     await hit.getByText('Welcome', { exact: true }).waitFor({ timeout: 15_000 });
     expect(await hit.count()).toBe(1);
     // The query went to the host through the relay route, signed by her browser's device key.
-    const asked = aliceRequests
-      .slice(before)
-      .find((r) => r.postData()?.includes('searchMessages'));
+    const asked = aliceRequests.slice(before).find((r) => r.postData()?.includes('searchMessages'));
     expect(asked?.url()).toBe(`${relay.url}/api/remote/${hostId}/api`);
     expect(asked?.headers()['svc-device-signature']).toBeTruthy();
     await checkA11y(p, 'searching a workspace on another server');

@@ -29,7 +29,7 @@ export function pack(parts: Uint8Array[]): Uint8Array {
 export function unpack(bytes: Uint8Array): Uint8Array[] {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const out: Uint8Array[] = [];
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     const n = view.getUint32(at);
     out.push(bytes.slice(at + 4, at + 4 + n));
     at += 4 + n;

@@ -94,7 +94,10 @@ export async function prepareEncryption(): Promise<void> {
  * client brings the group in step afterwards; otherwise the MLS client decrypts it. The client
  * starts loading either way.
  */
-export async function readablePage(conversationId: string, page: MessagePage): Promise<MessagePage> {
+export async function readablePage(
+  conversationId: string,
+  page: MessagePage,
+): Promise<MessagePage> {
   const client = e2ee();
   const shown = await (async () => {
     const d = await readiness();

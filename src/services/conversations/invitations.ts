@@ -1,5 +1,8 @@
 import { actingAccountId, type Actor } from '../../auth/actor.js';
+import type { ConversationTable } from '../../db/tables/conversations.js';
+import type { Tx } from '../../db/transaction.js';
 import { notFound, validation } from '../../errors.js';
+import type { EventFields } from '../../events/catalog.js';
 import { isId } from '../../lib/ids.js';
 
 import { ConversationPart } from './conversation-part.js';
@@ -73,15 +76,10 @@ export class ConversationInvitations extends ConversationPart {
       if (!(await deleteConversationMember(tx.db, conv.id, callerId, { liveInviteAt: now })))
         throw notFound('invitation');
       const members = (await membersOf(tx.db, [conv.id], now)).map((m) => m.accountId);
-      emitConversationEvent(
-        tx,
-        this.deps.events,
-        conv,
-        [...members, callerId],
-        'MemberRemovedFromConversation',
-        now,
-        { userId: callerId, removedBy: null, reason: 'inviteDeclined' },
-      );
+      this.announceGone(tx, conv, members, callerId, now, {
+        removedBy: null,
+        reason: 'inviteDeclined',
+      });
     });
     return true;
   }
@@ -109,17 +107,29 @@ export class ConversationInvitations extends ConversationPart {
       if (!members.some((id) => id !== callerId)) {
         await deleteConversation(tx.db, conv.id);
       }
-      emitConversationEvent(
-        tx,
-        this.deps.events,
-        conv,
-        [...members, callerId],
-        'MemberRemovedFromConversation',
-        now,
-        { userId: callerId, removedBy: callerId, reason: 'left' },
-      );
+      this.announceGone(tx, conv, members, callerId, now, { removedBy: callerId, reason: 'left' });
     });
     return true;
+  }
+
+  /** Tells the members, and the caller who is no longer one, that the caller's membership went. */
+  private announceGone(
+    tx: Tx,
+    conv: ConversationTable,
+    members: readonly string[],
+    callerId: string,
+    now: number,
+    how: Omit<EventFields['MemberRemovedFromConversation'], 'userId'>,
+  ) {
+    emitConversationEvent(
+      tx,
+      this.deps.events,
+      conv,
+      [...members, callerId],
+      'MemberRemovedFromConversation',
+      now,
+      { userId: callerId, ...how },
+    );
   }
 
   /** Deletes invitations past their 30 days (reads already ignore them). */

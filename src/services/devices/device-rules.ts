@@ -1,7 +1,11 @@
+import { parsePublicKey } from '../../auth/device-keys.js';
+import type { Executor } from '../../db/database.js';
 import type { DeviceTable } from '../../db/tables/devices.js';
-import { capExceeded, validation } from '../../errors.js';
+import { capExceeded, conflict, validation } from '../../errors.js';
 import { assertLocalAccount } from '../accounts/index.js';
 import type { SessionInfo } from '../../auth/session.js';
+
+import { deviceKeyRegistered } from './queries.js';
 
 export const DEVICE_NAME_MAX = 64;
 export const DEFAULT_DEVICE_NAME = 'Unnamed device';
@@ -55,4 +59,21 @@ export function assertDeviceRoom(count: number, cap: number): void {
       cap,
     );
   }
+}
+
+/** A new device's key is one no device holds, revoked or not. */
+export async function assertDeviceKeyFree(db: Executor, deviceKey: string): Promise<void> {
+  if (await deviceKeyRegistered(db, deviceKey)) {
+    throw conflict('this device key is registered already; make a new key for a new device');
+  }
+}
+
+/** An identity key with its first device's key: two well-formed keys, and not the same one. */
+export function parseKeyPair(input: { identityPublicKey: unknown; devicePublicKey: unknown }) {
+  const identityKey = parsePublicKey(input.identityPublicKey, 'identityPublicKey');
+  const deviceKey = parsePublicKey(input.devicePublicKey, 'devicePublicKey');
+  if (identityKey === deviceKey) {
+    throw validation('the identity key and the device key must be different keys');
+  }
+  return { identityKey, deviceKey };
 }

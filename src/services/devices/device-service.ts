@@ -14,6 +14,7 @@ import { findAccountById, findAccountByUsernameKey, lookupKey } from '../account
 import type { DeviceUseHook, SessionService } from '../sessions/index.js';
 
 import {
+  assertDeviceKeyFree,
   assertDeviceRoom,
   assertLocal,
   checkDeviceName,
@@ -26,7 +27,6 @@ import {
   countActiveDevices,
   deferTouchDevice,
   deleteLinkOffersBefore,
-  deviceKeyRegistered,
   findDeviceById,
   findLinkOffer,
   insertDevice,
@@ -179,9 +179,7 @@ export class DeviceService {
     const expiresAt = now + LINK_OFFER_TTL_MS;
     await this.db.transaction(async (tx) => {
       await deleteLinkOffersBefore(tx.db, now - 24 * 60 * MINUTE_MS);
-      if (await deviceKeyRegistered(tx.db, devicePublicKey)) {
-        throw conflict('this device key is registered already; make a new key for a new device');
-      }
+      await assertDeviceKeyFree(tx.db, devicePublicKey);
       if (await pendingOfferForKey(tx.db, devicePublicKey, now)) {
         throw conflict('an offer with this device key is pending already');
       }

@@ -22,16 +22,17 @@ import type { SignupPolicy, SignupRequest } from '../registration/index.js';
 import type { IssuedSession, SessionService } from '../sessions/index.js';
 
 import {
+  assertDeviceKeyFree,
   assertDeviceRoom,
   assertLocal,
   checkDeviceName,
   deviceView,
+  parseKeyPair,
   type DeviceView,
 } from './device-rules.js';
 import type { KeyChallenges } from './key-challenges.js';
 import {
   countActiveDevices,
-  deviceKeyRegistered,
   findCurrentKeyIdentity,
   findDeviceById,
   findSigningDevice,
@@ -191,11 +192,7 @@ export class KeyAuthService {
   }): Promise<SignedIn> {
     const policy = this.signup;
     const { username, key } = normalizeUsername(input.username);
-    const identityKey = parsePublicKey(input.identityPublicKey, 'identityPublicKey');
-    const deviceKey = parsePublicKey(input.devicePublicKey, 'devicePublicKey');
-    if (identityKey === deviceKey) {
-      throw validation('the identity key and the device key must be different keys');
-    }
+    const { identityKey, deviceKey } = parseKeyPair(input);
     const deviceName = checkDeviceName(input.deviceName);
     const displayName = normalizeDisplayName(input.displayName);
     policy.precheck(input.request);
@@ -210,9 +207,7 @@ export class KeyAuthService {
     try {
       const { session, serverId } = await this.db.transaction(async (tx) => {
         await this.assertIdentityFree(tx.db, kid);
-        if (await deviceKeyRegistered(tx.db, deviceKey)) {
-          throw conflict('this device key is registered already; make a new key for a new device');
-        }
+        await assertDeviceKeyFree(tx.db, deviceKey);
         if (await findAccountByUsernameKey(tx.db, key)) {
           throw conflict(`the username "${username}" is taken`);
         }
@@ -236,14 +231,7 @@ export class KeyAuthService {
           deletionScheduledFor: null,
           deletedAt: null,
         });
-        await insertKeyIdentity(tx.db, {
-          id: kid,
-          accountId,
-          publicKey: identityKey,
-          createdAt: now,
-          retiredAt: null,
-          replacedBy: null,
-        });
+        await insertKeyIdentity(tx.db, newKeyIdentityRow(kid, accountId, identityKey, now));
         await insertDevice(tx.db, {
           id: deviceId,
           accountId,
@@ -291,11 +279,7 @@ export class KeyAuthService {
   ): Promise<{ account: AccountView; device: DeviceView; identity: KeyIdentityView }> {
     const session = actingUser(actor);
     assertLocal(session);
-    const identityKey = parsePublicKey(input.identityPublicKey, 'identityPublicKey');
-    const deviceKey = parsePublicKey(input.devicePublicKey, 'devicePublicKey');
-    if (identityKey === deviceKey) {
-      throw validation('the identity key and the device key must be different keys');
-    }
+    const { identityKey, deviceKey } = parseKeyPair(input);
     const deviceName = checkDeviceName(input.deviceName);
     const account = await findAccountById(this.db.kysely, session.accountId);
     if (!account || account.keyIdentityId !== null) {
@@ -316,21 +300,12 @@ export class KeyAuthService {
           throw conflict('this account has an identity key already; rotate it instead');
         }
         await this.assertIdentityFree(tx.db, kid);
-        if (await deviceKeyRegistered(tx.db, deviceKey)) {
-          throw conflict('this device key is registered already; make a new key for a new device');
-        }
+        await assertDeviceKeyFree(tx.db, deviceKey);
         assertDeviceRoom(
           await countActiveDevices(tx.db, session.accountId),
           this.config.limits.devicesPerUser,
         );
-        await insertKeyIdentity(tx.db, {
-          id: kid,
-          accountId: session.accountId,
-          publicKey: identityKey,
-          createdAt: now,
-          retiredAt: null,
-          replacedBy: null,
-        });
+        await insertKeyIdentity(tx.db, newKeyIdentityRow(kid, session.accountId, identityKey, now));
         await insertDevice(tx.db, {
           id: deviceId,
           accountId: session.accountId,
@@ -443,14 +418,7 @@ export class KeyAuthService {
         if (!(await retireKeyIdentity(tx.db, oldId, now, newId_))) {
           throw conflict('the identity key was rotated already');
         }
-        await insertKeyIdentity(tx.db, {
-          id: newId_,
-          accountId: old.accountId,
-          publicKey: newKey,
-          createdAt: now,
-          retiredAt: null,
-          replacedBy: null,
-        });
+        await insertKeyIdentity(tx.db, newKeyIdentityRow(newId_, old.accountId, newKey, now));
         await setAccountKeyIdentity(tx.db, old.accountId, newId_, { dropPassword: false });
         await this.recover(tx, old.accountId, revokeIds, deviceKey, deviceName, now);
       });
@@ -484,9 +452,7 @@ export class KeyAuthService {
       await this.sessions.end(tx, { deviceId: id }, 'identity_recovery');
     }
     if (deviceKey !== null) {
-      if (await deviceKeyRegistered(tx.db, deviceKey)) {
-        throw conflict('this device key is registered already; make a new key for a new device');
-      }
+      await assertDeviceKeyFree(tx.db, deviceKey);
       assertDeviceRoom(
         await countActiveDevices(tx.db, accountId),
         this.config.limits.devicesPerUser,
@@ -564,4 +530,9 @@ export class KeyAuthService {
     }
     throw conflict('this key identity belongs to an account already');
   }
+}
+
+/** A new identity key of an account: current (not retired, replaced by none). */
+function newKeyIdentityRow(id: string, accountId: string, publicKey: string, now: number) {
+  return { id, accountId, publicKey, createdAt: now, retiredAt: null, replacedBy: null };
 }

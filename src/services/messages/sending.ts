@@ -55,25 +55,8 @@ export class MessageSending {
       this.core.deps.config.limits.messageBytes === null,
       withFiles,
     );
-    const rootId = input.threadRootId ?? null;
-    if (rootId !== null && !plausibleId(rootId)) throw notFound('message');
-    const access = await this.core.writable(
-      accountId,
-      input.conversationId,
-      undefined,
-      prefetchedAccessOf(this.core.deps.authz, actor),
-    );
-    const conv = toRow(access.row);
-    if (conv.encrypted === 1) {
-      throw validation('this conversation is end-to-end encrypted: send an encrypted message');
-    }
-    if (rootId !== null) {
-      const root = await findMessage(this.core.kysely, rootId);
-      if (!root || root.conversationId !== conv.id) throw notFound('message');
-      if (root.threadRootId !== null) {
-        throw validation('that message is a reply: reply in the thread of its root message');
-      }
-    }
+    const { rootId, access, conv } = await this.target(actor, accountId, input, false);
+    await this.checkRoot(conv, rootId);
     await this.takeRate(actor);
     const mentions = await this.core.resolveMentions(access, accountId, text);
     const now = this.core.now();
@@ -98,11 +81,8 @@ export class MessageSending {
     if (from.row.encrypted === 1 || source.text === null) {
       throw validation('an encrypted message cannot be forwarded by the server');
     }
-    const access = await this.core.writable(accountId, toConversationId);
-    const conv = toRow(access.row);
-    if (conv.encrypted === 1) {
-      throw validation('this conversation is end-to-end encrypted: send an encrypted message');
-    }
+    const conv = toRow((await this.core.writable(accountId, toConversationId)).row);
+    checkEncryption(conv, false);
     await this.takeRate(actor);
     const now = this.core.now();
     const message = newMessageRow(conv, accountId, now, {
@@ -128,31 +108,14 @@ export class MessageSending {
     port: EncryptedSendPort,
   ): Promise<MessageView> {
     const accountId = actingAccountId(actor);
-    const rootId = input.threadRootId ?? null;
-    if (rootId !== null && !plausibleId(rootId)) throw notFound('message');
-    const access = await this.core.writable(
-      accountId,
-      input.conversationId,
-      undefined,
-      prefetchedAccessOf(this.core.deps.authz, actor),
-    );
-    const conv = toRow(access.row);
-    if (conv.encrypted !== 1) {
-      throw validation('this conversation is not encrypted: send its messages with sendMessage');
-    }
+    const { rootId, conv } = await this.target(actor, accountId, input, true);
     const max = this.core.deps.config.messageBytesMax + ENCRYPTION_FRAMING_BYTES;
     if (ciphertext.bytes > max) {
       throw validation(
         `an encrypted message is at most ${max} bytes (${this.core.deps.config.limits.messageBytes === null ? 'the built-in 65536' : 'SVC_LIMIT_MESSAGE_BYTES'} plus ${ENCRYPTION_FRAMING_BYTES} bytes of framing)`,
       );
     }
-    if (rootId !== null) {
-      const root = await findMessage(this.core.kysely, rootId);
-      if (!root || root.conversationId !== conv.id) throw notFound('message');
-      if (root.threadRootId !== null) {
-        throw validation('that message is a reply: reply in the thread of its root message');
-      }
-    }
+    await this.checkRoot(conv, rootId);
     await port.before(conv);
     await this.takeRate(actor);
     const message = newMessageRow(conv, accountId, this.core.now(), {
@@ -163,6 +126,40 @@ export class MessageSending {
     message.ciphertext = ciphertext.text;
     await this.insert(conv, message, port.within);
     return message;
+  }
+
+  /**
+   * The conversation a new message or reply goes to: its thread root's id checked for form, the
+   * conversation writable by the sender (with the access read ahead of the request when there is
+   * one), and encrypted exactly when the message is.
+   */
+  private async target(
+    actor: Actor,
+    accountId: string,
+    input: { conversationId: unknown; threadRootId?: unknown },
+    encrypted: boolean,
+  ) {
+    const rootId = input.threadRootId ?? null;
+    if (rootId !== null && !plausibleId(rootId)) throw notFound('message');
+    const access = await this.core.writable(
+      accountId,
+      input.conversationId,
+      undefined,
+      prefetchedAccessOf(this.core.deps.authz, actor),
+    );
+    const conv = toRow(access.row);
+    checkEncryption(conv, encrypted);
+    return { rootId, access, conv };
+  }
+
+  /** A reply's root is a message of the same conversation that is not a reply itself. */
+  private async checkRoot(conv: ConversationTable, rootId: string | null) {
+    if (rootId === null) return;
+    const root = await findMessage(this.core.kysely, rootId);
+    if (!root || root.conversationId !== conv.id) throw notFound('message');
+    if (root.threadRootId !== null) {
+      throw validation('that message is a reply: reply in the thread of its root message');
+    }
   }
 
   private async insert(
@@ -226,5 +223,15 @@ export class MessageSending {
       );
       tx.onCommit(() => this.core.hooks.created(message));
     });
+  }
+}
+
+/** Plain text goes only to a plain conversation, ciphertext only to an encrypted one. */
+function checkEncryption(conv: ConversationTable, encrypted: boolean) {
+  if (encrypted && conv.encrypted !== 1) {
+    throw validation('this conversation is not encrypted: send its messages with sendMessage');
+  }
+  if (!encrypted && conv.encrypted === 1) {
+    throw validation('this conversation is end-to-end encrypted: send an encrypted message');
   }
 }

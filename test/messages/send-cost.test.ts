@@ -11,7 +11,7 @@ import {
   recordQueries,
   send,
 } from '../conversations/_helpers.js';
-import { generalOf } from '../notifications/_helpers.js';
+import { generalOf, UPDATE_SETTINGS } from '../notifications/_helpers.js';
 
 // What a message in a channel costs the database, the send and the work after its commit
 // (notification fan-out, pipeline triggers) together: the reads of things that rarely change are
@@ -58,15 +58,22 @@ describe(`the cost of a message (${TEST_DB})`, () => {
     await t?.close();
   });
 
-  it('reads the pipelines and the conversation once, then one statement for the fan-out', async () => {
+  it('reads the pipelines and the conversation once, and who wants more only when someone could', async () => {
     await sendCost('warm up');
     const texts = await sendCost('a plain message');
     expect(texts.filter((s) => s.includes('command_pipeline'))).toEqual([]);
     expect(texts.filter((s) => /^select [^;]* from "conversation" where "id"/.test(s))).toEqual([]);
-    // Who wants every message or has keywords: settings and rules in one statement.
-    const fanOut = texts.filter((s) => s.includes('notification_setting'));
-    expect(fanOut).toHaveLength(1);
-    expect(fanOut[0]).toContain('notification_rule');
+    // Nobody's settings or rules ask for every message or keywords: no fan-out read at all
+    // (services/notifications/wanting-more.ts; only on a sole server process).
+    const wantsMore = (list: string[]) =>
+      list.filter((s) => s.includes('notification_setting') && /union all/i.test(s));
+    expect(wantsMore(texts)).toEqual([]);
+    // Once someone wants every message: settings and rules in one statement.
+    ok(await t.gql(UPDATE_SETTINGS, { i: { level: 'ALL' } }, mike));
+    const after = wantsMore(await sendCost('another plain message'));
+    expect(after).toHaveLength(1);
+    expect(after[0]).toContain('notification_rule');
+    ok(await t.gql(UPDATE_SETTINGS, { i: { level: 'MENTIONS' } }, mike));
   });
 
   it.runIf(TEST_DB === 'postgres')(

@@ -6,6 +6,7 @@ import type { Workspace } from '../api/types.ts';
 import { storedAccounts } from '../auth/keys.ts';
 import { me } from '../state/store.ts';
 
+import { forgetPictures } from './host-image.ts';
 import { remotePost, remoteUpload } from './relay.ts';
 import {
   addRemoteHost,
@@ -108,6 +109,7 @@ function hostOfList(id: string, hosts: string[], lists: Workspace[][]): string {
 
 export function forgetRemote(): void {
   forgetRemoteState();
+  forgetPictures();
   lastKnown.clear();
   remoteProblems.value = {};
 }

@@ -3,6 +3,7 @@ import { signal } from '@preact/signals';
 import { gql } from '../api/graphql.ts';
 import { CUSTOM_EMOJIS } from '../api/queries.ts';
 import type { CustomEmoji } from '../api/types.ts';
+import { hostOfId } from '../remote/routing.ts';
 
 import { featureOn, serverInfo, workspaces } from './store.ts';
 
@@ -13,7 +14,8 @@ const asked = new Set<string>();
 /** Reads (again) a workspace's custom emoji; nothing for the direct space or while off. */
 export async function loadCustomEmoji(serverId: string): Promise<void> {
   asked.add(serverId);
-  if (!featureOn('custom_emoji')) return;
+  // A workspace of another server follows its host's switch, which refuses the read when off.
+  if (!hostOfId(serverId) && !featureOn('custom_emoji')) return;
   if (workspaces.value.find((w) => w.id === serverId)?.isDirect !== false) return;
   try {
     // Every one the workspace has fits the first page (the server's default); by name to show.

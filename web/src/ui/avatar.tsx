@@ -1,4 +1,5 @@
 import type { User } from '../api/types.ts';
+import { pictureOf } from '../remote/host-image.ts';
 import { userOf } from '../state/store.ts';
 
 function initialOf(name: string): string {
@@ -6,7 +7,8 @@ function initialOf(name: string): string {
 }
 
 /**
- * A person's picture (`User.avatarUrl`, served by this server), or the first letter of their
+ * A person's picture (`User.avatarUrl`: served by this server, or by the host a person of another
+ * server's workspace was read from, fetched through the relay), or the first letter of their
  * name. Decorative: the name is always written beside it.
  */
 export function Avatar({ user, small }: { user: User | null; small?: boolean }) {
@@ -14,8 +16,9 @@ export function Avatar({ user, small }: { user: User | null; small?: boolean }) 
   const url = known?.avatarUrl !== undefined ? known.avatarUrl : user?.avatarUrl;
   const name = user ? (user.displayName ?? user.username) : '?';
   const cls = small ? 'avatar small' : 'avatar';
-  return url?.startsWith('/') ? (
-    <img class={cls} src={url} alt="" aria-hidden="true" loading="lazy" />
+  const src = pictureOf(url, user?.id);
+  return src ? (
+    <img class={cls} src={src} alt="" aria-hidden="true" loading="lazy" />
   ) : (
     <span class={cls} aria-hidden="true">
       {initialOf(name)}

@@ -13,6 +13,7 @@ import {
   sentFiles,
 } from '../state/attachments.ts';
 import { ComposerPreview, markupKey } from './composer-markup.tsx';
+import { pictureOf } from '../remote/host-image.ts';
 import { emojiOf } from '../state/emoji.ts';
 import { conversations, me, rememberUsers, serverInfo, users, workspaces } from '../state/store.ts';
 import { cachedConversation, cachedThread, updateShown } from '../state/timeline.ts';
@@ -265,7 +266,7 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
         .map((e) => ({
           id: e.shortcode,
           label: e.shortcode,
-          image: e.url,
+          image: pictureOf(e.url, c.serverId) ?? undefined,
           insert: `${e.shortcode} `,
         }));
       const items: Suggestion[] = [

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 
+import { pictureOf } from '../remote/host-image.ts';
 import { emojiOf } from '../state/emoji.ts';
 
 import { searchEmoji, shortName } from './emoji-data.ts';
@@ -30,7 +31,11 @@ export function EmojiPicker(p: {
   const list: Choice[] = [
     ...emojiOf(p.serverId)
       .filter((e) => e.name.includes(ql))
-      .map((e) => ({ value: e.shortcode, name: e.name, image: e.url })),
+      .map((e) => ({
+        value: e.shortcode,
+        name: e.name,
+        image: pictureOf(e.url, p.serverId) ?? undefined,
+      })),
     ...searchEmoji(q, 64).map((e) => ({ value: e[0], name: shortName(e) })),
   ];
   useEffect(() => {

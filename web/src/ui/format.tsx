@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 
 import type { Message } from '../api/types.ts';
 import { parseMarkup, safeHref, type Block, type Inline } from '../markup/parse.ts';
+import { pictureOf } from '../remote/host-image.ts';
 import { findCustomEmoji } from '../state/emoji.ts';
 import { conversations, me, serverIdOf, users } from '../state/store.ts';
 
@@ -51,7 +52,11 @@ function inline(nodes: Inline[], w: Where): ComponentChildren[] {
         );
       case 'emoji': {
         const e = findCustomEmoji(w.serverId, n.raw);
-        return e ? <CustomEmojiImage url={e.url} shortcode={e.shortcode} /> : n.raw;
+        return e ? (
+          <CustomEmojiImage url={e.url} shortcode={e.shortcode} serverId={w.serverId} />
+        ) : (
+          n.raw
+        );
       }
       case 'mention': {
         if (n.name === 'here' && w.mentions.here) {
@@ -122,9 +127,17 @@ export function MessageText({ message }: { message: Message }) {
   );
 }
 
-/** A custom emoji drawn in text: its `:name:` is the alternative text, so copying keeps it. */
-export function CustomEmojiImage({ url, shortcode }: { url: string; shortcode: string }) {
-  return <img class="custom-emoji" src={url} alt={shortcode} title={shortcode} />;
+/**
+ * A custom emoji drawn in text: its `:name:` is the alternative text, so copying keeps it. One
+ * of a workspace on another server is fetched through the relay; until then it reads `:name:`.
+ */
+export function CustomEmojiImage(p: { url: string; shortcode: string; serverId?: string }) {
+  const src = pictureOf(p.url, p.serverId);
+  return src ? (
+    <img class="custom-emoji" src={src} alt={p.shortcode} title={p.shortcode} />
+  ) : (
+    <>{p.shortcode}</>
+  );
 }
 
 // Formatters are made once: building an Intl formatter per message costs more than rendering it.

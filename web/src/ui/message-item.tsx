@@ -237,5 +237,9 @@ function ThreadSummary({ m }: { m: Message }) {
 /** A reaction's emoji: a custom one as its picture when the workspace has it, else as written. */
 function ReactionEmoji({ serverId, emoji }: { serverId?: string; emoji: string }) {
   const custom = emoji.startsWith(':') ? findCustomEmoji(serverId, emoji) : undefined;
-  return custom ? <CustomEmojiImage url={custom.url} shortcode={custom.shortcode} /> : <>{emoji}</>;
+  return custom ? (
+    <CustomEmojiImage url={custom.url} shortcode={custom.shortcode} serverId={serverId} />
+  ) : (
+    <>{emoji}</>
+  );
 }

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { gql } from '../../api/graphql.ts';
 import { CREATE_CUSTOM_EMOJI, DELETE_CUSTOM_EMOJI } from '../../api/queries.ts';
 import type { CustomEmoji } from '../../api/types.ts';
+import { pictureOf } from '../../remote/host-image.ts';
 import { customEmoji, emojiOf, loadCustomEmoji } from '../../state/emoji.ts';
 import { ErrorText, showInfo } from '../toasts.tsx';
 import { confirmAction } from '../confirm.tsx';
@@ -100,7 +101,7 @@ export function EmojiSettings({ serverId }: { serverId: string }) {
       <ul class="plain emoji-admin" aria-label="Custom emoji">
         {list.map((e) => (
           <li key={e.id}>
-            <img class="custom-emoji" src={e.url} alt="" /> <code>{e.shortcode}</code>
+            <EmojiPicture url={e.url} serverId={serverId} /> <code>{e.shortcode}</code>
             <button
               type="button"
               class="small"
@@ -127,4 +128,10 @@ export function EmojiSettings({ serverId }: { serverId: string }) {
       </button>
     </>
   );
+}
+
+/** An emoji's picture in the list (a workspace of another server's fetched through the relay). */
+function EmojiPicture({ url, serverId }: { url: string; serverId: string }) {
+  const src = pictureOf(url, serverId);
+  return src ? <img class="custom-emoji" src={src} alt="" /> : null;
 }

@@ -1,0 +1,162 @@
+/// <reference lib="dom" />
+// People of another server's workspace (docs/web-client.md, "Spaces on other servers"): two real
+// servers on loopback, relay A and host B, as in remote-spaces.e2e.ts. Bob, a person of B, has a
+// picture and a custom emoji in his workspace; Alice, a person of A, sees both in her own app,
+// fetched through A's relay route and checked, each picture once per page.
+import type { Browser, Request } from 'playwright-core';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { checkA11y } from './a11y.js';
+import {
+  assertBuilt,
+  composer,
+  createInviteLink,
+  freePort,
+  launchBrowser,
+  personPage,
+  send,
+  shot,
+  signUp,
+  signUpWithWorkspace,
+  timeline,
+  TestServer,
+  type Person,
+} from './harness.js';
+
+let relay: TestServer;
+let host: TestServer;
+let hostId = '';
+let browser: Browser;
+let alice: Person;
+let bob: Person;
+/** Every request Alice's page made. */
+const aliceRequests: Request[] = [];
+
+function square(colour: string, size = 64): Promise<Buffer> {
+  return sharp({ create: { width: size, height: size, channels: 3, background: colour } })
+    .png()
+    .toBuffer();
+}
+
+async function federating(port: number): Promise<TestServer> {
+  return TestServer.start(
+    {
+      SVC_OPEN_REGISTRATION: 'true',
+      SVC_REGISTRATION_POW_BITS: '10',
+      SVC_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      SVC_S2S_INSECURE: 'true',
+      SVC_S2S_TIMEOUT_MS: '3000',
+    },
+    port,
+  );
+}
+
+/** The pictures (avatars and emoji, both `/api/files/...`) Alice's page asked for. */
+const pictureRequests = () => aliceRequests.filter((r) => r.url().includes('/api/files/'));
+
+beforeAll(async () => {
+  assertBuilt();
+  const [a, b] = [await freePort(), await freePort()];
+  [relay, host] = await Promise.all([federating(a), federating(b)]);
+  hostId = `127.0.0.1:${b}`;
+  browser = await launchBrowser();
+  alice = await personPage(browser, relay.url);
+  bob = await personPage(browser, host.url);
+  alice.page.on('request', (r) => aliceRequests.push(r));
+
+  // Bob's workspace on B, with his picture and an emoji; Alice joins it from her app at A.
+  const b1 = bob.page;
+  await signUpWithWorkspace(b1, 'bob', 'Bob', 'Harbour');
+  await b1.getByRole('button', { name: 'Settings' }).click();
+  await b1
+    .getByLabel(/Choose a picture/)
+    .setInputFiles({ name: 'bob.png', mimeType: 'image/png', buffer: await square('#ff8800') });
+  await b1.getByText('Your picture was saved.').waitFor();
+  await b1.goBack();
+  await b1.getByRole('heading', { name: '#general' }).waitFor();
+  await b1.getByRole('button', { name: 'Invite people' }).click();
+  await b1.getByRole('tab', { name: 'Custom emoji' }).click();
+  await b1.getByLabel('Name', { exact: true }).fill('anchor');
+  await b1.getByLabel('Image').setInputFiles({
+    name: 'anchor.png',
+    mimeType: 'image/png',
+    buffer: await square('#22aa44', 32),
+  });
+  await b1.getByRole('button', { name: 'Add emoji' }).click();
+  await b1.getByRole('list', { name: 'Custom emoji' }).getByText(':anchor:').waitFor();
+  await b1.keyboard.press('Escape');
+  const link = await createInviteLink(b1);
+
+  const p = alice.page;
+  await p.goto('/');
+  await signUp(p, 'alice', 'Alice');
+  await p.getByRole('button', { name: 'Create or join a workspace' }).click();
+  await p.getByRole('dialog').getByLabel('Invite link or code').fill(link);
+  await p.getByRole('button', { name: 'Join', exact: true }).click();
+  await p.getByRole('heading', { name: '#general' }).waitFor({ timeout: 20_000 });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all([relay?.dispose(), host?.dispose()]);
+});
+
+describe('people of a workspace on another server', () => {
+  it('shows the host’s pictures and custom emoji, each fetched once through the relay', async () => {
+    // Bob and Alice take turns, so Bob's picture stands beside several of his messages.
+    for (const i of [1, 2, 3]) {
+      await composer(bob.page).fill(`Ahoy ${i} :anchor:`);
+      await composer(bob.page).press('Enter');
+      await timeline(bob.page).getByText(`Ahoy ${i}`).waitFor();
+      await timeline(alice.page).getByText(`Ahoy ${i}`).waitFor({ timeout: 20_000 });
+      await send(alice.page, `Aye ${i}`);
+    }
+    const p = alice.page;
+    const fromBob = timeline(p).locator('article.msg', { hasText: 'Ahoy' });
+    await expect.poll(() => fromBob.count()).toBe(3);
+    for (let i = 0; i < 3; i++) {
+      const avatar = fromBob.nth(i).locator('img.avatar');
+      await expect.poll(() => avatar.getAttribute('src'), { timeout: 15_000 }).toMatch(/^blob:/);
+      const emoji = fromBob.nth(i).getByRole('img', { name: ':anchor:' });
+      await expect.poll(() => emoji.getAttribute('src'), { timeout: 15_000 }).toMatch(/^blob:/);
+      await expect
+        .poll(() => emoji.evaluate((el) => (el as HTMLImageElement).naturalWidth))
+        .toBe(32);
+    }
+    // The member list shows his picture too, from the same fetch.
+    await p.getByRole('button', { name: /^Members \(/ }).click();
+    const members = p.getByRole('complementary', { name: 'Members' });
+    await expect
+      .poll(() => members.locator('img.avatar').first().getAttribute('src'), { timeout: 15_000 })
+      .toMatch(/^blob:/);
+    await p.keyboard.press('Escape');
+    // Each picture was asked of the host once, through her own server's relay route.
+    const asked = pictureRequests();
+    expect(asked).toHaveLength(2);
+    expect(new Set(asked.map((r) => r.url())).size).toBe(2);
+    for (const r of asked) {
+      expect(r.url().startsWith(`${relay.url}/api/remote/${hostId}/api/files/`)).toBe(true);
+      expect(r.headers()['svc-device-signature']).toBeTruthy();
+    }
+    // The emoji is offered in the picker of the host's workspace, with its picture.
+    await composer(p).fill('Going :anch');
+    await expect
+      .poll(() =>
+        p
+          .getByRole('listbox', { name: 'Suggestions' })
+          .locator('img.custom-emoji')
+          .first()
+          .getAttribute('src'),
+      )
+      .toMatch(/^blob:/);
+    await composer(p).fill('');
+    await shot(p, 'remote-04-pictures');
+    await checkA11y(p, 'pictures of a workspace on another server');
+  });
+
+  it('leaves no page errors or policy violations', () => {
+    expect(alice.problems).toEqual([]);
+    expect(bob.problems).toEqual([]);
+  });
+});

@@ -65,6 +65,7 @@ export function referenceTarget(
 /** Tracks, per marked message, how many subscribers got it and when the last one did. */
 export class DeliveryLog {
   readonly count = new Map<number, number>();
+  readonly first = new Map<number, number>();
   readonly last = new Map<number, number>();
   total = 0;
   record = (raw: string, at: number): void => {
@@ -72,6 +73,7 @@ export class DeliveryLog {
     if (!m) return;
     const k = Number(m[1]);
     this.count.set(k, (this.count.get(k) ?? 0) + 1);
+    if (!this.first.has(k)) this.first.set(k, at);
     this.last.set(k, at);
     this.total++;
   };
@@ -134,6 +136,15 @@ export interface LatencyFigures {
   p90: number;
   p99: number;
   lost: number;
+  /**
+   * Where the median goes: the send's own answer (for svc a durable send: its transaction and
+   * the disk's sync; for the reference a publish that writes nothing), the first subscriber's
+   * frame and the last one's, each from the send's start.
+   */
+  ackP50: number;
+  firstP50: number;
+  /** The slowest message's answer, to tell a stalled send from a stalled delivery. */
+  ackMax: number;
 }
 
 /** Sends `count` messages at `perSecond`; latency = send start to the last subscriber's frame. */
@@ -145,13 +156,18 @@ export async function measureLatency(
   perSecond: number,
 ): Promise<LatencyFigures> {
   const latencies: number[] = [];
+  const acks: number[] = [];
+  const firsts: number[] = [];
   let lost = 0;
   const gap = 1000 / perSecond;
   for (let k = 0; k < count; k++) {
     const started = performance.now();
     await target.send(k);
-    if (await log.waitFor(k, n, 10_000)) latencies.push((log.last.get(k) as number) - started);
-    else lost++;
+    acks.push(performance.now() - started);
+    if (await log.waitFor(k, n, 10_000)) {
+      latencies.push((log.last.get(k) as number) - started);
+      firsts.push((log.first.get(k) as number) - started);
+    } else lost++;
     const spent = performance.now() - started;
     if (spent < gap) await sleep(gap - spent);
   }
@@ -160,5 +176,8 @@ export async function measureLatency(
     p90: percentile(latencies, 90),
     p99: percentile(latencies, 99),
     lost,
+    ackP50: percentile(acks, 50),
+    firstP50: percentile(firsts, 50),
+    ackMax: Math.max(...acks),
   };
 }

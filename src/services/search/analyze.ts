@@ -93,19 +93,23 @@ function markedTerms(lang: Language, raw: string): string[] {
   const folded = foldText(raw);
   const stem = stemOf(lang, raw);
   if (stem && stem !== folded) out.add(lang.mark + stem);
-  for (const variant of lang.variants?.(raw) ?? []) out.add(lang.mark + stemOf(lang, variant));
-  if (lang.compounds) {
-    for (const part of compoundParts(
-      lang.code,
-      folded,
-      (w) => baseOf(lang, w),
-      (w) => lang.variants?.(w) ?? [],
-    )) {
-      out.add(lang.mark + stemOf(lang, part));
-      for (const v of lang.variants?.(part) ?? []) out.add(lang.mark + stemOf(lang, v));
-    }
-  }
+  variantsAndParts(lang, raw, folded, out);
   return [...out];
+}
+
+/** The marked stems of a word's variants and, in a compounding language, of its parts. */
+function variantsAndParts(lang: Language, raw: string, folded: string, into: Set<string>) {
+  for (const variant of lang.variants?.(raw) ?? []) into.add(lang.mark + stemOf(lang, variant));
+  if (!lang.compounds) return;
+  for (const part of compoundParts(
+    lang.code,
+    folded,
+    (w) => baseOf(lang, w),
+    (w) => lang.variants?.(w) ?? [],
+  )) {
+    into.add(lang.mark + stemOf(lang, part));
+    for (const v of lang.variants?.(part) ?? []) into.add(lang.mark + stemOf(lang, v));
+  }
 }
 
 /** The one-character words of a text's Japanese and Chinese runs, by Intl.Segmenter. */
@@ -182,18 +186,7 @@ function keysOfWord(raw: string): Set<string> {
       keys.add(lang.mark + stem);
     }
     keys.add(lang.mark + folded);
-    for (const variant of lang.variants?.(raw) ?? []) keys.add(lang.mark + stemOf(lang, variant));
-    if (lang.compounds) {
-      for (const part of compoundParts(
-        lang.code,
-        folded,
-        (w) => baseOf(lang, w),
-        (w) => lang.variants?.(w) ?? [],
-      )) {
-        keys.add(lang.mark + stemOf(lang, part));
-        for (const v of lang.variants?.(part) ?? []) keys.add(lang.mark + stemOf(lang, v));
-      }
-    }
+    variantsAndParts(lang, raw, folded, keys);
   }
   return keys;
 }

@@ -16,6 +16,7 @@ import {
   idList,
   intArg,
   MlsPart,
+  pageLimit,
   staleEpoch,
   WELCOME_PAGE_MAX,
 } from './mls-part.js';
@@ -150,18 +151,23 @@ export class MlsGroups extends MlsPart {
       await this.deps.db.transaction(async (tx) => {
         const group = await findGroup(tx.db, conv.id, { dialect: tx.dialect, mode: 'update' });
         const roster = new Set((await groupDevices(tx.db, conv.id)).map((d) => d.deviceId));
-        if (!group) {
-          if (incarnation !== 1 || epoch !== 0) throw staleEpoch(0, 0);
-          await insertGroup(tx.db, conv.id, now);
+        // A new group (the first, or the next incarnation) starts with the committing device.
+        const seatCommitter = async () => {
+          const committer = user.deviceId!;
           await addGroupDevices(tx.db, [
             {
               conversationId: conv.id,
-              deviceId: user.deviceId!,
+              deviceId: committer,
               accountId: user.accountId,
               addedAt: now,
             },
           ]);
-          roster.add(user.deviceId!);
+          roster.add(committer);
+        };
+        if (!group) {
+          if (incarnation !== 1 || epoch !== 0) throw staleEpoch(0, 0);
+          await insertGroup(tx.db, conv.id, now);
+          await seatCommitter();
         } else if (
           incarnation === group.incarnation + 1 &&
           epoch === 0 &&
@@ -172,15 +178,7 @@ export class MlsGroups extends MlsPart {
           await restartGroup(tx.db, conv.id, incarnation, now);
           await removeGroupDevices(tx.db, conv.id, [...roster]);
           roster.clear();
-          await addGroupDevices(tx.db, [
-            {
-              conversationId: conv.id,
-              deviceId: user.deviceId!,
-              accountId: user.accountId,
-              addedAt: now,
-            },
-          ]);
-          roster.add(user.deviceId!);
+          await seatCommitter();
         } else {
           if (group.incarnation !== incarnation || group.epoch !== epoch) {
             throw staleEpoch(group.incarnation, group.epoch);
@@ -272,15 +270,7 @@ export class MlsGroups extends MlsPart {
     const conv = await this.memberConversation(actingAccountId(actor), conversationId);
     const incarnation = intArg(args.incarnation, 'incarnation');
     const fromEpoch = intArg(args.fromEpoch, 'fromEpoch');
-    const limit = args.limit ?? 50;
-    if (
-      typeof limit !== 'number' ||
-      !Number.isInteger(limit) ||
-      limit < 1 ||
-      limit > COMMIT_PAGE_MAX
-    ) {
-      throw validation(`limit must be a whole number from 1 to ${COMMIT_PAGE_MAX}`);
-    }
+    const limit = pageLimit(args.limit, 50, COMMIT_PAGE_MAX);
     const rows = await commitsAfter(this.kysely, conv.id, incarnation, fromEpoch, limit + 1);
     const items = rows.slice(0, limit).map((r) => ({
       incarnation: r.incarnation,
@@ -324,15 +314,7 @@ export class MlsGroups extends MlsPart {
     const after = cursor('after');
     const before = cursor('before');
     if (after && before) throw validation('pass at most one of after and before');
-    const limit = args.limit ?? WELCOME_PAGE_MAX;
-    if (
-      typeof limit !== 'number' ||
-      !Number.isInteger(limit) ||
-      limit < 1 ||
-      limit > WELCOME_PAGE_MAX
-    ) {
-      throw validation(`limit must be a whole number from 1 to ${WELCOME_PAGE_MAX}`);
-    }
+    const limit = pageLimit(args.limit, WELCOME_PAGE_MAX, WELCOME_PAGE_MAX);
     return welcomesFor(this.kysely, user.deviceId, {
       conversationId,
       afterId: after,

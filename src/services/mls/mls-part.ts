@@ -66,6 +66,15 @@ export function intArg(value: unknown, what: string): number {
   return value;
 }
 
+/** A page's `limit`: `fallback` when absent, else a whole number from 1 to `max`. */
+export function pageLimit(value: unknown, fallback: number, max: number): number {
+  const limit = value ?? fallback;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > max) {
+    throw validation(`limit must be a whole number from 1 to ${max}`);
+  }
+  return limit;
+}
+
 /** A part of the MLS area: its dependencies and what every part needs. */
 export abstract class MlsPart extends AreaPart<MlsServiceDeps> {
   /** An encrypted conversation the caller is a member of (NOT_FOUND / FORBIDDEN as reading). */

@@ -110,21 +110,15 @@ export async function releaseDigest(
     .set({ lastDigestAt: previous })
     .where('accountId', '=', accountId)
     .execute();
-  for (const part of chunks(ids)) {
-    await db
-      .updateTable('notification')
-      .set({ mailedAt: null })
-      .where('accountId', '=', accountId)
-      .where('id', 'in', part)
-      .execute();
-  }
+  await markMailed(db, accountId, ids, null);
 }
 
+/** Sets when the notifications `ids` were mailed (null: not yet). */
 export async function markMailed(
   db: Executor,
   accountId: string,
   ids: readonly string[],
-  at: number,
+  at: number | null,
 ) {
   for (const part of chunks(ids)) {
     await db

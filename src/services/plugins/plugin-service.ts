@@ -271,27 +271,7 @@ export class PluginService {
         updatedAt: now,
       };
       await insertPlugin(tx.db, row);
-      await this.deps.audit.record(tx, {
-        action: 'plugin.add',
-        actorId: actorId(actor),
-        target: `workspace:${workspaceId}`,
-        details: {
-          workspacePluginId: row.id,
-          pluginId: row.pluginId,
-          version: manifest.version,
-          enabled,
-        },
-      });
-      emit(tx, this.deps.events, workspaceTopic(workspaceId), 'WorkspacePluginAdded', now, {
-        audience: { kind: 'workspace' },
-        serverId: workspaceId,
-        workspacePluginId: row.id,
-        pluginId: row.pluginId,
-        version: manifest.version,
-        bundleSha256: row.bundleSha256,
-        enabled,
-        by: accountId,
-      });
+      await this.recordChange(tx, actor, accountId, row, manifest.version, now, null);
       return row;
     });
     return (await this.views(workspaceId, [row]))[0]!;
@@ -350,31 +330,46 @@ export class PluginService {
         settings: next.settings,
         updatedAt: now,
       });
-      await this.deps.audit.record(tx, {
-        action: 'plugin.update',
-        actorId: actorId(actor),
-        target: `workspace:${workspaceId}`,
-        details: {
-          workspacePluginId: current.id,
-          pluginId: current.pluginId,
-          version: manifest.version,
-          changed,
-        },
-      });
-      emit(tx, this.deps.events, workspaceTopic(workspaceId), 'WorkspacePluginUpdated', now, {
-        audience: { kind: 'workspace' },
-        serverId: workspaceId,
-        workspacePluginId: current.id,
-        pluginId: current.pluginId,
-        version: manifest.version,
-        bundleSha256: next.bundleSha256,
-        enabled: next.enabled === 1,
-        changed,
-        by: accountId,
-      });
+      await this.recordChange(tx, actor, accountId, next, manifest.version, now, changed);
       return next;
     });
     return (await this.views(row.workspaceId, [row]))[0]!;
+  }
+
+  /**
+   * The audit entry and the event of an entry added (`changed` null) or updated (`changed`: what
+   * the update changed), `version` being the version it is now on.
+   */
+  private async recordChange(
+    tx: Tx,
+    actor: Actor,
+    by: string,
+    entry: WorkspacePluginTable,
+    version: string,
+    now: number,
+    changed: string[] | null,
+  ) {
+    const ids = { workspacePluginId: entry.id, pluginId: entry.pluginId, version };
+    const enabled = entry.enabled === 1;
+    await this.deps.audit.record(tx, {
+      action: changed ? 'plugin.update' : 'plugin.add',
+      actorId: actorId(actor),
+      target: `workspace:${entry.workspaceId}`,
+      details: changed ? { ...ids, changed } : { ...ids, enabled },
+    });
+    const topic = workspaceTopic(entry.workspaceId);
+    const payload = {
+      audience: { kind: 'workspace' } as const,
+      serverId: entry.workspaceId,
+      ...ids,
+      bundleSha256: entry.bundleSha256,
+      enabled,
+    };
+    if (changed) {
+      emit(tx, this.deps.events, topic, 'WorkspacePluginUpdated', now, { ...payload, changed, by });
+    } else {
+      emit(tx, this.deps.events, topic, 'WorkspacePluginAdded', now, { ...payload, by });
+    }
   }
 
   /** Removes an entry; the bundle stays in the workspace. Answers the entry's id. */

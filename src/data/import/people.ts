@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../lib/ids.js';
-import { UNCLAIMED_PASSWORD_HASH, DISPLAY_NAME_MAX, normalizeDisplayName, findAccountByUsernameKey, findLiveAccountByEmailKey, insertAccount, normalizeEmail, normalizeUsername, USERNAME_MAX } from '../../services/accounts/index.js';
+import { UNCLAIMED_PASSWORD_HASH, DISPLAY_NAME_MAX, normalizeDisplayName, findAccountByUsernameKey, findLiveAccountByEmailKey, insertAccount, newAccountRow, normalizeEmail, normalizeUsername, USERNAME_MAX } from '../../services/accounts/index.js';
 
 import { clip, type SourcePerson } from './model.js';
 import type { CreatedAccount } from './report.js';
@@ -90,25 +90,19 @@ export async function planPeople(
     const username = await freeUsername(db, fitUsername(person.username), taken);
     const id = newId();
     plan.ids.set(person.key, id);
-    plan.rows.push({
-      id,
-      username,
-      usernameKey: username.toLowerCase(),
-      displayName: displayName(person.displayName),
-      email: email?.email ?? null,
-      emailKey: email?.key ?? null,
-      passwordHash: UNCLAIMED_PASSWORD_HASH,
-      keyIdentityId: null,
-      homeServer: null,
-      isOperator: 0,
-      avatarPath: null,
-      acceptedTermsUrl: null,
-      acceptedTermsAt: null,
-      createdAt: now,
-      deletionRequestedAt: null,
-      deletionScheduledFor: null,
-      deletedAt: null,
-    });
+    plan.rows.push(
+      newAccountRow(
+        id,
+        {
+          username,
+          usernameKey: username.toLowerCase(),
+          displayName: displayName(person.displayName),
+          email,
+          passwordHash: UNCLAIMED_PASSWORD_HASH,
+        },
+        now,
+      ),
+    );
     plan.created.push({
       username,
       ...(username !== person.username ? { sourceUsername: person.username } : {}),

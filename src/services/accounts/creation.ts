@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import type { AccountTable } from '../../db/tables/accounts.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Tx } from '../../db/transaction.js';
 import { AppError, conflict, notFound } from '../../errors.js';
@@ -30,6 +31,29 @@ export interface NewAccount {
   email?: { email: string; key: string } | null;
 }
 
+/** A new local account's row: what `input` gives, the rest empty. */
+export function newAccountRow(id: string, input: NewAccount, createdAt: number): AccountTable {
+  return {
+    id,
+    username: input.username,
+    usernameKey: input.usernameKey,
+    displayName: input.displayName ?? null,
+    email: input.email?.email ?? null,
+    emailKey: input.email?.key ?? null,
+    passwordHash: input.passwordHash,
+    keyIdentityId: input.keyIdentityId ?? null,
+    homeServer: null,
+    isOperator: 0,
+    avatarPath: null,
+    acceptedTermsUrl: null,
+    acceptedTermsAt: null,
+    createdAt,
+    deletionRequestedAt: null,
+    deletionScheduledFor: null,
+    deletedAt: null,
+  };
+}
+
 /**
  * Inserts an account row in the caller's transaction; CONFLICT when the username is taken,
  * EMAIL_TAKEN when the address is. Signups of both kinds, imports and the CLI go through here.
@@ -41,25 +65,7 @@ export async function insertNewAccount(tx: Tx, clock: Clock, input: NewAccount):
   }
   if (input.email && (await findAccountByEmailKey(tx.db, input.email.key))) throw emailTaken();
   try {
-    await insertAccount(tx.db, {
-      id,
-      username: input.username,
-      usernameKey: input.usernameKey,
-      displayName: input.displayName ?? null,
-      email: input.email?.email ?? null,
-      emailKey: input.email?.key ?? null,
-      passwordHash: input.passwordHash,
-      keyIdentityId: input.keyIdentityId ?? null,
-      homeServer: null,
-      isOperator: 0,
-      avatarPath: null,
-      acceptedTermsUrl: null,
-      acceptedTermsAt: null,
-      createdAt: clock.now().getTime(),
-      deletionRequestedAt: null,
-      deletionScheduledFor: null,
-      deletedAt: null,
-    });
+    await insertAccount(tx.db, newAccountRow(id, input, clock.now().getTime()));
   } catch (err) {
     // Two signups racing for one name or address: the loser gets the same answer as if it
     // had come second.

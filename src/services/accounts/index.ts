@@ -4,6 +4,7 @@ export { AccountService } from './account-service.js';
 export { toAccountView } from './account-view.js';
 export type { AccountView } from './account-view.js';
 export { AVATAR_MAX_BYTES, Avatars, avatarUrlOf } from './avatars.js';
+export { newAccountRow } from './creation.js';
 export { assertLocalAccount } from './local-account.js';
 export { PasswordResetService, issueClaimTokens } from './password-reset.js';
 export { UNCLAIMED_PASSWORD_HASH, hashPassword } from './passwords.js';

@@ -31,6 +31,28 @@ export const deviceView = (row: DeviceTable): DeviceView => ({
   encryptionReady: row.keyPackage !== null,
 });
 
+/** A new device's row: live, with no key package yet; `lastUsedAt` when it signs in now. */
+export function newDeviceRow(
+  id: string,
+  accountId: string,
+  publicKey: string,
+  name: string,
+  createdAt: number,
+  lastUsedAt: number | null,
+): DeviceTable {
+  return {
+    id,
+    accountId,
+    publicKey,
+    name,
+    createdAt,
+    lastUsedAt,
+    revokedAt: null,
+    keyPackage: null,
+    keyPackageAt: null,
+  };
+}
+
 /** A device name: trimmed, 1 to 64 characters, no control characters; a default when absent. */
 export function checkDeviceName(value: unknown): string {
   if (value === undefined || value === null) return DEFAULT_DEVICE_NAME;

@@ -11,6 +11,7 @@ import {
   findAccountById,
   findAccountByUsernameKey,
   insertAccount,
+  newAccountRow,
   setAccountKeyIdentity,
   normalizeDisplayName,
   normalizeUsername,
@@ -27,6 +28,7 @@ import {
   assertLocal,
   checkDeviceName,
   deviceView,
+  newDeviceRow,
   parseKeyPair,
   type DeviceView,
 } from './device-rules.js';
@@ -79,6 +81,20 @@ function parseRevokeDeviceIds(value: unknown): string[] {
  * Sign-in and account changes proven with keys (docs/keys.md): key login, key signup, adopting
  * an identity key (enrolment) and replacing it (rotation).
  */
+/**
+ * A new identity key with its first device, and both keys' signatures of the statement that
+ * binds them (signup, enrolment).
+ */
+export interface KeyPairProof {
+  identityPublicKey: unknown;
+  devicePublicKey: unknown;
+  deviceName?: unknown;
+  challengeId: unknown;
+  issuedAt: unknown;
+  identitySignature: unknown;
+  deviceSignature: unknown;
+}
+
 export class KeyAuthService {
   constructor(
     private readonly db: Db,
@@ -176,20 +192,15 @@ export class KeyAuthService {
    * Creates a key account (no password) with its identity key and first device, and signs that
    * device in. Both keys sign the `signup` statement.
    */
-  async signupWithKey(input: {
-    username: unknown;
-    displayName?: unknown;
-    identityPublicKey: unknown;
-    devicePublicKey: unknown;
-    deviceName?: unknown;
-    challengeId: unknown;
-    issuedAt: unknown;
-    identitySignature: unknown;
-    deviceSignature: unknown;
-    request: SignupRequest;
-    ip: string | null;
-    userAgent: string | null;
-  }): Promise<SignedIn> {
+  async signupWithKey(
+    input: KeyPairProof & {
+      username: unknown;
+      displayName?: unknown;
+      request: SignupRequest;
+      ip: string | null;
+      userAgent: string | null;
+    },
+  ): Promise<SignedIn> {
     const policy = this.signup;
     const { username, key } = normalizeUsername(input.username);
     const { identityKey, deviceKey } = parseKeyPair(input);
@@ -212,37 +223,19 @@ export class KeyAuthService {
           throw conflict(`the username "${username}" is taken`);
         }
         const admission = await policy.admit(tx, input.request);
-        await insertAccount(tx.db, {
-          id: accountId,
-          username,
-          usernameKey: key,
-          displayName,
-          email: null,
-          emailKey: null,
-          passwordHash: null,
-          keyIdentityId: kid,
-          homeServer: null,
-          isOperator: 0,
-          avatarPath: null,
-          acceptedTermsUrl: null,
-          acceptedTermsAt: null,
-          createdAt: now,
-          deletionRequestedAt: null,
-          deletionScheduledFor: null,
-          deletedAt: null,
-        });
+        await insertAccount(
+          tx.db,
+          newAccountRow(
+            accountId,
+            { username, usernameKey: key, displayName, passwordHash: null, keyIdentityId: kid },
+            now,
+          ),
+        );
         await insertKeyIdentity(tx.db, newKeyIdentityRow(kid, accountId, identityKey, now));
-        await insertDevice(tx.db, {
-          id: deviceId,
-          accountId,
-          publicKey: deviceKey,
-          name: deviceName,
-          createdAt: now,
-          lastUsedAt: now,
-          revokedAt: null,
-          keyPackage: null,
-          keyPackageAt: null,
-        });
+        await insertDevice(
+          tx.db,
+          newDeviceRow(deviceId, accountId, deviceKey, deviceName, now, now),
+        );
         const completed = await policy.completeSignup(tx, accountId, admission);
         const session = await this.sessions.start(tx.db, {
           accountId,
@@ -267,15 +260,7 @@ export class KeyAuthService {
    */
   async enroll(
     actor: Actor,
-    input: {
-      identityPublicKey: unknown;
-      devicePublicKey: unknown;
-      deviceName?: unknown;
-      challengeId: unknown;
-      issuedAt: unknown;
-      identitySignature: unknown;
-      deviceSignature: unknown;
-    },
+    input: KeyPairProof,
   ): Promise<{ account: AccountView; device: DeviceView; identity: KeyIdentityView }> {
     const session = actingUser(actor);
     assertLocal(session);
@@ -306,17 +291,10 @@ export class KeyAuthService {
           this.config.limits.devicesPerUser,
         );
         await insertKeyIdentity(tx.db, newKeyIdentityRow(kid, session.accountId, identityKey, now));
-        await insertDevice(tx.db, {
-          id: deviceId,
-          accountId: session.accountId,
-          publicKey: deviceKey,
-          name: deviceName,
-          createdAt: now,
-          lastUsedAt: now,
-          revokedAt: null,
-          keyPackage: null,
-          keyPackageAt: null,
-        });
+        await insertDevice(
+          tx.db,
+          newDeviceRow(deviceId, session.accountId, deviceKey, deviceName, now, now),
+        );
         await setAccountKeyIdentity(tx.db, session.accountId, kid, { dropPassword: true });
         await this.sessions.end(
           tx,
@@ -457,17 +435,10 @@ export class KeyAuthService {
         await countActiveDevices(tx.db, accountId),
         this.config.limits.devicesPerUser,
       );
-      await insertDevice(tx.db, {
-        id: newId(),
-        accountId,
-        publicKey: deviceKey,
-        name: deviceName!,
-        createdAt: now,
-        lastUsedAt: null,
-        revokedAt: null,
-        keyPackage: null,
-        keyPackageAt: null,
-      });
+      await insertDevice(
+        tx.db,
+        newDeviceRow(newId(), accountId, deviceKey, deviceName!, now, null),
+      );
     }
     if (revokeIds.length > 0 && (await countActiveDevices(tx.db, accountId)) === 0) {
       const account = await findAccountById(tx.db, accountId);

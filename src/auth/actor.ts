@@ -67,6 +67,22 @@ export function userActor(session: SessionInfo): UserActor {
   };
 }
 
+/**
+ * A local person acted for without a sign-in of theirs (a pipeline run, a reminder, `svc mcp`):
+ * no session, no device, never an operator session.
+ */
+export function personWithoutSession(account: { id: string; username: string }): UserActor {
+  return {
+    kind: 'user',
+    accountId: account.id,
+    sessionId: '',
+    username: account.username,
+    deviceId: null,
+    homeServer: null,
+    viaOperatorSession: false,
+  };
+}
+
 /** The person an actor speaks for, if any (a delegated actor's person; never the CLI's). */
 export function personOf(actor: Actor): UserActor | null {
   if (actor.kind === 'user') return actor;

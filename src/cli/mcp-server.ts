@@ -3,7 +3,7 @@ import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-sc
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z, type ZodTypeAny } from 'zod';
 
-import type { UserActor } from '../auth/actor.js';
+import { personWithoutSession, type UserActor } from '../auth/actor.js';
 import type { AppContext } from '../context.js';
 import { AppError, featureDisabled, notFound } from '../errors.js';
 import { findAccountByUsernameKey } from '../services/accounts/queries.js';
@@ -19,15 +19,7 @@ import { readVersion } from '../version.js';
 export async function personByUsername(ctx: AppContext, username: string): Promise<UserActor> {
   const row = await findAccountByUsernameKey(ctx.db.kysely, lookupKey(username.replace(/^@/, '')));
   if (!row) throw notFound(`account "@${username}"`);
-  return {
-    kind: 'user',
-    accountId: row.id,
-    sessionId: '',
-    username: row.username,
-    deviceId: null,
-    homeServer: null,
-    viaOperatorSession: false,
-  };
+  return personWithoutSession(row);
 }
 
 function argSchema(a: ArgDef): ZodTypeAny {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 
-import type { UserActor } from '../../auth/actor.js';
+import { personWithoutSession, type UserActor } from '../../auth/actor.js';
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../db/database.js';
 import type { Tx } from '../../db/transaction.js';
@@ -335,15 +335,7 @@ export class Pipelines {
       await this.stop(row, 'its owner no longer exists');
       return 'stopped';
     }
-    const person: UserActor = {
-      kind: 'user',
-      accountId: owner.id,
-      sessionId: '',
-      username: owner.username,
-      deviceId: null,
-      homeServer: null,
-      viaOperatorSession: false,
-    };
+    const person = personWithoutSession(owner);
     const { channelId } = stored(row);
     const conversationId = trigger.conversationId ?? channelId;
     const context = { serverId: row.workspaceId, conversationId };

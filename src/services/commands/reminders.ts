@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 
-import type { DelegatedActor, UserActor } from '../../auth/actor.js';
+import { personWithoutSession, type DelegatedActor } from '../../auth/actor.js';
 import type { Db } from '../../db/database.js';
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
@@ -33,15 +33,7 @@ export class Reminders {
       if (!mine) continue;
       const owner = await findAccountById(this.deps.db.kysely, r.accountId);
       if (!owner || owner.deletedAt !== null) continue;
-      const person: UserActor = {
-        kind: 'user',
-        accountId: owner.id,
-        sessionId: '',
-        username: owner.username,
-        deviceId: null,
-        homeServer: null,
-        viaOperatorSession: false,
-      };
+      const person = personWithoutSession(owner);
       const actor: DelegatedActor = {
         kind: 'pipeline',
         onBehalfOf: person,

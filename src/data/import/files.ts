@@ -3,10 +3,9 @@ import { fileTypeFromFile } from 'file-type';
 import type { Db } from '../../db/database.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
 import { AppError } from '../../errors.js';
-import { newId } from '../../lib/ids.js';
 import { ATTACHMENT_MAX_BYTES, AttachmentTypeError, checkAttachmentFile, checkFileName, storeAttachmentBlob, type StoredUpload } from '../../services/attachments/index.js';
-import { checkEmojiName, EMOJI_MAX_BYTES, EMOJI_MAX_SIDE, EMOJI_PER_WORKSPACE, countCustomEmoji, findCustomEmoji, insertCustomEmoji } from '../../services/emoji/index.js';
-import { BlobTooLargeError, isAllowedAttachmentType, reencodeImage, IMAGE_EXTENSIONS, imagePath, receiveToTemp, storeReencodedImage, UploadRefused, type BlobStore, type StoredImage } from '../../services/files/index.js';
+import { checkEmojiName, EMOJI_MAX_BYTES, EMOJI_MAX_SIDE, EMOJI_PER_WORKSPACE, countCustomEmoji, findCustomEmoji, insertCustomEmoji, newEmojiRow } from '../../services/emoji/index.js';
+import { BlobTooLargeError, isAllowedAttachmentType, reencodeImage, IMAGE_EXTENSIONS, receiveToTemp, storeReencodedImage, UploadRefused, type BlobStore, type StoredImage } from '../../services/files/index.js';
 
 import type { FileReference, ImportSource } from './model.js';
 import type { ImportReport } from './report.js';
@@ -162,17 +161,7 @@ export async function importEmoji(
     for (const workspaceId of wanted) {
       const full = await db.transaction(async (tx) => {
         if ((await countCustomEmoji(tx.db, workspaceId)) >= EMOJI_PER_WORKSPACE) return true;
-        await insertCustomEmoji(tx.db, {
-          id: newId(),
-          workspaceId,
-          name,
-          imagePath: imagePath(image),
-          contentType: image.contentType,
-          width: image.width,
-          height: image.height,
-          createdBy: null,
-          createdAt: now,
-        });
+        await insertCustomEmoji(tx.db, newEmojiRow(workspaceId, name, image, null, now));
         return false;
       });
       if (full) {

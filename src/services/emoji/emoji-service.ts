@@ -19,6 +19,7 @@ import {
   storeReencodedImage,
   UploadRefused,
   type FileStorage,
+  type StoredImage,
 } from '../files/index.js';
 import { keysetRows, parseKeysetArgs, type KeysetArgs } from '../paging/index.js';
 
@@ -156,17 +157,7 @@ export class EmojiService implements EmojiLookup {
       await temp?.remove();
     }
 
-    const row = {
-      id: newId(),
-      workspaceId,
-      name,
-      imagePath: imagePath(image),
-      contentType: image.contentType,
-      width: image.width,
-      height: image.height,
-      createdBy: accountId,
-      createdAt: this.deps.clock.now().getTime(),
-    };
+    const row = newEmojiRow(workspaceId, name, image, accountId, this.deps.clock.now().getTime());
     try {
       await this.deps.db.transaction(async (tx) => {
         await this.deps.authz.assertCan(actor, 'emoji:manage', { workspaceId, db: tx.db });
@@ -216,6 +207,27 @@ export class EmojiService implements EmojiLookup {
     if (used && !featureEnabled(this.deps.config, 'custom_emoji')) this.assertEnabled();
     return used;
   }
+}
+
+/** A new emoji's row, its image stored; `createdBy` null for one imported from elsewhere. */
+export function newEmojiRow(
+  workspaceId: string,
+  name: string,
+  image: StoredImage,
+  createdBy: string | null,
+  createdAt: number,
+): CustomEmojiTable {
+  return {
+    id: newId(),
+    workspaceId,
+    name,
+    imagePath: imagePath(image),
+    contentType: image.contentType,
+    width: image.width,
+    height: image.height,
+    createdBy,
+    createdAt,
+  };
 }
 
 /** Checks and case-folds a name; `:name:` is taken too. */

@@ -6,6 +6,7 @@ export {
   EMOJI_PER_WORKSPACE,
   EmojiService,
   checkEmojiName,
+  newEmojiRow,
 } from './emoji-service.js';
 export type { CustomEmojiView, EmojiLookup } from './emoji-service.js';
 export { countCustomEmoji, findCustomEmoji, insertCustomEmoji } from './queries.js';

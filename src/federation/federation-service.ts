@@ -68,6 +68,12 @@ const PASSED_HEADERS = [
   'content-disposition',
   'cache-control',
 ] as const;
+/** 502 for a host that gave `what` (no answer, or none the relay could verify). */
+const upstreamUnavailable = (host: string, what: string) =>
+  new RelayRefusal(502, 'upstream_unavailable', `${host} gave ${what}; try again later`, {
+    hostServerId: host,
+  });
+
 /** Paths a relayed request may reach on the host: the client API, not the relay route. */
 const HOST_PATH_RE = /^\/api(?:$|[/?])/;
 
@@ -149,14 +155,7 @@ export class FederationService {
           body: Buffer.from(JSON.stringify(doc)),
         };
       } catch (err) {
-        if (err instanceof UpstreamError) {
-          throw new RelayRefusal(
-            502,
-            'upstream_unavailable',
-            `${host} gave no discovery document; try again later`,
-            { hostServerId: host },
-          );
-        }
+        if (err instanceof UpstreamError) throw upstreamUnavailable(host, 'no discovery document');
         throw err;
       }
     }
@@ -204,12 +203,7 @@ export class FederationService {
     if (contentType) headers['content-type'] = contentType;
     const unavailable = (why: string) => {
       this.deps.log.warn({ host, why }, 'relay: host gave no verified answer');
-      return new RelayRefusal(
-        502,
-        'upstream_unavailable',
-        `${host} gave no verified answer; try again later`,
-        { hostServerId: host },
-      );
+      return upstreamUnavailable(host, 'no verified answer');
     };
     let answer;
     try {

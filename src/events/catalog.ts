@@ -139,7 +139,9 @@ export interface LinkPreviewPayload {
   description: string | null;
   imageUrl: string | null;
   siteName: string | null;
+  /** The image's media type (image previews). */
   mimeType: string | null;
+  /** The image's size in bytes (image previews). */
   size: number | null;
 }
 

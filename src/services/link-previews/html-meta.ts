@@ -1,22 +1,14 @@
 import { Parser } from 'htmlparser2';
 import iconv from 'iconv-lite';
 
+import type { LinkPreviewPayload } from '../../events/catalog.js';
+
 // What a fetched page previews as (docs/link-previews.md, "Parsing"): Open Graph first, then
 // Twitter cards, then `<title>` and `<meta name=description>`. Only `text/html` is parsed, with
 // htmlparser2's streaming tokenizer; images preview as themselves.
 
-/** A preview as stored and served. */
-export interface PreviewData {
-  kind: 'page' | 'image';
-  title: string | null;
-  description: string | null;
-  imageUrl: string | null;
-  siteName: string | null;
-  /** The image's media type (image previews). */
-  mimeType: string | null;
-  /** The image's size in bytes (image previews). */
-  size: number | null;
-}
+/** A preview as stored and served, without the link it is of. */
+export type PreviewData = Omit<LinkPreviewPayload, 'url'>;
 
 /** Longest text kept per field, in characters; longer text is cut and ends with an ellipsis. */
 export const TEXT_LIMITS = { title: 300, description: 1000, siteName: 100, url: 2048 } as const;

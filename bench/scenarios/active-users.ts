@@ -27,7 +27,7 @@
 // next two channels, so most messages reach the whole workspace either way.
 import { gql, post, subscribe, type Session, type Subscriber } from '../lib/client.js';
 import { loginWithKey, signupWithKey, type KeyAccount } from '../lib/keys.js';
-import { cpuSeconds, freePort, rssBytes, sleep } from '../lib/proc.js';
+import { cpuSeconds, freePort, postgresCpuSeconds, rssBytes, sleep } from '../lib/proc.js';
 import { REFERENCE_SPEED_AT_TARGET, referenceSpeed } from '../lib/reference.js';
 import type { ScenarioResult } from '../lib/report.js';
 import { JOINED_SUBSCRIPTION, SUBSCRIPTION, prepareWorkspace } from '../lib/setup.js';
@@ -384,8 +384,14 @@ export async function activeUsers(opts: Options): Promise<ScenarioResult> {
       await sleep(3000);
       window = new Window();
       const cpu0 = servers.map((s) => cpuSeconds(s.proc.pid));
+      // The clients run in this process and share the machine's cores with the servers; their
+      // share says whether a step broke for the server's CPU or the machine's.
+      const clients0 = cpuSeconds(process.pid);
+      const pg0 = opts.pg ? postgresCpuSeconds() : 0;
       await sleep(HOLD_S * 1000);
       const cpu = servers.reduce((n, s, i) => n + cpuSeconds(s.proc.pid) - (cpu0[i] as number), 0);
+      const clientsCpu = cpuSeconds(process.pid) - clients0;
+      const pgCpu = opts.pg ? postgresCpuSeconds() - pg0 : 0;
       const rss = servers.reduce((n, s) => n + rssBytes(s.proc.pid), 0);
       const settled = await settledMemory(servers);
       const previous = before;
@@ -407,6 +413,8 @@ export async function activeUsers(opts: Options): Promise<ScenarioResult> {
           .map(([type, n]) => `${type} ${Math.round(n / HOLD_S)}`)
           .join(', '),
         server_cpu_share: cpu / HOLD_S,
+        clients_cpu_share: clientsCpu / HOLD_S,
+        ...(opts.pg ? { postgres_cpu_share: pgCpu / HOLD_S } : {}),
         server_rss_mib: rss / 2 ** 20,
         kib_rss_per_added_user: (settled.rss - previous.rss) / fresh.length / 1024,
         kib_heap_per_added_user: (settled.heap - previous.heap) / fresh.length / 1024,

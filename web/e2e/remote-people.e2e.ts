@@ -30,6 +30,8 @@ let hostId = '';
 let browser: Browser;
 let alice: Person;
 let bob: Person;
+let link = '';
+const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** Every request Alice's page made. */
 const aliceRequests: Request[] = [];
 
@@ -86,7 +88,7 @@ beforeAll(async () => {
   await b1.getByRole('button', { name: 'Add emoji' }).click();
   await b1.getByRole('list', { name: 'Custom emoji' }).getByText(':anchor:').waitFor();
   await b1.keyboard.press('Escape');
-  const link = await createInviteLink(b1);
+  link = await createInviteLink(b1);
 
   const p = alice.page;
   await p.goto('/');
@@ -153,6 +155,83 @@ describe('people of a workspace on another server', () => {
     await composer(p).fill('');
     await shot(p, 'remote-04-pictures');
     await checkA11y(p, 'pictures of a workspace on another server');
+  });
+
+  it('lets a person of the relay and a person of the host talk directly, live', async () => {
+    const a = alice.page;
+    const b = bob.page;
+    // From the member list of the host's workspace: the conversation is made on the host, in
+    // her direct space there, through her own server.
+    await a.getByRole('button', { name: /^Members \(/ }).click();
+    await a
+      .getByRole('complementary', { name: 'Members' })
+      .getByRole('button', { name: 'Message' })
+      .click();
+    await a.getByRole('heading', { name: /Bob/ }).waitFor({ timeout: 15_000 });
+    const asked = aliceRequests.find((r) => r.postData()?.includes('createConversation'));
+    expect(asked?.url()).toBe(`${relay.url}/api/remote/${hostId}/api`);
+    expect(asked?.headers()['svc-device-signature']).toBeTruthy();
+    // Among her direct messages, marked with the host.
+    await a
+      .getByRole('navigation', { name: /^Conversations in direct messages/ })
+      .getByRole('link', { name: new RegExp(`Bob, on ${esc(hostId)}`) })
+      .waitFor();
+    await send(a, 'Hi Bob, just between us');
+
+    // Bob's own direct messages on his server: her message is there, unread.
+    await b
+      .getByRole('navigation', { name: 'Workspaces' })
+      .getByRole('button', { name: /^Direct messages, 1 unread/ })
+      .click({ timeout: 20_000 });
+    await b.getByRole('link', { name: /alice/i }).click();
+    await timeline(b).getByText('Hi Bob, just between us').waitFor();
+
+    // Both read the other live, with the conversation open.
+    await send(b, 'Hello Alice, privately');
+    await timeline(a).getByText('Hello Alice, privately').waitFor({ timeout: 20_000 });
+    await send(a, 'Read you live');
+    await timeline(b).getByText('Read you live').waitFor({ timeout: 20_000 });
+    // Her own messages are hers there too.
+    expect(await timeline(a).locator('article.msg', { hasText: 'Read you live' }).count()).toBe(1);
+    await shot(a, 'remote-05-direct');
+    await checkA11y(a, 'a direct conversation on another server');
+
+    // After a reload her direct conversations on the host are read again from it.
+    await a.reload();
+    await a
+      .getByRole('navigation', { name: /^Conversations in direct messages/ })
+      .getByRole('link', { name: new RegExp(`Bob, on ${esc(hostId)}`) })
+      .click({ timeout: 20_000 });
+    await timeline(a).getByText('Hello Alice, privately').waitFor({ timeout: 15_000 });
+  });
+
+  it('shows a direct conversation a person of the host starts, live', async () => {
+    // Carol, a person of the host, writes to Alice first: the conversation is new to her page.
+    const carol = await personPage(browser, host.url);
+    await carol.page.goto(new URL(link).pathname);
+    await carol.page.getByText('You were invited to a workspace').waitFor();
+    await signUp(carol.page, 'carol', 'Carol');
+    await carol.page.getByRole('heading', { name: '#general' }).waitFor({ timeout: 20_000 });
+    await carol.page.getByRole('button', { name: /^Members \(/ }).click();
+    await carol.page
+      .getByRole('complementary', { name: 'Members' })
+      .locator('li', { hasText: /alice/i })
+      .getByRole('button', { name: 'Message' })
+      .click();
+    await carol.page.getByRole('heading', { name: /alice/i }).waitFor({ timeout: 15_000 });
+    await send(carol.page, 'Alice, a word from Carol');
+    const a = alice.page;
+    await a
+      .getByRole('navigation', { name: 'Workspaces' })
+      .getByRole('button', { name: /^Direct messages, 1 unread/ })
+      .click({ timeout: 20_000 });
+    await a
+      .getByRole('navigation', { name: /^Conversations in direct messages/ })
+      .getByRole('link', { name: new RegExp(`Carol, on ${esc(hostId)}`) })
+      .click();
+    await timeline(a).getByText('Alice, a word from Carol').waitFor();
+    expect(carol.problems).toEqual([]);
+    await carol.context.close();
   });
 
   it('leaves no page errors or policy violations', () => {

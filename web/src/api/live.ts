@@ -7,6 +7,11 @@ import type { LiveEvent } from './types.ts';
 
 const EVENT = `type serverId conversationId at payload`;
 const RELAY = `subscription RelayStream { relayStream { ${EVENT} } }`;
+/**
+ * With the host each event came from: a field only a relay has (a server with SVC_ROLE=host
+ * refuses the subscription that selects it), so asked only of a server known to relay.
+ */
+const RELAY_HOSTS = `subscription RelayStream { relayStream { ${EVENT} hostServerId } }`;
 const WORKSPACE = `subscription WorkspaceEvents($serverId: ID!) { workspaceEvents(serverId: $serverId) { ${EVENT} } }`;
 
 export interface LiveHandlers {
@@ -46,7 +51,11 @@ export class Live {
   private connectedBefore = false;
   private closedByUs = false;
 
-  constructor(private readonly h: LiveHandlers) {
+  /** `withHosts`: the server is a relay, so relayStream is asked for each event's host. */
+  constructor(
+    private readonly h: LiveHandlers,
+    withHosts = false,
+  ) {
     const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/ws`;
     let pongTimer: ReturnType<typeof setTimeout> | undefined;
     let socket: WebSocket | null = null;
@@ -93,7 +102,8 @@ export class Live {
         },
       },
     });
-    this.subscribe('relay', RELAY, {}, (d) => (d as { relayStream: LiveEvent }).relayStream);
+    const query = withHosts ? RELAY_HOSTS : RELAY;
+    this.subscribe('relay', query, {}, (d) => (d as { relayStream: LiveEvent }).relayStream);
   }
 
   /** Rereads the state once for every stream the server ends within RESYNC_GATHER_MS. */

@@ -193,6 +193,8 @@ export interface LiveEvent {
   type: string;
   serverId: string | null;
   conversationId: string | null;
+  /** On relayStream, the host an event came from (asked only of a server that relays). */
+  hostServerId?: string | null;
   at: string;
   payload: Record<string, unknown>;
 }

@@ -7,9 +7,21 @@ import { signal } from '@preact/signals';
 // servers.
 
 const owner = new Map<string, string>();
+/**
+ * The direct space has this one id on every server (docs/direct-messages.md): it names no host.
+ * A direct conversation with a person of a host lives in the direct space there, and goes to
+ * the host by its own id.
+ */
+export const DIRECT_SPACE_ID = '00000000-0000-7000-8000-000000000000';
+
+function own(id: string, host: string): void {
+  if (id !== DIRECT_SPACE_ID) owner.set(id, host);
+}
 
 /** The hosts whose workspaces this person joined, kept per account in this browser. */
 export const remoteHosts = signal<string[]>([]);
+/** Whether this server relays (it answered `myRemoteHosts`, a field only a relay has). */
+export const isRelay = signal(false);
 /** The person's own account id on each host (`<name>@<relay>` there). */
 export const remoteSelf = signal<Record<string, string>>({});
 
@@ -35,6 +47,7 @@ export function forgetRemoteState(): void {
   owner.clear();
   remoteHosts.value = [];
   remoteSelf.value = {};
+  isRelay.value = false;
 }
 
 /** Remembers every `id` (and `...Id`) in a host's answer as that host's. */
@@ -45,15 +58,15 @@ export function tagIds(host: string, value: unknown, depth = 0): void {
     return;
   }
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    if (typeof v === 'string' && (k === 'id' || k.endsWith('Id'))) owner.set(v, host);
+    if (typeof v === 'string' && (k === 'id' || k.endsWith('Id'))) own(v, host);
     else if (Array.isArray(v) && k.endsWith('Ids')) {
-      for (const x of v) if (typeof x === 'string') owner.set(x, host);
+      for (const x of v) if (typeof x === 'string') own(x, host);
     } else tagIds(host, v, depth + 1);
   }
 }
 
 export function tagId(id: string, host: string): void {
-  owner.set(id, host);
+  own(id, host);
 }
 
 /** The host a value refers to: the first id among its strings that belongs to a host. */
@@ -79,14 +92,19 @@ export function isSelf(userId: string | null | undefined, localId: string | unde
 }
 
 /**
- * A live event of a host (it came on relayStream for a workspace or conversation of a host): the
- * ids it carries (a new message, a reaction's message) belong to that host too.
+ * A live event of a host (it came on relayStream for a workspace or conversation of a host, and
+ * the relay names the host in `hostServerId`): the ids it carries (a new message, a reaction's
+ * message, a direct conversation a person of the host just started) belong to that host too.
  */
 export function tagEvent(e: {
   serverId: string | null;
   conversationId: string | null;
+  hostServerId?: string | null;
   payload: unknown;
 }): void {
-  const host = hostOfId(e.conversationId) ?? hostOfId(e.serverId);
-  if (host) tagIds(host, e.payload);
+  const host = e.hostServerId ?? hostOfId(e.conversationId) ?? hostOfId(e.serverId);
+  if (!host) return;
+  if (e.conversationId) tagId(e.conversationId, host);
+  if (e.serverId) tagId(e.serverId, host);
+  tagIds(host, e.payload);
 }

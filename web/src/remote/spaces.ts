@@ -1,8 +1,8 @@
 import { signal } from '@preact/signals';
 
 import { ApiError, gqlAt, routeRemote } from '../api/graphql.ts';
-import { JOIN_WORKSPACE } from '../api/queries.ts';
-import type { Workspace } from '../api/types.ts';
+import { INBOX, JOIN_WORKSPACE } from '../api/queries.ts';
+import type { Conversation, Workspace } from '../api/types.ts';
 import { storedAccounts } from '../auth/keys.ts';
 import { me } from '../state/store.ts';
 
@@ -12,6 +12,7 @@ import {
   addRemoteHost,
   forgetRemoteState,
   hostOf,
+  isRelay,
   loadRemoteHosts,
   remoteHosts,
   remoteSelf,
@@ -80,6 +81,7 @@ async function knownHosts(username: string): Promise<string[]> {
   let listed: string[] = [];
   try {
     listed = (await gqlAt<{ myRemoteHosts: string[] }>(null, MY_REMOTE_HOSTS)).myRemoteHosts;
+    isRelay.value = true;
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
   }
@@ -105,6 +107,27 @@ async function readAllAt(host: string): Promise<Workspace[]> {
 function hostOfList(id: string, hosts: string[], lists: Workspace[][]): string {
   const i = lists.findIndex((l) => l.some((w) => w.id === id));
   return hosts[i]!;
+}
+
+/**
+ * The person's direct conversations with people of each host (docs/federation.md: they live in
+ * the person's direct space there), read from each host's inbox through the relay. They show in
+ * the one list of direct messages, each marked with its host. A host that cannot be reached
+ * leaves its own out until the next load; its alert shows with its workspaces.
+ */
+export async function loadRemoteInboxes(): Promise<Conversation[]> {
+  const lists = await Promise.all(
+    remoteHosts.value.map(async (host) => {
+      try {
+        const d = await gqlAt<{ inboxConversations: { items: Conversation[] } }>(host, INBOX);
+        return d.inboxConversations.items;
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        return [];
+      }
+    }),
+  );
+  return lists.flat();
 }
 
 export function forgetRemote(): void {

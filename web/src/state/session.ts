@@ -46,8 +46,8 @@ import { forgetTimelines, markAllStale } from './timeline.ts';
 import { refreshNotificationCount, unreadNotifications } from './notifications.ts';
 import { adoptPushOnSignIn, forgetPushOnSignOut } from './push.ts';
 import { prepareEncryption } from '../e2ee/glue.ts';
-import { forgetRemote, loadRemoteWorkspaces } from '../remote/spaces.ts';
-import { hostOfId, tagEvent } from '../remote/routing.ts';
+import { forgetRemote, loadRemoteInboxes, loadRemoteWorkspaces } from '../remote/spaces.ts';
+import { hostOfId, isRelay, tagEvent } from '../remote/routing.ts';
 
 /** `booting` until we know whether a session exists; then `in` or `out`. */
 export const phase = signal<'booting' | 'in' | 'out'>('booting');
@@ -110,15 +110,20 @@ export async function loadEverything(): Promise<void> {
   ]);
   workspaces.value = [...myWorkspaces, ...remote];
   const real = workspaces.value.filter((w) => !w.isDirect);
-  const results = await gqlBatch([
-    { query: INBOX },
-    { query: DM_REQUESTS },
-    ...real.map((w) => ({
-      query: WORKSPACE_CHANNELS,
-      variables: { serverId: w.id, limit: CHANNEL_PAGE },
-    })),
+  const [results, remoteDirect] = await Promise.all([
+    gqlBatch([
+      { query: INBOX },
+      { query: DM_REQUESTS },
+      ...real.map((w) => ({
+        query: WORKSPACE_CHANNELS,
+        variables: { serverId: w.id, limit: CHANNEL_PAGE },
+      })),
+    ]),
+    // The person's direct conversations with people of each host, in the host's direct space.
+    loadRemoteInboxes(),
   ]);
   const next: Record<string, Conversation> = {};
+  for (const c of remoteDirect) next[c.id] = c;
   const [inbox, requests, ...channels] = results;
   if (inbox && 'data' in inbox) {
     const page = (inbox.data as { inboxConversations: { items: Conversation[] } })
@@ -199,30 +204,34 @@ export async function refreshDmRequests(): Promise<void> {
 
 function startLive(): void {
   live?.dispose();
-  live = new Live({
-    event: (e) => {
-      // What a host's event names belongs to the host (web/src/remote).
-      tagEvent(e);
-      applyEvent(e);
+  live = new Live(
+    {
+      event: (e) => {
+        // What a host's event names belongs to the host (web/src/remote).
+        tagEvent(e);
+        applyEvent(e);
+      },
+      status: (s) => {
+        connection.value = s;
+      },
+      resync: () => {
+        markAllStale();
+        void loadEverything().then(() => resyncHook?.());
+      },
+      sessionEnded: () => leave('Your session ended. Sign in again to continue.'),
+      workspaceEnded: forgetWorkspace,
+      checkSession: async () => {
+        try {
+          await gql(ME);
+          return true;
+        } catch (err) {
+          return !(err instanceof ApiError && err.code === 'UNAUTHENTICATED');
+        }
+      },
     },
-    status: (s) => {
-      connection.value = s;
-    },
-    resync: () => {
-      markAllStale();
-      void loadEverything().then(() => resyncHook?.());
-    },
-    sessionEnded: () => leave('Your session ended. Sign in again to continue.'),
-    workspaceEnded: forgetWorkspace,
-    checkSession: async () => {
-      try {
-        await gql(ME);
-        return true;
-      } catch (err) {
-        return !(err instanceof ApiError && err.code === 'UNAUTHENTICATED');
-      }
-    },
-  });
+    // A relay names the host of each event it passes on (docs/federation.md, "Events").
+    isRelay.value,
+  );
   follow();
 }
 

@@ -9,6 +9,7 @@ import type {
   User,
   Workspace,
 } from '../api/types.ts';
+import { isSelf } from '../remote/routing.ts';
 
 // The client's shared state: what the server told us, kept current by live events. Screens read
 // these signals; only state/ writes them.
@@ -118,7 +119,8 @@ export function titleOf(c: Conversation): string {
   if (c.name) return c.name;
   const myId = me.value?.id;
   // Invitees of an encrypted conversation are named too, until they answer.
-  const others = [...c.memberIds, ...(c.pendingMemberIds ?? [])].filter((id) => id !== myId);
+  // On a host, the person is `<name>@<relay>` there (isSelf).
+  const others = [...c.memberIds, ...(c.pendingMemberIds ?? [])].filter((id) => !isSelf(id, myId));
   if (!others.length) return me.value ? nameOf(me.value.id) : 'Only you';
   return others.map(nameOf).join(', ');
 }

@@ -36,6 +36,7 @@ import { Icon } from './icons.tsx';
 import { lazyScreen } from './lazy.tsx';
 import { mutedNow } from './sidebar.tsx';
 import { isInvitation } from '../e2ee/glue.ts';
+import { isSelf } from '../remote/routing.ts';
 import { EncryptedNote, Invitation, Lock } from '../e2ee/ui.tsx';
 
 const ConversationNotify = lazyScreen(() => import('./notify/conversation-notify.tsx'));
@@ -202,7 +203,7 @@ function useMarkRead(c: Conversation, timeline: Timeline): void {
 
 function Header({ c, title }: { c: Conversation; title: string }) {
   const myId = me.value?.id;
-  const partner = c.kind === 'DIRECT' ? c.memberIds.find((x) => x !== myId) : undefined;
+  const partner = c.kind === 'DIRECT' ? c.memberIds.find((x) => !isSelf(x, myId)) : undefined;
   const pane = sidePane.value;
   const [editing, setEditing] = useState(false);
   const [notifying, setNotifying] = useState(false);

@@ -15,6 +15,7 @@ import {
   users,
 } from '../state/store.ts';
 import { cachedConversation, threadTimeline } from '../state/timeline.ts';
+import { isSelf } from '../remote/routing.ts';
 import { readThreadNotifications } from '../state/notifications.ts';
 import { sidePane } from '../state/view.ts';
 
@@ -160,6 +161,8 @@ function Members({ c }: { c: Conversation }) {
         createConversation: { conversation: Conversation; dmRequestsSent: { id: string }[] };
       }>(CREATE_CONVERSATION, { input: { memberIds: [userId] } });
       const conversation = d.createConversation.conversation;
+      // With a person of a host, the conversation is made there, in the person's direct space
+      // on the host (its id is the host's), and shows among the direct messages here.
       putConversations([conversation]);
       sidePane.value = null;
       navigate({
@@ -185,7 +188,7 @@ function Members({ c }: { c: Conversation }) {
               <span dir="auto">{u?.displayName ?? u?.username ?? 'Someone'}</span>
               {u && <span class="muted">@{u.username}</span>}
               <span class="visually-hidden">, {presenceWords(id)}</span>
-              {id !== myId && c.kind === 'CHANNEL' && (
+              {!isSelf(id, myId) && c.kind === 'CHANNEL' && (
                 <button type="button" class="small" onClick={() => void message(id)}>
                   Message
                 </button>

@@ -13,7 +13,7 @@ import { isInvitation } from '../e2ee/glue.ts';
 import { lazyScreen } from './lazy.tsx';
 import { PresenceDot } from './presence.tsx';
 import { showError } from './toasts.tsx';
-import { hostOfId } from '../remote/routing.ts';
+import { hostOfId, isSelf } from '../remote/routing.ts';
 import { RemoteHostLine } from '../remote/host-line.tsx';
 
 export const WorkspaceDialogs = lazyScreen(() => import('./workspace/workspace-dialogs.tsx'));
@@ -294,11 +294,15 @@ function ConversationList(p: {
         const title = titleOf(c);
         const mention = c.mentionCount ?? 0;
         const unread = c.unreadCount;
-        const partner = c.kind === 'DIRECT' ? c.memberIds.find((id) => id !== myId) : undefined;
+        const partner =
+          c.kind === 'DIRECT' ? c.memberIds.find((id) => !isSelf(id, myId)) : undefined;
+        // A direct conversation with people of another server lives on that server.
+        const host = p.workspace.isDirect ? hostOfId(c.id) : null;
         const muted = mutedNow(c);
         const invited = isInvitation(c);
         const described = [
           invited ? `${title} invitation` : title,
+          host ? `on ${host}` : '',
           c.encrypted ? 'end-to-end encrypted' : '',
           c.isPrivate && c.kind === 'CHANNEL' ? 'private' : '',
           muted ? 'muted' : '',
@@ -331,6 +335,11 @@ function ConversationList(p: {
               <span class="conv-name" dir="auto">
                 {c.kind === 'CHANNEL' ? c.name : title}
               </span>
+              {host && (
+                <span class="conv-host" title={`On ${host}`}>
+                  <Icon name="globe" />
+                </span>
+              )}
               {muted && <Icon name="muted" />}
               {c.encrypted && c.kind !== 'CHANNEL' && <Icon name="lock" />}
               {invited && <span class="conv-invite"> invitation</span>}

@@ -1,7 +1,8 @@
 import { iso } from '../../lib/iso-time.js';
 import { actingAccountId, type Actor } from '../../auth/actor.js';
-import { assertCan, assertOutranks, can, type Role } from '../../auth/policy.js';
+import { assertCan, assertOutranks, can, type Action, type Role } from '../../auth/policy.js';
 import { DIRECT_SPACE_ID } from '../../db/direct-space.js';
+import type { Tx } from '../../db/transaction.js';
 import { AppError, notFound, validation } from '../../errors.js';
 import { MINUTE_MS } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
@@ -159,13 +160,7 @@ export class WorkspaceMembers extends WorkspacePart {
   async removeMember(actor: Actor, workspaceId: string, userId: string): Promise<boolean> {
     const accountId = actingAccountId(actor);
     await this.deps.db.transaction(async (tx) => {
-      const m = await this.deps.authz.requireMember(actor, { workspaceId, db: tx.db });
-      refuseDirect(workspaceId, 'managed');
-      assertCan(m.role, 'member:remove');
-      this.membership.assertNotTimedOut(m);
-      const target = isId(userId) ? await findMember(tx.db, workspaceId, userId) : undefined;
-      if (!target) throw notFound('member');
-      assertOutranks(m.role, target.role);
+      await this.outranked(tx, actor, 'member:remove', workspaceId, userId, 'managed');
       await lockWorkspace(tx.db, workspaceId);
       await deleteMember(tx.db, workspaceId, userId);
       emitWorkspaceEvent(tx, this.deps.events, 'MemberLeft', this.now(), {
@@ -204,6 +199,27 @@ export class WorkspaceMembers extends WorkspacePart {
     return this.setTimeout(actor, workspaceId, userId, null);
   }
 
+  /**
+   * Checks in `tx` that the caller may take `action` on members (not while timed out, never in
+   * the direct space: `what` it cannot be) and outranks the member `userId`.
+   */
+  private async outranked(
+    tx: Tx,
+    actor: Actor,
+    action: Action,
+    workspaceId: string,
+    userId: string,
+    what: string,
+  ): Promise<void> {
+    const m = await this.deps.authz.requireMember(actor, { workspaceId, db: tx.db });
+    refuseDirect(workspaceId, what);
+    assertCan(m.role, action);
+    this.membership.assertNotTimedOut(m);
+    const target = isId(userId) ? await findMember(tx.db, workspaceId, userId) : undefined;
+    if (!target) throw notFound('member');
+    assertOutranks(m.role, target.role);
+  }
+
   private async setTimeout(
     actor: Actor,
     workspaceId: string,
@@ -212,13 +228,7 @@ export class WorkspaceMembers extends WorkspacePart {
   ): Promise<WorkspaceMemberView> {
     const accountId = actingAccountId(actor);
     await this.deps.db.transaction(async (tx) => {
-      const m = await this.deps.authz.requireMember(actor, { workspaceId, db: tx.db });
-      refuseDirect(workspaceId, 'moderated');
-      assertCan(m.role, 'member:timeout');
-      this.membership.assertNotTimedOut(m);
-      const target = isId(userId) ? await findMember(tx.db, workspaceId, userId) : undefined;
-      if (!target) throw notFound('member');
-      assertOutranks(m.role, target.role);
+      await this.outranked(tx, actor, 'member:timeout', workspaceId, userId, 'moderated');
       await setMemberTimeout(tx.db, workspaceId, userId, until);
       emitWorkspaceEvent(tx, this.deps.events, 'MemberTimedOut', this.now(), {
         audience: { kind: 'workspace' },

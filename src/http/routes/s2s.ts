@@ -21,6 +21,15 @@ const isForward = (request: FastifyRequest) => request.url.startsWith('/s2s/v1/f
 const bodyOf = (request: FastifyRequest): Buffer =>
   Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
 
+/** The body parsed as JSON; undefined when it is not JSON. */
+function jsonOf<T>(request: FastifyRequest): T | undefined {
+  try {
+    return JSON.parse(bodyOf(request).toString('utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The tree's verifier: federation's RFC 9421 check (docs/federation.md). */
 export function federationVerifier(ctx: AppContext): S2sVerifier {
   return async (request) => {
@@ -98,12 +107,8 @@ export function s2sRoutes(app: FastifyInstance): S2sRoutes {
     });
     s2s.post('/events', async (request, reply) => {
       const peer = peers.get(request)!;
-      let body: { user?: unknown; events?: unknown };
-      try {
-        body = JSON.parse(bodyOf(request).toString('utf8')) as typeof body;
-      } catch {
-        return reply.code(400).send({ error: 'the body is not JSON' });
-      }
+      const body = jsonOf<{ user?: unknown; events?: unknown } | null>(request);
+      if (body === undefined) return reply.code(400).send({ error: 'the body is not JSON' });
       return reply.send(
         await ctx.federation.service.receiveEvents(peer.serverId, {
           user: body?.user,
@@ -113,12 +118,8 @@ export function s2sRoutes(app: FastifyInstance): S2sRoutes {
     });
     s2s.post('/revocations', async (request, reply) => {
       const peer = peers.get(request)!;
-      let body: { statement?: unknown; signature?: unknown };
-      try {
-        body = JSON.parse(bodyOf(request).toString('utf8')) as typeof body;
-      } catch {
-        return reply.code(400).send({ error: 'the body is not JSON' });
-      }
+      const body = jsonOf<{ statement?: unknown; signature?: unknown } | null>(request);
+      if (body === undefined) return reply.code(400).send({ error: 'the body is not JSON' });
       const result = await ctx.federation.revocations.applyRevocationStatement(
         { statement: body?.statement, signature: body?.signature },
         peer.serverId,

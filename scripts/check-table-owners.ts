@@ -15,7 +15,8 @@ import {
 // The owner check: a write to a table (Kysely's insertInto/updateTable/deleteFrom, or a `sql`
 // template's insert into/update/delete from) only in the owning area's queries.ts or a file the
 // owner map lists; a test of a rule's facts (a role by name, a privacy flag) only in the rule's
-// owner. Run by `npm run lint`; `tsx scripts/check-table-owners.ts` alone.
+// owner; a row type never in an edge (graphql/, http/, ws/). Run by `npm run lint`;
+// `tsx scripts/check-table-owners.ts` alone.
 
 export interface Source {
   /** Path under src/, with forward slashes. */
@@ -165,10 +166,38 @@ export function misplacedRowTypes(sources: readonly Source[]): MisplacedRowType[
   return out;
 }
 
+export interface EdgeRowType {
+  path: string;
+  line: number;
+  /** The module imported, as written. */
+  from: string;
+}
+
+/** The edges: they name the services' views, never a table's row type. */
+const EDGES = ['graphql/', 'http/', 'ws/'];
+/** An import or re-export from db/tables/ or db/schema.ts (where the row types are). */
+const ROW_TYPE_IMPORT = /\bfrom\s+['"]((?:\.\.?\/)+db\/(?:tables\/[\w-]+|schema)\.js)['"]/g;
+
+/**
+ * Every import of a row type in an edge file (`graphql/`, `http/`, `ws/`): an edge asks a
+ * service, which answers a view. The lint zones say the same of `db/` as a whole for `graphql/`
+ * and `ws/`; `http/` may use the rest of `db/` (the readiness probe reads pending migrations).
+ */
+export function edgeRowTypes(sources: readonly Source[]): EdgeRowType[] {
+  const found: EdgeRowType[] = [];
+  for (const { path: file, text } of sources) {
+    if (!EDGES.some((edge) => file.startsWith(edge)) || file.endsWith('.test.ts')) continue;
+    for (const m of text.matchAll(ROW_TYPE_IMPORT)) {
+      found.push({ path: file, line: text.slice(0, m.index).split('\n').length, from: m[1]! });
+    }
+  }
+  return found;
+}
+
 /**
  * The problems to print: foreign writes not pending a move, pending moves already done, writes
  * to tables named at run time outside the whole-database writers, rules tested outside their
- * owner, and row types filed away from their owner.
+ * owner, row types filed away from their owner, and row types named by an edge.
  */
 export function checkTableOwners(
   sources: readonly Source[],
@@ -196,6 +225,11 @@ export function checkTableOwners(
   for (const r of misplacedRowTypes(sources)) {
     problems.push(
       `src/db/tables/${r.file}.ts holds ${r.rowType}, the row type of ${r.table}, which ${TABLE_OWNERS[r.table]} owns; move it to src/db/tables/${r.expected}.ts`,
+    );
+  }
+  for (const e of edgeRowTypes(sources)) {
+    problems.push(
+      `src/${e.path}:${e.line}: imports ${e.from}, a table's row type; an edge takes a view from the owning service (docs/architecture.md, "The lint zones")`,
     );
   }
   return problems;

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import {
   checkTableOwners,
   dynamicWrites,
+  edgeRowTypes,
   foreignWrites,
   misplacedRowTypes,
   readSources,
@@ -165,6 +166,45 @@ describe('the table-owner check', () => {
     ]);
     expect(checkTableOwners([{ path: 'db/schema.ts', text }], [])).toEqual([
       'src/db/tables/messages.ts holds DmRequestTable, the row type of dm_request, which services/dm owns; move it to src/db/tables/dm.ts',
+    ]);
+  });
+
+  it.each([
+    // [file under src/, an import line, whether it names a row type]
+    [
+      'http/routes/x.ts',
+      "import type { AttachmentTable } from '../../db/tables/attachments.js';",
+      true,
+    ],
+    ['http/x.ts', "import type { Database } from '../db/schema.js';", true],
+    [
+      'graphql/resolvers/a/b.ts',
+      "import type { MessageTable } from '../../../db/tables/messages.js';",
+      true,
+    ],
+    ['ws/x.ts', "export type { DeviceTable } from '../db/tables/devices.js';", true],
+    ['http/routes/probes.ts', "import { pendingMigrations } from '../../db/migrate.js';", false],
+    [
+      'http/routes/x.test.ts',
+      "import type { AttachmentTable } from '../../db/tables/attachments.js';",
+      false,
+    ],
+    [
+      'services/x/y.ts',
+      "import type { AttachmentTable } from '../../db/tables/attachments.js';",
+      false,
+    ],
+  ])('edge row types: %s: %s', (file, text, flagged) => {
+    expect(edgeRowTypes([{ path: file, text: `${text}\n` }]).length).toBe(flagged ? 1 : 0);
+  });
+
+  it('names the file, line and import of a row type in an HTTP route', () => {
+    const text = [
+      "import type { FastifyRequest } from 'fastify';",
+      "import type { AttachmentTable } from '../../db/tables/attachments.js';",
+    ].join('\n');
+    expect(checkTableOwners([{ path: 'http/routes/attachments.ts', text }], [])).toEqual([
+      `src/http/routes/attachments.ts:2: imports ../../db/tables/attachments.js, a table's row type; an edge takes a view from the owning service (docs/architecture.md, "The lint zones")`,
     ]);
   });
 

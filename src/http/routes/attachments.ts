@@ -4,8 +4,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { userActor } from '../../auth/actor.js';
 import type { AppContext } from '../../context.js';
 import { AppError, validation } from '../../errors.js';
-import type { AttachmentTable } from '../../db/tables/attachments.js';
-import { ATTACHMENT_MAX_BYTES, AttachmentTypeError } from '../../services/attachments/index.js';
+import {
+  ATTACHMENT_MAX_BYTES,
+  AttachmentTypeError,
+  type AuthorizedUpload,
+} from '../../services/attachments/index.js';
 import { BlobTooLargeError, type StagedBlob } from '../../services/files/index.js';
 import { RouteError, sendError } from '../errors.js';
 import type { ApiRoutes } from '../trees/api.js';
@@ -115,7 +118,7 @@ async function upload(ctx: AppContext, request: FastifyRequest): Promise<{ size_
       uploadToken: fields.get('upload_token'),
     });
   const hasFields = () => fields.has('upload_token') && fields.has('attachment_id');
-  let row: AttachmentTable | null = null;
+  let authorized: AuthorizedUpload | null = null;
   let file: { staged: StagedBlob; partType: string } | null = null;
   try {
     for await (const part of request.parts({ limits: UPLOAD_LIMITS })) {
@@ -128,16 +131,21 @@ async function upload(ctx: AppContext, request: FastifyRequest): Promise<{ size_
         }
         fields.set(part.fieldname, String(part.value));
         // A file that came first is checked as soon as the fields that authorize it are in.
-        if (file !== null && row === null && FORM_FIELDS.has(part.fieldname) && hasFields()) {
-          row = await authorize();
+        if (
+          file !== null &&
+          authorized === null &&
+          FORM_FIELDS.has(part.fieldname) &&
+          hasFields()
+        ) {
+          authorized = await authorize();
         }
         continue;
       }
       const filePart: MultipartFile = part;
       if (file !== null) throw validation('send exactly one file');
       if (hasFields()) {
-        row = await authorize();
-        attachments.uploadType(row, filePart.mimetype);
+        authorized = await authorize();
+        attachments.uploadType(authorized, filePart.mimetype);
       }
       file = { staged: await attachments.stageUpload(filePart.file), partType: filePart.mimetype };
     }
@@ -146,9 +154,14 @@ async function upload(ctx: AppContext, request: FastifyRequest): Promise<{ size_
       if (!fields.has('attachment_id')) throw validation('the attachment_id field is missing');
       throw validation('no file: send one file part with upload_token and attachment_id');
     }
-    row ??= await authorize();
-    const stored = await attachments.storeUpload(actor, row, file);
-    const done = await attachments.completeUpload(actor, row, fields.get('upload_token')!, stored);
+    authorized ??= await authorize();
+    const stored = await attachments.storeUpload(actor, authorized, file);
+    const done = await attachments.completeUpload(
+      actor,
+      authorized,
+      fields.get('upload_token')!,
+      stored,
+    );
     return { size_bytes: done.sizeBytes };
   } finally {
     await file?.staged.discard();

@@ -105,6 +105,16 @@ export interface AttachmentDownload {
   fileName: string;
 }
 
+/**
+ * An upload the caller may make (`authorizeUpload`), as the upload route holds it between the
+ * steps of one request: the attachment it fills and the type declared at its creation.
+ */
+export interface AuthorizedUpload {
+  attachmentId: string;
+  /** The type declared when the attachment was created; null: the file part's type. */
+  declaredType: string | null;
+}
+
 /** An upload's file in the blob store, checked, not yet recorded on its attachment. */
 export interface StoredUpload {
   sha256: string;
@@ -193,7 +203,7 @@ export class AttachmentService {
   async authorizeUpload(
     actor: Actor,
     input: { attachmentId: unknown; uploadToken: unknown },
-  ): Promise<AttachmentTable> {
+  ): Promise<AuthorizedUpload> {
     assertFeature(this.deps.config, 'attachments');
     const accountId = actingAccountId(actor);
     if (typeof input.uploadToken !== 'string' || input.uploadToken === '') {
@@ -216,20 +226,20 @@ export class AttachmentService {
     if (row.uploadExpiresAt <= this.now()) {
       throw forbidden('the upload token has expired; create the attachment again');
     }
-    return row;
+    return { attachmentId: row.id, declaredType: row.contentType };
   }
 
   /**
    * The type an authorized upload is stored as, checked before its bytes: the type declared at
    * creation wins over the part's (AttachmentTypeError for a type attachments do not take).
    */
-  uploadType(row: AttachmentTable, partType: string): string {
-    const declared = row.contentType ?? partType;
+  uploadType(upload: AuthorizedUpload, partType: string): string {
+    const declared = upload.declaredType ?? partType;
     const type = normalizeType(declared);
     if (type === null || !isAllowedAttachmentType(type)) {
       throw new AttachmentTypeError(`files of type ${declared} are not accepted as attachments`);
     }
-    if (type === ENCRYPTED_TYPE && row.contentType !== ENCRYPTED_TYPE) {
+    if (type === ENCRYPTED_TYPE && upload.declaredType !== ENCRYPTED_TYPE) {
       throw new AttachmentTypeError(
         'application/octet-stream is only for encrypted conversations; give the file its type',
       );
@@ -255,23 +265,23 @@ export class AttachmentService {
    */
   async storeUpload(
     actor: Actor,
-    row: AttachmentTable,
+    upload: AuthorizedUpload,
     file: { staged: StagedBlob; partType: string },
   ): Promise<StoredUpload> {
     actingAccountId(actor);
-    const type = this.uploadType(row, file.partType);
+    const type = this.uploadType(upload, file.partType);
     return storeAttachmentBlob(this.deps.files.blobs, file.staged, type);
   }
 
   /** Records a stored upload and spends its token; CONFLICT when another upload spent it first. */
   async completeUpload(
     actor: Actor,
-    row: AttachmentTable,
+    upload: AuthorizedUpload,
     uploadToken: string,
     stored: StoredUpload,
   ): Promise<{ sizeBytes: number }> {
     actingAccountId(actor);
-    const done = await recordUpload(this.kysely, row.id, hashToken(uploadToken), {
+    const done = await recordUpload(this.kysely, upload.attachmentId, hashToken(uploadToken), {
       ...stored,
       at: this.now(),
     });

@@ -10,5 +10,5 @@ export {
   checkFileName,
   storeAttachmentBlob,
 } from './attachment-service.js';
-export type { StoredUpload } from './attachment-service.js';
+export type { AuthorizedUpload, StoredUpload } from './attachment-service.js';
 export { insertAttachment } from './queries.js';

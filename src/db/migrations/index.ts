@@ -27,6 +27,7 @@ import * as m0024 from './0024-import-map.js';
 import * as m0025 from './0025-search-variants.js';
 import * as m0026 from './0026-conversation-member-order.js';
 import * as m0027 from './0027-search-time-order.js';
+import * as m0028 from './0028-search-time-column.js';
 
 /**
  * Every migration, in order. Append-only: a shipped migration is never edited; a change is a new
@@ -60,4 +61,5 @@ export const migrations: Record<string, Migration> = {
   '0025-search-variants': m0025,
   '0026-conversation-member-order': m0026,
   '0027-search-time-order': m0027,
+  '0028-search-time-column': m0028,
 };

@@ -203,7 +203,7 @@ export class MessageSending {
         await deferInsertMessage(tx, message);
       }
       const extra = within ? await within(tx, message) : {};
-      await deferMessageTerms(tx, message.id, terms);
+      await deferMessageTerms(tx, message, terms);
       if (message.threadRootId === null) {
         await deferTouchConversation(tx, conv.id, message.createdAt);
         // One's own message is read: sending moves the sender's marker, as in Slack.

@@ -60,6 +60,8 @@ export function keysetQuery<DB, TB extends keyof DB, O>(
 /**
  * As `keysetQuery`, taking `take` rows: for a reader that fills a page over several reads (each
  * read starting after the last row of the one before, in the same walking direction).
+ * `inline`: the row count and the cursor's time are written into the statement rather than
+ * passed as parameters (see `pastCursor`).
  */
 export function keysetSlice<DB, TB extends keyof DB, O>(
   q: SelectQueryBuilder<DB, TB, O>,
@@ -67,14 +69,24 @@ export function keysetSlice<DB, TB extends keyof DB, O>(
   order: 'asc' | 'desc',
   from: KeysetFrom,
   take: number,
+  inline = false,
 ): SelectQueryBuilder<DB, TB, O> {
   const at = sql.ref(cols.at);
   const key = sql.ref(cols.key);
   // Going `before` walks against the list's order; the rows are put back in order afterwards.
   const walk = from.before ? (order === 'asc' ? 'desc' : 'asc') : order;
   const cursor = from.after ?? from.before;
-  if (cursor) q = q.where(pastCursor(cols, walk, cursor));
-  return q.orderBy(at, walk).orderBy(key, walk).limit(take);
+  if (cursor) q = q.where(pastCursor(cols, walk, cursor, inline));
+  return q
+    .orderBy(at, walk)
+    .orderBy(key, walk)
+    .limit(inline ? wholeNumber(take) : take);
+}
+
+/** A whole number written into a statement as it is (`inline` above). */
+function wholeNumber(n: number): RawBuilder<number> {
+  if (!Number.isSafeInteger(n)) throw new Error(`not a whole number: ${n}`);
+  return sql.lit(n);
 }
 
 /**
@@ -82,16 +94,21 @@ export function keysetSlice<DB, TB extends keyof DB, O>(
  * what an index on (at, key) can start from: PostgreSQL does not take the `or` as a range, and
  * read every row newer than the cursor before the first one it kept (50,000 rows for a page
  * half-way down 100,000 messages: 70 ms instead of 2). Every keyset condition is this one.
+ * `inline`: the time is written into the statement, so PostgreSQL plans for it; passed as a
+ * parameter, its plan (generic on every connection: db/postgres/open.ts) guesses a third of the
+ * rows past it.
  */
 export function pastCursor(
   cols: { at: string; key: string },
   walk: 'asc' | 'desc',
   cursor: { at: number; id: string },
+  inline = false,
 ): RawBuilder<boolean> {
   const at = sql.ref(cols.at);
   const key = sql.ref(cols.key);
   const op = sql.raw(walk === 'asc' ? '>' : '<');
-  return sql<boolean>`${at} ${op}= ${cursor.at} and (${at} ${op} ${cursor.at} or (${at} = ${cursor.at} and ${key} ${op} ${cursor.id}))`;
+  const t = inline ? wholeNumber(cursor.at) : cursor.at;
+  return sql<boolean>`${at} ${op}= ${t} and (${at} ${op} ${t} or (${at} = ${t} and ${key} ${op} ${cursor.id}))`;
 }
 
 /** The rows of a `keysetQuery` as the page, in the list's order. */

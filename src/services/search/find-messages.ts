@@ -11,6 +11,7 @@ import {
   searchableConversations,
   searchMessageRows,
   termsMatcher,
+  timeWalkStep,
   usesIndex,
   type IndexMatch,
   type MessageSearchFilters,
@@ -110,6 +111,14 @@ export async function findMessages(
   const indexed = usesIndex(match);
   const readable = indexed ? null : await searchableConversations(db.kysely, accountId);
   const holds = termsMatcher(match);
+  // PostgreSQL walks the index rows in time order (migration 0028) unless a filter names a
+  // conversation or an author, whose own indexes on the messages are walked instead.
+  const inTimeOrder =
+    indexed &&
+    db.dialect === 'postgres' &&
+    !filters.conversationId &&
+    !filters.conversationIds &&
+    !filters.authorId;
   const walk = {
     readable,
     position: from,
@@ -133,26 +142,47 @@ export async function findMessages(
         const needed = Math.ceil((1.5 * (want - found.length) * walk.read) / found.length);
         n = Math.min(n, Math.max(tuning.walkStep, needed));
       }
-      const batch = await messagesWithTerms(db.kysely, filters, walk.position, n, indexed);
-      const passed = batch
-        .filter((r) => may.has(r.conversationId))
-        .filter((r) => (r.terms === null ? !indexed : holds(r.terms)))
-        .map((r) => r.id);
-      // The rows that passed, read whole (in their order) as many at a time as may be needed.
-      for (let i = 0; i < passed.length;) {
-        const ids = passed.slice(i, i + ahead(want - found.length));
-        i += ids.length;
-        const whole = await messagesByIds(db.kysely, ids);
-        for (const id of ids) {
-          const message = whole.get(id);
-          if (!message || !keep(message)) continue;
+      let read: number;
+      let last: Pick<MessageTable, 'createdAt' | 'id'> | undefined;
+      if (inTimeOrder) {
+        // PostgreSQL: the database checks the terms and reads the messages that hold them.
+        const step = await timeWalkStep(db.kysely, match, filters, walk.position, n);
+        for (const message of step.passed) {
+          if (!may.has(message.conversationId) || !keep(message)) continue;
           if (found.push(message) === want) return true;
         }
+        read = step.read;
+        last = step.last ? { createdAt: step.last.at, id: step.last.id } : undefined;
+      } else {
+        const batch = await messagesWithTerms(
+          db.kysely,
+          db.dialect,
+          filters,
+          walk.position,
+          n,
+          indexed,
+        );
+        const passed = batch
+          .filter((r) => may.has(r.conversationId))
+          .filter((r) => (r.terms === null ? !indexed : holds(r.terms)))
+          .map((r) => r.id);
+        // The rows that passed, read whole (in their order) as many at a time as may be needed.
+        for (let i = 0; i < passed.length;) {
+          const ids = passed.slice(i, i + ahead(want - found.length));
+          i += ids.length;
+          const whole = await messagesByIds(db.kysely, ids);
+          for (const id of ids) {
+            const message = whole.get(id);
+            if (!message || !keep(message)) continue;
+            if (found.push(message) === want) return true;
+          }
+        }
+        read = batch.length;
+        last = batch[batch.length - 1];
       }
-      const last = batch[batch.length - 1];
-      if (batch.length < n || !last) return true;
+      if (read < n || !last) return true;
       walk.position = next(last);
-      walk.read += batch.length;
+      walk.read += read;
       walk.step *= 2;
       // A walk that has found some at the budget goes on for up to one more budget when they
       // say the page fills within it: handing over would sort every match, read whole a

@@ -449,6 +449,7 @@ export interface WalkRow {
  */
 export async function messagesWithTerms(
   db: Executor,
+  dialect: Dialect,
   filters: MessageSearchFilters,
   from: KeysetFrom,
   limit: number,
@@ -465,6 +466,8 @@ export async function messagesWithTerms(
     'desc',
     from,
     limit,
+    // PostgreSQL plans the step for its size and position (`timeWalkStep`).
+    dialect === 'postgres',
   ).execute();
   return rows.map((r) => ({
     id: r.id,
@@ -487,4 +490,136 @@ export async function messagesByIds(
     .where('deletedAt', 'is', null)
     .execute()) as MessageTable[];
   return new Map(rows.map((m) => [m.id, m]));
+}
+
+/** A whole number inlined into a statement: PostgreSQL plans it for its value. */
+function planned(n: number): RawBuilder<number> {
+  if (!Number.isSafeInteger(n)) throw new Error(`not a whole number: ${n}`);
+  return sql.lit(n);
+}
+
+/**
+ * PostgreSQL: whether `padded` (a row's terms between two spaces) satisfies the match, as
+ * `termsMatcher` checks it in the server: a term is held when it stands between two spaces.
+ */
+function paddedHolds(padded: RawBuilder<string>, m: IndexMatch): RawBuilder<boolean> {
+  const has = (needle: string) => sql<boolean>`strpos(${padded}, ${needle}) > 0`;
+  const parts = [
+    ...m.groups.map(
+      (g) =>
+        sql<boolean>`(${sql.join(
+          g.map((t) => has(` ${t} `)),
+          sql` or `,
+        )})`,
+    ),
+    ...m.prefixes.map((p) => has(` ${p}`)),
+    ...m.excluded.map((t) => sql<boolean>`not ${has(` ${t} `)}`),
+  ];
+  return sql<boolean>`(${sql.join(parts, sql` and `)})`;
+}
+
+/** What one step of a walk in time order read (`timeWalkStep`). */
+export interface TimeWalkStep {
+  /** Index rows read: the step's size unless the rows ran out. */
+  read: number;
+  /** The last index row read, where the next step goes on from; null when none was read. */
+  last: { at: number; id: string } | null;
+  /** The messages read that hold every term and pass the filters, whole, in walking order. */
+  passed: MessageTable[];
+}
+
+/**
+ * PostgreSQL: one step of the walk over the index rows in time order (`message_search_time_idx`,
+ * migration 0028): the next `limit` rows from the keyset position `from` (older ones `after` it,
+ * newest first; newer ones `before` it, oldest first), each row's terms checked in the database
+ * (`paddedHolds`), and the messages of the rows that hold them read whole with the filters
+ * checked. Only those and the last row read come back. The step's size and the time bounds are
+ * written into the statement: planned for a parameter, the newest 256 of a million rows were
+ * estimated at a tenth of them and read by two parallel workers, whose start cost more than the
+ * read (docs/search.md, "How a page is found").
+ */
+export async function timeWalkStep(
+  db: Executor,
+  match: IndexMatch,
+  filters: MessageSearchFilters,
+  from: KeysetFrom,
+  limit: number,
+): Promise<TimeWalkStep> {
+  const rows = (await timeWalkQuery(db, match, filters, from, limit).execute()) as Array<
+    MessageTable & { walkAt: number; walkId: string; walkRead: number | string }
+  >;
+  const end = rows[rows.length - 1];
+  const passed: MessageTable[] = [];
+  for (const { walkAt: _at, walkId: _id, walkRead: _n, ...m } of rows) {
+    if (m.id !== null) passed.push(m as MessageTable);
+  }
+  return {
+    read: end ? Number(end.walkRead) : 0,
+    last: end ? { at: Number(end.walkAt), id: end.walkId } : null,
+    passed,
+  };
+}
+
+/**
+ * The statement of `timeWalkStep`: the messages of the rows that pass (null columns for the last
+ * row read when it does not), each with the row's place in the step (`walkRead`) and position.
+ */
+export function timeWalkQuery(
+  db: Executor,
+  match: IndexMatch,
+  filters: MessageSearchFilters,
+  from: KeysetFrom,
+  limit: number,
+) {
+  const walk = from.before ? 'asc' : 'desc';
+  const cursor = from.after ?? from.before;
+  const at = sql.ref('s.at');
+  const key = sql.ref('s.messageId');
+  const bounds: RawBuilder<boolean>[] = [];
+  if (cursor) {
+    const op = sql.raw(walk === 'asc' ? '>' : '<');
+    const t = planned(cursor.at);
+    bounds.push(
+      sql`${at} ${op}= ${t} and (${at} ${op} ${t} or (${at} = ${t} and ${key} ${op} ${cursor.id}))`,
+    );
+  }
+  if (typeof filters.from === 'number') bounds.push(sql`${at} >= ${planned(filters.from)}`);
+  if (typeof filters.to === 'number') bounds.push(sql`${at} < ${planned(filters.to)}`);
+  const where = bounds.length ? sql`where ${sql.join(bounds, sql` and `)}` : sql``;
+  const order = sql.raw(walk);
+  const padded = sql<string>`x.p`;
+  return db
+    .with(
+      (w) => w('w').materialized(),
+      () => sql<{ id: string; at: number; n: number; hit: boolean }>`(select x.id, x."at",
+          row_number() over () as n, ${paddedHolds(padded, match)} as hit
+        from (select ${key} as id, ${at} as "at", ' ' || s.terms || ' ' as p
+          from message_search as s ${where}
+          order by ${at} ${order}, ${key} ${order} limit ${planned(limit)}) as x)`,
+    )
+    .selectFrom('w')
+    .leftJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('message as m')
+          .selectAll('m')
+          .where(sql<boolean>`w.hit`)
+          .whereRef('m.id', '=', 'w.id')
+          .where((e) => messageConditions(e as never, filters))
+          .as('m'),
+      (j) => j.onTrue(),
+    )
+    .selectAll('m')
+    .select(['w.at as walkAt', 'w.id as walkId', 'w.n as walkRead'])
+    .where((eb) =>
+      eb.or([
+        eb('w.hit', '=', true),
+        eb(
+          'w.n',
+          '=',
+          eb.selectFrom('w').select((e) => e.fn.max('w.n').as('n')),
+        ),
+      ]),
+    )
+    .orderBy('w.n');
 }

@@ -22,14 +22,16 @@ const CHUNK = 500;
 // The writes of every send and edit, built and compiled once (db/statements/prepared.ts): building a
 // Kysely query costs more than SQLite takes to run it.
 // On SQLite the row's `doc` (the FTS5 rowid) is its place in time (`timeDoc`), so FTS5 lists a
-// query's matches newest first by itself; an edit keeps it.
-const upsertTerms = preparedQuery(2, (db, messageId: string, terms: string) =>
+// query's matches newest first by itself; an edit keeps it. On PostgreSQL `at` is the message's
+// send time (migration 0028): given by a send, whose message row goes in the same statement;
+// null, a trigger reads it from the message.
+const upsertTerms = preparedQuery(3, (db, messageId: string, terms: string, at: number | null) =>
   db
     .insertInto('message_search')
     .values(
       db.getExecutor().adapter instanceof SqliteAdapter
         ? ({ doc: timeDoc(messageId), messageId, terms } as never)
-        : { messageId, terms },
+        : ({ messageId, terms, at } as never),
     )
     .onConflict((oc) =>
       oc.column('messageId').doUpdateSet((eb) => ({ terms: eb.ref('excluded.terms') })),
@@ -84,15 +86,22 @@ export async function writeMessageTerms(db: Executor, messageId: string, terms: 
     await deleteTerms(db, messageId);
     return;
   }
-  await upsertTerms(db, messageId, terms.join(' '));
+  await upsertTerms(db, messageId, terms.join(' '), null);
 }
 
-/** `writeMessageTerms` held for the transaction's one statement of writes (`tx.defer`). */
-export function deferMessageTerms(tx: Tx, messageId: string, terms: string[]) {
+/**
+ * `writeMessageTerms` of a message being sent, held for the transaction's one statement of
+ * writes (`tx.defer`), which inserts the message too.
+ */
+export function deferMessageTerms(
+  tx: Tx,
+  message: Pick<MessageTable, 'id' | 'createdAt'>,
+  terms: string[],
+) {
   return tx.defer(
     terms.length === 0
-      ? deleteTerms.statement(tx.db, messageId)
-      : upsertTerms.statement(tx.db, messageId, terms.join(' ')),
+      ? deleteTerms.statement(tx.db, message.id)
+      : upsertTerms.statement(tx.db, message.id, terms.join(' '), Number(message.createdAt)),
   );
 }
 
@@ -170,7 +179,7 @@ export async function insertMessageTerms(
   if (db.getExecutor().adapter instanceof SqliteAdapter) {
     // One at a time: each row's `doc` is the next free place of its millisecond, which a
     // statement of many rows would compute for all of them before inserting any.
-    for (const v of values) await upsertTerms(db, v.messageId, v.terms);
+    for (const v of values) await upsertTerms(db, v.messageId, v.terms, null);
     return;
   }
   await bulkInsert(db, 'message_search', ['messageId', 'terms'], values);

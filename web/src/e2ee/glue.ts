@@ -10,6 +10,7 @@ import { conversations, me, putConversations } from '../state/store.ts';
 
 import type * as Client from './client.ts';
 import { keptPage } from './kept.ts';
+import { warmVault } from './vault.ts';
 
 let mod: Promise<typeof Client> | null = null;
 
@@ -83,9 +84,20 @@ export async function prepareEncryption(): Promise<void> {
   const mine = Object.values(conversations.value).some((c) => c.encrypted && c.isMember);
   ready = null;
   if (!mine) return;
+  warmVault();
   const d = await readiness();
   if (!d.myKeyIdentity || d.myDevices.find((x) => x.current)?.encryptionReady !== false) return;
   await (await e2ee()).ensureDevice(false);
+}
+
+/**
+ * Called as a page of a conversation is asked for: for an encrypted one, the kept texts' database
+ * opens (and the device's readiness is read) while the request is on its way.
+ */
+export function aboutToRead(conversationId: string): void {
+  if (!conversations.peek()[conversationId]?.encrypted) return;
+  warmVault();
+  readiness().catch(() => undefined);
 }
 
 /**

@@ -131,6 +131,15 @@ export const vault = {
 };
 
 /**
+ * Opens the database ahead of a read of kept texts (./kept.ts), so that opening it is not on the
+ * way to the first page of an encrypted conversation: called once the person has one, and as
+ * such a conversation's page is asked for.
+ */
+export function warmVault(): void {
+  db().catch(() => undefined);
+}
+
+/**
  * The kept texts of these messages for one device, read in one transaction and unsealed at
  * once, by message id; an absent one is left out. Used by the page as well as the worker: it
  * never makes the sealing key, so a browser that has none yet reads nothing.

@@ -4,7 +4,7 @@ import { gql } from '../api/graphql.ts';
 import { MESSAGES, THREAD } from '../api/queries.ts';
 import type { Message, MessagePage } from '../api/types.ts';
 
-import { readablePage } from '../e2ee/glue.ts';
+import { aboutToRead, readablePage } from '../e2ee/glue.ts';
 
 import { conversations, rememberUsers } from './store.ts';
 
@@ -201,6 +201,7 @@ export function conversationTimeline(conversationId: string): Timeline {
     `c:${conversationId}`,
     () =>
       new Timeline(conversationId, async (args) => {
+        aboutToRead(conversationId);
         const d = await gql<{ messages: MessagePage }>(MESSAGES, {
           id: conversationId,
           limit: PAGE_SIZE,

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
 
 import { gql } from '../api/graphql.ts';
 import { JOIN_CHANNEL, LEAVE_CHANNEL, LEAVE_CONVERSATION, MARK_READ } from '../api/queries.ts';
@@ -117,8 +117,13 @@ function OpenMember({ c }: { c: Conversation }) {
   const timeline = conversationTimeline(c.id);
   const title = titleOf(c);
 
-  useEffect(() => {
+  // The first page is asked for before the view is painted (an effect runs after the paint): the
+  // request is on its way while the browser lays out the header and the composer.
+  useLayoutEffect(() => {
     if (!timeline.ready.value || timeline.stale) void timeline.open();
+  }, [c.id]);
+
+  useEffect(() => {
     onResync(() => void timeline.open());
     void refreshConversation(c.id).then(() => {
       const conv = conversations.value[c.id];

@@ -41,8 +41,10 @@ const pgTypes = {
  *   keys are arrays of unknown length, so the generic plan's estimate stays above the custom
  *   ones'): 0.4 ms of planning for 0.08 ms of execution, on every request's session read. Every
  *   named statement is a lookup by key whose generic plan uses its index
- *   (test/foundation/batched-read-plans.test.ts); unnamed statements are planned per call as
- *   before. Needs PostgreSQL 12 or later.
+ *   (test/foundation/batched-read-plans.test.ts). PostgreSQL applies it to unnamed statements
+ *   with parameters as well: a statement whose plan depends on a value (a row count, a time
+ *   bound) writes that value into its text (services/search: `timeWalkStep`). Needs PostgreSQL
+ *   12 or later.
  * - the schema's `search_path`, when one is given.
  *
  * In the URL, not beside it: node-postgres lets the connection string's parameters override the

@@ -1,6 +1,6 @@
 import { signal } from '@preact/signals';
 
-import { gql, gqlBatch } from '../api/graphql.ts';
+import { gql, gqlAt, gqlBatch } from '../api/graphql.ts';
 import {
   MARK_ALL_NOTIFICATIONS_READ,
   MARK_NOTIFICATION_READ,
@@ -8,11 +8,15 @@ import {
   UNREAD_NOTIFICATIONS,
 } from '../api/notification-queries.ts';
 
+import { remoteHosts } from '../remote/routing.ts';
+
 import { conversations, patchConversation } from './store.ts';
 import { reading, sidePane } from './view.ts';
 
 // The person's notifications (docs/notifications.md): how many are unread in all, for the
-// inbox button, and each conversation's `mentionCount` kept current by the live events.
+// inbox button, and each conversation's `mentionCount` kept current by the live events. Each
+// host of a workspace or conversation of the person keeps their notifications there; they are
+// read through the relay and counted with this server's (docs/web-client.md).
 
 /** Unread notifications in all (the inbox button's badge). */
 export const unreadNotifications = signal(0);
@@ -20,12 +24,32 @@ export const unreadNotifications = signal(0);
 export const notificationsChanged = signal(0);
 
 let counting: Promise<void> | null = null;
+/** Each host's unread count at its last answer: a host that cannot be reached keeps its share. */
+export const hostUnread = new Map<string, number>();
 
-/** Reads the unread count again (after a read marker moved, or events may be missing). */
-export function refreshNotificationCount(): Promise<void> {
-  counting ??= gql<{ notifications: { unreadCount: number } }>(UNREAD_NOTIFICATIONS)
+/** A host's unread count, or its last one when it cannot be reached. */
+function unreadAt(host: string): Promise<number> {
+  return gqlAt<{ notifications: { unreadCount: number } }>(host, UNREAD_NOTIFICATIONS)
     .then((d) => {
-      unreadNotifications.value = d.notifications.unreadCount;
+      hostUnread.set(host, d.notifications.unreadCount);
+      return d.notifications.unreadCount;
+    })
+    .catch(() => hostUnread.get(host) ?? 0);
+}
+
+/**
+ * Reads the unread count again (after a read marker moved, or events may be missing): this
+ * server's and each host's.
+ */
+export function refreshNotificationCount(): Promise<void> {
+  counting ??= Promise.all([
+    gql<{ notifications: { unreadCount: number } }>(UNREAD_NOTIFICATIONS).then(
+      (d) => d.notifications.unreadCount,
+    ),
+    ...remoteHosts.value.map(unreadAt),
+  ])
+    .then((counts) => {
+      unreadNotifications.value = counts.reduce((a, b) => a + b, 0);
     })
     .catch(() => undefined)
     .finally(() => {
@@ -110,7 +134,13 @@ export async function readThreadNotifications(conversationId: string, rootId: st
   await refreshNotificationCount();
 }
 
+/** Marks every notification read, here and on each host (one that cannot be reached says so). */
 export async function markAllNotificationsRead(): Promise<void> {
+  const hosts = await Promise.allSettled(
+    remoteHosts.value.map((host) => gqlAt(host, MARK_ALL_NOTIFICATIONS_READ)),
+  );
   await gql(MARK_ALL_NOTIFICATIONS_READ);
   notificationsRead({ all: true });
+  const failed = hosts.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
 }

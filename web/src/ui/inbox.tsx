@@ -1,9 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 
-import { gql } from '../api/graphql.ts';
+import { ApiError, gqlAt } from '../api/graphql.ts';
 import { NOTIFICATIONS } from '../api/notification-queries.ts';
 import type { AppNotification, NotificationKind } from '../api/types.ts';
+import { hostOfId, remoteHosts } from '../remote/routing.ts';
 import {
+  hostUnread,
   markAllNotificationsRead,
   markNotificationRead,
   notificationsChanged,
@@ -42,26 +44,63 @@ function excerpt(n: AppNotification): string {
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
+/** Where the list goes on, by server (null for this one, else a host): the next page's cursor. */
+type Cursors = Map<string | null, string>;
+
+const newestFirst = (a: AppNotification, b: AppNotification) =>
+  a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0;
+
 /**
  * The notifications inbox: mentions, replies in threads, keyword hits and direct messages,
- * newest first, unread ones marked; choosing one opens the message and marks it read.
+ * newest first, unread ones marked; choosing one opens the message and marks it read. Those of
+ * each host the person uses are read from it through the relay and shown among this server's.
  */
 export default function Inbox() {
   const [unreadOnly, setUnreadOnly] = useState(true);
   const [items, setItems] = useState<AppNotification[] | null>(null);
-  const [next, setNext] = useState<string | null>(null);
+  const [next, setNext] = useState<Cursors | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const [hostError, setHostError] = useState<unknown>(null);
   const close = () => (inboxOpen.value = false);
 
-  const load = async (before: string | null) => {
+  // A page from each server at once (the next page of each that has more), merged newest first.
+  const load = async (more: Cursors | null) => {
+    const servers = more ? [...more.keys()] : [null, ...remoteHosts.value];
     try {
-      const d = await gql<{ notifications: Page }>(NOTIFICATIONS, { before, unreadOnly });
-      const page = d.notifications;
-      rememberUsers(page.items.map((n) => n.actor));
-      putConversations(page.items.flatMap((n) => (n.conversation ? [n.conversation] : [])));
-      setItems((had) => (before && had ? [...had, ...page.items] : page.items));
-      setNext(page.hasMore ? page.nextCursor : null);
-      unreadNotifications.value = page.unreadCount;
+      const pages = await Promise.all(
+        servers.map(async (server) => {
+          const before = more?.get(server) ?? null;
+          try {
+            const d = await gqlAt<{ notifications: Page }>(server, NOTIFICATIONS, {
+              before,
+              unreadOnly,
+            });
+            return { server, page: d.notifications, failed: null };
+          } catch (err) {
+            // This server's refusal is the inbox's; a host's leaves the others to show.
+            if (server === null || !(err instanceof ApiError)) throw err;
+            return { server, page: null, failed: err };
+          }
+        }),
+      );
+      const got = pages.flatMap((p) => p.page?.items ?? []);
+      rememberUsers(got.map((n) => n.actor));
+      putConversations(got.flatMap((n) => (n.conversation ? [n.conversation] : [])));
+      setItems((had) => [...(more && had ? had : []), ...got].sort(newestFirst));
+      const cursors: Cursors = new Map();
+      for (const p of pages) {
+        if (p.page?.hasMore && p.page.nextCursor) cursors.set(p.server, p.page.nextCursor);
+      }
+      setNext(cursors.size ? cursors : null);
+      if (!more) {
+        let count = 0;
+        for (const p of pages) {
+          if (p.page && p.server) hostUnread.set(p.server, p.page.unreadCount);
+          count += p.page ? p.page.unreadCount : (hostUnread.get(p.server ?? '') ?? 0);
+        }
+        unreadNotifications.value = count;
+      }
+      setHostError(pages.find((p) => p.failed)?.failed ?? null);
       setError(null);
     } catch (err) {
       setError(err);
@@ -107,6 +146,7 @@ export default function Inbox() {
       </div>
       <PushOffer compact />
       <ErrorText error={error} />
+      <ErrorText error={hostError} />
       {items === null && !error && <p class="loading">Loading…</p>}
       {items && items.length === 0 && (
         <p class="empty">
@@ -135,7 +175,9 @@ function InboxItem({ n, onOpen }: { n: AppNotification; onOpen: () => void }) {
   const who = n.actor ? (n.actor.displayName ?? n.actor.username) : 'Someone';
   const c = n.conversation;
   const w = c && workspaces.value.find((x) => x.id === c.serverId);
-  const where = c ? `${titleOf(c)}${w && !w.isDirect ? ` · ${w.name}` : ''}` : 'a conversation';
+  const host = hostOfId(n.id);
+  const place = w && !w.isDirect ? ` · ${w.name}` : '';
+  const where = c ? `${titleOf(c)}${place}${host ? ` on ${host}` : ''}` : 'a conversation';
   return (
     <li class={n.read ? 'inbox-item' : 'inbox-item unread'}>
       <button type="button" class="hit" onClick={onOpen}>

@@ -47,6 +47,15 @@ function unreadIn(serverId: string): number {
   return n;
 }
 
+/** Mentions of the person not yet read in a workspace (a host's counted by the host). */
+function mentionsIn(serverId: string): number {
+  let n = 0;
+  for (const c of Object.values(conversations.value)) {
+    if (c.serverId === serverId && c.isMember) n += c.mentionCount ?? 0;
+  }
+  return n;
+}
+
 /** The column of workspaces, with the direct messages first. */
 export function WorkspaceRail() {
   const [dialog, setDialog] = useState<SidebarDialog | null>(null);
@@ -57,6 +66,7 @@ export function WorkspaceRail() {
       <ul class="plain">
         {workspaces.value.map((w) => {
           const unread = unreadIn(w.id);
+          const mentions = mentionsIn(w.id);
           const host = hostOfId(w.id);
           const label = w.isDirect ? 'Direct messages' : host ? `${w.name} on ${host}` : w.name;
           return (
@@ -70,7 +80,11 @@ export function WorkspaceRail() {
                   navigate({ name: 'workspace', serverId: w.id, conversationId: null })
                 }
               >
-                <span class="visually-hidden">{`${label}${unread ? `, ${unread} unread` : ''}`}</span>
+                <span class="visually-hidden">
+                  {`${label}${unread ? `, ${unread} unread` : ''}${
+                    mentions ? `, ${mentions} mention${mentions === 1 ? '' : 's'}` : ''
+                  }`}
+                </span>
                 {w.isDirect ? (
                   <Icon name="mail" />
                 ) : (
@@ -81,7 +95,13 @@ export function WorkspaceRail() {
                     <Icon name="globe" />
                   </span>
                 )}
-                {unread > 0 && <span class="dot" aria-hidden="true" />}
+                {mentions > 0 ? (
+                  <span class="rail-count" aria-hidden="true">
+                    {mentions > 99 ? '99+' : mentions}
+                  </span>
+                ) : (
+                  unread > 0 && <span class="dot" aria-hidden="true" />
+                )}
               </button>
             </li>
           );

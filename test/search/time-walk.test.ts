@@ -147,4 +147,19 @@ describe.runIf(TEST_DB === 'postgres')('search walk in time order (PostgreSQL)',
     const rows = await timeWalkQuery(t.ctx.db.kysely, OCELOT, {}, {}, 3).execute();
     expect(rows.map((r) => r.id)).toEqual(['walk-older-release', rows[1]!.id, rows[2]!.id]);
   });
+
+  it('walks from a cursor of any time a cursor may hold, written into the statement', async () => {
+    // Sixteen digits, past what a double holds exactly: a forged cursor, answered as any other.
+    const far = (text: string) => Buffer.from(text).toString('base64url');
+    const search = `query($after: String, $order: SearchOrder) {
+      searchMessages(query: "ocelot", after: $after, order: $order, limit: 2) {
+        items { message { id } } } }`;
+    for (const [after, order] of [
+      [far('9999999999999999:zzz'), 'NEWEST'],
+      [far('relevance:9999999999999999:0'), 'RELEVANCE'],
+    ]) {
+      const page = ok(await t.gql(search, { after, order }, ann)).searchMessages;
+      expect(page.items).toHaveLength(2);
+    }
+  });
 });

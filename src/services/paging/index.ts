@@ -1,6 +1,7 @@
 // The paging area's surface: what other areas and the edges use of it (docs/architecture.md,
 // "Area surfaces"). The area's own files import each other directly, never this file.
 export {
+  inlineInteger,
   keyCursor,
   keysetPageOf,
   keysetQuery,

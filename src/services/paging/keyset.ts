@@ -80,12 +80,15 @@ export function keysetSlice<DB, TB extends keyof DB, O>(
   return q
     .orderBy(at, walk)
     .orderBy(key, walk)
-    .limit(inline ? wholeNumber(take) : take);
+    .limit(inline ? inlineInteger(take) : take);
 }
 
-/** A whole number written into a statement as it is (`inline` above). */
-function wholeNumber(n: number): RawBuilder<number> {
-  if (!Number.isSafeInteger(n)) throw new Error(`not a whole number: ${n}`);
+/**
+ * A whole number written into a statement as it is (`inline` above), so PostgreSQL plans for
+ * it. Any integer within a bigint's range: a cursor's time may be a forged one of 16 digits.
+ */
+export function inlineInteger(n: number): RawBuilder<number> {
+  if (!Number.isInteger(n) || Math.abs(n) >= 9e18) throw new Error(`not a whole number: ${n}`);
   return sql.lit(n);
 }
 
@@ -107,7 +110,7 @@ export function pastCursor(
   const at = sql.ref(cols.at);
   const key = sql.ref(cols.key);
   const op = sql.raw(walk === 'asc' ? '>' : '<');
-  const t = inline ? wholeNumber(cursor.at) : cursor.at;
+  const t = inline ? inlineInteger(cursor.at) : cursor.at;
   return sql<boolean>`${at} ${op}= ${t} and (${at} ${op} ${t} or (${at} = ${t} and ${key} ${op} ${cursor.id}))`;
 }
 

@@ -10,7 +10,7 @@ import {
 import type { Dialect, Executor } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import type { MessageTable } from '../../db/tables/messages.js';
-import { keysetSlice, pastCursor, type KeysetFrom } from '../paging/index.js';
+import { inlineInteger, keysetSlice, pastCursor, type KeysetFrom } from '../paging/index.js';
 
 // Reading the message search index (docs/search.md). A query reaches the databases as terms
 // only, so both find the same rows: every group must have one of its terms, every prefix must
@@ -492,12 +492,6 @@ export async function messagesByIds(
   return new Map(rows.map((m) => [m.id, m]));
 }
 
-/** A whole number inlined into a statement: PostgreSQL plans it for its value. */
-function planned(n: number): RawBuilder<number> {
-  if (!Number.isSafeInteger(n)) throw new Error(`not a whole number: ${n}`);
-  return sql.lit(n);
-}
-
 /**
  * PostgreSQL: whether `padded` (a row's terms between two spaces) satisfies the match, as
  * `termsMatcher` checks it in the server: a term is held when it stands between two spaces.
@@ -578,13 +572,13 @@ export function timeWalkQuery(
   const bounds: RawBuilder<boolean>[] = [];
   if (cursor) {
     const op = sql.raw(walk === 'asc' ? '>' : '<');
-    const t = planned(cursor.at);
+    const t = inlineInteger(cursor.at);
     bounds.push(
       sql`${at} ${op}= ${t} and (${at} ${op} ${t} or (${at} = ${t} and ${key} ${op} ${cursor.id}))`,
     );
   }
-  if (typeof filters.from === 'number') bounds.push(sql`${at} >= ${planned(filters.from)}`);
-  if (typeof filters.to === 'number') bounds.push(sql`${at} < ${planned(filters.to)}`);
+  if (typeof filters.from === 'number') bounds.push(sql`${at} >= ${inlineInteger(filters.from)}`);
+  if (typeof filters.to === 'number') bounds.push(sql`${at} < ${inlineInteger(filters.to)}`);
   const where = bounds.length ? sql`where ${sql.join(bounds, sql` and `)}` : sql``;
   const order = sql.raw(walk);
   const padded = sql<string>`x.p`;
@@ -595,7 +589,7 @@ export function timeWalkQuery(
           row_number() over () as n, ${paddedHolds(padded, match)} as hit
         from (select ${key} as id, ${at} as "at", ' ' || s.terms || ' ' as p
           from message_search as s ${where}
-          order by ${at} ${order}, ${key} ${order} limit ${planned(limit)}) as x)`,
+          order by ${at} ${order}, ${key} ${order} limit ${inlineInteger(limit)}) as x)`,
     )
     .selectFrom('w')
     .leftJoinLateral(

@@ -204,6 +204,39 @@ describe('federation: relay A, host B, relay C', () => {
     }
   });
 
+  it('a person of A named as `@alice@<A>` on B is told of it there, and no one else', async () => {
+    const text = `@alice@${a.id}. look at this, not @alice@elsewhere.example`;
+    const sent = await viaRelay(c, carol, b.id, SEND, { c: channelId, text });
+    expect(sent.json().errors).toBeUndefined();
+    const shadow = await b.ctx.db.kysely
+      .selectFrom('account')
+      .select('id')
+      .where('usernameKey', '=', `alice@${a.id}`)
+      .executeTakeFirstOrThrow();
+    const read = await viaRelay(
+      a,
+      alice,
+      b.id,
+      `query($c: ID!) { messages(conversationId: $c, limit: 1) { items { text mentions { userIds } } } }`,
+      { c: channelId },
+    );
+    expect(read.json().data.messages.items[0]).toEqual({
+      text,
+      mentions: { userIds: [shadow.id] },
+    });
+    const told = await viaRelay(
+      a,
+      alice,
+      b.id,
+      `{ notifications(unreadOnly: true, limit: 5) { items { kind message { text } } } }`,
+    );
+    expect(told.json().errors).toBeUndefined();
+    expect(told.json().data.notifications.items).toContainEqual({
+      kind: 'MENTION',
+      message: { text },
+    });
+  });
+
   it("a device A revokes is refused on B (applyRemoteRevocation through A's outbox)", async () => {
     const phone = await linkDevice(a, alice);
     const viaPhone = await viaRelay(a, phone, b.id, READ, { c: channelId });

@@ -39,6 +39,18 @@ const INLINE: Array<[string, Inline[]]> = [
     [{ t: 'link', href: 'https://example.com/docs', children: [text('the docs')] }],
   ],
   ['hi @bob.', [text('hi '), { t: 'mention', name: 'bob', raw: '@bob' }, text('.')]],
+  [
+    'hi @ann@chat.example.org:8443.',
+    [
+      text('hi '),
+      { t: 'mention', name: 'ann@chat.example.org:8443', raw: '@ann@chat.example.org:8443' },
+      text('.'),
+    ],
+  ],
+  [
+    '@ann@b.example: hi',
+    [{ t: 'mention', name: 'ann@b.example', raw: '@ann@b.example' }, text(': hi')],
+  ],
   ['mail bob@example.com', [text('mail bob@example.com')]],
   ['in #general', [text('in '), { t: 'channel', name: 'general', raw: '#general' }]],
   [

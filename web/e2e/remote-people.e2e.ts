@@ -289,6 +289,16 @@ describe('people of a workspace on another server', () => {
     await expect
       .poll(async () => (await inbox.getAttribute('aria-label')) ?? '', { timeout: 15_000 })
       .toBe('Notifications');
+
+    // Named as the host knows her, `@alice@<relay>`: the host counts it as her mention, and her
+    // page shows it as hers.
+    const relayId = `127.0.0.1:${relay.port}`;
+    await composer(bob.page).fill(`@alice@${relayId} the boat is yours`);
+    await composer(bob.page).press('Enter');
+    const named = timeline(a).locator('article.msg', { hasText: 'the boat is yours' });
+    await named
+      .locator('.mention.mention-me', { hasText: `@alice@${relayId}` })
+      .waitFor({ timeout: 20_000 });
   });
 
   it('leaves no page errors or policy violations', () => {

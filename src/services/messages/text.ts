@@ -52,14 +52,18 @@ export interface StoredMentions {
 export const NO_MENTIONS: StoredMentions = { users: [], channels: [], here: false, channel: false };
 
 // A mention starts the text or follows a character that cannot be part of a name, so that
-// e-mail addresses (`a@b.org`) and URL fragments (`/#top`) are not mentions.
-const USER_RE = /(?<![\p{L}\p{N}_.@/-])@([\p{L}\p{N}_.-]{1,64})/gu;
+// e-mail addresses (`a@b.org`) and URL fragments (`/#top`) are not mentions. A person of another
+// server is named as they are known here, `@<name>@<server id>` (docs/federation.md), the
+// server id a DNS name or IPv4 address with an optional port.
+const USER_RE =
+  /(?<![\p{L}\p{N}_.@/-])@([\p{L}\p{N}_.-]{1,64}(?:@[A-Za-z0-9.-]{1,253}(?::\d{1,5})?)?)/gu;
 const CHANNEL_RE = /(?<![\p{L}\p{N}_&/#-])#([\p{L}\p{N}_-]{1,80})/gu;
 const MAX_MENTIONS = 50;
 
 /**
- * Finds `@username`, `#channel`, `@here` and `@channel` (or `@everyone`) in a text (at most 50
- * names of each kind). The three keywords are reserved usernames, so none is ever a person.
+ * Finds `@username` (`@name@server` for a person of another server), `#channel`, `@here` and
+ * `@channel` (or `@everyone`) in a text (at most 50 names of each kind). The three keywords are
+ * reserved usernames, so none is ever a person.
  */
 export function parseMentions(text: string): ParsedMentions {
   const usernames = new Set<string>();

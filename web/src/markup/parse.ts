@@ -39,7 +39,8 @@ const INLINE = new RegExp(
     `(?<del>~~(?=\\S)(?<delIn>[^\\n]{0,${MAX_SPAN}}?\\S)~~)`,
     `(?<em1>(?<![\\p{L}\\p{N}*])\\*(?=[^\\s*])(?<em1In>[^*\\n]{0,${MAX_SPAN}}?[^\\s*])\\*(?![\\p{L}\\p{N}*]))`,
     `(?<em2>(?<![\\p{L}\\p{N}_])_(?=[^\\s_])(?<em2In>[^_\\n]{0,${MAX_SPAN}}?[^\\s_])_(?![\\p{L}\\p{N}_]))`,
-    '(?<mention>(?<![\\p{L}\\p{N}_.])@[A-Za-z0-9][A-Za-z0-9._-]*)',
+    // `@name`, or `@name@server` for a person of another server (src/services/messages/text.ts).
+    '(?<mention>(?<![\\p{L}\\p{N}_.])@[A-Za-z0-9][A-Za-z0-9._-]*(?:@[A-Za-z0-9.-]+(?::\\d{1,5})?)?)',
     '(?<channel>(?<![\\p{L}\\p{N}_&])#[a-z0-9_-]+)',
     '(?<emoji>:[A-Za-z0-9_+-]{2,32}:)',
   ].join('|'),

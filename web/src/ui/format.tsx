@@ -3,6 +3,7 @@ import type { ComponentChildren } from 'preact';
 import type { Message } from '../api/types.ts';
 import { parseMarkup, safeHref, type Block, type Inline } from '../markup/parse.ts';
 import { pictureOf } from '../remote/host-image.ts';
+import { isSelf } from '../remote/routing.ts';
 import { findCustomEmoji } from '../state/emoji.ts';
 import { conversations, me, serverIdOf, users } from '../state/store.ts';
 
@@ -64,7 +65,9 @@ function inline(nodes: Inline[], w: Where): ComponentChildren[] {
         }
         const u = userByName(n.name);
         if (!u || !w.mentions.userIds.includes(u.id)) return n.raw;
-        return <span class={u.id === w.myId ? 'mention mention-me' : 'mention'}>{n.raw}</span>;
+        // On a host the person is `<name>@<relay>` there (isSelf).
+        const mine = isSelf(u.id, w.myId);
+        return <span class={mine ? 'mention mention-me' : 'mention'}>{n.raw}</span>;
       }
       case 'channel': {
         const ch = w.mentions.channelIds

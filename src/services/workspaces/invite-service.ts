@@ -36,18 +36,17 @@ import {
 } from './queries.js';
 import type { WorkspaceService, WorkspaceView } from './workspace-service.js';
 
-/** An invite as its creator and the workspace's staff see it (never its token). */
-export interface InviteView {
-  id: string;
+/**
+ * An invite as its creator and the workspace's staff see it (never its token): the columns it
+ * shows as they are stored, and its workspace, creator, guest channels and state named as the
+ * API names them.
+ */
+export interface InviteView extends Pick<
+  WorkspaceInviteTable,
+  'id' | 'role' | 'createdAt' | 'expiresAt' | 'maxUses' | 'uses' | 'revokedAt' | 'email'
+> {
   serverId: string;
-  role: 'member' | 'guest';
   createdById: string;
-  createdAt: number;
-  expiresAt: number | null;
-  maxUses: number | null;
-  uses: number;
-  revokedAt: number | null;
-  email: string | null;
   channelIds: string[];
   state: 'active' | 'expired' | 'revoked' | 'usedUp';
 }

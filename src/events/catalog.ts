@@ -1,3 +1,5 @@
+import type { LinkPreviewTable } from '../db/tables/link-previews.js';
+
 import type { BusEvent } from './bus.js';
 
 // The event catalog (docs/events.md explains each kind and its payload). Topics:
@@ -131,18 +133,15 @@ export interface MessagePayload {
   [field: string]: unknown;
 }
 
-/** A link preview as `MessageUpdated` carries it (the GraphQL `LinkPreview` fields). */
-export interface LinkPreviewPayload {
-  url: string;
+/**
+ * A link preview as `MessageUpdated` carries it (the GraphQL `LinkPreview` fields): its stored
+ * columns as they stand, `kind` one of the two kinds.
+ */
+export interface LinkPreviewPayload extends Pick<
+  LinkPreviewTable,
+  'url' | 'title' | 'description' | 'imageUrl' | 'siteName' | 'mimeType' | 'size'
+> {
   kind: 'page' | 'image';
-  title: string | null;
-  description: string | null;
-  imageUrl: string | null;
-  siteName: string | null;
-  /** The image's media type (image previews). */
-  mimeType: string | null;
-  /** The image's size in bytes (image previews). */
-  size: number | null;
 }
 
 /** Event kind -> its own payload fields, besides the routing ones (docs/events.md). */

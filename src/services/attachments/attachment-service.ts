@@ -149,8 +149,7 @@ export class AttachmentService {
     actor: Actor,
     input: { conversationId: unknown; fileName: unknown; contentType?: unknown },
   ): Promise<{ attachmentId: string; uploadToken: string }> {
-    assertFeature(this.deps.config, 'attachments');
-    const accountId = actingAccountId(actor);
+    const accountId = this.caller(actor);
     const fileName = checkFileName(input.fileName);
     if (!plausibleId(input.conversationId)) throw notFound('conversation');
     const row = await findConversationAccess(this.kysely, input.conversationId, accountId);
@@ -204,8 +203,7 @@ export class AttachmentService {
     actor: Actor,
     input: { attachmentId: unknown; uploadToken: unknown },
   ): Promise<AuthorizedUpload> {
-    assertFeature(this.deps.config, 'attachments');
-    const accountId = actingAccountId(actor);
+    const accountId = this.caller(actor);
     if (typeof input.uploadToken !== 'string' || input.uploadToken === '') {
       throw validation('the upload_token field is missing');
     }
@@ -297,8 +295,7 @@ export class AttachmentService {
     actor: Actor,
     input: { attachmentId: unknown; messageId: unknown },
   ): Promise<AttachmentPayload> {
-    assertFeature(this.deps.config, 'attachments');
-    const accountId = actingAccountId(actor);
+    const accountId = this.caller(actor);
     const row = await this.own(accountId, input.attachmentId);
     if (row.uploadedAt === null) throw validation('upload the file before finalizing it');
     if (!plausibleId(input.messageId)) throw notFound('message');
@@ -347,8 +344,7 @@ export class AttachmentService {
     attachmentIds: readonly unknown[],
     conversationId: unknown,
   ): Promise<string[]> {
-    assertFeature(this.deps.config, 'attachments');
-    const accountId = actingAccountId(actor);
+    const accountId = this.caller(actor);
     const ids = [...new Set(attachmentIds)];
     if (ids.length > MAX_ATTACHMENTS_PER_MESSAGE) {
       throw validation(`a message has at most ${MAX_ATTACHMENTS_PER_MESSAGE} attachments`, {
@@ -370,8 +366,7 @@ export class AttachmentService {
 
   /** Removes one of the caller's attachments, finalized or not (its message stays). */
   async delete(actor: Actor, attachmentId: unknown): Promise<boolean> {
-    assertFeature(this.deps.config, 'attachments');
-    const row = await this.own(actingAccountId(actor), attachmentId);
+    const row = await this.own(this.caller(actor), attachmentId);
     return deleteAttachmentRow(this.kysely, row.id);
   }
 
@@ -380,8 +375,7 @@ export class AttachmentService {
    * before finalizing, for the uploader only); NOT_FOUND for anyone else, as for no attachment.
    */
   async download(actor: Actor, attachmentId: unknown): Promise<AttachmentDownload> {
-    assertFeature(this.deps.config, 'attachments');
-    const accountId = actingAccountId(actor);
+    const accountId = this.caller(actor);
     if (!plausibleId(attachmentId)) throw notFound('attachment');
     const row = await findAttachment(this.kysely, attachmentId);
     if (!row || row.sha256 === null || row.sizeBytes === null) throw notFound('attachment');
@@ -474,6 +468,12 @@ export class AttachmentService {
     } catch {
       return false;
     }
+  }
+
+  /** The account a call acts for, once the feature is known to be on (FEATURE_DISABLED first). */
+  private caller(actor: Actor): string {
+    assertFeature(this.deps.config, 'attachments');
+    return actingAccountId(actor);
   }
 
   /** The caller's own attachment; NOT_FOUND for any other. */

@@ -63,6 +63,8 @@ export const DEFAULT_SEARCH_TUNING: SearchTuning = {
 const KEEP_ALL = () => true;
 /** Rows read at a time, at least, while a check in the server may drop some. */
 const KEEP_READ_AHEAD = 100;
+/** Rows one read in index order takes at most, unless one millisecond holds more. */
+const INDEX_ORDER_MAX = 4096;
 
 /**
  * Up to `want` messages that `accountId` may read matching `match` (and `keep`, checked in the
@@ -106,6 +108,40 @@ export async function findMessages(
       const last = rows[rows.length - 1];
       if (rows.length < n || !last) return found;
       position = next(last);
+    }
+  };
+  /**
+   * Through the index's time order (SQLite): reads matches the caller may read from FTS5 in
+   * `doc` order, puts each millisecond's rows in (time, id) order, and keeps those `keep` keeps
+   * until `want`. A read that came back full may have stopped inside a millisecond: that
+   * millisecond is read again with the next.
+   */
+  const inIndexOrder = async () => {
+    const back = Boolean(from.before);
+    // The walking order: newest first going on (`after`), oldest first going back (`before`).
+    const inOrder = (a: MessageTable, b: MessageTable) => {
+      const d =
+        Number(a.createdAt) - Number(b.createdAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+      return back ? d : -d;
+    };
+    let position = from;
+    let n = Math.max(want, tuning.indexOrderFirst);
+    for (;;) {
+      const rows = await indexOrderRows(db.kysely, accountId, match, filters, position, n);
+      const full = rows.length === n;
+      rows.sort(inOrder);
+      const lastAt = Number(rows[rows.length - 1]?.createdAt);
+      const done = full ? rows.filter((m) => Number(m.createdAt) !== lastAt) : rows;
+      for (const m of done) if (keep(m) && found.push(m) === want) return found;
+      if (!full) return found;
+      const last = done[done.length - 1];
+      if (last) {
+        position = next(last);
+        n = Math.min(n * 2, Math.max(INDEX_ORDER_MAX, n));
+      } else {
+        // The whole read fell within one millisecond: read it again, twice as many.
+        n *= 2;
+      }
     }
   };
   const indexed = usesIndex(match);
@@ -210,7 +246,7 @@ export async function findMessages(
     !filters.conversationIds &&
     !filters.authorId
   ) {
-    return inIndexOrder(db, tuning, accountId, match, filters, from, want, keep);
+    return inIndexOrder();
   }
   if (indexed) {
     // A prefix is counted by merging the lists of every term it begins (FTS5 and GIN alike)
@@ -227,51 +263,4 @@ export async function findMessages(
   }
   if (await walkOn(Infinity)) return found;
   return sorted(walk.position);
-}
-
-/** Rows one read in index order takes at most, unless one millisecond holds more. */
-const INDEX_ORDER_MAX = 4096;
-
-/**
- * `findMessages` through the index's time order (SQLite): reads matches the caller may read
- * from FTS5 in `doc` order, puts each millisecond's rows in (time, id) order, and keeps those
- * `keep` keeps until `want`. A read that came back full may have stopped inside a millisecond:
- * that millisecond is read again with the next.
- */
-async function inIndexOrder(
-  db: Db,
-  tuning: SearchTuning,
-  accountId: string,
-  match: IndexMatch,
-  filters: MessageSearchFilters,
-  from: KeysetFrom,
-  want: number,
-  keep: (m: MessageTable) => boolean,
-): Promise<MessageTable[]> {
-  const found: MessageTable[] = [];
-  const back = Boolean(from.before);
-  // The walking order: newest first going on (`after`), oldest first going back (`before`).
-  const inOrder = (a: MessageTable, b: MessageTable) => {
-    const d = Number(a.createdAt) - Number(b.createdAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-    return back ? d : -d;
-  };
-  let position = from;
-  let n = Math.max(want, tuning.indexOrderFirst);
-  for (;;) {
-    const rows = await indexOrderRows(db.kysely, accountId, match, filters, position, n);
-    const full = rows.length === n;
-    rows.sort(inOrder);
-    const lastAt = Number(rows[rows.length - 1]?.createdAt);
-    const done = full ? rows.filter((m) => Number(m.createdAt) !== lastAt) : rows;
-    for (const m of done) if (keep(m) && found.push(m) === want) return found;
-    if (!full) return found;
-    const last = done[done.length - 1];
-    if (last) {
-      position = { [back ? 'before' : 'after']: { at: Number(last.createdAt), id: last.id } };
-      n = Math.min(n * 2, Math.max(INDEX_ORDER_MAX, n));
-    } else {
-      // The whole read fell within one millisecond: read it again, twice as many.
-      n *= 2;
-    }
-  }
 }

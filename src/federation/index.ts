@@ -5,7 +5,6 @@ import type { Db } from '../db/database.js';
 import type { Tx } from '../db/transaction.js';
 import type { Clock } from '../lib/clock.js';
 import { TokenBucketLimiter } from '../lib/token-bucket.js';
-import { accountNotBlocked } from '../services/principals/index.js';
 import type { ServerKeys } from '../services/instance/index.js';
 import type { SessionService } from '../services/sessions/index.js';
 
@@ -17,6 +16,7 @@ import { EventDelivery } from './event-delivery.js';
 import { FederationService } from './federation-service.js';
 import { ServerKeyLog } from './key-log.js';
 import { PeerDirectory, PeerKeyError } from './peers.js';
+import { reachableRemotePeople } from './queries.js';
 import { Revocations } from './revocations.js';
 import { S2sClient } from './s2s-client.js';
 import { S2sOutbox } from './s2s-outbox.js';
@@ -185,21 +185,7 @@ function unreachablePeers(): PeerDirectory {
  */
 async function reopenBridges(db: Db, bridge: EventBridge, log: Logger): Promise<void> {
   try {
-    const rows = await db.kysely
-      .selectFrom('account')
-      .select(['id', 'username', 'homeServer'])
-      .where('homeServer', 'is not', null)
-      .where('deletedAt', 'is', null)
-      .where(({ exists, selectFrom }) =>
-        exists(
-          selectFrom('remote_device')
-            .select('remote_device.accountId')
-            .whereRef('remote_device.accountId', '=', 'account.id')
-            .where('remote_device.revokedAt', 'is', null),
-        ),
-      )
-      .where(accountNotBlocked())
-      .execute();
+    const rows = await reachableRemotePeople(db.kysely);
     for (const row of rows) {
       const relay = row.homeServer!.toLowerCase();
       const user = row.username.endsWith(`@${relay}`)

@@ -275,14 +275,12 @@ export async function wakeEventDeliveries(db: Executor, relay: string, now: numb
 }
 
 /**
- * Whether a person of another server may still get events from here: their account is not
- * deleted, no principal block covers it, and a device of theirs is not revoked.
+ * The accounts that may still get events from here: not deleted, no principal block covers
+ * them, and a device of theirs from another server is not revoked.
  */
-export async function remotePersonReachable(db: Executor, accountId: string): Promise<boolean> {
-  const row = await db
+function reachableAccounts(db: Executor) {
+  return db
     .selectFrom('account')
-    .select('id')
-    .where('id', '=', accountId)
     .where('deletedAt', 'is', null)
     .where(accountNotBlocked())
     .where(({ exists, selectFrom }) =>
@@ -292,9 +290,24 @@ export async function remotePersonReachable(db: Executor, accountId: string): Pr
           .whereRef('remote_device.accountId', '=', 'account.id')
           .where('remote_device.revokedAt', 'is', null),
       ),
-    )
+    );
+}
+
+/** Whether a person of another server may still get events from here (`reachableAccounts`). */
+export async function remotePersonReachable(db: Executor, accountId: string): Promise<boolean> {
+  const row = await reachableAccounts(db)
+    .select('id')
+    .where('id', '=', accountId)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** Every person of another server who may still get events from here, with their home server. */
+export async function reachableRemotePeople(db: Executor) {
+  return reachableAccounts(db)
+    .select(['id', 'username', 'homeServer'])
+    .where('homeServer', 'is not', null)
+    .execute();
 }
 
 /** The oldest undelivered events of a person, in the order recorded. */

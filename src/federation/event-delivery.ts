@@ -1,7 +1,4 @@
-import type { Logger } from 'pino';
-
-import type { Db } from '../db/database.js';
-import { HOUR_MS, MINUTE_MS, type Clock } from '../lib/clock.js';
+import { HOUR_MS, MINUTE_MS } from '../lib/clock.js';
 
 import {
   deleteExpiredRelayEvents,
@@ -20,8 +17,8 @@ import {
   trimRemoteBacklog,
   wakeEventDeliveries,
 } from './queries.js';
-import { UpstreamError, type S2sClient } from './s2s-client.js';
-import { FIRST_BACKOFF_MS, MAX_BACKOFF_MS } from './s2s-outbox.js';
+import { UpstreamError } from './s2s-client.js';
+import { FIRST_BACKOFF_MS, MAX_BACKOFF_MS, type S2sSenderDeps } from './s2s-outbox.js';
 
 /** One event as it travels from a host to a relay (docs/federation.md, "Events"). */
 export interface RelayedEvent {
@@ -85,14 +82,9 @@ export class EventDelivery {
   private draining: Promise<number> | null = null;
 
   constructor(
-    private readonly deps: {
-      db: Db;
-      clock: Clock;
-      log: Logger;
-      client: S2sClient;
+    private readonly deps: S2sSenderDeps & {
       /** How long a process may hold a person's delivery (longer than a call may take). */
       leaseMs: number;
-      intervalMs?: number;
     },
   ) {}
 

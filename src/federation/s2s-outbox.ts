@@ -17,6 +17,16 @@ export const MAX_BACKOFF_MS = 60 * 60_000;
 /** A call nobody accepted for this long is dropped, with a log line. */
 export const GIVE_UP_AFTER_MS = 7 * 24 * 60 * 60_000;
 
+/** What a sender of signed calls to other servers needs: the outbox, and the event delivery. */
+export interface S2sSenderDeps {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  client: S2sClient;
+  /** How often it looks for due work, in milliseconds. */
+  intervalMs?: number;
+}
+
 /**
  * Delivers the calls in `s2s_outbox` (written in the transaction of what they announce, so a
  * call is never lost to a crash between the commit and the send): each due call is sent
@@ -28,15 +38,7 @@ export class S2sOutbox {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<number> | null = null;
 
-  constructor(
-    private readonly deps: {
-      db: Db;
-      clock: Clock;
-      log: Logger;
-      client: S2sClient;
-      intervalMs?: number;
-    },
-  ) {}
+  constructor(private readonly deps: S2sSenderDeps) {}
 
   start(): void {
     if (this.timer) return;

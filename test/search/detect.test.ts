@@ -2,7 +2,7 @@ import { eld } from 'eld/small';
 import { describe, expect, it } from 'vitest';
 
 import { LANGUAGE_CODES } from '../../src/services/search/languages.js';
-import { ngramDetector } from '../../src/services/search/ngram-scores.js';
+import { ngramDetector, ngramTable } from '../../src/services/search/ngram-scores.js';
 
 import { EUROPEAN } from './evaluation/european.js';
 import { EUROPEAN_MORE } from './evaluation/european-more.js';
@@ -85,5 +85,51 @@ describe("ELD's detection with memory", () => {
       expect(mine.detect(text).language).toBe(eld.detect(text).language);
     }
     expect(mine.detect('').isReliable()).toBe(false);
+  });
+});
+
+describe("ELD's database, read from its file", () => {
+  it('holds every score of the kept languages, and only those n-grams having one', async () => {
+    // The module's own object, which the server never imports.
+    const { ngramsData } = (await import(
+      new URL('../ngrams/small.js', import.meta.resolve('eld/small')).href
+    )) as {
+      ngramsData: {
+        languages: Record<string, string>;
+        ngrams: Record<string, Record<string, number>>;
+      };
+    };
+    const all = Object.values(ngramsData.languages);
+    for (const codes of [all, LANGUAGE_CODES, ['fr', 'en']]) {
+      const table = ngramTable(codes);
+      const kept = Object.keys(ngramsData.languages)
+        .map(Number)
+        .filter((i) => codes.includes(ngramsData.languages[i]!));
+      expect(table.kept).toEqual(kept);
+      let ngrams = 0;
+      const wrong: string[] = [];
+      for (const [ngram, stored] of Object.entries(ngramsData.ngrams)) {
+        const want: string[] = [];
+        for (const [lang, score] of Object.entries(stored)) {
+          const code = ngramsData.languages[lang]!;
+          if (codes.includes(code)) want.push(`${code} ${score + 53}`);
+        }
+        const index = table.indexOf.get(ngram);
+        const got: string[] = [];
+        if (index !== undefined) {
+          for (let i = table.offsets[index]!; i < table.offsets[index + 1]!; i += 1) {
+            got.push(`${table.names[table.kept[table.slots[i]!]!]} ${table.scores[i]}`);
+          }
+        }
+        if (want.length) ngrams += 1;
+        if ((index === undefined) !== !want.length || got.join() !== want.join()) wrong.push(ngram);
+      }
+      expect(wrong).toEqual([]);
+      expect(table.indexOf.size).toBe(ngrams);
+    }
+    expect(Object.keys(ngramsData.ngrams).length).toBe(81_206);
+    expect(ngramTable(all).scores.length).toBe(141_339);
+    // The same list in another order is the same table.
+    expect(ngramTable([...LANGUAGE_CODES].reverse())).toBe(ngramTable(LANGUAGE_CODES));
   });
 });

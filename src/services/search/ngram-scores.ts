@@ -1,33 +1,33 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
 import { RecentCache } from '../../lib/recent-cache.js';
 
 // ELD's detection (the `eld` package, `small` database), computed as ELD computes it but with
 // memory: a send paid about 100 µs for ELD's n-grams, most of it building each word's n-grams
 // as strings and walking each n-gram's scores for all sixty languages of the database, of which
-// search keeps sixteen. Here a word's n-grams and an n-gram's scores in the kept languages are
-// remembered (chat repeats its words), and the sums, the ranking and the reliability are
-// ELD's own (languageDetector.js, LanguageResult.js of eld 2.1). test/search/detect.test.ts
-// holds the answers equal to `eld.detect` on every text of the evaluation set and more.
+// search keeps sixteen. Here a word's n-grams are remembered (chat repeats its words), an
+// n-gram's scores in the kept languages are read from a compact table, and the sums, the
+// ranking and the reliability are ELD's own (languageDetector.js, LanguageResult.js of eld 2.1).
+// test/search/detect.test.ts holds the answers equal to `eld.detect` on every text of the
+// evaluation set and more.
 //
 // ELD publishes only its detector, so its database, byte dictionary, separators and average
-// scores are read from the package's own files, next to the `eld/small` entry.
-
-interface NgramData {
-  languages: Record<string, string>;
-  ngrams: Record<string, Record<string, number>>;
-}
+// scores are read from the package's own files, next to the `eld/small` entry. The database is
+// not imported: as a module its object (81,206 n-grams, 141,339 scores in sixty languages) stays
+// in the module map for the process's life. Its text is read once per list of languages, and
+// only the n-grams having a score in a kept language are kept, in typed arrays (for the sixteen:
+// 35,759 n-grams, 56,523 scores). Importing this module and making the sixteen languages'
+// detector, measured after `gc()`: 19 MiB of RSS and 3.8 MiB of heap, against 152 and 45 when
+// the database was imported (docs/search.md, "Which language").
 
 const base = import.meta.resolve('eld/small');
-const [{ ngramsData }, { dictionary }, { separators }, { avgScore }] = (await Promise.all([
-  import(new URL('../ngrams/small.js', base).href),
+const [{ dictionary }, { separators }, { avgScore }] = (await Promise.all([
   import(new URL('../dictionary.js', base).href),
   import(new URL('../regexPatterns.js', base).href),
   import(new URL('../avgScore.js', base).href),
-])) as [
-  { ngramsData: NgramData },
-  { dictionary: string[] },
-  { separators: RegExp },
-  { avgScore: Record<string, number> },
-];
+])) as [{ dictionary: string[] }, { separators: RegExp }, { avgScore: Record<string, number> }];
+const DATABASE = fileURLToPath(new URL('../ngrams/small.js', base));
 
 /** ELD's answer for a text: its best language ('' for none), and its reliability and scores. */
 export interface NgramResult {
@@ -43,28 +43,208 @@ export interface NgramDetector {
   detect(text: string): NgramResult;
 }
 
+/**
+ * The database's n-grams with a score in some kept language: for the n-gram at `index`, its
+ * pairs are `slots[i]` (the language's place among the kept) and `scores[i]` (ELD's score, its
+ * base added back) for `offsets[index] <= i < offsets[index + 1]`, in the database's order.
+ */
+export interface NgramTable {
+  /** The database's index of each kept language, ascending (ELD sorts its subset). */
+  kept: readonly number[];
+  /** Language code by database index, for the kept ones. */
+  names: Record<number, string>;
+  indexOf: Map<string, number>;
+  offsets: Uint32Array;
+  slots: Uint8Array;
+  scores: Float64Array;
+}
+
+/** ELD's `small` database, read for the languages of `codes` and kept compact. */
+function loadTable(codes: readonly string[]): NgramTable {
+  const data = new DatabaseText(readFileSync(DATABASE, 'utf8'));
+  const languages = data.languages();
+  const kept = Object.keys(languages)
+    .map(Number)
+    .filter((i) => codes.includes(languages[i]!))
+    .sort((a, b) => a - b);
+  const names: Record<number, string> = {};
+  const slotOf = new Int16Array(256).fill(-1);
+  kept.forEach((index, slot) => {
+    names[index] = languages[index]!;
+    slotOf[index] = slot;
+  });
+
+  const indexOf = new Map<string, number>();
+  const offsets: number[] = [0];
+  const slots: number[] = [];
+  const scores: number[] = [];
+  let last = '';
+  data.ngrams((ngram, lang, score) => {
+    const again = ngram === last;
+    last = ngram;
+    const slot = slotOf[lang] ?? -1;
+    if (slot < 0) return;
+    let index = indexOf.get(ngram);
+    if (index === undefined) {
+      index = offsets.length - 1;
+      indexOf.set(ngram, index);
+      offsets.push(slots.length);
+    } else if (!again) {
+      // An object literal would keep the later one; ELD's files have none.
+      throw new Error(`${DATABASE}: n-gram ${JSON.stringify(ngram)} twice`);
+    }
+    slots.push(slot);
+    scores.push(score + BASE_NGRAM_SCORE);
+    offsets[index + 1] = slots.length;
+  });
+  return {
+    kept,
+    names,
+    indexOf,
+    offsets: Uint32Array.from(offsets),
+    slots: Uint8Array.from(slots),
+    scores: Float64Array.from(scores),
+  };
+}
+
+/**
+ * A reader of ELD's database file, `export const ngramsData = {type: …, languages: {0: 'am', …},
+ * ngrams: {' qu': {6: 91, 17: 94}, …}}`: its keys bare or in single quotes (with `\'` and `\\`),
+ * its scores and language indexes whole numbers. Read by hand rather than evaluated, so no object
+ * of the database is ever built: evaluating it with `node:vm` and dropping the object still left
+ * 119–125 MiB of RSS after `gc()` (152 MiB imported as a module).
+ */
+class DatabaseText {
+  private at = 0;
+
+  constructor(private readonly text: string) {}
+
+  /** The language code of each database index. */
+  languages(): Record<number, string> {
+    this.seek('languages:{');
+    const out: Record<number, string> = {};
+    while (!this.eat('}')) {
+      const index = this.number();
+      this.expect(':');
+      out[index] = this.key();
+      this.eat(',');
+    }
+    return out;
+  }
+
+  /** Each (n-gram, language index, stored score) of the database, in its order. */
+  ngrams(each: (ngram: string, lang: number, score: number) => void): void {
+    this.seek('ngrams:{');
+    while (!this.eat('}')) {
+      const ngram = this.key();
+      this.expect(':');
+      this.expect('{');
+      while (!this.eat('}')) {
+        const lang = this.number();
+        this.expect(':');
+        each(ngram, lang, this.number());
+        this.eat(',');
+      }
+      this.eat(',');
+    }
+    this.expect('}');
+  }
+
+  private seek(marker: string): void {
+    const found = this.text.indexOf(marker, this.at);
+    if (found < 0) this.fail(`no ${marker}`);
+    this.at = found + marker.length;
+  }
+
+  private eat(char: string): boolean {
+    if (this.text[this.at] !== char) return false;
+    this.at += 1;
+    return true;
+  }
+
+  private expect(char: string): void {
+    if (!this.eat(char)) this.fail(`${char} expected`);
+  }
+
+  private number(): number {
+    const start = this.at;
+    while (this.at < this.text.length && isDigit(this.text.charCodeAt(this.at))) this.at += 1;
+    if (this.at === start) this.fail('a number expected');
+    return Number(this.text.slice(start, this.at));
+  }
+
+  /** A key or string: bare up to `:`, or single-quoted. */
+  private key(): string {
+    const text = this.text;
+    if (!this.eat("'")) {
+      const end = text.indexOf(':', this.at);
+      if (end < 0) this.fail('a key expected');
+      const bare = text.slice(this.at, end);
+      if (!/^(?:[\p{L}_$][\p{L}\p{N}_$]*|0|[1-9][0-9]*)$/u.test(bare)) this.fail('a bare key');
+      this.at = end;
+      return bare;
+    }
+    let out = '';
+    for (;;) {
+      const end = text.indexOf("'", this.at);
+      const escape = text.indexOf('\\', this.at);
+      if (end < 0) this.fail('an unclosed string');
+      if (escape < 0 || escape > end) {
+        out += text.slice(this.at, end);
+        this.at = end + 1;
+        return out;
+      }
+      const escaped = text[escape + 1];
+      if (escaped !== "'" && escaped !== '\\') this.fail(`escape \\${escaped}`);
+      out += text.slice(this.at, escape) + escaped;
+      this.at = escape + 2;
+    }
+  }
+
+  private fail(what: string): never {
+    throw new Error(`${DATABASE}, at ${this.at}: ${what}`);
+  }
+}
+
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+
+interface WordNgrams {
+  known: Int32Array;
+  unknown: readonly string[];
+}
+
+/** Tables by their languages (sorted, joined): the database is read once per list. */
+const tables = new Map<string, NgramTable>();
+
+/** The database's table for the languages of `codes`, read at the first call for them. */
+export function ngramTable(codes: readonly string[]): NgramTable {
+  const key = [...new Set(codes)].sort().join(',');
+  let table = tables.get(key);
+  if (!table) {
+    table = loadTable(codes);
+    tables.set(key, table);
+  }
+  return table;
+}
+
 /** A detector over the languages of `codes` (ELD's `setLanguageSubset`). */
 export function ngramDetector(codes: readonly string[]): NgramDetector {
-  const names = ngramsData.languages;
-  // The database's index of each kept language, ascending (ELD sorts its subset).
-  const kept = Object.keys(names)
-    .map(Number)
-    .filter((i) => codes.includes(names[i]!))
-    .sort((a, b) => a - b);
-  const slotOf = new Map(kept.map((index, slot) => [String(index), slot]));
-
-  /** An n-gram's scores in the kept languages: pairs of (slot, score), flat. */
-  const ngramScores = new RecentCache<string, Float64Array>(50_000);
-  const scoresOf = (ngram: string): Float64Array => {
-    const stored = ngramsData.ngrams[ngram];
-    const pairs: number[] = [];
-    for (const lang in stored) {
-      const slot = slotOf.get(lang);
-      if (slot !== undefined) pairs.push(slot, stored[lang]! + BASE_NGRAM_SCORE);
+  const { kept, names, indexOf, offsets, slots, scores } = ngramTable(codes);
+  /** A word's n-grams: the table's indexes of those it holds, and the others as written. */
+  const wordNgrams = new RecentCache<string, WordNgrams>(20_000);
+  const ngramsOf = (word: string): WordNgrams => {
+    const known: number[] = [];
+    const unknown: string[] = [];
+    for (const n of ngramsOfWord(word)) {
+      const index = indexOf.get(n);
+      if (index === undefined) unknown.push(n);
+      else known.push(index);
     }
-    return new Float64Array(pairs);
+    return { known: Int32Array.from(known), unknown };
   };
-  const wordNgrams = new RecentCache<string, readonly string[]>(20_000);
+  // The text each n-gram of the table was last counted for: a text counts an n-gram once.
+  const countedIn = new Uint32Array(offsets.length);
+  let text = 0;
 
   return {
     detect(input: string): NgramResult {
@@ -72,22 +252,36 @@ export function ngramDetector(codes: readonly string[]): NgramDetector {
         input.substring(0, 1000).replace(separators, ' ').trim().toLowerCase(),
         dictionary,
       );
-      const ngrams = new Set<string>();
-      for (const word of words) {
-        for (const n of wordNgrams.through(word, ngramsOfWord)) ngrams.add(n);
+      if (text === 0xffffffff) {
+        countedIn.fill(0);
+        text = 0;
       }
+      text += 1;
       const sums = new Float64Array(kept.length);
-      for (const n of ngrams) {
-        const pairs = ngramScores.through(n, scoresOf);
-        for (let i = 0; i < pairs.length; i += 2) sums[pairs[i]!]! += pairs[i + 1]!;
+      let numNgrams = 0;
+      let unknown: Set<string> | null = null;
+      for (const word of words) {
+        const ngrams = wordNgrams.through(word, ngramsOf);
+        for (let k = 0; k < ngrams.known.length; k += 1) {
+          const index = ngrams.known[k]!;
+          if (countedIn[index] === text) continue;
+          countedIn[index] = text;
+          numNgrams += 1;
+          const end = offsets[index + 1]!;
+          for (let i = offsets[index]!; i < end; i += 1) sums[slots[i]!]! += scores[i]!;
+        }
+        for (const n of ngrams.unknown) (unknown ??= new Set()).add(n);
       }
+      // ELD counts every distinct n-gram of the text, those the database lacks too. Its sums
+      // are of whole numbers, the same in any order.
+      numNgrams += unknown?.size ?? 0;
       // ELD's best: the first highest score above zero, in the database's order.
       let best = -1;
       for (let slot = 0; slot < kept.length; slot += 1) {
         if (sums[slot]! > 0 && (best < 0 || sums[slot]! > sums[best]!)) best = slot;
       }
       if (best < 0) return NONE;
-      return ngramResult(names[kept[best]!]!, kept, sums, ngrams.size, names);
+      return ngramResult(names[kept[best]!]!, kept, sums, numNgrams, names);
     },
   };
 }
@@ -107,7 +301,7 @@ function ngramResult(
   kept: readonly number[],
   sums: Float64Array,
   numNgrams: number,
-  names: Record<string, string>,
+  names: Record<number, string>,
 ): NgramResult {
   let ordered: Array<[number, number]> | null = null;
   const order = () => {

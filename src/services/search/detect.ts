@@ -5,7 +5,7 @@ import {
   type LanguageCode,
   type Script,
 } from './languages.js';
-import { ngramDetector, type NgramResult } from './ngram-scores.js';
+import { ngramDetector, type NgramDetector, type NgramResult } from './ngram-scores.js';
 
 // Which language a message is in, for its stems (docs/search.md, "Languages"). ELD (Efficient
 // Language Detector, n-gram based) guesses among the languages search stems; a guess it does
@@ -14,13 +14,16 @@ import { ngramDetector, type NgramResult } from './ngram-scores.js';
 // first: Cyrillic is Russian or Ukrainian, Arabic script Arabic, whatever the detector says.
 // ELD's scores are computed by ngram-scores.ts, which gives its answers at a fraction of its cost.
 
-const eld = ngramDetector(LANGUAGE_CODES);
+// Built at the first detection (about 170 ms of reading ELD's file), not when the module loads:
+// a CLI command that never detects a language does not pay for it.
+let eld: NgramDetector | null = null;
 
 // A send asks twice about the same text (whether to read the fallback, then the language):
 // the last answer is kept.
 let last: { text: string; result: NgramResult } | null = null;
 function detect(text: string) {
-  if (last?.text !== text) last = { text, result: eld.detect(text) };
+  if (last?.text !== text)
+    last = { text, result: (eld ??= ngramDetector(LANGUAGE_CODES)).detect(text) };
   return last.result;
 }
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ManualClock, MINUTE_MS } from '../../src/lib/clock.js';
 import { insertMessageTerms } from '../../src/services/search/index.js';
-import { timeWalkQuery } from '../../src/services/search/match-queries.js';
+import { timeWalkQuery } from '../../src/services/search/walk-queries.js';
 import { createTestApp, PG_URL, TEST_DB, type Agent, type TestApp } from '../_util/app.js';
 import { signUpAndIn } from '../_util/seed.js';
 import { ok, send, sharedChannel } from '../conversations/_helpers.js';

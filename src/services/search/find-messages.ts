@@ -6,16 +6,14 @@ import {
   countMatches,
   estimateMatches,
   indexOrderRows,
-  messagesByIds,
-  messagesWithTerms,
   searchableConversations,
   searchMessageRows,
   termsMatcher,
-  timeWalkStep,
   usesIndex,
   type IndexMatch,
   type MessageSearchFilters,
 } from './match-queries.js';
+import { messagesByIds, messagesWithTerms, timeWalkStep } from './walk-queries.js';
 
 // Two ways to find a page of matches newest first, which give the same rows (docs/search.md,
 // "Scale"):

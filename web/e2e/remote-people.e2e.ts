@@ -252,23 +252,20 @@ describe('people of a workspace on another server', () => {
     await bob.page.getByRole('link', { name: /general/ }).click();
     await bob.page.getByRole('heading', { name: '#general' }).waitFor();
     await send(bob.page, '@channel the harbour closes at six');
+    const seesOneMention = async () => {
+      await a
+        .getByRole('navigation', { name: 'Workspaces' })
+        .getByRole('button', { name: new RegExp(`^Harbour on ${esc(hostId)}.*1 mention`) })
+        .waitFor({ timeout: 20_000 });
+      await expect
+        .poll(async () => (await inbox.getAttribute('aria-label')) ?? '', { timeout: 15_000 })
+        .toBe('Notifications, 1 unread');
+    };
     // Her rail counts the mention on the host's workspace, and her notifications count it.
-    await a
-      .getByRole('navigation', { name: 'Workspaces' })
-      .getByRole('button', { name: new RegExp(`^Harbour on ${esc(hostId)}.*1 mention`) })
-      .waitFor({ timeout: 20_000 });
-    await expect
-      .poll(async () => (await inbox.getAttribute('aria-label')) ?? '', { timeout: 15_000 })
-      .toBe('Notifications, 1 unread');
+    await seesOneMention();
     // Read again from the host at a reload, as this server's are.
     await a.reload();
-    await a
-      .getByRole('navigation', { name: 'Workspaces' })
-      .getByRole('button', { name: new RegExp(`^Harbour on ${esc(hostId)}.*1 mention`) })
-      .waitFor({ timeout: 20_000 });
-    await expect
-      .poll(async () => (await inbox.getAttribute('aria-label')) ?? '', { timeout: 15_000 })
-      .toBe('Notifications, 1 unread');
+    await seesOneMention();
     // The list holds it, read from the host through her server; choosing it opens the message.
     await inbox.click();
     const list = a.getByRole('list', { name: 'Notifications' });

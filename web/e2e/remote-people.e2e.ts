@@ -6,10 +6,10 @@
 // a direct conversation on B, live both ways; Carol of B writes to Alice first; Bob's @channel
 // shows on Alice's rail and in her notifications.
 import type { Browser, Request } from 'playwright-core';
-import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { checkA11y } from './a11y.js';
+import type { TestServer } from './harness.js';
 import {
   assertBuilt,
   composer,
@@ -22,9 +22,9 @@ import {
   signUp,
   signUpWithWorkspace,
   timeline,
-  TestServer,
   type Person,
 } from './harness.js';
+import { esc, federating, square } from './remote-harness.js';
 
 let relay: TestServer;
 let host: TestServer;
@@ -33,28 +33,8 @@ let browser: Browser;
 let alice: Person;
 let bob: Person;
 let link = '';
-const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** Every request Alice's page made. */
 const aliceRequests: Request[] = [];
-
-function square(colour: string, size = 64): Promise<Buffer> {
-  return sharp({ create: { width: size, height: size, channels: 3, background: colour } })
-    .png()
-    .toBuffer();
-}
-
-async function federating(port: number): Promise<TestServer> {
-  return TestServer.start(
-    {
-      SVC_OPEN_REGISTRATION: 'true',
-      SVC_REGISTRATION_POW_BITS: '10',
-      SVC_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      SVC_S2S_INSECURE: 'true',
-      SVC_S2S_TIMEOUT_MS: '3000',
-    },
-    port,
-  );
-}
 
 /** The pictures (avatars and emoji, both `/api/files/...`) Alice's page asked for. */
 const pictureRequests = () => aliceRequests.filter((r) => r.url().includes('/api/files/'));

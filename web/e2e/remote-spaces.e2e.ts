@@ -7,10 +7,10 @@
 import fs from 'node:fs';
 
 import type { Browser, Request } from 'playwright-core';
-import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { checkA11y } from './a11y.js';
+import type { TestServer } from './harness.js';
 import {
   assertBuilt,
   composer,
@@ -23,9 +23,9 @@ import {
   signUp,
   signUpWithWorkspace,
   timeline,
-  TestServer,
   type Person,
 } from './harness.js';
+import { esc, federating, square } from './remote-harness.js';
 
 let relay: TestServer;
 let host: TestServer;
@@ -34,29 +34,9 @@ let browser: Browser;
 let alice: Person;
 let bob: Person;
 let link = '';
-function square(size = 96): Promise<Buffer> {
-  return sharp({ create: { width: size, height: size, channels: 3, background: '#3366ff' } })
-    .png()
-    .toBuffer();
-}
 
-const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** Every request Alice's page made, to check it talked to its own server only. */
 const aliceRequests: Request[] = [];
-
-async function federating(port: number, env: Record<string, string> = {}): Promise<TestServer> {
-  return TestServer.start(
-    {
-      ...env,
-      SVC_OPEN_REGISTRATION: 'true',
-      SVC_REGISTRATION_POW_BITS: '10',
-      SVC_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      SVC_S2S_INSECURE: 'true',
-      SVC_S2S_TIMEOUT_MS: '3000',
-    },
-    port,
-  );
-}
 
 beforeAll(async () => {
   assertBuilt();
@@ -222,7 +202,7 @@ describe('a workspace hosted on another server', () => {
       .first()
       .setInputFiles([
         { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('the plan, in words\n') },
-        { name: 'square.png', mimeType: 'image/png', buffer: await square() },
+        { name: 'square.png', mimeType: 'image/png', buffer: await square('#3366ff', 96) },
       ]);
     await expect
       .poll(

@@ -120,6 +120,50 @@ describe('notifications in the web client', () => {
     );
   });
 
+  it('keeps a mention that arrives while the count is being read', async () => {
+    const b = bob.page;
+    await openChannel(b, 'random');
+    await waitForUnread(b, 0);
+    // After the reload the page reads its count; the server answers at once (no unread), and the
+    // answer reaches the page only after a mention has arrived live, which it does not hold.
+    const isCountRead = (postData: string | null) => !!postData?.includes('UnreadNotifications');
+    let release = () => {};
+    const released = new Promise<void>((r) => (release = r));
+    let held = 0;
+    await b.route('**/api', async (route) => {
+      if (!isCountRead(route.request().postData()) || held++ > 0) return route.fallback();
+      const answer = await route.fetch();
+      await released;
+      await route.fulfill({ response: answer });
+    });
+    let answered = 0;
+    const countAnswers = (r: { request(): { postData(): string | null } }) => {
+      if (isCountRead(r.request().postData())) answered++;
+    };
+    b.on('response', countAnswers);
+    try {
+      await b.reload();
+      await channelLink(b, 'general').waitFor();
+      await expect.poll(() => held).toBe(1);
+      await b.getByText('Reconnecting to the server').waitFor({ state: 'hidden' });
+      await send(alice.page, 'While you were loading, @bob');
+      await expect
+        .poll(() => channelLink(b, 'general').getAttribute('aria-label'), { timeout: 15_000 })
+        .toMatch(/1 mention/);
+      await waitForUnread(b, 1);
+      release();
+      // The held answer was overtaken by the mention: the page reads the count again.
+      await expect.poll(() => answered, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
+      await waitForUnread(b, 1);
+    } finally {
+      release();
+      b.off('response', countAnswers);
+      await b.unroute('**/api');
+    }
+    await openChannel(b, 'general');
+    await waitForUnread(b, 0);
+  });
+
   it('lists a reply in a thread and a keyword hit, and marks them all read', async () => {
     await send(bob.page, 'Who wants lunch?');
     await openNotificationSettings(bob.page);

@@ -34,6 +34,7 @@ describe.skipIf(!PG_URL || !REDIS_URL)(`the web client told to resync${SKIP}`, (
   let problems: string[];
   let bob: Session;
   let general = '';
+  let random = '';
   let serverId = '';
   let aliceId = '';
   /** The `workspaceEvents` subscribe messages Alice's client sent, with when. */
@@ -75,6 +76,7 @@ describe.skipIf(!PG_URL || !REDIS_URL)(`the web client told to resync${SKIP}`, (
     const workspace = created.data.createWorkspace;
     serverId = workspace.id;
     general = workspace.channels.find((c: { name: string }) => c.name === 'general').id;
+    random = workspace.channels.find((c: { name: string }) => c.name === 'random').id;
     const invite = await gql(
       { base: a.url },
       bob,
@@ -147,6 +149,55 @@ describe.skipIf(!PG_URL || !REDIS_URL)(`the web client told to resync${SKIP}`, (
         { timeout: 15_000, interval: 1_000 },
       )
       .toBeGreaterThan(0);
+    expect(problems).toEqual([]);
+  });
+
+  it('keeps an unread count moved live while it reads everything again', async () => {
+    const randomLink = () => page.getByRole('link', { name: /^#random\b/ });
+    expect(await randomLink().getAttribute('aria-label')).not.toMatch(/unread/);
+    // The read of every list after the resync is answered at once (nothing unread in #random)
+    // and reaches the page only after a message to #random has arrived live.
+    const isListRead = (postData: string | null) => !!postData?.includes('query Inbox');
+    let release = () => {};
+    const released = new Promise<void>((r) => (release = r));
+    let answered = false;
+    let held = 0;
+    await page.route('**/api', async (route) => {
+      if (!isListRead(route.request().postData()) || held++ > 0) return route.fallback();
+      const answer = await route.fetch();
+      answered = true;
+      await released;
+      await route.fulfill({ response: answer });
+    });
+    try {
+      const resubscribed = subscribes.length;
+      await proxy.refuse();
+      await send('missed while reading');
+      await new Promise((r) => setTimeout(r, 500));
+      await proxy.pass();
+      await expect.poll(() => answered, { timeout: 15_000 }).toBe(true);
+      await expect.poll(() => subscribes.length, { timeout: 15_000 }).toBeGreaterThan(resubscribed);
+      // Live again (sent until one arrives: the subscription may still be on its way).
+      await expect
+        .poll(
+          async () => {
+            const res = await gql({ base: a.url }, bob, SEND, { c: random, t: 'in random' });
+            expect(res.errors).toBeUndefined();
+            return randomLink().getAttribute('aria-label');
+          },
+          { timeout: 15_000, interval: 1_000 },
+        )
+        .toMatch(/\d+ unread/);
+      // The lists' read ends with the read of the notification count: by then it is applied.
+      const applied = page.waitForRequest((r) => !!r.postData()?.includes('UnreadNotifications'));
+      release();
+      await applied;
+      await timeline().getByText('missed while reading').waitFor({ timeout: 15_000 });
+      expect(await randomLink().getAttribute('aria-label')).toMatch(/\d+ unread/);
+    } finally {
+      release();
+      await page.unroute('**/api');
+    }
     expect(problems).toEqual([]);
   });
 

@@ -24,6 +24,10 @@ export const unreadNotifications = signal(0);
 export const notificationsChanged = signal(0);
 
 let counting: Promise<void> | null = null;
+/** A read of the count was asked for while one was under way: it runs again after. */
+let countAgain = false;
+/** Live changes of the count made here (a new notification counted as it arrived). */
+let liveChanges = 0;
 /** Each host's unread count at its last answer: a host that cannot be reached keeps its share. */
 export const hostUnread = new Map<string, number>();
 
@@ -37,24 +41,47 @@ function unreadAt(host: string): Promise<number> {
     .catch(() => hostUnread.get(host) ?? 0);
 }
 
-/**
- * Reads the unread count again (after a read marker moved, or events may be missing): this
- * server's and each host's.
- */
-export function refreshNotificationCount(): Promise<void> {
-  counting ??= Promise.all([
+/** This server's count and each host's, summed. */
+async function readCount(): Promise<number> {
+  const counts = await Promise.all([
     gql<{ notifications: { unreadCount: number } }>(UNREAD_NOTIFICATIONS).then(
       (d) => d.notifications.unreadCount,
     ),
     ...remoteHosts.value.map(unreadAt),
-  ])
-    .then((counts) => {
-      unreadNotifications.value = counts.reduce((a, b) => a + b, 0);
-    })
-    .catch(() => undefined)
-    .finally(() => {
+  ]);
+  return counts.reduce((a, b) => a + b, 0);
+}
+
+/** Reads before an answer is taken as it is, when live changes keep overtaking the reads. */
+const COUNT_TRIES = 3;
+
+/**
+ * Reads the unread count again (after a read marker moved, or events may be missing): this
+ * server's and each host's. An answer overtaken by a live change (a notification counted while
+ * the read was under way, which the answer may not hold) is not shown: the count is read again.
+ * A call made while a read is under way is answered by a read that starts after it.
+ */
+export function refreshNotificationCount(): Promise<void> {
+  countAgain = true;
+  counting ??= (async () => {
+    try {
+      for (let tries = 0; countAgain;) {
+        countAgain = false;
+        const seen = liveChanges;
+        const total = await readCount();
+        if (liveChanges !== seen && ++tries < COUNT_TRIES) {
+          countAgain = true;
+          continue;
+        }
+        unreadNotifications.value = total;
+      }
+    } catch {
+      // The badge keeps its count; the next event or reconnect reads it again.
+    } finally {
       counting = null;
-    });
+      countAgain = false;
+    }
+  })();
   return counting;
 }
 
@@ -77,6 +104,7 @@ export function notificationCreated(n: {
     return;
   }
   unreadNotifications.value++;
+  liveChanges++;
   const c = conv ? conversations.value[conv] : undefined;
   if (conv && c) patchConversation(conv, { mentionCount: (c.mentionCount ?? 0) + 1 });
 }

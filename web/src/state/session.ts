@@ -31,11 +31,13 @@ type PagedConversation = Conversation & { cursor: string };
 import {
   connection,
   conversations,
+  countsMark,
   dmRequests,
   me,
   presence,
   putConversations,
   rememberUsers,
+  replaceConversations,
   resetStore,
   serverInfo,
   workspaces,
@@ -103,6 +105,7 @@ async function enter(who: Me): Promise<void> {
 
 /** Reads every list the sidebar shows. Also after a reconnect, when events may be missing. */
 export async function loadEverything(): Promise<void> {
+  const since = countsMark();
   const [myWorkspaces, remote] = await Promise.all([
     readAll<Workspace & { cursor: string }>(MY_WORKSPACES, 'myWorkspaces', {}, 100),
     // Workspaces on other servers, through the relay (web/src/remote).
@@ -145,8 +148,7 @@ export async function loadEverything(): Promise<void> {
     ),
   );
   for (const list of lists) for (const c of list) next[c.id] = c;
-  conversations.value = {};
-  putConversations(Object.values(next));
+  replaceConversations(Object.values(next), since);
   if (requests && 'data' in requests) {
     const list = (requests.data as { dmRequests: DmRequest[] }).dmRequests;
     dmRequests.value = list;
@@ -178,11 +180,12 @@ export async function refreshPresence(extra: string[] = []): Promise<void> {
 }
 
 export async function refreshConversation(id: string): Promise<Conversation | null> {
+  const since = countsMark();
   try {
     const d = await gql<{ conversation: Conversation & { members: User[] } }>(CONVERSATION_Q, {
       id,
     });
-    putConversations([d.conversation]);
+    putConversations([d.conversation], since);
     return d.conversation;
   } catch (err) {
     // Signed out while it was asked (the sign-in screen shows already): nothing to show.

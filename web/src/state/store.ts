@@ -78,18 +78,50 @@ export function rememberUsers(list: (User | null | undefined)[]): void {
   if (changed) users.value = next;
 }
 
-export function putConversations(list: Conversation[]): void {
-  const next = { ...conversations.value };
+// A read of conversations can be overtaken: a live event (a message, a mention) or the person
+// reading moves a count while the read is under way, and the read's answer, written on the
+// server before that, would put the old count back. Each change of a count made here is
+// numbered; a read takes a mark before it asks, and keeps the counts changed after its mark.
+let countChanges = 0;
+const countsChangedAt = new Map<string, number>();
+
+/** The mark a read of conversations takes before it asks (`putConversations`' `since`). */
+export function countsMark(): number {
+  return countChanges;
+}
+
+/** `c` as a read begun at `since` answered it, with the counts changed here since kept. */
+function withNewerCounts(c: Conversation, had: Conversation | undefined, since: number) {
+  if (!had || (countsChangedAt.get(c.id) ?? 0) <= since) return c;
+  return { ...c, unreadCount: had.unreadCount, mentionCount: had.mentionCount };
+}
+
+/**
+ * Adds or updates conversations read from a server. With `since` (a `countsMark()` taken before
+ * the read asked), unread and mention counts changed on this page since then are kept.
+ */
+export function putConversations(list: Conversation[], since?: number): void {
+  const before = conversations.value;
+  const next = { ...before };
   for (const c of list) {
-    next[c.id] = { ...next[c.id], ...c };
+    const read = since === undefined ? c : withNewerCounts(c, before[c.id], since);
+    next[c.id] = { ...next[c.id], ...read };
     if (c.members) rememberUsers(c.members);
   }
   conversations.value = next;
 }
 
+/** Replaces every conversation with a whole new read begun at `since` (see `putConversations`). */
+export function replaceConversations(list: Conversation[], since: number): void {
+  const before = conversations.value;
+  conversations.value = {};
+  putConversations(list.map((c) => withNewerCounts(c, before[c.id], since)));
+}
+
 export function patchConversation(id: string, patch: Partial<Conversation>): void {
   const had = conversations.value[id];
   if (!had) return;
+  if ('unreadCount' in patch || 'mentionCount' in patch) countsChangedAt.set(id, ++countChanges);
   conversations.value = { ...conversations.value, [id]: { ...had, ...patch } };
 }
 

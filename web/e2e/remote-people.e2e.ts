@@ -5,7 +5,10 @@
 // fetched through A's relay route and checked, each picture once per page. Alice and Bob talk in
 // a direct conversation on B, live both ways; Carol of B writes to Alice first; Bob's @channel
 // shows on Alice's rail and in her notifications.
-import type { Browser, Request } from 'playwright-core';
+import path from 'node:path';
+
+import Database from 'better-sqlite3';
+import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { checkA11y } from './a11y.js';
@@ -38,6 +41,35 @@ const aliceRequests: Request[] = [];
 
 /** The pictures (avatars and emoji, both `/api/files/...`) Alice's page asked for. */
 const pictureRequests = () => aliceRequests.filter((r) => r.url().includes('/api/files/'));
+
+/** The id of an account of a test server, read from its database file. */
+function accountIdAt(server: TestServer, username: string): string {
+  const db = new Database(path.join(server.dataDir, 'svc.sqlite'), { readonly: true });
+  try {
+    const row = db.prepare('select id from account where username = ?').get(username) as
+      { id: string } | undefined;
+    if (!row) throw new Error(`no account ${username}`);
+    return row.id;
+  } finally {
+    db.close();
+  }
+}
+
+/** One GraphQL request from a page, with its session: the answer's body. */
+async function apiAt(page: Page, query: string, variables: object): Promise<any> {
+  return page.evaluate(
+    async ([q, v]) => {
+      const csrf = /(?:^|;\s*)svc_csrf=([^;]*)/.exec(document.cookie)?.[1] ?? '';
+      const res = await fetch('/api', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-csrf-token': decodeURIComponent(csrf) },
+        body: JSON.stringify({ query: q, variables: v }),
+      });
+      return res.json();
+    },
+    [query, variables] as const,
+  );
+}
 
 beforeAll(async () => {
   assertBuilt();
@@ -215,6 +247,56 @@ describe('people of a workspace on another server', () => {
     await timeline(a).getByText('Alice, a word from Carol').waitFor();
     expect(carol.problems).toEqual([]);
     await carol.context.close();
+  });
+
+  it('lists a DM request waiting on the host with her own, and accepts it there', async () => {
+    // Dave, a person of the host who shares no workspace with Alice, writes to her: the host
+    // keeps a DM request for her account there (docs/direct-messages.md), which her page lists.
+    const dave = await personPage(browser, host.url);
+    await signUpWithWorkspace(dave.page, 'dave', 'Dave', 'Dock');
+    const aliceThere = accountIdAt(host, `alice@${new URL(relay.url).host}`);
+    const started = await apiAt(
+      dave.page,
+      `mutation($m: [ID!]!) { createConversation(input: { memberIds: $m }) {
+        conversation { id } dmRequestsSent { id } } }`,
+      { m: [aliceThere] },
+    );
+    expect(started.errors).toBeUndefined();
+    const conversation = started.data.createConversation.conversation.id as string;
+    expect(started.data.createConversation.dmRequestsSent).toHaveLength(1);
+    const sent = await apiAt(
+      dave.page,
+      `mutation($c: ID!) { sendMessage(input: { conversationId: $c, text: "Dave here, from the dock" }) { id } }`,
+      { c: conversation },
+    );
+    expect(sent.errors).toBeUndefined();
+
+    const a = alice.page;
+    await a
+      .getByRole('navigation', { name: 'Workspaces' })
+      .getByRole('button', { name: /^Direct messages/ })
+      .click();
+    await a.getByRole('button', { name: 'Message requests (1)' }).click({ timeout: 20_000 });
+    const dialog = a.getByRole('dialog', { name: 'Message requests' });
+    await dialog.getByRole('heading', { name: `Dave, on ${hostId}` }).waitFor();
+    await dialog.getByText('Dave here, from the dock').waitFor();
+    await dialog.getByRole('button', { name: 'Accept' }).click();
+    await a.getByText('Accepted: the conversation is in your direct messages.').waitFor();
+    const answered = aliceRequests.find((r) => r.postData()?.includes('AcceptDmRequest'));
+    expect(answered?.url()).toBe(`${relay.url}/api/remote/${hostId}/api`);
+    await a
+      .getByRole('navigation', { name: /^Conversations in direct messages/ })
+      .getByRole('link', { name: new RegExp(`Dave, on ${esc(hostId)}`) })
+      .click({ timeout: 20_000 });
+    await timeline(a).getByText('Dave here, from the dock').waitFor();
+    // On the host she is a member now, and no request waits.
+    const after = await apiAt(dave.page, `query($c: ID!) { conversation(id: $c) { memberIds } }`, {
+      c: conversation,
+    });
+    expect(after.data.conversation.memberIds).toContain(aliceThere);
+    await expect.poll(() => a.getByRole('button', { name: /^Message requests/ }).count()).toBe(0);
+    expect(dave.problems).toEqual([]);
+    await dave.context.close();
   });
 
   it('counts a host’s mentions in her rail and lists them in her notifications', async () => {

@@ -1,8 +1,8 @@
 import { signal } from '@preact/signals';
 
 import { ApiError, gqlAt, routeRemote } from '../api/graphql.ts';
-import { INBOX, JOIN_WORKSPACE } from '../api/queries.ts';
-import type { Conversation, Workspace } from '../api/types.ts';
+import { DM_REQUESTS, INBOX, JOIN_WORKSPACE } from '../api/queries.ts';
+import type { Conversation, DmRequest, Workspace } from '../api/types.ts';
 import { storedAccounts } from '../auth/keys.ts';
 import { me } from '../state/store.ts';
 
@@ -115,12 +115,12 @@ function hostOfList(id: string, hosts: string[], lists: Workspace[][]): string {
  * the one list of direct messages, each marked with its host. A host that cannot be reached
  * leaves its own out until the next load; its alert shows with its workspaces.
  */
-export async function loadRemoteInboxes(): Promise<Conversation[]> {
+/** One list read from each host at once; a host that refuses or cannot be reached gives none. */
+async function fromEachHost<T>(read: (host: string) => Promise<T[]>): Promise<T[]> {
   const lists = await Promise.all(
     remoteHosts.value.map(async (host) => {
       try {
-        const d = await gqlAt<{ inboxConversations: { items: Conversation[] } }>(host, INBOX);
-        return d.inboxConversations.items;
+        return await read(host);
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
         return [];
@@ -128,6 +128,25 @@ export async function loadRemoteInboxes(): Promise<Conversation[]> {
     }),
   );
   return lists.flat();
+}
+
+/** The person's direct conversations on each host (in the host's direct space). */
+export function loadRemoteInboxes(): Promise<Conversation[]> {
+  return fromEachHost(async (host) => {
+    const d = await gqlAt<{ inboxConversations: { items: Conversation[] } }>(host, INBOX);
+    return d.inboxConversations.items;
+  });
+}
+
+/**
+ * The DM requests waiting for the person on each host (someone there wrote first): listed with
+ * this server's, and answered on the host (their ids are the host's).
+ */
+export function loadRemoteDmRequests(): Promise<DmRequest[]> {
+  return fromEachHost(async (host) => {
+    const d = await gqlAt<{ dmRequests: DmRequest[] }>(host, DM_REQUESTS);
+    return d.dmRequests;
+  });
 }
 
 export function forgetRemote(): void {

@@ -48,7 +48,12 @@ import { forgetTimelines, markAllStale } from './timeline.ts';
 import { refreshNotificationCount, unreadNotifications } from './notifications.ts';
 import { adoptPushOnSignIn, forgetPushOnSignOut } from './push.ts';
 import { prepareEncryption } from '../e2ee/glue.ts';
-import { forgetRemote, loadRemoteInboxes, loadRemoteWorkspaces } from '../remote/spaces.ts';
+import {
+  forgetRemote,
+  loadRemoteDmRequests,
+  loadRemoteInboxes,
+  loadRemoteWorkspaces,
+} from '../remote/spaces.ts';
 import { hostOfId, isRelay, tagEvent } from '../remote/routing.ts';
 
 /** `booting` until we know whether a session exists; then `in` or `out`. */
@@ -113,7 +118,7 @@ export async function loadEverything(): Promise<void> {
   ]);
   workspaces.value = [...myWorkspaces, ...remote];
   const real = workspaces.value.filter((w) => !w.isDirect);
-  const [results, remoteDirect] = await Promise.all([
+  const [results, remoteDirect, remoteRequests] = await Promise.all([
     gqlBatch([
       { query: INBOX },
       { query: DM_REQUESTS },
@@ -124,6 +129,7 @@ export async function loadEverything(): Promise<void> {
     ]),
     // The person's direct conversations with people of each host, in the host's direct space.
     loadRemoteInboxes(),
+    loadRemoteDmRequests(),
   ]);
   const next: Record<string, Conversation> = {};
   for (const c of remoteDirect) next[c.id] = c;
@@ -150,9 +156,10 @@ export async function loadEverything(): Promise<void> {
   for (const list of lists) for (const c of list) next[c.id] = c;
   replaceConversations(Object.values(next), since);
   if (requests && 'data' in requests) {
-    const list = (requests.data as { dmRequests: DmRequest[] }).dmRequests;
-    dmRequests.value = list;
-    rememberUsers(list.map((r) => r.from));
+    showDmRequests([
+      ...(requests.data as { dmRequests: DmRequest[] }).dmRequests,
+      ...remoteRequests,
+    ]);
   }
   void refreshPresence();
   void refreshNotificationCount();
@@ -199,10 +206,19 @@ export async function refreshConversation(id: string): Promise<Conversation | nu
   }
 }
 
+/** Reads the DM requests waiting for the person again: this server's and each host's. */
 export async function refreshDmRequests(): Promise<void> {
-  const d = await gql<{ dmRequests: DmRequest[] }>(DM_REQUESTS);
-  dmRequests.value = d.dmRequests;
-  rememberUsers(d.dmRequests.map((r) => r.from));
+  const [d, remote] = await Promise.all([
+    gql<{ dmRequests: DmRequest[] }>(DM_REQUESTS),
+    loadRemoteDmRequests(),
+  ]);
+  showDmRequests([...d.dmRequests, ...remote]);
+}
+
+/** The requests, newest first wherever they wait (as each server lists its own). */
+function showDmRequests(list: DmRequest[]): void {
+  dmRequests.value = list.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  rememberUsers(list.map((r) => r.from));
 }
 
 function startLive(): void {

@@ -30,6 +30,7 @@ import { MessageText } from '../format.tsx';
 import { PeoplePicker } from '../people-picker.tsx';
 import type { SidebarDialog } from '../sidebar.tsx';
 import { ErrorText, showInfo } from '../toasts.tsx';
+import { hostOfId } from '../../remote/routing.ts';
 import { joinRemote, remoteInvite } from '../../remote/spaces.ts';
 
 import { ChannelSettings } from './channel-settings.tsx';
@@ -405,7 +406,10 @@ function DmRequests({ onClose }: { onClose: () => void }) {
       <ul class="plain requests">
         {dmRequests.value.map((r) => (
           <li key={r.id}>
-            <h3 dir="auto">{r.from?.displayName ?? r.from?.username ?? 'Someone'}</h3>
+            <h3 dir="auto">
+              {r.from?.displayName ?? r.from?.username ?? 'Someone'}
+              {hostOfId(r.id) && `, on ${hostOfId(r.id)}`}
+            </h3>
             {(r.preview ?? []).map((m) => (
               <MessageText key={m.id} message={m} />
             ))}

@@ -17,7 +17,9 @@ import {
   assertBuilt,
   composer,
   createInviteLink,
+  createWorkspace,
   freePort,
+  joinByInvite,
   launchBrowser,
   personPage,
   send,
@@ -358,6 +360,58 @@ describe('people of a workspace on another server', () => {
     await named
       .locator('.mention.mention-me', { hasText: `@alice@${relayId}` })
       .waitFor({ timeout: 20_000 });
+  });
+
+  it('starts a group with people of the host from New message, one server at a time', async () => {
+    const a = alice.page;
+    // Erin, a person of Alice's own server, shares a workspace of it with her.
+    await createWorkspace(a, 'Home');
+    const homeLink = await createInviteLink(a);
+    const erin = await personPage(browser, relay.url);
+    await joinByInvite(erin.page, homeLink, 'erin', 'Erin');
+
+    await a
+      .getByRole('navigation', { name: 'Workspaces' })
+      .getByRole('button', { name: /^Direct messages/ })
+      .click();
+    await a.getByRole('button', { name: 'New message' }).click();
+    const dialog = a.getByRole('dialog', { name: 'New message' });
+    const person = (name: RegExp) => dialog.getByRole('checkbox', { name });
+    const onHost = (name: string) =>
+      new RegExp(`^${name} @${name.toLowerCase()}, on ${esc(hostId)}$`);
+    // The host's people are listed with their server, beside this server's; never herself.
+    await person(onHost('Bob')).waitFor({ timeout: 15_000 });
+    await person(/^Erin @erin$/).check();
+    await person(onHost('Bob')).check();
+    await dialog.getByText('A conversation is kept on one server').waitFor();
+    expect(
+      await dialog.getByRole('button', { name: 'Start group conversation' }).isDisabled(),
+    ).toBe(true);
+    expect(await person(/alice/i).count()).toBe(0);
+    await person(/^Erin @erin$/).uncheck();
+    await person(onHost('Carol')).check();
+    // Encrypted conversations stay on this server: not offered with a host's people.
+    expect(await dialog.getByRole('checkbox', { name: /End-to-end encrypted/ }).isDisabled()).toBe(
+      true,
+    );
+    await dialog.getByRole('button', { name: 'Start group conversation' }).click();
+    const asked = aliceRequests.findLast((r) => r.postData()?.includes('createConversation'));
+    expect(asked?.url()).toBe(`${relay.url}/api/remote/${hostId}/api`);
+    await a.getByRole('heading', { name: 'Bob, Carol' }).waitFor({ timeout: 15_000 });
+    await send(a, 'Hello both, from the relay');
+
+    const b = bob.page;
+    await b
+      .getByRole('navigation', { name: 'Workspaces' })
+      .getByRole('button', { name: /^Direct messages/ })
+      .click();
+    await b
+      .getByRole('navigation', { name: /^Conversations in direct messages/ })
+      .getByRole('link', { name: /Carol/ })
+      .click({ timeout: 20_000 });
+    await timeline(b).getByText('Hello both, from the relay').waitFor({ timeout: 15_000 });
+    expect(erin.problems).toEqual([]);
+    await erin.context.close();
   });
 
   it('leaves no page errors or policy violations', () => {

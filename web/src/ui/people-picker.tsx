@@ -1,4 +1,5 @@
 import type { User } from '../api/types.ts';
+import { hostOfId } from '../remote/routing.ts';
 
 /**
  * People to tick, as a fieldset of labelled checkboxes (keyboard and screen reader friendly): the
@@ -25,7 +26,10 @@ export function PeoplePicker(p: {
             }
           />
           <span dir="auto">{u.displayName ?? u.username}</span>{' '}
-          <span class="muted">@{u.username}</span>
+          <span class="muted">
+            @{u.username}
+            {hostOfId(u.id) && `, on ${hostOfId(u.id)}`}
+          </span>
         </label>
       ))}
     </fieldset>

@@ -30,7 +30,7 @@ import { MessageText } from '../format.tsx';
 import { PeoplePicker } from '../people-picker.tsx';
 import type { SidebarDialog } from '../sidebar.tsx';
 import { ErrorText, showInfo } from '../toasts.tsx';
-import { hostOfId } from '../../remote/routing.ts';
+import { hostOfId, isSelf } from '../../remote/routing.ts';
 import { joinRemote, remoteInvite } from '../../remote/spaces.ts';
 
 import { ChannelSettings } from './channel-settings.tsx';
@@ -273,7 +273,10 @@ function NewChannel({ serverId, onClose }: { serverId: string; onClose: () => vo
   );
 }
 
-/** People one can start a conversation with: the members of one's workspaces. */
+/**
+ * People one can start a conversation with: the members of one's workspaces, a host's read
+ * through the relay (their ids are the host's, so the conversation is made there).
+ */
 function usePeople(): User[] | null {
   const [people, setPeople] = useState<User[] | null>(null);
   useEffect(() => {
@@ -288,7 +291,7 @@ function usePeople(): User[] | null {
       ),
     ).then((lists) => {
       const byId = new Map<string, User>();
-      for (const u of lists.flat()) if (u.id !== me.value?.id) byId.set(u.id, u);
+      for (const u of lists.flat()) if (!isSelf(u.id, me.value?.id)) byId.set(u.id, u);
       const all = [...byId.values()].sort((a, b) => a.username.localeCompare(b.username));
       rememberUsers(all);
       setPeople(all);
@@ -304,17 +307,21 @@ function NewConversation({ onClose }: { onClose: () => void }) {
   const [error, setError] = useState<unknown>(null);
   const [encrypted, setEncrypted] = useState(false);
   const [busy, setBusy] = useState(false);
+  // A conversation lives on one server: this one's people, or one host's.
+  const servers = new Set(picked.map((id) => hostOfId(id) ?? ''));
+  const mixed = servers.size > 1;
+  const host = servers.size === 1 ? [...servers][0] || null : null;
   const start = async () => {
     setBusy(true);
     setError(null);
     try {
       // An encrypted one needs this browser set up first (the person is asked when it is not).
-      const client = encrypted ? await e2ee() : null;
+      const client = encrypted && !host ? await e2ee() : null;
       if (client) await client.ensureDevice(true);
       const d = await gql<{
         createConversation: { conversation: Conversation; dmRequestsSent: { id: string }[] };
       }>(CREATE_CONVERSATION, {
-        input: { memberIds: picked, ...(encrypted ? { encrypted } : {}) },
+        input: { memberIds: picked, ...(encrypted && !host ? { encrypted } : {}) },
       });
       const c = d.createConversation.conversation;
       putConversations([c]);
@@ -363,20 +370,28 @@ function NewConversation({ onClose }: { onClose: () => void }) {
       <label class="check">
         <input
           type="checkbox"
-          checked={encrypted}
+          checked={encrypted && !host}
+          disabled={!!host}
           onChange={(e) => setEncrypted(e.currentTarget.checked)}
         />
         <Lock /> End-to-end encrypted
         <span class="hint">
-          Only your and their devices can read it; the server keeps ciphertext only. People without
-          a device set up for encryption are invited and join when they accept.
+          {host
+            ? `Encrypted conversations are kept on this server: people of ${host} cannot be in one.`
+            : 'Only your and their devices can read it; the server keeps ciphertext only. People without a device set up for encryption are invited and join when they accept.'}
         </span>
       </label>
+      {mixed && (
+        <p class="hint" role="status">
+          A conversation is kept on one server: pick people of this server, or of one other server
+          only.
+        </p>
+      )}
       <ErrorText error={error} />
       <button
         type="button"
         class="primary"
-        disabled={!picked.length || busy}
+        disabled={!picked.length || mixed || busy}
         onClick={() => void start()}
       >
         {picked.length > 1 ? 'Start group conversation' : 'Start conversation'}

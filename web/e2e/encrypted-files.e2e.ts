@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 
 import { acceptInvitation, pageGql, sendSecret, startEncryptedGroup } from './encrypted-helpers.js';
@@ -32,6 +33,7 @@ let bob: Person;
 const FILE_NAME = 'harbour-plan-7f3k.txt';
 const FILE_TEXT = 'Harbour plan: the second boat waits behind the grey warehouse.\n';
 const MESSAGE = 'The plan is attached, read it tonight';
+const IMAGE_NAME = 'pier-view-2q9d.png';
 
 /** Every request body the pages sent, as text (a multipart body too). */
 const sent: string[] = [];
@@ -112,6 +114,46 @@ describe('a file in an encrypted conversation', () => {
       )
       .toBe(FILE_TEXT);
     expect(alice.problems).toEqual([]);
+    expect(bob.problems).toEqual([]);
+  });
+
+  it('shows an image’s small preview from the message, before anything is downloaded', async () => {
+    const downloads = () => sent.filter((s) => s.includes('/download')).length;
+    const before = downloads();
+    const a = alice.page;
+    await a.locator('[data-testid=attach-input]').setInputFiles({
+      name: IMAGE_NAME,
+      mimeType: 'image/png',
+      buffer: await sharp({
+        create: { width: 400, height: 300, channels: 3, background: '#3366cc' },
+      })
+        .png()
+        .toBuffer(),
+    });
+    await a.locator('.pending-files .pending.ready').waitFor({ timeout: 30_000 });
+    await composer(a).fill('The view from the pier');
+    await composer(a).press('Enter');
+
+    const preview = timeline(bob.page).getByRole('img', {
+      name: `${IMAGE_NAME} (preview: download to see it whole)`,
+    });
+    await preview.waitFor({ timeout: 30_000 });
+    const seen = await preview.evaluate((img: HTMLImageElement) => {
+      const canvas = document.createElement('canvas');
+      canvas.width = img.naturalWidth;
+      canvas.height = img.naturalHeight;
+      const ctx = canvas.getContext('2d')!;
+      ctx.drawImage(img, 0, 0);
+      const [r, g, b] = ctx.getImageData(32, 24, 1, 1).data;
+      return { src: img.src, width: img.naturalWidth, height: img.naturalHeight, rgb: [r, g, b] };
+    });
+    // A 64 px JPEG of the picture, its colour kept, carried inside the encrypted message.
+    expect(seen.src).toMatch(/^data:image\/jpeg;base64,/);
+    expect([seen.width, seen.height]).toEqual([64, 48]);
+    const [r, g, b] = seen.rgb as [number, number, number];
+    expect(Math.abs(r - 0x33) + Math.abs(g - 0x66) + Math.abs(b - 0xcc)).toBeLessThan(30);
+    expect(downloads()).toBe(before);
+    expect(sent.filter((s) => s.includes(seen.src.slice(30, 130)))).toEqual([]);
     expect(bob.problems).toEqual([]);
   });
 

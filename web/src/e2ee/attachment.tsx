@@ -1,23 +1,20 @@
 // A file of an encrypted message, under it: its name, type and size come from the decrypted
 // message, never from the server. "Download" fetches the blob (`encrypted.bin`), checks its
 // SHA-256 against the message's, decrypts it here and saves it under its name; an image is
-// shown too once decrypted. Nothing is fetched before the person asks, as Signal and WhatsApp
+// shown too once decrypted, and before that its small preview from the message (`thumb`). Nothing is fetched before the person asks, as Signal and WhatsApp
 // do on a metered connection, so opening a conversation costs no downloads.
 import { useEffect, useState } from 'preact/hooks';
 
 import type { Message } from '../api/types.ts';
 import { Icon } from '../ui/icons.tsx';
 
-import { openFile, sealedRefs, type SealedFileRef } from './sealed-file.ts';
+import { openFile, PREVIEW, sealedRefs, type SealedFileRef } from './sealed-file.ts';
 
 function sizeWords(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(n < 10 * 1024 ? 1 : 0)} KB`;
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
-
-/** Image types shown in the page once decrypted (never as a document: an image cannot run). */
-const PREVIEW = /^image\/(png|jpeg|gif|webp|avif|bmp)$/;
 
 export function EncryptedAttachments({ m }: { m: Message }) {
   const refs = sealedRefs(m.body);
@@ -109,7 +106,17 @@ function SealedFile({ r, url }: { r: SealedFileRef; url: string }) {
 
   return (
     <>
-      {image && <img class="image-attachment" src={image} alt={r.name} />}
+      {image ? (
+        <img class="image-attachment" src={image} alt={r.name} />
+      ) : (
+        r.thumb && (
+          <img
+            class="image-attachment sealed-preview"
+            src={r.thumb}
+            alt={`${r.name} (preview: download to see it whole)`}
+          />
+        )
+      )}
       <button
         type="button"
         class="file-attachment link"

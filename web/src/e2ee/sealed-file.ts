@@ -16,6 +16,53 @@ export interface SealedFileRef {
   key: string;
   /** SHA-256 of the blob as uploaded (IV then ciphertext), unpadded base64url. */
   sha256: string;
+  /**
+   * For an image: a small JPEG of it (`data:image/jpeg;base64,...`, at most 64 px a side),
+   * shown before the file is downloaded, as Signal and WhatsApp do; it travels inside the
+   * encrypted message only.
+   */
+  thumb?: string;
+}
+
+/** Image types shown in the page once decrypted (never as a document: an image cannot run). */
+export const PREVIEW = /^image\/(png|jpeg|gif|webp|avif|bmp)$/;
+
+/** The longest side of a preview, in pixels. */
+const THUMB_SIDE = 64;
+/** The longest preview kept, in characters of its `data:` address (a 64 px JPEG is 1-3 KB). */
+export const THUMB_MAX = 8000;
+const THUMB_FORM = /^data:image\/jpeg;base64,[A-Za-z0-9+/]+={0,2}$/;
+
+/**
+ * A preview of an image file (`thumb`), or null for another type, an image the browser cannot
+ * decode, or one whose preview would be too long.
+ */
+export async function makeThumbnail(file: Blob): Promise<string | null> {
+  if (!PREVIEW.test(file.type) || typeof OffscreenCanvas === 'undefined') return null;
+  try {
+    const whole = await createImageBitmap(file);
+    const scale = Math.min(1, THUMB_SIDE / Math.max(whole.width, whole.height));
+    const width = Math.max(1, Math.round(whole.width * scale));
+    const height = Math.max(1, Math.round(whole.height * scale));
+    const canvas = new OffscreenCanvas(width, height);
+    const ctx = canvas.getContext('2d');
+    if (!ctx) return null;
+    ctx.drawImage(whole, 0, 0, width, height);
+    whole.close();
+    const jpeg = await canvas.convertToBlob({ type: 'image/jpeg', quality: 0.6 });
+    const url = `data:image/jpeg;base64,${toBase64(new Uint8Array(await jpeg.arrayBuffer()))}`;
+    return url.length <= THUMB_MAX ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+function toBase64(bytes: Uint8Array): string {
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(s);
 }
 
 /** Bytes the blob adds to the file: the IV and GCM's tag. */
@@ -70,15 +117,23 @@ export function sealedRefs(body: string | undefined): SealedFileRef[] {
   try {
     const v = JSON.parse(body) as { files?: unknown };
     if (!Array.isArray(v.files)) return [];
-    return v.files.filter(
-      (f): f is SealedFileRef =>
-        typeof f === 'object' &&
-        f !== null &&
-        ['id', 'name', 'type', 'key', 'sha256'].every(
-          (k) => typeof (f as Record<string, unknown>)[k] === 'string',
-        ) &&
-        typeof (f as Record<string, unknown>).size === 'number',
-    );
+    return v.files
+      .filter(
+        (f): f is SealedFileRef =>
+          typeof f === 'object' &&
+          f !== null &&
+          ['id', 'name', 'type', 'key', 'sha256'].every(
+            (k) => typeof (f as Record<string, unknown>)[k] === 'string',
+          ) &&
+          typeof (f as Record<string, unknown>).size === 'number',
+      )
+      .map((f) => {
+        // A preview is shown only as a small JPEG: anything else a sender put there is dropped.
+        const { thumb, ...ref } = f;
+        return typeof thumb === 'string' && thumb.length <= THUMB_MAX && THUMB_FORM.test(thumb)
+          ? { ...ref, thumb }
+          : ref;
+      });
   } catch {
     return [];
   }

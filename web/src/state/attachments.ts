@@ -2,7 +2,7 @@ import { signal } from '@preact/signals';
 
 import { ApiError, gql, postForm } from '../api/graphql.ts';
 import { CREATE_ATTACHMENT, FINALIZE_ATTACHMENT } from '../api/queries.ts';
-import { SEAL_OVERHEAD, sealFile, type SealedFileRef } from '../e2ee/sealed-file.ts';
+import { makeThumbnail, SEAL_OVERHEAD, sealFile, type SealedFileRef } from '../e2ee/sealed-file.ts';
 
 import { conversations } from './store.ts';
 
@@ -76,7 +76,9 @@ export function addFiles(key: string, conversationId: string, files: Iterable<Fi
         if (file.size + (encrypted ? SEAL_OVERHEAD : 0) > MAX_UPLOAD_BYTES)
           throw uploadError(new ApiError('', 'HTTP', { status: 413 }));
         if (file.size === 0) throw new ApiError('the file is empty', 'VALIDATION');
-        const sealed = encrypted ? await sealFile(file) : null;
+        const [sealed, thumb] = encrypted
+          ? await Promise.all([sealFile(file), makeThumbnail(file)])
+          : [null, null];
         const upName = sealed ? 'encrypted.bin' : name;
         const d = await gql<{ createAttachment: { attachmentId: string; uploadToken: string } }>(
           CREATE_ATTACHMENT,
@@ -104,6 +106,7 @@ export function addFiles(key: string, conversationId: string, files: Iterable<Fi
                   size: file.size,
                   key: sealed.key,
                   sha256: sealed.sha256,
+                  ...(thumb ? { thumb } : {}),
                 },
               }
             : {}),
@@ -144,11 +147,20 @@ export function sentFiles(key: string, sent: PendingFile[]): void {
   for (const f of sent) removePending(key, f.localId);
 }
 
-/** The files' references an encrypted message carries (keys, names, hashes). */
-export function sealedOf(files: PendingFile[]): SealedFileRef[] {
-  return files.flatMap((f) =>
-    f.sealed && f.attachmentId ? [{ id: f.attachmentId, ...f.sealed }] : [],
-  );
+/**
+ * The files' references an encrypted message carries (keys, names, hashes, images' previews
+ * while they fit in `room`).
+ */
+export function sealedOf(files: PendingFile[], room = Infinity): SealedFileRef[] {
+  // Previews go while they fit in `room` (characters of the message they may take).
+  let left = room;
+  return files.flatMap((f) => {
+    if (!f.sealed || !f.attachmentId) return [];
+    const { thumb, ...ref } = f.sealed;
+    if (!thumb || thumb.length > left) return [{ id: f.attachmentId, ...ref }];
+    left -= thumb.length;
+    return [{ id: f.attachmentId, ...ref, thumb }];
+  });
 }
 
 /**

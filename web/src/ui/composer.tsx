@@ -146,7 +146,9 @@ export function Composer(p: { conversation: Conversation; label: string; threadR
         const files = withFiles ? await readyFiles(fileKey) : [];
         if (!body && !files.length) return;
         const client = await e2ee();
-        const sent = await client.send(c.id, body, p.threadRootId ?? null, sealedOf(files));
+        // Images' previews take at most half of what the text leaves of the message.
+        const room = Math.floor((limit - new TextEncoder().encode(body).length) / 2);
+        const sent = await client.send(c.id, body, p.threadRootId ?? null, sealedOf(files, room));
         if (p.threadRootId) cachedThread(p.threadRootId)?.add(sent);
         else cachedConversation(c.id)?.add(sent);
         setText('');

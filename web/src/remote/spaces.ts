@@ -109,12 +109,6 @@ function hostOfList(id: string, hosts: string[], lists: Workspace[][]): string {
   return hosts[i]!;
 }
 
-/**
- * The person's direct conversations with people of each host (docs/federation.md: they live in
- * the person's direct space there), read from each host's inbox through the relay. They show in
- * the one list of direct messages, each marked with its host. A host that cannot be reached
- * leaves its own out until the next load; its alert shows with its workspaces.
- */
 /** One list read from each host at once; a host that refuses or cannot be reached gives none. */
 async function fromEachHost<T>(read: (host: string) => Promise<T[]>): Promise<T[]> {
   const lists = await Promise.all(
@@ -130,7 +124,12 @@ async function fromEachHost<T>(read: (host: string) => Promise<T[]>): Promise<T[
   return lists.flat();
 }
 
-/** The person's direct conversations on each host (in the host's direct space). */
+/**
+ * The person's direct conversations with people of each host (docs/federation.md: they live in
+ * the person's direct space there), read from each host's inbox through the relay. They show in
+ * the one list of direct messages, each marked with its host. A host that cannot be reached
+ * leaves its own out until the next load; its alert shows with its workspaces.
+ */
 export function loadRemoteInboxes(): Promise<Conversation[]> {
   return fromEachHost(async (host) => {
     const d = await gqlAt<{ inboxConversations: { items: Conversation[] } }>(host, INBOX);

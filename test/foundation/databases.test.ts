@@ -24,6 +24,22 @@ async function eventually(check: () => Promise<boolean>, ms = 10_000): Promise<v
   }
 }
 
+/**
+ * Runs one step of a test, failing with its name if it has not ended after `ms`, so a step that
+ * hangs says which it was instead of the whole test's timeout.
+ */
+async function step<T>(name: string, run: () => Promise<T>, ms = 8_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`step not ended in ${ms} ms: ${name}`)), ms);
+  });
+  try {
+    return await Promise.race([run(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 describe('databases', () => {
   let database: TestDatabase;
   afterAll(async () => database?.drop());
@@ -87,27 +103,33 @@ describe('databases', () => {
   );
 
   it('lets the CLI change the database of a running server, which picks it up', async () => {
-    const server = await startTestServer({ overrides: { ipBlockRefreshMs: 100 } });
+    const server = await step('start the server', () =>
+      startTestServer({ overrides: { ipBlockRefreshMs: 100 } }),
+    );
     const env = server.database.env;
     try {
       const sdl = () => fetch(`${server.url}/api/sdl`).then((r) => r.status);
-      expect(await sdl()).toBe(200);
+      expect(await step('read the SDL', sdl)).toBe(200);
 
-      const block = await cli(['ip', 'block', '127.0.0.1', '--reason', 'test'], env);
+      const block = await step('svc ip block', () =>
+        cli(['ip', 'block', '127.0.0.1', '--reason', 'test'], env),
+      );
       expect(block.err).not.toMatch(/^svc:/m);
       expect(block.code).toBe(0);
       expect(JSON.parse(block.out)).toMatchObject({ cidr: '127.0.0.1/32', createdBy: 'cli' });
       // The server rereads the deny list on its own and refuses this address (the test's).
-      await eventually(async () => (await sdl()) === 403);
-      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+      await step('refused', () => eventually(async () => (await sdl()) === 403), 12_000);
+      expect((await step('healthz', () => fetch(`${server.url}/healthz`))).status).toBe(200);
 
-      const list = await cli(['ip', 'list'], env);
+      const list = await step('svc ip list', () => cli(['ip', 'list'], env));
       expect(JSON.parse(list.out).map((b: { cidr: string }) => b.cidr)).toEqual(['127.0.0.1/32']);
 
-      expect((await cli(['ip', 'unblock', '127.0.0.1'], env)).code).toBe(0);
-      await eventually(async () => (await sdl()) === 200);
+      expect(
+        (await step('svc ip unblock', () => cli(['ip', 'unblock', '127.0.0.1'], env))).code,
+      ).toBe(0);
+      await step('served again', () => eventually(async () => (await sdl()) === 200), 12_000);
     } finally {
-      await server.stop();
+      await step('stop the server', () => server.stop());
     }
   });
 });

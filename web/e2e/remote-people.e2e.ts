@@ -5,10 +5,7 @@
 // fetched through A's relay route and checked, each picture once per page. Alice and Bob talk in
 // a direct conversation on B, live both ways; Carol of B writes to Alice first; Bob's @channel
 // shows on Alice's rail and in her notifications.
-import path from 'node:path';
-
-import Database from 'better-sqlite3';
-import type { Browser, Page, Request } from 'playwright-core';
+import type { Browser, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { checkA11y } from './a11y.js';
@@ -29,7 +26,7 @@ import {
   timeline,
   type Person,
 } from './harness.js';
-import { esc, federating, square } from './remote-harness.js';
+import { accountIdAt, apiAt, esc, federating, square } from './remote-harness.js';
 
 let relay: TestServer;
 let host: TestServer;
@@ -43,35 +40,6 @@ const aliceRequests: Request[] = [];
 
 /** The pictures (avatars and emoji, both `/api/files/...`) Alice's page asked for. */
 const pictureRequests = () => aliceRequests.filter((r) => r.url().includes('/api/files/'));
-
-/** The id of an account of a test server, read from its database file. */
-function accountIdAt(server: TestServer, username: string): string {
-  const db = new Database(path.join(server.dataDir, 'svc.sqlite'), { readonly: true });
-  try {
-    const row = db.prepare('select id from account where username = ?').get(username) as
-      { id: string } | undefined;
-    if (!row) throw new Error(`no account ${username}`);
-    return row.id;
-  } finally {
-    db.close();
-  }
-}
-
-/** One GraphQL request from a page, with its session: the answer's body. */
-async function apiAt(page: Page, query: string, variables: object): Promise<any> {
-  return page.evaluate(
-    async ([q, v]) => {
-      const csrf = /(?:^|;\s*)svc_csrf=([^;]*)/.exec(document.cookie)?.[1] ?? '';
-      const res = await fetch('/api', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-csrf-token': decodeURIComponent(csrf) },
-        body: JSON.stringify({ query: q, variables: v }),
-      });
-      return res.json();
-    },
-    [query, variables] as const,
-  );
-}
 
 beforeAll(async () => {
   assertBuilt();

@@ -25,7 +25,7 @@ import {
   timeline,
   type Person,
 } from './harness.js';
-import { esc, federating, square } from './remote-harness.js';
+import { accountIdAt, apiAt, esc, federating, square } from './remote-harness.js';
 
 let relay: TestServer;
 let host: TestServer;
@@ -286,6 +286,54 @@ describe('a workspace hosted on another server', () => {
     expect(await composer(alice.page).inputValue()).toBe('Is anyone there?');
     await shot(alice.page, 'remote-03-host-down');
     await host.boot();
+  });
+
+  it('stops asking a host she has nothing on, until she joins it again', async () => {
+    const p = alice.page;
+    const toHost = () =>
+      aliceRequests.filter((r) => r.url().includes(`/api/remote/${hostId}/`)).length;
+    const rail = () => p.getByRole('navigation', { name: 'Workspaces' });
+    const harbour = () => rail().getByRole('button', { name: `Harbour on ${hostId}` });
+    /** Reloads her app and waits for the load's last read (the notification count). */
+    const reload = async () => {
+      const loaded = p.waitForRequest((r) => !!r.postData()?.includes('UnreadNotifications'), {
+        timeout: 30_000,
+      });
+      await p.reload();
+      await loaded;
+    };
+    // Bob removes her from his workspace: the host has nothing for her any more.
+    const aliceThere = accountIdAt(host, `alice@${new URL(relay.url).host}`);
+    const mine = await apiAt(bob.page, '{ myWorkspaces { id name } }', {});
+    const space = mine.data.myWorkspaces.find((w: { name: string }) => w.name === 'Harbour');
+    const removed = await apiAt(
+      bob.page,
+      'mutation($s: ID!, $u: ID!) { removeWorkspaceMember(serverId: $s, userId: $u) }',
+      { s: space.id, u: aliceThere },
+    );
+    expect(removed.errors).toBeUndefined();
+    await reload();
+    expect(await harbour().count()).toBe(0);
+    // The host answered every list with nothing: the next load does not ask it.
+    const before = toHost();
+    await reload();
+    await rail()
+      .getByRole('button', { name: /^Direct messages/ })
+      .waitFor();
+    expect(toHost()).toBe(before);
+
+    // A new invite: joining wakes the host, and the loads ask it again.
+    await bob.page.reload();
+    await bob.page.getByRole('heading', { name: '#general' }).waitFor({ timeout: 20_000 });
+    const again = await createInviteLink(bob.page);
+    await p.getByRole('button', { name: 'Create or join a workspace' }).click();
+    await p.getByRole('dialog').getByLabel('Invite link or code').fill(again);
+    await p.getByRole('button', { name: 'Join', exact: true }).click();
+    await harbour().waitFor({ timeout: 20_000 });
+    const joined = toHost();
+    await reload();
+    await harbour().waitFor({ timeout: 20_000 });
+    expect(toHost()).toBeGreaterThan(joined);
   });
 
   it('leaves no page errors or policy violations', () => {

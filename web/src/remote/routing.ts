@@ -18,7 +18,10 @@ function own(id: string, host: string): void {
   if (id !== DIRECT_SPACE_ID) owner.set(id, host);
 }
 
-/** The hosts whose workspaces this person joined, kept per account in this browser. */
+/**
+ * The hosts asked at this load: those whose workspaces this person joined, kept per account in
+ * this browser and listed by the relay, less those with nothing for the person (quiet-hosts.ts).
+ */
 export const remoteHosts = signal<string[]>([]);
 /** Whether this server relays (it answered `myRemoteHosts`, a field only a relay has). */
 export const isRelay = signal(false);
@@ -27,20 +30,23 @@ export const remoteSelf = signal<Record<string, string>>({});
 
 const HOSTS = (username: string) => `svc-remote-hosts:${username.toLowerCase()}`;
 
-export function loadRemoteHosts(username: string): string[] {
+/** Every host this browser remembers for the account (quiet ones too). */
+export function storedHosts(username: string): string[] {
   try {
     const v = JSON.parse(localStorage.getItem(HOSTS(username)) ?? '[]') as unknown;
-    remoteHosts.value = Array.isArray(v) ? v.filter((h): h is string => typeof h === 'string') : [];
+    return Array.isArray(v) ? v.filter((h): h is string => typeof h === 'string') : [];
   } catch {
-    remoteHosts.value = [];
+    return [];
   }
-  return remoteHosts.value;
 }
 
+/** Remembers a host for the account and asks it from now on. */
 export function addRemoteHost(username: string, host: string): void {
-  if (remoteHosts.value.includes(host)) return;
-  remoteHosts.value = [...remoteHosts.value, host];
-  localStorage.setItem(HOSTS(username), JSON.stringify(remoteHosts.value));
+  const stored = storedHosts(username);
+  if (!stored.includes(host)) {
+    localStorage.setItem(HOSTS(username), JSON.stringify([...stored, host]));
+  }
+  if (!remoteHosts.value.includes(host)) remoteHosts.value = [...remoteHosts.value, host];
 }
 
 export function forgetRemoteState(): void {

@@ -7,13 +7,15 @@ import { storedAccounts } from '../auth/keys.ts';
 import { me } from '../state/store.ts';
 
 import { forgetPictures } from './host-image.ts';
+import { noteQuietHosts, quietHosts, wakeHost } from './quiet-hosts.ts';
 import { remotePost, remoteUpload } from './relay.ts';
 import {
   addRemoteHost,
   forgetRemoteState,
   hostOf,
+  hostOfId,
   isRelay,
-  loadRemoteHosts,
+  storedHosts,
   remoteHosts,
   remoteSelf,
   tagId,
@@ -77,7 +79,7 @@ export async function loadRemoteWorkspaces(): Promise<Workspace[]> {
  * none (an older server, or one that is not a relay) leaves this browser's own list.
  */
 async function knownHosts(username: string): Promise<string[]> {
-  const local = loadRemoteHosts(username);
+  const local = storedHosts(username);
   let listed: string[] = [];
   try {
     listed = (await gqlAt<{ myRemoteHosts: string[] }>(null, MY_REMOTE_HOSTS)).myRemoteHosts;
@@ -86,7 +88,38 @@ async function knownHosts(username: string): Promise<string[]> {
     if (!(err instanceof ApiError)) throw err;
   }
   for (const host of listed) addRemoteHost(username, host);
-  return listed.length === 0 ? local : remoteHosts.value;
+  const all = listed.length === 0 ? local : storedHosts(username);
+  // Hosts with nothing for the person are left out for a day (quiet-hosts.ts).
+  const quiet = quietHosts(username);
+  remoteHosts.value = all.filter((h) => !quiet.has(h));
+  return remoteHosts.value;
+}
+
+/** Hosts that did not answer one of this load's lists (so they may have something). */
+const unanswered = new Set<string>();
+
+/**
+ * After a load: the hosts asked that had nothing for the person (no workspace, no direct
+ * conversation, no DM request) are left out of the next loads for a day (quiet-hosts.ts).
+ */
+export function noteHostsAfterLoad(ids: string[]): void {
+  const username = me.value?.username;
+  if (!username) return;
+  const withSomething = new Set(ids.flatMap((id) => hostOfId(id) ?? []));
+  for (const host of Object.keys(remoteProblems.value)) unanswered.add(host);
+  noteQuietHosts(username, remoteHosts.value, withSomething, unanswered);
+  unanswered.clear();
+}
+
+/**
+ * A live event named a host this load did not ask (a person of a quiet host wrote to her): the
+ * host is woken; answers whether everything should be read again.
+ */
+export function wokenBy(hostServerId: string | null | undefined): boolean {
+  const username = me.value?.username;
+  if (!hostServerId || !username || remoteHosts.value.includes(hostServerId)) return false;
+  wakeHost(username, hostServerId);
+  return true;
 }
 
 async function readAllAt(host: string): Promise<Workspace[]> {
@@ -117,6 +150,7 @@ async function fromEachHost<T>(read: (host: string) => Promise<T[]>): Promise<T[
         return await read(host);
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
+        unanswered.add(host);
         return [];
       }
     }),
@@ -183,6 +217,7 @@ export async function joinRemote(host: string, token: string): Promise<Workspace
   }
   const d = await gqlAt<{ joinWorkspace: Workspace }>(host, JOIN_WORKSPACE, { token });
   addRemoteHost(username!, host);
+  wakeHost(username!, host);
   tagId(d.joinWorkspace.id, host);
   return d.joinWorkspace;
 }

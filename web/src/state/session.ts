@@ -53,6 +53,8 @@ import {
   loadRemoteDmRequests,
   loadRemoteInboxes,
   loadRemoteWorkspaces,
+  noteHostsAfterLoad,
+  wokenBy,
 } from '../remote/spaces.ts';
 import { hostOfId, isRelay, tagEvent } from '../remote/routing.ts';
 
@@ -155,6 +157,11 @@ export async function loadEverything(): Promise<void> {
   );
   for (const list of lists) for (const c of list) next[c.id] = c;
   replaceConversations(Object.values(next), since);
+  noteHostsAfterLoad([
+    ...remote.map((w) => w.id),
+    ...remoteDirect.map((c) => c.id),
+    ...remoteRequests.map((r) => r.id),
+  ]);
   if (requests && 'data' in requests) {
     showDmRequests([
       ...(requests.data as { dmRequests: DmRequest[] }).dmRequests,
@@ -228,6 +235,8 @@ function startLive(): void {
       event: (e) => {
         // What a host's event names belongs to the host (web/src/remote).
         tagEvent(e);
+        // A host left out of the loads has something for the person again.
+        if (wokenBy(e.hostServerId)) void loadEverything();
         applyEvent(e);
       },
       status: (s) => {

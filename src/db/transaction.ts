@@ -40,6 +40,50 @@ export interface Tx {
    * it commits or rolls back with the transaction, and its errors fail the transaction.
    */
   defer(write: Compilable<unknown> | CompiledQuery): Promise<void>;
+  /**
+   * A write that nothing reads before the commit, not even a later transaction of its group
+   * (the search index's rows). On SQLite it is held until the end of the group commit, after
+   * every transaction of the group and their savepoints, just before the COMMIT: FTS5 writes its
+   * pending terms out at every savepoint, so held writes make one segment a group instead of one
+   * a send. It runs only if its transaction succeeded, and commits with the group. On
+   * PostgreSQL it is `defer`.
+   */
+  atGroupEnd(write: Compilable<unknown> | CompiledQuery | HeldWrite): Promise<void>;
+}
+
+/**
+ * A held write (`Tx.atGroupEnd`) that goes in one statement with the group's other held writes
+ * of its kind next to it, in order: one statement, so SQLite opens one statement journal, and
+ * FTS5 writes its pending terms out once.
+ */
+export interface HeldWrite<T = unknown> {
+  kind: { combine(items: T[]): CompiledQuery };
+  item: T;
+}
+
+/** Held writes in order, runs of one kind made into one statement each (`most` items at most). */
+export function heldStatements(
+  writes: readonly (CompiledQuery | HeldWrite)[],
+  most = 256,
+): CompiledQuery[] {
+  const out: CompiledQuery[] = [];
+  for (let i = 0; i < writes.length;) {
+    const write = writes[i]!;
+    if (!('kind' in write)) {
+      out.push(write);
+      i += 1;
+      continue;
+    }
+    const items: unknown[] = [];
+    while (i < writes.length && items.length < most) {
+      const next = writes[i]!;
+      if (!('kind' in next) || next.kind !== write.kind) break;
+      items.push(next.item);
+      i += 1;
+    }
+    out.push(write.kind.combine(items));
+  }
+  return out;
 }
 
 export interface TransactionRunnerOptions {
@@ -54,6 +98,11 @@ export interface TransactionRunnerOptions {
   onAfterCommitError: (err: unknown) => void;
   /** Refuses nested transactions when given (see NestingGuard). */
   guard: NestingGuard | null;
+  /**
+   * Takes a successful transaction's `atGroupEnd` writes, to run at its group's end (SQLite's
+   * group commit); without it they are deferred writes.
+   */
+  groupEnd?: (writes: (CompiledQuery | HeldWrite)[]) => void;
 }
 
 /**
@@ -128,6 +177,8 @@ export class TransactionRunner {
     const work = (trx: Transaction<Database>) => {
       const before: Array<() => Promise<void>> = [];
       const deferred: CompiledQuery[] = [];
+      const late: (CompiledQuery | HeldWrite)[] = [];
+      const { groupEnd } = this.opts;
       const tx: Tx = {
         db: trx,
         dialect,
@@ -138,6 +189,11 @@ export class TransactionRunner {
           dialect === 'postgres'
             ? async (write) => void deferred.push(compiled(write))
             : async (write) => void (await trx.executeQuery(compiled(write))),
+        atGroupEnd: async (write) => {
+          const held = 'kind' in write ? write : compiled(write);
+          if (groupEnd) late.push(held);
+          else await tx.defer('kind' in held ? held.kind.combine([held.item]) : held);
+        },
       };
       const body = async () => {
         const result = await fn(tx);
@@ -150,6 +206,8 @@ export class TransactionRunner {
         } else {
           for (const statement of statements) await trx.executeQuery(statement);
         }
+        // Last: only a transaction that ran to its end hands its held writes to the group.
+        if (late.length > 0) groupEnd?.(late);
         return result;
       };
       return this.opts.guard ? this.opts.guard.run(body) : body();

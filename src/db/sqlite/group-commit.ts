@@ -1,4 +1,12 @@
-import { sql, type ControlledTransaction, type Kysely, type Transaction } from 'kysely';
+import {
+  sql,
+  type CompiledQuery,
+  type ControlledTransaction,
+  type Kysely,
+  type Transaction,
+} from 'kysely';
+
+import { heldStatements, type HeldWrite } from '../transaction.js';
 
 import type { WalFlusher } from './durable-commits.js';
 import type { Database } from '../schema.js';
@@ -41,6 +49,8 @@ export type SavepointRunner = (statement: 'savepoint' | 'rollback') => void | Pr
 export class GroupCommitter {
   private queue: Pending[] = [];
   private scheduled = false;
+  /** The running group's writes held for its end (`Tx.atGroupEnd`), of its transactions that succeeded. */
+  private late: (CompiledQuery | HeldWrite)[] = [];
   /** Sizes of recent groups, for tests and metrics. */
   lastGroupSize = 0;
 
@@ -70,6 +80,14 @@ export class GroupCommitter {
     ).execute(trx);
   }
 
+  /**
+   * Holds writes of the running group's transaction that just succeeded until the group's end:
+   * after its last transaction (and so its last savepoint), before the COMMIT.
+   */
+  atEnd(writes: readonly (CompiledQuery | HeldWrite)[]): void {
+    this.late.push(...writes);
+  }
+
   run<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve: resolve as (v: unknown) => void, reject });
@@ -93,6 +111,7 @@ export class GroupCommitter {
     let failure: { error: unknown } | null = null;
     let trx: ControlledTransaction<Database> | null = null;
     let durable: Promise<void> = Promise.resolve();
+    this.late = [];
     try {
       trx = await this.kysely.startTransaction().execute();
       // Whether the database transaction holds writes of an earlier transaction of the group.
@@ -123,6 +142,10 @@ export class GroupCommitter {
         }
       }
       const committing = trx;
+      // The held writes, in the order their transactions ran; a failure fails the group.
+      for (const write of heldStatements(this.late.splice(0))) {
+        await committing.executeQuery(write);
+      }
       if (this.flusher) {
         ({ flushed: durable } = await this.flusher.commitThenFlush(() =>
           committing.commit().execute(),
@@ -132,6 +155,7 @@ export class GroupCommitter {
       }
     } catch (error) {
       failure = { error };
+      this.late = [];
       // Releases the connection even when SQLite has already rolled back (then ROLLBACK itself
       // fails with "no transaction is active", which says nothing: the cause is `error`).
       if (trx)

@@ -56,6 +56,7 @@ export function openSqlite(file: string, opts: OpenOptions): Db {
   const runner = new TransactionRunner({
     dialect: 'sqlite',
     execute: (work) => committer.run(work),
+    groupEnd: (writes) => committer.atEnd(writes),
     guard,
     onAfterCommitError: opts.onAfterCommitError ?? (() => {}),
   });

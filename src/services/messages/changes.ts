@@ -4,7 +4,7 @@ import type { MessageTable } from '../../db/tables/messages.js';
 import { conflict, forbidden, validation } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import { toRow, emitConversationEvent } from '../conversations/index.js';
-import { messageTerms, writeMessageTerms } from '../search/index.js';
+import { deferMessageTerms, messageTerms } from '../search/index.js';
 
 import type { MessageCore } from './message-core.js';
 import { insertEdit, replaceText } from './queries.js';
@@ -52,7 +52,8 @@ export class MessageChanges {
       if (!replaced) {
         throw conflict('the message was changed or deleted meanwhile; reload it and try again');
       }
-      await writeMessageTerms(tx.db, message.id, terms);
+      // Held as a send's are, so an edit in the send's own group comes after it.
+      await deferMessageTerms(tx, message, terms);
       emitConversationEvent(
         tx,
         this.core.deps.events,

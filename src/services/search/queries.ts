@@ -1,6 +1,7 @@
-import { SqliteAdapter } from 'kysely';
+import { CompiledQuery, SqliteAdapter } from 'kysely';
 
 import type { Dialect, Executor, Tx } from '../../db/database.js';
+import type { HeldWrite } from '../../db/transaction.js';
 import { bulkInsert } from '../../db/statements/bulk-insert.js';
 import { preparedQuery } from '../../db/statements/prepared.js';
 import type { MessageTable } from '../../db/tables/messages.js';
@@ -9,7 +10,7 @@ import { pastCursor } from '../paging/index.js';
 
 import { analyzeText } from './analyze.js';
 import { needsFallback } from './detect.js';
-import { timeDoc } from './match-queries.js';
+import { DOC_SLOT, timeDoc } from './match-queries.js';
 import { fallbackLanguage } from './scope-queries.js';
 
 // The message search index (docs/search.md). Rows hold a message's distinct terms joined by
@@ -40,6 +41,32 @@ const upsertTerms = preparedQuery(3, (db, messageId: string, terms: string, at: 
 const deleteTerms = preparedQuery(1, (db, messageId: string) =>
   db.deleteFrom('message_search').where('messageId', '=', messageId),
 );
+/**
+ * SQLite, at the end of a group commit (`Tx.atGroupEnd`): the group's rows in one statement, in
+ * the order of their transactions (an edit after its send wins), each written only while its
+ * message stands undeleted (a later transaction of the group may have deleted it). Each new row's
+ * `doc` is the next free place of its millisecond (`timeDoc`), counted on within the statement.
+ */
+const standingTerms: HeldWrite<{ messageId: string; terms: string }>['kind'] = {
+  combine(items) {
+    const rows = items.map((_, i) => `(${i}, ?, ?)`).join(', ');
+    return CompiledQuery.raw(
+      `insert into message_search (doc, "messageId", terms)
+        select coalesce(
+            (select max(x.doc) from message_search as x
+              where x.doc >= m."createdAt" * ${DOC_SLOT} and x.doc < (m."createdAt" + 1) * ${DOC_SLOT}),
+            m."createdAt" * ${DOC_SLOT} - 1)
+          + row_number() over (partition by m."createdAt" order by v.column1),
+          v.column2, v.column3
+        from (values ${rows}) as v
+        join message as m on m.id = v.column2 and m."deletedAt" is null
+        where true
+        order by v.column1
+        on conflict ("messageId") do update set terms = excluded.terms`,
+      items.flatMap((item) => [item.messageId, item.terms]),
+    );
+  },
+};
 
 /**
  * The index terms of a message about to be written (a send, an edit), computed before its
@@ -90,18 +117,26 @@ export async function writeMessageTerms(db: Executor, messageId: string, terms: 
 }
 
 /**
- * `writeMessageTerms` of a message being sent, held for the transaction's one statement of
- * writes (`tx.defer`), which inserts the message too.
+ * `writeMessageTerms` of a message being sent or edited, held: on PostgreSQL for the
+ * transaction's one statement of writes (`tx.defer`), which inserts a sent message too; on
+ * SQLite until the end of its group commit (`tx.atGroupEnd`), so FTS5 writes one segment a group
+ * rather than one at each savepoint. Either way it commits with the message: a message is
+ * findable once its send or edit is acknowledged.
  */
 export function deferMessageTerms(
   tx: Tx,
   message: Pick<MessageTable, 'id' | 'createdAt'>,
   terms: string[],
 ) {
+  if (terms.length === 0) return tx.atGroupEnd(deleteTerms.statement(tx.db, message.id));
+  if (tx.dialect === 'sqlite') {
+    return tx.atGroupEnd({
+      kind: standingTerms,
+      item: { messageId: message.id, terms: terms.join(' ') },
+    });
+  }
   return tx.defer(
-    terms.length === 0
-      ? deleteTerms.statement(tx.db, message.id)
-      : upsertTerms.statement(tx.db, message.id, terms.join(' '), Number(message.createdAt)),
+    upsertTerms.statement(tx.db, message.id, terms.join(' '), Number(message.createdAt)),
   );
 }
 

@@ -3,7 +3,7 @@ import { linkifyit } from 'linkify-it';
 import { RecentCache } from '../../lib/recent-cache.js';
 
 import { compoundParts } from './compounds.js';
-import { detectLanguage } from './detect.js';
+import { detectLanguage, needsFallback } from './detect.js';
 import {
   HAS_LINK_TERM,
   languageOf,
@@ -138,6 +138,22 @@ export function analyzeText(text: string, fallback?: string | null): string[] {
   if (lang) for (const raw of rawWords(text)) wordStems(lang, raw, terms);
   if (linkify.test(text)) terms.add(HAS_LINK_TERM);
   return [...terms];
+}
+
+/** `analyzeFor`'s answer when the text is too short to tell its language. */
+export const NEEDS_FALLBACK = 0;
+
+/**
+ * A message's terms, as `analyzeText`; with `fallback` undefined, a text the detector cannot
+ * tell answers NEEDS_FALLBACK instead, for the caller to ask again with the author's or the
+ * workspace's language (read only then).
+ */
+export function analyzeFor(
+  text: string,
+  fallback?: string | null,
+): string[] | typeof NEEDS_FALLBACK {
+  if (fallback === undefined && needsFallback(text)) return NEEDS_FALLBACK;
+  return analyzeText(text, fallback ?? null);
 }
 
 /**

@@ -8,8 +8,8 @@ import type { MessageTable } from '../../db/tables/messages.js';
 import { Lru } from '../../lib/lru.js';
 import { pastCursor } from '../paging/index.js';
 
-import { analyzeText } from './analyze.js';
-import { needsFallback } from './detect.js';
+import { analyzeText, NEEDS_FALLBACK } from './analyze.js';
+import { analyzeOffLoop } from './analyzer.js';
 import { DOC_SLOT, timeDoc } from './match-queries.js';
 import { fallbackLanguage } from './scope-queries.js';
 
@@ -80,7 +80,8 @@ export async function messageTerms(
   workspaceId: string,
 ): Promise<string[]> {
   if (text === null) return [];
-  if (!needsFallback(text)) return analyzeText(text, null);
+  const terms = await analyzeOffLoop(text);
+  if (terms !== NEEDS_FALLBACK) return terms;
   const key = `${authorId}:${workspaceId}`;
   const now = Date.now();
   let known = fallbacks.get(key);
@@ -88,7 +89,7 @@ export async function messageTerms(
     known = { language: await fallbackLanguage(db, authorId, workspaceId), at: now };
     fallbacks.set(key, known);
   }
-  return analyzeText(text, known.language);
+  return (await analyzeOffLoop(text, known.language)) as string[];
 }
 
 /**

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
 
+import { startWorker } from '../../lib/worker-thread.js';
 import { analyzeText } from '../../services/search/index.js';
 
 // The search terms of imported messages. Working them out (language detection, stemming) costs
@@ -22,15 +22,7 @@ export function startTermAnalyzer(): TermAnalyzer {
   const underTsx = process.execArgv.some((a) => /\btsx\b/.test(a));
   const script = fs.existsSync(built) ? built : underTsx && fs.existsSync(source) ? source : null;
   if (script === null) return inline;
-  // Under tsx the worker registers tsx's loader first (loader flags do not reach workers on
-  // Node 20).
-  const worker =
-    script === built
-      ? new Worker(script)
-      : new Worker(
-          `import('tsx/esm/api').then((t) => { t.register(); return import(${JSON.stringify(pathToFileURL(script).href)}); });`,
-          { eval: true },
-        );
+  const worker = startWorker(pathToFileURL(script));
   worker.unref();
   const waiting = new Map<number, { done: (t: string[]) => void; fail: (e: Error) => void }>();
   let next = 0;

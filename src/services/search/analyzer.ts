@@ -1,4 +1,6 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+
+import { besideModule, startWorker } from '../../lib/worker-thread.js';
 
 import { analyzeFor, type NEEDS_FALLBACK } from './analyze.js';
 
@@ -61,7 +63,7 @@ class AnalyzerThread {
   private start(): Worker | null {
     if (this.worker || this.failed) return this.worker;
     try {
-      this.worker = spawn();
+      this.worker = startWorker(besideModule(import.meta.url, 'analyze-worker'));
     } catch {
       this.failed = true;
       return null;
@@ -95,20 +97,6 @@ class AnalyzerThread {
       waiting.reject(err);
     }
   }
-}
-
-/**
- * The worker: the compiled file in a build; from the TypeScript source (the tests), through tsx,
- * which a worker's entry cannot be given by `execArgv` on Node 20.
- */
-function spawn(): Worker {
-  const source = import.meta.url.endsWith('.ts');
-  const entry = new URL(`./analyze-worker.${source ? 'ts' : 'js'}`, import.meta.url);
-  if (!source) return new Worker(entry);
-  return new Worker(
-    `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); })`,
-    { eval: true },
-  );
 }
 
 const thread = new AnalyzerThread();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { sealedRefs, THUMB_MAX } from '../../web/src/e2ee/sealed-file.js';
+import { sealedRefs, THUMB_MAX } from '../../web/src/e2ee/sealed-refs.js';
 
 // What an encrypted message says of its files (web/src/e2ee/sealed-file.ts), as the receiving
 // page reads it: a sender may put anything in the decrypted body, and only a small JPEG

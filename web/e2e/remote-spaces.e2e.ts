@@ -288,10 +288,16 @@ describe('a workspace hosted on another server', () => {
     await host.boot();
   });
 
-  it('stops asking a host she has nothing on, until she joins it again', async () => {
+  it('stops asking a host she has nothing on for a day, or until she joins it again', async () => {
     const p = alice.page;
-    const toHost = () =>
-      aliceRequests.filter((r) => r.url().includes(`/api/remote/${hostId}/`)).length;
+    const hostRequests = () =>
+      aliceRequests.filter((r) => r.url().includes(`/api/remote/${hostId}/`));
+    const toHost = () => hostRequests().length;
+    const last = () =>
+      hostRequests()
+        .slice(-2)
+        .map((r) => `${r.url()} ${r.postData()?.slice(0, 60)}`)
+        .join(' | ');
     const rail = () => p.getByRole('navigation', { name: 'Workspaces' });
     const harbour = () => rail().getByRole('button', { name: `Harbour on ${hostId}` });
     /** Reloads her app and waits for the load's last read (the notification count). */
@@ -320,7 +326,23 @@ describe('a workspace hosted on another server', () => {
     await rail()
       .getByRole('button', { name: /^Direct messages/ })
       .waitFor();
-    expect(toHost()).toBe(before);
+    expect(toHost(), last()).toBe(before);
+    // A day later it is asked again (the mark moved back a day here), and found quiet again.
+    await p.evaluate(() => {
+      for (const key of Object.keys(localStorage)) {
+        if (!key.startsWith('svc-remote-quiet:')) continue;
+        const quiet = JSON.parse(localStorage.getItem(key)!) as Record<string, number>;
+        for (const host of Object.keys(quiet))
+          quiet[host] = (quiet[host] ?? 0) - 25 * 60 * 60 * 1000;
+        localStorage.setItem(key, JSON.stringify(quiet));
+      }
+    });
+    const dayLater = toHost();
+    await reload();
+    expect(toHost()).toBeGreaterThan(dayLater);
+    const askedAgain = toHost();
+    await reload();
+    expect(toHost(), last()).toBe(askedAgain);
 
     // A new invite: joining wakes the host, and the loads ask it again.
     await bob.page.reload();

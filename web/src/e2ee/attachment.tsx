@@ -8,7 +8,8 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Message } from '../api/types.ts';
 import { Icon } from '../ui/icons.tsx';
 
-import { openFile, PREVIEW, sealedRefs, type SealedFileRef } from './sealed-file.ts';
+import { openFile } from './sealed-file.ts';
+import { PREVIEW, sealedRefs, type SealedFileRef } from './sealed-refs.ts';
 
 function sizeWords(n: number): string {
   if (n < 1024) return `${n} B`;

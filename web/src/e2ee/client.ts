@@ -16,7 +16,7 @@ import { confirmAction } from '../ui/confirm.tsx';
 import { deviceSetUp, groupsHere, type GroupHere } from './glue.ts';
 import { call, exclusive, locked, packagesLock } from './worker-link.ts';
 import type { Decrypted, Encrypted, GroupInfo, MlsRequest, PreparedCommit } from './protocol.ts';
-import type { SealedFileRef } from './sealed-file.ts';
+import type { SealedFileRef } from './sealed-refs.ts';
 import { takeEdit } from './edits.ts';
 import { finishPage, fromKept, needsText, readKept } from './kept.ts';
 import { withPlain } from './plain.ts';

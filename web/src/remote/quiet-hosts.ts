@@ -35,7 +35,8 @@ export function quietHosts(username: string, now = Date.now()): Set<string> {
 
 /**
  * After a load: each host asked that answered every list with nothing is quiet from `now`; a
- * host with something, or one that did not answer (it may have something), is not.
+ * host with something, or one that did not answer (it may have something), is not. Answers the
+ * hosts found quiet.
  */
 export function noteQuietHosts(
   username: string,
@@ -43,13 +44,18 @@ export function noteQuietHosts(
   withSomething: ReadonlySet<string>,
   unanswered: ReadonlySet<string>,
   now = Date.now(),
-): void {
+): Set<string> {
   const quiet = read(username);
+  const found = new Set<string>();
   for (const host of asked) {
     if (withSomething.has(host) || unanswered.has(host)) delete quiet[host];
-    else quiet[host] = now;
+    else {
+      quiet[host] = now;
+      found.add(host);
+    }
   }
   write(username, quiet);
+  return found;
 }
 
 /** A host has something for the person again: it is asked at the next load. */

@@ -107,8 +107,10 @@ export function noteHostsAfterLoad(ids: string[]): void {
   if (!username) return;
   const withSomething = new Set(ids.flatMap((id) => hostOfId(id) ?? []));
   for (const host of Object.keys(remoteProblems.value)) unanswered.add(host);
-  noteQuietHosts(username, remoteHosts.value, withSomething, unanswered);
+  const quiet = noteQuietHosts(username, remoteHosts.value, withSomething, unanswered);
   unanswered.clear();
+  // Not asked for anything more this time either (the unread count read next).
+  if (quiet.size > 0) remoteHosts.value = remoteHosts.value.filter((h) => !quiet.has(h));
 }
 
 /**

@@ -2,7 +2,8 @@ import { signal } from '@preact/signals';
 
 import { ApiError, gql, postForm } from '../api/graphql.ts';
 import { CREATE_ATTACHMENT, FINALIZE_ATTACHMENT } from '../api/queries.ts';
-import { makeThumbnail, SEAL_OVERHEAD, sealFile, type SealedFileRef } from '../e2ee/sealed-file.ts';
+import { makeThumbnail, SEAL_OVERHEAD, sealFile } from '../e2ee/sealed-file.ts';
+import type { SealedFileRef } from '../e2ee/sealed-refs.ts';
 
 import { conversations } from './store.ts';
 

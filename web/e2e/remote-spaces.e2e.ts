@@ -288,7 +288,7 @@ describe('a workspace hosted on another server', () => {
     await host.boot();
   });
 
-  it('stops asking a host she has nothing on for a day, or until she joins it again', async () => {
+  it('stops asking a host she has nothing on for a day, until it has something, or she joins it again', async () => {
     const p = alice.page;
     const hostRequests = () =>
       aliceRequests.filter((r) => r.url().includes(`/api/remote/${hostId}/`));
@@ -343,6 +343,21 @@ describe('a workspace hosted on another server', () => {
     const askedAgain = toHost();
     await reload();
     expect(toHost(), last()).toBe(askedAgain);
+
+    // Bob writes to her: the host keeps a DM request for her, its event wakes the host, and her
+    // page reads it again and lists the request.
+    const started = await apiAt(
+      bob.page,
+      `mutation($m: [ID!]!) { createConversation(input: { memberIds: $m }) {
+        conversation { id } dmRequestsSent { id } } }`,
+      { m: [aliceThere] },
+    );
+    expect(started.errors).toBeUndefined();
+    expect(started.data.createConversation.dmRequestsSent).toHaveLength(1);
+    await rail()
+      .getByRole('button', { name: /^Direct messages/ })
+      .click();
+    await p.getByRole('button', { name: 'Message requests (1)' }).waitFor({ timeout: 20_000 });
 
     // A new invite: joining wakes the host, and the loads ask it again.
     await bob.page.reload();

@@ -120,9 +120,16 @@ export function noteHostsAfterLoad(ids: string[]): void {
 export function wokenBy(hostServerId: string | null | undefined): boolean {
   const username = me.value?.username;
   if (!hostServerId || !username || remoteHosts.value.includes(hostServerId)) return false;
+  // At most once a minute a host: a host still found with nothing is not read again per event.
+  const now = Date.now();
+  if (now - (wokenAt.get(hostServerId) ?? 0) < 60_000) return false;
+  wokenAt.set(hostServerId, now);
   wakeHost(username, hostServerId);
   return true;
 }
+
+/** When each host was last woken by an event. */
+const wokenAt = new Map<string, number>();
 
 async function readAllAt(host: string): Promise<Workspace[]> {
   const all: Workspace[] = [];

@@ -104,25 +104,14 @@ export function forgetFallbacks() {
 }
 
 /**
- * Indexes a message (a send, an edit) in the writing transaction with its terms
- * (`analyzeText`, computed before the transaction): the row is replaced, so an edited message
- * is never found by its old words once the edit commits. No terms (an encrypted or deleted
- * message, text without a word) leaves no row.
- */
-export async function writeMessageTerms(db: Executor, messageId: string, terms: string[]) {
-  if (terms.length === 0) {
-    await deleteTerms(db, messageId);
-    return;
-  }
-  await upsertTerms(db, messageId, terms.join(' '), null);
-}
-
-/**
- * `writeMessageTerms` of a message being sent or edited, held: on PostgreSQL for the
- * transaction's one statement of writes (`tx.defer`), which inserts a sent message too; on
- * SQLite until the end of its group commit (`tx.atGroupEnd`), so FTS5 writes one segment a group
- * rather than one at each savepoint. Either way it commits with the message: a message is
- * findable once its send or edit is acknowledged.
+ * Indexes a message being sent or edited with its terms (`messageTerms`, computed before the
+ * transaction): the row is replaced, so an edited message is never found by its old words once
+ * the edit commits, and no terms (an encrypted or deleted message, text without a word) leave
+ * no row. The write is held: on PostgreSQL for the transaction's one statement of writes
+ * (`tx.defer`), which inserts a sent message too; on SQLite until the end of its group commit
+ * (`tx.atGroupEnd`), so FTS5 writes one segment a group rather than one at each savepoint.
+ * Either way it commits with the message: a message is findable once its send or edit is
+ * acknowledged.
  */
 export function deferMessageTerms(
   tx: Tx,

@@ -2,7 +2,7 @@
 // Steps shared by the browser tests of encrypted conversations beyond web/e2e/encrypted.e2e.ts.
 import type { Page } from 'playwright-core';
 
-import { composer, timeline } from './harness.js';
+import { composer, openDirect, timeline } from './harness.js';
 
 /** A GraphQL request sent from a page with its session, as the app sends them. */
 export async function pageGql<T>(p: Page, query: string, variables: Record<string, unknown> = {}) {
@@ -23,10 +23,6 @@ export async function pageGql<T>(p: Page, query: string, variables: Record<strin
   );
   if (!res.data) throw new Error(JSON.stringify(res.errors));
   return res.data as T;
-}
-
-export async function openDirect(p: Page): Promise<void> {
-  await p.getByRole('button', { name: /^Direct messages/ }).click();
 }
 
 /** Sends from the open encrypted conversation's box and waits until it shows. */

@@ -8,7 +8,6 @@ import { describe, expect, it } from 'vitest';
 
 import {
   acceptInvitation,
-  openDirect,
   pageGql,
   sendSecret,
   startEncryptedGroup,
@@ -17,6 +16,7 @@ import {
 import {
   createInviteLink,
   joinByInvite,
+  openDirect,
   personPage,
   signUpWithWorkspace,
   serveThisFile,

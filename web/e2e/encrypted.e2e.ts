@@ -15,6 +15,7 @@ import {
   composer,
   createInviteLink,
   joinByInvite,
+  openDirect,
   personPage,
   shot,
   signUpWithWorkspace,
@@ -24,7 +25,7 @@ import {
   type Person,
   type TestServer,
 } from './harness.js';
-import { openDirect, pageGql, sendSecret } from './encrypted-helpers.js';
+import { pageGql, sendSecret } from './encrypted-helpers.js';
 
 let server: TestServer;
 let browser: Browser;

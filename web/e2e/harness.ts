@@ -218,6 +218,14 @@ export const timeline = (p: Page) => p.getByRole('log', { name: /^Messages in/ }
 export const composer = (p: Page) => p.locator('#composer-input');
 
 /** Sends a message from the open conversation's box and waits until it shows. */
+/** Opens the direct messages from the workspace rail. */
+export async function openDirect(p: Page): Promise<void> {
+  await p
+    .getByRole('navigation', { name: 'Workspaces' })
+    .getByRole('button', { name: /^Direct messages/ })
+    .click();
+}
+
 export async function send(p: Page, text: string): Promise<void> {
   await composer(p).fill(text);
   await composer(p).press('Enter');

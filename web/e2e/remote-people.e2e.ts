@@ -18,6 +18,7 @@ import {
   freePort,
   joinByInvite,
   launchBrowser,
+  openDirect,
   personPage,
   send,
   shot,
@@ -164,10 +165,7 @@ describe('people of a workspace on another server', () => {
     await send(a, 'Hi Bob, just between us');
 
     // Bob's own direct messages on his server: her message is there, unread.
-    await b
-      .getByRole('navigation', { name: 'Workspaces' })
-      .getByRole('button', { name: /^Direct messages/ })
-      .click();
+    await openDirect(b);
     await b.getByRole('link', { name: /alice/i }).click();
     await timeline(b).getByText('Hi Bob, just between us').waitFor();
 
@@ -206,10 +204,7 @@ describe('people of a workspace on another server', () => {
     await carol.page.getByRole('heading', { name: /alice/i }).waitFor({ timeout: 15_000 });
     await send(carol.page, 'Alice, a word from Carol');
     const a = alice.page;
-    await a
-      .getByRole('navigation', { name: 'Workspaces' })
-      .getByRole('button', { name: /^Direct messages/ })
-      .click();
+    await openDirect(a);
     await a
       .getByRole('navigation', { name: /^Conversations in direct messages/ })
       .getByRole('link', { name: new RegExp(`Carol, on ${esc(hostId)}`) })
@@ -242,10 +237,7 @@ describe('people of a workspace on another server', () => {
     expect(sent.errors).toBeUndefined();
 
     const a = alice.page;
-    await a
-      .getByRole('navigation', { name: 'Workspaces' })
-      .getByRole('button', { name: /^Direct messages/ })
-      .click();
+    await openDirect(a);
     await a.getByRole('button', { name: 'Message requests (1)' }).click({ timeout: 20_000 });
     const dialog = a.getByRole('dialog', { name: 'Message requests' });
     await dialog.getByRole('heading', { name: `Dave, on ${hostId}` }).waitFor();
@@ -338,10 +330,7 @@ describe('people of a workspace on another server', () => {
     const erin = await personPage(browser, relay.url);
     await joinByInvite(erin.page, homeLink, 'erin', 'Erin');
 
-    await a
-      .getByRole('navigation', { name: 'Workspaces' })
-      .getByRole('button', { name: /^Direct messages/ })
-      .click();
+    await openDirect(a);
     await a.getByRole('button', { name: 'New message' }).click();
     const dialog = a.getByRole('dialog', { name: 'New message' });
     const person = (name: RegExp) => dialog.getByRole('checkbox', { name });
@@ -369,10 +358,7 @@ describe('people of a workspace on another server', () => {
     await send(a, 'Hello both, from the relay');
 
     const b = bob.page;
-    await b
-      .getByRole('navigation', { name: 'Workspaces' })
-      .getByRole('button', { name: /^Direct messages/ })
-      .click();
+    await openDirect(b);
     await b
       .getByRole('navigation', { name: /^Conversations in direct messages/ })
       .getByRole('link', { name: /Carol/ })

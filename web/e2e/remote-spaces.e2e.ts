@@ -17,6 +17,7 @@ import {
   createInviteLink,
   freePort,
   launchBrowser,
+  openDirect,
   personPage,
   send,
   shot,
@@ -354,9 +355,7 @@ describe('a workspace hosted on another server', () => {
     );
     expect(started.errors).toBeUndefined();
     expect(started.data.createConversation.dmRequestsSent).toHaveLength(1);
-    await rail()
-      .getByRole('button', { name: /^Direct messages/ })
-      .click();
+    await openDirect(p);
     await p.getByRole('button', { name: 'Message requests (1)' }).waitFor({ timeout: 20_000 });
 
     // A new invite: joining wakes the host, and the loads ask it again.

@@ -214,10 +214,16 @@ function readableBy(
  * by the reader (`indexOrderRows`). The SQL expression of a new row's `doc`.
  */
 export const timeDoc = (messageId: string) =>
-  sql<number>`(select coalesce(
-    (select max(x.doc) + 1 from message_search as x
-      where x.doc >= t."createdAt" * ${DOC_SLOT} and x.doc < (t."createdAt" + 1) * ${DOC_SLOT}),
-    t."createdAt" * ${DOC_SLOT}) from message as t where t.id = ${messageId})`;
+  sql<number>`(select ${sql.raw(lastDocSql('t."createdAt"'))} + 1
+    from message as t where t.id = ${messageId})`;
+
+/**
+ * SQL of the last `doc` taken in the millisecond `at` (an SQL expression of a message's send
+ * time), or the one before the millisecond's first when none is: a new row takes the next.
+ */
+export const lastDocSql = (at: string) =>
+  `coalesce((select max(x.doc) from message_search as x
+    where x.doc >= ${at} * ${DOC_SLOT} and x.doc < (${at} + 1) * ${DOC_SLOT}), ${at} * ${DOC_SLOT} - 1)`;
 
 /** Places in one millisecond of `doc` (2^20). */
 export const DOC_SLOT = 1_048_576;

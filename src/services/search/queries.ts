@@ -10,7 +10,7 @@ import { pastCursor } from '../paging/index.js';
 
 import { analyzeText, NEEDS_FALLBACK } from './analyze.js';
 import { analyzeOffLoop } from './analyzer.js';
-import { DOC_SLOT, timeDoc } from './match-queries.js';
+import { lastDocSql, timeDoc } from './match-queries.js';
 import { fallbackLanguage } from './scope-queries.js';
 
 // The message search index (docs/search.md). Rows hold a message's distinct terms joined by
@@ -52,10 +52,7 @@ const standingTerms: HeldWrite<{ messageId: string; terms: string }>['kind'] = {
     const rows = items.map((_, i) => `(${i}, ?, ?)`).join(', ');
     return CompiledQuery.raw(
       `insert into message_search (doc, "messageId", terms)
-        select coalesce(
-            (select max(x.doc) from message_search as x
-              where x.doc >= m."createdAt" * ${DOC_SLOT} and x.doc < (m."createdAt" + 1) * ${DOC_SLOT}),
-            m."createdAt" * ${DOC_SLOT} - 1)
+        select ${lastDocSql('m."createdAt"')}
           + row_number() over (partition by m."createdAt" order by v.column1),
           v.column2, v.column3
         from (values ${rows}) as v

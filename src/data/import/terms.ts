@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-import { startWorker } from '../../lib/worker-thread.js';
+import { startWorker, WorkerCalls } from '../../lib/worker-thread.js';
 import { analyzeText } from '../../services/search/index.js';
 
 // The search terms of imported messages. Working them out (language detection, stemming) costs
@@ -22,36 +22,15 @@ export function startTermAnalyzer(): TermAnalyzer {
   const underTsx = process.execArgv.some((a) => /\btsx\b/.test(a));
   const script = fs.existsSync(built) ? built : underTsx && fs.existsSync(source) ? source : null;
   if (script === null) return inline;
-  const worker = startWorker(pathToFileURL(script));
-  worker.unref();
-  const waiting = new Map<number, { done: (t: string[]) => void; fail: (e: Error) => void }>();
-  let next = 0;
-  let failed: Error | null = null;
-  const failAll = (err: Error) => {
-    failed = err;
-    for (const w of waiting.values()) w.fail(err);
-    waiting.clear();
-  };
-  worker.on('message', (m: { id: number; terms: string[] }) => {
-    waiting.get(m.id)?.done(m.terms);
-    waiting.delete(m.id);
-  });
-  worker.on('error', failAll);
-  worker.on('exit', (code) => {
-    if (waiting.size > 0) failAll(new Error(`the search terms worker stopped (exit ${code})`));
-  });
+  const calls = new WorkerCalls<(string | null)[], string[]>(
+    startWorker(pathToFileURL(script)),
+    (_, cause) => {
+      throw cause instanceof Error ? cause : new Error('the search terms worker stopped');
+    },
+  );
   return {
-    analyze: (texts) => {
-      if (failed) return Promise.reject(failed);
-      const id = next++;
-      return new Promise((done, fail) => {
-        waiting.set(id, { done, fail });
-        worker.postMessage({ id, texts });
-      });
-    },
-    close: async () => {
-      await worker.terminate();
-    },
+    analyze: (texts) => calls.call([...texts]),
+    close: () => calls.end(),
   };
 }
 

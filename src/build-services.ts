@@ -31,7 +31,7 @@ import { ChannelService } from './services/channels/index.js';
 import { findMember, InviteService, WorkspaceService } from './services/workspaces/index.js';
 import { ConversationService } from './services/conversations/index.js';
 import { DmService } from './services/dm/index.js';
-import { SearchService } from './services/search/index.js';
+import { HeldTerms, SearchService } from './services/search/index.js';
 import { PresenceService, TypingService, type PresenceTimings } from './services/presence/index.js';
 import { RealtimeService } from './services/realtime/index.js';
 import { FileStorage } from './services/files/index.js';
@@ -172,7 +172,16 @@ export async function buildServices(
   // what the command line changes reaches them through the outbox's drainer.
   const pages = new NewestPages(!(bus instanceof RedisBus));
   const messageRemover = new MessageRemover(events, pages);
-  const search = new SearchService({ db, workspaces, channels, authz });
+  // New messages' index rows are held for a write after their sends on SQLite's server
+  // process (search/held-terms.ts); the command line writes them with the send.
+  const heldTerms = new HeldTerms(
+    db,
+    clock,
+    log.child({ subsystem: 'search' }),
+    !overrides.passive,
+  );
+  closers.push(() => heldTerms.close());
+  const search = new SearchService({ db, workspaces, channels, authz, heldTerms });
   const accountDeletion = new AccountDeletionService(
     db,
     config,
@@ -236,6 +245,7 @@ export async function buildServices(
     authz,
     emoji,
     pages,
+    heldTerms,
   });
   const mls = new MlsService({
     db,

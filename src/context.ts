@@ -186,6 +186,8 @@ async function startBackground(
     await ipBlocks.refresh();
   }
   if (!overrides.passive) federation.start();
+  // Index rows a stop lost (SQLite holds new messages' rows for a moment after their sends).
+  if (!overrides.passive) await services.search.held.recover();
   const scheduler = new Scheduler(
     infra.db,
     infra.log.child({ subsystem: 'jobs' }),

@@ -23,8 +23,8 @@ export interface Reacting {
  * In the transaction of the change (a failure rolls it back): message removal, workspace
  * deletion, the account purge, a block, a device revocation. After the commit, off the request:
  * a message created or edited, a member joined, outbox rows drained. A message's search terms
- * are not a hook: they are written inside the send's own transaction (search/queries.ts
- * `deferMessageTerms`), so a message is searchable as soon as its send is acknowledged.
+ * are not a hook: the send writes them itself, on SQLite a moment after it and before any search
+ * (search/held-terms.ts), so any search made after a send is acknowledged finds the message.
  */
 export function wireReactions(r: Reacting): void {
   const { services: s, messageRemover, pages, outbox, federation } = r;

@@ -248,6 +248,7 @@ describe('search', () => {
         workspaces: t.ctx.services.workspaces,
         channels: t.ctx.services.channels,
         authz: t.ctx.services.authz,
+        heldTerms: t.ctx.services.search.held,
         tuning,
       });
     const ways = {

@@ -29,6 +29,7 @@ import {
 import { MessageHooks } from './hooks.js';
 import { MessageRateLimiter } from './rate-limit.js';
 import type { EmojiLookup } from '../emoji/index.js';
+import type { HeldTerms } from '../search/index.js';
 
 import type { NewestPages } from './newest-pages.js';
 import type { MessageRemover } from './removal.js';
@@ -43,6 +44,8 @@ export interface MessageServiceDeps extends AreaDeps {
   emoji: EmojiLookup;
   /** The newest page of each conversation, kept while the server is the only process. */
   pages: NewestPages;
+  /** New messages' index rows, held for a write after the send where they can be (search). */
+  heldTerms: HeldTerms;
 }
 
 /**

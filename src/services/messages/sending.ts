@@ -11,7 +11,7 @@ import {
   deferAdvanceReadMarker,
   deferTouchConversation,
 } from '../conversations/index.js';
-import { deferMessageTerms, messageTerms } from '../search/index.js';
+import { messageTerms } from '../search/index.js';
 
 import type { MessageCore } from './message-core.js';
 import { messagePayload, newMessageRow } from './message-rows.js';
@@ -203,7 +203,7 @@ export class MessageSending {
         await deferInsertMessage(tx, message);
       }
       const extra = within ? await within(tx, message) : {};
-      await deferMessageTerms(tx, message, terms);
+      await this.core.deps.heldTerms.newMessage(tx, message, terms);
       if (message.threadRootId === null) {
         await deferTouchConversation(tx, conv.id, message.createdAt);
         // One's own message is read: sending moves the sender's marker, as in Slack.

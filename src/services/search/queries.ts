@@ -107,8 +107,9 @@ export function forgetFallbacks() {
  * no row. The write is held: on PostgreSQL for the transaction's one statement of writes
  * (`tx.defer`), which inserts a sent message too; on SQLite until the end of its group commit
  * (`tx.atGroupEnd`), so FTS5 writes one segment a group rather than one at each savepoint.
- * Either way it commits with the message: a message is findable once its send or edit is
- * acknowledged.
+ * Either way it commits with the message: a message is findable once its edit is acknowledged.
+ * A send's row goes through `HeldTerms.newMessage` (held-terms.ts), which on SQLite's server
+ * process writes it a moment after the send, before any search.
  */
 export function deferMessageTerms(
   tx: Tx,

@@ -9,6 +9,7 @@ import type { ChannelService } from '../channels/index.js';
 import type { WorkspaceMemberView, WorkspaceService } from '../workspaces/index.js';
 
 import { preloadLexicons } from './compounds.js';
+import type { HeldTerms } from './held-terms.js';
 import { DEFAULT_SEARCH_TUNING, findMessages, type SearchTuning } from './find-messages.js';
 import { excerptOf, highlightsOf, type Excerpt, type Highlight } from './highlight.js';
 import { FLAG_MARK, isLanguageCode, LANGUAGE_CODES } from './languages.js';
@@ -41,6 +42,8 @@ export interface SearchServiceDeps {
   workspaces: WorkspaceService;
   channels: ChannelService;
   authz: Authz;
+  /** New messages' index rows not yet written: a search writes them first. */
+  heldTerms: HeldTerms;
   /** How a message search chooses its way (find-messages.ts); the defaults suit production. */
   tuning?: Partial<SearchTuning>;
 }
@@ -90,6 +93,11 @@ export class SearchService {
     preloadLexicons();
   }
 
+  /** New messages' index rows not yet written (search/held-terms.ts). */
+  get held(): HeldTerms {
+    return this.deps.heldTerms;
+  }
+
   /**
    * Messages the caller may read that match the query (query-grammar.ts) and the filters, in
    * the order asked, each with the ranges of its text that matched and an excerpt. A query
@@ -105,6 +113,8 @@ export class SearchService {
     }
     const empty = { items: [], hasMore: false, nextCursor: null, prevCursor: null };
     if (!asksAnything(parsed)) return empty;
+    // What this process acknowledged is found: its held index rows are written first.
+    await this.deps.heldTerms.flush();
     const search = await resolveSearch(this.db.kysely, accountId, parsed, args);
     const f = search.filters;
     if (

@@ -1,0 +1,246 @@
+import { CompiledQuery } from 'kysely';
+import type { Logger } from 'pino';
+
+import type { Db, Executor } from '../../db/database.js';
+import type { MessageTable } from '../../db/tables/messages.js';
+import type { HeldWrite, Tx } from '../../db/transaction.js';
+import type { Clock } from '../../lib/clock.js';
+
+import { analyzeText } from './analyze.js';
+import { deferMessageTerms } from './queries.js';
+import { lastDocSql } from './match-queries.js';
+
+// The index rows of new messages on SQLite, written after their sends are acknowledged
+// (docs/search.md, "What is indexed and when"). FTS5 writes an index segment at every commit and
+// merges segments as they pile up, about 50 µs a send when each group commit of three or four
+// sends writes its own; rows written a few hundred at a time cost FTS5 a third less. So a send
+// holds its row here, and a transaction of its own writes the held rows within FLUSH_MS, or as
+// soon as BATCH are held, or before any search of this process runs: on SQLite (one process)
+// a search always finds what was acknowledged before it. PostgreSQL writes the row with the
+// send, in its one statement (queries.ts `deferMessageTerms`).
+//
+// A stop before the write loses held rows, never messages: each write of held rows records,
+// with them, a time before which every message has its row (`search_backfill` row `held`), and
+// the server's start indexes the messages sent since then that have none (`recover`). A send
+// holds its row only while its message is less than HOLD_AGE_MS old by the same clock, so a
+// message whose row was held after a write was sent at most HOLD_AGE_MS before that write.
+
+/** Longest a held row waits. */
+export const FLUSH_MS = 250;
+/** Held rows that make a write at once. */
+const BATCH = 256;
+/** Past this many held rows (a write failing), sends write their rows themselves. */
+const MOST_HELD = 4096;
+/** A row is held only for a message younger than this. */
+const HOLD_AGE_MS = 30_000;
+/** Messages this long before a write of held rows are searched for missing rows on start. */
+const RECOVER_MS = 2 * HOLD_AGE_MS;
+
+interface Row {
+  messageId: string;
+  terms: string;
+}
+
+/**
+ * The held rows' statement: each row goes in only while its message stands undeleted and has
+ * no row yet (an edit committed meanwhile wrote its own terms, which stay), its `doc` the next
+ * free place of its millisecond (`timeDoc`), as the group's own rows (queries.ts).
+ */
+const heldRows: HeldWrite<Row>['kind'] = {
+  combine(items) {
+    const rows = items.map((_, i) => `(${i}, ?, ?)`).join(', ');
+    return CompiledQuery.raw(
+      `insert into message_search (doc, "messageId", terms)
+        select ${lastDocSql('m."createdAt"')}
+          + row_number() over (partition by m."createdAt" order by v.column1),
+          v.column2, v.column3
+        from (values ${rows}) as v
+        join message as m on m.id = v.column2 and m."deletedAt" is null
+        where not exists (select 1 from message_search as s where s."messageId" = v.column2)
+        order by v.column1
+        on conflict ("messageId") do nothing`,
+      items.flatMap((item) => [item.messageId, item.terms]),
+    );
+  },
+};
+
+/** The index rows of new messages held for a later write (SQLite's server process only). */
+export class HeldTerms {
+  private rows: Row[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private writing: Promise<void> | null = null;
+  private closed = false;
+
+  /**
+   * `holding` false (the command line): every send writes its own row, as on PostgreSQL.
+   * `waitMs`: how long a held row waits for a write (FLUSH_MS; tests lengthen it).
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+    private readonly holding: boolean,
+    private readonly waitMs = FLUSH_MS,
+  ) {}
+
+  /** Held rows not yet written (tests, metrics). */
+  get size(): number {
+    return this.rows.length;
+  }
+
+  /**
+   * The index row of a message being sent, in the send's transaction: held for a later write
+   * when it can be, else written with the send (`deferMessageTerms`). A new message has no row
+   * to replace, so no terms (encrypted, no word) write nothing.
+   */
+  async newMessage(
+    tx: Tx,
+    message: Pick<MessageTable, 'id' | 'createdAt'>,
+    terms: string[],
+  ): Promise<void> {
+    if (terms.length === 0) return;
+    const young = Number(message.createdAt) > this.clock.now().getTime() - HOLD_AGE_MS;
+    if (
+      !this.holding ||
+      this.closed ||
+      tx.dialect !== 'sqlite' ||
+      !young ||
+      this.rows.length >= MOST_HELD
+    ) {
+      return deferMessageTerms(tx, message, terms);
+    }
+    // Held at once: a write of held rows in this group after this send takes it, and one that
+    // fails puts it back. Should this send fail, its row names no message and goes nowhere.
+    this.rows.push({ messageId: message.id, terms: terms.join(' ') });
+    tx.onCommit(() => this.soon());
+  }
+
+  /** Writes every held row now; a search of this process calls it first. */
+  async flush(): Promise<void> {
+    // A write under way that fails has put its rows back: this one writes them.
+    while (this.writing) await this.writing.catch(() => {});
+    if (this.rows.length === 0) return;
+    this.writing = this.write().finally(() => {
+      this.writing = null;
+    });
+    await this.writing;
+  }
+
+  /** Writes what is held and holds no more (the server's close, before the database's). */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    try {
+      await this.flush();
+    } catch (err) {
+      // The start's `recover` writes them.
+      this.log.error({ err }, 'search: held index rows not written at close');
+    }
+  }
+
+  /**
+   * On the server's start (SQLite): index rows for the messages sent since the last write of
+   * held rows that have none (held rows a stop lost; messages without words get none again), and
+   * the mark moved to now. Returns how many rows were written.
+   */
+  async recover(): Promise<number> {
+    if (this.db.dialect !== 'sqlite') return 0;
+    const now = this.clock.now().getTime();
+    return this.db.transaction(async (tx) => {
+      const mark = await tx.db
+        .selectFrom('search_backfill')
+        .select('afterAt')
+        .where('id', '=', 'held')
+        .executeTakeFirst();
+      let written = 0;
+      if (mark !== undefined && mark.afterAt !== null) {
+        const lacking = await tx.db
+          .selectFrom('message as m')
+          .innerJoin('conversation as c', 'c.id', 'm.conversationId')
+          .leftJoin('search_language as la', 'la.id', 'm.authorId')
+          .leftJoin('search_language as lw', 'lw.id', 'm.workspaceId')
+          .select(['m.id', 'm.text'])
+          .select((eb) => eb.fn.coalesce('la.language', 'lw.language').as('language'))
+          .where('m.createdAt', '>=', Number(mark.afterAt))
+          .where('m.deletedAt', 'is', null)
+          .where('c.encrypted', '=', 0)
+          .where('m.text', 'is not', null)
+          .where(({ not, exists, selectFrom }) =>
+            not(
+              exists(
+                selectFrom('message_search as s')
+                  .select('s.messageId')
+                  .whereRef('s.messageId', '=', 'm.id'),
+              ),
+            ),
+          )
+          .execute();
+        const rows = lacking
+          .map((r) => ({ messageId: r.id, terms: analyzeText(r.text!, r.language).join(' ') }))
+          .filter((r) => r.terms !== '');
+        for (const row of rows) await tx.atGroupEnd({ kind: heldRows, item: row });
+        written = rows.length;
+      }
+      await saveMark(tx.db, now - RECOVER_MS);
+      return written;
+    });
+  }
+
+  /** After a send holding a row commits: a write at once for a full batch, else on the timer. */
+  private soon(): void {
+    if (this.rows.length >= BATCH) {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = null;
+      this.writeInBackground();
+    } else if (!this.timer) {
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        this.writeInBackground();
+      }, this.waitMs);
+      this.timer.unref();
+    }
+  }
+
+  private writeInBackground(): void {
+    this.flush().catch((err: unknown) => {
+      this.log.error({ err }, 'search: held index rows not written; trying again');
+      if (!this.closed && !this.timer) {
+        this.timer = setTimeout(() => {
+          this.timer = null;
+          this.writeInBackground();
+        }, this.waitMs);
+        this.timer.unref();
+      }
+    });
+  }
+
+  /**
+   * One transaction: the held rows (in one statement at its group's end) and the mark, a time
+   * before which every message has its row. A row held after the rows are taken here belongs to
+   * a message younger than HOLD_AGE_MS then, so the mark is RECOVER_MS back, which leaves as
+   * much again for the clock's corrections.
+   */
+  private async write(): Promise<void> {
+    let taken: Row[] = [];
+    try {
+      await this.db.transaction(async (tx) => {
+        taken = this.rows.splice(0);
+        for (const row of taken) await tx.atGroupEnd({ kind: heldRows, item: row });
+        await saveMark(tx.db, this.clock.now().getTime() - RECOVER_MS);
+      });
+    } catch (err) {
+      this.rows.unshift(...taken);
+      throw err;
+    }
+  }
+}
+
+/** The time before which every message has its index row (`search_backfill` row `held`). */
+async function saveMark(db: Executor, at: number) {
+  await db
+    .insertInto('search_backfill')
+    .values({ id: 'held', afterAt: at, afterId: null })
+    .onConflict((oc) => oc.column('id').doUpdateSet({ afterAt: at }))
+    .execute();
+}

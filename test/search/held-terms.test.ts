@@ -1,0 +1,191 @@
+import { sql } from 'kysely';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { HeldTerms } from '../../src/services/search/index.js';
+import { createTestApp, TEST_DB, type Agent, type TestApp } from '../_util/app.js';
+import { signUpAndIn } from '../_util/seed.js';
+import { until } from '../_util/until.js';
+import { ok, send, sharedChannel } from '../conversations/_helpers.js';
+
+// New messages' index rows on SQLite are held for a write after their sends, a few hundred at a
+// time (src/services/search/held-terms.ts, docs/search.md "What is indexed and when"): within a
+// quarter of a second, or before any search of the process. A held row gives way to an edit or
+// a delete made meanwhile, and rows a stop lost are written by the next start. On PostgreSQL a
+// send writes its row itself.
+
+const EDIT = 'mutation($m: ID!, $t: String!) { editMessage(messageId: $m, text: $t) { id } }';
+const DELETE = 'mutation($m: ID!) { deleteMessage(messageId: $m) { id } }';
+const SEARCH = 'query($q: String!) { searchMessages(query: $q) { items { message { id } } } }';
+
+describe('new messages’ index rows held for a later write', () => {
+  let t: TestApp;
+  let ann: Agent;
+  let general: string;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    ann = await signUpAndIn(t, { username: 'annheld' });
+    general = await sharedChannel(t, ann, [], 'Held');
+  });
+  afterAll(async () => t?.close());
+
+  const termsOf = async (id: string) =>
+    (
+      await t.ctx.db.kysely
+        .selectFrom('message_search')
+        .select('terms')
+        .where('messageId', '=', id)
+        .executeTakeFirst()
+    )?.terms ?? null;
+  const found = async (q: string) =>
+    ok(await t.gql(SEARCH, { q }, ann)).searchMessages.items.map((i: any) => i.message.id);
+  /** Messages without words, so without rows: the test holds rows for them itself. */
+  const bare = async (n: number) => {
+    const out: { id: string; createdAt: number }[] = [];
+    for (let i = 0; i < n; i++) {
+      const m = await send(t, ann, general, '- - -');
+      out.push({ id: m.id, createdAt: Date.parse(m.createdAt) });
+    }
+    return out;
+  };
+  /** Held rows written only when told (no timer within the test). */
+  const heldByTest = () =>
+    new HeldTerms(t.ctx.db, t.ctx.clock, pino({ level: 'silent' }), true, 60_000);
+
+  it('finds a message by a search sent right after it', async () => {
+    const m = await send(t, ann, general, 'pelican crossing the harbour');
+    expect(await found('pelican')).toEqual([m.id]);
+  });
+
+  it('writes a sent message’s row within a second without a search', async () => {
+    const m = await send(t, ann, general, 'cormorant drying its wings');
+    await until(async () => (await termsOf(m.id)) !== null, 'the row', 1_000);
+    expect(await termsOf(m.id)).toContain('cormorant');
+  });
+
+  describe.runIf(TEST_DB === 'postgres')('on PostgreSQL', () => {
+    it('writes the row with the send', async () => {
+      const m = await send(t, ann, general, 'albatross gliding');
+      expect(t.ctx.services.search.held.size).toBe(0);
+      expect(await termsOf(m.id)).toContain('albatross');
+    });
+  });
+
+  describe.runIf(TEST_DB === 'sqlite')('on SQLite', () => {
+    const segments = async () =>
+      Number(
+        (
+          await sql<{
+            n: number;
+          }>`select count(distinct segid) as n from message_search_fts_idx`.execute(t.ctx.db.kysely)
+        ).rows[0]!.n,
+      );
+
+    it('holds the rows of several sends and writes them in one segment', async () => {
+      const held = heldByTest();
+      const list = await bare(5);
+      await sql`insert into message_search_fts(message_search_fts) values ('optimize')`.execute(
+        t.ctx.db.kysely,
+      );
+      expect(await segments()).toBe(1);
+      for (const [i, m] of list.entries()) {
+        await t.ctx.db.transaction((tx) => held.newMessage(tx, m, [`puffin${i}`, 'cliff']));
+      }
+      expect(held.size).toBe(5);
+      for (const m of list) expect(await termsOf(m.id)).toBeNull();
+      await held.flush();
+      expect(held.size).toBe(0);
+      for (const [i, m] of list.entries()) expect(await termsOf(m.id)).toBe(`puffin${i} cliff`);
+      expect(await segments()).toBe(2);
+    });
+
+    it('keeps the terms of an edit made while the row was held', async () => {
+      const held = heldByTest();
+      const [m] = await bare(1);
+      await t.ctx.db.transaction((tx) => held.newMessage(tx, m!, ['sent', 'words']));
+      ok(await t.gql(EDIT, { m: m!.id, t: 'gannet diving' }, ann));
+      await held.flush();
+      expect(await termsOf(m!.id)).toContain('gannet');
+      expect(await termsOf(m!.id)).not.toContain('sent');
+    });
+
+    it('gives no row to a message deleted while its row was held', async () => {
+      const held = heldByTest();
+      const [m] = await bare(1);
+      await t.ctx.db.transaction((tx) => held.newMessage(tx, m!, ['tern', 'colony']));
+      ok(await t.gql(DELETE, { m: m!.id }, ann));
+      await held.flush();
+      expect(await termsOf(m!.id)).toBeNull();
+    });
+
+    it('gives no row to a send that failed after holding it', async () => {
+      const held = heldByTest();
+      // The failed send's message was never written: its id names nothing.
+      const never = { id: `never-${Date.now()}`, createdAt: t.ctx.clock.now().getTime() };
+      await expect(
+        t.ctx.db.transaction(async (tx) => {
+          await held.newMessage(tx, never, ['skua']);
+          throw new Error('the send fails after holding its row');
+        }),
+      ).rejects.toThrow('fails');
+      expect(held.size).toBe(1);
+      await held.flush();
+      expect(held.size).toBe(0);
+      expect(await termsOf(never.id)).toBeNull();
+    });
+
+    it('writes its own row for a message older than the holding age', async () => {
+      const held = heldByTest();
+      const [m] = await bare(1);
+      const old = { id: m!.id, createdAt: m!.createdAt - 31_000 };
+      await t.ctx.db.transaction((tx) => held.newMessage(tx, old, ['kittiwake']));
+      expect(held.size).toBe(0);
+      expect(await termsOf(m!.id)).toBe('kittiwake');
+    });
+
+    it('marks, with each write, the time before which every message has its row', async () => {
+      const held = heldByTest();
+      const [m] = await bare(1);
+      await t.ctx.db.transaction((tx) => held.newMessage(tx, m!, ['shag']));
+      const before = t.ctx.clock.now().getTime();
+      await held.flush();
+      const mark = Number(
+        (
+          await t.ctx.db.kysely
+            .selectFrom('search_backfill')
+            .select('afterAt')
+            .where('id', '=', 'held')
+            .executeTakeFirstOrThrow()
+        ).afterAt,
+      );
+      // Sixty seconds back: twice the holding age.
+      expect(mark).toBeGreaterThanOrEqual(before - 60_000);
+      expect(mark).toBeLessThanOrEqual(t.ctx.clock.now().getTime() - 60_000);
+    });
+
+    it('writes on start the rows of messages sent since the mark, and only those', async () => {
+      const recent = await send(t, ann, general, 'guillemot on the ledge');
+      const older = await send(t, ann, general, 'razorbill on the ledge');
+      await t.ctx.services.search.held.flush();
+      // As a stop would leave them: rows never written, one message since the mark, one before.
+      await t.ctx.db.kysely
+        .deleteFrom('message_search')
+        .where('messageId', 'in', [recent.id, older.id])
+        .execute();
+      await t.ctx.db.kysely
+        .updateTable('search_backfill')
+        .set({ afterAt: Date.parse(recent.createdAt) })
+        .where('id', '=', 'held')
+        .execute();
+      await t.ctx.db.kysely
+        .updateTable('message')
+        .set({ createdAt: Date.parse(recent.createdAt) - 1 })
+        .where('id', '=', older.id)
+        .execute();
+      expect(await t.ctx.services.search.held.recover()).toBe(1);
+      expect(await termsOf(recent.id)).toContain('guillemot');
+      expect(await termsOf(older.id)).toBeNull();
+    });
+  });
+});

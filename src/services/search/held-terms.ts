@@ -1,14 +1,19 @@
-import { CompiledQuery } from 'kysely';
 import type { Logger } from 'pino';
 
-import type { Db, Executor } from '../../db/database.js';
+import type { Db } from '../../db/database.js';
 import type { MessageTable } from '../../db/tables/messages.js';
-import type { HeldWrite, Tx } from '../../db/transaction.js';
+import type { Tx } from '../../db/transaction.js';
 import type { Clock } from '../../lib/clock.js';
 
 import { analyzeText } from './analyze.js';
-import { deferMessageTerms } from './queries.js';
-import { lastDocSql } from './match-queries.js';
+import {
+  deferMessageTerms,
+  findHeldMark,
+  heldRows,
+  type HeldRow,
+  messagesLackingTerms,
+  saveHeldMark,
+} from './queries.js';
 
 // The index rows of new messages on SQLite, written after their sends are acknowledged
 // (docs/search.md, "What is indexed and when"). FTS5 writes an index segment at every commit and
@@ -36,37 +41,9 @@ const HOLD_AGE_MS = 30_000;
 /** Messages this long before a write of held rows are searched for missing rows on start. */
 const RECOVER_MS = 2 * HOLD_AGE_MS;
 
-interface Row {
-  messageId: string;
-  terms: string;
-}
-
-/**
- * The held rows' statement: each row goes in only while its message stands undeleted and has
- * no row yet (an edit committed meanwhile wrote its own terms, which stay), its `doc` the next
- * free place of its millisecond (`timeDoc`), as the group's own rows (queries.ts).
- */
-const heldRows: HeldWrite<Row>['kind'] = {
-  combine(items) {
-    const rows = items.map((_, i) => `(${i}, ?, ?)`).join(', ');
-    return CompiledQuery.raw(
-      `insert into message_search (doc, "messageId", terms)
-        select ${lastDocSql('m."createdAt"')}
-          + row_number() over (partition by m."createdAt" order by v.column1),
-          v.column2, v.column3
-        from (values ${rows}) as v
-        join message as m on m.id = v.column2 and m."deletedAt" is null
-        where not exists (select 1 from message_search as s where s."messageId" = v.column2)
-        order by v.column1
-        on conflict ("messageId") do nothing`,
-      items.flatMap((item) => [item.messageId, item.terms]),
-    );
-  },
-};
-
 /** The index rows of new messages held for a later write (SQLite's server process only). */
 export class HeldTerms {
-  private rows: Row[] = [];
+  private rows: HeldRow[] = [];
   private timer: NodeJS.Timeout | null = null;
   private writing: Promise<void> | null = null;
   private closed = false;
@@ -148,41 +125,16 @@ export class HeldTerms {
     if (this.db.dialect !== 'sqlite') return 0;
     const now = this.clock.now().getTime();
     return this.db.transaction(async (tx) => {
-      const mark = await tx.db
-        .selectFrom('search_backfill')
-        .select('afterAt')
-        .where('id', '=', 'held')
-        .executeTakeFirst();
+      const mark = await findHeldMark(tx.db);
       let written = 0;
-      if (mark !== undefined && mark.afterAt !== null) {
-        const lacking = await tx.db
-          .selectFrom('message as m')
-          .innerJoin('conversation as c', 'c.id', 'm.conversationId')
-          .leftJoin('search_language as la', 'la.id', 'm.authorId')
-          .leftJoin('search_language as lw', 'lw.id', 'm.workspaceId')
-          .select(['m.id', 'm.text'])
-          .select((eb) => eb.fn.coalesce('la.language', 'lw.language').as('language'))
-          .where('m.createdAt', '>=', Number(mark.afterAt))
-          .where('m.deletedAt', 'is', null)
-          .where('c.encrypted', '=', 0)
-          .where('m.text', 'is not', null)
-          .where(({ not, exists, selectFrom }) =>
-            not(
-              exists(
-                selectFrom('message_search as s')
-                  .select('s.messageId')
-                  .whereRef('s.messageId', '=', 'm.id'),
-              ),
-            ),
-          )
-          .execute();
-        const rows = lacking
+      if (mark !== null) {
+        const rows = (await messagesLackingTerms(tx.db, mark))
           .map((r) => ({ messageId: r.id, terms: analyzeText(r.text!, r.language).join(' ') }))
           .filter((r) => r.terms !== '');
         for (const row of rows) await tx.atGroupEnd({ kind: heldRows, item: row });
         written = rows.length;
       }
-      await saveMark(tx.db, now - RECOVER_MS);
+      await saveHeldMark(tx.db, now - RECOVER_MS);
       return written;
     });
   }
@@ -222,25 +174,16 @@ export class HeldTerms {
    * much again for the clock's corrections.
    */
   private async write(): Promise<void> {
-    let taken: Row[] = [];
+    let taken: HeldRow[] = [];
     try {
       await this.db.transaction(async (tx) => {
         taken = this.rows.splice(0);
         for (const row of taken) await tx.atGroupEnd({ kind: heldRows, item: row });
-        await saveMark(tx.db, this.clock.now().getTime() - RECOVER_MS);
+        await saveHeldMark(tx.db, this.clock.now().getTime() - RECOVER_MS);
       });
     } catch (err) {
       this.rows.unshift(...taken);
       throw err;
     }
   }
-}
-
-/** The time before which every message has its index row (`search_backfill` row `held`). */
-async function saveMark(db: Executor, at: number) {
-  await db
-    .insertInto('search_backfill')
-    .values({ id: 'held', afterAt: at, afterId: null })
-    .onConflict((oc) => oc.column('id').doUpdateSet({ afterAt: at }))
-    .execute();
 }

@@ -265,3 +265,79 @@ export async function setSearchLanguage(db: Executor, id: string, language: stri
     .onConflict((oc) => oc.column('id').doUpdateSet({ language }))
     .execute();
 }
+
+/** A new message's index row held for a write after its send (held-terms.ts). */
+export interface HeldRow {
+  messageId: string;
+  terms: string;
+}
+
+/**
+ * The statement of rows held after their sends (held-terms.ts): each row goes in only while its message stands undeleted and has
+ * no row yet (an edit committed meanwhile wrote its own terms, which stay), its `doc` the next
+ * free place of its millisecond (`timeDoc`), as the group's own rows (queries.ts).
+ */
+export const heldRows: HeldWrite<HeldRow>['kind'] = {
+  combine(items) {
+    const rows = items.map((_, i) => `(${i}, ?, ?)`).join(', ');
+    return CompiledQuery.raw(
+      `insert into message_search (doc, "messageId", terms)
+        select ${lastDocSql('m."createdAt"')}
+          + row_number() over (partition by m."createdAt" order by v.column1),
+          v.column2, v.column3
+        from (values ${rows}) as v
+        join message as m on m.id = v.column2 and m."deletedAt" is null
+        where not exists (select 1 from message_search as s where s."messageId" = v.column2)
+        order by v.column1
+        on conflict ("messageId") do nothing`,
+      items.flatMap((item) => [item.messageId, item.terms]),
+    );
+  },
+};
+
+/** The time before which every message has its index row (row `held` of `search_backfill`). */
+export async function findHeldMark(db: Executor): Promise<number | null> {
+  const row = await db
+    .selectFrom('search_backfill')
+    .select('afterAt')
+    .where('id', '=', 'held')
+    .executeTakeFirst();
+  return row === undefined || row.afterAt === null ? null : Number(row.afterAt);
+}
+
+/** Moves the mark of held rows (`findHeldMark`) to `at`. */
+export async function saveHeldMark(db: Executor, at: number) {
+  await db
+    .insertInto('search_backfill')
+    .values({ id: 'held', afterAt: at, afterId: null })
+    .onConflict((oc) => oc.column('id').doUpdateSet({ afterAt: at }))
+    .execute();
+}
+
+/**
+ * Messages sent since `since` that could have terms (standing, plaintext, with text) and have no
+ * index row, with the language their short texts fall back to.
+ */
+export function messagesLackingTerms(db: Executor, since: number) {
+  return db
+    .selectFrom('message as m')
+    .innerJoin('conversation as c', 'c.id', 'm.conversationId')
+    .leftJoin('search_language as la', 'la.id', 'm.authorId')
+    .leftJoin('search_language as lw', 'lw.id', 'm.workspaceId')
+    .select(['m.id', 'm.text'])
+    .select((eb) => eb.fn.coalesce('la.language', 'lw.language').as('language'))
+    .where('m.createdAt', '>=', since)
+    .where('m.deletedAt', 'is', null)
+    .where('c.encrypted', '=', 0)
+    .where('m.text', 'is not', null)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('message_search as s')
+            .select('s.messageId')
+            .whereRef('s.messageId', '=', 'm.id'),
+        ),
+      ),
+    )
+    .execute();
+}

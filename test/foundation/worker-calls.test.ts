@@ -41,9 +41,10 @@ describe('WorkerCalls', () => {
       causes.push(String(cause));
       return -n;
     });
-    const waiting = calls.call(1); // answered after 30 ms: the exit comes first
+    // Answered after 30 ms: the exit comes first.
+    const waiting = expect(calls.call(1)).resolves.toBe(-1);
     await expect(calls.call(-1)).resolves.toBe(1);
-    await expect(waiting).resolves.toBe(-1);
+    await waiting;
     expect(calls.running).toBe(false);
     await expect(calls.call(7)).resolves.toBe(-7);
     expect(causes[0]).toContain('exit 3');
@@ -53,9 +54,10 @@ describe('WorkerCalls', () => {
     const calls = new WorkerCalls<number, number>(doubler(), (_, cause) => {
       throw cause;
     });
-    const waiting = calls.call(2);
+    // Its rejection is awaited from the start: it comes while `end` waits for the thread.
+    const waiting = expect(calls.call(2)).rejects.toThrow('ended');
     await calls.end();
-    await expect(waiting).rejects.toThrow('ended');
+    await waiting;
     await expect(calls.call(3)).rejects.toThrow('ended');
   });
 });

@@ -54,17 +54,20 @@ export class WorkerCalls<Request, Answer> {
   }
 
   call(request: Request): Promise<Answer> {
-    if (this.ended !== null) return this.settle(request, this.ended);
-    const id = this.next++;
-    if (this.waiting.size === 0) this.worker.ref();
-    const answer = new Promise<Answer>((resolve, reject) => {
-      this.waiting.set(id, { request, resolve, reject });
-      this.worker.postMessage([id, request]);
-    });
+    const answer = this.ended !== null ? this.settle(request, this.ended) : this.post(request);
     // A caller may await the answer later (an import writes its batch meanwhile): a failure
     // before then is its to see, not an unhandled rejection of the process.
     answer.catch(() => {});
     return answer;
+  }
+
+  private post(request: Request): Promise<Answer> {
+    const id = this.next++;
+    if (this.waiting.size === 0) this.worker.ref();
+    return new Promise<Answer>((resolve, reject) => {
+      this.waiting.set(id, { request, resolve, reject });
+      this.worker.postMessage([id, request]);
+    });
   }
 
   /** Ends the thread; what was waiting is settled by `lost`. */

@@ -6,6 +6,8 @@ import { createTestApp, TEST_DB, type Agent, type TestApp } from '../_util/app.j
 import { signUpAndIn } from '../_util/seed.js';
 import { ok, send, sharedChannel } from '../conversations/_helpers.js';
 
+import { bareMessages, segments as countSegments, termsOf as rowTerms } from './_rows.js';
+
 // A message's search row is written with its send or edit and commits with it (docs/search.md,
 // "Indexing"). On SQLite it is held until the end of the group commit (`Tx.atGroupEnd`): FTS5
 // writes its pending terms out at every savepoint, so written in place each send of a group made
@@ -24,23 +26,8 @@ describe('search rows written at the end of the group', () => {
   });
   afterAll(async () => t?.close());
 
-  /** Messages without words (no search row), to give terms to in the test's own transactions. */
-  const bare = async (n: number) => {
-    const out: { id: string; createdAt: number }[] = [];
-    for (let i = 0; i < n; i++) {
-      const m = await send(t, ann, general, '- - -');
-      out.push({ id: m.id, createdAt: Date.parse(m.createdAt) });
-    }
-    return out;
-  };
-  const termsOf = async (id: string) =>
-    (
-      await t.ctx.db.kysely
-        .selectFrom('message_search')
-        .select('terms')
-        .where('messageId', '=', id)
-        .executeTakeFirst()
-    )?.terms ?? null;
+  const bare = (n: number) => bareMessages(t, ann, general, n);
+  const termsOf = (id: string) => rowTerms(t, id);
 
   it('writes a failed transaction’s row never, and its neighbours’ rows', async () => {
     const [a, b, c] = await bare(3);
@@ -71,14 +58,7 @@ describe('search rows written at the end of the group', () => {
   });
 
   describe.runIf(TEST_DB === 'sqlite')('in one group commit (SQLite)', () => {
-    const segments = async () =>
-      Number(
-        (
-          await sql<{
-            n: number;
-          }>`select count(distinct segid) as n from message_search_fts_idx`.execute(t.ctx.db.kysely)
-        ).rows[0]!.n,
-      );
+    const segments = () => countSegments(t);
 
     it('makes one index segment for the group’s rows, not one a transaction', async () => {
       const list = await bare(3);

@@ -8,6 +8,8 @@ import { signUpAndIn } from '../_util/seed.js';
 import { until } from '../_util/until.js';
 import { ok, send, sharedChannel } from '../conversations/_helpers.js';
 
+import { bareMessages, segments as countSegments, termsOf as rowTerms } from './_rows.js';
+
 // New messages' index rows on SQLite are held for a write after their sends, a few hundred at a
 // time (src/services/search/held-terms.ts, docs/search.md "What is indexed and when"): within a
 // quarter of a second, or before any search of the process. A held row gives way to an edit or
@@ -30,25 +32,10 @@ describe('new messages’ index rows held for a later write', () => {
   });
   afterAll(async () => t?.close());
 
-  const termsOf = async (id: string) =>
-    (
-      await t.ctx.db.kysely
-        .selectFrom('message_search')
-        .select('terms')
-        .where('messageId', '=', id)
-        .executeTakeFirst()
-    )?.terms ?? null;
+  const termsOf = (id: string) => rowTerms(t, id);
   const found = async (q: string) =>
     ok(await t.gql(SEARCH, { q }, ann)).searchMessages.items.map((i: any) => i.message.id);
-  /** Messages without words, so without rows: the test holds rows for them itself. */
-  const bare = async (n: number) => {
-    const out: { id: string; createdAt: number }[] = [];
-    for (let i = 0; i < n; i++) {
-      const m = await send(t, ann, general, '- - -');
-      out.push({ id: m.id, createdAt: Date.parse(m.createdAt) });
-    }
-    return out;
-  };
+  const bare = (n: number) => bareMessages(t, ann, general, n);
   /** Held rows written only when told (no timer within the test). */
   const heldByTest = () =>
     new HeldTerms(t.ctx.db, t.ctx.clock, pino({ level: 'silent' }), true, 60_000);
@@ -73,14 +60,7 @@ describe('new messages’ index rows held for a later write', () => {
   });
 
   describe.runIf(TEST_DB === 'sqlite')('on SQLite', () => {
-    const segments = async () =>
-      Number(
-        (
-          await sql<{
-            n: number;
-          }>`select count(distinct segid) as n from message_search_fts_idx`.execute(t.ctx.db.kysely)
-        ).rows[0]!.n,
-      );
+    const segments = () => countSegments(t);
 
     it('holds the rows of several sends and writes them in one segment', async () => {
       const held = heldByTest();

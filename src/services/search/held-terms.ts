@@ -5,12 +5,12 @@ import type { MessageTable } from '../../db/tables/messages.js';
 import type { Tx } from '../../db/transaction.js';
 import type { Clock } from '../../lib/clock.js';
 
-import { analyzeText } from './analyze.js';
 import {
+  batchTerms,
   deferMessageTerms,
   findHeldMark,
   heldRows,
-  type HeldRow,
+  type TermsRow,
   messagesLackingTerms,
   saveHeldMark,
 } from './queries.js';
@@ -31,7 +31,7 @@ import {
 // message whose row was held after a write was sent at most HOLD_AGE_MS before that write.
 
 /** Longest a held row waits. */
-export const FLUSH_MS = 250;
+const FLUSH_MS = 250;
 /** Held rows that make a write at once. */
 const BATCH = 256;
 /** Past this many held rows (a write failing), sends write their rows themselves. */
@@ -43,7 +43,7 @@ const RECOVER_MS = 2 * HOLD_AGE_MS;
 
 /** The index rows of new messages held for a later write (SQLite's server process only). */
 export class HeldTerms {
-  private rows: HeldRow[] = [];
+  private rows: TermsRow[] = [];
   private timer: NodeJS.Timeout | null = null;
   private writing: Promise<void> | null = null;
   private closed = false;
@@ -128,9 +128,7 @@ export class HeldTerms {
       const mark = await findHeldMark(tx.db);
       let written = 0;
       if (mark !== null) {
-        const rows = (await messagesLackingTerms(tx.db, mark))
-          .map((r) => ({ messageId: r.id, terms: analyzeText(r.text!, r.language).join(' ') }))
-          .filter((r) => r.terms !== '');
+        const rows = batchTerms(await messagesLackingTerms(tx.db, mark));
         for (const row of rows) await tx.atGroupEnd({ kind: heldRows, item: row });
         written = rows.length;
       }
@@ -174,7 +172,7 @@ export class HeldTerms {
    * much again for the clock's corrections.
    */
   private async write(): Promise<void> {
-    let taken: HeldRow[] = [];
+    let taken: TermsRow[] = [];
     try {
       await this.db.transaction(async (tx) => {
         taken = this.rows.splice(0);

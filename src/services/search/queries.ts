@@ -41,29 +41,52 @@ const upsertTerms = preparedQuery(3, (db, messageId: string, terms: string, at: 
 const deleteTerms = preparedQuery(1, (db, messageId: string) =>
   db.deleteFrom('message_search').where('messageId', '=', messageId),
 );
+/** A message's index row: its id and its terms joined by spaces. */
+export interface TermsRow {
+  messageId: string;
+  terms: string;
+}
+
 /**
- * SQLite, at the end of a group commit (`Tx.atGroupEnd`): the group's rows in one statement, in
- * the order of their transactions (an edit after its send wins), each written only while its
- * message stands undeleted (a later transaction of the group may have deleted it). Each new row's
- * `doc` is the next free place of its millisecond (`timeDoc`), counted on within the statement.
+ * SQLite: index rows in one statement, in the order given, each written only while its message
+ * stands undeleted (a later transaction of a group may have deleted it). Each new row's `doc` is
+ * the next free place of its millisecond (`timeDoc`), counted on within the statement. `replace`:
+ * a row already there takes the new terms (an edit after its send wins); `keep`: it stays, and
+ * the new one is not written.
  */
-const standingTerms: HeldWrite<{ messageId: string; terms: string }>['kind'] = {
-  combine(items) {
-    const rows = items.map((_, i) => `(${i}, ?, ?)`).join(', ');
-    return CompiledQuery.raw(
-      `insert into message_search (doc, "messageId", terms)
-        select ${lastDocSql('m."createdAt"')}
-          + row_number() over (partition by m."createdAt" order by v.column1),
-          v.column2, v.column3
-        from (values ${rows}) as v
-        join message as m on m.id = v.column2 and m."deletedAt" is null
-        where true
-        order by v.column1
-        on conflict ("messageId") do update set terms = excluded.terms`,
-      items.flatMap((item) => [item.messageId, item.terms]),
-    );
-  },
-};
+function rowsInOrder(existing: 'replace' | 'keep'): HeldWrite<TermsRow>['kind'] {
+  const only =
+    existing === 'keep'
+      ? 'not exists (select 1 from message_search as s where s."messageId" = v.column2)'
+      : 'true';
+  const conflict = existing === 'keep' ? 'do nothing' : 'do update set terms = excluded.terms';
+  return {
+    combine(items) {
+      const rows = items.map((_, i) => `(${i}, ?, ?)`).join(', ');
+      return CompiledQuery.raw(
+        `insert into message_search (doc, "messageId", terms)
+          select ${lastDocSql('m."createdAt"')}
+            + row_number() over (partition by m."createdAt" order by v.column1),
+            v.column2, v.column3
+          from (values ${rows}) as v
+          join message as m on m.id = v.column2 and m."deletedAt" is null
+          where ${only}
+          order by v.column1
+          on conflict ("messageId") ${conflict}`,
+        items.flatMap((item) => [item.messageId, item.terms]),
+      );
+    },
+  };
+}
+
+/** SQLite, at the end of a group commit (`Tx.atGroupEnd`): the group's rows of sends and edits. */
+const standingTerms = rowsInOrder('replace');
+
+/**
+ * Rows held after their sends (held-terms.ts): a message that has a row by then (an edit
+ * committed meanwhile wrote its own terms) keeps it.
+ */
+export const heldRows = rowsInOrder('keep');
 
 /**
  * The index terms of a message about to be written (a send, an edit), computed before its
@@ -187,7 +210,7 @@ export function batchTerms(
   rows: ReadonlyArray<
     Pick<MessageTable, 'id' | 'text' | 'deletedAt'> & { encrypted: number; language: string | null }
   >,
-): { messageId: string; terms: string }[] {
+): TermsRow[] {
   return rows
     .filter((r) => r.deletedAt === null && Number(r.encrypted) === 0 && r.text !== null)
     .map((r) => ({ messageId: r.id, terms: analyzeText(r.text!, r.language).join(' ') }))
@@ -195,10 +218,7 @@ export function batchTerms(
 }
 
 /** Inserts index rows of messages that have none yet (new ones: an import's batch). */
-export async function insertMessageTerms(
-  db: Executor,
-  values: ReadonlyArray<{ messageId: string; terms: string }>,
-) {
+export async function insertMessageTerms(db: Executor, values: readonly TermsRow[]) {
   if (db.getExecutor().adapter instanceof SqliteAdapter) {
     // One at a time: each row's `doc` is the next free place of its millisecond, which a
     // statement of many rows would compute for all of them before inserting any.
@@ -266,35 +286,6 @@ export async function setSearchLanguage(db: Executor, id: string, language: stri
     .execute();
 }
 
-/** A new message's index row held for a write after its send (held-terms.ts). */
-export interface HeldRow {
-  messageId: string;
-  terms: string;
-}
-
-/**
- * The statement of rows held after their sends (held-terms.ts): each row goes in only while its message stands undeleted and has
- * no row yet (an edit committed meanwhile wrote its own terms, which stay), its `doc` the next
- * free place of its millisecond (`timeDoc`), as the group's own rows (queries.ts).
- */
-export const heldRows: HeldWrite<HeldRow>['kind'] = {
-  combine(items) {
-    const rows = items.map((_, i) => `(${i}, ?, ?)`).join(', ');
-    return CompiledQuery.raw(
-      `insert into message_search (doc, "messageId", terms)
-        select ${lastDocSql('m."createdAt"')}
-          + row_number() over (partition by m."createdAt" order by v.column1),
-          v.column2, v.column3
-        from (values ${rows}) as v
-        join message as m on m.id = v.column2 and m."deletedAt" is null
-        where not exists (select 1 from message_search as s where s."messageId" = v.column2)
-        order by v.column1
-        on conflict ("messageId") do nothing`,
-      items.flatMap((item) => [item.messageId, item.terms]),
-    );
-  },
-};
-
 /** The time before which every message has its index row (row `held` of `search_backfill`). */
 export async function findHeldMark(db: Executor): Promise<number | null> {
   const row = await db
@@ -324,7 +315,7 @@ export function messagesLackingTerms(db: Executor, since: number) {
     .innerJoin('conversation as c', 'c.id', 'm.conversationId')
     .leftJoin('search_language as la', 'la.id', 'm.authorId')
     .leftJoin('search_language as lw', 'lw.id', 'm.workspaceId')
-    .select(['m.id', 'm.text'])
+    .select(['m.id', 'm.text', 'm.deletedAt', 'c.encrypted'])
     .select((eb) => eb.fn.coalesce('la.language', 'lw.language').as('language'))
     .where('m.createdAt', '>=', since)
     .where('m.deletedAt', 'is', null)

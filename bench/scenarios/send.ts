@@ -9,6 +9,7 @@ import pg from 'pg';
 import { gql, signup, type Session } from '../lib/client.js';
 import { httpLoad } from '../lib/http-load.js';
 import { cpuSeconds, percentile, postgresCpuSeconds } from '../lib/proc.js';
+import { statementMeter, statementNotes } from '../lib/pg-statements.js';
 import { startReference } from '../lib/reference.js';
 import type { ScenarioResult } from '../lib/report.js';
 import { SEND } from '../lib/setup.js';
@@ -113,8 +114,10 @@ export async function refEnv(
 export async function svcSendPhase(usePg: boolean): Promise<{
   rows: ScenarioResult['rows'];
   figures: Record<string, { rate: number; p99: number }>;
+  notes: string[];
 }> {
   const rows: ScenarioResult['rows'] = [];
+  const notes: string[] = [];
   const figures: Record<string, { rate: number; p99: number }> = {};
   const backend = await createBackend(usePg);
   const svc = await startSvc(backend);
@@ -134,8 +137,11 @@ export async function svcSendPhase(usePg: boolean): Promise<{
       await svcSend(svc.url, senders.slice(0, clients), 1, WARMUP_MESSAGES);
       const cpu0 = cpuSeconds(svc.proc.pid);
       const database = databaseMeter(usePg);
+      const statements = usePg ? await statementMeter() : null;
       const r = await svcSend(svc.url, senders.slice(0, clients), SECONDS);
       const cpu = cpuSeconds(svc.proc.pid) - cpu0;
+      if (statements)
+        notes.push(...statementNotes(`svc, ${clients} clients`, await statements(r.sent)));
       figures[`svc-${clients}`] = { rate: r.perSecond, p99: r.p99 };
       rows.push({
         target: 'svc sendMessage',
@@ -152,11 +158,11 @@ export async function svcSendPhase(usePg: boolean): Promise<{
     await svc.proc.stop();
     await backend.drop();
   }
-  return { rows, figures };
+  return { rows, figures, notes };
 }
 
 export async function send(opts: Options): Promise<ScenarioResult> {
-  const { rows, figures } = await svcSendPhase(opts.pg);
+  const { rows, figures, notes } = await svcSendPhase(opts.pg);
   for (const clients of [8, 32]) {
     const loop = await refEnv(opts.pg);
     try {
@@ -191,8 +197,14 @@ export async function send(opts: Options): Promise<ScenarioResult> {
       await httpLoad(`${ref.url}/send`, body, {}, clients, 1);
       const cpu0 = cpuSeconds(ref.proc.pid);
       const database = databaseMeter(opts.pg);
+      const statements = opts.pg ? await statementMeter() : null;
       const r = await httpLoad(`${ref.url}/send`, body, {}, clients, SECONDS);
       const cpu = cpuSeconds(ref.proc.pid) - cpu0;
+      if (statements) {
+        notes.push(
+          ...statementNotes(`bare route, ${clients} clients`, await statements(r.requests)),
+        );
+      }
       rows.push({
         target: 'bare Fastify insert route',
         clients,
@@ -281,5 +293,11 @@ export async function send(opts: Options): Promise<ScenarioResult> {
       });
     }
   }
-  return { scenario: 'send', database: opts.pg ? 'postgres' : 'sqlite', rows, targets };
+  return {
+    scenario: 'send',
+    database: opts.pg ? 'postgres' : 'sqlite',
+    rows,
+    targets,
+    ...(notes.length ? { notes } : {}),
+  };
 }

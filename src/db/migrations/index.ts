@@ -28,6 +28,7 @@ import * as m0025 from './0025-search-variants.js';
 import * as m0026 from './0026-conversation-member-order.js';
 import * as m0027 from './0027-search-time-order.js';
 import * as m0028 from './0028-search-time-column.js';
+import * as m0029 from './0029-search-time-trigger-when.js';
 
 /**
  * Every migration, in order. Append-only: a shipped migration is never edited; a change is a new
@@ -62,4 +63,5 @@ export const migrations: Record<string, Migration> = {
   '0026-conversation-member-order': m0026,
   '0027-search-time-order': m0027,
   '0028-search-time-column': m0028,
+  '0029-search-time-trigger-when': m0029,
 };

@@ -209,7 +209,6 @@ async function loadSqlite(backend: Backend, place: Place) {
   for (const batch of rows(place)) write(batch);
   // The rows above are the current analysis': no rebuild to run (see `NO_BACKFILL`).
   db.exec(NO_BACKFILL);
-  db.exec('analyze');
   const size = db
     .prepare(
       `select sum(pgsize) as bytes from dbstat

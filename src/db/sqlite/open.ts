@@ -15,6 +15,7 @@ import { durableCommits, WalFlusher } from './durable-commits.js';
 import { GroupCommitter } from './group-commit.js';
 import { ensurePrivateDatabaseFile } from './private-file.js';
 import { objectRows, type DriverStatement } from './rows.js';
+import { removePlannerStatistics } from './statistics.js';
 
 /** Opens (creating it if need be) the SQLite database in `file`; see README.md beside this file. */
 export function openSqlite(file: string, opts: OpenOptions): Db {
@@ -31,6 +32,7 @@ export function openSqlite(file: string, opts: OpenOptions): Db {
   sqlite.pragma('foreign_keys = ON');
   const timeouts = { ...DEFAULT_DB_TIMEOUTS, ...opts.timeouts };
   sqlite.pragma(`busy_timeout = ${Math.trunc(timeouts.statementMs)}`);
+  removePlannerStatistics(sqlite);
   const guard = opts.checkNesting ? new NestingGuard() : null;
   const statements = cachingStatements(sqlite);
   const flusher = opts.flushOffLoop ? new WalFlusher(`${file}-wal`, opts.beforeFlush) : null;

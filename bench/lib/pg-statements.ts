@@ -47,7 +47,9 @@ export async function statementMeter(): Promise<
         calls_per_message: Number((Number(r.calls) / n).toFixed(2)),
         us_per_message: Number(((r.ms * 1000) / n).toFixed(1)),
         us_per_call: Number(((r.ms * 1000) / Math.max(Number(r.calls), 1)).toFixed(1)),
-        query: r.query.replace(/\s+/g, ' ').slice(0, Number(process.env.BENCH_PG_STATEMENT_CHARS ?? 160)),
+        query: r.query
+          .replace(/\s+/g, ' ')
+          .slice(0, Number(process.env.BENCH_PG_STATEMENT_CHARS ?? 160)),
       }));
     } finally {
       await c.end();

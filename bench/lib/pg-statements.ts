@@ -15,12 +15,14 @@ export interface StatementShare {
  * PostgreSQL's statements from now until the returned function is called, when the bench's
  * database has pg_stat_statements (bench/tools/pg-statements-cluster.sh starts one that has):
  * each statement's calls and its time inside PostgreSQL per message, costliest first. The
- * extension's counters are the whole server's, so the phase must run alone. Null when the
- * extension is not there (the machine's PostgreSQL as the tests use it).
+ * extension's counters are the whole server's, so the phase must run alone. Null on SQLite and
+ * when the extension is not there (the machine's PostgreSQL as the tests use it). Each statement's
+ * text is cut at BENCH_PG_STATEMENT_CHARS characters (160).
  */
-export async function statementMeter(): Promise<
-  ((messages: number) => Promise<StatementShare[]>) | null
-> {
+export async function statementMeter(
+  usePg: boolean,
+): Promise<((messages: number) => Promise<StatementShare[]>) | null> {
+  if (!usePg) return null;
   const client = new pg.Client({ connectionString: PG_URL });
   await client.connect();
   try {

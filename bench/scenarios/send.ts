@@ -137,7 +137,7 @@ export async function svcSendPhase(usePg: boolean): Promise<{
       await svcSend(svc.url, senders.slice(0, clients), 1, WARMUP_MESSAGES);
       const cpu0 = cpuSeconds(svc.proc.pid);
       const database = databaseMeter(usePg);
-      const statements = usePg ? await statementMeter() : null;
+      const statements = await statementMeter(usePg);
       const r = await svcSend(svc.url, senders.slice(0, clients), SECONDS);
       const cpu = cpuSeconds(svc.proc.pid) - cpu0;
       if (statements)
@@ -197,7 +197,7 @@ export async function send(opts: Options): Promise<ScenarioResult> {
       await httpLoad(`${ref.url}/send`, body, {}, clients, 1);
       const cpu0 = cpuSeconds(ref.proc.pid);
       const database = databaseMeter(opts.pg);
-      const statements = opts.pg ? await statementMeter() : null;
+      const statements = await statementMeter(opts.pg);
       const r = await httpLoad(`${ref.url}/send`, body, {}, clients, SECONDS);
       const cpu = cpuSeconds(ref.proc.pid) - cpu0;
       if (statements) {

@@ -36,15 +36,21 @@ function addPeople(sqlite: Sqlite.Database, from: number, count: number) {
   })();
 }
 
+/** A data directory whose SQLite file has svc's tables and nothing else. */
+async function migratedDataDir(): Promise<string> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-stats-'));
+  dirs.push(dataDir);
+  const db = openDatabase({ url: null, dataDir });
+  await migrateToLatest(db);
+  await db.close();
+  return dataDir;
+}
+
 const plan = (rows: { detail: string }[]) => rows.map((r) => r.detail).join(' | ');
 
 describe('SQLite planner statistics', () => {
   it('are removed at open, so a statistic taken with one session does not make reads scan', async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-stats-'));
-    dirs.push(dataDir);
-    const first = openDatabase({ url: null, dataDir });
-    await migrateToLatest(first);
-    await first.close();
+    const dataDir = await migratedDataDir();
 
     // As an operator's `ANALYZE` early in a server's life would leave it: one person then, many now.
     const file = path.join(dataDir, 'svc.sqlite');
@@ -77,11 +83,7 @@ describe('SQLite planner statistics', () => {
   });
 
   it('leave a file without statistics as it is, without a write', async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-stats-'));
-    dirs.push(dataDir);
-    const first = openDatabase({ url: null, dataDir });
-    await migrateToLatest(first);
-    await first.close();
+    const dataDir = await migratedDataDir();
     const file = path.join(dataDir, 'svc.sqlite');
     const raw = new Sqlite(file);
     const version = () => raw.pragma('data_version', { simple: true }) as number;

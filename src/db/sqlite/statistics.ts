@@ -2,7 +2,7 @@ import type Sqlite from 'better-sqlite3';
 
 /**
  * Removes the query planner's statistics (`sqlite_stat1`, `sqlite_stat4`) from the file, if an
- * `ANALYZE` left any, and has the connection forget them; answers the tables it emptied.
+ * `ANALYZE` left any, and has the connection forget them.
  *
  * svc's statements are prepared once and run with many bindings, and their plans are made for a
  * planner without statistics, which is what every database svc creates has. Statistics make
@@ -16,7 +16,7 @@ import type Sqlite from 'better-sqlite3';
  * The statistics are read once, when the schema is, so this runs at open, before any statement
  * of svc's; where there are none (always, unless someone ran `ANALYZE`) it only reads.
  */
-export function removePlannerStatistics(sqlite: Sqlite.Database): string[] {
+export function removePlannerStatistics(sqlite: Sqlite.Database): void {
   const tables = (
     sqlite
       .prepare(
@@ -28,12 +28,11 @@ export function removePlannerStatistics(sqlite: Sqlite.Database): string[] {
     (name) =>
       (sqlite.prepare(`select exists (select 1 from ${name}) as x`).get() as { x: number }).x,
   );
-  if (filled.length === 0) return [];
+  if (filled.length === 0) return;
   sqlite.transaction(() => {
     if (filled.includes('sqlite_stat1')) sqlite.prepare('delete from sqlite_stat1').run();
     if (filled.includes('sqlite_stat4')) sqlite.prepare('delete from sqlite_stat4').run();
   })();
   // Reloads the (now empty) statistics into the connection's schema (SQLite's ANALYZE docs).
   sqlite.exec('analyze sqlite_schema');
-  return filled;
 }

@@ -84,7 +84,7 @@ export class HeldTerms {
       !young ||
       this.rows.length >= MOST_HELD
     ) {
-      return deferMessageTerms(tx, message, terms);
+      return deferMessageTerms(tx, message, terms, true);
     }
     // Held at once: a write of held rows in this group after this send takes it, and one that
     // fails puts it back. Should this send fail, its row names no message and goes nowhere.

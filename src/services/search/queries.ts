@@ -38,6 +38,14 @@ const upsertTerms = preparedQuery(3, (db, messageId: string, terms: string, at: 
       oc.column('messageId').doUpdateSet((eb) => ({ terms: eb.ref('excluded.terms') })),
     ),
 );
+/**
+ * PostgreSQL: the row of a message being sent, in the statement that inserts the message. A new
+ * message has no row to replace, so a plain insert: an upsert's arbiter check and speculative
+ * insertion cost PostgreSQL a probe of the key's index and a second write of the row's page.
+ */
+const insertNewTerms = preparedQuery(3, (db, messageId: string, terms: string, at: number) =>
+  db.insertInto('message_search').values({ messageId, terms, at } as never),
+);
 const deleteTerms = preparedQuery(1, (db, messageId: string) =>
   db.deleteFrom('message_search').where('messageId', '=', messageId),
 );
@@ -132,13 +140,21 @@ export function forgetFallbacks() {
  * (`tx.atGroupEnd`), so FTS5 writes one segment a group rather than one at each savepoint.
  * Either way it commits with the message: a message is findable once its edit is acknowledged.
  * A send's row goes through `HeldTerms.newMessage` (held-terms.ts), which on SQLite's server
- * process writes it a moment after the send, before any search.
+ * process writes it a moment after the send, before any search. `fresh`: the message is being
+ * inserted by this transaction, so on PostgreSQL its row is a plain insert.
  */
 export function deferMessageTerms(
   tx: Tx,
   message: Pick<MessageTable, 'id' | 'createdAt'>,
   terms: string[],
+  fresh = false,
 ) {
+  if (fresh && tx.dialect !== 'sqlite') {
+    if (terms.length === 0) return Promise.resolve();
+    return tx.defer(
+      insertNewTerms.statement(tx.db, message.id, terms.join(' '), Number(message.createdAt)),
+    );
+  }
   if (terms.length === 0) return tx.atGroupEnd(deleteTerms.statement(tx.db, message.id));
   if (tx.dialect === 'sqlite') {
     return tx.atGroupEnd({

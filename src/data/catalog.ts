@@ -24,8 +24,19 @@ export function isCopiedTable(name: string): boolean {
   );
 }
 
+/**
+ * Parents that PostgreSQL checks by trigger rather than by a foreign key: an index row names its
+ * message (migration 0031), and the trigger that checks it reads the message, copied first.
+ */
+const CHECKED_BY_TRIGGER: Record<string, readonly string[]> = { message_search: ['message'] };
+
 /** Orders `tables` so every table comes after the tables its foreign keys name. */
 function parentsFirst(tables: TableInfo[], parents: Map<string, Set<string>>): TableInfo[] {
+  for (const [child, named] of Object.entries(CHECKED_BY_TRIGGER)) {
+    const set = parents.get(child) ?? new Set<string>();
+    for (const parent of named) set.add(parent);
+    parents.set(child, set);
+  }
   const byName = new Map(tables.map((t) => [t.name, t]));
   const done = new Set<string>();
   const out: TableInfo[] = [];

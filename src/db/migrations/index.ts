@@ -30,6 +30,7 @@ import * as m0027 from './0027-search-time-order.js';
 import * as m0028 from './0028-search-time-column.js';
 import * as m0029 from './0029-search-time-trigger-when.js';
 import * as m0030 from './0030-search-fts-without-sizes.js';
+import * as m0031 from './0031-search-row-check-by-trigger.js';
 
 /**
  * Every migration, in order. Append-only: a shipped migration is never edited; a change is a new
@@ -66,4 +67,5 @@ export const migrations: Record<string, Migration> = {
   '0028-search-time-column': m0028,
   '0029-search-time-trigger-when': m0029,
   '0030-search-fts-without-sizes': m0030,
+  '0031-search-row-check-by-trigger': m0031,
 };

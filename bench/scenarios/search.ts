@@ -25,6 +25,8 @@ const MESSAGES = Number(process.env.BENCH_SEARCH_MESSAGES ?? 1_000_000);
 const CHANNELS = 10;
 const SEARCHES = 200;
 const SEND_SECONDS = Number(process.env.BENCH_SEARCH_SEND_SECONDS ?? 5);
+/** Rounds of sends with and without index work, each pair one after the other. */
+const SEND_ROUNDS = Number(process.env.BENCH_SEARCH_SEND_ROUNDS ?? 3);
 const SEND_CLIENTS = 8;
 /** The planted rare word: in RARE_EVERY-th message only. */
 const RARE = 'zircon42';
@@ -384,7 +386,7 @@ export async function search(opts: Options): Promise<ScenarioResult> {
     const bare = worded.map(punctuationLike);
     await sendRate(svc.url, owner, svc.proc.pid, channels, worded);
     const runs = { worded: [] as SendRun[], bare: [] as SendRun[] };
-    for (let round = 0; round < 3; round++) {
+    for (let round = 0; round < SEND_ROUNDS; round++) {
       runs.worded.push(await sendRate(svc.url, owner, svc.proc.pid, channels, worded));
       runs.bare.push(await sendRate(svc.url, owner, svc.proc.pid, channels, bare));
     }
@@ -432,6 +434,10 @@ export async function search(opts: Options): Promise<ScenarioResult> {
     });
     result.notes!.push(
       `${MESSAGES} messages in ${CHANNELS} channels of one workspace; ${SEARCHES} searches per query, one at a time, through POST /api (page of 20)`,
+      // Each round's pair, for the spread a machine's moods give the ratio of their means.
+      `send rounds, msg/s with / without index work: ${runs.worded
+        .map((w, i) => `${Math.round(w.rate)} / ${Math.round(runs.bare[i]!.rate)}`)
+        .join(', ')}`,
     );
   } finally {
     await svc.proc.stop();

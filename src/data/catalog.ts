@@ -32,18 +32,17 @@ const CHECKED_BY_TRIGGER: Record<string, readonly string[]> = { message_search: 
 
 /** Orders `tables` so every table comes after the tables its foreign keys name. */
 function parentsFirst(tables: TableInfo[], parents: Map<string, Set<string>>): TableInfo[] {
-  for (const [child, named] of Object.entries(CHECKED_BY_TRIGGER)) {
-    const set = parents.get(child) ?? new Set<string>();
-    for (const parent of named) set.add(parent);
-    parents.set(child, set);
-  }
+  const parentsOf = (name: string) => [
+    ...(parents.get(name) ?? []),
+    ...(CHECKED_BY_TRIGGER[name] ?? []),
+  ];
   const byName = new Map(tables.map((t) => [t.name, t]));
   const done = new Set<string>();
   const out: TableInfo[] = [];
   const visit = (name: string, path: Set<string>) => {
     if (done.has(name) || path.has(name) || !byName.has(name)) return;
     path.add(name);
-    for (const parent of parents.get(name) ?? []) if (parent !== name) visit(parent, path);
+    for (const parent of parentsOf(name)) if (parent !== name) visit(parent, path);
     path.delete(name);
     done.add(name);
     out.push(byName.get(name)!);

@@ -7,7 +7,7 @@ import type { Clock } from '../../lib/clock.js';
 
 import {
   batchTerms,
-  deferMessageTerms,
+  deferNewMessageTerms,
   findHeldMark,
   heldRows,
   type TermsRow,
@@ -22,7 +22,7 @@ import {
 // holds its row here, and a transaction of its own writes the held rows within FLUSH_MS, or as
 // soon as BATCH are held, or before any search of this process runs: on SQLite (one process)
 // a search always finds what was acknowledged before it. PostgreSQL writes the row with the
-// send, in its one statement (queries.ts `deferMessageTerms`).
+// send, in its one statement (queries.ts `deferNewMessageTerms`).
 //
 // A stop before the write loses held rows, never messages: each write of held rows records,
 // with them, a time before which every message has its row (`search_backfill` row `held`), and
@@ -67,7 +67,7 @@ export class HeldTerms {
 
   /**
    * The index row of a message being sent, in the send's transaction: held for a later write
-   * when it can be, else written with the send (`deferMessageTerms`). A new message has no row
+   * when it can be, else written with the send (`deferNewMessageTerms`). A new message has no row
    * to replace, so no terms (encrypted, no word) write nothing.
    */
   async newMessage(
@@ -84,7 +84,7 @@ export class HeldTerms {
       !young ||
       this.rows.length >= MOST_HELD
     ) {
-      return deferMessageTerms(tx, message, terms, true);
+      return deferNewMessageTerms(tx, message, terms);
     }
     // Held at once: a write of held rows in this group after this send takes it, and one that
     // fails puts it back. Should this send fail, its row names no message and goes nowhere.

@@ -140,21 +140,13 @@ export function forgetFallbacks() {
  * (`tx.atGroupEnd`), so FTS5 writes one segment a group rather than one at each savepoint.
  * Either way it commits with the message: a message is findable once its edit is acknowledged.
  * A send's row goes through `HeldTerms.newMessage` (held-terms.ts), which on SQLite's server
- * process writes it a moment after the send, before any search. `fresh`: the message is being
- * inserted by this transaction, so on PostgreSQL its row is a plain insert.
+ * process writes it a moment after the send, before any search.
  */
 export function deferMessageTerms(
   tx: Tx,
   message: Pick<MessageTable, 'id' | 'createdAt'>,
   terms: string[],
-  fresh = false,
 ) {
-  if (fresh && tx.dialect !== 'sqlite') {
-    if (terms.length === 0) return Promise.resolve();
-    return tx.defer(
-      insertNewTerms.statement(tx.db, message.id, terms.join(' '), Number(message.createdAt)),
-    );
-  }
   if (terms.length === 0) return tx.atGroupEnd(deleteTerms.statement(tx.db, message.id));
   if (tx.dialect === 'sqlite') {
     return tx.atGroupEnd({
@@ -164,6 +156,23 @@ export function deferMessageTerms(
   }
   return tx.defer(
     upsertTerms.statement(tx.db, message.id, terms.join(' '), Number(message.createdAt)),
+  );
+}
+
+/**
+ * `deferMessageTerms` for a message this transaction inserts (a send, a forward): it has no row
+ * to replace, so on PostgreSQL its row is a plain insert in the statement that inserts the
+ * message; SQLite's group-end write is the same either way.
+ */
+export function deferNewMessageTerms(
+  tx: Tx,
+  message: Pick<MessageTable, 'id' | 'createdAt'>,
+  terms: string[],
+) {
+  if (tx.dialect === 'sqlite') return deferMessageTerms(tx, message, terms);
+  if (terms.length === 0) return Promise.resolve();
+  return tx.defer(
+    insertNewTerms.statement(tx.db, message.id, terms.join(' '), Number(message.createdAt)),
   );
 }
 

@@ -1,15 +1,25 @@
 import { describe, expect, it } from 'vitest';
 
-import { analyzeFor, analyzeText, NEEDS_FALLBACK } from '../../src/services/search/analyze.js';
 import {
+  analyzeFor,
+  analyzeForFromRecent,
+  analyzeText,
+  NEEDS_FALLBACK,
+} from '../../src/services/search/analyze.js';
+import {
+  analysisThreadAsked,
   analysisThreadRunning,
+  analyzeMessage,
   analyzeOffLoop,
+  INLINE_CHARS,
   stopAnalysisThread,
 } from '../../src/services/search/analyzer.js';
 
 // A message's analysis runs on a thread of its own (src/services/search/analyzer.ts), off the
 // event loop: its terms are the same as made here, a text too short to tell its language asks
-// for the fallback, and a thread that ends leaves nobody waiting.
+// for the fallback, and a thread that ends leaves nobody waiting. A short text of words the
+// thread has analyzed lately is analyzed on the caller's thread, with the same terms; a new word,
+// a long text or CJK still goes to the thread.
 
 const TEXTS = [
   'The quarterly reports were reviewed by the whole team on Friday',
@@ -41,5 +51,40 @@ describe('the analysis thread', () => {
     got.forEach((terms, i) => expect(terms).toEqual(analyzeText(`${TEXTS[i % 5]} ${i}`, null)));
     expect(await analyzeOffLoop(TEXTS[0]!)).toEqual(analyzeText(TEXTS[0]!, null));
     expect(analysisThreadRunning()).toBe(true);
+  });
+
+  it('analyzes a short text of words analyzed lately here, and a new word on the thread', async () => {
+    // Words of no other test: this thread has never analyzed them.
+    const text = 'Die Zuckerbäckereiverwaltungen tagten gestern im Rathaussaal';
+    const again = 'Gestern tagten die Zuckerbäckereiverwaltungen';
+    expect(analyzeForFromRecent(text, 'de')).toBeNull();
+    const asked = analysisThreadAsked();
+    const fromThread = await analyzeMessage(text, 'de');
+    expect(analysisThreadAsked()).toBe(asked + 1);
+    // The thread's answer taught this thread the words: the next text of them stays here,
+    // answered at once (no promise) and with the terms the analysis gives.
+    const here = analyzeMessage(again, 'de');
+    expect(Array.isArray(here)).toBe(true);
+    expect(analysisThreadAsked()).toBe(asked + 1);
+    await stopAnalysisThread();
+    expect(analyzeMessage(text, 'de')).toEqual(fromThread);
+    expect(analysisThreadRunning()).toBe(false);
+    expect(fromThread).toEqual(analyzeText(text, 'de'));
+    expect(here).toEqual(analyzeText(again, 'de'));
+    expect(fromThread).toEqual(expect.arrayContaining(['zuckerbackereiverwaltungen']));
+  });
+
+  it('hands a long text, or one with CJK, to the thread even when its words are known', async () => {
+    const words = 'the quarterly reports were reviewed by the whole team ';
+    analyzeText(words, 'en');
+    const long = words.repeat(Math.ceil((INLINE_CHARS + 1) / words.length));
+    const asked = analysisThreadAsked();
+    const terms = await analyzeMessage(long, 'en');
+    expect(analysisThreadAsked()).toBe(asked + 1);
+    expect(terms).toEqual(analyzeText(long, 'en'));
+    const cjk = '猫が好き';
+    analyzeText(cjk, null);
+    expect(await analyzeMessage(cjk, null)).toEqual(analyzeText(cjk, null));
+    expect(analysisThreadAsked()).toBe(asked + 2);
   });
 });

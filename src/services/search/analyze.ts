@@ -80,12 +80,42 @@ const WORDS_KEPT = 20_000;
 const recentWords = new RecentCache<string, readonly string[]>(WORDS_KEPT);
 
 /** The marked terms of one word of a text in `lang`: its stem (if not the word) and parts. */
-function wordStems(lang: Language, raw: string, into: Set<string>) {
-  if (raw.length < 3) return;
+function wordStems(lang: Language, raw: string, into: Set<string>): boolean {
+  if (raw.length < 3) return true;
   const terms = recentWords.through(lang.mark + raw, () =>
     scriptOf(raw) === lang.script ? markedTerms(lang, raw) : [],
   );
   for (const term of terms) into.add(term);
+  return true;
+}
+
+/** `wordStems` from the words analyzed lately alone: false for a word that was not. */
+function recentStems(lang: Language, raw: string, into: Set<string>): boolean {
+  if (raw.length < 3) return true;
+  const terms = recentWords.get(lang.mark + raw);
+  if (terms === undefined) return false;
+  for (const term of terms) into.add(term);
+  return true;
+}
+
+/** The recent words' entries of a text's words (another thread analyzed it: `learnWords`). */
+export type LearnedWords = Array<[key: string, terms: readonly string[]]>;
+
+/** What the recent words hold for `text`'s words in the language it is stemmed in. */
+export function wordsOf(text: string, fallback: string | null): LearnedWords {
+  const lang = languageOf(detectLanguage(text, fallback));
+  if (!lang) return [];
+  const out: LearnedWords = [];
+  for (const raw of rawWords(text)) {
+    const terms = raw.length < 3 ? undefined : recentWords.get(lang.mark + raw);
+    if (terms !== undefined) out.push([lang.mark + raw, terms]);
+  }
+  return out;
+}
+
+/** Keeps words another thread analyzed (`wordsOf` there) among the recent words here. */
+export function learnWords(words: LearnedWords): void {
+  for (const [key, terms] of words) recentWords.set(key, terms);
 }
 
 function markedTerms(lang: Language, raw: string): string[] {
@@ -131,11 +161,17 @@ function cjkWords(text: string, into: Set<string>) {
  * the text is too short to tell (the author's, else the workspace's).
  */
 export function analyzeText(text: string, fallback?: string | null): string[] {
+  return termsOf(text, fallback, wordStems)!;
+}
+
+type Stems = (lang: Language, raw: string, into: Set<string>) => boolean;
+
+function termsOf(text: string, fallback: string | null | undefined, stems: Stems) {
   const terms = new Set(tokenize(text));
   if (terms.size === 0) return [];
   cjkWords(text, terms);
   const lang = languageOf(detectLanguage(text, fallback));
-  if (lang) for (const raw of rawWords(text)) wordStems(lang, raw, terms);
+  if (lang) for (const raw of rawWords(text)) if (!stems(lang, raw, terms)) return null;
   if (linkify.test(text)) terms.add(HAS_LINK_TERM);
   return [...terms];
 }
@@ -154,6 +190,19 @@ export function analyzeFor(
 ): string[] | typeof NEEDS_FALLBACK {
   if (fallback === undefined && needsFallback(text)) return NEEDS_FALLBACK;
   return analyzeText(text, fallback ?? null);
+}
+
+/**
+ * `analyzeFor` from the words analyzed lately: null when a word of the text was not analyzed
+ * lately (its stems and compound parts may cost a hundred times a lookup; the caller hands the
+ * text to the analysis thread, analyzer.ts).
+ */
+export function analyzeForFromRecent(
+  text: string,
+  fallback?: string | null,
+): string[] | typeof NEEDS_FALLBACK | null {
+  if (fallback === undefined && needsFallback(text)) return NEEDS_FALLBACK;
+  return termsOf(text, fallback ?? null, recentStems);
 }
 
 /**

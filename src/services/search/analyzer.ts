@@ -1,26 +1,48 @@
 import { besideModule, startWorker, WorkerCalls } from '../../lib/worker-thread.js';
 
-import { analyzeFor, type NEEDS_FALLBACK } from './analyze.js';
+import {
+  analyzeFor,
+  analyzeForFromRecent,
+  learnWords,
+  type LearnedWords,
+  type NEEDS_FALLBACK,
+} from './analyze.js';
 
 // A message's analysis (analyze.ts: language detection, CJK words, stems, compound parts) runs
-// on a thread of its own (analyze-worker.ts), so the event loop goes on with other requests
-// meanwhile (docs/search.md, "What is indexed and when"). A send still waits for its terms before
-// its transaction, so they are there to write with it (or to hold: held-terms.ts). The thread
-// starts at the first analysis; should it fail to start or end, the analysis runs on the
-// caller's thread from then on.
+// on a thread of its own (analyze-worker.ts) when it has work to do, so the event loop goes on
+// with other requests meanwhile (docs/search.md, "What is indexed and when"). A send still waits
+// for its terms before its transaction, so they are there to write with it (or to hold:
+// held-terms.ts). The thread starts at the first analysis; should it fail to start or end, the
+// analysis runs on the caller's thread from then on.
+//
+// Most texts have no work to do: chat repeats its words, and a word's stems and compound parts
+// are kept once made (analyze.ts, the recent words). A short text without CJK whose words were
+// all analyzed lately is analyzed here (`analyzeMessage`): a few microseconds of detection and
+// lookups, where the hop to the thread and back cost the thread tens of microseconds of
+// wake-ups a send (docs/performance.md, "One send on PostgreSQL"). Any other text goes to the
+// thread, which sends its words' terms back with its answer, so the next text of those words
+// stays here. A new word's stems and parts (up to milliseconds for a long compound) and CJK
+// segmentation (about a microsecond a character) never run on the event loop.
 
 type Terms = string[] | typeof NEEDS_FALLBACK;
 type Request = [text: string, fallback: string | null | undefined];
+type Answer = [terms: Terms, words: LearnedWords];
 
 /** Runs `analyze.ts` on the thread; null from it (the analysis threw) runs it here. */
 class AnalyzerThread {
-  private calls: WorkerCalls<Request, Terms | null> | null = null;
+  private calls: WorkerCalls<Request, Answer | null> | null = null;
   private failed = false;
 
+  /** Texts handed to the thread (tests). */
+  asked = 0;
+
   async terms(text: string, fallback: string | null | undefined): Promise<Terms> {
+    this.asked += 1;
     const calls = this.start();
-    const terms = calls?.running ? await calls.call([text, fallback]) : null;
-    return terms ?? analyzeFor(text, fallback);
+    const answer = calls?.running ? await calls.call([text, fallback]) : null;
+    if (!answer) return analyzeFor(text, fallback);
+    learnWords(answer[1]);
+    return answer[0];
   }
 
   /** Whether a thread is running. */
@@ -35,11 +57,11 @@ class AnalyzerThread {
     await calls?.end();
   }
 
-  private start(): WorkerCalls<Request, Terms | null> | null {
+  private start(): WorkerCalls<Request, Answer | null> | null {
     if (this.calls || this.failed) return this.calls;
     try {
       const worker = startWorker(besideModule(import.meta.url, 'analyze-worker'));
-      this.calls = new WorkerCalls<Request, Terms | null>(worker, () => null);
+      this.calls = new WorkerCalls<Request, Answer | null>(worker, () => null);
     } catch {
       this.failed = true;
     }
@@ -49,6 +71,22 @@ class AnalyzerThread {
 
 const thread = new AnalyzerThread();
 
+/** Texts up to this many UTF-16 units, without CJK, may be analyzed on the caller's thread. */
+export const INLINE_CHARS = 160;
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+
+/**
+ * `analyzeFor`: here for a short text without CJK whose words were all analyzed lately, else on
+ * the analysis thread.
+ */
+export function analyzeMessage(text: string, fallback?: string | null): Terms | Promise<Terms> {
+  if (text.length <= INLINE_CHARS && !CJK.test(text)) {
+    const terms = analyzeForFromRecent(text, fallback);
+    if (terms !== null) return terms;
+  }
+  return thread.terms(text, fallback);
+}
+
 /** `analyzeFor` on the analysis thread. */
 export function analyzeOffLoop(text: string, fallback?: string | null): Promise<Terms> {
   return thread.terms(text, fallback);
@@ -57,6 +95,11 @@ export function analyzeOffLoop(text: string, fallback?: string | null): Promise<
 /** Whether the analysis thread is running (tests). */
 export function analysisThreadRunning(): boolean {
   return thread.running;
+}
+
+/** How many texts were handed to the analysis thread (tests). */
+export function analysisThreadAsked(): number {
+  return thread.asked;
 }
 
 /** Ends the analysis thread, answering what waits here (tests). */

@@ -9,7 +9,7 @@ import { Lru } from '../../lib/lru.js';
 import { pastCursor } from '../paging/index.js';
 
 import { analyzeText, NEEDS_FALLBACK } from './analyze.js';
-import { analyzeOffLoop } from './analyzer.js';
+import { analyzeMessage } from './analyzer.js';
 import { lastDocSql, timeDoc } from './match-queries.js';
 import { fallbackLanguage } from './scope-queries.js';
 
@@ -108,7 +108,7 @@ export async function messageTerms(
   workspaceId: string,
 ): Promise<string[]> {
   if (text === null) return [];
-  const terms = await analyzeOffLoop(text);
+  const terms = await analyzeMessage(text);
   if (terms !== NEEDS_FALLBACK) return terms;
   const key = `${authorId}:${workspaceId}`;
   const now = Date.now();
@@ -117,7 +117,7 @@ export async function messageTerms(
     known = { language: await fallbackLanguage(db, authorId, workspaceId), at: now };
     fallbacks.set(key, known);
   }
-  return (await analyzeOffLoop(text, known.language)) as string[];
+  return (await analyzeMessage(text, known.language)) as string[];
 }
 
 /**

@@ -128,9 +128,11 @@ function generator(seed: number) {
 
 /**
  * `text` with every character but spaces replaced by as many hyphens as its UTF-8 bytes: as long
- * in bytes, without a word, and ASCII, which the analysis passes over at once (a hyphen-only text
- * costs it about 2 µs, as a text no server analyzes would cost nothing; CJK punctuation would
- * cost it 19 µs for the same bytes).
+ * in bytes, without a word, and ASCII, which the analysis passes over at once on the event loop
+ * (about 1 µs, as a text no server analyzes would cost nothing; CJK punctuation would cost it
+ * 19 µs for the same bytes). Until 2026-12-01 every text went to the analysis thread, and the
+ * hop there and back (tens of microseconds of CPU, more under load) was charged to these sends
+ * too, which flattered the ratio (docs/search.md, "Measured").
  */
 function punctuationLike(text: string): string {
   return [...text].map((c) => (c === ' ' ? c : '-'.repeat(Buffer.byteLength(c)))).join('');

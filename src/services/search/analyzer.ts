@@ -19,7 +19,7 @@ import {
 // are kept once made (analyze.ts, the recent words). A short text without CJK whose words were
 // all analyzed lately is analyzed here (`analyzeMessage`): a few microseconds of detection and
 // lookups, where the hop to the thread and back cost the thread tens of microseconds of
-// wake-ups a send (docs/performance.md, "One send on PostgreSQL"). Any other text goes to the
+// wake-ups a send (docs/search.md, "What is indexed and when"). Any other text goes to the
 // thread, which sends its words' terms back with its answer, so the next text of those words
 // stays here. A new word's stems and parts (up to milliseconds for a long compound) and CJK
 // segmentation (about a microsecond a character) never run on the event loop.
@@ -87,7 +87,7 @@ export function analyzeMessage(text: string, fallback?: string | null): Terms | 
   return thread.terms(text, fallback);
 }
 
-/** `analyzeFor` on the analysis thread. */
+/** `analyzeFor` on the analysis thread, whatever the text (tests). */
 export function analyzeOffLoop(text: string, fallback?: string | null): Promise<Terms> {
   return thread.terms(text, fallback);
 }

@@ -6,6 +6,7 @@ import {
   analyzeText,
   NEEDS_FALLBACK,
 } from '../../src/services/search/analyze.js';
+import { foldText, isCjkChar } from '../../src/services/search/tokenize.js';
 import {
   analysisThreadAsked,
   analysisThreadRunning,
@@ -15,11 +16,14 @@ import {
   stopAnalysisThread,
 } from '../../src/services/search/analyzer.js';
 
+import { MESSAGES } from './labelled-set.js';
+
 // A message's analysis runs on a thread of its own (src/services/search/analyzer.ts), off the
 // event loop: its terms are the same as made here, a text too short to tell its language asks
 // for the fallback, and a thread that ends leaves nobody waiting. A short text of words the
-// thread has analyzed lately is analyzed on the caller's thread, with the same terms; a new word,
-// a long text or CJK still goes to the thread.
+// thread has analyzed lately is analyzed on the caller's thread, with the same terms, and so is
+// one whose CJK chunks were segmented lately; a new word, a new chunk or a long text still goes
+// to the thread.
 
 const TEXTS = [
   'The quarterly reports were reviewed by the whole team on Friday',
@@ -74,7 +78,7 @@ describe('the analysis thread', () => {
     expect(fromThread).toEqual(expect.arrayContaining(['zuckerbackereiverwaltungen']));
   });
 
-  it('hands a long text, or one with CJK, to the thread even when its words are known', async () => {
+  it('hands a long text to the thread even when its words are known', async () => {
     const words = 'the quarterly reports were reviewed by the whole team ';
     analyzeText(words, 'en');
     const long = words.repeat(Math.ceil((INLINE_CHARS + 1) / words.length));
@@ -82,9 +86,51 @@ describe('the analysis thread', () => {
     const terms = await analyzeMessage(long, 'en');
     expect(analysisThreadAsked()).toBe(asked + 1);
     expect(terms).toEqual(analyzeText(long, 'en'));
-    const cjk = '猫が好き';
-    analyzeText(cjk, null);
-    expect(await analyzeMessage(cjk, null)).toEqual(analyzeText(cjk, null));
-    expect(analysisThreadAsked()).toBe(asked + 2);
+  });
+
+  it('segments a new chunk of CJK on the thread, and a chunk seen lately here', async () => {
+    // Chunks of no other test.
+    const text = '週末は鎌倉で紫陽花を見ました 楽しかった';
+    const again = '楽しかった 週末は鎌倉で紫陽花を見ました';
+    const asked = analysisThreadAsked();
+    const fromThread = await analyzeMessage(text, null);
+    expect(analysisThreadAsked()).toBe(asked + 1);
+    const here = analyzeMessage(again, null);
+    expect(Array.isArray(here)).toBe(true);
+    expect(analysisThreadAsked()).toBe(asked + 1);
+    expect(fromThread).toEqual(analyzeText(text, null));
+    expect(here).toEqual(analyzeText(again, null));
+  });
+
+  it('finds the one-character CJK words a chunk at a time as in the whole text', () => {
+    const segmenters = {
+      ja: new Intl.Segmenter('ja', { granularity: 'word' }),
+      zh: new Intl.Segmenter('zh', { granularity: 'word' }),
+    };
+    const texts = [
+      ...Object.values(MESSAGES),
+      ...TEXTS,
+      '東京 都',
+      '東京　都に行く',
+      '猫 が 好き',
+      'これは テスト です',
+      '我 明天 去 北京',
+      '今日は晴れ 報告書 w29s1 新しいリリース 修正しました',
+      '会议记录 南京大学 请检查服务器 臺灣',
+    ];
+    let cjk = 0;
+    for (const text of texts) {
+      const folded = foldText(text);
+      if (!/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u.test(folded)) continue;
+      cjk += 1;
+      const kana = /[\p{Script=Hiragana}\p{Script=Katakana}]/u.test(folded);
+      const whole = [...(kana ? segmenters.ja : segmenters.zh).segment(folded)]
+        .filter((s) => s.isWordLike && [...s.segment].length === 1 && isCjkChar(s.segment))
+        .filter((s) => !/\p{Script=Hangul}/u.test(s.segment))
+        .map((s) => s.segment);
+      const terms = new Set(analyzeText(text, null));
+      for (const w of whole) expect(terms, `${w} in ${text}`).toContain(w);
+    }
+    expect(cjk).toBeGreaterThan(10);
   });
 });

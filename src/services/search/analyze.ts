@@ -103,13 +103,18 @@ export type LearnedWords = Array<[key: string, terms: readonly string[]]>;
 
 /** What the recent words hold for `text`'s words in the language it is stemmed in. */
 export function wordsOf(text: string, fallback: string | null): LearnedWords {
-  const lang = languageOf(detectLanguage(text, fallback));
-  if (!lang) return [];
   const out: LearnedWords = [];
-  for (const raw of rawWords(text)) {
-    const terms = raw.length < 3 ? undefined : recentWords.get(lang.mark + raw);
-    if (terms !== undefined) out.push([lang.mark + raw, terms]);
+  const keep = (key: string) => {
+    const terms = recentWords.get(key);
+    if (terms !== undefined) out.push([key, terms]);
+  };
+  const folded = foldText(text);
+  if (HAN_OR_KANA.test(folded)) {
+    const mark = KANA.test(folded) ? CHUNK_JA : CHUNK_ZH;
+    for (const chunk of folded.split(/\s+/)) if (HAN_OR_KANA.test(chunk)) keep(mark + chunk);
   }
+  const lang = languageOf(detectLanguage(text, fallback));
+  if (lang) for (const raw of rawWords(text)) if (raw.length >= 3) keep(lang.mark + raw);
   return out;
 }
 
@@ -142,18 +147,55 @@ function variantsAndParts(lang: Language, raw: string, folded: string, into: Set
   }
 }
 
-/** The one-character words of a text's Japanese and Chinese runs, by Intl.Segmenter. */
-function cjkWords(text: string, into: Set<string>) {
+type Chunks = (mark: string, chunk: string, into: Set<string>) => boolean;
+
+const HAN_OR_KANA = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+
+/**
+ * The one-character words of a text's Japanese and Chinese runs, by Intl.Segmenter, one
+ * whitespace-separated chunk at a time (no word spans whitespace), each chunk's kept among the
+ * recent words as a word's stems are: chat repeats its phrases. With `known` only, false when a
+ * chunk's words are not kept.
+ */
+function cjkWords(text: string, into: Set<string>, known: Chunks): boolean {
   const folded = foldText(text);
-  if (!/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u.test(folded)) return;
-  const segmenter = KANA.test(folded) ? segmenters.ja : segmenters.zh;
-  for (const s of segmenter.segment(folded)) {
+  if (!HAN_OR_KANA.test(folded)) return true;
+  const mark = KANA.test(folded) ? CHUNK_JA : CHUNK_ZH;
+  for (const chunk of folded.split(/\s+/)) {
+    if (chunk && HAN_OR_KANA.test(chunk) && !known(mark, chunk, into)) return false;
+  }
+  return true;
+}
+
+// A chunk's key among the recent words: a mark no language's stems use, then the chunk.
+const CHUNK_JA = '\u0001j';
+const CHUNK_ZH = '\u0001z';
+
+function chunkWords(mark: string, chunk: string): string[] {
+  const out: string[] = [];
+  const segmenter = mark === CHUNK_JA ? segmenters.ja : segmenters.zh;
+  for (const s of segmenter.segment(chunk)) {
     if (!s.isWordLike) continue;
     const chars = [...s.segment];
     if (chars.length === 1 && isCjkChar(chars[0]!) && !/\p{Script=Hangul}/u.test(chars[0]!)) {
-      into.add(chars[0]!);
+      out.push(chars[0]!);
     }
   }
+  return out;
+}
+
+/** A chunk's one-character words, made and kept. */
+function madeChunk(mark: string, chunk: string, into: Set<string>): boolean {
+  for (const w of recentWords.through(mark + chunk, () => chunkWords(mark, chunk))) into.add(w);
+  return true;
+}
+
+/** A chunk's one-character words if kept. */
+function keptChunk(mark: string, chunk: string, into: Set<string>): boolean {
+  const words = recentWords.get(mark + chunk);
+  if (words === undefined) return false;
+  for (const w of words) into.add(w);
+  return true;
 }
 
 /**
@@ -161,15 +203,14 @@ function cjkWords(text: string, into: Set<string>) {
  * the text is too short to tell (the author's, else the workspace's).
  */
 export function analyzeText(text: string, fallback?: string | null): string[] {
-  return termsOf(text, fallback, wordStems)!;
+  return termsOf(text, fallback, true)!;
 }
 
-type Stems = (lang: Language, raw: string, into: Set<string>) => boolean;
-
-function termsOf(text: string, fallback: string | null | undefined, stems: Stems) {
+function termsOf(text: string, fallback: string | null | undefined, made: boolean) {
   const terms = new Set(tokenize(text));
   if (terms.size === 0) return [];
-  cjkWords(text, terms);
+  if (!cjkWords(text, terms, made ? madeChunk : keptChunk)) return null;
+  const stems = made ? wordStems : recentStems;
   const lang = languageOf(detectLanguage(text, fallback));
   if (lang) for (const raw of rawWords(text)) if (!stems(lang, raw, terms)) return null;
   if (linkify.test(text)) terms.add(HAS_LINK_TERM);
@@ -202,7 +243,7 @@ export function analyzeForFromRecent(
   fallback?: string | null,
 ): string[] | typeof NEEDS_FALLBACK | null {
   if (fallback === undefined && needsFallback(text)) return NEEDS_FALLBACK;
-  return termsOf(text, fallback ?? null, recentStems);
+  return termsOf(text, fallback ?? null, false);
 }
 
 /**

@@ -16,13 +16,14 @@ import {
 // analysis runs on the caller's thread from then on.
 //
 // Most texts have no work to do: chat repeats its words, and a word's stems and compound parts
-// are kept once made (analyze.ts, the recent words). A short text without CJK whose words were
-// all analyzed lately is analyzed here (`analyzeMessage`): a few microseconds of detection and
-// lookups, where the hop to the thread and back cost the thread tens of microseconds of
-// wake-ups a send (docs/search.md, "What is indexed and when"). Any other text goes to the
-// thread, which sends its words' terms back with its answer, so the next text of those words
-// stays here. A new word's stems and parts (up to milliseconds for a long compound) and CJK
-// segmentation (about a microsecond a character) never run on the event loop.
+// are kept once made, and so are the words Intl.Segmenter finds in a chunk of Japanese or
+// Chinese (analyze.ts, the recent words). A short text whose words and chunks were all analyzed
+// lately is analyzed here (`analyzeMessage`): a few microseconds of detection and lookups, where
+// the hop to the thread and back cost tens of microseconds of wake-ups a send, more under load
+// (docs/search.md, "What is indexed and when"). Any other text goes to the thread, which sends
+// its words' and chunks' terms back with its answer, so the next text of them stays here. A new
+// word's stems and parts (up to milliseconds for a long compound) and a new chunk's segmentation
+// (about a microsecond a character) never run on the event loop.
 
 type Terms = string[] | typeof NEEDS_FALLBACK;
 type Request = [text: string, fallback: string | null | undefined];
@@ -71,16 +72,15 @@ class AnalyzerThread {
 
 const thread = new AnalyzerThread();
 
-/** Texts up to this many UTF-16 units, without CJK, may be analyzed on the caller's thread. */
+/** Texts up to this many UTF-16 units may be analyzed on the caller's thread. */
 export const INLINE_CHARS = 160;
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
 /**
- * `analyzeFor`: here for a short text without CJK whose words were all analyzed lately, else on
- * the analysis thread.
+ * `analyzeFor`: here for a short text whose words (and CJK chunks) were all analyzed lately,
+ * else on the analysis thread.
  */
 export function analyzeMessage(text: string, fallback?: string | null): Terms | Promise<Terms> {
-  if (text.length <= INLINE_CHARS && !CJK.test(text)) {
+  if (text.length <= INLINE_CHARS) {
     const terms = analyzeForFromRecent(text, fallback);
     if (terms !== null) return terms;
   }

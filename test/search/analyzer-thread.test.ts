@@ -102,6 +102,16 @@ describe('the analysis thread', () => {
     expect(here).toEqual(analyzeText(again, null));
   });
 
+  it('keeps no word or chunk longer than a real one, so such a text goes to the thread each time', async () => {
+    const long = `report ${'x'.repeat(60)} 東京${'の'.repeat(60)}`;
+    const asked = analysisThreadAsked();
+    const first = await analyzeMessage(long, 'en');
+    const second = await analyzeMessage(long, 'en');
+    expect(analysisThreadAsked()).toBe(asked + 2);
+    expect(first).toEqual(analyzeText(long, 'en'));
+    expect(second).toEqual(first);
+  });
+
   it('finds the one-character CJK words a chunk at a time as in the whole text', () => {
     const segmenters = {
       ja: new Intl.Segmenter('ja', { granularity: 'word' }),

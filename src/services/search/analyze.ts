@@ -78,11 +78,23 @@ function baseOf(lang: Language, word: string): string {
  */
 const WORDS_KEPT = 20_000;
 const recentWords = new RecentCache<string, readonly string[]>(WORDS_KEPT);
+/**
+ * Longer words and CJK chunks are analyzed each time, not kept: no real word is this long, and
+ * a text of long unique chunks would otherwise fill the memo (and the server's, which the
+ * analysis thread's answers fill) with kilobytes an entry. A text that has one goes to the
+ * analysis thread.
+ */
+const LONGEST_KEPT = 48;
+
+/** `recentWords.through`, for a key short enough to keep. */
+function kept(key: string, make: () => readonly string[]): readonly string[] {
+  return key.length > LONGEST_KEPT + 2 ? make() : recentWords.through(key, make);
+}
 
 /** The marked terms of one word of a text in `lang`: its stem (if not the word) and parts. */
 function wordStems(lang: Language, raw: string, into: Set<string>): boolean {
   if (raw.length < 3) return true;
-  const terms = recentWords.through(lang.mark + raw, () =>
+  const terms = kept(lang.mark + raw, () =>
     scriptOf(raw) === lang.script ? markedTerms(lang, raw) : [],
   );
   for (const term of terms) into.add(term);
@@ -186,7 +198,7 @@ function chunkWords(mark: string, chunk: string): string[] {
 
 /** A chunk's one-character words, made and kept. */
 function madeChunk(mark: string, chunk: string, into: Set<string>): boolean {
-  for (const w of recentWords.through(mark + chunk, () => chunkWords(mark, chunk))) into.add(w);
+  for (const w of kept(mark + chunk, () => chunkWords(mark, chunk))) into.add(w);
   return true;
 }
 

@@ -91,42 +91,16 @@ function kept(key: string, make: () => readonly string[]): readonly string[] {
   return key.length > LONGEST_KEPT + 2 ? make() : recentWords.through(key, make);
 }
 
-/** The marked terms of one word of a text in `lang`: its stem (if not the word) and parts. */
-function wordStems(lang: Language, raw: string, into: Set<string>): boolean {
-  if (raw.length < 3) return true;
-  const terms = kept(lang.mark + raw, () =>
-    scriptOf(raw) === lang.script ? markedTerms(lang, raw) : [],
-  );
-  for (const term of terms) into.add(term);
-  return true;
-}
-
-/** `wordStems` from the words analyzed lately alone: false for a word that was not. */
-function recentStems(lang: Language, raw: string, into: Set<string>): boolean {
-  if (raw.length < 3) return true;
-  const terms = recentWords.get(lang.mark + raw);
-  if (terms === undefined) return false;
-  for (const term of terms) into.add(term);
-  return true;
-}
-
 /** The recent words' entries of a text's words (another thread analyzed it: `learnWords`). */
 export type LearnedWords = Array<[key: string, terms: readonly string[]]>;
 
-/** What the recent words hold for `text`'s words in the language it is stemmed in. */
+/** What the recent words hold for `text`'s words and chunks (to send to another thread). */
 export function wordsOf(text: string, fallback: string | null): LearnedWords {
   const out: LearnedWords = [];
-  const keep = (key: string) => {
+  for (const [key] of memoKeys(text, fallback)) {
     const terms = recentWords.get(key);
     if (terms !== undefined) out.push([key, terms]);
-  };
-  const folded = foldText(text);
-  if (HAN_OR_KANA.test(folded)) {
-    const mark = KANA.test(folded) ? CHUNK_JA : CHUNK_ZH;
-    for (const chunk of folded.split(/\s+/)) if (HAN_OR_KANA.test(chunk)) keep(mark + chunk);
   }
-  const lang = languageOf(detectLanguage(text, fallback));
-  if (lang) for (const raw of rawWords(text)) if (raw.length >= 3) keep(lang.mark + raw);
   return out;
 }
 
@@ -159,29 +133,42 @@ function variantsAndParts(lang: Language, raw: string, folded: string, into: Set
   }
 }
 
-type Chunks = (mark: string, chunk: string, into: Set<string>) => boolean;
-
 const HAN_OR_KANA = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
-
-/**
- * The one-character words of a text's Japanese and Chinese runs, by Intl.Segmenter, one
- * whitespace-separated chunk at a time (no word spans whitespace), each chunk's kept among the
- * recent words as a word's stems are: chat repeats its phrases. With `known` only, false when a
- * chunk's words are not kept.
- */
-function cjkWords(text: string, into: Set<string>, known: Chunks): boolean {
-  const folded = foldText(text);
-  if (!HAN_OR_KANA.test(folded)) return true;
-  const mark = KANA.test(folded) ? CHUNK_JA : CHUNK_ZH;
-  for (const chunk of folded.split(/\s+/)) {
-    if (chunk && HAN_OR_KANA.test(chunk) && !known(mark, chunk, into)) return false;
-  }
-  return true;
-}
 
 // A chunk's key among the recent words: a mark no language's stems use, then the chunk.
 const CHUNK_JA = '\u0001j';
 const CHUNK_ZH = '\u0001z';
+
+type Memo = [key: string, make: () => readonly string[]];
+
+/**
+ * A text's entries among the recent words, each with how to make its terms:
+ * - each whitespace-separated chunk of Japanese or Chinese: its one-character words, by
+ *   Intl.Segmenter (no word spans whitespace, so a chunk at a time finds what the whole text
+ *   would); chat repeats its phrases;
+ * - each word of three letters or more: its stem (if not the word) and parts in the text's
+ *   language.
+ */
+function memoKeys(text: string, fallback: string | null | undefined): Memo[] {
+  const out: Memo[] = [];
+  const folded = foldText(text);
+  if (HAN_OR_KANA.test(folded)) {
+    const mark = KANA.test(folded) ? CHUNK_JA : CHUNK_ZH;
+    for (const chunk of folded.split(/\s+/)) {
+      if (HAN_OR_KANA.test(chunk)) out.push([mark + chunk, () => chunkWords(mark, chunk)]);
+    }
+  }
+  const lang = languageOf(detectLanguage(text, fallback));
+  if (!lang) return out;
+  for (const raw of rawWords(text)) {
+    if (raw.length < 3) continue;
+    out.push([
+      lang.mark + raw,
+      () => (scriptOf(raw) === lang.script ? markedTerms(lang, raw) : []),
+    ]);
+  }
+  return out;
+}
 
 function chunkWords(mark: string, chunk: string): string[] {
   const out: string[] = [];
@@ -196,20 +183,6 @@ function chunkWords(mark: string, chunk: string): string[] {
   return out;
 }
 
-/** A chunk's one-character words, made and kept. */
-function madeChunk(mark: string, chunk: string, into: Set<string>): boolean {
-  for (const w of kept(mark + chunk, () => chunkWords(mark, chunk))) into.add(w);
-  return true;
-}
-
-/** A chunk's one-character words if kept. */
-function keptChunk(mark: string, chunk: string, into: Set<string>): boolean {
-  const words = recentWords.get(mark + chunk);
-  if (words === undefined) return false;
-  for (const w of words) into.add(w);
-  return true;
-}
-
 /**
  * The distinct index terms of a message's text. `fallback` is the language to stem in when
  * the text is too short to tell (the author's, else the workspace's).
@@ -218,13 +191,15 @@ export function analyzeText(text: string, fallback?: string | null): string[] {
   return termsOf(text, fallback, true)!;
 }
 
+/** The terms of a text; with `made` false, only from the recent words (null when one is not). */
 function termsOf(text: string, fallback: string | null | undefined, made: boolean) {
   const terms = new Set(tokenize(text));
   if (terms.size === 0) return [];
-  if (!cjkWords(text, terms, made ? madeChunk : keptChunk)) return null;
-  const stems = made ? wordStems : recentStems;
-  const lang = languageOf(detectLanguage(text, fallback));
-  if (lang) for (const raw of rawWords(text)) if (!stems(lang, raw, terms)) return null;
+  for (const [key, make] of memoKeys(text, fallback)) {
+    const found = made ? kept(key, make) : recentWords.get(key);
+    if (found === undefined) return null;
+    for (const term of found) terms.add(term);
+  }
   if (linkify.test(text)) terms.add(HAS_LINK_TERM);
   return [...terms];
 }

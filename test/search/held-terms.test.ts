@@ -2,6 +2,8 @@ import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { analyzeText } from '../../src/services/search/analyze.js';
+import { analysisThreadAsked } from '../../src/services/search/analyzer.js';
 import { HeldTerms } from '../../src/services/search/index.js';
 import { createTestApp, TEST_DB, type Agent, type TestApp } from '../_util/app.js';
 import { signUpAndIn } from '../_util/seed.js';
@@ -13,11 +15,13 @@ import { bareMessages, segments as countSegments, termsOf as rowTerms } from './
 // New messages' index rows on SQLite are held for a write after their sends, a few hundred at a
 // time (src/services/search/held-terms.ts, docs/search.md "What is indexed and when"): within a
 // quarter of a second, or before any search of the process. A held row gives way to an edit or
-// a delete made meanwhile, and rows a stop lost are written by the next start. On PostgreSQL a
-// send writes its row itself.
+// a delete made meanwhile, and rows a stop lost are written by the next start. A short text is
+// held as it is and analyzed at the write, with the other held texts, on the analysis thread.
+// On PostgreSQL a send writes its row itself.
 
 const EDIT = 'mutation($m: ID!, $t: String!) { editMessage(messageId: $m, text: $t) { id } }';
 const DELETE = 'mutation($m: ID!) { deleteMessage(messageId: $m) { id } }';
+const LANGUAGE = 'mutation($l: String) { setSearchLanguage(language: $l) }';
 const SEARCH = 'query($q: String!) { searchMessages(query: $q) { items { message { id } } } }';
 
 describe('new messages’ index rows held for a later write', () => {
@@ -36,6 +40,19 @@ describe('new messages’ index rows held for a later write', () => {
   const found = async (q: string) =>
     ok(await t.gql(SEARCH, { q }, ann)).searchMessages.items.map((i: any) => i.message.id);
   const bare = (n: number) => bareMessages(t, ann, general, n);
+  /** Messages as a send holds them: with their author and workspace. */
+  const messagesOf = async (list: Array<{ id: string; createdAt: number }>) => {
+    const rows = await t.ctx.db.kysely
+      .selectFrom('message')
+      .select(['id', 'authorId', 'workspaceId'])
+      .where(
+        'id',
+        'in',
+        list.map((m) => m.id),
+      )
+      .execute();
+    return list.map((m) => ({ ...m, ...rows.find((r) => r.id === m.id)! }));
+  };
   /** Held rows written only when told (no timer within the test). */
   const heldByTest = () =>
     new HeldTerms(t.ctx.db, t.ctx.clock, pino({ level: 'silent' }), true, 60_000);
@@ -78,6 +95,61 @@ describe('new messages’ index rows held for a later write', () => {
       expect(held.size).toBe(0);
       for (const [i, m] of list.entries()) expect(await termsOf(m.id)).toBe(`puffin${i} cliff`);
       expect(await segments()).toBe(2);
+    });
+
+    it('holds short texts unanalyzed and analyzes them together at the write', async () => {
+      const held = heldByTest();
+      const texts = [
+        'The quarterly reports were reviewed by the team',
+        'Die Donaudampfschifffahrtsgesellschaft meldet heute neue Fahrpläne',
+        '東京の会議は来週に延期されました',
+        '- - -',
+      ];
+      const list = await messagesOf(await bare(texts.length));
+      for (const [i, m] of list.entries()) {
+        const text = texts[i]!;
+        expect(held.takesText({ ...m, text })).toBe(true);
+        await t.ctx.db.transaction(async (tx) => held.newText(tx, { ...m, text }));
+      }
+      expect(held.size).toBe(texts.length);
+      const asked = analysisThreadAsked();
+      await held.flush();
+      // Analyzed at the write, on the analysis thread, with the terms a send's analysis gives.
+      expect(analysisThreadAsked()).toBe(asked + texts.length);
+      for (const [i, m] of list.slice(0, 3).entries()) {
+        expect(await termsOf(m.id)).toBe(analyzeText(texts[i]!, null).join(' '));
+      }
+      expect(await termsOf(list[0]!.id)).toContain('¡report');
+      // No word, no row.
+      expect(await termsOf(list[3]!.id)).toBeNull();
+    });
+
+    it("analyzes a held short text in its author's language", async () => {
+      const held = heldByTest();
+      ok(await t.gql(LANGUAGE, { l: 'sv' }, ann));
+      try {
+        const [m] = await messagesOf(await bare(1));
+        await t.ctx.db.transaction(async (tx) => held.newText(tx, { ...m!, text: 'Huset' }));
+        await held.flush();
+        expect(await termsOf(m!.id)).toBe(analyzeText('Huset', 'sv').join(' '));
+        expect(analyzeText('Huset', 'sv')).not.toEqual(analyzeText('Huset', 'en'));
+      } finally {
+        ok(await t.gql(LANGUAGE, { l: null }, ann));
+      }
+    });
+
+    it('analyzes a long text before its send, and holds its terms', async () => {
+      const held = t.ctx.services.search.held;
+      const long = `${'petrel '.repeat(143)}storm`;
+      expect(long.length).toBeGreaterThan(1000);
+      const now = t.ctx.clock.now().getTime();
+      expect(held.takesText({ createdAt: now, text: long })).toBe(false);
+      expect(held.takesText({ createdAt: now, text: long.slice(0, 1000) })).toBe(true);
+      expect(held.takesText({ createdAt: now, text: null })).toBe(false);
+      expect(held.takesText({ createdAt: now - 31_000, text: 'storm petrel' })).toBe(false);
+      const m = await send(t, ann, general, long);
+      expect(await found('storm')).toEqual([m.id]);
+      expect(await termsOf(m.id)).toBe(analyzeText(long, null).join(' '));
     });
 
     it('keeps the terms of an edit made while the row was held', async () => {

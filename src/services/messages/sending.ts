@@ -168,20 +168,21 @@ export class MessageSending {
     within?: EncryptedSendPort['within'],
   ) {
     // The search terms are made before the transaction (language detection and stemming are
-    // the costly part) and written in it, so an acknowledged message is findable at once.
-    const terms = await messageTerms(
-      this.core.kysely,
-      message.text,
-      message.authorId,
-      message.workspaceId,
-    );
+    // the costly part) and written in it, so an acknowledged message is findable at once; on
+    // SQLite's server a short text is held as it is and analyzed with others after the send,
+    // before any search (held-terms.ts).
+    const later = this.core.deps.heldTerms.takesText(message);
+    const terms = later
+      ? null
+      : await messageTerms(this.core.kysely, message.text, message.authorId, message.workspaceId);
     await this.core.unlessGone('conversation', this.insertWithin(conv, message, terms, within));
   }
 
+  /** `terms` null: the text is held for its analysis (`HeldTerms.takesText`). */
   private async insertWithin(
     conv: ConversationTable,
     message: MessageTable,
-    terms: string[],
+    terms: string[] | null,
     within?: EncryptedSendPort['within'],
   ) {
     await this.core.deps.db.transaction(async (tx) => {
@@ -203,7 +204,8 @@ export class MessageSending {
         await deferInsertMessage(tx, message);
       }
       const extra = within ? await within(tx, message) : {};
-      await this.core.deps.heldTerms.newMessage(tx, message, terms);
+      if (terms === null) this.core.deps.heldTerms.newText(tx, message);
+      else await this.core.deps.heldTerms.newMessage(tx, message, terms);
       if (message.threadRootId === null) {
         await deferTouchConversation(tx, conv.id, message.createdAt);
         // One's own message is read: sending moves the sender's marker, as in Slack.

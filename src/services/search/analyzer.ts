@@ -26,24 +26,49 @@ import {
 // (about a microsecond a character) never run on the event loop.
 
 type Terms = string[] | typeof NEEDS_FALLBACK;
-type Request = [text: string, fallback: string | null | undefined];
-type Answer = [terms: Terms, words: LearnedWords];
+/** Texts with their fallbacks; `learn`: send each text's words back (`learnWords`). */
+export type AnalysisRequest = {
+  texts: Array<[text: string, fallback: string | null | undefined]>;
+  learn: boolean;
+};
+/** For each text its terms and words, or null where its analysis threw there. */
+export type AnalysisAnswer = Array<[terms: Terms, words: LearnedWords] | null>;
 
 /** Runs `analyze.ts` on the thread; null from it (the analysis threw) runs it here. */
 class AnalyzerThread {
-  private calls: WorkerCalls<Request, Answer | null> | null = null;
+  private calls: WorkerCalls<AnalysisRequest, AnalysisAnswer | null> | null = null;
   private failed = false;
 
   /** Texts handed to the thread (tests). */
   asked = 0;
 
   async terms(text: string, fallback: string | null | undefined): Promise<Terms> {
-    this.asked += 1;
+    const [answer] = await this.many([[text, fallback]], true);
+    if (answer instanceof Error) throw answer;
+    return answer!;
+  }
+
+  /**
+   * The terms of each text, in one message to the thread and one back. A text the thread could
+   * not analyze (it threw, or the thread is gone) is analyzed here; where that throws too, its
+   * error stands in its place.
+   */
+  async many(texts: AnalysisRequest['texts'], learn: boolean): Promise<Array<Terms | Error>> {
+    this.asked += texts.length;
     const calls = this.start();
-    const answer = calls?.running ? await calls.call([text, fallback]) : null;
-    if (!answer) return analyzeFor(text, fallback);
-    learnWords(answer[1]);
-    return answer[0];
+    const answer = calls?.running ? await calls.call({ texts, learn }) : null;
+    return texts.map(([text, fallback], i) => {
+      const one = answer?.[i];
+      if (one) {
+        learnWords(one[1]);
+        return one[0];
+      }
+      try {
+        return analyzeFor(text, fallback);
+      } catch (err) {
+        return err instanceof Error ? err : new Error(String(err));
+      }
+    });
   }
 
   /** Whether a thread is running. */
@@ -58,11 +83,11 @@ class AnalyzerThread {
     await calls?.end();
   }
 
-  private start(): WorkerCalls<Request, Answer | null> | null {
+  private start(): WorkerCalls<AnalysisRequest, AnalysisAnswer | null> | null {
     if (this.calls || this.failed) return this.calls;
     try {
       const worker = startWorker(besideModule(import.meta.url, 'analyze-worker'));
-      this.calls = new WorkerCalls<Request, Answer | null>(worker, () => null);
+      this.calls = new WorkerCalls<AnalysisRequest, AnalysisAnswer | null>(worker, () => null);
     } catch {
       this.failed = true;
     }
@@ -85,6 +110,15 @@ export function analyzeMessage(text: string, fallback?: string | null): Terms | 
     if (terms !== null) return terms;
   }
   return thread.terms(text, fallback);
+}
+
+/**
+ * `analyzeFor` of several texts on the analysis thread, in one hop there and back: the held
+ * texts of SQLite's sends, analyzed after the sends (held-terms.ts). Their words are not sent
+ * back, since these texts are not analyzed here. A text whose analysis threw has its error.
+ */
+export function analyzeBatch(texts: AnalysisRequest['texts']): Promise<Array<Terms | Error>> {
+  return thread.many(texts, false);
 }
 
 /** `analyzeFor` on the analysis thread, whatever the text (tests). */

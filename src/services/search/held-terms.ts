@@ -10,6 +10,8 @@ import {
   deferNewMessageTerms,
   findHeldMark,
   heldRows,
+  heldTextsTerms,
+  type HeldText,
   type TermsRow,
   messagesLackingTerms,
   saveHeldMark,
@@ -24,6 +26,14 @@ import {
 // a search always finds what was acknowledged before it. PostgreSQL writes the row with the
 // send, in its one statement (queries.ts `deferNewMessageTerms`).
 //
+// A send's text is held as it is, unanalyzed, where it can be (`takesText`): the analysis of the
+// held texts (language detection, stems, compound parts, CJK words) runs at the write, all of
+// them in one hop to the analysis thread and back (analyzer.ts), off the event loop and off the
+// send's path. The event loop cost a text about 40 µs of analysis between other requests, where
+// a run of texts on the thread costs about 12 (docs/search.md, "What is indexed and when"). A
+// long text, or one sent while the holding is full, is analyzed before its send as on PostgreSQL
+// and its terms held.
+//
 // A stop before the write loses held rows, never messages: each write of held rows records,
 // with them, a time before which every message has its row (`search_backfill` row `held`), and
 // the server's start indexes the messages sent since then that have none (`recover`). A send
@@ -36,14 +46,19 @@ const FLUSH_MS = 250;
 const BATCH = 256;
 /** Past this many held rows (a write failing), sends write their rows themselves. */
 const MOST_HELD = 4096;
+/** Longest text held unanalyzed (UTF-16 units): what is held stays a few megabytes at most. */
+const HELD_TEXT_MAX = 1000;
 /** A row is held only for a message younger than this. */
 const HOLD_AGE_MS = 30_000;
 /** Messages this long before a write of held rows are searched for missing rows on start. */
 const RECOVER_MS = 2 * HOLD_AGE_MS;
 
+/** A held row: its terms, or the text they are made from at the write. */
+type Held = TermsRow | (HeldText & { messageId: string });
+
 /** The index rows of new messages held for a later write (SQLite's server process only). */
 export class HeldTerms {
-  private rows: TermsRow[] = [];
+  private rows: Held[] = [];
   private timer: NodeJS.Timeout | null = null;
   private writing: Promise<void> | null = null;
   private closed = false;
@@ -76,12 +91,11 @@ export class HeldTerms {
     terms: string[],
   ): Promise<void> {
     if (terms.length === 0) return;
-    const young = Number(message.createdAt) > this.clock.now().getTime() - HOLD_AGE_MS;
     if (
       !this.holding ||
       this.closed ||
       tx.dialect !== 'sqlite' ||
-      !young ||
+      !this.young(message) ||
       this.rows.length >= MOST_HELD
     ) {
       return deferNewMessageTerms(tx, message, terms);
@@ -89,6 +103,36 @@ export class HeldTerms {
     // Held at once: a write of held rows in this group after this send takes it, and one that
     // fails puts it back. Should this send fail, its row names no message and goes nowhere.
     this.rows.push({ messageId: message.id, terms: terms.join(' ') });
+    tx.onCommit(() => this.soon());
+  }
+
+  /**
+   * Whether a send's text may be held unanalyzed (`newText`), to be analyzed at the write: on
+   * SQLite's server process, for a young message of a short plaintext, with room to hold it.
+   */
+  takesText(message: Pick<MessageTable, 'createdAt' | 'text'>): boolean {
+    return (
+      this.holding &&
+      !this.closed &&
+      this.db.dialect === 'sqlite' &&
+      message.text !== null &&
+      message.text.length <= HELD_TEXT_MAX &&
+      this.young(message) &&
+      this.rows.length < MOST_HELD
+    );
+  }
+
+  /**
+   * The text of a message being sent, in the send's transaction, held for the write (the send
+   * asked `takesText` first): analyzed then, and written unless it has no terms.
+   */
+  newText(tx: Tx, message: Pick<MessageTable, 'id' | 'text' | 'authorId' | 'workspaceId'>): void {
+    this.rows.push({
+      messageId: message.id,
+      text: message.text ?? '',
+      authorId: message.authorId,
+      workspaceId: message.workspaceId,
+    });
     tx.onCommit(() => this.soon());
   }
 
@@ -165,23 +209,57 @@ export class HeldTerms {
     });
   }
 
+  /** Whether a message is young enough for its row to be held (HOLD_AGE_MS). */
+  private young(message: Pick<MessageTable, 'createdAt'>): boolean {
+    return Number(message.createdAt) > this.clock.now().getTime() - HOLD_AGE_MS;
+  }
+
   /**
-   * One transaction: the held rows (in one statement at its group's end) and the mark, a time
-   * before which every message has its row. A row held after the rows are taken here belongs to
-   * a message younger than HOLD_AGE_MS then, so the mark is RECOVER_MS back, which leaves as
-   * much again for the clock's corrections.
+   * The held texts analyzed (all at once), then one transaction: the held rows (in one
+   * statement at its group's end) and the mark, a time before which every message has its row.
+   * A row held after the rows are taken here belongs to a message younger than HOLD_AGE_MS
+   * then, so the mark is RECOVER_MS back, which leaves as much again for the clock's
+   * corrections.
    */
   private async write(): Promise<void> {
-    let taken: TermsRow[] = [];
+    const taken = this.rows.splice(0);
     try {
+      const rows = await this.termsRows(taken);
       await this.db.transaction(async (tx) => {
-        taken = this.rows.splice(0);
-        for (const row of taken) await tx.atGroupEnd({ kind: heldRows, item: row });
+        for (const row of rows) await tx.atGroupEnd({ kind: heldRows, item: row });
         await saveHeldMark(tx.db, this.clock.now().getTime() - RECOVER_MS);
       });
     } catch (err) {
       this.rows.unshift(...taken);
       throw err;
     }
+  }
+
+  /**
+   * The rows to write: held terms as they are, held texts with the terms their analysis gives
+   * (none for a text without a word). A text whose analysis throws gets no row, and the error
+   * is logged: holding it again would stop every row held after it.
+   */
+  private async termsRows(taken: Held[]): Promise<TermsRow[]> {
+    const texts = taken.filter((row): row is Exclude<Held, TermsRow> => !('terms' in row));
+    const made = texts.length > 0 ? await heldTextsTerms(this.db.kysely, texts) : [];
+    const analyzed = new Map<Held, string[] | Error>(texts.map((row, i) => [row, made[i]!]));
+    const rows: TermsRow[] = [];
+    for (const row of taken) {
+      if ('terms' in row) {
+        rows.push(row);
+        continue;
+      }
+      const terms = analyzed.get(row)!;
+      if (terms instanceof Error) {
+        this.log.error(
+          { err: terms, messageId: row.messageId },
+          'search: a held text not analyzed',
+        );
+      } else if (terms.length > 0) {
+        rows.push({ messageId: row.messageId, terms: terms.join(' ') });
+      }
+    }
+    return rows;
   }
 }

@@ -9,7 +9,7 @@ import { Lru } from '../../lib/lru.js';
 import { pastCursor } from '../paging/index.js';
 
 import { analyzeText, NEEDS_FALLBACK } from './analyze.js';
-import { analyzeMessage } from './analyzer.js';
+import { analyzeBatch, analyzeMessage } from './analyzer.js';
 import { lastDocSql, timeDoc } from './match-queries.js';
 import { fallbackLanguage } from './scope-queries.js';
 
@@ -110,6 +110,41 @@ export async function messageTerms(
   if (text === null) return [];
   const terms = await analyzeMessage(text);
   if (terms !== NEEDS_FALLBACK) return terms;
+  return (await analyzeMessage(text, await fallbackOf(db, authorId, workspaceId))) as string[];
+}
+
+/** A text of a held send (held-terms.ts), with whom its language falls back to. */
+export interface HeldText {
+  text: string;
+  authorId: string;
+  workspaceId: string;
+}
+
+/**
+ * The terms of several texts as `messageTerms` gives each, analyzed together on the analysis
+ * thread: one hop there and back for the lot, then one more for those too short to tell their
+ * language, with their fallbacks. A text whose analysis threw has its error.
+ */
+export async function heldTextsTerms(
+  db: Executor,
+  held: readonly HeldText[],
+): Promise<Array<string[] | Error>> {
+  const terms = await analyzeBatch(held.map((h) => [h.text, undefined]));
+  const short = held.flatMap((_, i) => (terms[i] === NEEDS_FALLBACK ? [i] : []));
+  if (short.length > 0) {
+    const texts: Array<[string, string | null]> = [];
+    for (const i of short) {
+      const h = held[i]!;
+      texts.push([h.text, await fallbackOf(db, h.authorId, h.workspaceId)]);
+    }
+    const again = await analyzeBatch(texts);
+    for (const [k, i] of short.entries()) terms[i] = again[k]!;
+  }
+  return terms as Array<string[] | Error>;
+}
+
+/** The language an author's short texts fall back to in a workspace (read lately, or now). */
+async function fallbackOf(db: Executor, authorId: string, workspaceId: string) {
   const key = `${authorId}:${workspaceId}`;
   const now = Date.now();
   let known = fallbacks.get(key);
@@ -117,7 +152,7 @@ export async function messageTerms(
     known = { language: await fallbackLanguage(db, authorId, workspaceId), at: now };
     fallbacks.set(key, known);
   }
-  return (await analyzeMessage(text, known.language)) as string[];
+  return known.language;
 }
 
 /**

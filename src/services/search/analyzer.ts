@@ -10,10 +10,12 @@ import {
 
 // A message's analysis (analyze.ts: language detection, CJK words, stems, compound parts) runs
 // on a thread of its own (analyze-worker.ts) when it has work to do, so the event loop goes on
-// with other requests meanwhile (docs/search.md, "What is indexed and when"). A send still waits
-// for its terms before its transaction, so they are there to write with it (or to hold:
-// held-terms.ts). The thread starts at the first analysis; should it fail to start or end, the
-// analysis runs on the caller's thread from then on.
+// with other requests meanwhile (docs/search.md, "What is indexed and when"). A send on
+// PostgreSQL, and an edit, waits for its terms before its transaction, so they are there to
+// write with it; on SQLite's server a send's short text is held and analyzed after the send,
+// with the other held texts, in one hop (`analyzeBatch`, held-terms.ts). The thread starts at
+// the first analysis; should it fail to start or end, the analysis runs on the caller's thread
+// from then on.
 //
 // Most texts have no work to do: chat repeats its words, and a word's stems and compound parts
 // are kept once made, and so are the words Intl.Segmenter finds in a chunk of Japanese or

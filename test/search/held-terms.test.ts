@@ -112,6 +112,8 @@ describe('new messages’ index rows held for a later write', () => {
         await t.ctx.db.transaction(async (tx) => held.newText(tx, { ...m, text }));
       }
       expect(held.size).toBe(texts.length);
+      // The server's own held texts (the sends above) written first, so only these are counted.
+      await t.ctx.services.search.held.flush();
       const asked = analysisThreadAsked();
       await held.flush();
       // Analyzed at the write, on the analysis thread, with the terms a send's analysis gives.

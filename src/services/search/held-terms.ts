@@ -91,15 +91,7 @@ export class HeldTerms {
     terms: string[],
   ): Promise<void> {
     if (terms.length === 0) return;
-    if (
-      !this.holding ||
-      this.closed ||
-      tx.dialect !== 'sqlite' ||
-      !this.young(message) ||
-      this.rows.length >= MOST_HELD
-    ) {
-      return deferNewMessageTerms(tx, message, terms);
-    }
+    if (!this.holds(message)) return deferNewMessageTerms(tx, message, terms);
     // Held at once: a write of held rows in this group after this send takes it, and one that
     // fails puts it back. Should this send fail, its row names no message and goes nowhere.
     this.rows.push({ messageId: message.id, terms: terms.join(' ') });
@@ -111,15 +103,7 @@ export class HeldTerms {
    * SQLite's server process, for a young message of a short plaintext, with room to hold it.
    */
   takesText(message: Pick<MessageTable, 'createdAt' | 'text'>): boolean {
-    return (
-      this.holding &&
-      !this.closed &&
-      this.db.dialect === 'sqlite' &&
-      message.text !== null &&
-      message.text.length <= HELD_TEXT_MAX &&
-      this.young(message) &&
-      this.rows.length < MOST_HELD
-    );
+    return message.text !== null && message.text.length <= HELD_TEXT_MAX && this.holds(message);
   }
 
   /**
@@ -209,9 +193,18 @@ export class HeldTerms {
     });
   }
 
-  /** Whether a message is young enough for its row to be held (HOLD_AGE_MS). */
-  private young(message: Pick<MessageTable, 'createdAt'>): boolean {
-    return Number(message.createdAt) > this.clock.now().getTime() - HOLD_AGE_MS;
+  /**
+   * Whether a new message's row may be held: on SQLite's server process while it is open, for a
+   * message younger than HOLD_AGE_MS, with room to hold it.
+   */
+  private holds(message: Pick<MessageTable, 'createdAt'>): boolean {
+    return (
+      this.holding &&
+      !this.closed &&
+      this.db.dialect === 'sqlite' &&
+      Number(message.createdAt) > this.clock.now().getTime() - HOLD_AGE_MS &&
+      this.rows.length < MOST_HELD
+    );
   }
 
   /**
@@ -243,14 +236,15 @@ export class HeldTerms {
   private async termsRows(taken: Held[]): Promise<TermsRow[]> {
     const texts = taken.filter((row): row is Exclude<Held, TermsRow> => !('terms' in row));
     const made = texts.length > 0 ? await heldTextsTerms(this.db.kysely, texts) : [];
-    const analyzed = new Map<Held, string[] | Error>(texts.map((row, i) => [row, made[i]!]));
     const rows: TermsRow[] = [];
+    let next = 0;
     for (const row of taken) {
       if ('terms' in row) {
         rows.push(row);
         continue;
       }
-      const terms = analyzed.get(row)!;
+      // `made` follows the texts in their order among the held rows.
+      const terms = made[next++]!;
       if (terms instanceof Error) {
         this.log.error(
           { err: terms, messageId: row.messageId },
